@@ -1,0 +1,109 @@
+/// touche: the simulation data, everything that changes while simulating.
+///
+/// A tch_data belongs to one model and one thread at a time. Fixed arrays are allocated by
+/// tch_data_create; per-step scratch comes from an arena inside the data, so that after the
+/// first steps of a scene a step allocates nothing.
+#pragma once
+
+#include "touche/base.h"
+#include "touche/model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Kinds of numerical trouble counted per data (see tch_data.warning_count).
+typedef enum tch_warning {
+    TCH_WARN_CONTACT_FULL = 0, ///< contact buffer was grown during a step
+    TCH_WARN_ARENA_GROWN,      ///< the scratch arena overflowed to the heap and was grown
+    TCH_WARN_BAD_QUAT,         ///< a quaternion had to be renormalized from far off unit length
+    TCH_WARN_DEEP_PENETRATION, ///< a contact penetrated deeper than half the smaller geom
+    TCH_WARN_COUNT
+} tch_warning;
+
+/// One contact point between geoms a and b (a < b in model order unless an explicit pair
+/// orders them).
+typedef struct tch_contact {
+    int geom_a, geom_b;
+    tch_contact_model model;
+    tch_vec3 p_W;     ///< contact point (midway between the surfaces), world, m
+    tch_vec3 n_W;     ///< unit normal pointing from a into b, world
+    tch_real depth;   ///< penetration depth, m (> 0 overlapping, < 0 within the margin)
+    tch_vec3 f_W;     ///< force applied to b at p_W, world, N (a receives -f_W)
+} tch_contact;
+
+/// Net result of one geom pair in contact, after the contact forces stage.
+typedef struct tch_pair_result {
+    int geom_a, geom_b;
+    tch_contact_model model;
+    int contact_start;     ///< first of this pair's points in tch_data.contacts
+    int contact_count;
+    tch_vec3 f_W;          ///< net force on b, N
+    tch_vec3 tau_Wo_W;     ///< net torque on b about the world origin, N m
+} tch_pair_result;
+
+typedef struct tch_data {
+    tch_real time;              ///< s
+    // ---- state ----
+    tch_real* qpos;             ///< [nq] per free body: p_WB (3), q_WB (w x y z)
+    tch_real* qvel;             ///< [nv] per free body: v_WBo in W (3), w_WB in B (3)
+    tch_real* qacc;             ///< [nv] last computed accelerations
+    // ---- inputs ----
+    tch_vec3* body_force_applied_W;  ///< [body_count] user force at the centre of mass, N
+    tch_vec3* body_torque_applied_W; ///< [body_count] user torque, N m
+    // ---- kinematics (position stage) ----
+    tch_transform* body_X_WB;   ///< [body_count] body frames in the world
+    tch_mat3* body_R_WB;        ///< [body_count]
+    tch_vec3* body_p_WCm;       ///< [body_count] composite centre of mass of free bodies
+    tch_transform* geom_X_WG;   ///< [geom_count]
+    tch_mat3* geom_R_WG;        ///< [geom_count]
+    // ---- velocities (velocity stage), free bodies ----
+    tch_vec3* body_v_WCm;       ///< [body_count] velocity of the centre of mass, world
+    tch_vec3* body_w_W;         ///< [body_count] angular velocity, world
+    // ---- contacts (collision and contact stages) ----
+    int contact_count;
+    int contact_capacity;
+    tch_contact* contacts;      ///< [contact_capacity]
+    int pair_result_count;
+    int pair_result_capacity;
+    tch_pair_result* pair_results;
+    // ---- forces ----
+    tch_vec3* body_force_W;     ///< [body_count] total force on the centre of mass, N
+    tch_vec3* body_torque_W;    ///< [body_count] total torque about the centre of mass, N m
+    // ---- diagnostics ----
+    int warning_count[TCH_WARN_COUNT];
+    long heap_allocation_count; ///< allocations made by steps (flat after warm-up)
+    int broadphase_pair_count;  ///< candidate pairs of the last collision stage
+
+    struct tch_data_internal* internal; ///< arena, per-pair contact state, caches; opaque
+} tch_data;
+
+/// A new data for `model`, in the model's initial state (qpos0, zero velocity).
+TCH_API tch_status tch_data_create(const tch_model* model, tch_data** out, tch_error* err);
+/// Frees a data. NULL is allowed.
+TCH_API void tch_data_destroy(tch_data* data);
+/// Back to the initial state: qpos0, zero velocity, time 0, contact state dropped.
+TCH_API void tch_data_reset(const tch_model* model, tch_data* data);
+/// Sets the state of keyframe `key` (0-based).
+TCH_API tch_status tch_data_reset_key(const tch_model* model, tch_data* data, int key,
+                                      tch_error* err);
+
+/// Kinetic plus gravitational potential energy of all free bodies, J (contact potential
+/// energy excluded).
+TCH_API tch_real tch_data_energy(const tch_model* model, const tch_data* data);
+/// Total linear momentum (kg m/s) and angular momentum about the world origin (kg m^2/s).
+TCH_API void tch_data_momentum(const tch_model* model, const tch_data* data, tch_vec3* p_W,
+                               tch_vec3* L_Wo_W);
+
+/// Sets body b's state from world-frame quantities: origin pose X_WB, origin velocity v_WBo
+/// and angular velocity w_WB. Only for free bodies.
+TCH_API tch_status tch_data_set_body_state(const tch_model* model, tch_data* data, int body,
+                                           const tch_transform* X_WB, tch_vec3 v_WBo_W,
+                                           tch_vec3 w_WB_W, tch_error* err);
+/// Reads body b's world pose and velocities of its origin (any body; static ones are at rest).
+TCH_API void tch_data_body_state(const tch_model* model, const tch_data* data, int body,
+                                 tch_transform* X_WB, tch_vec3* v_WBo_W, tch_vec3* w_WB_W);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,244 @@
+/// touche: the scene specification, an editable description of a scene.
+///
+/// Loaders (MJCF, later URDF) and C programs fill a tch_spec through the functions below;
+/// tch_compile (model.h) validates it and builds the immutable tch_model. Every element
+/// carries its source location so that compile errors can name file and line.
+///
+/// Inputs are `*_def` structs that must start from `tch_*_def_default()`: the default
+/// functions set a cookie that the add functions check, so an uninitialised def is an
+/// error rather than garbage.
+#pragma once
+
+#include "touche/base.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Geometry types, numbered as MuJoCo's mjtGeom (hfield, 1, is not supported).
+typedef enum tch_geom_type {
+    TCH_GEOM_PLANE = 0,     ///< half-space below the geom's local z = 0 plane (infinite)
+    TCH_GEOM_SPHERE = 2,    ///< size[0] = radius
+    TCH_GEOM_CAPSULE = 3,   ///< size[0] = radius, size[1] = half-length of the segment along z
+    TCH_GEOM_ELLIPSOID = 4, ///< size = the three semi-axes
+    TCH_GEOM_CYLINDER = 5,  ///< size[0] = radius, size[1] = half-height along z
+    TCH_GEOM_BOX = 6,       ///< size = the three half-extents
+    TCH_GEOM_MESH = 7,      ///< convex hull of a mesh asset (`mesh` names it)
+    TCH_GEOM_TYPE_END = 8   ///< one past the last value, for tables
+} tch_geom_type;
+
+/// Contact models (see docs/design.md). TCH_CONTACT_INHERIT means "not set here".
+typedef enum tch_contact_model {
+    TCH_CONTACT_INHERIT = 0,
+    TCH_CONTACT_POINT,    ///< penalty spring-damper at contact points, regularized Coulomb
+    TCH_CONTACT_VOLUME,   ///< Hasegawa-Sato contact volume (not supported yet)
+    TCH_CONTACT_PRESSURE, ///< Elandt et al. pressure field (not supported yet)
+    TCH_CONTACT_LCP,      ///< velocity-level complementarity (not supported yet)
+    TCH_CONTACT_PEG,      ///< Williams-Lu-Trinkle polytope model (not supported yet)
+    TCH_CONTACT_MODEL_END
+} tch_contact_model;
+
+/// Normal force law of the point model.
+typedef enum tch_point_law {
+    TCH_POINT_LAW_INHERIT = 0,
+    TCH_POINT_LAW_LINEAR,        ///< f = k d + b d'  (clamped at zero: never pulls)
+    TCH_POINT_LAW_HUNT_CROSSLEY, ///< f = k d^e (1 + 3/2 alpha d')  (Hunt-Crossley 1975)
+} tch_point_law;
+
+/// Integrators.
+typedef enum tch_integrator {
+    TCH_INTEGRATOR_SEMI_IMPLICIT_EULER = 0, ///< symplectic Euler: v += h a(q, v); q += h v
+    TCH_INTEGRATOR_RK4,                     ///< classical fourth-order Runge-Kutta
+} tch_integrator;
+
+/// Contact parameters, per geom, pair or default class. A value that is NaN (or an enum that
+/// is INHERIT) is "not set" and is taken from the next level: pair, then the two geoms
+/// (combined as documented in docs/contact-point.md), then the scene option.
+typedef struct tch_contact_params {
+    tch_contact_model model;
+    tch_point_law law;
+    tch_real stiffness;          ///< normal stiffness k, N/m (Hunt-Crossley: N/m^e)
+    tch_real damping;            ///< normal damping b, N s/m (linear law)
+    tch_real dissipation;        ///< Hunt-Crossley alpha, s/m
+    tch_real exponent;           ///< Hunt-Crossley exponent e (1.5 for Hertzian spheres)
+    tch_real friction;           ///< dynamic (sliding) Coulomb coefficient mu
+    tch_real static_friction;    ///< static coefficient mu_0 (>= mu)
+    tch_real stiction_velocity;  ///< regularization speed of Coulomb friction, m/s
+    tch_real margin;             ///< contacts are generated this far before touching, m
+} tch_contact_params;
+
+/// Source location of a spec element; file may be "" for elements built in C.
+typedef struct tch_source {
+    char file[256];
+    int line;
+} tch_source;
+
+typedef struct tch_spec tch_spec;
+
+/// Body handle: 1-based index into the spec's bodies; index 0 is the world.
+typedef struct tch_body_id {
+    int index;
+} tch_body_id;
+
+/// Geom handle: 1-based index; 0 is null.
+typedef struct tch_geom_id {
+    int index;
+} tch_geom_id;
+
+/// Mesh handle: 1-based index; 0 is null.
+typedef struct tch_mesh_id {
+    int index;
+} tch_mesh_id;
+
+/// The world body.
+#define TCH_WORLD_BODY ((tch_body_id){0})
+
+/// Scene-wide options (MJCF `option` plus touche's attributes).
+typedef struct tch_option_def {
+    tch_real timestep;            ///< s, > 0
+    tch_vec3 gravity;             ///< m/s^2, world frame
+    tch_integrator integrator;
+    tch_contact_params contact;   ///< scene default contact parameters
+    int cookie;
+} tch_option_def;
+
+/// A body. Its pose is given relative to its parent body.
+typedef struct tch_body_def {
+    char name[64];            ///< may be empty; unique when not empty
+    tch_body_id parent;       ///< TCH_WORLD_BODY or an earlier body
+    tch_vec3 p_PB;            ///< position in the parent frame, m
+    tch_quat q_PB;            ///< orientation in the parent frame (normalized on compile)
+    bool free_joint;          ///< true: 6-DOF free body; false: welded to its parent
+    bool has_inertial;        ///< true: the fields below give the mass properties explicitly
+    tch_real mass;            ///< kg (> 0 for a free body)
+    tch_vec3 p_BCm;           ///< centre of mass in the body frame, m
+    tch_quat q_BI;            ///< principal axes frame I in the body frame
+    tch_vec3 inertia_diag;    ///< principal moments about the centre of mass, kg m^2
+    bool has_full_inertia;    ///< true: use inertia_full instead of q_BI / inertia_diag
+    tch_real inertia_full[6]; ///< Ixx Iyy Izz Ixy Ixz Iyz about the centre of mass, body axes
+    tch_source source;
+    int cookie;
+} tch_body_def;
+
+/// A geom attached to a body.
+typedef struct tch_geom_def {
+    char name[64];
+    tch_geom_type type;
+    tch_real size[3];          ///< meaning depends on type (see tch_geom_type), m
+    tch_vec3 p_BG;             ///< position in the body frame, m
+    tch_quat q_BG;             ///< orientation in the body frame
+    tch_mesh_id mesh;          ///< for TCH_GEOM_MESH
+    tch_real mass;             ///< kg; NaN: use density
+    tch_real density;          ///< kg/m^3 (MJCF default 1000)
+    int contype;               ///< MJCF collision bitmasks
+    int conaffinity;
+    tch_contact_params contact;
+    tch_source source;
+    int cookie;
+} tch_geom_def;
+
+/// A mesh asset. Vertices are copied. The geom uses the convex hull of the vertices.
+typedef struct tch_mesh_def {
+    char name[64];
+    char file[512];            ///< path it was read from (informational), may be empty
+    const tch_vec3* vertices;  ///< vertex_count points in the mesh frame, m
+    int vertex_count;
+    tch_vec3 scale;            ///< per-axis scale applied to the vertices
+    tch_source source;
+    int cookie;
+} tch_mesh_def;
+
+/// An explicit contact pair (MJCF `contact/pair`), overriding the geoms' parameters.
+typedef struct tch_pair_def {
+    tch_geom_id geom_a;
+    tch_geom_id geom_b;
+    tch_contact_params contact;
+    tch_source source;
+    int cookie;
+} tch_pair_def;
+
+/// A keyframe (MJCF `keyframe/key`). qpos/qvel use MuJoCo's free-joint conventions: for each
+/// free body in order, qpos = (p_WB, q_WB as w x y z) and qvel = (v_WBo expressed in W,
+/// w_WB expressed in B). Arrays are copied; a NULL array means "the model's default".
+typedef struct tch_key_def {
+    char name[64];
+    tch_real time;
+    const tch_real* qpos;
+    int qpos_count;
+    const tch_real* qvel;
+    int qvel_count;
+    tch_source source;
+    int cookie;
+} tch_key_def;
+
+/// Contact parameters with every field "not set".
+TCH_API tch_contact_params tch_contact_params_unset(void);
+
+TCH_API tch_option_def tch_option_def_default(void);
+TCH_API tch_body_def tch_body_def_default(void);
+TCH_API tch_geom_def tch_geom_def_default(void);
+TCH_API tch_mesh_def tch_mesh_def_default(void);
+TCH_API tch_pair_def tch_pair_def_default(void);
+TCH_API tch_key_def tch_key_def_default(void);
+
+/// A new empty spec with default options, or NULL when out of memory.
+TCH_API tch_spec* tch_spec_create(void);
+/// Frees the spec. NULL is allowed.
+TCH_API void tch_spec_destroy(tch_spec* spec);
+
+/// Sets the scene options (copied).
+TCH_API tch_status tch_spec_set_option(tch_spec* spec, const tch_option_def* def, tch_error* err);
+/// The current options (owned by the spec).
+TCH_API const tch_option_def* tch_spec_option(const tch_spec* spec);
+
+/// Adds a body; its parent must already exist. `out` may be NULL.
+TCH_API tch_status tch_spec_add_body(tch_spec* spec, const tch_body_def* def, tch_body_id* out,
+                                     tch_error* err);
+/// Adds a geom to `body` (TCH_WORLD_BODY for static geometry). `out` may be NULL.
+TCH_API tch_status tch_spec_add_geom(tch_spec* spec, tch_body_id body, const tch_geom_def* def,
+                                     tch_geom_id* out, tch_error* err);
+/// Adds a mesh asset (vertices are copied). `out` may be NULL.
+TCH_API tch_status tch_spec_add_mesh(tch_spec* spec, const tch_mesh_def* def, tch_mesh_id* out,
+                                     tch_error* err);
+TCH_API tch_status tch_spec_add_pair(tch_spec* spec, const tch_pair_def* def, tch_error* err);
+TCH_API tch_status tch_spec_add_key(tch_spec* spec, const tch_key_def* def, tch_error* err);
+
+/// Makes every pair use `model` at compile time, whatever the scene says (the CLI's
+/// --contact). TCH_CONTACT_INHERIT restores the scene's choice.
+TCH_API void tch_spec_force_contact_model(tch_spec* spec, tch_contact_model model);
+
+/// Records a warning (for example an unknown XML element) that the caller may print.
+TCH_API void tch_spec_add_warning(tch_spec* spec, const char* file, int line, const char* message);
+TCH_API int tch_spec_warning_count(const tch_spec* spec);
+/// The i-th warning as "file:line: message" (owned by the spec), or NULL when out of range.
+TCH_API const char* tch_spec_warning(const tch_spec* spec, int i);
+
+/// Counts and read access, for writers (export-mjcf) and tools. Indices are 1-based ids.
+TCH_API int tch_spec_body_count(const tch_spec* spec);  ///< excluding the world
+TCH_API int tch_spec_geom_count(const tch_spec* spec);
+TCH_API int tch_spec_mesh_count(const tch_spec* spec);
+TCH_API int tch_spec_pair_count(const tch_spec* spec);
+TCH_API int tch_spec_key_count(const tch_spec* spec);
+TCH_API const tch_body_def* tch_spec_body(const tch_spec* spec, tch_body_id id);
+TCH_API const tch_geom_def* tch_spec_geom(const tch_spec* spec, tch_geom_id id);
+/// Body a geom is attached to.
+TCH_API tch_body_id tch_spec_geom_body(const tch_spec* spec, tch_geom_id id);
+/// A mesh def whose `vertices` point into the spec's own copy.
+TCH_API const tch_mesh_def* tch_spec_mesh(const tch_spec* spec, tch_mesh_id id);
+TCH_API const tch_pair_def* tch_spec_pair(const tch_spec* spec, int index1);
+/// A key def whose arrays point into the spec's own copy.
+TCH_API const tch_key_def* tch_spec_key(const tch_spec* spec, int index1);
+/// Finds by name; the null id (index 0) when absent.
+TCH_API tch_body_id tch_spec_find_body(const tch_spec* spec, const char* name);
+TCH_API tch_geom_id tch_spec_find_geom(const tch_spec* spec, const char* name);
+TCH_API tch_mesh_id tch_spec_find_mesh(const tch_spec* spec, const char* name);
+
+/// Names of the enums as used in scene files ("point", "box", "rk4", ...). Never NULL.
+TCH_API const char* tch_contact_model_name(tch_contact_model model);
+TCH_API const char* tch_geom_type_name(tch_geom_type type);
+/// Parses a contact model name; false when unknown.
+TCH_API bool tch_contact_model_parse(const char* name, tch_contact_model* out);
+
+#ifdef __cplusplus
+}
+#endif

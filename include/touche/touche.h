@@ -1,0 +1,9 @@
+/// touche: umbrella header of the public API.
+#pragma once
+
+#include "touche/base.h"
+#include "touche/spec.h"
+#include "touche/model.h"
+#include "touche/data.h"
+#include "touche/step.h"
+#include "touche/io.h"

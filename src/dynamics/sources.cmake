@@ -1,0 +1,1 @@
+list(APPEND TCH_SOURCES)

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages touche needs that are missing, and only those.
+#   tools/setup.sh          build and test dependencies
+#   tools/setup.sh bench    also the anchors compared against in bench/ (MuJoCo, ODE, Bullet)
+set -euo pipefail
+
+packages=(build-essential cmake pkg-config clang libclang-rt-14-dev
+          libccd-dev libqhull-dev libxml2-dev)
+if [[ "${1:-}" == "bench" ]]; then
+  packages+=(libmujoco-dev libode-dev libbullet-dev)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [[ ${#missing[@]} -eq 0 ]]; then
+  exit 0
+fi
+echo "setup: installing ${missing[*]}" >&2
+if [[ $(id -u) -ne 0 ]]; then
+  echo "setup: need root to install ${missing[*]} (run: sudo $0 $*)" >&2
+  exit 1
+fi
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
