@@ -12,6 +12,8 @@
 
 #include "touche/base.h"
 
+#define TCH_PI 3.14159265358979323846
+
 /* ---- 3-vectors ---- */
 
 static inline tch_vec3 tch_v3(tch_real x, tch_real y, tch_real z) {

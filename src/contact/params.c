@@ -1,0 +1,122 @@
+#include "contact/params.h"
+
+#include <math.h>
+
+#include "math/vec.h"
+
+/* Natural period of a contact with derived stiffness, in time steps. */
+enum { DERIVED_PERIOD_STEPS = 25 };
+/* Depth at which a derived Hunt-Crossley stiffness matches the linear one, m. */
+static const tch_real HUNT_CROSSLEY_REFERENCE_DEPTH = 1e-3;
+
+tch_contact_params tch_contact_params_overlay(tch_contact_params base, tch_contact_params over) {
+    if (over.model != TCH_CONTACT_INHERIT) base.model = over.model;
+    if (over.law != TCH_POINT_LAW_INHERIT) base.law = over.law;
+    if (!isnan(over.stiffness)) base.stiffness = over.stiffness;
+    if (!isnan(over.damping)) base.damping = over.damping;
+    if (!isnan(over.dissipation)) base.dissipation = over.dissipation;
+    if (!isnan(over.exponent)) base.exponent = over.exponent;
+    if (!isnan(over.friction)) base.friction = over.friction;
+    if (!isnan(over.static_friction)) base.static_friction = over.static_friction;
+    if (!isnan(over.stiction_velocity)) base.stiction_velocity = over.stiction_velocity;
+    if (!isnan(over.margin)) base.margin = over.margin;
+    return base;
+}
+
+typedef tch_real (*combine_rule)(tch_real, tch_real);
+
+static tch_real in_series(tch_real a, tch_real b) {
+    return a * b / (a + b);
+}
+static tch_real larger(tch_real a, tch_real b) {
+    return fmax(a, b);
+}
+static tch_real smaller(tch_real a, tch_real b) {
+    return fmin(a, b);
+}
+static tch_real mean(tch_real a, tch_real b) {
+    return (a + b) / 2;
+}
+
+/* Both set: the rule; one set: that one; none: NaN. */
+static tch_real combine_value(tch_real a, tch_real b, combine_rule rule) {
+    if (isnan(a)) return b;
+    if (isnan(b)) return a;
+    return rule(a, b);
+}
+
+static int combine_enum(int a, int b, int inherit) {
+    if (a == inherit) return b;
+    if (b == inherit || a == b) return a;
+    return inherit;
+}
+
+tch_contact_params tch_contact_params_combine(tch_contact_params a, tch_contact_params b) {
+    tch_contact_params c;
+    c.model = (tch_contact_model)combine_enum(a.model, b.model, TCH_CONTACT_INHERIT);
+    c.law = (tch_point_law)combine_enum(a.law, b.law, TCH_POINT_LAW_INHERIT);
+    c.stiffness = combine_value(a.stiffness, b.stiffness, in_series);
+    c.damping = combine_value(a.damping, b.damping, in_series);
+    c.dissipation = combine_value(a.dissipation, b.dissipation, mean);
+    c.exponent = combine_value(a.exponent, b.exponent, mean);
+    c.friction = combine_value(a.friction, b.friction, larger);
+    c.static_friction = combine_value(a.static_friction, b.static_friction, larger);
+    c.stiction_velocity = combine_value(a.stiction_velocity, b.stiction_velocity, smaller);
+    c.margin = combine_value(a.margin, b.margin, larger);
+    return c;
+}
+
+static tch_real root_mass(const tch_model* model, int geom) {
+    int root = model->body_root[model->geom_body[geom]];
+    return root > 0 ? model->body_total_mass[root] : INFINITY;
+}
+
+tch_real tch_contact_pair_mass(const tch_model* model, int geom_a, int geom_b) {
+    tch_real ma = root_mass(model, geom_a), mb = root_mass(model, geom_b);
+    if (isinf(ma)) return mb;
+    if (isinf(mb)) return ma;
+    return ma * mb / (ma + mb);
+}
+
+tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_params c,
+                                           int geom_a, int geom_b) {
+    c = tch_contact_params_overlay(model->contact_default, c);
+    tch_real mass = tch_contact_pair_mass(model, geom_a, geom_b);
+    tch_real omega = 2 * TCH_PI / (DERIVED_PERIOD_STEPS * model->timestep);
+    if (isnan(c.stiffness)) {
+        c.stiffness = mass * omega * omega;
+        if (c.law == TCH_POINT_LAW_HUNT_CROSSLEY) {
+            c.stiffness /= pow(HUNT_CROSSLEY_REFERENCE_DEPTH, c.exponent - 1);
+        }
+    }
+    if (isnan(c.damping)) {
+        c.damping = c.law == TCH_POINT_LAW_LINEAR ? 2 * sqrt(c.stiffness * mass) : 0;
+    }
+    if (isnan(c.static_friction)) {
+        c.static_friction = c.friction;
+    }
+    tch_pair_params p;
+    p.model = c.model;
+    p.law = c.law;
+    p.stiffness = c.stiffness;
+    p.damping = c.damping;
+    p.dissipation = c.dissipation;
+    p.exponent = c.exponent;
+    p.friction = c.friction;
+    p.static_friction = fmax(c.static_friction, c.friction);
+    p.stiction_velocity = c.stiction_velocity;
+    p.margin = c.margin;
+    return p;
+}
+
+tch_pair_params tch_model_pair_params(const tch_model* model, int geom_a, int geom_b) {
+    for (int p = 0; p < model->pair_count; ++p) {
+        if ((model->pair_geom_a[p] == geom_a && model->pair_geom_b[p] == geom_b) ||
+            (model->pair_geom_a[p] == geom_b && model->pair_geom_b[p] == geom_a)) {
+            return model->pair_params[p];
+        }
+    }
+    tch_contact_params c =
+        tch_contact_params_combine(model->geom_contact[geom_a], model->geom_contact[geom_b]);
+    return tch_contact_params_resolve(model, c, geom_a, geom_b);
+}

@@ -1,0 +1,203 @@
+/* tch_data: creation, reset, state access and the energy and momentum diagnostics. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "dynamics/free_body.h"
+#include "engine/engine_internal.h"
+#include "math/vec.h"
+#include "touche/step.h"
+
+/* Initial scratch and contact capacity; both grow on demand. */
+enum { INITIAL_ARENA_BYTES = 1 << 16, INITIAL_CONTACTS = 64 };
+
+#define CALLOC_ARRAY(ptr, n) ((ptr) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof *(ptr)))
+
+static void free_arrays(tch_data* d) {
+    void* arrays[] = {d->qpos, d->qvel, d->qacc, d->body_force_applied_W,
+                      d->body_torque_applied_W, d->body_X_WB, d->body_R_WB, d->body_p_WCm,
+                      d->geom_X_WG, d->geom_R_WG, d->body_v_WCm, d->body_w_W, d->contacts,
+                      d->pair_results, d->body_force_W, d->body_torque_W};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
+        free(arrays[i]);
+    }
+}
+
+void tch_data_destroy(tch_data* d) {
+    if (!d) {
+        return;
+    }
+    if (d->internal) {
+        tch_arena_destroy(&d->internal->arena);
+        tch_broadphase_destroy(d->internal->broadphase);
+        free(d->internal->geom_aabb);
+        free(d->internal->geom_static);
+        free(d->internal);
+    }
+    free_arrays(d);
+    free(d);
+}
+
+static int allocate_arrays(const tch_model* m, tch_data* d) {
+    int nb = m->body_count, ng = m->geom_count;
+    d->contact_capacity = INITIAL_CONTACTS;
+    d->pair_result_capacity = INITIAL_CONTACTS;
+    return CALLOC_ARRAY(d->qpos, m->nq) && CALLOC_ARRAY(d->qvel, m->nv) &&
+           CALLOC_ARRAY(d->qacc, m->nv) && CALLOC_ARRAY(d->body_force_applied_W, nb) &&
+           CALLOC_ARRAY(d->body_torque_applied_W, nb) && CALLOC_ARRAY(d->body_X_WB, nb) &&
+           CALLOC_ARRAY(d->body_R_WB, nb) && CALLOC_ARRAY(d->body_p_WCm, nb) &&
+           CALLOC_ARRAY(d->geom_X_WG, ng) && CALLOC_ARRAY(d->geom_R_WG, ng) &&
+           CALLOC_ARRAY(d->body_v_WCm, nb) && CALLOC_ARRAY(d->body_w_W, nb) &&
+           CALLOC_ARRAY(d->contacts, d->contact_capacity) &&
+           CALLOC_ARRAY(d->pair_results, d->pair_result_capacity) &&
+           CALLOC_ARRAY(d->body_force_W, nb) && CALLOC_ARRAY(d->body_torque_W, nb);
+}
+
+static int allocate_internal(const tch_model* m, tch_data* d) {
+    struct tch_data_internal* in = calloc(1, sizeof *in);
+    d->internal = in;
+    if (!in || tch_arena_init(&in->arena, INITIAL_ARENA_BYTES) != 0) {
+        return 0;
+    }
+    in->broadphase = tch_broadphase_create(tch_broadphase_default_method(), m->geom_count);
+    return in->broadphase && CALLOC_ARRAY(in->geom_aabb, m->geom_count) &&
+           CALLOC_ARRAY(in->geom_static, m->geom_count);
+}
+
+tch_status tch_data_create(const tch_model* m, tch_data** out, tch_error* err) {
+    *out = NULL;
+    tch_data* d = calloc(1, sizeof *d);
+    if (!d || !allocate_arrays(m, d) || !allocate_internal(m, d)) {
+        tch_data_destroy(d);
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the data");
+    }
+    for (int g = 0; g < m->geom_count; ++g) {
+        d->internal->geom_static[g] = m->body_root[m->geom_body[g]] == 0;
+    }
+    tch_data_reset(m, d);
+    *out = d;
+    return TCH_OK;
+}
+
+void tch_data_reset(const tch_model* m, tch_data* d) {
+    d->time = 0;
+    memcpy(d->qpos, m->qpos0, (size_t)m->nq * sizeof *d->qpos);
+    memset(d->qvel, 0, (size_t)m->nv * sizeof *d->qvel);
+    memset(d->qacc, 0, (size_t)m->nv * sizeof *d->qacc);
+    memset(d->body_force_applied_W, 0, (size_t)m->body_count * sizeof(tch_vec3));
+    memset(d->body_torque_applied_W, 0, (size_t)m->body_count * sizeof(tch_vec3));
+    memset(d->warning_count, 0, sizeof d->warning_count);
+    d->contact_count = 0;
+    d->pair_result_count = 0;
+    tch_stage_kinematics(m, d);
+    tch_stage_velocities(m, d);
+}
+
+tch_status tch_data_reset_key(const tch_model* m, tch_data* d, int key, tch_error* err) {
+    if (key < 0 || key >= m->key_count) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "keyframe %d does not exist; the model has %d", key, m->key_count);
+    }
+    tch_data_reset(m, d);
+    d->time = m->key_time[key];
+    memcpy(d->qpos, m->key_qpos + (size_t)key * (size_t)m->nq, (size_t)m->nq * sizeof *d->qpos);
+    memcpy(d->qvel, m->key_qvel + (size_t)key * (size_t)m->nv, (size_t)m->nv * sizeof *d->qvel);
+    tch_free_bodies_normalize(m, d->qpos);
+    tch_stage_kinematics(m, d);
+    tch_stage_velocities(m, d);
+    return TCH_OK;
+}
+
+int tch_data_reserve_contacts(tch_data* d, int extra) {
+    if (d->contact_count + extra > d->contact_capacity) {
+        int capacity = d->contact_capacity * 2;
+        while (capacity < d->contact_count + extra) {
+            capacity *= 2;
+        }
+        tch_contact* grown = realloc(d->contacts, (size_t)capacity * sizeof *grown);
+        if (!grown) {
+            return -1;
+        }
+        d->contacts = grown;
+        d->contact_capacity = capacity;
+        d->internal->contact_growth_count++;
+        d->warning_count[TCH_WARN_CONTACT_FULL]++;
+    }
+    if (d->pair_result_count + 1 > d->pair_result_capacity) {
+        int capacity = d->pair_result_capacity * 2;
+        tch_pair_result* grown = realloc(d->pair_results, (size_t)capacity * sizeof *grown);
+        if (!grown) {
+            return -1;
+        }
+        d->pair_results = grown;
+        d->pair_result_capacity = capacity;
+        d->internal->contact_growth_count++;
+    }
+    return 0;
+}
+
+void tch_data_update_allocation_count(tch_data* d) {
+    d->heap_allocation_count = d->internal->arena.heap_allocation_count +
+                               d->internal->contact_growth_count;
+}
+
+tch_real tch_data_energy(const tch_model* m, const tch_data* d) {
+    tch_real energy = 0;
+    for (int b = 1; b < m->body_count; ++b) {
+        if (m->body_free[b]) {
+            energy += tch_free_body_kinetic_energy(m, d->qpos, d->qvel, b);
+            energy -= m->body_total_mass[b] * tch_v3_dot(m->gravity, d->body_p_WCm[b]);
+        }
+    }
+    return energy;
+}
+
+void tch_data_momentum(const tch_model* m, const tch_data* d, tch_vec3* p_W, tch_vec3* L_Wo_W) {
+    *p_W = tch_v3_zero();
+    *L_Wo_W = tch_v3_zero();
+    for (int b = 1; b < m->body_count; ++b) {
+        if (!m->body_free[b]) {
+            continue;
+        }
+        tch_vec3 v_WCm, w_W;
+        tch_free_body_com_velocity(m, d->qpos, d->qvel, b, &v_WCm, &w_W);
+        tch_vec3 p = tch_v3_scale(v_WCm, m->body_total_mass[b]);
+        tch_mat3 R = tch_q_to_mat3(tch_free_body_pose(m, d->qpos, b).q);
+        tch_vec3 spin = tch_m3_mul_v3(tch_m3_rotate_tensor(R, m->body_total_I_BCm[b]), w_W);
+        tch_vec3 c = tch_x_apply(tch_free_body_pose(m, d->qpos, b), m->body_total_p_BCm[b]);
+        *p_W = tch_v3_add(*p_W, p);
+        *L_Wo_W = tch_v3_add(*L_Wo_W, tch_v3_add(spin, tch_v3_cross(c, p)));
+    }
+}
+
+tch_status tch_data_set_body_state(const tch_model* m, tch_data* d, int b,
+                                   const tch_transform* X_WB, tch_vec3 v_WBo_W, tch_vec3 w_WB_W,
+                                   tch_error* err) {
+    if (b <= 0 || b >= m->body_count || !m->body_free[b]) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "body %d is not a free body; only free bodies have a state", b);
+    }
+    tch_transform X = {tch_q_normalize(X_WB->q), X_WB->p};
+    tch_free_body_set_pose(m, d->qpos, b, X);
+    tch_real* v = d->qvel + m->body_qvel_adr[b];
+    tch_vec3 w_B = tch_q_inv_rotate(X.q, w_WB_W);
+    v[0] = v_WBo_W.x, v[1] = v_WBo_W.y, v[2] = v_WBo_W.z;
+    v[3] = w_B.x, v[4] = w_B.y, v[5] = w_B.z;
+    tch_stage_kinematics(m, d);
+    tch_stage_velocities(m, d);
+    return TCH_OK;
+}
+
+void tch_data_body_state(const tch_model* m, const tch_data* d, int b, tch_transform* X_WB,
+                         tch_vec3* v_WBo_W, tch_vec3* w_WB_W) {
+    *X_WB = d->body_X_WB[b];
+    int root = m->body_root[b];
+    if (root == 0) {
+        *v_WBo_W = tch_v3_zero();
+        *w_WB_W = tch_v3_zero();
+        return;
+    }
+    *w_WB_W = d->body_w_W[root];
+    tch_vec3 r = tch_v3_sub(X_WB->p, d->body_p_WCm[root]);
+    *v_WBo_W = tch_v3_add(d->body_v_WCm[root], tch_v3_cross(d->body_w_W[root], r));
+}

@@ -1,0 +1,364 @@
+/* The step pipeline (docs/design.md):
+ *
+ *     kinematics -> velocities -> collision (broad + narrow) -> forces (gravity, applied,
+ *     contact models) -> accelerations -> integration
+ *
+ * This file alone knows the order. tch_step = tch_step_begin (everything up to the forces and
+ * accelerations at the current state) + tch_step_end (the integrator). Semi-implicit Euler uses
+ * the accelerations of tch_step_begin once; RK4 evaluates the whole pipeline again at three
+ * intermediate states, so contacts are part of its derivative, and the contacts reported after
+ * the step are those of the first evaluation (the state at the start of the step).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "collision/narrowphase.h"
+#include "contact/contact.h"
+#include "dynamics/free_body.h"
+#include "engine/engine_internal.h"
+#include "geometry/model_shape.h"
+#include "math/vec.h"
+#include "touche/step.h"
+
+/* A body faster than this is taken as diverged (runaway energy), m/s and rad/s. */
+static const tch_real RUNAWAY_LINEAR_SPEED = 1e4;
+static const tch_real RUNAWAY_ANGULAR_SPEED = 1e5;
+
+/* ---- positions and velocities ---- */
+
+void tch_stage_kinematics(const tch_model* m, tch_data* d) {
+    d->body_X_WB[0] = tch_x_identity();
+    d->body_R_WB[0] = tch_m3_identity();
+    for (int b = 1; b < m->body_count; ++b) {
+        int root = m->body_root[b];
+        if (m->body_free[b]) {
+            d->body_X_WB[b] = tch_free_body_pose(m, d->qpos, b);
+            d->body_X_WB[b].q = tch_q_normalize(d->body_X_WB[b].q);
+        } else {
+            d->body_X_WB[b] = tch_x_mul(d->body_X_WB[root], m->body_X_RB[b]);
+        }
+        d->body_R_WB[b] = tch_q_to_mat3(d->body_X_WB[b].q);
+        d->body_p_WCm[b] = tch_x_apply(d->body_X_WB[b], m->body_free[b]
+                                                            ? m->body_total_p_BCm[b]
+                                                            : m->body_p_BCm[b]);
+    }
+    for (int g = 0; g < m->geom_count; ++g) {
+        int root = m->body_root[m->geom_body[g]];
+        d->geom_X_WG[g] = root ? tch_x_mul(d->body_X_WB[root], m->geom_X_RG[g]) : m->geom_X_RG[g];
+        d->geom_R_WG[g] = tch_q_to_mat3(d->geom_X_WG[g].q);
+    }
+}
+
+void tch_stage_velocities(const tch_model* m, tch_data* d) {
+    for (int b = 1; b < m->body_count; ++b) {
+        int root = m->body_root[b];
+        if (root == 0) {
+            d->body_v_WCm[b] = d->body_w_W[b] = tch_v3_zero();
+        } else if (root == b) {
+            tch_free_body_com_velocity(m, d->qpos, d->qvel, b, &d->body_v_WCm[b], &d->body_w_W[b]);
+        }
+    }
+    for (int b = 1; b < m->body_count; ++b) {
+        int root = m->body_root[b];
+        if (root != 0 && root != b) {
+            d->body_w_W[b] = d->body_w_W[root];
+            tch_vec3 r = tch_v3_sub(d->body_p_WCm[b], d->body_p_WCm[root]);
+            d->body_v_WCm[b] = tch_v3_add(d->body_v_WCm[root], tch_v3_cross(d->body_w_W[root], r));
+        }
+    }
+}
+
+/* ---- collision ---- */
+
+static tch_real geom_margin(const tch_model* m, int g) {
+    tch_real margin = m->geom_contact[g].margin;
+    return isnan(margin) ? m->contact_default.margin : margin;
+}
+
+static int has_explicit_pair(const tch_model* m, int a, int b) {
+    for (int p = 0; p < m->pair_count; ++p) {
+        if ((m->pair_geom_a[p] == a && m->pair_geom_b[p] == b) ||
+            (m->pair_geom_a[p] == b && m->pair_geom_b[p] == a)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* MuJoCo's filter: geoms of one rigid body never collide; otherwise the contype/conaffinity
+ * bitmasks must match in one direction, unless an explicit pair names the two geoms. */
+static int pair_may_collide(const tch_model* m, int a, int b) {
+    if (m->body_root[m->geom_body[a]] == m->body_root[m->geom_body[b]]) {
+        return 0;
+    }
+    if ((m->geom_contype[a] & m->geom_conaffinity[b]) ||
+        (m->geom_contype[b] & m->geom_conaffinity[a])) {
+        return 1;
+    }
+    return has_explicit_pair(m, a, b);
+}
+
+static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, tch_error* err) {
+    tch_shape shape_a = tch_model_geom_shape(m, a), shape_b = tch_model_geom_shape(m, b);
+    tch_transform X_AB = tch_x_relative(d->geom_X_WG[a], d->geom_X_WG[b]);
+    tch_manifold_point points[TCH_MANIFOLD_CAPACITY];
+    tch_real margin = fmax(geom_margin(m, a), geom_margin(m, b));
+    int count = tch_collide(&shape_a, &shape_b, X_AB, margin, points);
+    if (count == 0) {
+        return TCH_OK;
+    }
+    if (tch_data_reserve_contacts(d, count) != 0) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for contacts");
+    }
+    tch_pair_result* pair = &d->pair_results[d->pair_result_count++];
+    tch_contact_model model = tch_model_pair_params(m, a, b).model;
+    *pair = (tch_pair_result){a, b, model, d->contact_count, count, tch_v3_zero(), tch_v3_zero()};
+    const tch_transform X_WA = d->geom_X_WG[a];
+    for (int i = 0; i < count; ++i) {
+        tch_contact* c = &d->contacts[d->contact_count++];
+        c->geom_a = a;
+        c->geom_b = b;
+        c->model = model;
+        c->p_W = tch_x_apply(X_WA, points[i].p_A);
+        c->n_W = tch_q_rotate(X_WA.q, points[i].n_A);
+        c->depth = points[i].depth;
+        c->f_W = tch_v3_zero();
+    }
+    return TCH_OK;
+}
+
+tch_status tch_stage_collision(const tch_model* m, tch_data* d, tch_error* err) {
+    struct tch_data_internal* in = d->internal;
+    d->contact_count = 0;
+    d->pair_result_count = 0;
+    for (int g = 0; g < m->geom_count; ++g) {
+        tch_shape shape = tch_model_geom_shape(m, g);
+        in->geom_aabb[g] = tch_shape_aabb(&shape, d->geom_X_WG[g], geom_margin(m, g));
+    }
+    size_t mark = tch_arena_mark(&in->arena);
+    tch_pair* pairs = NULL;
+    int count = tch_broadphase_find_pairs(in->broadphase, in->geom_aabb, in->geom_static,
+                                          m->geom_count, &in->arena, &pairs);
+    if (count < 0) {
+        tch_arena_release(&in->arena, mark);
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory in the broad phase");
+    }
+    d->broadphase_pair_count = count;
+    tch_status status = TCH_OK;
+    for (int i = 0; i < count && status == TCH_OK; ++i) {
+        if (pair_may_collide(m, pairs[i].a, pairs[i].b)) {
+            status = collide_pair(m, d, pairs[i].a, pairs[i].b, err);
+        }
+    }
+    tch_arena_release(&in->arena, mark);
+    return status;
+}
+
+/* ---- forces and accelerations ---- */
+
+tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
+    for (int b = 0; b < m->body_count; ++b) {
+        tch_real mass = m->body_free[b] ? m->body_total_mass[b] : 0;
+        d->body_force_W[b] = tch_v3_madd(d->body_force_applied_W[b], mass, m->gravity);
+        d->body_torque_W[b] = d->body_torque_applied_W[b];
+    }
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        tch_pair_result* pair = &d->pair_results[i];
+        tch_pair_params params = tch_model_pair_params(m, pair->geom_a, pair->geom_b);
+        const tch_contact_ops* ops = tch_contact_model_ops(params.model);
+        if (!ops) {
+            return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                            "contact model '%s' is not supported yet",
+                            tch_contact_model_name(params.model));
+        }
+        ops->pair_forces(m, d, pair, &params, m->timestep);
+    }
+    return TCH_OK;
+}
+
+static void compute_accelerations(const tch_model* m, tch_data* d) {
+    for (int b = 1; b < m->body_count; ++b) {
+        if (m->body_free[b]) {
+            tch_free_body_acceleration(m, d->qpos, d->qvel, b, d->body_force_W[b],
+                                       d->body_torque_W[b], d->qacc);
+        }
+    }
+}
+
+/* The whole pipeline at the current state, ending with qacc. */
+static tch_status evaluate(const tch_model* m, tch_data* d, tch_error* err) {
+    tch_stage_kinematics(m, d);
+    tch_stage_velocities(m, d);
+    tch_status s = tch_stage_collision(m, d, err);
+    if (s == TCH_OK) {
+        s = tch_stage_forces(m, d, err);
+    }
+    if (s == TCH_OK) {
+        compute_accelerations(m, d);
+    }
+    return s;
+}
+
+tch_status tch_forward(const tch_model* m, tch_data* d, tch_error* err) {
+    return evaluate(m, d, err);
+}
+
+tch_status tch_step_begin(const tch_model* m, tch_data* d, tch_error* err) {
+    if (tch_arena_grow_if_needed(&d->internal->arena) > 0) {
+        d->warning_count[TCH_WARN_ARENA_GROWN]++;
+    }
+    return evaluate(m, d, err);
+}
+
+/* ---- integration ---- */
+
+static void semi_implicit_euler(const tch_model* m, tch_data* d) {
+    tch_real h = m->timestep;
+    for (int i = 0; i < m->nv; ++i) {
+        d->qvel[i] += h * d->qacc[i];
+    }
+    for (int b = 1; b < m->body_count; ++b) {
+        if (m->body_free[b]) {
+            tch_free_body_advance_position(m, d->qpos, d->qvel, b, h);
+        }
+    }
+}
+
+/* qpos_rate[nq] of the current (qpos, qvel). */
+static void qpos_rates(const tch_model* m, const tch_data* d, tch_real* rate) {
+    for (int b = 1; b < m->body_count; ++b) {
+        if (m->body_free[b]) {
+            tch_free_body_qpos_rate(m, d->qpos, d->qvel, b, rate + m->body_qpos_adr[b]);
+        }
+    }
+}
+
+typedef struct rk4_scratch {
+    tch_real *qpos0, *qvel0, *qpos_sum, *qvel_sum, *qpos_rate;
+    tch_contact* contacts0;
+    tch_pair_result* pairs0;
+    int contact_count0, pair_count0;
+} rk4_scratch;
+
+static void rk4_allocate(const tch_model* m, tch_data* d, rk4_scratch* s) {
+    tch_arena* arena = &d->internal->arena;
+    size_t q = (size_t)m->nq * sizeof(tch_real), v = (size_t)m->nv * sizeof(tch_real);
+    s->qpos0 = tch_arena_alloc(arena, q, "rk4 qpos0");
+    s->qvel0 = tch_arena_alloc(arena, v, "rk4 qvel0");
+    s->qpos_sum = tch_arena_alloc(arena, q, "rk4 qpos sum");
+    s->qvel_sum = tch_arena_alloc(arena, v, "rk4 qvel sum");
+    s->qpos_rate = tch_arena_alloc(arena, q, "rk4 qpos rate");
+    s->contact_count0 = d->contact_count;
+    s->pair_count0 = d->pair_result_count;
+    s->contacts0 = tch_arena_alloc(arena, (size_t)d->contact_count * sizeof(tch_contact), "rk4 c");
+    s->pairs0 = tch_arena_alloc(arena, (size_t)d->pair_result_count * sizeof(tch_pair_result),
+                                "rk4 pairs");
+    memcpy(s->contacts0, d->contacts, (size_t)d->contact_count * sizeof(tch_contact));
+    memcpy(s->pairs0, d->pair_results, (size_t)d->pair_result_count * sizeof(tch_pair_result));
+    memcpy(s->qpos0, d->qpos, q);
+    memcpy(s->qvel0, d->qvel, v);
+    memset(s->qpos_sum, 0, q);
+    memset(s->qvel_sum, 0, v);
+}
+
+/* Adds weight * (current rates) to the sums, then moves the state to y0 + step * rates. */
+static void rk4_stage(const tch_model* m, tch_data* d, rk4_scratch* s, tch_real weight,
+                      tch_real step) {
+    qpos_rates(m, d, s->qpos_rate);
+    for (int i = 0; i < m->nq; ++i) {
+        s->qpos_sum[i] += weight * s->qpos_rate[i];
+    }
+    for (int i = 0; i < m->nv; ++i) {
+        s->qvel_sum[i] += weight * d->qacc[i];
+    }
+    if (step > 0) {
+        for (int i = 0; i < m->nq; ++i) {
+            d->qpos[i] = s->qpos0[i] + step * s->qpos_rate[i];
+        }
+        for (int i = 0; i < m->nv; ++i) {
+            d->qvel[i] = s->qvel0[i] + step * d->qacc[i];
+        }
+    }
+}
+
+/* Classical RK4: y1 = y0 + h/6 (k1 + 2 k2 + 2 k3 + k4); k1 from tch_step_begin. */
+static tch_status runge_kutta_4(const tch_model* m, tch_data* d, tch_error* err) {
+    tch_real h = m->timestep;
+    size_t mark = tch_arena_mark(&d->internal->arena);
+    rk4_scratch s;
+    rk4_allocate(m, d, &s);
+    static const tch_real weights[4] = {1, 2, 2, 1};
+    static const tch_real fractions[4] = {0.5, 0.5, 1, 0};
+    tch_status status = TCH_OK;
+    for (int k = 0; k < 4 && status == TCH_OK; ++k) {
+        rk4_stage(m, d, &s, weights[k], fractions[k] * h);
+        if (k < 3) {
+            status = evaluate(m, d, err);
+        }
+    }
+    if (status == TCH_OK) {
+        for (int i = 0; i < m->nq; ++i) {
+            d->qpos[i] = s.qpos0[i] + h / 6 * s.qpos_sum[i];
+        }
+        for (int i = 0; i < m->nv; ++i) {
+            d->qvel[i] = s.qvel0[i] + h / 6 * s.qvel_sum[i];
+        }
+        tch_free_bodies_normalize(m, d->qpos);
+        memcpy(d->contacts, s.contacts0, (size_t)s.contact_count0 * sizeof(tch_contact));
+        memcpy(d->pair_results, s.pairs0, (size_t)s.pair_count0 * sizeof(tch_pair_result));
+        d->contact_count = s.contact_count0;
+        d->pair_result_count = s.pair_count0;
+    }
+    tch_arena_release(&d->internal->arena, mark);
+    return status;
+}
+
+/* NaN anywhere, or a body faster than the runaway limits: names the body and the time. */
+static tch_status check_divergence(const tch_model* m, const tch_data* d, tch_error* err) {
+    for (int b = 1; b < m->body_count; ++b) {
+        if (!m->body_free[b]) {
+            continue;
+        }
+        const tch_real* q = d->qpos + m->body_qpos_adr[b];
+        const tch_real* v = d->qvel + m->body_qvel_adr[b];
+        int finite = 1;
+        for (int i = 0; i < 7; ++i) finite &= isfinite(q[i]);
+        for (int i = 0; i < 6; ++i) finite &= isfinite(v[i]);
+        tch_real linear = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        tch_real angular = sqrt(v[3] * v[3] + v[4] * v[4] + v[5] * v[5]);
+        if (!finite || linear > RUNAWAY_LINEAR_SPEED || angular > RUNAWAY_ANGULAR_SPEED) {
+            return tch_fail(err, TCH_ERR_DIVERGED, NULL, 0,
+                            "simulation diverged at t = %.6g s: body '%s' %s", d->time,
+                            m->body_name[b],
+                            finite ? "ran away (speed beyond 1e4 m/s or 1e5 rad/s)"
+                                   : "has a non-finite state");
+        }
+    }
+    return TCH_OK;
+}
+
+tch_status tch_step_end(const tch_model* m, tch_data* d, tch_error* err) {
+    tch_status s = TCH_OK;
+    if (m->integrator == TCH_INTEGRATOR_RK4) {
+        s = runge_kutta_4(m, d, err);
+    } else {
+        semi_implicit_euler(m, d);
+    }
+    if (s != TCH_OK) {
+        return s;
+    }
+    d->time += m->timestep;
+    tch_data_update_allocation_count(d);
+    s = check_divergence(m, d, err);
+    if (s == TCH_OK) {
+        tch_stage_kinematics(m, d);
+        tch_stage_velocities(m, d);
+    }
+    return s;
+}
+
+tch_status tch_step(const tch_model* m, tch_data* d, tch_error* err) {
+    tch_status s = tch_step_begin(m, d, err);
+    return s == TCH_OK ? tch_step_end(m, d, err) : s;
+}
