@@ -1,8 +1,68 @@
-#include <stdio.h>
+/* touche: the command-line tool. */
+#include <string.h>
 
-#include "touche/touche.h"
+#include "cli.h"
 
-int main(void) {
-    printf("touche %s\n", tch_version());
-    return 0;
+static const cli_command commands[] = {
+    {"run", "simulate a scene and write its trajectory and contacts",
+     "touche run SCENE [--duration S] [--dt S] [--every N] [--out DIR] [--key NAME] "
+     "[--contact MODEL]",
+     cli_cmd_run},
+    {"info", "describe a scene: bodies, geoms, masses, contact models", "touche info SCENE",
+     cli_cmd_info},
+    {"query", "print the contacts of the scene's initial state as JSON",
+     "touche query SCENE [--key NAME] [--contact MODEL]", cli_cmd_query},
+    {"speed", "measure steps per second", "touche speed SCENE [--steps N] [--dt S] "
+     "[--key NAME] [--contact MODEL]", cli_cmd_speed},
+    {"export-mjcf", "write the scene as plain MJCF that MuJoCo loads",
+     "touche export-mjcf SCENE OUT.xml [--keep-touche]", cli_cmd_export},
+};
+enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
+
+static void print_help(void) {
+    printf("touche %s: rigid bodies in contact, for simulation and haptics\n\n"
+           "usage: touche COMMAND SCENE [options]    (touche COMMAND --help for its options)\n\n"
+           "commands:\n", tch_version());
+    for (int i = 0; i < COMMAND_COUNT; ++i) {
+        printf("  %-12s %s\n", commands[i].name, commands[i].summary);
+    }
+    printf("\nexit codes: 0 success, 2 bad input or usage, 3 the simulation diverged\n");
+}
+
+static void print_command_help(const cli_command* c) {
+    printf("usage: %s\n\n%s.\n\n"
+           "options:\n"
+           "  --duration S     simulated time, s (run: default 5)\n"
+           "  --dt S           time step, s (default: the scene's)\n"
+           "  --every N        write every N-th step (run)\n"
+           "  --out DIR        output directory (run: default ./out)\n"
+           "  --key NAME       start from the scene's keyframe NAME\n"
+           "  --contact MODEL  use MODEL (point, volume, pressure, lcp, peg) for every pair\n"
+           "  --steps N        steps to time (speed: default 10000)\n"
+           "  --keep-touche    keep touche's attributes (export-mjcf)\n",
+           c->usage, c->summary);
+}
+
+int main(int argc, char** argv) {
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        print_help();
+        return argc < 2 ? EXIT_BAD_INPUT : EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("touche %s\n", tch_version());
+        return EXIT_OK;
+    }
+    for (int i = 0; i < COMMAND_COUNT; ++i) {
+        if (strcmp(argv[1], commands[i].name) != 0) continue;
+        cli_options options;
+        int help = 0;
+        int code = cli_parse_options(&commands[i], argc - 2, argv + 2, &options, &help);
+        if (help) {
+            print_command_help(&commands[i]);
+            return EXIT_OK;
+        }
+        return code == EXIT_OK ? commands[i].run(&options) : code;
+    }
+    fprintf(stderr, "touche: unknown command '%s' (see touche --help)\n", argv[1]);
+    return EXIT_BAD_INPUT;
 }

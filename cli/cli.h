@@ -1,0 +1,60 @@
+/* The touche command: shared option parsing, scene loading and output helpers.
+ * The CLI is the only code that prints; it uses the public API only. */
+#pragma once
+
+#include <stdio.h>
+
+#include "touche/touche.h"
+
+/* Exit codes of every command. */
+enum { EXIT_OK = 0, EXIT_FAILURE_GENERIC = 1, EXIT_BAD_INPUT = 2, EXIT_DIVERGED = 3,
+       EXIT_INTERRUPTED = 130 };
+
+typedef struct cli_options {
+    const char* scene;
+    double duration;       /* s; <= 0: the command's default */
+    double dt;             /* s; <= 0: the scene's */
+    int every;             /* write every N-th step */
+    const char* out_dir;
+    const char* key;       /* keyframe name or NULL */
+    const char* contact;   /* contact model override or NULL */
+    long steps;            /* for speed */
+    const char* output;    /* for export-mjcf */
+    int touche_attributes; /* export-mjcf --keep-touche */
+} cli_options;
+
+/* One command: name, one-line summary, usage text and its entry point. */
+typedef struct cli_command {
+    const char* name;
+    const char* summary;
+    const char* usage;
+    int (*run)(const cli_options* options);
+} cli_command;
+
+/* Parses argv after the command name into options. Returns EXIT_OK, or EXIT_BAD_INPUT after
+ * printing what is wrong; sets *help when --help was given. */
+int cli_parse_options(const cli_command* command, int argc, char** argv, cli_options* options,
+                      int* help);
+
+/* Loads, overrides and compiles the scene; on failure prints the error and returns the exit
+ * code (EXIT_BAD_INPUT). Warnings go to stderr. */
+int cli_load_model(const cli_options* options, tch_spec** spec, tch_model** model);
+
+/* Creates the data and applies --key. */
+int cli_make_data(const cli_options* options, const tch_model* model, tch_data** data);
+
+/* Prints "touche: <file>:<line>: <element>: message" for an error. */
+void cli_print_error(const char* what, const tch_error* err);
+
+/* Writes a 3-vector as a JSON array with round-trip precision. */
+void cli_json_vec3(FILE* f, tch_vec3 v);
+/* Writes a JSON string literal (quotes and escapes). */
+void cli_json_string(FILE* f, const char* s);
+/* Writes the contact pairs of `data` as a JSON array. */
+void cli_json_pairs(FILE* f, const tch_model* model, const tch_data* data);
+
+int cli_cmd_run(const cli_options* options);
+int cli_cmd_info(const cli_options* options);
+int cli_cmd_query(const cli_options* options);
+int cli_cmd_speed(const cli_options* options);
+int cli_cmd_export(const cli_options* options);

@@ -1,0 +1,115 @@
+/* touche info, query and export-mjcf: look at a scene without simulating it. */
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char* geom_type_label(int type) {
+    return tch_geom_type_name((tch_geom_type)type);
+}
+
+static void print_bodies(const tch_model* m) {
+    printf("bodies: %d (plus the world)\n", m->body_count - 1);
+    for (int b = 1; b < m->body_count; ++b) {
+        if (m->body_free[b]) {
+            tch_vec3 c = m->body_total_p_BCm[b];
+            tch_mat3 I = m->body_total_I_BCm[b];
+            printf("  %-16s free     mass %.6g kg, centre of mass (%.4g %.4g %.4g) m, "
+                   "inertia diag (%.6g %.6g %.6g) kg m^2\n",
+                   m->body_name[b], m->body_total_mass[b], c.x, c.y, c.z, I.m[0][0], I.m[1][1],
+                   I.m[2][2]);
+        } else {
+            printf("  %-16s welded to %s\n", m->body_name[b],
+                   m->body_root[b] ? m->body_name[m->body_root[b]] : "the world");
+        }
+    }
+}
+
+static void print_geoms(const tch_model* m) {
+    printf("geoms: %d\n", m->geom_count);
+    for (int g = 0; g < m->geom_count; ++g) {
+        const tch_real* s = m->geom_size[g];
+        printf("  %-16s %-9s on %-16s size (%.4g %.4g %.4g)\n",
+               m->geom_name[g][0] ? m->geom_name[g] : "(unnamed)", geom_type_label(m->geom_type[g]),
+               m->body_name[m->geom_body[g]], s[0], s[1], s[2]);
+    }
+}
+
+static void print_contact_models(const tch_model* m) {
+    printf("contact: scene default '%s', friction %.4g\n",
+           tch_contact_model_name(m->contact_default.model), m->contact_default.friction);
+    int used[TCH_CONTACT_MODEL_END] = {0};
+    for (int a = 0; a < m->geom_count; ++a) {
+        for (int b = a + 1; b < m->geom_count; ++b) {
+            if (m->body_root[m->geom_body[a]] != m->body_root[m->geom_body[b]]) {
+                used[tch_model_pair_params(m, a, b).model]++;
+            }
+        }
+    }
+    for (int i = 1; i < TCH_CONTACT_MODEL_END; ++i) {
+        if (used[i]) printf("  %-9s %d geom pairs\n", tch_contact_model_name((tch_contact_model)i), used[i]);
+    }
+}
+
+int cli_cmd_info(const cli_options* o) {
+    tch_spec* spec = NULL;
+    tch_model* m = NULL;
+    int code = cli_load_model(o, &spec, &m);
+    if (code != EXIT_OK) return code;
+    printf("scene: %s\n", o->scene);
+    printf("timestep %.6g s, integrator %s, gravity (%.4g %.4g %.4g) m/s^2, %d keyframes\n",
+           m->timestep, m->integrator == TCH_INTEGRATOR_RK4 ? "RK4" : "semi-implicit Euler",
+           m->gravity.x, m->gravity.y, m->gravity.z, m->key_count);
+    print_bodies(m);
+    print_geoms(m);
+    print_contact_models(m);
+    tch_model_destroy(m);
+    tch_spec_destroy(spec);
+    return EXIT_OK;
+}
+
+int cli_cmd_query(const cli_options* o) {
+    tch_spec* spec = NULL;
+    tch_model* m = NULL;
+    tch_data* d = NULL;
+    int code = cli_load_model(o, &spec, &m);
+    if (code == EXIT_OK) code = cli_make_data(o, m, &d);
+    tch_error err = {0};
+    if (code == EXIT_OK && tch_forward(m, d, &err) != TCH_OK) {
+        cli_print_error("cannot evaluate the contacts", &err);
+        code = EXIT_FAILURE_GENERIC;
+    }
+    if (code == EXIT_OK) {
+        printf("{\"scene\":");
+        cli_json_string(stdout, o->scene);
+        printf(",\"time\":%.17g,\"pairs\":", d->time);
+        cli_json_pairs(stdout, m, d);
+        printf("}\n");
+    }
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+    tch_spec_destroy(spec);
+    return code;
+}
+
+int cli_cmd_export(const cli_options* o) {
+    if (!o->output) {
+        fprintf(stderr, "touche export-mjcf: missing the output file\n"
+                        "usage: touche export-mjcf SCENE OUT.xml [--keep-touche]\n");
+        return EXIT_BAD_INPUT;
+    }
+    tch_spec* spec = NULL;
+    tch_model* m = NULL;
+    int code = cli_load_model(o, &spec, &m);
+    if (code != EXIT_OK) return code;
+    tch_error err = {0};
+    if (tch_mjcf_save(spec, o->output, o->touche_attributes, &err) != TCH_OK) {
+        cli_print_error("cannot write the scene", &err);
+        code = EXIT_BAD_INPUT;
+    } else {
+        fprintf(stderr, "touche export-mjcf: wrote %s\n", o->output);
+    }
+    tch_model_destroy(m);
+    tch_spec_destroy(spec);
+    return code;
+}

@@ -1,0 +1,198 @@
+/* touche run: simulates a scene and writes DIR/trajectory.csv and DIR/contacts.jsonl.
+ * Both are written under temporary names and renamed only when the run completes, so a failed,
+ * diverged or interrupted run leaves no half-written file. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig) {
+    (void)sig;
+    interrupted = 1;
+}
+
+typedef struct output_file {
+    char final_path[1024];
+    char temp_path[1040];
+    FILE* f;
+} output_file;
+
+static int open_output(output_file* o, const char* dir, const char* name) {
+    snprintf(o->final_path, sizeof o->final_path, "%s/%s", dir, name);
+    snprintf(o->temp_path, sizeof o->temp_path, "%s.tmp%ld", o->final_path, (long)getpid());
+    o->f = fopen(o->temp_path, "w");
+    if (!o->f) {
+        fprintf(stderr, "touche run: cannot write %s: %s\n", o->temp_path, strerror(errno));
+        return 0;
+    }
+    return 1;
+}
+
+/* Closes; renames into place when `keep`, else removes. Returns 0 on a write error. */
+static int finish_output(output_file* o, int keep) {
+    if (!o->f) return 1;
+    int ok = !ferror(o->f);
+    ok &= fclose(o->f) == 0;
+    o->f = NULL;
+    if (keep && ok && rename(o->temp_path, o->final_path) == 0) return 1;
+    remove(o->temp_path);
+    if (keep) fprintf(stderr, "touche run: could not complete %s\n", o->final_path);
+    return !keep;
+}
+
+static int make_dir(const char* dir) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char* p = path + 1; *p; ++p) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(path, 0777);
+            *p = '/';
+        }
+    }
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "touche run: cannot create the output directory %s: %s\n", dir,
+                strerror(errno));
+        return 0;
+    }
+    return 1;
+}
+
+static void write_trajectory_rows(FILE* f, const tch_model* m, const tch_data* d) {
+    for (int b = 1; b < m->body_count; ++b) {
+        tch_transform X;
+        tch_vec3 v, w;
+        tch_data_body_state(m, d, b, &X, &v, &w);
+        fprintf(f, "%.17g,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
+                   "%.17g,%.17g\n",
+                d->time, m->body_name[b][0] ? m->body_name[b] : "?", X.p.x, X.p.y, X.p.z,
+                X.q.w, X.q.x, X.q.y, X.q.z, v.x, v.y, v.z, w.x, w.y, w.z);
+    }
+}
+
+static void write_contacts_line(FILE* f, const tch_model* m, const tch_data* d) {
+    fprintf(f, "{\"time\":%.17g,\"pairs\":", d->time);
+    cli_json_pairs(f, m, d);
+    fprintf(f, "}\n");
+}
+
+static double now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void show_progress(long step, long total) {
+    int width = 40, filled = (int)((double)step / (double)total * width);
+    fprintf(stderr, "\r[%.*s%*s] %3d%%", filled, "========================================",
+            width - filled, "", (int)(100.0 * (double)step / (double)total));
+}
+
+typedef struct run_stats {
+    long steps;
+    double wall;
+    double max_depth;
+    long contact_sum;
+    double energy_start, energy_end;
+} run_stats;
+
+static void print_summary(const cli_options* o, const tch_model* m, const tch_data* d,
+                          const run_stats* s) {
+    fprintf(stderr,
+            "touche run: %s: %ld steps of %.6g s (%.6g s simulated) in %.3f s wall, %.0f steps/s "
+            "(%.1fx real time)\n"
+            "  contacts per step %.2f, deepest penetration %.6g m, energy %.6g J -> %.6g J\n"
+            "  wrote %s/trajectory.csv and %s/contacts.jsonl\n",
+            o->scene, s->steps, m->timestep, d->time, s->wall,
+            s->wall > 0 ? (double)s->steps / s->wall : 0.0,
+            s->wall > 0 ? d->time / s->wall : 0.0,
+            s->steps ? (double)s->contact_sum / (double)s->steps : 0.0, s->max_depth,
+            s->energy_start, s->energy_end, o->out_dir, o->out_dir);
+}
+
+static void track(const tch_data* d, run_stats* s) {
+    s->contact_sum += d->contact_count;
+    for (int i = 0; i < d->contact_count; ++i) {
+        s->max_depth = fmax(s->max_depth, d->contacts[i].depth);
+    }
+}
+
+/* Steps to the end, writing every `every` steps. Returns an exit code. */
+static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE* traj,
+                    FILE* contacts, run_stats* s) {
+    double duration = o->duration > 0 ? o->duration : 5.0;
+    long total = (long)ceil(duration / m->timestep - 1e-9);
+    int tty = isatty(fileno(stderr));
+    tch_error err = {0};
+    s->energy_start = tch_data_energy(m, d);
+    double start = now_seconds();
+    for (long step = 0; step < total; ++step) {
+        if (interrupted) {
+            fprintf(stderr, "\ntouche run: interrupted at t = %.6g s; no output kept\n", d->time);
+            return EXIT_INTERRUPTED;
+        }
+        tch_status status = tch_step_begin(m, d, &err);
+        if (status == TCH_OK) {
+            if (step % o->every == 0) {
+                write_trajectory_rows(traj, m, d);
+                write_contacts_line(contacts, m, d);
+            }
+            track(d, s);
+            status = tch_step_end(m, d, &err);
+        }
+        if (status != TCH_OK) {
+            if (tty) fprintf(stderr, "\n");
+            cli_print_error(status == TCH_ERR_DIVERGED ? "the simulation diverged"
+                                                       : "the simulation failed", &err);
+            return status == TCH_ERR_DIVERGED ? EXIT_DIVERGED : EXIT_FAILURE_GENERIC;
+        }
+        s->steps++;
+        if (tty && (step % 64 == 0 || step + 1 == total)) show_progress(step + 1, total);
+    }
+    tch_forward(m, d, &err);
+    write_trajectory_rows(traj, m, d);
+    write_contacts_line(contacts, m, d);
+    s->wall = now_seconds() - start;
+    s->energy_end = tch_data_energy(m, d);
+    if (tty) fprintf(stderr, "\n");
+    return EXIT_OK;
+}
+
+int cli_cmd_run(const cli_options* options) {
+    cli_options o = *options;
+    if (!o.out_dir) o.out_dir = "out";
+    tch_spec* spec = NULL;
+    tch_model* model = NULL;
+    tch_data* data = NULL;
+    int code = cli_load_model(&o, &spec, &model);
+    if (code == EXIT_OK) code = cli_make_data(&o, model, &data);
+    if (code == EXIT_OK && !make_dir(o.out_dir)) code = EXIT_BAD_INPUT;
+    output_file traj = {0}, contacts = {0};
+    if (code == EXIT_OK && (!open_output(&traj, o.out_dir, "trajectory.csv") ||
+                            !open_output(&contacts, o.out_dir, "contacts.jsonl"))) {
+        code = EXIT_BAD_INPUT;
+    }
+    run_stats stats = {0};
+    if (code == EXIT_OK) {
+        signal(SIGINT, on_interrupt);
+        signal(SIGTERM, on_interrupt);
+        fprintf(traj.f, "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");
+        code = simulate(&o, model, data, traj.f, contacts.f, &stats);
+    }
+    int keep = code == EXIT_OK;
+    if (!finish_output(&traj, keep) || !finish_output(&contacts, keep)) code = EXIT_FAILURE_GENERIC;
+    if (code == EXIT_OK) print_summary(&o, model, data, &stats);
+    tch_data_destroy(data);
+    tch_model_destroy(model);
+    tch_spec_destroy(spec);
+    return code;
+}

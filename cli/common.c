@@ -1,0 +1,230 @@
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static int bad_usage(const cli_command* command, const char* format, const char* value) {
+    fprintf(stderr, "touche %s: ", command->name);
+    fprintf(stderr, format, value);
+    fprintf(stderr, "\nusage: %s\n", command->usage);
+    return EXIT_BAD_INPUT;
+}
+
+static int parse_positive(const char* text, double* out) {
+    char* end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end || !(v > 0) || !isfinite(v)) {
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+static int parse_count(const char* text, long* out) {
+    char* end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end || v <= 0) {
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+/* Applies one "--flag value" pair; returns EXIT_OK or EXIT_BAD_INPUT. */
+static int apply_flag(const cli_command* command, const char* flag, const char* value,
+                      cli_options* o) {
+    long count = 0;
+    if (strcmp(flag, "--duration") == 0) {
+        return parse_positive(value, &o->duration)
+                   ? EXIT_OK
+                   : bad_usage(command, "--duration needs a positive number of seconds, got '%s'", value);
+    }
+    if (strcmp(flag, "--dt") == 0) {
+        return parse_positive(value, &o->dt)
+                   ? EXIT_OK
+                   : bad_usage(command, "--dt needs a positive number of seconds, got '%s'", value);
+    }
+    if (strcmp(flag, "--every") == 0 || strcmp(flag, "--steps") == 0) {
+        if (!parse_count(value, &count) || count > 1000000000L) {
+            return bad_usage(command, "expected a positive whole number, got '%s'", value);
+        }
+        if (flag[2] == 'e') o->every = (int)count; else o->steps = count;
+        return EXIT_OK;
+    }
+    if (strcmp(flag, "--out") == 0) { o->out_dir = value; return EXIT_OK; }
+    if (strcmp(flag, "--key") == 0) { o->key = value; return EXIT_OK; }
+    if (strcmp(flag, "--contact") == 0) {
+        tch_contact_model m;
+        if (!tch_contact_model_parse(value, &m)) {
+            return bad_usage(command,
+                             "unknown contact model '%s'; expected point, volume, pressure, lcp or peg",
+                             value);
+        }
+        o->contact = value;
+        return EXIT_OK;
+    }
+    return bad_usage(command, "unknown option '%s'", flag);
+}
+
+static int takes_value(const char* flag) {
+    static const char* const flags[] = {"--duration", "--dt", "--every", "--out",
+                                        "--key", "--contact", "--steps"};
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i) {
+        if (strcmp(flag, flags[i]) == 0) return 1;
+    }
+    return 0;
+}
+
+int cli_parse_options(const cli_command* command, int argc, char** argv, cli_options* o,
+                      int* help) {
+    memset(o, 0, sizeof *o);
+    o->every = 1;
+    *help = 0;
+    const char* positional[2] = {NULL, NULL};
+    int npositional = 0;
+    for (int i = 0; i < argc; ++i) {
+        const char* arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            *help = 1;
+            return EXIT_OK;
+        }
+        if (strcmp(arg, "--keep-touche") == 0) {
+            o->touche_attributes = 1;
+        } else if (takes_value(arg)) {
+            if (i + 1 >= argc) return bad_usage(command, "option '%s' needs a value", arg);
+            int code = apply_flag(command, arg, argv[++i], o);
+            if (code != EXIT_OK) return code;
+        } else if (arg[0] == '-' && arg[1] == '-') {
+            return bad_usage(command, "unknown option '%s'", arg);
+        } else if (npositional < 2) {
+            positional[npositional++] = arg;
+        } else {
+            return bad_usage(command, "unexpected argument '%s'", arg);
+        }
+    }
+    if (!positional[0]) return bad_usage(command, "missing the scene file%s", "");
+    o->scene = positional[0];
+    o->output = positional[1];
+    return EXIT_OK;
+}
+
+void cli_print_error(const char* what, const tch_error* err) {
+    fprintf(stderr, "touche: %s: ", what);
+    if (err->file[0]) {
+        fprintf(stderr, "%s:", err->file);
+        if (err->line > 0) fprintf(stderr, "%d:", err->line);
+        fprintf(stderr, " ");
+    }
+    if (err->element[0]) fprintf(stderr, "<%s> ", err->element);
+    fprintf(stderr, "%s\n", err->message);
+}
+
+int cli_load_model(const cli_options* o, tch_spec** spec, tch_model** model) {
+    tch_error err = {0};
+    *model = NULL;
+    if (tch_mjcf_load(o->scene, spec, &err) != TCH_OK) {
+        cli_print_error("cannot load the scene", &err);
+        return EXIT_BAD_INPUT;
+    }
+    for (int i = 0; i < tch_spec_warning_count(*spec); ++i) {
+        fprintf(stderr, "touche: warning: %s\n", tch_spec_warning(*spec, i));
+    }
+    if (o->contact) {
+        tch_contact_model m = TCH_CONTACT_INHERIT;
+        tch_contact_model_parse(o->contact, &m);
+        tch_spec_force_contact_model(*spec, m);
+    }
+    if (o->dt > 0) {
+        tch_option_def opt = *tch_spec_option(*spec);
+        opt.timestep = o->dt;
+        tch_spec_set_option(*spec, &opt, NULL);
+    }
+    if (tch_compile(*spec, model, &err) != TCH_OK) {
+        cli_print_error("cannot compile the scene", &err);
+        tch_spec_destroy(*spec);
+        *spec = NULL;
+        return EXIT_BAD_INPUT;
+    }
+    return EXIT_OK;
+}
+
+int cli_make_data(const cli_options* o, const tch_model* model, tch_data** data) {
+    tch_error err = {0};
+    if (tch_data_create(model, data, &err) != TCH_OK) {
+        cli_print_error("cannot create the simulation data", &err);
+        return EXIT_FAILURE_GENERIC;
+    }
+    if (o->key) {
+        int key = tch_model_key_index(model, o->key);
+        if (key < 0) {
+            fprintf(stderr, "touche: the scene has no keyframe named '%s'\n", o->key);
+            tch_data_destroy(*data);
+            *data = NULL;
+            return EXIT_BAD_INPUT;
+        }
+        tch_data_reset_key(model, *data, key, &err);
+    }
+    return EXIT_OK;
+}
+
+void cli_json_vec3(FILE* f, tch_vec3 v) {
+    fprintf(f, "[%.17g,%.17g,%.17g]", v.x, v.y, v.z);
+}
+
+void cli_json_string(FILE* f, const char* s) {
+    fputc('"', f);
+    for (; *s; ++s) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_geom_name(FILE* f, const tch_model* model, int g) {
+    char fallback[32];
+    const char* name = model->geom_name[g];
+    if (!name[0]) {
+        snprintf(fallback, sizeof fallback, "geom%d", g);
+        name = fallback;
+    }
+    cli_json_string(f, name);
+}
+
+static void json_pair(FILE* f, const tch_model* model, const tch_data* data,
+                      const tch_pair_result* p) {
+    fprintf(f, "{\"geom_a\":");
+    json_geom_name(f, model, p->geom_a);
+    fprintf(f, ",\"geom_b\":");
+    json_geom_name(f, model, p->geom_b);
+    fprintf(f, ",\"model\":\"%s\",\"force\":", tch_contact_model_name(p->model));
+    cli_json_vec3(f, p->f_W);
+    fprintf(f, ",\"torque\":");
+    cli_json_vec3(f, p->tau_Wo_W);
+    fprintf(f, ",\"points\":[");
+    for (int i = 0; i < p->contact_count; ++i) {
+        const tch_contact* c = &data->contacts[p->contact_start + i];
+        fprintf(f, "%s{\"p\":", i ? "," : "");
+        cli_json_vec3(f, c->p_W);
+        fprintf(f, ",\"n\":");
+        cli_json_vec3(f, c->n_W);
+        fprintf(f, ",\"depth\":%.17g,\"f\":", c->depth);
+        cli_json_vec3(f, c->f_W);
+        fprintf(f, "}");
+    }
+    fprintf(f, "]}");
+}
+
+void cli_json_pairs(FILE* f, const tch_model* model, const tch_data* data) {
+    fprintf(f, "[");
+    for (int i = 0; i < data->pair_result_count; ++i) {
+        if (i) fprintf(f, ",");
+        json_pair(f, model, data, &data->pair_results[i]);
+    }
+    fprintf(f, "]");
+}
