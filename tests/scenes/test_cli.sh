@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Scene-level tests of the touche command. Usage: test_cli.sh TOUCHE SOURCE_DIR
+# Prints one line per check and ends with "N passed, N failed".
+set -u
+touche=$1
+root=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0
+failed=0
+
+check() { # check NAME COMMAND...: passes when the command succeeds
+  local name=$1
+  shift
+  if "$@" >"$work/check.log" 2>&1; then
+    passed=$((passed + 1))
+    echo "ok   $name"
+  else
+    failed=$((failed + 1))
+    echo "FAIL $name"
+    sed 's/^/     /' "$work/check.log" | head -20
+  fi
+}
+
+exits_with() { # exits_with CODE COMMAND...
+  local want=$1
+  shift
+  "$@" >"$work/out.txt" 2>"$work/err.txt"
+  local got=$?
+  [[ $got -eq $want ]] || { echo "exit $got, expected $want"; cat "$work/err.txt"; return 1; }
+}
+
+# ---- usage ----
+check "help exits 0" exits_with 0 "$touche" --help
+check "command help exits 0" exits_with 0 "$touche" run --help
+check "unknown command exits 2" exits_with 2 "$touche" fly
+check "missing scene exits 2" exits_with 2 "$touche" run
+check "bad option value exits 2" exits_with 2 "$touche" run "$root/examples/stack13.xml" --dt -1
+check "unknown contact model exits 2" exits_with 2 "$touche" run "$root/examples/stack13.xml" --contact rubber
+check "missing file exits 2" exits_with 2 "$touche" info "$work/no-such-scene.xml"
+
+# ---- the bad-input corpus: exit 2, a message naming the file, no output file ----
+bad_input_fails_cleanly() {
+  local file=$1 out="$work/bad-out"
+  rm -rf "$out"
+  exits_with 2 "$touche" run "$file" --duration 0.01 --out "$out" || return 1
+  grep -q "$(basename "$file")" "$work/err.txt" || { echo "message does not name the file:"; cat "$work/err.txt"; return 1; }
+  if [[ -e "$out/trajectory.csv" || -e "$out/contacts.jsonl" ]]; then
+    echo "an output file was left behind"; return 1
+  fi
+  ! grep -qiE "sanitizer|segmentation|core dumped" "$work/err.txt"
+}
+manifest="$root/tests/scenes/bad/MANIFEST"
+if [[ -f "$manifest" ]]; then
+  while read -r name _; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    check "bad input $name" bad_input_fails_cleanly "$root/tests/scenes/bad/$name"
+  done <"$manifest"
+fi
+
+# ---- runs ----
+runs_and_writes() {
+  local out="$work/run1"
+  "$touche" run "$root/examples/pile100.xml" --duration 0.2 --out "$out" 2>/dev/null || return 1
+  head -1 "$out/trajectory.csv" | grep -qx "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz" || return 1
+  [[ $(wc -l <"$out/trajectory.csv") -gt 100 ]] || return 1
+  /usr/bin/python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$out/contacts.jsonl"
+}
+check "run writes trajectory and contacts" runs_and_writes
+
+deterministic() {
+  "$touche" run "$root/examples/pile100.xml" --duration 0.2 --out "$work/run2" 2>/dev/null || return 1
+  cmp "$work/run1/trajectory.csv" "$work/run2/trajectory.csv" &&
+    cmp "$work/run1/contacts.jsonl" "$work/run2/contacts.jsonl"
+}
+check "two runs give byte-identical outputs" deterministic
+
+query_json() {
+  "$touche" query "$root/examples/stack13.xml" >"$work/query.json" || return 1
+  /usr/bin/python3 - "$work/query.json" <<'PY'
+import json, sys
+q = json.load(open(sys.argv[1]))
+pairs = q["pairs"]
+assert len(pairs) == 13, len(pairs)          # floor-block1 and 12 block-block pairs
+for p in pairs:
+    assert p["model"] == "point"
+    assert len(p["points"]) == 4, p["points"]
+PY
+}
+check "query prints the stack's 13 pairs with 4 points each" query_json
+
+box_slide_stops() {
+  "$touche" run "$root/examples/box_slide.xml" --key launch --duration 2 --out "$work/slide" 2>/dev/null || return 1
+  /usr/bin/python3 - "$work/slide/trajectory.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+x, vx = float(rows[-1]["x"]), float(rows[-1]["vx"])
+expected = 3.0 ** 2 / (2 * 0.4 * 9.81)       # v^2 / (2 mu g)
+assert abs(vx) < 1e-3, vx
+assert abs(x - expected) < 0.05 * expected, (x, expected)
+PY
+}
+check "the launched box stops after v^2/(2 mu g)" box_slide_stops
+
+export_round_trip() {
+  "$touche" export-mjcf "$root/examples/stack13.xml" "$work/plain.xml" 2>/dev/null || return 1
+  ! grep -q "touche" "$work/plain.xml" || return 1
+  "$touche" info "$work/plain.xml" >/dev/null
+}
+check "export-mjcf writes a file without touche attributes that loads again" export_round_trip
+
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
