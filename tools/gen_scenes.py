@@ -5,7 +5,7 @@
     tools/gen_scenes.py pile N [--dt S] > pileN.xml
 
 stack: N blocks of 1 x 1 x 2 m and 1 kg standing on each other, dt 5 ms (Hasegawa-Sato,
-experiment 1). pile: N boxes of 0.2 m and 1 kg on a jittered grid above the floor, each turned a
+experiment 1), placed where the point model's springs hold them at rest. pile: N boxes of 0.2 m and 1 kg on a jittered grid above the floor, each turned a
 little about a random axis, so they fall onto each other; the jitter comes from a fixed seed so
 the file is the same every time.
 """
@@ -27,13 +27,18 @@ FOOTER = """  </worldbody>
 
 
 def stack(n, contact):
-    out = [HEADER.format(name=f"stack{n}", dt=0.005, contact=contact, mu=0.6, k=5000, b=20)]
+    k, g = 5000.0, 9.81
+    out = [HEADER.format(name=f"stack{n}", dt=0.005, contact=contact, mu=0.6, k=k, b=20)]
+    z = 1.0
     for i in range(n):
-        z = 1.0 + 2.0 * i
+        # Start at the point model's equilibrium: the face under block i carries the n - i
+        # blocks above it on four corner springs, so it sinks by (n - i) m g / (4 k).
+        z -= (n - i) * 1.0 * g / (4 * k)
         out.append(f'    <body name="block{i + 1}" pos="0 0 {z:.6g}">\n'
                    f'      <freejoint/>\n'
                    f'      <geom type="box" size="0.5 0.5 1" mass="1"/>\n'
                    f'    </body>\n')
+        z += 2.0
     out.append(FOOTER)
     return "".join(out)
 
