@@ -1,0 +1,431 @@
+/* Vertex readers for OBJ and STL. The input buffer is not NUL-terminated (files and fuzzers
+ * hand over raw bytes), so lines are copied into a bounded local buffer before strtod sees
+ * them. Vertices are sorted and deduplicated exactly at the end, which makes the result
+ * independent of the order of the triangles and collapses the corners that STL repeats.
+ */
+#include "geometry/mesh_io.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "math/vec.h"
+
+enum { max_line_length = 512, stl_header_size = 84, stl_triangle_size = 50 };
+
+/* ---- growing vertex list ---- */
+
+typedef struct vertex_list {
+    tch_vec3* data;
+    int count, capacity;
+} vertex_list;
+
+/* Appends v with -0 turned into +0 (so that exact deduplication merges them).
+ * Returns -1 when out of memory or past INT_MAX vertices. */
+static int push_vertex(vertex_list* list, tch_vec3 v) {
+    if (list->count == list->capacity) {
+        if (list->capacity > INT_MAX / 2 - 8) {
+            return -1;
+        }
+        int capacity = 2 * list->capacity + 64;
+        tch_vec3* data = realloc(list->data, (size_t)capacity * sizeof *data);
+        if (!data) {
+            return -1;
+        }
+        list->data = data;
+        list->capacity = capacity;
+    }
+    list->data[list->count++] = tch_v3(v.x + 0.0, v.y + 0.0, v.z + 0.0);
+    return 0;
+}
+
+static tch_status too_many_vertices(const char* name, tch_error* err) {
+    return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, name, 0,
+                    "out of memory (or more than %d vertices) while reading the mesh", INT_MAX);
+}
+
+static int compare_vertices(const void* pa, const void* pb) {
+    const tch_vec3* a = pa;
+    const tch_vec3* b = pb;
+    for (int i = 0; i < 3; ++i) {
+        tch_real x = tch_v3_get(*a, i), y = tch_v3_get(*b, i);
+        if (x != y) {
+            return x < y ? -1 : 1;
+        }
+    }
+    return 0;
+}
+
+static void sort_unique(vertex_list* list) {
+    qsort(list->data, (size_t)list->count, sizeof *list->data, compare_vertices);
+    int unique = 0;
+    for (int i = 0; i < list->count; ++i) {
+        if (unique == 0 || compare_vertices(&list->data[unique - 1], &list->data[i]) != 0) {
+            list->data[unique++] = list->data[i];
+        }
+    }
+    list->count = unique;
+}
+
+/* ---- lines and numbers ---- */
+
+typedef struct line_reader {
+    const char* bytes;
+    size_t size, pos;
+    int number;         /* 1-based number of the line last returned */
+} line_reader;
+
+/* The next line (without its '\n'); returns 0 at the end of the buffer. */
+static int next_line(line_reader* r, const char** start, size_t* length) {
+    if (r->pos >= r->size) {
+        return 0;
+    }
+    const char* begin = r->bytes + r->pos;
+    const char* newline = memchr(begin, '\n', r->size - r->pos);
+    size_t n = newline ? (size_t)(newline - begin) : r->size - r->pos;
+    r->pos += n + 1;
+    r->number++;
+    *start = begin;
+    *length = n;
+    return 1;
+}
+
+static int is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v';
+}
+
+/* Length of the first word of the line after leading blanks; *word points at it. */
+static size_t first_word(const char* line, size_t length, const char** word) {
+    size_t i = 0;
+    while (i < length && is_space(line[i])) {
+        ++i;
+    }
+    size_t j = i;
+    while (j < length && !is_space(line[j])) {
+        ++j;
+    }
+    *word = line + i;
+    return j - i;
+}
+
+static int word_is(const char* word, size_t length, const char* keyword) {
+    return length == strlen(keyword) && memcmp(word, keyword, length) == 0;
+}
+
+/* A printable excerpt of a line for messages (non-printable bytes become '?'). */
+static void excerpt(const char* line, size_t length, char* out, size_t size) {
+    size_t n = length < size - 1 ? length : size - 1;
+    for (size_t i = 0; i < n; ++i) {
+        unsigned char c = (unsigned char)line[i];
+        out[i] = c >= 32 && c < 127 ? (char)c : '?';
+    }
+    out[n] = '\0';
+}
+
+/* Parses the whitespace-separated numbers after the line's keyword into values[max].
+ * Returns how many were read, or -1 when a word is not a number or there are more than max. */
+static int parse_numbers(const char* text, tch_real* values, int max) {
+    int count = 0;
+    const char* p = text;
+    for (;;) {
+        while (is_space(*p)) {
+            ++p;
+        }
+        if (*p == '\0') {
+            return count;
+        }
+        char* end;
+        tch_real value = strtod(p, &end);
+        if (end == p || (*end != '\0' && !is_space(*end)) || count == max) {
+            return -1;
+        }
+        values[count++] = value;
+        p = end;
+    }
+}
+
+/* Reads "<keyword> x y z [more numbers]" into *v. `max_numbers` bounds the numbers allowed
+ * (OBJ permits w or colours after x y z). */
+static tch_status parse_vertex_line(const char* line, size_t length, int line_number,
+                                    int max_numbers, const char* expected, const char* name,
+                                    tch_vec3* v, tch_error* err) {
+    char text[max_line_length], shown[64];
+    excerpt(line, length, shown, sizeof shown);
+    if (length >= sizeof text || memchr(line, '\0', length)) {
+        return tch_fail(err, TCH_ERR_PARSE, name, line_number,
+                        "vertex line is longer than %d characters or holds a NUL byte; "
+                        "expected '%s'", max_line_length - 1, expected);
+    }
+    memcpy(text, line, length);
+    text[length] = '\0';
+    const char* word;
+    size_t word_length = first_word(text, length, &word);
+    tch_real values[7];
+    int count = parse_numbers(word + word_length, values, max_numbers);
+    if (count < 3) {
+        return tch_fail(err, TCH_ERR_PARSE, name, line_number,
+                        "malformed vertex line '%s'; expected '%s'", shown, expected);
+    }
+    *v = tch_v3(values[0], values[1], values[2]);
+    if (!tch_v3_isfinite(*v)) {
+        return tch_fail(err, TCH_ERR_PARSE, name, line_number,
+                        "vertex '%s' is not finite; expected finite coordinates", shown);
+    }
+    return TCH_OK;
+}
+
+static tch_status no_vertices(const char* name, const char* what, tch_error* err) {
+    return tch_fail(err, TCH_ERR_PARSE, name, 0, "%s has no vertices", what);
+}
+
+/* ---- OBJ ---- */
+
+static tch_status read_obj(const char* bytes, size_t size, const char* name, vertex_list* out,
+                           tch_error* err) {
+    line_reader r = {bytes, size, 0, 0};
+    const char* line;
+    size_t length;
+    while (next_line(&r, &line, &length)) {
+        const char* word;
+        if (!word_is(word, first_word(line, length, &word), "v")) {
+            continue;
+        }
+        tch_vec3 v;
+        tch_status status = parse_vertex_line(line, length, r.number, 7, "v x y z", name, &v, err);
+        if (status != TCH_OK) {
+            return status;
+        }
+        if (push_vertex(out, v) < 0) {
+            return too_many_vertices(name, err);
+        }
+    }
+    return out->count > 0 ? TCH_OK : no_vertices(name, "OBJ file (no 'v x y z' line)", err);
+}
+
+/* ---- ASCII STL ---- */
+
+static int is_stl_keyword(const char* word, size_t length) {
+    static const char* const keywords[] = {"solid", "facet", "outer", "endloop", "endfacet",
+                                           "endsolid"};
+    for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; ++i) {
+        if (word_is(word, length, keywords[i])) {
+            return 1;
+        }
+    }
+    return length == 0;
+}
+
+static tch_status read_ascii_stl(const char* bytes, size_t size, const char* name,
+                                 vertex_list* out, tch_error* err) {
+    line_reader r = {bytes, size, 0, 0};
+    const char* line;
+    size_t length;
+    while (next_line(&r, &line, &length)) {
+        const char* word;
+        size_t word_length = first_word(line, length, &word);
+        if (is_stl_keyword(word, word_length)) {
+            continue;
+        }
+        if (!word_is(word, word_length, "vertex")) {
+            char shown[64];
+            excerpt(line, length, shown, sizeof shown);
+            return tch_fail(err, TCH_ERR_PARSE, name, r.number,
+                            "unexpected line '%s' in ASCII STL; expected solid, facet normal, "
+                            "outer loop, vertex, endloop, endfacet or endsolid", shown);
+        }
+        tch_vec3 v;
+        tch_status status =
+            parse_vertex_line(line, length, r.number, 3, "vertex x y z", name, &v, err);
+        if (status != TCH_OK) {
+            return status;
+        }
+        if (push_vertex(out, v) < 0) {
+            return too_many_vertices(name, err);
+        }
+    }
+    return out->count > 0 ? TCH_OK : no_vertices(name, "ASCII STL file", err);
+}
+
+/* ---- binary STL: 80-byte header, uint32 n, n records of 12 little-endian floats + 2 ---- */
+
+static uint32_t read_u32_le(const unsigned char* p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static tch_real read_f32_le(const unsigned char* p) {
+    uint32_t bits = read_u32_le(p);
+    float value;
+    memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+static uint32_t stl_triangle_count(const char* bytes) {
+    return read_u32_le((const unsigned char*)bytes + 80);
+}
+
+static int is_binary_stl_size(const char* bytes, size_t size) {
+    return size >= stl_header_size &&
+           (uint64_t)stl_header_size + (uint64_t)stl_triangle_size * stl_triangle_count(bytes) ==
+               (uint64_t)size;
+}
+
+static tch_status read_binary_stl(const char* bytes, size_t size, const char* name,
+                                  vertex_list* out, tch_error* err) {
+    if (size < stl_header_size) {
+        return tch_fail(err, TCH_ERR_PARSE, name, 0,
+                        "file of %zu bytes is too short for a binary STL (84 bytes at least) and "
+                        "does not start with 'solid' as an ASCII STL does", size);
+    }
+    uint32_t n = stl_triangle_count(bytes);
+    uint64_t expected = (uint64_t)stl_header_size + (uint64_t)stl_triangle_size * n;
+    if (expected != (uint64_t)size) {
+        return tch_fail(err, TCH_ERR_PARSE, name, 0,
+                        "binary STL announces %lu triangles, so it should be %llu bytes "
+                        "(84 + 50 x %lu), but it is %zu bytes (truncated or not an STL)",
+                        (unsigned long)n, (unsigned long long)expected, (unsigned long)n, size);
+    }
+    if (n == 0) {
+        return no_vertices(name, "binary STL file (0 triangles)", err);
+    }
+    for (uint32_t t = 0; t < n; ++t) {
+        const unsigned char* record =
+            (const unsigned char*)bytes + stl_header_size + (size_t)t * stl_triangle_size;
+        for (int k = 0; k < 3; ++k) {
+            const unsigned char* p = record + 12 * (k + 1);
+            tch_vec3 v = tch_v3(read_f32_le(p), read_f32_le(p + 4), read_f32_le(p + 8));
+            if (!tch_v3_isfinite(v)) {
+                char element[64];
+                snprintf(element, sizeof element, "triangle %lu", (unsigned long)t);
+                tch_fail(err, TCH_ERR_PARSE, name, 0,
+                         "binary STL triangle %lu, vertex %d is not finite (%g %g %g)",
+                         (unsigned long)t, k, v.x, v.y, v.z);
+                tch_error_set_element(err, element);
+                return TCH_ERR_PARSE;
+            }
+            if (push_vertex(out, v) < 0) {
+                return too_many_vertices(name, err);
+            }
+        }
+    }
+    return TCH_OK;
+}
+
+/* ASCII when it starts with "solid" and holds no NUL byte: binary files that start with
+ * "solid" (some exporters write it in the header) almost always hold zeros. */
+static int is_ascii_stl(const char* bytes, size_t size) {
+    const char* word;
+    size_t length = first_word(bytes, size < 64 ? size : 64, &word);
+    return word_is(word, length, "solid") && !memchr(bytes, '\0', size);
+}
+
+static tch_status read_stl(const char* bytes, size_t size, const char* name, vertex_list* out,
+                           tch_error* err) {
+    if (!is_binary_stl_size(bytes, size) && is_ascii_stl(bytes, size)) {
+        return read_ascii_stl(bytes, size, name, out, err);
+    }
+    return read_binary_stl(bytes, size, name, out, err);
+}
+
+/* ---- entry points ---- */
+
+static int equals_ignoring_case(const char* a, const char* b) {
+    for (; *a && *b; ++a, ++b) {
+        char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a;
+        if (x != *b) {
+            return 0;
+        }
+    }
+    return *a == *b;
+}
+
+tch_status tch_mesh_read_vertices_buffer(const char* bytes, size_t size, const char* name,
+                                         const char* format_hint, tch_vec3** vertices,
+                                         int* count, tch_error* err) {
+    *vertices = NULL;
+    *count = 0;
+    name = name ? name : "";
+    if (size == 0) {
+        return tch_fail(err, TCH_ERR_PARSE, name, 0, "mesh file is empty");
+    }
+    int stl;
+    if (!format_hint) {
+        stl = is_binary_stl_size(bytes, size) || is_ascii_stl(bytes, size);
+    } else if (equals_ignoring_case(format_hint, "stl") || equals_ignoring_case(format_hint, "obj")) {
+        stl = equals_ignoring_case(format_hint, "stl");
+    } else {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, name, 0,
+                        "mesh format '%s' is not supported yet; touche reads .obj and .stl",
+                        format_hint);
+    }
+    vertex_list list = {NULL, 0, 0};
+    tch_status status = stl ? read_stl(bytes, size, name, &list, err)
+                            : read_obj(bytes, size, name, &list, err);
+    if (status != TCH_OK) {
+        free(list.data);
+        return status;
+    }
+    sort_unique(&list);
+    *vertices = list.data;
+    *count = list.count;
+    return TCH_OK;
+}
+
+/* Reads a whole file; *size is its length. Returns NULL on failure with errno set. */
+static char* read_file(const char* path, size_t* size) {
+    FILE* f = fopen(path, "rb");
+    if (!f) {
+        return NULL;
+    }
+    size_t capacity = 1 << 16, used = 0;
+    char* data = malloc(capacity);
+    while (data) {
+        used += fread(data + used, 1, capacity - used, f);
+        if (used < capacity) {
+            break;
+        }
+        char* grown = capacity <= SIZE_MAX / 2 ? realloc(data, capacity * 2) : NULL;
+        if (!grown) {
+            free(data);
+            data = NULL;
+            errno = ENOMEM;
+            break;
+        }
+        data = grown;
+        capacity *= 2;
+    }
+    if (data && ferror(f)) {
+        free(data);
+        data = NULL;
+        errno = EIO;
+    }
+    fclose(f);
+    *size = used;
+    return data;
+}
+
+/* The extension after the last '.' of the file name, or NULL. */
+static const char* extension(const char* path) {
+    const char* slash = strrchr(path, '/');
+    const char* dot = strrchr(slash ? slash : path, '.');
+    return dot && dot[1] ? dot + 1 : NULL;
+}
+
+tch_status tch_mesh_read_vertices(const char* path, tch_vec3** vertices, int* count,
+                                  tch_error* err) {
+    *vertices = NULL;
+    *count = 0;
+    size_t size = 0;
+    char* bytes = read_file(path, &size);
+    if (!bytes) {
+        return tch_fail(err, TCH_ERR_IO, path, 0, "cannot read mesh file: %s", strerror(errno));
+    }
+    tch_status status =
+        tch_mesh_read_vertices_buffer(bytes, size, path, extension(path), vertices, count, err);
+    free(bytes);
+    return status;
+}

@@ -1,0 +1,406 @@
+/* Math: quaternions and matrices (vec.h), spatial algebra (spatial.h), dense solvers (dense.h). */
+#include <float.h>
+#include <stdint.h>
+
+#include "math/dense.h"
+#include "math/spatial.h"
+#include "math/vec.h"
+#include "test.h"
+
+static const tch_real pi = 3.14159265358979323846;
+
+/* Deterministic xorshift generator, uniform in [-1, 1). */
+typedef struct rng {
+    uint64_t state;
+} rng;
+
+static tch_real uniform(rng* r) {
+    r->state ^= r->state << 13;
+    r->state ^= r->state >> 7;
+    r->state ^= r->state << 17;
+    return (tch_real)(r->state >> 11) / (tch_real)(1ull << 52) - 1;
+}
+
+static tch_vec3 random_vec3(rng* r) {
+    return tch_v3(uniform(r), uniform(r), uniform(r));
+}
+
+static tch_quat random_quat(rng* r) {
+    return tch_q_normalize((tch_quat){uniform(r), uniform(r), uniform(r), uniform(r)});
+}
+
+static tch_transform random_transform(rng* r) {
+    return (tch_transform){random_quat(r), tch_v3_scale(random_vec3(r), 3)};
+}
+
+static tch_spatial_vec random_sv(rng* r) {
+    return tch_sv(random_vec3(r), random_vec3(r));
+}
+
+static tch_real m3_max_diff(tch_mat3 a, tch_mat3 b) {
+    tch_real d = 0;
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            d = fmax(d, fabs(a.m[i][j] - b.m[i][j]));
+        }
+    }
+    return d;
+}
+
+static tch_real sv_max_diff(tch_spatial_vec a, tch_spatial_vec b) {
+    tch_vec3 d1 = tch_v3_abs(tch_v3_sub(a.ang, b.ang)), d2 = tch_v3_abs(tch_v3_sub(a.lin, b.lin));
+    return fmax(fmax(fmax(d1.x, d1.y), d1.z), fmax(fmax(d2.x, d2.y), d2.z));
+}
+
+/* y = M x for a 6x6 row-major M */
+static tch_spatial_vec mat6_apply(const tch_real M[36], tch_spatial_vec x) {
+    tch_real in[6], out[6];
+    tch_sv_to_array(x, in);
+    tch_dense_mat_vec(M, 6, 6, in, out);
+    return tch_sv_from_array(out);
+}
+
+/* ---- quaternions, matrices, transforms ---- */
+
+static void test_quat_matrix_round_trip(void) {
+    rng r = {12345};
+    for (int k = 0; k < 200; ++k) {
+        tch_quat q = random_quat(&r);
+        tch_mat3 R = tch_q_to_mat3(q);
+        ENSURE_NEAR(tch_m3_det(R), 1, 1e-14);
+        ENSURE(m3_max_diff(tch_m3_mul(R, tch_m3_transpose(R)), tch_m3_identity()) < 1e-14);
+        tch_vec3 v = random_vec3(&r);
+        ENSURE(tch_v3_dist(tch_m3_mul_v3(R, v), tch_q_rotate(q, v)) < 1e-14);
+        tch_quat back = tch_q_from_mat3(R);
+        tch_real sign = q.w < 0 ? -1 : 1; /* q and -q are one rotation; back has w >= 0 */
+        ENSURE(back.w >= 0);
+        ENSURE_NEAR(back.w, sign * q.w, 1e-14);
+        ENSURE_NEAR(back.x, sign * q.x, 1e-14);
+        ENSURE_NEAR(back.y, sign * q.y, 1e-14);
+        ENSURE_NEAR(back.z, sign * q.z, 1e-14);
+    }
+}
+
+/* Half turns have trace -1, so each of Shepperd's non-trace branches is taken. */
+static void test_quat_from_mat3_half_turns(void) {
+    const tch_vec3 axes[] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {0.6, 0.8, 0}, {0, 0.6, -0.8}};
+    const tch_real angles[] = {pi, pi - 1e-9, 3.0};
+    for (int k = 0; k < 5; ++k) {
+        for (int a = 0; a < 3; ++a) {
+            tch_quat q = tch_q_axis_angle(axes[k], angles[a]);
+            tch_mat3 R = tch_q_to_mat3(q);
+            tch_mat3 back = tch_q_to_mat3(tch_q_from_mat3(R));
+            ENSURE(m3_max_diff(back, R) < 1e-14);
+            ENSURE_NEAR(tch_q_norm(tch_q_from_mat3(R)), 1, 1e-15);
+        }
+    }
+}
+
+static void test_symmetric_eigen(void) {
+    rng r = {777};
+    for (int k = 0; k < 100; ++k) {
+        tch_mat3 V = tch_q_to_mat3(random_quat(&r));
+        tch_vec3 d = tch_v3(3 + uniform(&r), 1 + uniform(&r) / 2, 0.1 * (1 + uniform(&r)));
+        tch_mat3 A = tch_m3_rotate_tensor(V, tch_m3_diag(d));
+        tch_vec3 values;
+        tch_mat3 vectors;
+        tch_m3_symmetric_eigen(A, &values, &vectors);
+        ENSURE_NEAR(values.x, d.x, 1e-13);
+        ENSURE_NEAR(values.y, d.y, 1e-13);
+        ENSURE_NEAR(values.z, d.z, 1e-13);
+        ENSURE_NEAR(tch_m3_det(vectors), 1, 1e-13);
+        ENSURE(m3_max_diff(tch_m3_rotate_tensor(vectors, tch_m3_diag(values)), A) < 1e-13);
+    }
+    /* a repeated eigenvalue: any orthonormal basis of the plane will do */
+    tch_vec3 values;
+    tch_mat3 vectors;
+    tch_m3_symmetric_eigen(tch_m3_diag(tch_v3(2, 5, 2)), &values, &vectors);
+    ENSURE_NEAR(values.x, 5, 1e-15);
+    ENSURE_NEAR(values.z, 2, 1e-15);
+    ENSURE_NEAR(fabs(vectors.m[1][0]), 1, 1e-15);
+}
+
+static void test_m3_inverse(void) {
+    rng r = {99};
+    for (int k = 0; k < 100; ++k) {
+        tch_mat3 A;
+        for (int i = 0; i < 3; ++i) {
+            for (int j = 0; j < 3; ++j) {
+                A.m[i][j] = uniform(&r) + (i == j ? 2 : 0);
+            }
+        }
+        tch_mat3 inv;
+        ENSURE(tch_m3_inverse(A, &inv) == 1);
+        ENSURE(m3_max_diff(tch_m3_mul(A, inv), tch_m3_identity()) < 1e-13);
+    }
+    tch_mat3 singular = {{{1, 2, 3}, {2, 4, 6}, {0, 1, 1}}}, untouched = tch_m3_identity();
+    ENSURE(tch_m3_inverse(singular, &untouched) == 0);
+    ENSURE(m3_max_diff(untouched, tch_m3_identity()) == 0);
+}
+
+static void test_transform_compose_inverse(void) {
+    rng r = {4242};
+    for (int k = 0; k < 100; ++k) {
+        tch_transform X_AB = random_transform(&r), X_BC = random_transform(&r);
+        tch_vec3 p_C = random_vec3(&r);
+        tch_transform X_AC = tch_x_mul(X_AB, X_BC);
+        tch_vec3 direct = tch_x_apply(X_AC, p_C);
+        tch_vec3 chained = tch_x_apply(X_AB, tch_x_apply(X_BC, p_C));
+        ENSURE(tch_v3_dist(direct, chained) < 1e-13);
+        tch_transform I = tch_x_mul(X_AB, tch_x_inverse(X_AB));
+        ENSURE(tch_v3_norm(I.p) < 1e-14);
+        ENSURE_NEAR(fabs(I.q.w), 1, 1e-14);
+        ENSURE(tch_v3_dist(tch_x_apply_inverse(X_AB, tch_x_apply(X_AB, p_C)), p_C) < 1e-14);
+        tch_transform X_BC_again = tch_x_relative(X_AB, X_AC);
+        ENSURE(tch_v3_dist(tch_x_apply(X_BC_again, p_C), tch_x_apply(X_BC, p_C)) < 1e-13);
+    }
+}
+
+/* ---- spatial algebra ---- */
+
+static void test_spatial_transform_matches_matrix(void) {
+    rng r = {31};
+    for (int k = 0; k < 50; ++k) {
+        tch_spatial_transform X = tch_sx_from_transform(random_transform(&r));
+        tch_spatial_vec m = random_sv(&r), f = random_sv(&r);
+        tch_real M[36], F[36], Minv[36];
+        tch_sx_motion_matrix(X, M);
+        tch_sx_force_matrix(X, F);
+        tch_sx_motion_matrix(tch_sx_inverse(X), Minv);
+        ENSURE(sv_max_diff(mat6_apply(M, m), tch_sx_apply_motion(X, m)) < 1e-13);
+        ENSURE(sv_max_diff(mat6_apply(F, f), tch_sx_apply_force(X, f)) < 1e-13);
+        /* X^* = X^-T (Featherstone eq. 2.25) */
+        for (int i = 0; i < 6; ++i) {
+            for (int j = 0; j < 6; ++j) {
+                ENSURE_NEAR(F[i * 6 + j], Minv[j * 6 + i], 1e-13);
+            }
+        }
+    }
+}
+
+static void test_spatial_transform_algebra(void) {
+    rng r = {57};
+    for (int k = 0; k < 50; ++k) {
+        tch_spatial_transform X_AB = tch_sx_from_transform(random_transform(&r));
+        tch_spatial_transform X_BC = tch_sx_from_transform(random_transform(&r));
+        tch_spatial_vec m = random_sv(&r), f = random_sv(&r);
+        /* power does not depend on the frame */
+        ENSURE_NEAR(tch_sv_dot(tch_sx_apply_motion(X_AB, m), tch_sx_apply_force(X_AB, f)),
+                    tch_sv_dot(m, f), 1e-13);
+        /* composition and inverses */
+        tch_spatial_vec chained = tch_sx_apply_motion(X_AB, tch_sx_apply_motion(X_BC, m));
+        ENSURE(sv_max_diff(tch_sx_apply_motion(tch_sx_mul(X_AB, X_BC), m), chained) < 1e-13);
+        ENSURE(sv_max_diff(tch_sx_apply_inverse_motion(X_AB, tch_sx_apply_motion(X_AB, m)), m) <
+               1e-13);
+        ENSURE(sv_max_diff(tch_sx_apply_inverse_force(X_AB, tch_sx_apply_force(X_AB, f)), f) <
+               1e-13);
+        ENSURE(sv_max_diff(tch_sx_apply_motion(tch_sx_inverse(X_AB), m),
+                           tch_sx_apply_inverse_motion(X_AB, m)) < 1e-13);
+    }
+}
+
+/* A body turning at w about an axis through p: the body point at the origin moves at
+ * w x (0 - p) = p x w. A force f at p has the moment p x f about the origin. */
+static void test_spatial_motion_of_rotation_about_point(void) {
+    tch_vec3 w = tch_v3(0, 0, 2), p = tch_v3(1, 0, 0);
+    tch_spatial_transform X_AB = {tch_m3_identity(), p};
+    tch_spatial_vec m_A = tch_sx_apply_motion(X_AB, tch_sv(w, tch_v3_zero()));
+    ENSURE(tch_v3_dist(m_A.lin, tch_v3(0, -2, 0)) < 1e-15);
+    tch_spatial_vec f_A = tch_sx_apply_force(X_AB, tch_sv(tch_v3_zero(), tch_v3(0, 3, 0)));
+    ENSURE(tch_v3_dist(f_A.ang, tch_v3(0, 0, 3)) < 1e-15);
+}
+
+static void test_spatial_cross_products(void) {
+    rng r = {8};
+    for (int k = 0; k < 50; ++k) {
+        tch_spatial_vec v = random_sv(&r), m = random_sv(&r), f = random_sv(&r);
+        tch_real crm[36], crf[36];
+        tch_sv_cross_motion_matrix(v, crm);
+        tch_sv_cross_force_matrix(v, crf);
+        for (int i = 0; i < 6; ++i) {
+            for (int j = 0; j < 6; ++j) {
+                ENSURE(crf[i * 6 + j] == -crm[j * 6 + i]);
+            }
+        }
+        ENSURE(sv_max_diff(mat6_apply(crm, m), tch_sv_cross_motion(v, m)) < 1e-14);
+        ENSURE(sv_max_diff(mat6_apply(crf, f), tch_sv_cross_force(v, f)) < 1e-14);
+        ENSURE(sv_max_diff(tch_sv_cross_motion(v, v), tch_sv_zero()) < 1e-15);
+        /* (v x m) . f = -m . (v x* f) */
+        ENSURE_NEAR(tch_sv_dot(tch_sv_cross_motion(v, m), f),
+                    -tch_sv_dot(m, tch_sv_cross_force(v, f)), 1e-14);
+        /* X (v x m) = (X v) x (X m) */
+        tch_spatial_transform X = tch_sx_from_transform(random_transform(&r));
+        ENSURE(sv_max_diff(tch_sx_apply_motion(X, tch_sv_cross_motion(v, m)),
+                           tch_sv_cross_motion(tch_sx_apply_motion(X, v),
+                                               tch_sx_apply_motion(X, m))) < 1e-12);
+        ENSURE(sv_max_diff(tch_sx_apply_force(X, tch_sv_cross_force(v, f)),
+                           tch_sv_cross_force(tch_sx_apply_motion(X, v),
+                                              tch_sx_apply_force(X, f))) < 1e-12);
+    }
+}
+
+static tch_spatial_inertia random_inertia(rng* r) {
+    tch_mat3 V = tch_q_to_mat3(random_quat(r));
+    tch_vec3 d = tch_v3(1 + uniform(r) / 2, 1 + uniform(r) / 2, 1.5 + uniform(r) / 4);
+    return (tch_spatial_inertia){2 + uniform(r), random_vec3(r),
+                                 tch_m3_rotate_tensor(V, tch_m3_diag(d))};
+}
+
+static void test_spatial_inertia(void) {
+    rng r = {2024};
+    for (int k = 0; k < 50; ++k) {
+        tch_spatial_inertia I_B = random_inertia(&r), other = random_inertia(&r);
+        tch_spatial_vec v_B = random_sv(&r);
+        tch_real M[36];
+        tch_si_matrix(I_B, M);
+        ENSURE(sv_max_diff(mat6_apply(M, v_B), tch_si_apply(I_B, v_B)) < 1e-13);
+        for (int i = 0; i < 6; ++i) {
+            for (int j = 0; j < 6; ++j) {
+                ENSURE_NEAR(M[i * 6 + j], M[j * 6 + i], 1e-14);
+            }
+        }
+        ENSURE(tch_dense_cholesky(M, 6) == 0); /* positive definite */
+        /* momentum transforms as a force: X^* (I_B v_B) = I_A (X v_B) */
+        tch_spatial_transform X_AB = tch_sx_from_transform(random_transform(&r));
+        tch_spatial_inertia I_A = tch_si_transform(X_AB, I_B);
+        tch_spatial_vec v_A = tch_sx_apply_motion(X_AB, v_B);
+        ENSURE(sv_max_diff(tch_sx_apply_force(X_AB, tch_si_apply(I_B, v_B)),
+                           tch_si_apply(I_A, v_A)) < 1e-12);
+        ENSURE_NEAR(tch_sv_dot(v_A, tch_si_apply(I_A, v_A)), tch_sv_dot(v_B, tch_si_apply(I_B, v_B)),
+                    1e-12);
+        /* inertias add as operators */
+        tch_spatial_vec sum = tch_si_apply(tch_si_add(I_B, other), v_B);
+        ENSURE(sv_max_diff(sum, tch_sv_add(tch_si_apply(I_B, v_B), tch_si_apply(other, v_B))) <
+               1e-12);
+    }
+}
+
+/* A point mass m at c: about the origin its inertia is m (|c|^2 1 - c c^T). */
+static void test_spatial_inertia_point_mass(void) {
+    tch_spatial_inertia point = {2, {0, 3, 0}, tch_m3_zero()};
+    tch_mat3 I_o = tch_si_inertia_about(point, tch_v3_zero());
+    ENSURE_NEAR(I_o.m[0][0], 18, 1e-15);
+    ENSURE_NEAR(I_o.m[1][1], 0, 1e-15);
+    ENSURE_NEAR(I_o.m[2][2], 18, 1e-15);
+    tch_spatial_inertia pair = tch_si_add(point, (tch_spatial_inertia){2, {0, -3, 0}, tch_m3_zero()});
+    ENSURE(tch_v3_norm(pair.p_Cm) == 0);
+    ENSURE_NEAR(pair.I_Cm.m[0][0], 36, 1e-15);
+    tch_spatial_inertia empty = tch_si_add((tch_spatial_inertia){0, {1, 1, 1}, tch_m3_zero()},
+                                           (tch_spatial_inertia){0, {2, 2, 2}, tch_m3_zero()});
+    ENSURE(empty.mass == 0 && tch_v3_norm(empty.p_Cm) == 0);
+}
+
+/* ---- dense factorizations ---- */
+
+enum { max_n = 16 };
+
+/* A = B B^T + n 1 (symmetric positive definite), upper triangle filled with a marker. */
+static void random_spd(rng* r, int n, tch_real* a, tch_real* full) {
+    tch_real b[max_n * max_n];
+    for (int i = 0; i < n * n; ++i) {
+        b[i] = uniform(r);
+    }
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) {
+            tch_real s = i == j ? n : 0;
+            for (int k = 0; k < n; ++k) {
+                s += b[i * n + k] * b[j * n + k];
+            }
+            full[i * n + j] = s;
+            a[i * n + j] = j > i ? 1234.5 : s;
+        }
+    }
+}
+
+/* max |A x - b| / (|A| |x|) */
+static tch_real relative_residual(const tch_real* full, int n, const tch_real* x,
+                                  const tch_real* b) {
+    tch_real ax[max_n], worst = 0, scale_a = 0, scale_x = 0;
+    tch_dense_mat_vec(full, n, n, x, ax);
+    for (int i = 0; i < n; ++i) {
+        worst = fmax(worst, fabs(ax[i] - b[i]));
+        scale_x = fmax(scale_x, fabs(x[i]));
+        for (int j = 0; j < n; ++j) {
+            scale_a = fmax(scale_a, fabs(full[i * n + j]));
+        }
+    }
+    return worst / (scale_a * scale_x);
+}
+
+static void test_dense_solves_random_spd(void) {
+    rng r = {5};
+    for (int n = 1; n <= max_n; ++n) {
+        for (int trial = 0; trial < 5; ++trial) {
+            tch_real a[max_n * max_n], ld[max_n * max_n], full[max_n * max_n];
+            tch_real b[max_n], x1[max_n], x2[max_n];
+            random_spd(&r, n, a, full);
+            for (int i = 0; i < n * n; ++i) {
+                ld[i] = a[i];
+            }
+            for (int i = 0; i < n; ++i) {
+                b[i] = x1[i] = x2[i] = uniform(&r);
+            }
+            ENSURE(tch_dense_cholesky(a, n) == 0);
+            ENSURE(tch_dense_ldlt(ld, n) == 0);
+            tch_dense_cholesky_solve(a, n, x1);
+            tch_dense_ldlt_solve(ld, n, x2);
+            ENSURE(relative_residual(full, n, x1, b) < 1e-12);
+            ENSURE(relative_residual(full, n, x2, b) < 1e-12);
+            for (int i = 0; i < n; ++i) {
+                ENSURE_NEAR(x1[i], x2[i], 1e-12);
+                for (int j = i + 1; j < n; ++j) {
+                    ENSURE(a[i * n + j] == 1234.5 && ld[i * n + j] == 1234.5);
+                }
+            }
+        }
+    }
+}
+
+/* L and D of a known matrix: [[4, 2], [2, 5]] = L L^T with L = [[2, 0], [1, 2]];
+ * = L D L^T with L = [[1, 0], [0.5, 1]], D = diag(4, 4). */
+static void test_dense_known_factors(void) {
+    tch_real a[4] = {4, 0, 2, 5}, ld[4] = {4, 0, 2, 5};
+    ENSURE(tch_dense_cholesky(a, 2) == 0);
+    ENSURE(a[0] == 2 && a[2] == 1 && a[3] == 2);
+    ENSURE(tch_dense_ldlt(ld, 2) == 0);
+    ENSURE(ld[0] == 4 && ld[2] == 0.5 && ld[3] == 4);
+}
+
+static void test_dense_rejects_non_positive_pivots(void) {
+    tch_real indefinite[4] = {1, 0, 2, 1};
+    tch_real copy[4] = {1, 0, 2, 1};
+    ENSURE(tch_dense_cholesky(indefinite, 2) == 2);
+    ENSURE(tch_dense_ldlt(copy, 2) == 2);
+    tch_real negative[1] = {-1}, zero[1] = {0};
+    ENSURE(tch_dense_cholesky(negative, 1) == 1);
+    ENSURE(tch_dense_ldlt(zero, 1) == 1);
+    /* rank one: v v^T, v = (1, 1/3, 1/7) leaves a rounding-size second pivot */
+    tch_real v[3] = {1, 1.0 / 3, 1.0 / 7}, rank_one[9], rank_one_copy[9];
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            rank_one[i * 3 + j] = rank_one_copy[i * 3 + j] = v[i] * v[j];
+        }
+    }
+    ENSURE(tch_dense_cholesky(rank_one, 3) == 2);
+    ENSURE(tch_dense_ldlt(rank_one_copy, 3) == 2);
+    tch_real nan_matrix[1] = {NAN};
+    ENSURE(tch_dense_cholesky(nan_matrix, 1) == 1);
+}
+
+int main(void) {
+    RUN_TEST(test_quat_matrix_round_trip);
+    RUN_TEST(test_quat_from_mat3_half_turns);
+    RUN_TEST(test_symmetric_eigen);
+    RUN_TEST(test_m3_inverse);
+    RUN_TEST(test_transform_compose_inverse);
+    RUN_TEST(test_spatial_transform_matches_matrix);
+    RUN_TEST(test_spatial_transform_algebra);
+    RUN_TEST(test_spatial_motion_of_rotation_about_point);
+    RUN_TEST(test_spatial_cross_products);
+    RUN_TEST(test_spatial_inertia);
+    RUN_TEST(test_spatial_inertia_point_mass);
+    RUN_TEST(test_dense_solves_random_spd);
+    RUN_TEST(test_dense_known_factors);
+    RUN_TEST(test_dense_rejects_non_positive_pivots);
+    return TEST_RESULT();
+}
