@@ -1,0 +1,425 @@
+/* MJCF writer: the spec as a flat MJCF file (defaults applied, every value explicit, numbers
+ * with 17 significant digits so that loading the file gives back the same doubles).
+ *
+ * Bodies are written nested, each with its geoms before its child bodies; geoms that a pair
+ * names but that have no name get a generated one. Without the touche attributes the file
+ * uses only MuJoCo 2.2 elements and attributes (friction and margin are MuJoCo's own), so
+ * MuJoCo sees the same masses, inertias, poses and sliding friction.
+ */
+#define _XOPEN_SOURCE 700
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "io/spec_internal.h"
+#include "touche/io.h"
+
+typedef struct writer {
+    FILE* f;
+    const tch_spec* spec;
+    bool touche;
+    char (*geom_names)[64]; /* [geom_count], name written for each geom ("" for none) */
+    int* geoms_by_body;     /* geom indices (0-based) grouped by body */
+    int* geom_start;        /* [body_count + 2] offsets into geoms_by_body */
+    int* bodies_by_parent;  /* body ids grouped by parent */
+    int* body_start;        /* [body_count + 2] offsets into bodies_by_parent */
+} writer;
+
+/* ---- lexical helpers ---- */
+
+static void indent(writer* w, int depth) {
+    fprintf(w->f, "%*s", 2 * depth, "");
+}
+
+static void write_escaped(FILE* f, const char* text) {
+    for (const char* c = text; *c; ++c) {
+        switch (*c) {
+        case '&': fputs("&amp;", f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*c, f); break;
+        }
+    }
+}
+
+static void write_string(writer* w, const char* name, const char* value) {
+    fprintf(w->f, " %s=\"", name);
+    write_escaped(w->f, value);
+    fputc('"', w->f);
+}
+
+static void write_name(writer* w, const char* name) {
+    if (name[0] != '\0') {
+        write_string(w, "name", name);
+    }
+}
+
+static void write_reals(writer* w, const char* name, const tch_real* values, int count) {
+    fprintf(w->f, " %s=\"", name);
+    for (int i = 0; i < count; ++i) {
+        fprintf(w->f, "%s%.17g", i ? " " : "", values[i]);
+    }
+    fputc('"', w->f);
+}
+
+static void write_real(writer* w, const char* name, tch_real value) {
+    write_reals(w, name, &value, 1);
+}
+
+static void write_vec3(writer* w, const char* name, tch_vec3 v) {
+    write_reals(w, name, (const tch_real[]){v.x, v.y, v.z}, 3);
+}
+
+static void write_quat(writer* w, const char* name, tch_quat q) {
+    write_reals(w, name, (const tch_real[]){q.w, q.x, q.y, q.z}, 4);
+}
+
+/* ---- contact parameters ---- */
+
+static void write_touche_contact(writer* w, const tch_contact_params* c, bool scene_level) {
+    if (!w->touche) {
+        return;
+    }
+    if (c->model != TCH_CONTACT_INHERIT) {
+        write_string(w, "touche:contact", tch_contact_model_name(c->model));
+    }
+    if (c->law != TCH_POINT_LAW_INHERIT) {
+        write_string(w, "touche:law", tch_point_law_name(c->law));
+    }
+    const struct {
+        const char* name;
+        tch_real value;
+    } reals[] = {
+        {"touche:stiffness", c->stiffness},
+        {"touche:damping", c->damping},
+        {"touche:dissipation", c->dissipation},
+        {"touche:exponent", c->exponent},
+        {"touche:static_friction", c->static_friction},
+        {"touche:stiction_velocity", c->stiction_velocity},
+        {"touche:friction", scene_level ? c->friction : NAN},
+        {"touche:margin", scene_level ? c->margin : NAN},
+    };
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; ++i) {
+        if (!isnan(reals[i].value)) {
+            write_real(w, reals[i].name, reals[i].value);
+        }
+    }
+}
+
+/* MuJoCo's friction attribute: the sliding coefficient in each tangent direction, then its
+ * own defaults for the torsional and rolling coefficients that touche does not model. */
+static void write_friction_and_margin(writer* w, const tch_contact_params* c, bool pair) {
+    if (!isnan(c->friction)) {
+        tch_real mu = c->friction;
+        if (pair) {
+            write_reals(w, "friction", (const tch_real[]){mu, mu, 0.005, 0.0001, 0.0001}, 5);
+        } else {
+            write_reals(w, "friction", (const tch_real[]){mu, 0.005, 0.0001}, 3);
+        }
+    }
+    if (!isnan(c->margin)) {
+        write_real(w, "margin", c->margin);
+    }
+}
+
+/* ---- sections ---- */
+
+static void write_option(writer* w) {
+    const tch_option_def* o = tch_spec_option(w->spec);
+    fputs("  <compiler angle=\"radian\"/>\n  <option", w->f);
+    write_real(w, "timestep", o->timestep);
+    write_vec3(w, "gravity", o->gravity);
+    write_string(w, "integrator", o->integrator == TCH_INTEGRATOR_RK4 ? "RK4" : "Euler");
+    write_touche_contact(w, &o->contact, true);
+    fputs("/>\n", w->f);
+}
+
+static void write_mesh(writer* w, const tch_mesh_def* m) {
+    char absolute[4096];
+    fputs("    <mesh", w->f);
+    write_name(w, m->name);
+    if (m->file[0] != '\0' && realpath(m->file, absolute)) {
+        write_string(w, "file", absolute);
+    } else {
+        fputs(" vertex=\"", w->f);
+        for (int i = 0; i < m->vertex_count; ++i) {
+            tch_vec3 v = m->vertices[i];
+            fprintf(w->f, "%s%.17g %.17g %.17g", i ? " " : "", v.x, v.y, v.z);
+        }
+        fputc('"', w->f);
+    }
+    write_vec3(w, "scale", m->scale);
+    fputs("/>\n", w->f);
+}
+
+static void write_assets(writer* w) {
+    int count = tch_spec_mesh_count(w->spec);
+    if (count == 0) {
+        return;
+    }
+    fputs("  <asset>\n", w->f);
+    for (int i = 1; i <= count; ++i) {
+        write_mesh(w, tch_spec_mesh(w->spec, (tch_mesh_id){i}));
+    }
+    fputs("  </asset>\n", w->f);
+}
+
+static void write_geom(writer* w, int index0, int depth) {
+    const tch_spec* spec = w->spec;
+    const tch_geom_def* g = tch_spec_geom(spec, (tch_geom_id){index0 + 1});
+    indent(w, depth);
+    fputs("<geom", w->f);
+    write_name(w, w->geom_names[index0]);
+    write_string(w, "type", tch_geom_type_name(g->type));
+    if (g->type == TCH_GEOM_MESH) {
+        write_string(w, "mesh", tch_spec_mesh(spec, g->mesh)->name);
+    }
+    write_reals(w, "size", g->size, 3);
+    write_vec3(w, "pos", g->p_BG);
+    write_quat(w, "quat", g->q_BG);
+    if (!isnan(g->mass)) {
+        write_real(w, "mass", g->mass);
+    }
+    write_real(w, "density", g->density);
+    fprintf(w->f, " contype=\"%d\" conaffinity=\"%d\"", g->contype, g->conaffinity);
+    write_friction_and_margin(w, &g->contact, false);
+    write_touche_contact(w, &g->contact, false);
+    fputs("/>\n", w->f);
+}
+
+static void write_inertial(writer* w, const tch_body_def* b, int depth) {
+    indent(w, depth);
+    fputs("<inertial", w->f);
+    write_vec3(w, "pos", b->p_BCm);
+    write_real(w, "mass", b->mass);
+    if (b->has_full_inertia) {
+        write_reals(w, "fullinertia", b->inertia_full, 6);
+    } else {
+        write_quat(w, "quat", b->q_BI);
+        write_vec3(w, "diaginertia", b->inertia_diag);
+    }
+    fputs("/>\n", w->f);
+}
+
+/* Writes the geoms and child bodies of `body` (0: the world) at `depth`. */
+static void write_body_contents(writer* w, int body, int depth) {
+    for (int k = w->geom_start[body]; k < w->geom_start[body + 1]; ++k) {
+        write_geom(w, w->geoms_by_body[k], depth);
+    }
+    for (int k = w->body_start[body]; k < w->body_start[body + 1]; ++k) {
+        int child = w->bodies_by_parent[k];
+        const tch_body_def* b = tch_spec_body(w->spec, (tch_body_id){child});
+        indent(w, depth);
+        fputs("<body", w->f);
+        write_name(w, b->name);
+        write_vec3(w, "pos", b->p_PB);
+        write_quat(w, "quat", b->q_PB);
+        fputs(">\n", w->f);
+        if (b->free_joint) {
+            indent(w, depth + 1);
+            fputs("<freejoint/>\n", w->f);
+        }
+        if (b->has_inertial) {
+            write_inertial(w, b, depth + 1);
+        }
+        write_body_contents(w, child, depth + 1);
+        indent(w, depth);
+        fputs("</body>\n", w->f);
+    }
+}
+
+static void write_pairs(writer* w) {
+    int count = tch_spec_pair_count(w->spec);
+    if (count == 0) {
+        return;
+    }
+    fputs("  <contact>\n", w->f);
+    for (int i = 1; i <= count; ++i) {
+        const tch_pair_def* p = tch_spec_pair(w->spec, i);
+        fputs("    <pair", w->f);
+        write_string(w, "geom1", w->geom_names[p->geom_a.index - 1]);
+        write_string(w, "geom2", w->geom_names[p->geom_b.index - 1]);
+        write_friction_and_margin(w, &p->contact, true);
+        write_touche_contact(w, &p->contact, false);
+        fputs("/>\n", w->f);
+    }
+    fputs("  </contact>\n", w->f);
+}
+
+static void write_keys(writer* w) {
+    int count = tch_spec_key_count(w->spec);
+    if (count == 0) {
+        return;
+    }
+    fputs("  <keyframe>\n", w->f);
+    for (int i = 1; i <= count; ++i) {
+        const tch_key_def* k = tch_spec_key(w->spec, i);
+        fputs("    <key", w->f);
+        write_name(w, k->name);
+        write_real(w, "time", k->time);
+        if (k->qpos) {
+            write_reals(w, "qpos", k->qpos, k->qpos_count);
+        }
+        if (k->qvel) {
+            write_reals(w, "qvel", k->qvel, k->qvel_count);
+        }
+        fputs("/>\n", w->f);
+    }
+    fputs("  </keyframe>\n", w->f);
+}
+
+static void write_document(writer* w) {
+    const char* model = tch_spec_model_name(w->spec);
+    fputs("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<mujoco", w->f);
+    if (model[0] != '\0') {
+        write_string(w, "model", model);
+    }
+    if (w->touche) {
+        fputs(" xmlns:touche=\"urn:touche\"", w->f);
+    }
+    fputs(">\n", w->f);
+    write_option(w);
+    write_assets(w);
+    fputs("  <worldbody>\n", w->f);
+    write_body_contents(w, 0, 2);
+    fputs("  </worldbody>\n", w->f);
+    write_pairs(w);
+    write_keys(w);
+    fputs("</mujoco>\n", w->f);
+}
+
+/* ---- preparation: names and child lists ---- */
+
+/* Groups item indices 0..count-1 by key (0..key_count-1), keeping their order (counting sort).
+ * start gets key_count + 1 offsets. */
+static void group_by_key(const int* keys, int count, int key_count, int* start, int* grouped) {
+    memset(start, 0, (size_t)(key_count + 1) * sizeof *start);
+    for (int i = 0; i < count; ++i) {
+        start[keys[i] + 1]++;
+    }
+    for (int k = 0; k < key_count; ++k) {
+        start[k + 1] += start[k];
+    }
+    int* next = grouped + count; /* scratch after the grouped items */
+    memcpy(next, start, (size_t)key_count * sizeof *next);
+    for (int i = 0; i < count; ++i) {
+        grouped[next[keys[i]]++] = i;
+    }
+}
+
+/* Gives pair geoms without a name a name no geom has. */
+static void name_pair_geoms(writer* w) {
+    for (int i = 1; i <= tch_spec_pair_count(w->spec); ++i) {
+        const tch_pair_def* p = tch_spec_pair(w->spec, i);
+        int ids[2] = {p->geom_a.index, p->geom_b.index};
+        for (int j = 0; j < 2; ++j) {
+            char* name = w->geom_names[ids[j] - 1];
+            if (name[0] != '\0') {
+                continue;
+            }
+            int n = snprintf(name, 64, "geom%d", ids[j]);
+            while (tch_spec_find_geom(w->spec, name).index != 0 && n < 63) {
+                name[n++] = '_';
+                name[n] = '\0';
+            }
+        }
+    }
+}
+
+static bool prepare(writer* w) {
+    const tch_spec* spec = w->spec;
+    int nbody = tch_spec_body_count(spec), ngeom = tch_spec_geom_count(spec);
+    w->geom_names = calloc((size_t)ngeom + 1, sizeof *w->geom_names);
+    w->geoms_by_body = malloc((2 * (size_t)ngeom + (size_t)nbody + 2) * sizeof(int));
+    w->geom_start = malloc(((size_t)nbody + 2) * sizeof(int));
+    w->bodies_by_parent = malloc((3 * (size_t)nbody + 2) * sizeof(int));
+    w->body_start = malloc(((size_t)nbody + 2) * sizeof(int));
+    int* keys = malloc(((size_t)ngeom + (size_t)nbody + 1) * sizeof(int));
+    bool ok = w->geom_names && w->geoms_by_body && w->geom_start && w->bodies_by_parent &&
+              w->body_start && keys;
+    if (ok) {
+        for (int i = 0; i < ngeom; ++i) {
+            keys[i] = tch_spec_geom_body(spec, (tch_geom_id){i + 1}).index;
+            tch_copy_string(w->geom_names[i], 64, tch_spec_geom(spec, (tch_geom_id){i + 1})->name);
+        }
+        group_by_key(keys, ngeom, nbody + 1, w->geom_start, w->geoms_by_body);
+        for (int b = 0; b < nbody; ++b) {
+            keys[b] = tch_spec_body(spec, (tch_body_id){b + 1})->parent.index;
+        }
+        group_by_key(keys, nbody, nbody + 1, w->body_start, w->bodies_by_parent);
+        for (int k = 0; k < nbody; ++k) {
+            w->bodies_by_parent[k] += 1; /* body ids are 1-based */
+        }
+        name_pair_geoms(w);
+    }
+    free(keys);
+    return ok;
+}
+
+static void release(writer* w) {
+    free(w->geom_names);
+    free(w->geoms_by_body);
+    free(w->geom_start);
+    free(w->bodies_by_parent);
+    free(w->body_start);
+}
+
+/* ---- file ---- */
+
+static tch_status io_failure(tch_error* err, const char* path, const char* what, int code) {
+    char why[128] = "";
+    strerror_r(code, why, sizeof why);
+    return tch_fail(err, TCH_ERR_IO, path, 0, "cannot %s: %s", what, why);
+}
+
+/* Writes into `tmp` with the C numeric locale on this thread. */
+static tch_status write_file(writer* w, const char* tmp, tch_error* err) {
+    w->f = fopen(tmp, "w");
+    if (!w->f) {
+        return io_failure(err, tmp, "create the file", errno);
+    }
+    locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
+    locale_t previous = c_locale ? uselocale(c_locale) : (locale_t)0;
+    write_document(w);
+    if (c_locale) {
+        uselocale(previous);
+        freelocale(c_locale);
+    }
+    bool failed = ferror(w->f) != 0;
+    int code = errno;
+    if (fclose(w->f) != 0 && !failed) {
+        failed = true;
+        code = errno;
+    }
+    return failed ? io_failure(err, tmp, "write the file", code) : TCH_OK;
+}
+
+tch_status tch_mjcf_save(const tch_spec* spec, const char* path, bool touche_attributes,
+                         tch_error* err) {
+    size_t n = strlen(path);
+    char* tmp = malloc(n + 5);
+    writer w = {.spec = spec, .touche = touche_attributes};
+    if (!tmp || !prepare(&w)) {
+        free(tmp);
+        release(&w);
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, path, 0, "out of memory writing MJCF");
+    }
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".tmp", 5);
+    tch_status status = write_file(&w, tmp, err);
+    release(&w);
+    if (status == TCH_OK && rename(tmp, path) != 0) {
+        status = io_failure(err, path, "rename the temporary file onto it", errno);
+    }
+    if (status != TCH_OK) {
+        remove(tmp);
+    }
+    free(tmp);
+    return status;
+}
