@@ -41,6 +41,28 @@ tch_vec3 tch_contact_point_velocity(const tch_model* model, const tch_data* data
     return tch_v3_add(data->body_v_WCm[root], tch_v3_cross(data->body_w_W[root], r));
 }
 
+/* dw/dt in W from Euler's equation about the centre of mass. */
+static tch_vec3 angular_acceleration(const tch_model* model, const tch_data* data, int root) {
+    const tch_mat3* R = &data->body_R_WB[root];
+    tch_vec3 w_B = tch_m3_tmul_v3(*R, data->body_w_W[root]);
+    tch_vec3 tau_B = tch_m3_tmul_v3(*R, data->body_torque_W[root]);
+    tch_vec3 gyro_B = tch_v3_cross(w_B, tch_m3_mul_v3(model->body_total_I_BCm[root], w_B));
+    tch_vec3 dw_B = tch_m3_mul_v3(model->body_total_I_inv[root], tch_v3_sub(tau_B, gyro_B));
+    return tch_m3_mul_v3(*R, dw_B);
+}
+
+tch_vec3 tch_contact_predicted_point_velocity(const tch_model* model, const tch_data* data,
+                                              int geom, tch_vec3 p_W, tch_real h) {
+    int root = geom_root(model, geom);
+    if (root == 0) {
+        return tch_v3_zero();
+    }
+    tch_vec3 a = tch_v3_scale(data->body_force_W[root], 1 / model->body_total_mass[root]);
+    tch_vec3 v = tch_v3_madd(data->body_v_WCm[root], h, a);
+    tch_vec3 w = tch_v3_madd(data->body_w_W[root], h, angular_acceleration(model, data, root));
+    return tch_v3_add(v, tch_v3_cross(w, tch_v3_sub(p_W, data->body_p_WCm[root])));
+}
+
 tch_real tch_contact_inverse_mass(const tch_model* model, const tch_data* data, int geom,
                                   tch_vec3 p_W, tch_vec3 t_W) {
     int root = geom_root(model, geom);

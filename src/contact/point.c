@@ -9,22 +9,23 @@
  *     Hunt-Crossley:  f_n = max(0, k d^e (1 + 3/2 alpha d'))   (Hunt and Crossley 1975, with
  *                     lambda = 3/2 alpha k as in Marhefka and Orin 1999)
  *
- * Friction on b opposes the slip velocity v_t at p:
- *
- *     f_t = -mu(s) f_n v_t/|v_t|,  s = |v_t| / v_s
- *
- * with the Stribeck-like curve of Drake's point contact documentation: mu rises as
- * mu_s s (2 - s) for s < 1, falls smoothly from mu_s to mu_d over 1 <= s <= 3, and is mu_d
- * beyond. Regularized Coulomb friction is stiff at small v_s; an explicit step would reverse the
- * slip. So |f_t| is also capped by the force that stops the slip at that point in one step,
- * m_t |v_t| / (h n), with m_t the pair's effective mass along the slip direction and n the
- * number of points of the pair: the cap keeps small v_s stable and makes sticking exact up to
- * the step.
+ * Friction is semi-implicit: after every normal force of the scene is applied, each body's
+ * velocity after one step under its loads so far is predicted, and the friction of a pair is the
+ * force that stops the predicted slip at its points (a few Gauss-Seidel sweeps over the points,
+ * each with the effective mass of both bodies at the point, translation and rotation), clamped to
+ * the Coulomb disk |f_t| <= mu f_n. The coefficient is the static mu_s while the slip speed
+ * before the step is below the stiction velocity v_s, and falls smoothly (cubic) to the dynamic
+ * mu_d at 3 v_s. A body can so rest on a slope without creeping, roll without slipping, and
+ * slide with the Coulomb deceleration, at any stiffness the step allows.
  */
 #include <math.h>
 
+#include "collision/narrowphase.h"
 #include "contact/contact.h"
 #include "math/vec.h"
+
+/* Gauss-Seidel sweeps over a pair's points for its friction forces. */
+enum { FRICTION_SWEEPS = 4, TCH_POINT_MAX_PAIR_POINTS = TCH_MANIFOLD_CAPACITY };
 
 static tch_real normal_force(const tch_pair_params* p, tch_real depth, tch_real rate) {
     tch_real f;
@@ -42,47 +43,88 @@ static tch_real smoothstep(tch_real x) {
     return x * x * (3 - 2 * x);
 }
 
-/* Friction coefficient at normalized slip speed s = |v_t| / v_s. */
-static tch_real stribeck_coefficient(const tch_pair_params* p, tch_real s) {
-    if (s < 1) {
-        return p->static_friction * s * (2 - s);
-    }
-    return p->static_friction -
-           (p->static_friction - p->friction) * smoothstep((s - 1) / 2);
+/* Friction coefficient at normalized slip speed s = |v_t| / v_s: static up to s = 1, then a
+ * smooth fall to the dynamic coefficient at s = 3. */
+static tch_real friction_coefficient(const tch_pair_params* p, tch_real s) {
+    return p->static_friction - (p->static_friction - p->friction) * smoothstep((s - 1) / 2);
 }
 
-static tch_vec3 friction_force(const tch_model* model, const tch_data* data,
-                               const tch_pair_result* pair, const tch_pair_params* p,
-                               const tch_contact* c, tch_vec3 v_t, tch_real f_n, tch_real h) {
-    tch_real speed = tch_v3_norm(v_t);
-    if (!(speed > 0) || f_n <= 0) {
-        return tch_v3_zero();
-    }
-    tch_vec3 t = tch_v3_scale(v_t, 1 / speed);
-    tch_real coulomb = stribeck_coefficient(p, speed / p->stiction_velocity) * f_n;
-    tch_real inv_mass = tch_contact_inverse_mass(model, data, pair->geom_a, c->p_W, t) +
-                        tch_contact_inverse_mass(model, data, pair->geom_b, c->p_W, t);
-    tch_real stopping = speed / (inv_mass * h * pair->contact_count);
-    return tch_v3_scale(t, -fmin(coulomb, stopping));
+static tch_vec3 relative_velocity(const tch_model* model, const tch_data* data,
+                                  const tch_pair_result* pair, tch_vec3 p_W) {
+    return tch_v3_sub(tch_contact_point_velocity(model, data, pair->geom_b, p_W),
+                      tch_contact_point_velocity(model, data, pair->geom_a, p_W));
 }
 
-static void point_pair_forces(const tch_model* model, tch_data* data, tch_pair_result* pair,
-                              const tch_pair_params* p, tch_real h) {
+static void point_normal_forces(const tch_model* model, tch_data* data, tch_pair_result* pair,
+                                const tch_pair_params* p) {
     for (int i = 0; i < pair->contact_count; ++i) {
         tch_contact* c = &data->contacts[pair->contact_start + i];
         c->f_W = tch_v3_zero();
         if (c->depth <= 0) {
             continue;
         }
-        tch_vec3 v_rel = tch_v3_sub(tch_contact_point_velocity(model, data, pair->geom_b, c->p_W),
-                                    tch_contact_point_velocity(model, data, pair->geom_a, c->p_W));
-        tch_real v_n = tch_v3_dot(v_rel, c->n_W);
-        tch_real f_n = normal_force(p, c->depth, -v_n);
-        tch_vec3 v_t = tch_v3_madd(v_rel, -v_n, c->n_W);
-        tch_vec3 f_t = friction_force(model, data, pair, p, c, v_t, f_n, h);
-        c->f_W = tch_v3_madd(f_t, f_n, c->n_W);
+        tch_real v_n = tch_v3_dot(relative_velocity(model, data, pair, c->p_W), c->n_W);
+        c->f_W = tch_v3_scale(c->n_W, normal_force(p, c->depth, -v_n));
         tch_contact_apply_force(model, data, pair, c->p_W, c->f_W);
     }
 }
 
-const tch_contact_ops tch_point_ops = {point_pair_forces};
+/* Tangential part of v. */
+static tch_vec3 tangential(tch_vec3 v, tch_vec3 n) {
+    return tch_v3_madd(v, -tch_v3_dot(v, n), n);
+}
+
+/* One Gauss-Seidel update of point c's friction: the change that stops the predicted slip at
+ * c, then the total clamped to the Coulomb disk mu f_n. Returns the change applied. */
+static tch_vec3 update_point_friction(const tch_model* model, tch_data* data,
+                                      tch_pair_result* pair, const tch_contact* c,
+                                      tch_vec3 f_t, tch_real limit, tch_real h) {
+    tch_vec3 slip = tangential(
+        tch_v3_sub(tch_contact_predicted_point_velocity(model, data, pair->geom_b, c->p_W, h),
+                   tch_contact_predicted_point_velocity(model, data, pair->geom_a, c->p_W, h)),
+        c->n_W);
+    tch_real speed = tch_v3_norm(slip);
+    if (!(speed > 0)) {
+        return tch_v3_zero();
+    }
+    tch_vec3 t = tch_v3_scale(slip, 1 / speed);
+    tch_real inv_mass = tch_contact_inverse_mass(model, data, pair->geom_a, c->p_W, t) +
+                        tch_contact_inverse_mass(model, data, pair->geom_b, c->p_W, t);
+    tch_vec3 wanted = tch_v3_madd(f_t, -speed / (inv_mass * h), t);
+    tch_real norm = tch_v3_norm(wanted);
+    if (norm > limit) {
+        wanted = tch_v3_scale(wanted, limit / norm);
+    }
+    tch_vec3 change = tch_v3_sub(wanted, f_t);
+    tch_contact_apply_force(model, data, pair, c->p_W, change);
+    return change;
+}
+
+static void point_friction_forces(const tch_model* model, tch_data* data, tch_pair_result* pair,
+                                  const tch_pair_params* p, tch_real h) {
+    tch_vec3 f_t[TCH_POINT_MAX_PAIR_POINTS];
+    tch_real limit[TCH_POINT_MAX_PAIR_POINTS];
+    int n = pair->contact_count < TCH_POINT_MAX_PAIR_POINTS ? pair->contact_count
+                                                             : TCH_POINT_MAX_PAIR_POINTS;
+    for (int i = 0; i < n; ++i) {
+        const tch_contact* c = &data->contacts[pair->contact_start + i];
+        tch_real slip = tch_v3_norm(tangential(relative_velocity(model, data, pair, c->p_W), c->n_W));
+        limit[i] = friction_coefficient(p, slip / p->stiction_velocity) * tch_v3_norm(c->f_W);
+        f_t[i] = tch_v3_zero();
+    }
+    for (int sweep = 0; sweep < FRICTION_SWEEPS; ++sweep) {
+        for (int i = 0; i < n; ++i) {
+            const tch_contact* c = &data->contacts[pair->contact_start + i];
+            if (limit[i] > 0) {
+                f_t[i] = tch_v3_add(f_t[i], update_point_friction(model, data, pair, c, f_t[i],
+                                                                  limit[i], h));
+            }
+        }
+    }
+    for (int i = 0; i < n; ++i) {
+        tch_contact* c = &data->contacts[pair->contact_start + i];
+        c->f_W = tch_v3_add(c->f_W, f_t[i]);
+    }
+}
+
+const tch_contact_ops tch_point_ops = {point_normal_forces, point_friction_forces};

@@ -172,7 +172,15 @@ tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
                             "contact model '%s' is not supported yet",
                             tch_contact_model_name(params.model));
         }
-        ops->pair_forces(m, d, pair, &params, m->timestep);
+        ops->normal_forces(m, d, pair, &params);
+    }
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        tch_pair_result* pair = &d->pair_results[i];
+        tch_pair_params params = tch_model_pair_params(m, pair->geom_a, pair->geom_b);
+        const tch_contact_ops* ops = tch_contact_model_ops(params.model);
+        if (ops->friction_forces) {
+            ops->friction_forces(m, d, pair, &params, m->timestep);
+        }
     }
     return TCH_OK;
 }

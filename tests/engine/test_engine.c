@@ -69,7 +69,7 @@ static double slide_distance(double theta, double mu, double seconds, double* ac
     tch_vec3 v0 = d->body_v_WCm[1];
     long steps = lround(seconds / m->timestep);
     run_steps(m, d, steps);
-    tch_vec3 down_slope = tch_q_rotate(tilt, (tch_vec3){-1, 0, 0});
+    tch_vec3 down_slope = tch_q_rotate(tilt, (tch_vec3){1, 0, 0});
     double dist = tch_v3_dot(tch_v3_sub(d->body_X_WB[1].p, x0), down_slope);
     double v0s = tch_v3_dot(v0, down_slope);
     *accel = 2 * (dist - v0s * seconds) / (seconds * seconds);
@@ -81,6 +81,7 @@ static double slide_distance(double theta, double mu, double seconds, double* ac
 static void test_block_sticks_below_friction_angle(void) {
     double accel = 0;
     double dist = slide_distance(0.3, 0.5, 10.0, &accel); /* tan 0.3 = 0.31 < 0.5 */
+    if (!(fabs(dist) < 1e-3)) fprintf(stderr, "drift %g m\n", dist);
     ENSURE(fabs(dist) < 1e-3);
 }
 
@@ -107,7 +108,7 @@ static void test_undamped_ball_bounces_back(void) {
     tch_data* d = NULL;
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
     double e0 = tch_data_energy(m, d), top = 0;
-    for (int i = 0; i < 6000; ++i) { /* fall 0.5 m (0.32 s), bounce, rise */
+    for (int i = 0; i < 7000; ++i) { /* fall 0.5 m (0.32 s), bounce, rise */
         run_steps(m, d, 1);
         if (d->time > 0.4) top = fmax(top, d->qpos[2]);
     }

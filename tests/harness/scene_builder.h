@@ -2,6 +2,7 @@
 #pragma once
 
 #include <math.h>
+#include <stdio.h>
 
 #include "touche/touche.h"
 
