@@ -26,6 +26,10 @@ typedef struct tch_pair {
     int a, b; /* a < b */
 } tch_pair;
 
+/* The method the engine uses: the fastest in bench/touche/bench_broadphase.c on coherent
+ * motion (numbers in docs/collision.md, "Broad phase measurement"). */
+tch_broadphase_method tch_broadphase_default_method(void);
+
 /* State kept between steps (sorted orders, tree nodes) for `count` boxes. NULL when out of
  * memory. */
 tch_broadphase* tch_broadphase_create(tch_broadphase_method method, int count);

@@ -1,0 +1,548 @@
+/* Narrow phase: closed forms of the analytic kernels, libccd against the analytic kernels,
+ * symmetry under swapping A and B, and random poses of every type pair. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "collision/collide.h"
+#include "collision/narrowphase.h"
+#include "math/vec.h"
+#include "test.h"
+
+/* ---- fixtures ---- */
+
+static const double PI = 3.14159265358979323846;
+
+static tch_shape make_shape(tch_geom_type type, tch_real s0, tch_real s1, tch_real s2) {
+    return (tch_shape){type, {s0, s1, s2}, NULL};
+}
+
+/* A cube of half-edge h as a hand-built hull (the faces of the box kernels, same order). */
+typedef struct cube_hull {
+    tch_vec3 vertices[8];
+    int face_start[7];
+    int face_vertices[24];
+    tch_vec3 normals[6];
+    tch_real offsets[6];
+    int edges[12][2];
+    tch_convex_hull hull;
+} cube_hull;
+
+static void make_cube_hull(cube_hull* c, tch_real h) {
+    static const int faces[24] = {1, 3, 7, 5, 0, 4, 6, 2, 2, 6, 7, 3,
+                                  0, 1, 5, 4, 4, 5, 7, 6, 0, 2, 3, 1};
+    static const tch_vec3 normals[6] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
+                                        {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
+    int e = 0;
+    for (int v = 0; v < 8; ++v) {
+        c->vertices[v] = tch_v3((v & 1) ? h : -h, (v & 2) ? h : -h, (v & 4) ? h : -h);
+        for (int bit = 1; bit < 8; bit <<= 1) {
+            if (!(v & bit)) {
+                c->edges[e][0] = v;
+                c->edges[e][1] = v | bit;
+                ++e;
+            }
+        }
+    }
+    for (int f = 0; f < 6; ++f) {
+        c->face_start[f] = 4 * f;
+        c->normals[f] = normals[f];
+        c->offsets[f] = h;
+    }
+    c->face_start[6] = 24;
+    for (int k = 0; k < 24; ++k) {
+        c->face_vertices[k] = faces[k];
+    }
+    c->hull = (tch_convex_hull){8, c->vertices, 6, c->face_start, c->face_vertices, c->normals,
+                                c->offsets, 12, c->edges, 8 * h * h * h, tch_v3_zero()};
+}
+
+static tch_shape mesh_shape(const cube_hull* c) {
+    return (tch_shape){TCH_GEOM_MESH, {0, 0, 0}, &c->hull};
+}
+
+static tch_transform pose(tch_vec3 p, tch_quat q) {
+    return (tch_transform){q, p};
+}
+
+static tch_transform at(tch_real x, tch_real y, tch_real z) {
+    return pose(tch_v3(x, y, z), tch_q_identity());
+}
+
+static const tch_vec3 ex = {1, 0, 0};
+static const tch_vec3 ey = {0, 1, 0};
+static const tch_vec3 ez = {0, 0, 1};
+
+static int near_vec(tch_vec3 a, tch_vec3 b, tch_real tol) {
+    return tch_v3_dist(a, b) <= tol;
+}
+
+static tch_real max_depth(const tch_manifold_point* p, int n) {
+    tch_real d = -INFINITY;
+    for (int k = 0; k < n; ++k) {
+        d = fmax(d, p[k].depth);
+    }
+    return d;
+}
+
+static int deepest(const tch_manifold_point* p, int n) {
+    int best = 0;
+    for (int k = 1; k < n; ++k) {
+        if (p[k].depth > p[best].depth) {
+            best = k;
+        }
+    }
+    return best;
+}
+
+/* Whether some point of p[0..n) is at x (within tol). */
+static int has_point(const tch_manifold_point* p, int n, tch_vec3 x, tch_real tol) {
+    for (int k = 0; k < n; ++k) {
+        if (near_vec(p[k].p_A, x, tol)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- closed forms ---- */
+
+static void test_sphere_sphere(void) {
+    tch_shape a = make_shape(TCH_GEOM_SPHERE, 1.0, 0, 0);
+    tch_shape b = make_shape(TCH_GEOM_SPHERE, 0.5, 0, 0);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    ENSURE(tch_collide(&a, &b, at(1.4, 0, 0), 0, p) == 1);
+    ENSURE_NEAR(p[0].depth, 0.1, 1e-12);
+    ENSURE(near_vec(p[0].n_A, ex, 1e-12));
+    ENSURE(near_vec(p[0].p_A, tch_v3(0.95, 0, 0), 1e-12)); /* surfaces at 1.0 and 0.9 */
+    /* margin: 0.05 apart gives depth -0.05 with margin 0.1, nothing with margin 0.01 */
+    ENSURE(tch_collide(&a, &b, at(0, 1.55, 0), 0.1, p) == 1);
+    ENSURE_NEAR(p[0].depth, -0.05, 1e-12);
+    ENSURE(near_vec(p[0].n_A, ey, 1e-12));
+    ENSURE(tch_collide(&a, &b, at(0, 1.55, 0), 0.01, p) == 0);
+}
+
+static void test_sphere_plane_and_swapped(void) {
+    tch_shape plane = make_shape(TCH_GEOM_PLANE, 0, 0, 0);
+    tch_shape ball = make_shape(TCH_GEOM_SPHERE, 0.5, 0, 0);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    ENSURE(tch_collide(&plane, &ball, at(0.3, -0.2, 0.4), 0, p) == 1);
+    ENSURE_NEAR(p[0].depth, 0.1, 1e-12);
+    ENSURE(near_vec(p[0].n_A, ez, 1e-12));
+    ENSURE(near_vec(p[0].p_A, tch_v3(0.3, -0.2, -0.05), 1e-12));
+    /* sphere as A, plane tilted by 0.5 rad about x, 0.45 from the sphere centre along n */
+    const tch_quat q = tch_q_axis_angle(ex, 0.5);
+    const tch_vec3 n_W = tch_q_rotate(q, ez);
+    const tch_transform X_AB = pose(tch_v3_scale(n_W, -0.45), q);
+    ENSURE(tch_collide(&ball, &plane, X_AB, 0, p) == 1);
+    ENSURE_NEAR(p[0].depth, 0.05, 1e-12);
+    ENSURE(near_vec(p[0].n_A, tch_v3_neg(n_W), 1e-12)); /* from the sphere into the plane */
+    ENSURE(near_vec(p[0].p_A, tch_v3_scale(n_W, -0.475), 1e-12));
+}
+
+static void test_box_resting_on_plane_gives_its_four_bottom_corners(void) {
+    tch_shape plane = make_shape(TCH_GEOM_PLANE, 0, 0, 0);
+    tch_shape box = make_shape(TCH_GEOM_BOX, 0.5, 0.3, 0.2);
+    const tch_quat q = tch_q_axis_angle(ez, 0.3);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    ENSURE(tch_collide(&plane, &box, pose(tch_v3(1, 2, 0.19), q), 0.005, p) == 4);
+    for (int sx = -1; sx <= 1; sx += 2) {
+        for (int sy = -1; sy <= 1; sy += 2) {
+            tch_vec3 corner = tch_v3_add(tch_v3(1, 2, 0), tch_q_rotate(q, tch_v3(0.5 * sx, 0.3 * sy, 0)));
+            ENSURE(has_point(p, 4, tch_v3(corner.x, corner.y, -0.005), 1e-12));
+        }
+    }
+    for (int k = 0; k < 4; ++k) {
+        ENSURE_NEAR(p[k].depth, 0.01, 1e-12);
+        ENSURE(near_vec(p[k].n_A, ez, 1e-12));
+    }
+    /* a margin larger than the height takes the top corners too; still the 4 deepest */
+    ENSURE(tch_collide(&plane, &box, pose(tch_v3(1, 2, 0.19), q), 1.0, p) == 4);
+    for (int k = 0; k < 4; ++k) {
+        ENSURE_NEAR(p[k].depth, 0.01, 1e-12);
+    }
+}
+
+static void test_tilted_box_on_plane(void) {
+    tch_shape plane = make_shape(TCH_GEOM_PLANE, 0, 0, 0);
+    tch_shape box = make_shape(TCH_GEOM_BOX, 0.5, 0.3, 0.2);
+    const tch_real angle = 0.2;
+    /* tilted about x: the lowest edge is at z = p.z - (0.3 sin + 0.2 cos) */
+    const tch_real lowest = 0.3 * sin(angle) + 0.2 * cos(angle);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    const int n = tch_collide(&plane, &box, pose(tch_v3(0, 0, lowest - 0.02), tch_q_axis_angle(ex, angle)), 0, p);
+    ENSURE(n == 2); /* the two corners of the lowest edge */
+    ENSURE_NEAR(p[0].depth, 0.02, 1e-12);
+    ENSURE_NEAR(p[1].depth, 0.02, 1e-12);
+    ENSURE_NEAR(fabs(p[0].p_A.x - p[1].p_A.x), 1.0, 1e-12);
+}
+
+static void test_capsule_on_plane(void) {
+    tch_shape plane = make_shape(TCH_GEOM_PLANE, 0, 0, 0);
+    tch_shape capsule = make_shape(TCH_GEOM_CAPSULE, 0.1, 0.4, 0);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    /* lying along x: 2 points under the ends of the segment */
+    const tch_transform lying = pose(tch_v3(0, 0, 0.09), tch_q_axis_angle(ey, PI / 2));
+    ENSURE(tch_collide(&plane, &capsule, lying, 0, p) == 2);
+    ENSURE(has_point(p, 2, tch_v3(0.4, 0, -0.005), 1e-12));
+    ENSURE(has_point(p, 2, tch_v3(-0.4, 0, -0.005), 1e-12));
+    ENSURE_NEAR(p[0].depth, 0.01, 1e-12);
+    ENSURE_NEAR(p[1].depth, 0.01, 1e-12);
+    /* standing: one point under the lower end */
+    ENSURE(tch_collide(&plane, &capsule, at(0, 0, 0.49), 0, p) == 1);
+    ENSURE_NEAR(p[0].depth, 0.01, 1e-12);
+}
+
+static void test_cylinder_on_plane(void) {
+    tch_shape plane = make_shape(TCH_GEOM_PLANE, 0, 0, 0);
+    tch_shape cylinder = make_shape(TCH_GEOM_CYLINDER, 0.3, 0.5, 0);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    ENSURE(tch_collide(&plane, &cylinder, at(0, 0, 0.49), 0, p) == 4);
+    for (int k = 0; k < 4; ++k) {
+        ENSURE_NEAR(p[k].depth, 0.01, 1e-12);
+        ENSURE_NEAR(hypot(p[k].p_A.x, p[k].p_A.y), 0.3, 1e-12);
+    }
+    const tch_transform lying = pose(tch_v3(0, 0, 0.29), tch_q_axis_angle(ex, PI / 2));
+    ENSURE(tch_collide(&plane, &cylinder, lying, 0, p) == 2);
+    ENSURE_NEAR(p[0].depth, 0.01, 1e-12);
+    ENSURE_NEAR(fabs(p[0].p_A.y - p[1].p_A.y), 1.0, 1e-12);
+}
+
+static void test_ellipsoid_on_plane(void) {
+    tch_shape plane = make_shape(TCH_GEOM_PLANE, 0, 0, 0);
+    tch_shape ellipsoid = make_shape(TCH_GEOM_ELLIPSOID, 0.3, 0.2, 0.5);
+    const tch_quat q = tch_q_normalize((tch_quat){0.9, 0.3, -0.2, 0.1});
+    const tch_mat3 R = tch_q_to_mat3(q);
+    /* half-extent along z of a rotated ellipsoid: sqrt(sum_k (R_zk s_k)^2) */
+    const tch_real extent = hypot(hypot(R.m[2][0] * 0.3, R.m[2][1] * 0.2), R.m[2][2] * 0.5);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    ENSURE(tch_collide(&plane, &ellipsoid, pose(tch_v3(0, 0, extent - 0.03), q), 0, p) == 1);
+    ENSURE_NEAR(p[0].depth, 0.03, 1e-12);
+    ENSURE(near_vec(p[0].n_A, ez, 1e-12));
+}
+
+static void test_mesh_cube_on_plane(void) {
+    cube_hull cube;
+    make_cube_hull(&cube, 0.5);
+    tch_shape plane = make_shape(TCH_GEOM_PLANE, 0, 0, 0);
+    tch_shape mesh = mesh_shape(&cube);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    ENSURE(tch_collide(&plane, &mesh, pose(tch_v3(0, 0, 0.48), tch_q_axis_angle(ez, 0.7)), 0, p) == 4);
+    for (int k = 0; k < 4; ++k) {
+        ENSURE_NEAR(p[k].depth, 0.02, 1e-12);
+    }
+}
+
+static void test_box_on_box_gives_four_points(void) {
+    tch_shape big = make_shape(TCH_GEOM_BOX, 1.0, 1.0, 0.5);
+    tch_shape small = make_shape(TCH_GEOM_BOX, 0.5, 0.5, 0.5);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    const tch_quat q = tch_q_axis_angle(ez, 0.4);
+    ENSURE(tch_collide(&big, &small, pose(tch_v3(0.1, 0, 0.99), q), 0, p) == 4);
+    for (int sx = -1; sx <= 1; sx += 2) {
+        for (int sy = -1; sy <= 1; sy += 2) {
+            tch_vec3 c = tch_v3_add(tch_v3(0.1, 0, 0.5), tch_q_rotate(q, tch_v3(0.5 * sx, 0.5 * sy, 0)));
+            ENSURE(has_point(p, 4, tch_v3(c.x, c.y, 0.495), 1e-9));
+        }
+    }
+    for (int k = 0; k < 4; ++k) {
+        ENSURE_NEAR(p[k].depth, 0.01, 1e-12);
+        ENSURE(near_vec(p[k].n_A, ez, 1e-12));
+    }
+    /* the same with the small box as A: normal -z, 4 points */
+    ENSURE(tch_collide(&small, &big, tch_x_inverse(pose(tch_v3(0.1, 0, 0.99), q)), 0, p) == 4);
+    for (int k = 0; k < 4; ++k) {
+        ENSURE_NEAR(p[k].depth, 0.01, 1e-12);
+        ENSURE(near_vec(p[k].n_A, tch_v3_neg(ez), 1e-12));
+    }
+}
+
+static void test_mesh_cube_on_box_gives_four_points(void) {
+    cube_hull cube;
+    make_cube_hull(&cube, 0.5);
+    tch_shape box = make_shape(TCH_GEOM_BOX, 1.0, 1.0, 0.5);
+    tch_shape mesh = mesh_shape(&cube);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    ENSURE(tch_collide(&box, &mesh, pose(tch_v3(0, 0.2, 0.99), tch_q_axis_angle(ez, 0.3)), 0, p) == 4);
+    for (int k = 0; k < 4; ++k) {
+        ENSURE_NEAR(p[k].depth, 0.01, 1e-9);
+        ENSURE(near_vec(p[k].n_A, ez, 1e-9));
+    }
+    ENSURE(tch_collide(&mesh, &mesh, at(0, 0, 0.98), 0, p) == 4);
+    for (int k = 0; k < 4; ++k) {
+        ENSURE_NEAR(p[k].depth, 0.02, 1e-9);
+    }
+}
+
+static void test_box_box_edge_on_edge(void) {
+    /* B's x edge rests across A's y edge: B rotated 45 deg about x, A rotated 45 deg about y */
+    tch_shape a = make_shape(TCH_GEOM_BOX, 0.5, 0.5, 0.5);
+    tch_shape b = make_shape(TCH_GEOM_BOX, 0.5, 0.5, 0.5);
+    const tch_real reach = 0.5 * sqrt(2.0);
+    const tch_quat q_WA = tch_q_axis_angle(ey, PI / 4);
+    const tch_transform X_WA = pose(tch_v3_zero(), q_WA);
+    const tch_transform X_WB = pose(tch_v3(0, 0, 2 * reach - 0.01), tch_q_axis_angle(ex, PI / 4));
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    ENSURE(tch_collide(&a, &b, tch_x_relative(X_WA, X_WB), 0, p) == 1);
+    ENSURE_NEAR(p[0].depth, 0.01, 1e-9);
+    ENSURE(near_vec(tch_q_rotate(q_WA, p[0].n_A), ez, 1e-9));
+    ENSURE(near_vec(tch_x_apply(X_WA, p[0].p_A), tch_v3(0, 0, reach - 0.005), 1e-9));
+}
+
+static void test_sphere_box(void) {
+    tch_shape ball = make_shape(TCH_GEOM_SPHERE, 0.5, 0, 0);
+    tch_shape box = make_shape(TCH_GEOM_BOX, 1, 1, 1);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    /* face region: box as A, ball at x = 1.3 */
+    ENSURE(tch_collide(&box, &ball, at(1.3, 0.2, 0), 0, p) == 1);
+    ENSURE_NEAR(p[0].depth, 0.2, 1e-12);
+    ENSURE(near_vec(p[0].n_A, ex, 1e-12));
+    ENSURE(near_vec(p[0].p_A, tch_v3(0.9, 0.2, 0), 1e-12));
+    /* edge region: distance to the edge sqrt(0.08) */
+    ENSURE(tch_collide(&box, &ball, at(1.2, 1.2, 0), 0, p) == 1);
+    ENSURE_NEAR(p[0].depth, 0.5 - sqrt(0.08), 1e-12);
+    ENSURE(near_vec(p[0].n_A, tch_v3_normalize(tch_v3(1, 1, 0)), 1e-12));
+    /* centre inside: pushed out through the nearest face (-y) */
+    ENSURE(tch_collide(&box, &ball, at(0.1, -0.8, 0.3), 0, p) == 1);
+    ENSURE_NEAR(p[0].depth, 0.7, 1e-12);
+    ENSURE(near_vec(p[0].n_A, tch_v3_neg(ey), 1e-12));
+    /* ball as A: normal from the ball into the box */
+    ENSURE(tch_collide(&ball, &box, at(-1.3, 0.2, 0), 0, p) == 1);
+    ENSURE_NEAR(p[0].depth, 0.2, 1e-12);
+    ENSURE(near_vec(p[0].n_A, tch_v3_neg(ex), 1e-12));
+}
+
+static void test_capsules(void) {
+    tch_shape a = make_shape(TCH_GEOM_CAPSULE, 0.2, 1.0, 0);
+    tch_shape b = make_shape(TCH_GEOM_CAPSULE, 0.1, 0.5, 0);
+    tch_shape ball = make_shape(TCH_GEOM_SPHERE, 0.3, 0, 0);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    /* crossing at right angles, axes 0.25 apart along x */
+    ENSURE(tch_collide(&a, &b, pose(tch_v3(0.25, 0, 0.3), tch_q_axis_angle(ex, PI / 2)), 0, p) == 1);
+    ENSURE_NEAR(p[0].depth, 0.05, 1e-12);
+    ENSURE(near_vec(p[0].n_A, ex, 1e-12));
+    ENSURE(near_vec(p[0].p_A, tch_v3(0.175, 0, 0.3), 1e-12));
+    /* parallel, side by side with overlap z in [0.2, 1.0]: two points */
+    ENSURE(tch_collide(&a, &b, at(0.28, 0, 0.7), 0, p) == 2);
+    ENSURE(has_point(p, 2, tch_v3(0.19, 0, 0.2), 1e-12));
+    ENSURE(has_point(p, 2, tch_v3(0.19, 0, 1.0), 1e-12));
+    ENSURE_NEAR(p[0].depth, 0.02, 1e-12);
+    /* sphere against the capsule's end cap */
+    ENSURE(tch_collide(&ball, &a, at(0, 0, -1.45), 0, p) == 1);
+    ENSURE_NEAR(p[0].depth, 0.05, 1e-12);
+    ENSURE(near_vec(p[0].n_A, tch_v3_neg(ez), 1e-12)); /* from the ball down into the cap */
+}
+
+static void test_capsule_box(void) {
+    tch_shape capsule = make_shape(TCH_GEOM_CAPSULE, 0.1, 0.4, 0);
+    tch_shape box = make_shape(TCH_GEOM_BOX, 1, 1, 0.5);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    /* lying on the top face along y: two points */
+    const tch_transform lying = pose(tch_v3(0.2, 0, 0.59), tch_q_axis_angle(ex, PI / 2));
+    ENSURE(tch_collide(&box, &capsule, lying, 0, p) == 2);
+    ENSURE(has_point(p, 2, tch_v3(0.2, 0.4, 0.495), 1e-12));
+    ENSURE(has_point(p, 2, tch_v3(0.2, -0.4, 0.495), 1e-12));
+    ENSURE_NEAR(p[0].depth, 0.01, 1e-12);
+    ENSURE(near_vec(p[0].n_A, ez, 1e-12));
+    /* across the top edge x = 1, z = 0.5 along y, axis 0.08 from the edge diagonally */
+    const tch_real d = 0.08 / sqrt(2.0);
+    const tch_transform across = pose(tch_v3(1 + d, 0, 0.5 + d), tch_q_axis_angle(ex, PI / 2));
+    ENSURE(tch_collide(&box, &capsule, across, 0, p) == 2);
+    ENSURE_NEAR(max_depth(p, 2), 0.02, 1e-12);
+    ENSURE(near_vec(p[deepest(p, 2)].n_A, tch_v3_normalize(tch_v3(1, 0, 1)), 1e-12));
+    /* crossing the edge at an angle: one point at the edge, found by the segment search */
+    const tch_transform tilted = pose(tch_v3(1 + d, 0, 0.5 + d),
+                                      tch_q_mul(tch_q_axis_angle(ez, 0.0), tch_q_axis_angle(tch_v3_normalize(tch_v3(1, 0, -1)), PI / 2)));
+    ENSURE(tch_collide(&box, &capsule, tilted, 0, p) >= 1);
+    ENSURE_NEAR(max_depth(p, 1), 0.02, 1e-9);
+}
+
+/* ---- libccd against the analytic kernels ---- */
+
+static double uniform(unsigned long long* state) {
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*state >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static tch_quat random_quat(unsigned long long* rng) {
+    return tch_q_normalize((tch_quat){uniform(rng) - 0.5, uniform(rng) - 0.5,
+                                      uniform(rng) - 0.5, uniform(rng) - 0.5});
+}
+
+static tch_transform random_pose(unsigned long long* rng, tch_real spread) {
+    tch_vec3 p = tch_v3(spread * (2 * uniform(rng) - 1), spread * (2 * uniform(rng) - 1),
+                        spread * (2 * uniform(rng) - 1));
+    return pose(p, random_quat(rng));
+}
+
+/* For overlapping random poses, the general path (GJK + EPA) agrees with the analytic kernel
+ * on the deepest depth (within 1e-5 m: EPA's termination) and its normal (within 1e-3, but in
+ * boxes meeting edge to edge within a few degrees of face contact EPA may settle on the face
+ * normal: up to 1% of the cases). */
+static void check_agreement(const tch_shape* a, const tch_shape* b, tch_real spread,
+                            unsigned long long seed, int* compared, int* normal_misses) {
+    unsigned long long rng = seed;
+    for (int trial = 0; trial < 300; ++trial) {
+        const tch_transform X_AB = random_pose(&rng, spread);
+        tch_manifold_point analytic[TCH_MANIFOLD_CAPACITY];
+        tch_manifold_point general[TCH_MANIFOLD_CAPACITY];
+        const int na = tch_collide(a, b, X_AB, 0, analytic);
+        const int ng = tch_collide_convex(a, b, X_AB, 0, general);
+        if (na == 0 || analytic[deepest(analytic, na)].depth < 1e-3 || ng != na) {
+            /* EPA is only asked about clear overlaps; box pairs within 2.5 degrees of face
+             * contact may get a face manifold on one path and an edge point on the other */
+            continue;
+        }
+        ENSURE(ng >= 1);
+        const tch_manifold_point pa = analytic[deepest(analytic, na)];
+        const tch_manifold_point pg = general[deepest(general, ng)];
+        ENSURE_NEAR(pg.depth, pa.depth, 1e-5);
+        *normal_misses += !near_vec(pg.n_A, pa.n_A, 1e-3); /* EPA's normal on curved shapes */
+        ++*compared;
+    }
+}
+
+static void test_general_path_agrees_with_analytic(void) {
+    tch_shape ball = make_shape(TCH_GEOM_SPHERE, 0.5, 0, 0);
+    tch_shape box = make_shape(TCH_GEOM_BOX, 0.6, 0.4, 0.3);
+    tch_shape box2 = make_shape(TCH_GEOM_BOX, 0.3, 0.5, 0.2);
+    tch_shape capsule = make_shape(TCH_GEOM_CAPSULE, 0.2, 0.4, 0);
+    int compared = 0;
+    int normal_misses = 0;
+    check_agreement(&ball, &box, 1.0, 11, &compared, &normal_misses);
+    check_agreement(&box, &box2, 0.8, 22, &compared, &normal_misses);
+    check_agreement(&capsule, &capsule, 0.6, 33, &compared, &normal_misses);
+    check_agreement(&ball, &capsule, 0.8, 44, &compared, &normal_misses);
+    ENSURE(compared > 300);
+    ENSURE(normal_misses * 100 <= compared);
+}
+
+/* ---- symmetry and random poses of every pair ---- */
+
+static const tch_geom_type all_types[7] = {TCH_GEOM_PLANE,    TCH_GEOM_SPHERE, TCH_GEOM_CAPSULE,
+                                           TCH_GEOM_ELLIPSOID, TCH_GEOM_CYLINDER, TCH_GEOM_BOX,
+                                           TCH_GEOM_MESH};
+
+static tch_shape shape_of_type(tch_geom_type type, const cube_hull* cube) {
+    switch (type) {
+    case TCH_GEOM_SPHERE:
+        return make_shape(type, 0.4, 0, 0);
+    case TCH_GEOM_CAPSULE:
+        return make_shape(type, 0.2, 0.35, 0);
+    case TCH_GEOM_ELLIPSOID:
+        return make_shape(type, 0.45, 0.3, 0.2);
+    case TCH_GEOM_CYLINDER:
+        return make_shape(type, 0.3, 0.25, 0);
+    case TCH_GEOM_BOX:
+        return make_shape(type, 0.4, 0.3, 0.2);
+    case TCH_GEOM_MESH:
+        return mesh_shape(cube);
+    default:
+        return make_shape(type, 0, 0, 0);
+    }
+}
+
+/* Whether every point of ab has a point of ba (frame B) with the same depth, and (when
+ * check_normals) the flipped normal. */
+static int mirrors(const tch_manifold_point* ab, int nab, const tch_manifold_point* ba, int nba,
+                   tch_transform X_AB, int check_normals) {
+    for (int k = 0; k < nab; ++k) {
+        int found = 0;
+        for (int m = 0; m < nba && !found; ++m) {
+            const tch_vec3 n_in_A = tch_v3_neg(tch_q_rotate(X_AB.q, ba[m].n_A));
+            found = fabs(ba[m].depth - ab[k].depth) <= 1e-6 &&
+                    (!check_normals || near_vec(n_in_A, ab[k].n_A, 1e-3));
+        }
+        if (!found) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Swapping A and B gives the same depths and flipped normals. A point deep inside a box that
+ * is equally far from two faces may take either face's normal, decided by rounding, so up to
+ * 1% of the cases may differ in a normal (never in a depth). */
+static void test_swapping_flips_normal_keeps_depth(void) {
+    cube_hull cube;
+    make_cube_hull(&cube, 0.35);
+    unsigned long long rng = 7;
+    int compared = 0;
+    int normal_ties = 0;
+    for (int i = 0; i < 7; ++i) {
+        for (int j = 0; j < 7; ++j) {
+            if (i == 0 && j == 0) {
+                continue;
+            }
+            tch_shape a = shape_of_type(all_types[i], &cube);
+            tch_shape b = shape_of_type(all_types[j], &cube);
+            for (int trial = 0; trial < 40; ++trial) {
+                const tch_transform X_AB = random_pose(&rng, 0.3);
+                tch_manifold_point ab[TCH_MANIFOLD_CAPACITY];
+                tch_manifold_point ba[TCH_MANIFOLD_CAPACITY];
+                const int nab = tch_collide(&a, &b, X_AB, 0, ab);
+                const int nba = tch_collide(&b, &a, tch_x_inverse(X_AB), 0, ba);
+                if (nab == 0 || max_depth(ab, nab) < 1e-3) {
+                    continue;
+                }
+                ENSURE(nab == nba);
+                ENSURE(mirrors(ab, nab, ba, nba, X_AB, 0));
+                normal_ties += !mirrors(ab, nab, ba, nba, X_AB, 1);
+                ++compared;
+            }
+        }
+    }
+    ENSURE(compared > 1000);
+    ENSURE(normal_ties * 100 <= compared);
+}
+
+static void test_random_poses_of_every_pair_are_sane(void) {
+    cube_hull cube;
+    make_cube_hull(&cube, 0.35);
+    unsigned long long rng = 99;
+    for (int i = 0; i < 7; ++i) {
+        for (int j = 0; j < 7; ++j) {
+            tch_shape a = shape_of_type(all_types[i], &cube);
+            tch_shape b = shape_of_type(all_types[j], &cube);
+            for (int trial = 0; trial < 300; ++trial) {
+                const tch_real spread = trial < 100 ? 0.05 : (trial < 200 ? 0.5 : 1.5);
+                const tch_transform X_AB = random_pose(&rng, spread);
+                const tch_real margin = trial % 3 == 0 ? 0 : 0.1 * uniform(&rng);
+                tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+                const int n = tch_collide(&a, &b, X_AB, margin, p);
+                ENSURE(n >= 0 && n <= TCH_MANIFOLD_CAPACITY);
+                if (i == 0 && j == 0) {
+                    ENSURE(n == 0);
+                }
+                for (int k = 0; k < n; ++k) {
+                    ENSURE(tch_v3_isfinite(p[k].p_A) && isfinite(p[k].depth));
+                    ENSURE_NEAR(tch_v3_norm(p[k].n_A), 1.0, 1e-9);
+                    ENSURE(p[k].depth >= -margin - 1e-9);
+                    /* shapes fit in a ball of radius 0.65 at poses within 1.5 * sqrt(3) */
+                    ENSURE(p[k].depth <= 2 * 0.65 + 1.5 * sqrt(3.0));
+                    ENSURE(tch_v3_norm(p[k].p_A) <= 0.65 + 1.5 * sqrt(3.0) + 0.7);
+                }
+            }
+        }
+    }
+}
+
+int main(void) {
+    RUN_TEST(test_sphere_sphere);
+    RUN_TEST(test_sphere_plane_and_swapped);
+    RUN_TEST(test_box_resting_on_plane_gives_its_four_bottom_corners);
+    RUN_TEST(test_tilted_box_on_plane);
+    RUN_TEST(test_capsule_on_plane);
+    RUN_TEST(test_cylinder_on_plane);
+    RUN_TEST(test_ellipsoid_on_plane);
+    RUN_TEST(test_mesh_cube_on_plane);
+    RUN_TEST(test_box_on_box_gives_four_points);
+    RUN_TEST(test_mesh_cube_on_box_gives_four_points);
+    RUN_TEST(test_box_box_edge_on_edge);
+    RUN_TEST(test_sphere_box);
+    RUN_TEST(test_capsules);
+    RUN_TEST(test_capsule_box);
+    RUN_TEST(test_general_path_agrees_with_analytic);
+    RUN_TEST(test_swapping_flips_normal_keeps_depth);
+    RUN_TEST(test_random_poses_of_every_pair_are_sane);
+    return TEST_RESULT();
+}
