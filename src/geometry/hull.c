@@ -640,10 +640,13 @@ static int lay_out(const builder* b, tch_convex_hull* hull) {
     hull->face_normals_G = malloc((size_t)b->face_count * sizeof *hull->face_normals_G);
     hull->face_offsets = malloc((size_t)b->face_count * sizeof *hull->face_offsets);
     if (!hull->face_start || !hull->face_vertices || !hull->face_normals_G ||
-        !hull->face_offsets || renumber_vertices(b, hull) < 0 || collect_edges(hull) < 0) {
+        !hull->face_offsets) {
         return -1;
     }
     memcpy(hull->face_start, b->face_start, (size_t)(b->face_count + 1) * sizeof *b->face_start);
+    if (renumber_vertices(b, hull) < 0 || collect_edges(hull) < 0) {
+        return -1;
+    }
     compute_planes(hull);
     tch_mat3 second_moment;
     tch_hull_volume_moments(hull, &hull->volume, &hull->centroid_G, &second_moment);
