@@ -482,17 +482,37 @@ static tch_status load_root(tch_mjcf_loader* L, const xmlNode* root) {
     return status;
 }
 
-/* Copies libxml2's message without its trailing newline. */
-static tch_status fail_malformed(tch_mjcf_loader* L, const xmlError* e) {
+/* The first fatal error of a parse: libxml2 goes on after one (for example a mismatched tag)
+ * and its last error ("premature end of data") is less telling. */
+typedef struct first_error {
+    bool set;
+    int line;
     char message[300];
-    tch_copy_string(message, sizeof message, e && e->message ? e->message : "unknown error");
+} first_error;
+
+static void keep_first_fatal_error(void* user_data, xmlErrorPtr e) {
+    xmlParserCtxtPtr context = user_data;
+    first_error* first = context ? context->_private : NULL;
+    if (first && !first->set && e && e->level == XML_ERR_FATAL) {
+        first->set = true;
+        first->line = e->line;
+        tch_copy_string(first->message, sizeof first->message, e->message ? e->message : "");
+    }
+}
+
+static tch_status fail_malformed(tch_mjcf_loader* L, xmlParserCtxtPtr context,
+                                 first_error* first) {
+    if (!first->set) {
+        keep_first_fatal_error(context, xmlCtxtGetLastError(context));
+    }
+    char* message = first->message;
     size_t n = strlen(message);
     while (n > 0 && (message[n - 1] == '\n' || message[n - 1] == ' ')) {
         message[--n] = '\0';
     }
-    int line = e && e->line > 0 ? e->line : 1;
-    return tch_fail(L->err, TCH_ERR_PARSE, L->file, line,
-                    "malformed XML: %s (expected a well-formed MJCF document)", message);
+    return tch_fail(L->err, TCH_ERR_PARSE, L->file, first->line > 0 ? first->line : 1,
+                    "malformed XML: %s (expected a well-formed MJCF document)",
+                    n > 0 ? message : "unknown error");
 }
 
 static tch_status load_document(tch_mjcf_loader* L, const char* bytes, size_t size) {
@@ -504,15 +524,18 @@ static tch_status load_document(tch_mjcf_loader* L, const char* bytes, size_t si
     if (!context) {
         return tch_fail(L->err, TCH_ERR_OUT_OF_MEMORY, L->file, 0, "out of memory");
     }
+    first_error first = {.set = false};
+    context->_private = &first;
+    context->sax->serror = keep_first_fatal_error; /* collected, never printed */
     int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
                   XML_PARSE_BIG_LINES | XML_PARSE_NOCDATA;
     xmlDocPtr doc = xmlCtxtReadMemory(context, bytes, (int)size, L->file, NULL, options);
     tch_status status;
     if (!doc) {
-        status = fail_malformed(L, xmlCtxtGetLastError(context));
+        status = fail_malformed(L, context, &first);
     } else {
         xmlNodePtr root = xmlDocGetRootElement(doc);
-        status = root ? load_root(L, root) : fail_malformed(L, xmlCtxtGetLastError(context));
+        status = root ? load_root(L, root) : fail_malformed(L, context, &first);
         xmlFreeDoc(doc);
     }
     xmlFreeParserCtxt(context);

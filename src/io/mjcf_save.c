@@ -60,10 +60,26 @@ static void write_name(writer* w, const char* name) {
     }
 }
 
+/* The shortest of %.15g, %.16g, %.17g that reads back as the same double (17 digits always
+ * do: IEEE 754 binary64 round trip). */
+static void write_number(FILE* f, tch_real value) {
+    char text[32];
+    for (int digits = 15; digits <= 17; ++digits) {
+        snprintf(text, sizeof text, "%.*g", digits, value);
+        if (strtod(text, NULL) == value) {
+            break;
+        }
+    }
+    fputs(text, f);
+}
+
 static void write_reals(writer* w, const char* name, const tch_real* values, int count) {
     fprintf(w->f, " %s=\"", name);
     for (int i = 0; i < count; ++i) {
-        fprintf(w->f, "%s%.17g", i ? " " : "", values[i]);
+        if (i) {
+            fputc(' ', w->f);
+        }
+        write_number(w->f, values[i]);
     }
     fputc('"', w->f);
 }
@@ -150,7 +166,13 @@ static void write_mesh(writer* w, const tch_mesh_def* m) {
         fputs(" vertex=\"", w->f);
         for (int i = 0; i < m->vertex_count; ++i) {
             tch_vec3 v = m->vertices[i];
-            fprintf(w->f, "%s%.17g %.17g %.17g", i ? " " : "", v.x, v.y, v.z);
+            const tch_real xyz[3] = {v.x, v.y, v.z};
+            for (int j = 0; j < 3; ++j) {
+                if (i || j) {
+                    fputc(' ', w->f);
+                }
+                write_number(w->f, xyz[j]);
+            }
         }
         fputc('"', w->f);
     }
