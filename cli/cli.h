@@ -14,7 +14,7 @@ typedef struct cli_options {
     const char* scene;
     double duration;       /* s; <= 0: the command's default */
     double dt;             /* s; <= 0: the scene's */
-    int every;             /* write every N-th step */
+    int every;             /* write every N-th step; 0: the command's default */
     const char* out_dir;
     const char* key;       /* keyframe name or NULL */
     const char* contact;   /* contact model override or NULL */

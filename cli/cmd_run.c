@@ -13,6 +13,9 @@
 
 #include "cli.h"
 
+/* Default time between written states, s (100 Hz): --every N overrides. */
+static const double OUTPUT_PERIOD = 0.01;
+
 static volatile sig_atomic_t interrupted;
 
 static void on_interrupt(int sig) {
@@ -132,6 +135,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
     double duration = o->duration > 0 ? o->duration : 5.0;
     long total = (long)ceil(duration / m->timestep - 1e-9);
     int tty = isatty(fileno(stderr));
+    int every = o->every > 0 ? o->every : (int)fmax(1, floor(OUTPUT_PERIOD / m->timestep + 0.5));
     tch_error err = {0};
     s->energy_start = tch_data_energy(m, d);
     double start = now_seconds();
@@ -142,7 +146,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
         }
         tch_status status = tch_step_begin(m, d, &err);
         if (status == TCH_OK) {
-            if (step % o->every == 0) {
+            if (step % every == 0) {
                 write_trajectory_rows(traj, m, d);
                 write_contacts_line(contacts, m, d);
             }

@@ -82,7 +82,6 @@ static int takes_value(const char* flag) {
 int cli_parse_options(const cli_command* command, int argc, char** argv, cli_options* o,
                       int* help) {
     memset(o, 0, sizeof *o);
-    o->every = 1;
     *help = 0;
     const char* positional[2] = {NULL, NULL};
     int npositional = 0;

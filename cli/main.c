@@ -34,7 +34,7 @@ static void print_command_help(const cli_command* c) {
            "options:\n"
            "  --duration S     simulated time, s (run: default 5)\n"
            "  --dt S           time step, s (default: the scene's)\n"
-           "  --every N        write every N-th step (run)\n"
+           "  --every N        write every N-th step (run: default, every 10 ms of simulated time)\n"
            "  --out DIR        output directory (run: default ./out)\n"
            "  --key NAME       start from the scene's keyframe NAME\n"
            "  --contact MODEL  use MODEL (point, volume, pressure, lcp, peg) for every pair\n"

@@ -41,36 +41,70 @@ tch_vec3 tch_contact_point_velocity(const tch_model* model, const tch_data* data
     return tch_v3_add(data->body_v_WCm[root], tch_v3_cross(data->body_w_W[root], r));
 }
 
-/* dw/dt in W from Euler's equation about the centre of mass. */
-static tch_vec3 angular_acceleration(const tch_model* model, const tch_data* data, int root) {
-    const tch_mat3* R = &data->body_R_WB[root];
-    tch_vec3 w_B = tch_m3_tmul_v3(*R, data->body_w_W[root]);
-    tch_vec3 tau_B = tch_m3_tmul_v3(*R, data->body_torque_W[root]);
-    tch_vec3 gyro_B = tch_v3_cross(w_B, tch_m3_mul_v3(model->body_total_I_BCm[root], w_B));
-    tch_vec3 dw_B = tch_m3_mul_v3(model->body_total_I_inv[root], tch_v3_sub(tau_B, gyro_B));
-    return tch_m3_mul_v3(*R, dw_B);
+void tch_contact_predict_velocities(const tch_model* model, const tch_data* data, tch_real h,
+                                    tch_velocity_prediction* prediction) {
+    prediction->h = h;
+    for (int b = 1; b < model->body_count; ++b) {
+        if (!model->body_free[b]) {
+            continue;
+        }
+        const tch_mat3* R = &data->body_R_WB[b];
+        tch_mat3 I_W = tch_m3_rotate_tensor(*R, model->body_total_I_BCm[b]);
+        tch_mat3 I_inv_W = tch_m3_rotate_tensor(*R, model->body_total_I_inv[b]);
+        tch_vec3 w = data->body_w_W[b];
+        /* Euler's equation about the centre of mass: I dw/dt = tau - w x (I w). */
+        tch_vec3 dw = tch_m3_mul_v3(I_inv_W, tch_v3_sub(data->body_torque_W[b],
+                                                        tch_v3_cross(w, tch_m3_mul_v3(I_W, w))));
+        prediction->I_inv_W[b] = I_inv_W;
+        prediction->w_W[b] = tch_v3_madd(w, h, dw);
+        prediction->v_WCm[b] = tch_v3_madd(data->body_v_WCm[b], h / model->body_total_mass[b],
+                                           data->body_force_W[b]);
+    }
 }
 
 tch_vec3 tch_contact_predicted_point_velocity(const tch_model* model, const tch_data* data,
-                                              int geom, tch_vec3 p_W, tch_real h) {
+                                              const tch_velocity_prediction* prediction,
+                                              int geom, tch_vec3 p_W) {
     int root = geom_root(model, geom);
     if (root == 0) {
         return tch_v3_zero();
     }
-    tch_vec3 a = tch_v3_scale(data->body_force_W[root], 1 / model->body_total_mass[root]);
-    tch_vec3 v = tch_v3_madd(data->body_v_WCm[root], h, a);
-    tch_vec3 w = tch_v3_madd(data->body_w_W[root], h, angular_acceleration(model, data, root));
-    return tch_v3_add(v, tch_v3_cross(w, tch_v3_sub(p_W, data->body_p_WCm[root])));
+    tch_vec3 r = tch_v3_sub(p_W, data->body_p_WCm[root]);
+    return tch_v3_add(prediction->v_WCm[root], tch_v3_cross(prediction->w_W[root], r));
 }
 
-tch_real tch_contact_inverse_mass(const tch_model* model, const tch_data* data, int geom,
+static void predict_change(const tch_model* model, const tch_data* data,
+                           tch_velocity_prediction* prediction, int root, tch_vec3 p_W,
+                           tch_vec3 f_W) {
+    if (root == 0) {
+        return;
+    }
+    tch_real h = prediction->h;
+    tch_vec3 r = tch_v3_sub(p_W, data->body_p_WCm[root]);
+    prediction->v_WCm[root] =
+        tch_v3_madd(prediction->v_WCm[root], h / model->body_total_mass[root], f_W);
+    prediction->w_W[root] = tch_v3_madd(prediction->w_W[root], h,
+                                        tch_m3_mul_v3(prediction->I_inv_W[root],
+                                                      tch_v3_cross(r, f_W)));
+}
+
+void tch_contact_apply_friction(const tch_model* model, tch_data* data,
+                                tch_velocity_prediction* prediction, tch_pair_result* pair,
+                                tch_vec3 p_W, tch_vec3 f_W) {
+    tch_contact_apply_force(model, data, pair, p_W, f_W);
+    predict_change(model, data, prediction, geom_root(model, pair->geom_b), p_W, f_W);
+    predict_change(model, data, prediction, geom_root(model, pair->geom_a), p_W,
+                   tch_v3_neg(f_W));
+}
+
+tch_real tch_contact_inverse_mass(const tch_model* model, const tch_data* data,
+                                  const tch_velocity_prediction* prediction, int geom,
                                   tch_vec3 p_W, tch_vec3 t_W) {
     int root = geom_root(model, geom);
     if (root == 0) {
         return 0;
     }
-    tch_vec3 r = tch_v3_sub(p_W, data->body_p_WCm[root]);
-    tch_vec3 u_B = tch_m3_tmul_v3(data->body_R_WB[root], tch_v3_cross(r, t_W));
-    tch_real rotational = tch_v3_dot(u_B, tch_m3_mul_v3(model->body_total_I_inv[root], u_B));
-    return 1 / model->body_total_mass[root] + rotational;
+    tch_vec3 u = tch_v3_cross(tch_v3_sub(p_W, data->body_p_WCm[root]), t_W);
+    return 1 / model->body_total_mass[root] +
+           tch_v3_dot(u, tch_m3_mul_v3(prediction->I_inv_W[root], u));
 }

@@ -21,14 +21,24 @@
 
 #include "touche/data.h"
 
+/* Every free root's velocity after one step of h under its current loads, kept up to date as
+ * friction forces are added (tch_contact_apply_friction). Arrays [body_count], owned by the
+ * engine; entries of non-root bodies are unused. */
+typedef struct tch_velocity_prediction {
+    tch_real h;
+    tch_vec3* v_WCm;      /* predicted centre-of-mass velocity, world */
+    tch_vec3* w_W;        /* predicted angular velocity, world */
+    tch_mat3* I_inv_W;    /* inverse inertia about the centre of mass, world axes */
+} tch_velocity_prediction;
+
 typedef struct tch_contact_ops {
     /* Sets f_W of the pair's points to their normal forces and applies them to both bodies
      * through tch_contact_apply_force. */
     void (*normal_forces)(const tch_model* model, tch_data* data, tch_pair_result* pair,
                           const tch_pair_params* params);
-    /* Adds the friction forces to f_W and applies them. `h` is the integrator's time step. */
+    /* Adds the friction forces to f_W and applies them with tch_contact_apply_friction. */
     void (*friction_forces)(const tch_model* model, tch_data* data, tch_pair_result* pair,
-                            const tch_pair_params* params, tch_real h);
+                            const tch_pair_params* params, tch_velocity_prediction* prediction);
 } tch_contact_ops;
 
 /* The ops of `model`, or NULL when this build does not offer it. */
@@ -43,14 +53,24 @@ void tch_contact_apply_force(const tch_model* model, tch_data* data, tch_pair_re
 tch_vec3 tch_contact_point_velocity(const tch_model* model, const tch_data* data, int geom,
                                     tch_vec3 p_W);
 
-/* Predicted velocity of the material point at p_W of geom g's body after one step of h under
- * the body's current total force and torque (zero for static bodies). */
+/* Fills the prediction from the bodies' current velocities, forces and torques. */
+void tch_contact_predict_velocities(const tch_model* model, const tch_data* data, tch_real h,
+                                    tch_velocity_prediction* prediction);
+
+/* Predicted velocity of the material point at p_W of geom g's body (zero for static bodies). */
 tch_vec3 tch_contact_predicted_point_velocity(const tch_model* model, const tch_data* data,
-                                              int geom, tch_vec3 p_W, tch_real h);
+                                              const tch_velocity_prediction* prediction,
+                                              int geom, tch_vec3 p_W);
+
+/* tch_contact_apply_force, and the change of the predicted velocities that the force makes. */
+void tch_contact_apply_friction(const tch_model* model, tch_data* data,
+                                tch_velocity_prediction* prediction, tch_pair_result* pair,
+                                tch_vec3 p_W, tch_vec3 f_W);
 
 /* Inverse effective mass of geom g's body for a unit force along unit t_W at p_W:
  * 1/m + (r x t) . I_W^-1 (r x t), zero for static bodies. */
-tch_real tch_contact_inverse_mass(const tch_model* model, const tch_data* data, int geom,
+tch_real tch_contact_inverse_mass(const tch_model* model, const tch_data* data,
+                                  const tch_velocity_prediction* prediction, int geom,
                                   tch_vec3 p_W, tch_vec3 t_W);
 
 /* The point model (contact/point.c). */

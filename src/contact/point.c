@@ -77,31 +77,31 @@ static tch_vec3 tangential(tch_vec3 v, tch_vec3 n) {
 /* One Gauss-Seidel update of point c's friction: the change that stops the predicted slip at
  * c, then the total clamped to the Coulomb disk mu f_n. Returns the change applied. */
 static tch_vec3 update_point_friction(const tch_model* model, tch_data* data,
-                                      tch_pair_result* pair, const tch_contact* c,
-                                      tch_vec3 f_t, tch_real limit, tch_real h) {
+                                      tch_velocity_prediction* pred, tch_pair_result* pair,
+                                      const tch_contact* c, tch_vec3 f_t, tch_real limit) {
     tch_vec3 slip = tangential(
-        tch_v3_sub(tch_contact_predicted_point_velocity(model, data, pair->geom_b, c->p_W, h),
-                   tch_contact_predicted_point_velocity(model, data, pair->geom_a, c->p_W, h)),
+        tch_v3_sub(tch_contact_predicted_point_velocity(model, data, pred, pair->geom_b, c->p_W),
+                   tch_contact_predicted_point_velocity(model, data, pred, pair->geom_a, c->p_W)),
         c->n_W);
     tch_real speed = tch_v3_norm(slip);
     if (!(speed > 0)) {
         return tch_v3_zero();
     }
     tch_vec3 t = tch_v3_scale(slip, 1 / speed);
-    tch_real inv_mass = tch_contact_inverse_mass(model, data, pair->geom_a, c->p_W, t) +
-                        tch_contact_inverse_mass(model, data, pair->geom_b, c->p_W, t);
-    tch_vec3 wanted = tch_v3_madd(f_t, -speed / (inv_mass * h), t);
+    tch_real inv_mass = tch_contact_inverse_mass(model, data, pred, pair->geom_a, c->p_W, t) +
+                        tch_contact_inverse_mass(model, data, pred, pair->geom_b, c->p_W, t);
+    tch_vec3 wanted = tch_v3_madd(f_t, -speed / (inv_mass * pred->h), t);
     tch_real norm = tch_v3_norm(wanted);
     if (norm > limit) {
         wanted = tch_v3_scale(wanted, limit / norm);
     }
     tch_vec3 change = tch_v3_sub(wanted, f_t);
-    tch_contact_apply_force(model, data, pair, c->p_W, change);
+    tch_contact_apply_friction(model, data, pred, pair, c->p_W, change);
     return change;
 }
 
 static void point_friction_forces(const tch_model* model, tch_data* data, tch_pair_result* pair,
-                                  const tch_pair_params* p, tch_real h) {
+                                  const tch_pair_params* p, tch_velocity_prediction* pred) {
     tch_vec3 f_t[TCH_POINT_MAX_PAIR_POINTS];
     tch_real limit[TCH_POINT_MAX_PAIR_POINTS];
     int n = pair->contact_count < TCH_POINT_MAX_PAIR_POINTS ? pair->contact_count
@@ -116,8 +116,8 @@ static void point_friction_forces(const tch_model* model, tch_data* data, tch_pa
         for (int i = 0; i < n; ++i) {
             const tch_contact* c = &data->contacts[pair->contact_start + i];
             if (limit[i] > 0) {
-                f_t[i] = tch_v3_add(f_t[i], update_point_friction(model, data, pair, c, f_t[i],
-                                                                  limit[i], h));
+                f_t[i] = tch_v3_add(f_t[i], update_point_friction(model, data, pred, pair, c,
+                                                                  f_t[i], limit[i]));
             }
         }
     }

@@ -32,6 +32,9 @@ void tch_data_destroy(tch_data* d) {
         tch_broadphase_destroy(d->internal->broadphase);
         free(d->internal->geom_aabb);
         free(d->internal->geom_static);
+        free(d->internal->prediction.v_WCm);
+        free(d->internal->prediction.w_W);
+        free(d->internal->prediction.I_inv_W);
         free(d->internal);
     }
     free_arrays(d);
@@ -61,7 +64,10 @@ static int allocate_internal(const tch_model* m, tch_data* d) {
     }
     in->broadphase = tch_broadphase_create(tch_broadphase_default_method(), m->geom_count);
     return in->broadphase && CALLOC_ARRAY(in->geom_aabb, m->geom_count) &&
-           CALLOC_ARRAY(in->geom_static, m->geom_count);
+           CALLOC_ARRAY(in->geom_static, m->geom_count) &&
+           CALLOC_ARRAY(in->prediction.v_WCm, m->body_count) &&
+           CALLOC_ARRAY(in->prediction.w_W, m->body_count) &&
+           CALLOC_ARRAY(in->prediction.I_inv_W, m->body_count);
 }
 
 tch_status tch_data_create(const tch_model* m, tch_data** out, tch_error* err) {

@@ -9,6 +9,7 @@
 
 #include "base/arena.h"
 #include "collision/broadphase.h"
+#include "contact/contact.h"
 #include "geometry/shape.h"
 #include "touche/data.h"
 
@@ -18,6 +19,7 @@ struct tch_data_internal {
     tch_aabb* geom_aabb;          /* [geom_count] world boxes of the last collision stage */
     unsigned char* geom_static;   /* [geom_count] 1 when the geom's root is the world */
     long contact_growth_count;    /* reallocations of the contact buffers */
+    tch_velocity_prediction prediction; /* arrays [body_count], for semi-implicit friction */
 };
 
 /* Makes room for `extra` more contacts and one more pair result; -1 when out of memory. */

@@ -174,12 +174,14 @@ tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
         }
         ops->normal_forces(m, d, pair, &params);
     }
+    tch_velocity_prediction* prediction = &d->internal->prediction;
+    tch_contact_predict_velocities(m, d, m->timestep, prediction);
     for (int i = 0; i < d->pair_result_count; ++i) {
         tch_pair_result* pair = &d->pair_results[i];
         tch_pair_params params = tch_model_pair_params(m, pair->geom_a, pair->geom_b);
         const tch_contact_ops* ops = tch_contact_model_ops(params.model);
         if (ops->friction_forces) {
-            ops->friction_forces(m, d, pair, &params, m->timestep);
+            ops->friction_forces(m, d, pair, &params, prediction);
         }
     }
     return TCH_OK;
