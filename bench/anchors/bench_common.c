@@ -15,8 +15,9 @@ static void print_usage(const char* program) {
     fprintf(stderr,
             "usage: %s SCENE.xml (--steps N | --duration S) [--name NAME] [--lz FILE.csv]\n"
             "          [--loader touche|mujoco] [--contact MODEL] [--header]\n"
+            "       %s --csv-header\n"
             "Steps the scene N times at its own timestep and prints one CSV line:\n%s\n",
-            program, bench_csv_header());
+            program, program, bench_csv_header());
 }
 
 /* "dir/stack13.xml" -> "stack13" (into `out`). */
@@ -35,6 +36,10 @@ bool bench_parse_args(int argc, char** argv, const char* program, bench_options*
     for (int i = 1; i < argc; ++i) {
         const char* arg = argv[i];
         const char* value = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(arg, "--csv-header") == 0) {
+            printf("%s\n", bench_csv_header());
+            exit(0);
+        }
         if (strcmp(arg, "--header") == 0) {
             out->header = true;
             continue;

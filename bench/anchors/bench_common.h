@@ -63,6 +63,7 @@ typedef struct bench_run {
 } bench_run;
 
 /// Parses argv; on bad usage prints the usage for `program` on stderr and returns false.
+/// With --csv-header, prints the CSV header line and exits the program.
 bool bench_parse_args(int argc, char** argv, const char* program, bench_options* out);
 
 /// Prepares a run of a scene with `body_count` free bodies stepped at `dt`.

@@ -73,7 +73,18 @@ static mjModel* load_from_memory(const char* path, const char* xml, char* error,
     return m;
 }
 
-static int count_free_bodies(const mjModel* m);
+static int free_joint_of(const mjModel* m, int b) {
+    int j = m->body_jntadr[b];
+    return m->body_jntnum[b] == 1 && m->jnt_type[j] == mjJNT_FREE ? j : -1;
+}
+
+static int count_free_bodies(const mjModel* m) {
+    int n = 0;
+    for (int b = 1; b < m->nbody; ++b) {
+        n += free_joint_of(m, b) >= 0;
+    }
+    return n;
+}
 
 /* Loads the scene; gives it room for its contacts when the file does not size the buffers. */
 static mjModel* load_with_room(const char* path, char* note, size_t note_size, char* error,
@@ -113,19 +124,6 @@ static tch_vec3 vec_at(const mjtNum* a, int i) {
 static tch_mat3 mat_at(const mjtNum* a, int i) {
     const mjtNum* r = a + 9 * i;
     return (tch_mat3){{{r[0], r[1], r[2]}, {r[3], r[4], r[5]}, {r[6], r[7], r[8]}}};
-}
-
-static int free_joint_of(const mjModel* m, int b) {
-    int j = m->body_jntadr[b];
-    return m->body_jntnum[b] == 1 && m->jnt_type[j] == mjJNT_FREE ? j : -1;
-}
-
-static int count_free_bodies(const mjModel* m) {
-    int n = 0;
-    for (int b = 1; b < m->nbody; ++b) {
-        n += free_joint_of(m, b) >= 0;
-    }
-    return n;
 }
 
 /* Free joint velocities: qvel = (v_WBo in W, w_WB in B); the centre of mass moves with
@@ -168,7 +166,7 @@ static void describe_settings(const mjModel* m, const char* sizes, char* out, si
     static const char* const integrators[] = {"Euler", "RK4", "implicit"};
     snprintf(out, size,
              "MuJoCo %s: solver %s iterations %d tolerance %g cone %s integrator %s "
-             "noslip_iterations %d (options from the scene file); %s",
+             "noslip_iterations %d (options from the scene file) | %s",
              mj_versionString(), solvers[m->opt.solver], m->opt.iterations, m->opt.tolerance,
              cones[m->opt.cone], integrators[m->opt.integrator], m->opt.noslip_iterations, sizes);
 }

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The comparison benchmark: touche's point model against MuJoCo, ODE and Bullet on the same
+# scenes, in one run so that the ratios come from one machine state (docs/benchmarks.md).
+#
+#   bench/run.sh              build (build/bench), run every engine on every scene, print tables
+#   BUILD=dir bench/run.sh    use another build directory
+#   QUICK=1 bench/run.sh      a tenth of the steps, to check the driver
+#
+# Writes bench/out/results-<date>.csv (one line per engine and scene), the cube drop's angular
+# momentum per engine (bench/out/<date>/lz-<engine>-cube_drop.csv) and
+# bench/out/results-<date>.md (the tables for bench/RESULTS.md, also printed on stdout).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${BUILD:-$root/build/bench}
+stamp=$(date -u +%Y-%m-%dT%H%M%SZ)
+out=$root/bench/out
+work=$out/$stamp
+csv=$out/results-$stamp.csv
+md=$out/results-$stamp.md
+scale=$([[ -n "${QUICK:-}" ]] && echo 0.1 || echo 1)
+engines=(touche mujoco ode bullet)
+
+log() { echo "bench: $*" >&2; }
+
+build_programs() {
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTCH_BUILD_BENCH=ON \
+    -DTCH_BUILD_TESTS=OFF >/dev/null
+  cmake --build "$build" -j "$(nproc)" --target touche_cli bench_touche bench_mujoco bench_ode \
+    bench_bullet >/dev/null
+}
+
+# Scenes: name, generator arguments (or an example file), simulated seconds.
+make_scenes() {
+  mkdir -p "$work/scenes" "$work/mjcf"
+  local n
+  for n in 1 3 6 13 25 50; do
+    /usr/bin/python3 "$root/tools/gen_scenes.py" stack "$n" >"$work/scenes/stack$n.xml"
+  done
+  /usr/bin/python3 "$root/tools/gen_scenes.py" pile 100 --dt 0.002 >"$work/scenes/pile100.xml"
+  /usr/bin/python3 "$root/tools/gen_scenes.py" pile 100 --dt 0.001 >"$work/scenes/pile100-1ms.xml"
+  /usr/bin/python3 "$root/tools/gen_scenes.py" pile 1000 --dt 0.002 >"$work/scenes/pile1000.xml"
+  cp "$root/examples/cube_drop.xml" "$work/scenes/cube_drop.xml"
+  local scene
+  for scene in "$work"/scenes/*.xml; do
+    "$build/cli/touche" export-mjcf "$scene" "$work/mjcf/$(basename "$scene")" >/dev/null
+  done
+}
+
+duration_of() {
+  case $1 in
+    stack*) echo 10 ;;     # the standing check is after 10 s
+    cube_drop) echo 10 ;;  # at rest after 10 s?
+    pile1000) echo 2 ;;    # the most expensive scene: 2 s keeps the whole run near 10 minutes
+    pile100*) echo 5 ;;
+  esac
+}
+
+run_engine() {
+  local engine=$1 scene=$2 name=$3 seconds=$4
+  local file=$work/scenes/$name.xml extra=()
+  [[ $engine == mujoco ]] && file=$work/mjcf/$name.xml
+  [[ $name == cube_drop ]] && extra=(--lz "$work/lz-$engine-cube_drop.csv")
+  log "$engine on $name ($seconds s simulated)"
+  if ! "$build/bench/anchors/bench_$engine" "$file" --name "$name" --duration "$seconds" \
+      "${extra[@]}" >>"$csv" 2>>"$work/stderr-$engine.log"; then
+    log "$engine failed on $name (see $work/stderr-$engine.log)"
+  fi
+}
+
+describe_machine() {
+  local cc_flags
+  cc_flags=$(grep -E '^CMAKE_C_FLAGS_RELEASE:' "$build/CMakeCache.txt" | cut -d= -f2-)
+  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "commit=$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- src include || echo '+local changes')"
+  echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//') ($(nproc) logical CPUs)"
+  echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "compiler=$(cc --version | head -1); $(c++ --version | head -1)"
+  echo "flags=touche and bench programs: $cc_flags -ffp-contract=off (CMake Release); anchors: Debian's builds"
+  echo "anchors=$(dpkg-query -W -f='${Package} ${Version}; ' libmujoco-dev libode-dev libbullet-dev 2>/dev/null)"
+}
+
+main() {
+  log "building in $build"
+  build_programs
+  make_scenes
+  "$build/bench/anchors/bench_touche" --csv-header >"$csv"
+  describe_machine >"$work/machine.txt"
+  local scene name seconds engine
+  for scene in "$work"/scenes/*.xml; do
+    name=$(basename "$scene" .xml)
+    seconds=$(/usr/bin/python3 -c "print($(duration_of "$name") * $scale)")
+    for engine in "${engines[@]}"; do
+      run_engine "$engine" "$scene" "$name" "$seconds"
+    done
+  done
+  echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$work/machine.txt"
+  /usr/bin/python3 "$root/bench/anchors/results_table.py" "$csv" "$work/machine.txt" | tee "$md"
+  log "results: $csv and $md"
+}
+
+main "$@"
