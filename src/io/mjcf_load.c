@@ -217,19 +217,22 @@ static tch_status load_compiler(tch_mjcf_loader* L, const xmlNode* node) {
 /* ---- option ---- */
 
 static tch_status read_integrator(tch_mjcf_loader* L, const xmlNode* node, tch_option_def* def) {
-    static const char* const integrators[] = {"Euler", "RK4", "implicit", "implicitfast", NULL};
-    int index = -1;
-    tch_status status = tch_mjcf_read_keyword(L, node, "integrator", integrators, &index);
-    if (status != TCH_OK || index < 0) {
-        return status;
+    char name[32] = "";
+    if (!tch_mjcf_has_attr(node, "integrator")) {
+        return TCH_OK;
     }
-    if (index >= 2) {
+    tch_mjcf_read_string(L, node, "integrator", name, sizeof name);
+    if (strcmp(name, "Euler") == 0 || strcmp(name, "RK4") == 0) {
+        def->integrator =
+            name[0] == 'E' ? TCH_INTEGRATOR_SEMI_IMPLICIT_EULER : TCH_INTEGRATOR_RK4;
+        return TCH_OK;
+    }
+    if (strcmp(name, "implicit") == 0 || strcmp(name, "implicitfast") == 0) {
         return tch_mjcf_fail(L, node, TCH_ERR_UNSUPPORTED,
                              "integrator: '%s' is not supported yet (expected Euler or RK4)",
-                             integrators[index]);
+                             name);
     }
-    def->integrator = index == 0 ? TCH_INTEGRATOR_SEMI_IMPLICIT_EULER : TCH_INTEGRATOR_RK4;
-    return TCH_OK;
+    return tch_mjcf_fail_attr(L, node, "integrator", "Euler or RK4");
 }
 
 static tch_status load_option(tch_mjcf_loader* L, const xmlNode* node) {

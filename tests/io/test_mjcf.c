@@ -332,7 +332,7 @@ static const bad_case bad_cases[] = {
     {"<mujoco>\n<option integrator=\"implicit\"/></mujoco>", TCH_ERR_UNSUPPORTED, 2, "option",
      "not supported yet"},
     {"<mujoco>\n<option integrator=\"leapfrog\"/></mujoco>", TCH_ERR_PARSE, 2, "option",
-     "one of Euler, RK4"},
+     "expected Euler or RK4"},
     {"<mujoco>\n<option touche:contact=\"point\"/></mujoco>", TCH_ERR_PARSE, 2, "option",
      "undeclared prefix 'touche'"},
     {"<mujoco xmlns:touche=\"urn:touche\">\n<option touche:contact=\"springs\"/></mujoco>",
