@@ -405,7 +405,7 @@ void tch_broadphase_destroy(tch_broadphase* bp) {
     free(bp);
 }
 
-/* Measured in bench/touche/bench_broadphase.c; see the comment at the declaration. */
+/* Measured in bench/touche/bench_broadphase.c; the numbers are at the declaration. */
 tch_broadphase_method tch_broadphase_default_method(void) {
     return TCH_BROADPHASE_SWEEP_AND_PRUNE;
 }

@@ -26,8 +26,18 @@ typedef struct tch_pair {
     int a, b; /* a < b */
 } tch_pair;
 
-/* The method the engine uses: the fastest in bench/touche/bench_broadphase.c on coherent
- * motion (numbers in docs/collision.md, "Broad phase measurement"). */
+/* The method the engine uses: sweep-and-prune, the fastest in bench/touche/bench_broadphase.c
+ * up to 1000 boxes (AMD EPYC, commit 120ebdd, microseconds per query, coherent motion):
+ *
+ *     boxes  layout   brute force  sweep-and-prune  AABB tree (BVH rebuilt per query)
+ *       100  pile              75               42         72
+ *       100  random            24               14         36
+ *      1000  pile            3548              838        947
+ *      1000  random          4945              768       1114
+ *     10000  pile          228669            14053       9918
+ *     10000  random        278170            12830       6058
+ *
+ * Above a few thousand boxes the tree wins (docs/collision.md, "Broad phase measurement"). */
 tch_broadphase_method tch_broadphase_default_method(void);
 
 /* State kept between steps (sorted orders, tree nodes) for `count` boxes. NULL when out of
