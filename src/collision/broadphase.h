@@ -6,7 +6,7 @@
  * on the method or on the previous frames.
  *
  * The method (sweep-and-prune along the axis of largest spread, or a dynamic AABB tree) is
- * chosen by the measurement recorded in bench/RESULTS.md; the brute-force O(n^2) test is kept
+ * chosen by the measurement recorded in docs/collision.md; the brute-force O(n^2) test is kept
  * as the oracle the tests compare against.
  */
 #pragma once
