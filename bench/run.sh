@@ -5,6 +5,8 @@
 #   bench/run.sh              build (build/bench), run every engine on every scene, print tables
 #   BUILD=dir bench/run.sh    use another build directory
 #   QUICK=1 bench/run.sh      a tenth of the steps, to check the driver
+#   ROUNDS=n bench/run.sh     run every scene n times (default 3); the tables keep each engine's
+#                             fastest round per scene, to filter out other load on the machine
 #
 # Writes bench/out/results-<date>.csv (one line per engine and scene), the cube drop's angular
 # momentum per engine (bench/out/<date>/lz-<engine>-cube_drop.csv) and
@@ -20,6 +22,7 @@ csv=$out/results-$stamp.csv
 md=$out/results-$stamp.md
 scale=$([[ -n "${QUICK:-}" ]] && echo 0.1 || echo 1)
 engines=(touche mujoco ode bullet)
+rounds=${ROUNDS:-3}
 
 log() { echo "bench: $*" >&2; }
 
@@ -57,11 +60,11 @@ duration_of() {
 }
 
 run_engine() {
-  local engine=$1 scene=$2 name=$3 seconds=$4
+  local engine=$1 name=$2 seconds=$3 round=$4
   local file=$work/scenes/$name.xml extra=()
   [[ $engine == mujoco ]] && file=$work/mjcf/$name.xml
-  [[ $name == cube_drop ]] && extra=(--lz "$work/lz-$engine-cube_drop.csv")
-  log "$engine on $name ($seconds s simulated)"
+  [[ $name == cube_drop && $round == 1 ]] && extra=(--lz "$work/lz-$engine-cube_drop.csv")
+  log "round $round/$rounds: $engine on $name ($seconds s simulated)"
   if ! "$build/bench/anchors/bench_$engine" "$file" --name "$name" --duration "$seconds" \
       "${extra[@]}" >>"$csv" 2>>"$work/stderr-$engine.log"; then
     log "$engine failed on $name (see $work/stderr-$engine.log)"
@@ -86,12 +89,14 @@ main() {
   make_scenes
   "$build/bench/anchors/bench_touche" --csv-header >"$csv"
   describe_machine >"$work/machine.txt"
-  local scene name seconds engine
-  for scene in "$work"/scenes/*.xml; do
-    name=$(basename "$scene" .xml)
-    seconds=$(/usr/bin/python3 -c "print($(duration_of "$name") * $scale)")
-    for engine in "${engines[@]}"; do
-      run_engine "$engine" "$scene" "$name" "$seconds"
+  local round scene name seconds engine
+  for ((round = 1; round <= rounds; ++round)); do
+    for scene in "$work"/scenes/*.xml; do
+      name=$(basename "$scene" .xml)
+      seconds=$(/usr/bin/python3 -c "print($(duration_of "$name") * $scale)")
+      for engine in "${engines[@]}"; do
+        run_engine "$engine" "$name" "$seconds" "$round"
+      done
     done
   done
   echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$work/machine.txt"

@@ -36,11 +36,34 @@ def number(row, key):
 
 
 def load(path):
-    results = {}
+    """Lines by (scene, engine): the fastest round (most steps per second), and every round's
+    steps per second."""
+    best, rounds = {}, {}
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            results[(row["scene"], row["engine"])] = row
-    return results
+            key = (row["scene"], row["engine"])
+            sps = number(row, "steps_per_s")
+            rounds.setdefault(key, []).append(sps)
+            if key not in best or sps > number(best[key], "steps_per_s"):
+                best[key] = row
+    return best, rounds
+
+
+def spread_lines(rounds):
+    """Per engine, the largest run-to-run spread (max - min) / max of steps per second."""
+    counts = {len(v) for v in rounds.values()}
+    if max(counts) < 2:
+        return ["- one round per scene"]
+    lines = [f"- rounds per scene: {', '.join(str(c) for c in sorted(counts))}; each figure is "
+             "the engine's fastest round; the largest spread between rounds, (max - min) / max "
+             "of steps per second:"]
+    for e in ENGINES:
+        spreads = [((max(v) - min(v)) / max(v), scene) for (scene, eng), v in rounds.items()
+                   if eng == e and len(v) > 1 and max(v) > 0]
+        if spreads:
+            worst, scene = max(spreads)
+            lines.append(f"{TITLES[e]} {worst:.0%} ({scene})")
+    return [lines[0] + " " + "; ".join(lines[1:])]
 
 
 def fmt(x, digits=3):
@@ -199,10 +222,11 @@ def main(argv):
     if len(argv) != 3:
         sys.stderr.write(__doc__)
         return 2
-    results = load(argv[1])
+    results, rounds = load(argv[1])
     folder = os.path.dirname(argv[2])
     scenes = sorted({scene for scene, _ in results}, key=scene_order)
     out = ["### Machine and build", ""] + machine_lines(argv[2])
+    out += spread_lines(rounds)
     out += ["", "### Steps per second (higher is better) and ratios touche / anchor", ""]
     out += speed_table(results, scenes)
     out += ["", "### Step time p50 / p99 / max, µs", ""] + percentile_table(results, scenes)
