@@ -2,7 +2,7 @@
 # Runs every libFuzzer target of a build for a short time, from its seed corpus
 # (tests/fuzz/corpus/<target>/). Any crash, leak or sanitizer report fails.
 set -euo pipefail
-build=${1:?build dir}
+build=$(cd "${1:?build dir}" && pwd)
 seconds=${2:-10}
 root=$(cd "$(dirname "$0")/.." && pwd)
 shopt -s nullglob
