@@ -118,6 +118,51 @@ static void test_undamped_ball_bounces_back(void) {
     tch_model_destroy(m);
 }
 
+/* Restitution of a ball dropped with impact speed v onto the floor. */
+static double hunt_crossley_restitution(double alpha, double v_impact) {
+    double g = 9.81, r = 0.1;
+    tch_spec* spec = test_spec(g, 1e-5, TCH_INTEGRATOR_RK4);
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.contact.law = TCH_POINT_LAW_HUNT_CROSSLEY;
+    opt.contact.stiffness = 1e7;
+    opt.contact.exponent = 1.5;
+    opt.contact.dissipation = alpha;
+    opt.contact.friction = 0;
+    tch_spec_set_option(spec, &opt, NULL);
+    test_add_plane(spec, tch_q_identity(), 0);
+    test_add_body(spec, "ball", TCH_GEOM_SPHERE, (tch_vec3){r, 0, 0}, 1,
+                  (tch_vec3){0, 0, r + 1e-3}, tch_q_identity());
+    tch_model* m = test_compile(spec);
+    tch_data* d = NULL;
+    tch_data_create(m, &d, NULL);
+    d->qvel[2] = -v_impact;
+    int touched = 0;
+    double v_out = 0;
+    for (int i = 0; i < 200000; ++i) {
+        run_steps(m, d, 1);
+        touched |= d->contact_count > 0 && d->contacts[0].depth > 0;
+        if (touched && d->qpos[2] > r + 1e-3) {
+            v_out = d->qvel[2];
+            break;
+        }
+    }
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+    return v_out / v_impact;
+}
+
+/* Hunt-Crossley: restitution falls with impact speed, e ~ 1 - alpha v for small alpha v
+ * (Marhefka and Orin 1999), and alpha = 0 loses nothing. */
+static void test_hunt_crossley_restitution_falls_with_speed(void) {
+    double alpha = 0.05;
+    double slow = hunt_crossley_restitution(alpha, 0.5);
+    double fast = hunt_crossley_restitution(alpha, 2.0);
+    ENSURE(fast < slow);
+    ENSURE_NEAR(slow, 1 - alpha * 0.5, 0.01);
+    ENSURE_NEAR(fast, 1 - alpha * 2.0, 0.02);
+    ENSURE_NEAR(hunt_crossley_restitution(0, 2.0), 1.0, 1e-4);
+}
+
 static tch_model* small_pile(void) {
     tch_spec* spec = test_spec(9.81, 2e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
     test_add_plane(spec, tch_q_identity(), 0.5);
@@ -221,6 +266,7 @@ int main(void) {
     RUN_TEST(test_block_sticks_below_friction_angle);
     RUN_TEST(test_block_slides_above_friction_angle_with_coulomb_acceleration);
     RUN_TEST(test_undamped_ball_bounces_back);
+    RUN_TEST(test_hunt_crossley_restitution_falls_with_speed);
     RUN_TEST(test_same_scene_gives_identical_states);
     RUN_TEST(test_two_datas_step_in_two_threads);
     RUN_TEST(test_steps_allocate_nothing_after_warm_up);
