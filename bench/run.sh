@@ -7,6 +7,9 @@
 #   QUICK=1 bench/run.sh      a tenth of the steps, to check the driver
 #   ROUNDS=n bench/run.sh     run every scene n times (default 3); the tables keep each engine's
 #                             fastest round per scene, to filter out other load on the machine
+#   REALTIME=0 bench/run.sh   do not raise the programs to SCHED_FIFO (by default they run under
+#                             `chrt -f 1` when allowed, so that other processes do not preempt
+#                             them in the middle of a step; the kernel still keeps 5% for others)
 #
 # Writes bench/out/results-<date>.csv (one line per engine and scene), the cube drop's angular
 # momentum per engine (bench/out/<date>/lz-<engine>-cube_drop.csv) and
@@ -23,6 +26,10 @@ md=$out/results-$stamp.md
 scale=$([[ -n "${QUICK:-}" ]] && echo 0.1 || echo 1)
 engines=(touche mujoco ode bullet)
 rounds=${ROUNDS:-3}
+runner=(timeout 600)
+if [[ ${REALTIME:-1} == 1 ]] && chrt -f 1 true 2>/dev/null; then
+  runner+=(chrt -f 1)
+fi
 
 log() { echo "bench: $*" >&2; }
 
@@ -65,7 +72,7 @@ run_engine() {
   [[ $engine == mujoco ]] && file=$work/mjcf/$name.xml
   [[ $name == cube_drop && $round == 1 ]] && extra=(--lz "$work/lz-$engine-cube_drop.csv")
   log "round $round/$rounds: $engine on $name ($seconds s simulated)"
-  if ! "$build/bench/anchors/bench_$engine" "$file" --name "$name" --duration "$seconds" \
+  if ! "${runner[@]}" "$build/bench/anchors/bench_$engine" "$file" --name "$name" --duration "$seconds" \
       "${extra[@]}" >>"$csv" 2>>"$work/stderr-$engine.log"; then
     log "$engine failed on $name (see $work/stderr-$engine.log)"
   fi
@@ -78,6 +85,7 @@ describe_machine() {
   echo "commit=$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- src include || echo '+local changes')"
   echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//') ($(nproc) logical CPUs)"
   echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "scheduling=$([[ ${#runner[@]} -gt 2 ]] && echo "SCHED_FIFO priority 1 (chrt -f 1)" || echo "normal scheduling")"
   echo "compiler=$(cc --version | head -1); $(c++ --version | head -1)"
   echo "flags=touche and bench programs: $cc_flags -ffp-contract=off (CMake Release); anchors: Debian's builds"
   echo "anchors=$(dpkg-query -W -f='${Package} ${Version}; ' libmujoco-dev libode-dev libbullet-dev 2>/dev/null)"

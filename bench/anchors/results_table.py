@@ -214,6 +214,7 @@ def machine_lines(path):
             info[key] = value
     names = [("date", "date"), ("commit", "commit"), ("cpu", "CPU"),
              ("load", "load average at start"), ("load_end", "load average at end"),
+             ("scheduling", "bench programs run under"),
              ("compiler", "compilers"), ("flags", "flags"), ("anchors", "anchor packages")]
     return [f"- {title}: {info[key]}" for key, title in names if key in info]
 
