@@ -36,12 +36,21 @@ typedef struct cli_command {
 int cli_parse_options(const cli_command* command, int argc, char** argv, cli_options* options,
                       int* help);
 
-/* Loads, overrides and compiles the scene; on failure prints the error and returns the exit
- * code (EXIT_BAD_INPUT). Warnings go to stderr. */
-int cli_load_model(const cli_options* options, tch_spec** spec, tch_model** model);
+/* What a command works on: the loaded spec, its model and (when asked for) a data. */
+typedef struct cli_session {
+    tch_spec* spec;
+    tch_model* model;
+    tch_data* data;
+} cli_session;
 
-/* Creates the data and applies --key. */
-int cli_make_data(const cli_options* options, const tch_model* model, tch_data** data);
+/* Loads, overrides and compiles the scene and, with `with_data`, creates the data at --key.
+ * On failure prints the error and returns the exit code; warnings go to stderr. */
+int cli_open_session(const cli_options* options, int with_data, cli_session* session);
+/* Frees what the session holds. */
+void cli_close_session(cli_session* session);
+
+/* Monotonic wall-clock time, s. */
+double cli_now_seconds(void);
 
 /* Prints "touche: <file>:<line>: <element>: message" for an error. */
 void cli_print_error(const char* what, const tch_error* err);

@@ -52,10 +52,10 @@ static void print_contact_models(const tch_model* m) {
 }
 
 int cli_cmd_info(const cli_options* o) {
-    tch_spec* spec = NULL;
-    tch_model* m = NULL;
-    int code = cli_load_model(o, &spec, &m);
+    cli_session session;
+    int code = cli_open_session(o, 0, &session);
     if (code != EXIT_OK) return code;
+    const tch_model* m = session.model;
     printf("scene: %s\n", o->scene);
     printf("timestep %.6g s, integrator %s, gravity (%.4g %.4g %.4g) m/s^2, %d keyframes\n",
            m->timestep, m->integrator == TCH_INTEGRATOR_RK4 ? "RK4" : "semi-implicit Euler",
@@ -63,17 +63,15 @@ int cli_cmd_info(const cli_options* o) {
     print_bodies(m);
     print_geoms(m);
     print_contact_models(m);
-    tch_model_destroy(m);
-    tch_spec_destroy(spec);
+    cli_close_session(&session);
     return EXIT_OK;
 }
 
 int cli_cmd_query(const cli_options* o) {
-    tch_spec* spec = NULL;
-    tch_model* m = NULL;
-    tch_data* d = NULL;
-    int code = cli_load_model(o, &spec, &m);
-    if (code == EXIT_OK) code = cli_make_data(o, m, &d);
+    cli_session session;
+    int code = cli_open_session(o, 1, &session);
+    const tch_model* m = session.model;
+    tch_data* d = session.data;
     tch_error err = {0};
     if (code == EXIT_OK && tch_forward(m, d, &err) != TCH_OK) {
         cli_print_error("cannot evaluate the contacts", &err);
@@ -86,9 +84,7 @@ int cli_cmd_query(const cli_options* o) {
         cli_json_pairs(stdout, m, d);
         printf("}\n");
     }
-    tch_data_destroy(d);
-    tch_model_destroy(m);
-    tch_spec_destroy(spec);
+    cli_close_session(&session);
     return code;
 }
 
@@ -98,18 +94,16 @@ int cli_cmd_export(const cli_options* o) {
                         "usage: touche export-mjcf SCENE OUT.xml [--keep-touche]\n");
         return EXIT_BAD_INPUT;
     }
-    tch_spec* spec = NULL;
-    tch_model* m = NULL;
-    int code = cli_load_model(o, &spec, &m);
+    cli_session session;
+    int code = cli_open_session(o, 0, &session);
     if (code != EXIT_OK) return code;
     tch_error err = {0};
-    if (tch_mjcf_save(spec, o->output, o->touche_attributes, &err) != TCH_OK) {
+    if (tch_mjcf_save(session.spec, o->output, o->touche_attributes, &err) != TCH_OK) {
         cli_print_error("cannot write the scene", &err);
         code = EXIT_BAD_INPUT;
     } else {
         fprintf(stderr, "touche export-mjcf: wrote %s\n", o->output);
     }
-    tch_model_destroy(m);
-    tch_spec_destroy(spec);
+    cli_close_session(&session);
     return code;
 }

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -88,12 +87,6 @@ static void write_contacts_line(FILE* f, const tch_model* m, const tch_data* d) 
     fprintf(f, "}\n");
 }
 
-static double now_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static void show_progress(long step, long total) {
     int width = 40, filled = (int)((double)step / (double)total * width);
     fprintf(stderr, "\r[%.*s%*s] %3d%%", filled, "========================================",
@@ -138,7 +131,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
     int every = o->every > 0 ? o->every : (int)fmax(1, floor(OUTPUT_PERIOD / m->timestep + 0.5));
     tch_error err = {0};
     s->energy_start = tch_data_energy(m, d);
-    double start = now_seconds();
+    double start = cli_now_seconds();
     for (long step = 0; step < total; ++step) {
         if (interrupted) {
             fprintf(stderr, "\ntouche run: interrupted at t = %.6g s; no output kept\n", d->time);
@@ -165,7 +158,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
     tch_forward(m, d, &err);
     write_trajectory_rows(traj, m, d);
     write_contacts_line(contacts, m, d);
-    s->wall = now_seconds() - start;
+    s->wall = cli_now_seconds() - start;
     s->energy_end = tch_data_energy(m, d);
     if (tty) fprintf(stderr, "\n");
     return EXIT_OK;
@@ -174,11 +167,10 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
 int cli_cmd_run(const cli_options* options) {
     cli_options o = *options;
     if (!o.out_dir) o.out_dir = "out";
-    tch_spec* spec = NULL;
-    tch_model* model = NULL;
-    tch_data* data = NULL;
-    int code = cli_load_model(&o, &spec, &model);
-    if (code == EXIT_OK) code = cli_make_data(&o, model, &data);
+    cli_session session;
+    int code = cli_open_session(&o, 1, &session);
+    const tch_model* model = session.model;
+    tch_data* data = session.data;
     if (code == EXIT_OK && !make_dir(o.out_dir)) code = EXIT_BAD_INPUT;
     output_file traj = {0}, contacts = {0};
     if (code == EXIT_OK && (!open_output(&traj, o.out_dir, "trajectory.csv") ||
@@ -195,8 +187,6 @@ int cli_cmd_run(const cli_options* options) {
     int keep = code == EXIT_OK;
     if (!finish_output(&traj, keep) || !finish_output(&contacts, keep)) code = EXIT_FAILURE_GENERIC;
     if (code == EXIT_OK) print_summary(&o, model, data, &stats);
-    tch_data_destroy(data);
-    tch_model_destroy(model);
-    tch_spec_destroy(spec);
+    cli_close_session(&session);
     return code;
 }

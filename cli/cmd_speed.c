@@ -1,15 +1,7 @@
 /* touche speed: steps per second of a scene, like MuJoCo's testspeed. */
-#define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
-#include <time.h>
 
 #include "cli.h"
-
-static double now_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int compare_doubles(const void* a, const void* b) {
     double x = *(const double*)a, y = *(const double*)b;
@@ -17,28 +9,27 @@ static int compare_doubles(const void* a, const void* b) {
 }
 
 int cli_cmd_speed(const cli_options* o) {
-    tch_spec* spec = NULL;
-    tch_model* m = NULL;
-    tch_data* d = NULL;
-    int code = cli_load_model(o, &spec, &m);
-    if (code == EXIT_OK) code = cli_make_data(o, m, &d);
+    cli_session session;
+    int code = cli_open_session(o, 1, &session);
+    const tch_model* m = session.model;
+    tch_data* d = session.data;
     long steps = o->steps > 0 ? o->steps : 10000;
     double* times = code == EXIT_OK ? malloc((size_t)steps * sizeof *times) : NULL;
     if (code == EXIT_OK && !times) code = EXIT_FAILURE_GENERIC;
     long contacts = 0, done = 0;
     tch_error err = {0};
-    double start = now_seconds();
+    double start = cli_now_seconds();
     for (; code == EXIT_OK && done < steps; ++done) {
-        double t0 = now_seconds();
+        double t0 = cli_now_seconds();
         if (tch_step(m, d, &err) != TCH_OK) {
             cli_print_error("the simulation failed", &err);
             code = EXIT_DIVERGED;
             break;
         }
-        times[done] = now_seconds() - t0;
+        times[done] = cli_now_seconds() - t0;
         contacts += d->contact_count;
     }
-    double wall = now_seconds() - start;
+    double wall = cli_now_seconds() - start;
     if (code == EXIT_OK) {
         qsort(times, (size_t)steps, sizeof *times, compare_doubles);
         printf("scene        %s\n", o->scene);
@@ -52,8 +43,6 @@ int cli_cmd_speed(const cli_options* o) {
         printf("heap allocs  %ld during the steps\n", d->heap_allocation_count);
     }
     free(times);
-    tch_data_destroy(d);
-    tch_model_destroy(m);
-    tch_spec_destroy(spec);
+    cli_close_session(&session);
     return code;
 }

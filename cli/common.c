@@ -1,7 +1,9 @@
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 
@@ -122,7 +124,7 @@ void cli_print_error(const char* what, const tch_error* err) {
     fprintf(stderr, "%s\n", err->message);
 }
 
-int cli_load_model(const cli_options* o, tch_spec** spec, tch_model** model) {
+static int load_model(const cli_options* o, tch_spec** spec, tch_model** model) {
     tch_error err = {0};
     *model = NULL;
     if (tch_mjcf_load(o->scene, spec, &err) != TCH_OK) {
@@ -151,7 +153,7 @@ int cli_load_model(const cli_options* o, tch_spec** spec, tch_model** model) {
     return EXIT_OK;
 }
 
-int cli_make_data(const cli_options* o, const tch_model* model, tch_data** data) {
+static int make_data(const cli_options* o, const tch_model* model, tch_data** data) {
     tch_error err = {0};
     if (tch_data_create(model, data, &err) != TCH_OK) {
         cli_print_error("cannot create the simulation data", &err);
@@ -168,6 +170,31 @@ int cli_make_data(const cli_options* o, const tch_model* model, tch_data** data)
         tch_data_reset_key(model, *data, key, &err);
     }
     return EXIT_OK;
+}
+
+int cli_open_session(const cli_options* o, int with_data, cli_session* session) {
+    *session = (cli_session){NULL, NULL, NULL};
+    int code = load_model(o, &session->spec, &session->model);
+    if (code == EXIT_OK && with_data) {
+        code = make_data(o, session->model, &session->data);
+    }
+    if (code != EXIT_OK) {
+        cli_close_session(session);
+    }
+    return code;
+}
+
+void cli_close_session(cli_session* session) {
+    tch_data_destroy(session->data);
+    tch_model_destroy(session->model);
+    tch_spec_destroy(session->spec);
+    *session = (cli_session){NULL, NULL, NULL};
+}
+
+double cli_now_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
 void cli_json_vec3(FILE* f, tch_vec3 v) {
