@@ -4,8 +4,12 @@
 #   tools/setup.sh bench    also the anchors compared against in bench/ (MuJoCo, ODE, Bullet)
 set -euo pipefail
 
+# Build: compilers, CMake, the libraries touche links (libccd, qhull, libxml2; SuiteSparse
+# CHOLMOD and LAPACKE/OpenBLAS for the pressure fields and dense solves). Tests: clang's
+# sanitizer and fuzzer runtimes, and Siconos numerics as the LCP cross-check oracle.
 packages=(build-essential cmake pkg-config clang libclang-rt-14-dev
-          libccd-dev libqhull-dev libxml2-dev)
+          libccd-dev libqhull-dev libxml2-dev libsuitesparse-dev liblapacke-dev libopenblas-dev
+          libsiconos-numerics-dev)
 if [[ "${1:-}" == "bench" ]]; then
   packages+=(libmujoco-dev libode-dev libbullet-dev)
 fi
