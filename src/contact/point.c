@@ -112,13 +112,26 @@ static void point_friction_forces(const tch_model* model, tch_data* data, tch_pa
         limit[i] = friction_coefficient(p, slip / p->stiction_velocity) * tch_v3_norm(c->f_W);
         f_t[i] = tch_v3_zero();
     }
-    for (int sweep = 0; sweep < FRICTION_SWEEPS; ++sweep) {
+    tch_real total_limit = 0;
+    for (int i = 0; i < n; ++i) {
+        total_limit += limit[i];
+    }
+    /* Sweeps stop early once a sweep changes no force by more than a 1e-9 share of the total
+     * Coulomb bound (one sweep suffices for a single point). */
+    tch_real tolerance = 1e-9 * total_limit;
+    for (int sweep = 0; sweep < FRICTION_SWEEPS && total_limit > 0; ++sweep) {
+        tch_real largest_change = 0;
         for (int i = 0; i < n; ++i) {
             const tch_contact* c = &data->contacts[pair->contact_start + i];
             if (limit[i] > 0) {
-                f_t[i] = tch_v3_add(f_t[i], update_point_friction(model, data, pred, pair, c,
-                                                                  f_t[i], limit[i]));
+                tch_vec3 change = update_point_friction(model, data, pred, pair, c, f_t[i],
+                                                        limit[i]);
+                f_t[i] = tch_v3_add(f_t[i], change);
+                largest_change = fmax(largest_change, tch_v3_norm(change));
             }
+        }
+        if (largest_change <= tolerance || n == 1) {
+            break;
         }
     }
     for (int i = 0; i < n; ++i) {

@@ -35,6 +35,7 @@ void tch_data_destroy(tch_data* d) {
         free(d->internal->prediction.v_WCm);
         free(d->internal->prediction.w_W);
         free(d->internal->prediction.I_inv_W);
+        free(d->internal->pair_params);
         free(d->internal);
     }
     free_arrays(d);
@@ -67,7 +68,8 @@ static int allocate_internal(const tch_model* m, tch_data* d) {
            CALLOC_ARRAY(in->geom_static, m->geom_count) &&
            CALLOC_ARRAY(in->prediction.v_WCm, m->body_count) &&
            CALLOC_ARRAY(in->prediction.w_W, m->body_count) &&
-           CALLOC_ARRAY(in->prediction.I_inv_W, m->body_count);
+           CALLOC_ARRAY(in->prediction.I_inv_W, m->body_count) &&
+           CALLOC_ARRAY(in->pair_params, d->pair_result_capacity);
 }
 
 tch_status tch_data_create(const tch_model* m, tch_data** out, tch_error* err) {
@@ -136,6 +138,12 @@ int tch_data_reserve_contacts(tch_data* d, int extra) {
             return -1;
         }
         d->pair_results = grown;
+        tch_pair_params* params =
+            realloc(d->internal->pair_params, (size_t)capacity * sizeof *params);
+        if (!params) {
+            return -1;
+        }
+        d->internal->pair_params = params;
         d->pair_result_capacity = capacity;
         d->internal->contact_growth_count++;
     }

@@ -20,6 +20,7 @@ struct tch_data_internal {
     unsigned char* geom_static;   /* [geom_count] 1 when the geom's root is the world */
     long contact_growth_count;    /* reallocations of the contact buffers */
     tch_velocity_prediction prediction; /* arrays [body_count], for semi-implicit friction */
+    tch_pair_params* pair_params; /* [pair_result_capacity] resolved parameters per pair result */
 };
 
 /* Makes room for `extra` more contacts and one more pair result; -1 when out of memory. */

@@ -111,8 +111,10 @@ static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, tc
     if (tch_data_reserve_contacts(d, count) != 0) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for contacts");
     }
+    tch_pair_params* params = &d->internal->pair_params[d->pair_result_count];
     tch_pair_result* pair = &d->pair_results[d->pair_result_count++];
-    tch_contact_model model = tch_model_pair_params(m, a, b).model;
+    *params = tch_model_pair_params(m, a, b);
+    tch_contact_model model = params->model;
     *pair = (tch_pair_result){a, b, model, d->contact_count, count, tch_v3_zero(), tch_v3_zero()};
     const tch_transform X_WA = d->geom_X_WG[a];
     for (int i = 0; i < count; ++i) {
@@ -165,23 +167,23 @@ tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
     }
     for (int i = 0; i < d->pair_result_count; ++i) {
         tch_pair_result* pair = &d->pair_results[i];
-        tch_pair_params params = tch_model_pair_params(m, pair->geom_a, pair->geom_b);
-        const tch_contact_ops* ops = tch_contact_model_ops(params.model);
+        const tch_pair_params* params = &d->internal->pair_params[i];
+        const tch_contact_ops* ops = tch_contact_model_ops(params->model);
         if (!ops) {
             return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
                             "contact model '%s' is not supported yet",
-                            tch_contact_model_name(params.model));
+                            tch_contact_model_name(params->model));
         }
-        ops->normal_forces(m, d, pair, &params);
+        ops->normal_forces(m, d, pair, params);
     }
     tch_velocity_prediction* prediction = &d->internal->prediction;
     tch_contact_predict_velocities(m, d, m->timestep, prediction);
     for (int i = 0; i < d->pair_result_count; ++i) {
         tch_pair_result* pair = &d->pair_results[i];
-        tch_pair_params params = tch_model_pair_params(m, pair->geom_a, pair->geom_b);
-        const tch_contact_ops* ops = tch_contact_model_ops(params.model);
+        const tch_pair_params* params = &d->internal->pair_params[i];
+        const tch_contact_ops* ops = tch_contact_model_ops(params->model);
         if (ops->friction_forces) {
-            ops->friction_forces(m, d, pair, &params, prediction);
+            ops->friction_forces(m, d, pair, params, prediction);
         }
     }
     return TCH_OK;
