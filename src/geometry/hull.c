@@ -32,26 +32,26 @@
 static const tch_real merge_normal_cosine = 0.99;
 
 typedef struct triangle {
-    int v[3];          /* input point indices */
-    tch_vec3 normal;   /* outward unit normal of qhull's facet */
-    tch_real offset;   /* normal . x = offset on the facet */
+    int v[3];        /* input point indices */
+    tch_vec3 normal; /* outward unit normal of qhull's facet */
+    tch_real offset; /* normal . x = offset on the facet */
 } triangle;
 
 /* qhull's triangles and everything derived from them while merging; freed in one place. */
 typedef struct builder {
     const tch_vec3* points;
     int point_count;
-    tch_real tolerance;      /* merge distance, m */
+    tch_real tolerance; /* merge distance, m */
     int triangle_count;
     triangle* triangles;
-    int* neighbors;          /* [3 * triangle_count] triangle across edge (v[k], v[k+1]) or -1 */
-    int* group;              /* [triangle_count] face group of each triangle */
+    int* neighbors; /* [3 * triangle_count] triangle across edge (v[k], v[k+1]) or -1 */
+    int* group;     /* [triangle_count] face group of each triangle */
     int group_count;
-    int* members;            /* [triangle_count] triangles ordered by group, then index */
-    int* group_start;        /* [group_count + 1] offsets into members */
+    int* members;     /* [triangle_count] triangles ordered by group, then index */
+    int* group_start; /* [group_count + 1] offsets into members */
     /* faces as loops of input point indices */
     int face_count, face_capacity;
-    int* face_start;         /* [face_capacity + 1] */
+    int* face_start; /* [face_capacity + 1] */
     int loop_length, loop_capacity;
     int* loops;
 } builder;
@@ -67,7 +67,8 @@ static void builder_free(builder* b) {
 }
 
 static tch_status out_of_memory(tch_error* err) {
-    return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory while building a convex hull");
+    return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
+                    "out of memory while building a convex hull");
 }
 
 /* ---- input checks ---- */
@@ -121,14 +122,16 @@ static tch_status check_spans_volume(const tch_vec3* p, int count, tch_error* er
     if (!(d1 > tol)) {
         return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
                         "all %d points of the convex hull coincide; a hull needs 4 points that "
-                        "are not coplanar", count);
+                        "are not coplanar",
+                        count);
     }
     tch_vec3 u = tch_v3_scale(tch_v3_sub(p[i1], p[0]), 1 / d1);
     int i2 = farthest_from_flat(p, count, p[0], u, 0, &d2);
     if (!(d2 > tol)) {
         return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
                         "the %d points of the convex hull are collinear; a hull needs 4 points "
-                        "that are not coplanar", count);
+                        "that are not coplanar",
+                        count);
     }
     tch_vec3 n = tch_v3_normalize(tch_v3_cross(u, tch_v3_sub(p[i2], p[0])));
     farthest_from_flat(p, count, p[0], n, 1, &d3);
@@ -149,8 +152,8 @@ static tch_status check_points(const tch_vec3* points, int count, tch_error* err
     for (int i = 0; i < count; ++i) {
         if (!tch_v3_isfinite(points[i])) {
             return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
-                            "point %d of the convex hull is not finite (%g %g %g)", i,
-                            points[i].x, points[i].y, points[i].z);
+                            "point %d of the convex hull is not finite (%g %g %g)", i, points[i].x,
+                            points[i].y, points[i].z);
         }
     }
     return check_spans_volume(points, count, err);
@@ -208,8 +211,8 @@ static tch_status collect_triangles(qhT* qh, builder* b, tch_error* err) {
         t->normal = tch_v3(facet->normal[0], facet->normal[1], facet->normal[2]);
         t->offset = -facet->offset;
         tch_vec3 a = b->points[t->v[0]];
-        tch_vec3 area = tch_v3_cross(tch_v3_sub(b->points[t->v[1]], a),
-                                     tch_v3_sub(b->points[t->v[2]], a));
+        tch_vec3 area =
+            tch_v3_cross(tch_v3_sub(b->points[t->v[1]], a), tch_v3_sub(b->points[t->v[2]], a));
         if (tch_v3_dot(area, t->normal) < 0) {
             int swap = t->v[1];
             t->v[1] = t->v[2];
@@ -260,22 +263,20 @@ static tch_status run_qhull(builder* b, tch_error* err) {
 
 /* ---- adjacency and region growing ---- */
 
+/* qsort order of anything that starts with two ints: lexicographic on them. */
+static int compare_int_pairs(const void* pa, const void* pb) {
+    const int* x = pa;
+    const int* y = pb;
+    if (x[0] != y[0]) {
+        return x[0] < y[0] ? -1 : 1;
+    }
+    return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
 typedef struct edge_ref {
-    int a, b;       /* a < b */
+    int v[2]; /* v[0] < v[1]: the sort key */
     int triangle, slot;
 } edge_ref;
-
-static int compare_edge_refs(const void* pa, const void* pb) {
-    const edge_ref* x = pa;
-    const edge_ref* y = pb;
-    if (x->a != y->a) {
-        return x->a < y->a ? -1 : 1;
-    }
-    if (x->b != y->b) {
-        return x->b < y->b ? -1 : 1;
-    }
-    return (x->triangle > y->triangle) - (x->triangle < y->triangle);
-}
 
 /* Neighbours through shared edges: sort the 3F edges, pair the runs of exactly two. */
 static tch_status find_neighbors(builder* b, tch_error* err) {
@@ -289,14 +290,14 @@ static tch_status find_neighbors(builder* b, tch_error* err) {
     for (int t = 0; t < b->triangle_count; ++t) {
         for (int k = 0; k < 3; ++k) {
             int u = b->triangles[t].v[k], w = b->triangles[t].v[(k + 1) % 3];
-            refs[3 * t + k] = (edge_ref){u < w ? u : w, u < w ? w : u, t, k};
+            refs[3 * t + k] = (edge_ref){{u < w ? u : w, u < w ? w : u}, t, k};
             b->neighbors[3 * t + k] = -1;
         }
     }
-    qsort(refs, (size_t)n, sizeof *refs, compare_edge_refs);
+    qsort(refs, (size_t)n, sizeof *refs, compare_int_pairs);
     for (int i = 0; i < n;) {
         int j = i + 1;
-        while (j < n && refs[j].a == refs[i].a && refs[j].b == refs[i].b) {
+        while (j < n && compare_int_pairs(refs[j].v, refs[i].v) == 0) {
             ++j;
         }
         if (j - i == 2) {
@@ -423,17 +424,8 @@ static tch_vec3 newell_normal(const tch_vec3* points, const int* loop, int lengt
 }
 
 typedef struct half_edge {
-    int from, to;
+    int v[2]; /* from, to: the sort key */
 } half_edge;
-
-static int compare_half_edges(const void* pa, const void* pb) {
-    const half_edge* x = pa;
-    const half_edge* y = pb;
-    if (x->from != y->from) {
-        return x->from < y->from ? -1 : 1;
-    }
-    return (x->to > y->to) - (x->to < y->to);
-}
 
 /* Collects both directions of the group's boundary edges. */
 static int boundary_half_edges(const builder* b, int g, half_edge* out) {
@@ -444,12 +436,12 @@ static int boundary_half_edges(const builder* b, int g, half_edge* out) {
             int u = b->neighbors[3 * t + k];
             if (u < 0 || b->group[u] != g) {
                 int p = b->triangles[t].v[k], q = b->triangles[t].v[(k + 1) % 3];
-                out[count++] = (half_edge){p, q};
-                out[count++] = (half_edge){q, p};
+                out[count++] = (half_edge){{p, q}};
+                out[count++] = (half_edge){{q, p}};
             }
         }
     }
-    qsort(out, (size_t)count, sizeof *out, compare_half_edges);
+    qsort(out, (size_t)count, sizeof *out, compare_int_pairs);
     return count;
 }
 
@@ -458,10 +450,10 @@ static int find_pair(const half_edge* h, int pair_count, int vertex) {
     int lo = 0, hi = pair_count - 1;
     while (lo <= hi) {
         int mid = lo + (hi - lo) / 2;
-        if (h[2 * mid].from == vertex) {
+        if (h[2 * mid].v[0] == vertex) {
             return mid;
         }
-        if (h[2 * mid].from < vertex) {
+        if (h[2 * mid].v[0] < vertex) {
             lo = mid + 1;
         } else {
             hi = mid - 1;
@@ -475,7 +467,7 @@ static int find_pair(const half_edge* h, int pair_count, int vertex) {
 static int chain_loop(const half_edge* h, int count, int* loop) {
     int pair_count = count / 2;
     for (int i = 0; i < pair_count; ++i) {
-        if (h[2 * i].from != h[2 * i + 1].from || (i > 0 && h[2 * i].from == h[2 * i - 1].from)) {
+        if (h[2 * i].v[0] != h[2 * i + 1].v[0] || (i > 0 && h[2 * i].v[0] == h[2 * i - 1].v[0])) {
             return 0;
         }
     }
@@ -484,9 +476,10 @@ static int chain_loop(const half_edge* h, int count, int* loop) {
         if (length == pair_count || current < 0) {
             return 0;
         }
-        int vertex = h[2 * current].from;
+        const half_edge* out = &h[2 * current]; /* the two edges leaving this vertex */
+        int vertex = out[0].v[0];
         loop[length++] = vertex;
-        int next = h[2 * current].to != previous ? h[2 * current].to : h[2 * current + 1].to;
+        int next = out[0].v[1] != previous ? out[0].v[1] : out[1].v[1];
         previous = vertex;
         current = find_pair(h, pair_count, next);
     } while (current != 0);
@@ -544,15 +537,6 @@ static tch_status build_faces(builder* b, tch_error* err) {
 
 /* ---- layout ---- */
 
-static int compare_edges(const void* pa, const void* pb) {
-    const int* x = pa;
-    const int* y = pb;
-    if (x[0] != y[0]) {
-        return x[0] < y[0] ? -1 : 1;
-    }
-    return (x[1] > y[1]) - (x[1] < y[1]);
-}
-
 /* Unique undirected edges of the faces, sorted. */
 static int collect_edges(tch_convex_hull* hull) {
     int corners = hull->face_start[hull->face_count];
@@ -571,10 +555,10 @@ static int collect_edges(tch_convex_hull* hull) {
             ++count;
         }
     }
-    qsort(hull->edges, (size_t)count, sizeof *hull->edges, compare_edges);
+    qsort(hull->edges, (size_t)count, sizeof *hull->edges, compare_int_pairs);
     int unique = 0;
     for (int i = 0; i < count; ++i) {
-        if (unique == 0 || compare_edges(hull->edges[unique - 1], hull->edges[i]) != 0) {
+        if (unique == 0 || compare_int_pairs(hull->edges[unique - 1], hull->edges[i]) != 0) {
             hull->edges[unique][0] = hull->edges[i][0];
             hull->edges[unique][1] = hull->edges[i][1];
             ++unique;
@@ -639,8 +623,7 @@ static int lay_out(const builder* b, tch_convex_hull* hull) {
     hull->face_vertices = malloc((size_t)b->loop_length * sizeof *hull->face_vertices);
     hull->face_normals_G = malloc((size_t)b->face_count * sizeof *hull->face_normals_G);
     hull->face_offsets = malloc((size_t)b->face_count * sizeof *hull->face_offsets);
-    if (!hull->face_start || !hull->face_vertices || !hull->face_normals_G ||
-        !hull->face_offsets) {
+    if (!hull->face_start || !hull->face_vertices || !hull->face_normals_G || !hull->face_offsets) {
         return -1;
     }
     memcpy(hull->face_start, b->face_start, (size_t)(b->face_count + 1) * sizeof *b->face_start);
@@ -653,8 +636,7 @@ static int lay_out(const builder* b, tch_convex_hull* hull) {
     return 0;
 }
 
-tch_status tch_hull_build(const tch_vec3* points, int count, tch_convex_hull* out,
-                          tch_error* err) {
+tch_status tch_hull_build(const tch_vec3* points, int count, tch_convex_hull* out, tch_error* err) {
     memset(out, 0, sizeof *out);
     tch_status status = check_points(points, count, err);
     if (status != TCH_OK) {
@@ -714,8 +696,8 @@ int tch_hull_copy(const tch_convex_hull* src, tch_convex_hull* dst) {
     dst->vertices_G = duplicate(src->vertices_G, (size_t)src->vertex_count * sizeof(tch_vec3));
     dst->face_start = duplicate(src->face_start, (size_t)(src->face_count + 1) * sizeof(int));
     dst->face_vertices = duplicate(src->face_vertices, (size_t)corners * sizeof(int));
-    dst->face_normals_G = duplicate(src->face_normals_G,
-                                    (size_t)src->face_count * sizeof(tch_vec3));
+    dst->face_normals_G =
+        duplicate(src->face_normals_G, (size_t)src->face_count * sizeof(tch_vec3));
     dst->face_offsets = duplicate(src->face_offsets, (size_t)src->face_count * sizeof(tch_real));
     dst->edges = duplicate(src->edges, (size_t)src->edge_count * sizeof *src->edges);
     if (!dst->vertices_G || !dst->face_start || !dst->face_vertices || !dst->face_normals_G ||
@@ -730,8 +712,8 @@ int tch_hull_copy(const tch_convex_hull* src, tch_convex_hull* dst) {
 
 /* Adds the tetrahedron (0, a, b, c) (relative to the fan apex): signed volume det/6, first
  * moment V (a + b + c)/4 and second moment V/20 (sum v v^T + s s^T), s = a + b + c. */
-static void add_tetrahedron(tch_vec3 a, tch_vec3 b, tch_vec3 c, tch_real* volume,
-                            tch_vec3* first, tch_mat3* second) {
+static void add_tetrahedron(tch_vec3 a, tch_vec3 b, tch_vec3 c, tch_real* volume, tch_vec3* first,
+                            tch_mat3* second) {
     tch_real v = tch_v3_dot(a, tch_v3_cross(b, c)) / 6;
     tch_vec3 s = tch_v3_add(tch_v3_add(a, b), c);
     const tch_vec3 corners[4] = {a, b, c, s};
@@ -740,8 +722,7 @@ static void add_tetrahedron(tch_vec3 a, tch_vec3 b, tch_vec3 c, tch_real* volume
     for (int k = 0; k < 4; ++k) {
         for (int i = 0; i < 3; ++i) {
             for (int j = 0; j < 3; ++j) {
-                second->m[i][j] +=
-                    v / 20 * tch_v3_get(corners[k], i) * tch_v3_get(corners[k], j);
+                second->m[i][j] += v / 20 * tch_v3_get(corners[k], i) * tch_v3_get(corners[k], j);
             }
         }
     }
@@ -763,8 +744,7 @@ void tch_hull_volume_moments(const tch_convex_hull* hull, tch_real* volume, tch_
         tch_vec3 p0 = tch_v3_sub(hull->vertices_G[loop[0]], apex);
         for (int i = 1; i + 1 < length; ++i) {
             add_tetrahedron(p0, tch_v3_sub(hull->vertices_G[loop[i]], apex),
-                            tch_v3_sub(hull->vertices_G[loop[i + 1]], apex), &v, &first,
-                            &second);
+                            tch_v3_sub(hull->vertices_G[loop[i + 1]], apex), &v, &first, &second);
         }
     }
     /* shift from the apex to the centroid: S_c = S_apex - V d d^T, d = centroid - apex */
@@ -779,17 +759,36 @@ void tch_hull_volume_moments(const tch_convex_hull* hull, tch_real* volume, tch_
     *second_moment = second;
 }
 
+/* Builds the hull of vertices just read (when reading succeeded), names `name` in a hull
+ * error, and frees the vertices. */
+static tch_status hull_of_read_vertices(tch_status read_status, tch_vec3* vertices, int count,
+                                        const char* name, tch_convex_hull* out, tch_error* err) {
+    tch_status status = read_status;
+    if (status == TCH_OK) {
+        status = tch_hull_build(vertices, count, out, err);
+        if (status != TCH_OK && err) {
+            tch_copy_string(err->file, sizeof err->file, name ? name : "");
+        }
+    }
+    free(vertices);
+    return status;
+}
+
 tch_status tch_hull_from_mesh_file(const char* path, tch_convex_hull* out, tch_error* err) {
     tch_vec3* vertices = NULL;
     int count = 0;
     memset(out, 0, sizeof *out);
     tch_status status = tch_mesh_read_vertices(path, &vertices, &count, err);
-    if (status == TCH_OK) {
-        status = tch_hull_build(vertices, count, out, err);
-        if (status != TCH_OK && err) {
-            tch_copy_string(err->file, sizeof err->file, path);
-        }
-    }
-    free(vertices);
-    return status;
+    return hull_of_read_vertices(status, vertices, count, path, out, err);
+}
+
+tch_status tch_hull_from_mesh_buffer(const char* bytes, size_t size, const char* name,
+                                     const char* format_hint, tch_convex_hull* out,
+                                     tch_error* err) {
+    tch_vec3* vertices = NULL;
+    int count = 0;
+    memset(out, 0, sizeof *out);
+    tch_status status =
+        tch_mesh_read_vertices_buffer(bytes, size, name, format_hint, &vertices, &count, err);
+    return hull_of_read_vertices(status, vertices, count, name, out, err);
 }

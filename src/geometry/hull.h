@@ -38,3 +38,7 @@ void tch_hull_volume_moments(const tch_convex_hull* hull, tch_real* volume, tch_
 /* Reads a mesh file (tch_mesh_read_vertices) and builds its hull. Every error, including a
  * degenerate point set, names `path` in err->file. */
 tch_status tch_hull_from_mesh_file(const char* path, tch_convex_hull* out, tch_error* err);
+/* The same from bytes in memory (see tch_mesh_read_vertices_buffer); errors name `name`. */
+tch_status tch_hull_from_mesh_buffer(const char* bytes, size_t size, const char* name,
+                                     const char* format_hint, tch_convex_hull* out,
+                                     tch_error* err);

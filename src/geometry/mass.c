@@ -19,14 +19,21 @@ static tch_real hemisphere_volume(tch_real r) {
 tch_real tch_shape_volume(const tch_shape* shape) {
     const tch_real* s = shape->size;
     switch (shape->type) {
-    case TCH_GEOM_SPHERE: return 2 * hemisphere_volume(s[0]);
-    case TCH_GEOM_CAPSULE: return pi * s[0] * s[0] * 2 * s[1] + 2 * hemisphere_volume(s[0]);
-    case TCH_GEOM_ELLIPSOID: return 4.0 / 3.0 * pi * s[0] * s[1] * s[2];
-    case TCH_GEOM_CYLINDER: return pi * s[0] * s[0] * 2 * s[1];
-    case TCH_GEOM_BOX: return 8 * s[0] * s[1] * s[2];
-    case TCH_GEOM_MESH: return shape->hull ? shape->hull->volume : 0;
+    case TCH_GEOM_SPHERE:
+        return 2 * hemisphere_volume(s[0]);
+    case TCH_GEOM_CAPSULE:
+        return pi * s[0] * s[0] * 2 * s[1] + 2 * hemisphere_volume(s[0]);
+    case TCH_GEOM_ELLIPSOID:
+        return 4.0 / 3.0 * pi * s[0] * s[1] * s[2];
+    case TCH_GEOM_CYLINDER:
+        return pi * s[0] * s[0] * 2 * s[1];
+    case TCH_GEOM_BOX:
+        return 8 * s[0] * s[1] * s[2];
+    case TCH_GEOM_MESH:
+        return shape->hull ? shape->hull->volume : 0;
     case TCH_GEOM_PLANE:
-    case TCH_GEOM_TYPE_END: break;
+    case TCH_GEOM_TYPE_END:
+        break;
     }
     return INFINITY;
 }
@@ -45,7 +52,8 @@ static tch_mat3 diagonal(tch_real xx, tch_real yy, tch_real zz) {
 static tch_mat3 capsule_inertia(tch_real density, tch_real r, tch_real h) {
     tch_real m_c = density * pi * r * r * 2 * h;
     tch_real m_h = density * hemisphere_volume(r);
-    tch_real ixx = m_c * (3 * r * r + 4 * h * h) / 12 + 2 * m_h * (0.4 * r * r + h * h + 0.75 * h * r);
+    tch_real ixx =
+        m_c * (3 * r * r + 4 * h * h) / 12 + 2 * m_h * (0.4 * r * r + h * h + 0.75 * h * r);
     tch_real izz = m_c * r * r / 2 + 2 * 0.4 * m_h * r * r;
     return diagonal(ixx, ixx, izz);
 }
@@ -57,17 +65,22 @@ static tch_mat3 primitive_inertia(const tch_shape* shape, tch_real m, tch_real d
     const tch_real* s = shape->size;
     tch_real a2 = s[0] * s[0], b2 = s[1] * s[1], c2 = s[2] * s[2];
     switch (shape->type) {
-    case TCH_GEOM_SPHERE: return tch_m3_scale(tch_m3_identity(), 0.4 * m * a2);
-    case TCH_GEOM_ELLIPSOID: return diagonal(m * (b2 + c2) / 5, m * (a2 + c2) / 5, m * (a2 + b2) / 5);
-    case TCH_GEOM_BOX: return diagonal(m * (b2 + c2) / 3, m * (a2 + c2) / 3, m * (a2 + b2) / 3);
+    case TCH_GEOM_SPHERE:
+        return tch_m3_scale(tch_m3_identity(), 0.4 * m * a2);
+    case TCH_GEOM_ELLIPSOID:
+        return diagonal(m * (b2 + c2) / 5, m * (a2 + c2) / 5, m * (a2 + b2) / 5);
+    case TCH_GEOM_BOX:
+        return diagonal(m * (b2 + c2) / 3, m * (a2 + c2) / 3, m * (a2 + b2) / 3);
     case TCH_GEOM_CYLINDER: {
         tch_real ixx = m * (3 * a2 + 4 * b2) / 12;
         return diagonal(ixx, ixx, m * a2 / 2);
     }
-    case TCH_GEOM_CAPSULE: return capsule_inertia(density, s[0], s[1]);
+    case TCH_GEOM_CAPSULE:
+        return capsule_inertia(density, s[0], s[1]);
     case TCH_GEOM_PLANE:
     case TCH_GEOM_MESH:
-    case TCH_GEOM_TYPE_END: break;
+    case TCH_GEOM_TYPE_END:
+        break;
     }
     return tch_m3_zero();
 }
@@ -79,9 +92,8 @@ static tch_mass_properties hull_mass_properties(const tch_convex_hull* hull, tch
     tch_mat3 S;
     tch_hull_volume_moments(hull, &volume, &centroid, &S);
     tch_real trace = S.m[0][0] + S.m[1][1] + S.m[2][2];
-    tch_mat3 I = tch_m3_scale(tch_m3_add(tch_m3_scale(tch_m3_identity(), trace),
-                                         tch_m3_scale(S, -1)),
-                              density);
+    tch_mat3 I = tch_m3_scale(
+        tch_m3_add(tch_m3_scale(tch_m3_identity(), trace), tch_m3_scale(S, -1)), density);
     return (tch_mass_properties){density * volume, centroid, I};
 }
 

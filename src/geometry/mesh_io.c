@@ -77,7 +77,7 @@ static void sort_unique(vertex_list* list) {
 typedef struct line_reader {
     const char* bytes;
     size_t size, pos;
-    int number;         /* 1-based number of the line last returned */
+    int number; /* 1-based number of the line last returned */
 } line_reader;
 
 /* The next line (without its '\n'); returns 0 at the end of the buffer. */
@@ -159,7 +159,8 @@ static tch_status parse_vertex_line(const char* line, size_t length, int line_nu
     if (length >= sizeof text || memchr(line, '\0', length)) {
         return tch_fail(err, TCH_ERR_PARSE, name, line_number,
                         "vertex line is longer than %d characters or holds a NUL byte; "
-                        "expected '%s'", max_line_length - 1, expected);
+                        "expected '%s'",
+                        max_line_length - 1, expected);
     }
     memcpy(text, line, length);
     text[length] = '\0';
@@ -179,39 +180,56 @@ static tch_status parse_vertex_line(const char* line, size_t length, int line_nu
     return TCH_OK;
 }
 
+/* Parses a vertex line and appends the vertex to `out`. */
+static tch_status read_vertex_line(const char* line, size_t length, int line_number,
+                                   int max_numbers, const char* expected, const char* name,
+                                   vertex_list* out, tch_error* err) {
+    tch_vec3 v;
+    tch_status status =
+        parse_vertex_line(line, length, line_number, max_numbers, expected, name, &v, err);
+    if (status == TCH_OK && push_vertex(out, v) < 0) {
+        status = too_many_vertices(name, err);
+    }
+    return status;
+}
+
 static tch_status no_vertices(const char* name, const char* what, tch_error* err) {
     return tch_fail(err, TCH_ERR_PARSE, name, 0, "%s has no vertices", what);
 }
 
-/* ---- OBJ ---- */
+/* One line of a text format: appends its vertex, skips the line, or fails. */
+typedef tch_status (*line_handler)(const char* line, size_t length, int line_number,
+                                   const char* name, vertex_list* out, tch_error* err);
 
-static tch_status read_obj(const char* bytes, size_t size, const char* name, vertex_list* out,
-                           tch_error* err) {
+/* Feeds every line to `handle`; fails when no vertex was found (`what` names the format). */
+static tch_status read_text(const char* bytes, size_t size, const char* name, line_handler handle,
+                            const char* what, vertex_list* out, tch_error* err) {
     line_reader r = {bytes, size, 0, 0};
     const char* line;
     size_t length;
     while (next_line(&r, &line, &length)) {
-        const char* word;
-        if (!word_is(word, first_word(line, length, &word), "v")) {
-            continue;
-        }
-        tch_vec3 v;
-        tch_status status = parse_vertex_line(line, length, r.number, 7, "v x y z", name, &v, err);
+        tch_status status = handle(line, length, r.number, name, out, err);
         if (status != TCH_OK) {
             return status;
         }
-        if (push_vertex(out, v) < 0) {
-            return too_many_vertices(name, err);
-        }
     }
-    return out->count > 0 ? TCH_OK : no_vertices(name, "OBJ file (no 'v x y z' line)", err);
+    return out->count > 0 ? TCH_OK : no_vertices(name, what, err);
 }
 
-/* ---- ASCII STL ---- */
+/* OBJ: "v x y z [w | r g b]" lines give vertices; every other line is ignored. */
+static tch_status obj_line(const char* line, size_t length, int line_number, const char* name,
+                           vertex_list* out, tch_error* err) {
+    const char* word;
+    size_t word_length = first_word(line, length, &word);
+    if (!word_is(word, word_length, "v")) {
+        return TCH_OK;
+    }
+    return read_vertex_line(line, length, line_number, 7, "v x y z", name, out, err);
+}
 
 static int is_stl_keyword(const char* word, size_t length) {
-    static const char* const keywords[] = {"solid", "facet", "outer", "endloop", "endfacet",
-                                           "endsolid"};
+    static const char* const keywords[] = {"solid",   "facet",    "outer",
+                                           "endloop", "endfacet", "endsolid"};
     for (size_t i = 0; i < sizeof keywords / sizeof keywords[0]; ++i) {
         if (word_is(word, length, keywords[i])) {
             return 1;
@@ -220,35 +238,24 @@ static int is_stl_keyword(const char* word, size_t length) {
     return length == 0;
 }
 
-static tch_status read_ascii_stl(const char* bytes, size_t size, const char* name,
+/* ASCII STL: "vertex x y z" lines give vertices; the other keywords are skipped (their
+ * nesting is not checked: only the vertices matter for a hull). */
+static tch_status ascii_stl_line(const char* line, size_t length, int line_number, const char* name,
                                  vertex_list* out, tch_error* err) {
-    line_reader r = {bytes, size, 0, 0};
-    const char* line;
-    size_t length;
-    while (next_line(&r, &line, &length)) {
-        const char* word;
-        size_t word_length = first_word(line, length, &word);
-        if (is_stl_keyword(word, word_length)) {
-            continue;
-        }
-        if (!word_is(word, word_length, "vertex")) {
-            char shown[64];
-            excerpt(line, length, shown, sizeof shown);
-            return tch_fail(err, TCH_ERR_PARSE, name, r.number,
-                            "unexpected line '%s' in ASCII STL; expected solid, facet normal, "
-                            "outer loop, vertex, endloop, endfacet or endsolid", shown);
-        }
-        tch_vec3 v;
-        tch_status status =
-            parse_vertex_line(line, length, r.number, 3, "vertex x y z", name, &v, err);
-        if (status != TCH_OK) {
-            return status;
-        }
-        if (push_vertex(out, v) < 0) {
-            return too_many_vertices(name, err);
-        }
+    const char* word;
+    size_t word_length = first_word(line, length, &word);
+    if (is_stl_keyword(word, word_length)) {
+        return TCH_OK;
     }
-    return out->count > 0 ? TCH_OK : no_vertices(name, "ASCII STL file", err);
+    if (!word_is(word, word_length, "vertex")) {
+        char shown[64];
+        excerpt(line, length, shown, sizeof shown);
+        return tch_fail(err, TCH_ERR_PARSE, name, line_number,
+                        "unexpected line '%s' in ASCII STL; expected solid, facet normal, "
+                        "outer loop, vertex, endloop, endfacet or endsolid",
+                        shown);
+    }
+    return read_vertex_line(line, length, line_number, 3, "vertex x y z", name, out, err);
 }
 
 /* ---- binary STL: 80-byte header, uint32 n, n records of 12 little-endian floats + 2 ---- */
@@ -279,7 +286,8 @@ static tch_status read_binary_stl(const char* bytes, size_t size, const char* na
     if (size < stl_header_size) {
         return tch_fail(err, TCH_ERR_PARSE, name, 0,
                         "file of %zu bytes is too short for a binary STL (84 bytes at least) and "
-                        "does not start with 'solid' as an ASCII STL does", size);
+                        "does not start with 'solid' as an ASCII STL does",
+                        size);
     }
     uint32_t n = stl_triangle_count(bytes);
     uint64_t expected = (uint64_t)stl_header_size + (uint64_t)stl_triangle_size * n;
@@ -326,7 +334,7 @@ static int is_ascii_stl(const char* bytes, size_t size) {
 static tch_status read_stl(const char* bytes, size_t size, const char* name, vertex_list* out,
                            tch_error* err) {
     if (!is_binary_stl_size(bytes, size) && is_ascii_stl(bytes, size)) {
-        return read_ascii_stl(bytes, size, name, out, err);
+        return read_text(bytes, size, name, ascii_stl_line, "ASCII STL file", out, err);
     }
     return read_binary_stl(bytes, size, name, out, err);
 }
@@ -344,8 +352,8 @@ static int equals_ignoring_case(const char* a, const char* b) {
 }
 
 tch_status tch_mesh_read_vertices_buffer(const char* bytes, size_t size, const char* name,
-                                         const char* format_hint, tch_vec3** vertices,
-                                         int* count, tch_error* err) {
+                                         const char* format_hint, tch_vec3** vertices, int* count,
+                                         tch_error* err) {
     *vertices = NULL;
     *count = 0;
     name = name ? name : "";
@@ -355,7 +363,8 @@ tch_status tch_mesh_read_vertices_buffer(const char* bytes, size_t size, const c
     int stl;
     if (!format_hint) {
         stl = is_binary_stl_size(bytes, size) || is_ascii_stl(bytes, size);
-    } else if (equals_ignoring_case(format_hint, "stl") || equals_ignoring_case(format_hint, "obj")) {
+    } else if (equals_ignoring_case(format_hint, "stl") ||
+               equals_ignoring_case(format_hint, "obj")) {
         stl = equals_ignoring_case(format_hint, "stl");
     } else {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, name, 0,
@@ -363,8 +372,9 @@ tch_status tch_mesh_read_vertices_buffer(const char* bytes, size_t size, const c
                         format_hint);
     }
     vertex_list list = {NULL, 0, 0};
-    tch_status status = stl ? read_stl(bytes, size, name, &list, err)
-                            : read_obj(bytes, size, name, &list, err);
+    tch_status status =
+        stl ? read_stl(bytes, size, name, &list, err)
+            : read_text(bytes, size, name, obj_line, "OBJ file (no 'v x y z' line)", &list, err);
     if (status != TCH_OK) {
         free(list.data);
         return status;

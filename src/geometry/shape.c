@@ -82,17 +82,23 @@ static tch_aabb shape_aabb_tight(const tch_shape* shape, tch_transform X_WG) {
     const tch_real* s = shape->size;
     tch_mat3 R = tch_q_to_mat3(X_WG.q);
     switch (shape->type) {
-    case TCH_GEOM_SPHERE: return aabb_about(X_WG.p, tch_v3(s[0], s[0], s[0]));
+    case TCH_GEOM_SPHERE:
+        return aabb_about(X_WG.p, tch_v3(s[0], s[0], s[0]));
     case TCH_GEOM_CAPSULE: {
         tch_vec3 axis = tch_v3_abs(tch_m3_col(R, 2));
         return aabb_about(X_WG.p, tch_v3_add(tch_v3_scale(axis, s[1]), tch_v3(s[0], s[0], s[0])));
     }
-    case TCH_GEOM_ELLIPSOID: return aabb_about(X_WG.p, ellipsoid_extent(R, tch_v3(s[0], s[1], s[2])));
-    case TCH_GEOM_CYLINDER: return aabb_about(X_WG.p, cylinder_extent(R, s[0], s[1]));
-    case TCH_GEOM_BOX: return aabb_about(X_WG.p, rotated_box_extent(R, tch_v3(s[0], s[1], s[2])));
-    case TCH_GEOM_MESH: return hull_aabb(shape->hull, X_WG);
+    case TCH_GEOM_ELLIPSOID:
+        return aabb_about(X_WG.p, ellipsoid_extent(R, tch_v3(s[0], s[1], s[2])));
+    case TCH_GEOM_CYLINDER:
+        return aabb_about(X_WG.p, cylinder_extent(R, s[0], s[1]));
+    case TCH_GEOM_BOX:
+        return aabb_about(X_WG.p, rotated_box_extent(R, tch_v3(s[0], s[1], s[2])));
+    case TCH_GEOM_MESH:
+        return hull_aabb(shape->hull, X_WG);
     case TCH_GEOM_PLANE:
-    case TCH_GEOM_TYPE_END: break;
+    case TCH_GEOM_TYPE_END:
+        break;
     }
     return plane_aabb(X_WG);
 }
@@ -114,14 +120,21 @@ static tch_real hull_bounding_radius(const tch_convex_hull* hull) {
 tch_real tch_shape_bounding_radius(const tch_shape* shape) {
     const tch_real* s = shape->size;
     switch (shape->type) {
-    case TCH_GEOM_SPHERE: return s[0];
-    case TCH_GEOM_CAPSULE: return s[0] + s[1];
-    case TCH_GEOM_ELLIPSOID: return fmax(s[0], fmax(s[1], s[2]));
-    case TCH_GEOM_CYLINDER: return hypot(s[0], s[1]);
-    case TCH_GEOM_BOX: return tch_v3_norm(tch_v3(s[0], s[1], s[2]));
-    case TCH_GEOM_MESH: return hull_bounding_radius(shape->hull);
+    case TCH_GEOM_SPHERE:
+        return s[0];
+    case TCH_GEOM_CAPSULE:
+        return s[0] + s[1];
+    case TCH_GEOM_ELLIPSOID:
+        return fmax(s[0], fmax(s[1], s[2]));
+    case TCH_GEOM_CYLINDER:
+        return hypot(s[0], s[1]);
+    case TCH_GEOM_BOX:
+        return tch_v3_norm(tch_v3(s[0], s[1], s[2]));
+    case TCH_GEOM_MESH:
+        return hull_bounding_radius(shape->hull);
     case TCH_GEOM_PLANE:
-    case TCH_GEOM_TYPE_END: break;
+    case TCH_GEOM_TYPE_END:
+        break;
     }
     return INFINITY;
 }
@@ -169,17 +182,22 @@ static tch_vec3 hull_support(const tch_convex_hull* hull, tch_vec3 d) {
 tch_vec3 tch_shape_support(const tch_shape* shape, tch_vec3 dir_G) {
     const tch_real* s = shape->size;
     switch (shape->type) {
-    case TCH_GEOM_SPHERE: return tch_v3_scale(tch_v3_normalize(dir_G), s[0]);
+    case TCH_GEOM_SPHERE:
+        return tch_v3_scale(tch_v3_normalize(dir_G), s[0]);
     case TCH_GEOM_CAPSULE:
         return tch_v3_madd(tch_v3(0, 0, signed_extent(dir_G.z, s[1])), s[0],
                            tch_v3_normalize(dir_G));
-    case TCH_GEOM_ELLIPSOID: return ellipsoid_support(s, dir_G);
+    case TCH_GEOM_ELLIPSOID:
+        return ellipsoid_support(s, dir_G);
     case TCH_GEOM_CYLINDER:
         return tch_v3_add(disk_support(s[0], dir_G), tch_v3(0, 0, signed_extent(dir_G.z, s[1])));
-    case TCH_GEOM_BOX: return box_support(s, dir_G);
-    case TCH_GEOM_MESH: return hull_support(shape->hull, dir_G);
+    case TCH_GEOM_BOX:
+        return box_support(s, dir_G);
+    case TCH_GEOM_MESH:
+        return hull_support(shape->hull, dir_G);
     case TCH_GEOM_PLANE:
-    case TCH_GEOM_TYPE_END: break;
+    case TCH_GEOM_TYPE_END:
+        break;
     }
     return tch_v3_zero();
 }
@@ -215,19 +233,28 @@ int tch_shape_validate(const tch_shape* shape, char* why, size_t why_size) {
     static const char* const radius_half[] = {"radius", "half-length"};
     static const char* const radius_height[] = {"radius", "half-height"};
     static const char* const semi_axes[] = {"x semi-axis", "y semi-axis", "z semi-axis"};
-    static const char* const half_extents[] = {"x half-extent", "y half-extent",
-                                               "z half-extent"};
+    static const char* const half_extents[] = {"x half-extent", "y half-extent", "z half-extent"};
     switch (shape->type) {
-    case TCH_GEOM_PLANE: return 0;
-    case TCH_GEOM_SPHERE: return check_sizes(shape, "sphere", radius, 1, why, why_size);
-    case TCH_GEOM_CAPSULE: return check_sizes(shape, "capsule", radius_half, 2, why, why_size);
-    case TCH_GEOM_ELLIPSOID: return check_sizes(shape, "ellipsoid", semi_axes, 3, why, why_size);
-    case TCH_GEOM_CYLINDER: return check_sizes(shape, "cylinder", radius_height, 2, why, why_size);
-    case TCH_GEOM_BOX: return check_sizes(shape, "box", half_extents, 3, why, why_size);
-    case TCH_GEOM_MESH: return check_mesh(shape, why, why_size);
-    case TCH_GEOM_TYPE_END: break;
+    case TCH_GEOM_PLANE:
+        return 0;
+    case TCH_GEOM_SPHERE:
+        return check_sizes(shape, "sphere", radius, 1, why, why_size);
+    case TCH_GEOM_CAPSULE:
+        return check_sizes(shape, "capsule", radius_half, 2, why, why_size);
+    case TCH_GEOM_ELLIPSOID:
+        return check_sizes(shape, "ellipsoid", semi_axes, 3, why, why_size);
+    case TCH_GEOM_CYLINDER:
+        return check_sizes(shape, "cylinder", radius_height, 2, why, why_size);
+    case TCH_GEOM_BOX:
+        return check_sizes(shape, "box", half_extents, 3, why, why_size);
+    case TCH_GEOM_MESH:
+        return check_mesh(shape, why, why_size);
+    case TCH_GEOM_TYPE_END:
+        break;
     }
-    snprintf(why, why_size, "geom type %d is not one of plane, sphere, capsule, ellipsoid, "
-             "cylinder, box, mesh", (int)shape->type);
+    snprintf(why, why_size,
+             "geom type %d is not one of plane, sphere, capsule, ellipsoid, "
+             "cylinder, box, mesh",
+             (int)shape->type);
     return 1;
 }

@@ -73,14 +73,14 @@ tch_spatial_transform tch_sx_inverse(tch_spatial_transform X_AB) {
 
 tch_spatial_vec tch_sx_apply_motion(tch_spatial_transform X_AB, tch_spatial_vec m_B) {
     tch_vec3 w_A = tch_m3_mul_v3(X_AB.R, m_B.ang);
-    return (tch_spatial_vec){
-        w_A, tch_v3_add(tch_m3_mul_v3(X_AB.R, m_B.lin), tch_v3_cross(X_AB.p, w_A))};
+    return (tch_spatial_vec){w_A,
+                             tch_v3_add(tch_m3_mul_v3(X_AB.R, m_B.lin), tch_v3_cross(X_AB.p, w_A))};
 }
 
 tch_spatial_vec tch_sx_apply_force(tch_spatial_transform X_AB, tch_spatial_vec f_B) {
     tch_vec3 f_A = tch_m3_mul_v3(X_AB.R, f_B.lin);
-    return (tch_spatial_vec){
-        tch_v3_add(tch_m3_mul_v3(X_AB.R, f_B.ang), tch_v3_cross(X_AB.p, f_A)), f_A};
+    return (tch_spatial_vec){tch_v3_add(tch_m3_mul_v3(X_AB.R, f_B.ang), tch_v3_cross(X_AB.p, f_A)),
+                             f_A};
 }
 
 /* w_B = R^T w_A, v_B = R^T (v_A - p x w_A) */
@@ -109,13 +109,12 @@ void tch_sx_force_matrix(tch_spatial_transform X_AB, tch_real out[36]) {
 tch_spatial_vec tch_si_apply(tch_spatial_inertia I, tch_spatial_vec v) {
     tch_vec3 v_Cm = tch_v3_add(v.lin, tch_v3_cross(v.ang, I.p_Cm));
     tch_vec3 linear = tch_v3_scale(v_Cm, I.mass);
-    return (tch_spatial_vec){
-        tch_v3_add(tch_m3_mul_v3(I.I_Cm, v.ang), tch_v3_cross(I.p_Cm, linear)), linear};
+    return (tch_spatial_vec){tch_v3_add(tch_m3_mul_v3(I.I_Cm, v.ang), tch_v3_cross(I.p_Cm, linear)),
+                             linear};
 }
 
 tch_spatial_inertia tch_si_transform(tch_spatial_transform X_AB, tch_spatial_inertia I_B) {
-    return (tch_spatial_inertia){I_B.mass,
-                                 tch_v3_add(tch_m3_mul_v3(X_AB.R, I_B.p_Cm), X_AB.p),
+    return (tch_spatial_inertia){I_B.mass, tch_v3_add(tch_m3_mul_v3(X_AB.R, I_B.p_Cm), X_AB.p),
                                  tch_m3_rotate_tensor(X_AB.R, I_B.I_Cm)};
 }
 
@@ -136,8 +135,8 @@ tch_spatial_inertia tch_si_add(tch_spatial_inertia a, tch_spatial_inertia b) {
         c = tch_v3_scale(tch_v3_add(tch_v3_scale(a.p_Cm, a.mass), tch_v3_scale(b.p_Cm, b.mass)),
                          1 / mass);
     }
-    return (tch_spatial_inertia){mass, c,
-                                 tch_m3_add(tch_si_inertia_about(a, c), tch_si_inertia_about(b, c))};
+    return (tch_spatial_inertia){
+        mass, c, tch_m3_add(tch_si_inertia_about(a, c), tch_si_inertia_about(b, c))};
 }
 
 /* Featherstone eq. 2.63 */

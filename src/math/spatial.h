@@ -52,9 +52,9 @@ typedef struct tch_spatial_transform {
 
 /* Rigid-body inertia expressed in a frame F. */
 typedef struct tch_spatial_inertia {
-    tch_real mass;  /* kg */
-    tch_vec3 p_Cm;  /* centre of mass in F, m */
-    tch_mat3 I_Cm;  /* rotational inertia about the centre of mass, F axes, kg m^2 */
+    tch_real mass; /* kg */
+    tch_vec3 p_Cm; /* centre of mass in F, m */
+    tch_mat3 I_Cm; /* rotational inertia about the centre of mass, F axes, kg m^2 */
 } tch_spatial_inertia;
 
 /* ---- spatial vectors ---- */

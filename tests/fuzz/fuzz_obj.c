@@ -1,24 +1,17 @@
-/* libFuzzer target: OBJ bytes -> tch_mesh_read_vertices_buffer -> tch_hull_build. */
+/* libFuzzer target: bytes read as OBJ, then the convex hull of their vertices. */
 #include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "geometry/hull.h"
-#include "geometry/mesh_io.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-    tch_vec3* vertices = NULL;
-    int count = 0;
+    tch_convex_hull hull;
     tch_error err;
-    if (tch_mesh_read_vertices_buffer((const char*)data, size, "fuzz.obj", "obj", &vertices, &count,
-                                      &err) == TCH_OK) {
-        tch_convex_hull hull;
-        if (tch_hull_build(vertices, count, &hull, &err) == TCH_OK) {
-            tch_hull_free(&hull);
-        }
+    if (tch_hull_from_mesh_buffer((const char*)data, size, "fuzz.obj", "obj", &hull, &err) ==
+        TCH_OK) {
+        tch_hull_free(&hull);
     }
-    free(vertices);
     return 0;
 }

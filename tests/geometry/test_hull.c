@@ -5,22 +5,10 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../math/test_util.h"
 #include "geometry/hull.h"
 #include "math/vec.h"
 #include "test.h"
-
-static const tch_real pi = 3.14159265358979323846;
-
-typedef struct rng {
-    uint64_t state;
-} rng;
-
-static tch_real uniform(rng* r) {
-    r->state ^= r->state << 13;
-    r->state ^= r->state >> 7;
-    r->state ^= r->state << 17;
-    return (tch_real)(r->state >> 11) / (tch_real)(1ull << 52) - 1;
-}
 
 static void cube_corners(tch_vec3 out[8], tch_real h) {
     for (int i = 0; i < 8; ++i) {
@@ -76,13 +64,13 @@ static const char* check_hull(const tch_convex_hull* hull, const tch_vec3* point
     return NULL;
 }
 
-#define ENSURE_HULL_VALID(hull, points, count, tol)                                      \
-    do {                                                                               \
-        const char* problem_ = check_hull(hull, points, count, tol);                   \
-        if (problem_) {                                                                \
-            fprintf(stderr, "hull check: %s\n", problem_);                             \
-        }                                                                              \
-        ENSURE(problem_ == NULL);                                                      \
+#define ENSURE_HULL_VALID(hull, points, count, tol)                                                \
+    do {                                                                                           \
+        const char* problem_ = check_hull(hull, points, count, tol);                               \
+        if (problem_) {                                                                            \
+            fprintf(stderr, "hull check: %s\n", problem_);                                         \
+        }                                                                                          \
+        ENSURE(problem_ == NULL);                                                                  \
     } while (0)
 
 static void test_cube_has_six_square_faces(void) {
@@ -125,6 +113,27 @@ static void test_box_with_extra_points(void) {
     ENSURE_HULL_VALID(&hull, p, n, 1e-12);
     ENSURE_NEAR(hull.volume, 4 * 2 * 1, 1e-12);
     ENSURE(tch_v3_dist(hull.centroid_G, tch_v3(10, -3, 4)) < 1e-13);
+    tch_hull_free(&hull);
+}
+
+/* A lattice puts many points on every face, edge and plane: qhull's coplanar handling and the
+ * merge must still give the box. */
+static void test_lattice_is_a_box(void) {
+    enum { k = 5 };
+    tch_vec3 p[k * k * k];
+    int n = 0;
+    for (int i = 0; i < k; ++i) {
+        for (int j = 0; j < k; ++j) {
+            for (int l = 0; l < k; ++l) {
+                p[n++] = tch_v3(i, 0.5 * j, 0.1 * l);
+            }
+        }
+    }
+    tch_convex_hull hull;
+    ENSURE(tch_hull_build(p, n, &hull, NULL) == TCH_OK);
+    ENSURE(hull.vertex_count == 8 && hull.face_count == 6 && hull.edge_count == 12);
+    ENSURE_HULL_VALID(&hull, p, n, 1e-14);
+    ENSURE_NEAR(hull.volume, 4 * 2 * 0.4, 1e-14);
     tch_hull_free(&hull);
 }
 
@@ -209,8 +218,10 @@ static int same_hull(const tch_convex_hull* a, const tch_convex_hull* b) {
            memcmp(a->vertices_G, b->vertices_G, (size_t)a->vertex_count * sizeof(tch_vec3)) == 0 &&
            memcmp(a->face_start, b->face_start, (size_t)(a->face_count + 1) * sizeof(int)) == 0 &&
            memcmp(a->face_vertices, b->face_vertices, (size_t)corners * sizeof(int)) == 0 &&
-           memcmp(a->face_normals_G, b->face_normals_G, (size_t)a->face_count * sizeof(tch_vec3)) == 0 &&
-           memcmp(a->face_offsets, b->face_offsets, (size_t)a->face_count * sizeof(tch_real)) == 0 &&
+           memcmp(a->face_normals_G, b->face_normals_G, (size_t)a->face_count * sizeof(tch_vec3)) ==
+               0 &&
+           memcmp(a->face_offsets, b->face_offsets, (size_t)a->face_count * sizeof(tch_real)) ==
+               0 &&
            memcmp(a->edges, b->edges, (size_t)a->edge_count * sizeof *a->edges) == 0;
 }
 
@@ -325,6 +336,7 @@ static void test_mesh_file_hull(void) {
 int main(void) {
     RUN_TEST(test_cube_has_six_square_faces);
     RUN_TEST(test_box_with_extra_points);
+    RUN_TEST(test_lattice_is_a_box);
     RUN_TEST(test_noisy_cube_merges_faces);
     RUN_TEST(test_prism_caps_are_single_faces);
     RUN_TEST(test_sphere_points);

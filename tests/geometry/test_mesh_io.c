@@ -170,8 +170,8 @@ static void test_missing_file_is_io_error(void) {
 typedef struct bad_file {
     const char* name;
     tch_status status;
-    int line;                 /* expected err.line (0: none) */
-    const char* phrase;       /* expected in the message */
+    int line;           /* expected err.line (0: none) */
+    const char* phrase; /* expected in the message */
 } bad_file;
 
 static const bad_file bad_files[] = {

@@ -2,46 +2,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../math/test_util.h"
 #include "geometry/hull.h"
 #include "geometry/mass.h"
 #include "geometry/shape.h"
 #include "math/vec.h"
 #include "test.h"
 
-static const tch_real pi = 3.14159265358979323846;
-
-typedef struct rng {
-    uint64_t state;
-} rng;
-
-static tch_real uniform(rng* r) {
-    r->state ^= r->state << 13;
-    r->state ^= r->state >> 7;
-    r->state ^= r->state << 17;
-    return (tch_real)(r->state >> 11) / (tch_real)(1ull << 52) - 1;
-}
-
 static tch_vec3 random_direction(rng* r) {
     return tch_v3_normalize(tch_v3(uniform(r), uniform(r), uniform(r)));
-}
-
-static tch_transform random_pose(rng* r) {
-    tch_quat q = tch_q_normalize((tch_quat){uniform(r), uniform(r), uniform(r), uniform(r)});
-    return (tch_transform){q, tch_v3(3 * uniform(r), 3 * uniform(r), 3 * uniform(r))};
-}
-
-static tch_real m3_max_diff(tch_mat3 a, tch_mat3 b) {
-    tch_real d = 0;
-    for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) {
-            d = fmax(d, fabs(a.m[i][j] - b.m[i][j]));
-        }
-    }
-    return d;
-}
-
-static tch_real m3_max_abs(tch_mat3 a) {
-    return m3_max_diff(a, tch_m3_zero());
 }
 
 /* The hull of the 8 corners of a box of half-extents h (built once per call). */
@@ -61,41 +30,54 @@ static int surface_samples(const tch_shape* s, rng* r, tch_vec3* out, int max) {
         tch_vec3 u = random_direction(r);
         tch_real a = pi * uniform(r), t = uniform(r);
         switch (s->type) {
-        case TCH_GEOM_SPHERE: out[i] = tch_v3_scale(u, z[0]); break;
-        case TCH_GEOM_ELLIPSOID: out[i] = tch_v3_mul(u, tch_v3(z[0], z[1], z[2])); break;
+        case TCH_GEOM_SPHERE:
+            out[i] = tch_v3_scale(u, z[0]);
+            break;
+        case TCH_GEOM_ELLIPSOID:
+            out[i] = tch_v3_mul(u, tch_v3(z[0], z[1], z[2]));
+            break;
         case TCH_GEOM_CAPSULE:
             out[i] = tch_v3_add(tch_v3_scale(u, z[0]), tch_v3(0, 0, t * z[1]));
             break;
         case TCH_GEOM_CYLINDER:
-            out[i] = tch_v3(z[0] * cos(a) * (i % 3 ? 1 : fabs(t)), z[0] * sin(a) * (i % 3 ? 1 : fabs(t)),
-                            i % 3 == 1 ? copysign(z[1], t) : t * z[1]);
+            out[i] =
+                tch_v3(z[0] * cos(a) * (i % 3 ? 1 : fabs(t)), z[0] * sin(a) * (i % 3 ? 1 : fabs(t)),
+                       i % 3 == 1 ? copysign(z[1], t) : t * z[1]);
             break;
         case TCH_GEOM_BOX:
             out[i] = tch_v3_mul(tch_v3(uniform(r) > 0 ? 1 : -1, uniform(r) > 0 ? 1 : -1, t),
                                 tch_v3(z[0], z[1], z[2]));
             break;
-        case TCH_GEOM_MESH: out[i] = s->hull->vertices_G[i % s->hull->vertex_count]; break;
-        default: return 0;
+        case TCH_GEOM_MESH:
+            out[i] = s->hull->vertices_G[i % s->hull->vertex_count];
+            break;
+        default:
+            return 0;
         }
     }
     return max;
 }
 
-static void make_shapes(tch_shape shapes[6], const tch_convex_hull* hull) {
+/* One shape of each solid type; the mesh is the hull of a box (half-extents h) placed at X. */
+static int make_shapes(tch_shape shapes[6], tch_convex_hull* hull, tch_vec3 h, tch_transform X) {
+    if (!box_hull(h, X, hull)) {
+        return 0;
+    }
     shapes[0] = (tch_shape){TCH_GEOM_SPHERE, {0.7, 0, 0}, NULL};
     shapes[1] = (tch_shape){TCH_GEOM_CAPSULE, {0.3, 0.8, 0}, NULL};
     shapes[2] = (tch_shape){TCH_GEOM_ELLIPSOID, {0.5, 1.2, 0.3}, NULL};
     shapes[3] = (tch_shape){TCH_GEOM_CYLINDER, {0.4, 0.9, 0}, NULL};
     shapes[4] = (tch_shape){TCH_GEOM_BOX, {0.2, 0.6, 1.1}, NULL};
     shapes[5] = (tch_shape){TCH_GEOM_MESH, {0, 0, 0}, hull};
+    return 1;
 }
 
 /* The support point lies on the shape and no surface sample is farther along d. */
 static void test_support_maximizes(void) {
     tch_convex_hull hull;
-    ENSURE(box_hull(tch_v3(0.5, 0.3, 0.2), (tch_transform){{0.8, 0.6, 0, 0}, {0.1, 0, 0}}, &hull));
     tch_shape shapes[6];
-    make_shapes(shapes, &hull);
+    ENSURE(make_shapes(shapes, &hull, tch_v3(0.5, 0.3, 0.2),
+                       (tch_transform){{0.8, 0.6, 0, 0}, {0.1, 0, 0}}));
     rng r = {21};
     tch_vec3 samples[2000];
     for (int s = 0; s < 6; ++s) {
@@ -112,27 +94,32 @@ static void test_support_maximizes(void) {
     }
     /* closed forms: sphere along x, box corner, capsule tip, cylinder rim, ellipsoid pole */
     ENSURE(tch_v3_dist(tch_shape_support(&shapes[0], tch_v3(2, 0, 0)), tch_v3(0.7, 0, 0)) < 1e-15);
-    ENSURE(tch_v3_dist(tch_shape_support(&shapes[4], tch_v3(-1, 1, -1)), tch_v3(-0.2, 0.6, -1.1)) == 0);
-    ENSURE(tch_v3_dist(tch_shape_support(&shapes[1], tch_v3(0, 0, -3)), tch_v3(0, 0, -1.1)) < 1e-15);
-    ENSURE(tch_v3_dist(tch_shape_support(&shapes[3], tch_v3(0, 1, 1)), tch_v3(0, 0.4, 0.9)) < 1e-15);
-    ENSURE(tch_v3_dist(tch_shape_support(&shapes[2], tch_v3(0, -5, 0)), tch_v3(0, -1.2, 0)) < 1e-15);
+    ENSURE(tch_v3_dist(tch_shape_support(&shapes[4], tch_v3(-1, 1, -1)), tch_v3(-0.2, 0.6, -1.1)) ==
+           0);
+    ENSURE(tch_v3_dist(tch_shape_support(&shapes[1], tch_v3(0, 0, -3)), tch_v3(0, 0, -1.1)) <
+           1e-15);
+    ENSURE(tch_v3_dist(tch_shape_support(&shapes[3], tch_v3(0, 1, 1)), tch_v3(0, 0.4, 0.9)) <
+           1e-15);
+    ENSURE(tch_v3_dist(tch_shape_support(&shapes[2], tch_v3(0, -5, 0)), tch_v3(0, -1.2, 0)) <
+           1e-15);
     tch_hull_free(&hull);
 }
 
 /* For a convex shape the exact world AABB along axis i reaches e_i . (p + R s(R^T e_i)). */
 static void test_aabb_matches_support(void) {
     tch_convex_hull hull;
-    ENSURE(box_hull(tch_v3(0.5, 0.3, 0.2), (tch_transform){{0.8, 0, 0.6, 0}, {0, 0.2, 0}}, &hull));
     tch_shape shapes[6];
-    make_shapes(shapes, &hull);
+    ENSURE(make_shapes(shapes, &hull, tch_v3(0.5, 0.3, 0.2),
+                       (tch_transform){{0.8, 0, 0.6, 0}, {0, 0.2, 0}}));
     rng r = {5};
     for (int s = 0; s < 6; ++s) {
         for (int k = 0; k < 20; ++k) {
-            tch_transform X = random_pose(&r);
+            tch_transform X = random_transform(&r);
             tch_aabb box = tch_shape_aabb(&shapes[s], X, 0.01);
             for (int i = 0; i < 3; ++i) {
                 tch_vec3 e = tch_v3(i == 0, i == 1, i == 2);
-                tch_vec3 hi = tch_x_apply(X, tch_shape_support(&shapes[s], tch_q_inv_rotate(X.q, e)));
+                tch_vec3 hi =
+                    tch_x_apply(X, tch_shape_support(&shapes[s], tch_q_inv_rotate(X.q, e)));
                 tch_vec3 lo = tch_x_apply(
                     X, tch_shape_support(&shapes[s], tch_q_inv_rotate(X.q, tch_v3_neg(e))));
                 ENSURE_NEAR(tch_v3_get(box.hi, i), tch_v3_get(hi, i) + 0.01, 1e-12);
@@ -164,9 +151,8 @@ static void test_plane_aabb(void) {
 
 static void test_bounding_radius(void) {
     tch_convex_hull hull;
-    ENSURE(box_hull(tch_v3(1, 2, 2), (tch_transform){{1, 0, 0, 0}, {0, 0, 0}}, &hull));
     tch_shape shapes[6];
-    make_shapes(shapes, &hull);
+    ENSURE(make_shapes(shapes, &hull, tch_v3(1, 2, 2), (tch_transform){{1, 0, 0, 0}, {0, 0, 0}}));
     ENSURE(tch_shape_bounding_radius(&shapes[0]) == 0.7);
     ENSURE_NEAR(tch_shape_bounding_radius(&shapes[1]), 1.1, 1e-15);
     ENSURE(tch_shape_bounding_radius(&shapes[2]) == 1.2);

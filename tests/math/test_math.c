@@ -6,45 +6,10 @@
 #include "math/spatial.h"
 #include "math/vec.h"
 #include "test.h"
-
-static const tch_real pi = 3.14159265358979323846;
-
-/* Deterministic xorshift generator, uniform in [-1, 1). */
-typedef struct rng {
-    uint64_t state;
-} rng;
-
-static tch_real uniform(rng* r) {
-    r->state ^= r->state << 13;
-    r->state ^= r->state >> 7;
-    r->state ^= r->state << 17;
-    return (tch_real)(r->state >> 11) / (tch_real)(1ull << 52) - 1;
-}
-
-static tch_vec3 random_vec3(rng* r) {
-    return tch_v3(uniform(r), uniform(r), uniform(r));
-}
-
-static tch_quat random_quat(rng* r) {
-    return tch_q_normalize((tch_quat){uniform(r), uniform(r), uniform(r), uniform(r)});
-}
-
-static tch_transform random_transform(rng* r) {
-    return (tch_transform){random_quat(r), tch_v3_scale(random_vec3(r), 3)};
-}
+#include "test_util.h"
 
 static tch_spatial_vec random_sv(rng* r) {
     return tch_sv(random_vec3(r), random_vec3(r));
-}
-
-static tch_real m3_max_diff(tch_mat3 a, tch_mat3 b) {
-    tch_real d = 0;
-    for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) {
-            d = fmax(d, fabs(a.m[i][j] - b.m[i][j]));
-        }
-    }
-    return d;
 }
 
 static tch_real sv_max_diff(tch_spatial_vec a, tch_spatial_vec b) {
@@ -266,8 +231,8 @@ static void test_spatial_inertia(void) {
         tch_spatial_vec v_A = tch_sx_apply_motion(X_AB, v_B);
         ENSURE(sv_max_diff(tch_sx_apply_force(X_AB, tch_si_apply(I_B, v_B)),
                            tch_si_apply(I_A, v_A)) < 1e-12);
-        ENSURE_NEAR(tch_sv_dot(v_A, tch_si_apply(I_A, v_A)), tch_sv_dot(v_B, tch_si_apply(I_B, v_B)),
-                    1e-12);
+        ENSURE_NEAR(tch_sv_dot(v_A, tch_si_apply(I_A, v_A)),
+                    tch_sv_dot(v_B, tch_si_apply(I_B, v_B)), 1e-12);
         /* inertias add as operators */
         tch_spatial_vec sum = tch_si_apply(tch_si_add(I_B, other), v_B);
         ENSURE(sv_max_diff(sum, tch_sv_add(tch_si_apply(I_B, v_B), tch_si_apply(other, v_B))) <
@@ -282,7 +247,8 @@ static void test_spatial_inertia_point_mass(void) {
     ENSURE_NEAR(I_o.m[0][0], 18, 1e-15);
     ENSURE_NEAR(I_o.m[1][1], 0, 1e-15);
     ENSURE_NEAR(I_o.m[2][2], 18, 1e-15);
-    tch_spatial_inertia pair = tch_si_add(point, (tch_spatial_inertia){2, {0, -3, 0}, tch_m3_zero()});
+    tch_spatial_inertia pair =
+        tch_si_add(point, (tch_spatial_inertia){2, {0, -3, 0}, tch_m3_zero()});
     ENSURE(tch_v3_norm(pair.p_Cm) == 0);
     ENSURE_NEAR(pair.I_Cm.m[0][0], 36, 1e-15);
     tch_spatial_inertia empty = tch_si_add((tch_spatial_inertia){0, {1, 1, 1}, tch_m3_zero()},
