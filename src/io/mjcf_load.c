@@ -503,6 +503,11 @@ static void keep_first_fatal_error(void* user_data, xmlErrorPtr e) {
     }
 }
 
+static void ignore_generic_error(void* context, const char* format, ...) {
+    (void)context;
+    (void)format;
+}
+
 static tch_status fail_malformed(tch_mjcf_loader* L, xmlParserCtxtPtr context,
                                  first_error* first) {
     if (!first->set) {
@@ -532,7 +537,18 @@ static tch_status load_document(tch_mjcf_loader* L, const char* bytes, size_t si
     context->sax->serror = keep_first_fatal_error; /* collected, never printed */
     int options = XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING |
                   XML_PARSE_BIG_LINES | XML_PARSE_NOCDATA;
+    /* Errors raised without a parser context (character encoding, I/O) go to libxml2's
+     * per-thread handlers, which print by default: route them to the collector during the
+     * parse and give the caller's handlers back afterwards. */
+    xmlStructuredErrorFunc saved_structured = xmlStructuredError;
+    void* saved_structured_context = xmlStructuredErrorContext;
+    xmlGenericErrorFunc saved_generic = xmlGenericError;
+    void* saved_generic_context = xmlGenericErrorContext;
+    xmlSetStructuredErrorFunc(context, keep_first_fatal_error);
+    xmlSetGenericErrorFunc(NULL, ignore_generic_error);
     xmlDocPtr doc = xmlCtxtReadMemory(context, bytes, (int)size, L->file, NULL, options);
+    xmlSetGenericErrorFunc(saved_generic_context, saved_generic);
+    xmlSetStructuredErrorFunc(saved_structured_context, saved_structured);
     tch_status status;
     if (!doc) {
         status = fail_malformed(L, context, &first);

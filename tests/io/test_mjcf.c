@@ -1,7 +1,10 @@
 /* The MJCF loader and writer on inline scenes: every supported element and attribute, default
  * classes, orientations, fromto, keyframes, warnings, located errors and exact round trips. */
+#define _POSIX_C_SOURCE 200809L
+
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -448,6 +451,35 @@ static void test_bad_inputs_fail_with_location(void) {
     }
 }
 
+/* Bytes written to the standard error stream while loading xml (the library never prints). */
+static long stderr_bytes_during_load(const char* xml) {
+    fflush(stderr);
+    FILE* capture = tmpfile();
+    int saved = dup(2);
+    if (!capture || saved < 0) {
+        return -1;
+    }
+    dup2(fileno(capture), 2);
+    load_fails(xml);
+    fflush(stderr);
+    long written = (long)lseek(2, 0, SEEK_END);
+    dup2(saved, 2);
+    close(saved);
+    fclose(capture);
+    return written;
+}
+
+static void test_malformed_input_is_never_printed(void) {
+    /* an encoding error is raised by libxml2 without a parser context */
+    const char* bad_encoding = "<?xml version=\"1.0\" encoding=\"EUC-JP\"?>\n"
+                               "<mujoco>\xff\xfe\xfd</mujoco>";
+    ENSURE(stderr_bytes_during_load(bad_encoding) == 0);
+    ENSURE(last_err.status == TCH_ERR_PARSE && last_err.line >= 1);
+    ENSURE(strstr(last_err.message, "malformed XML") != NULL);
+    ENSURE(stderr_bytes_during_load("<mujoco><a></b></mujoco>") == 0);
+    ENSURE(stderr_bytes_during_load("<mujoco><worldbody><gizmo/></worldbody></mujoco>") == 0);
+}
+
 static void test_missing_scene_file_is_io_error(void) {
     tch_spec* spec = (tch_spec*)1;
     ENSURE(tch_mjcf_load("/nonexistent/scene.xml", &spec, &last_err) == TCH_ERR_IO);
@@ -691,6 +723,7 @@ int main(void) {
     RUN_TEST(test_warnings_for_ignored_input);
     RUN_TEST(test_error_has_file_line_and_element);
     RUN_TEST(test_bad_inputs_fail_with_location);
+    RUN_TEST(test_malformed_input_is_never_printed);
     RUN_TEST(test_missing_scene_file_is_io_error);
     RUN_TEST(test_round_trip_with_touche_attributes);
     RUN_TEST(test_round_trip_for_mujoco);
