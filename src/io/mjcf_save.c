@@ -156,7 +156,8 @@ static void write_option(writer* w) {
     fputs("/>\n", w->f);
 }
 
-static void write_mesh(writer* w, const tch_mesh_def* m) {
+static void write_mesh(writer* w, int index1) {
+    const tch_mesh_def* m = tch_spec_mesh(w->spec, (tch_mesh_id){index1});
     char absolute[4096];
     fputs("    <mesh", w->f);
     write_name(w, m->name);
@@ -180,16 +181,18 @@ static void write_mesh(writer* w, const tch_mesh_def* m) {
     fputs("/>\n", w->f);
 }
 
-static void write_assets(writer* w) {
-    int count = tch_spec_mesh_count(w->spec);
+typedef void (*item_writer)(writer* w, int index1);
+
+/* <tag> with one child per item 1..count, or nothing when there is no item. */
+static void write_section(writer* w, const char* tag, int count, item_writer write_item) {
     if (count == 0) {
         return;
     }
-    fputs("  <asset>\n", w->f);
+    fprintf(w->f, "  <%s>\n", tag);
     for (int i = 1; i <= count; ++i) {
-        write_mesh(w, tch_spec_mesh(w->spec, (tch_mesh_id){i}));
+        write_item(w, i);
     }
-    fputs("  </asset>\n", w->f);
+    fprintf(w->f, "  </%s>\n", tag);
 }
 
 static void write_geom(writer* w, int index0, int depth) {
@@ -256,44 +259,28 @@ static void write_body_contents(writer* w, int body, int depth) {
     }
 }
 
-static void write_pairs(writer* w) {
-    int count = tch_spec_pair_count(w->spec);
-    if (count == 0) {
-        return;
-    }
-    fputs("  <contact>\n", w->f);
-    for (int i = 1; i <= count; ++i) {
-        const tch_pair_def* p = tch_spec_pair(w->spec, i);
-        fputs("    <pair", w->f);
-        write_string(w, "geom1", w->geom_names[p->geom_a.index - 1]);
-        write_string(w, "geom2", w->geom_names[p->geom_b.index - 1]);
-        write_friction_and_margin(w, &p->contact, true);
-        write_touche_contact(w, &p->contact, false);
-        fputs("/>\n", w->f);
-    }
-    fputs("  </contact>\n", w->f);
+static void write_pair(writer* w, int index1) {
+    const tch_pair_def* p = tch_spec_pair(w->spec, index1);
+    fputs("    <pair", w->f);
+    write_string(w, "geom1", w->geom_names[p->geom_a.index - 1]);
+    write_string(w, "geom2", w->geom_names[p->geom_b.index - 1]);
+    write_friction_and_margin(w, &p->contact, true);
+    write_touche_contact(w, &p->contact, false);
+    fputs("/>\n", w->f);
 }
 
-static void write_keys(writer* w) {
-    int count = tch_spec_key_count(w->spec);
-    if (count == 0) {
-        return;
+static void write_key(writer* w, int index1) {
+    const tch_key_def* k = tch_spec_key(w->spec, index1);
+    fputs("    <key", w->f);
+    write_name(w, k->name);
+    write_real(w, "time", k->time);
+    if (k->qpos) {
+        write_reals(w, "qpos", k->qpos, k->qpos_count);
     }
-    fputs("  <keyframe>\n", w->f);
-    for (int i = 1; i <= count; ++i) {
-        const tch_key_def* k = tch_spec_key(w->spec, i);
-        fputs("    <key", w->f);
-        write_name(w, k->name);
-        write_real(w, "time", k->time);
-        if (k->qpos) {
-            write_reals(w, "qpos", k->qpos, k->qpos_count);
-        }
-        if (k->qvel) {
-            write_reals(w, "qvel", k->qvel, k->qvel_count);
-        }
-        fputs("/>\n", w->f);
+    if (k->qvel) {
+        write_reals(w, "qvel", k->qvel, k->qvel_count);
     }
-    fputs("  </keyframe>\n", w->f);
+    fputs("/>\n", w->f);
 }
 
 static void write_document(writer* w) {
@@ -307,12 +294,12 @@ static void write_document(writer* w) {
     }
     fputs(">\n", w->f);
     write_option(w);
-    write_assets(w);
+    write_section(w, "asset", tch_spec_mesh_count(w->spec), write_mesh);
     fputs("  <worldbody>\n", w->f);
     write_body_contents(w, 0, 2);
     fputs("  </worldbody>\n", w->f);
-    write_pairs(w);
-    write_keys(w);
+    write_section(w, "contact", tch_spec_pair_count(w->spec), write_pair);
+    write_section(w, "keyframe", tch_spec_key_count(w->spec), write_key);
     fputs("</mujoco>\n", w->f);
 }
 

@@ -212,6 +212,14 @@ static tch_status check_name(const char* kind, const char name[64], const tch_so
     return check_unique_name(kind, name, existing, source, err);
 }
 
+/* The checks every named def passes: its cookie, then its name. */
+static tch_status check_named_def(int cookie, const char* kind, const char name[64],
+                                  const tch_source* existing, const tch_source* source,
+                                  tch_error* err) {
+    tch_status status = check_cookie(cookie, kind, source, err);
+    return status == TCH_OK ? check_name(kind, name, existing, source, err) : status;
+}
+
 /* ---- options ---- */
 
 tch_status tch_spec_set_option(tch_spec* spec, const tch_option_def* def, tch_error* err) {
@@ -235,11 +243,8 @@ static const tch_source* body_source_named(const tch_spec* spec, const char* nam
 
 tch_status tch_spec_add_body(tch_spec* spec, const tch_body_def* def, tch_body_id* out,
                              tch_error* err) {
-    tch_status status = check_cookie(def->cookie, "body", &def->source, err);
-    if (status == TCH_OK) {
-        status = check_name("body", def->name, body_source_named(spec, def->name), &def->source,
-                            err);
-    }
+    tch_status status = check_named_def(def->cookie, "body", def->name,
+                                        body_source_named(spec, def->name), &def->source, err);
     if (status != TCH_OK) {
         return status;
     }
@@ -304,11 +309,8 @@ static tch_status check_geom_references(const tch_spec* spec, tch_body_id body,
 
 tch_status tch_spec_add_geom(tch_spec* spec, tch_body_id body, const tch_geom_def* def,
                              tch_geom_id* out, tch_error* err) {
-    tch_status status = check_cookie(def->cookie, "geom", &def->source, err);
-    if (status == TCH_OK) {
-        status = check_name("geom", def->name, geom_source_named(spec, def->name), &def->source,
-                            err);
-    }
+    tch_status status = check_named_def(def->cookie, "geom", def->name,
+                                        geom_source_named(spec, def->name), &def->source, err);
     if (status == TCH_OK) {
         status = check_geom_references(spec, body, def, err);
     }
@@ -334,11 +336,8 @@ static const tch_source* mesh_source_named(const tch_spec* spec, const char* nam
 
 tch_status tch_spec_add_mesh(tch_spec* spec, const tch_mesh_def* def, tch_mesh_id* out,
                              tch_error* err) {
-    tch_status status = check_cookie(def->cookie, "mesh", &def->source, err);
-    if (status == TCH_OK) {
-        status = check_name("mesh", def->name, mesh_source_named(spec, def->name), &def->source,
-                            err);
-    }
+    tch_status status = check_named_def(def->cookie, "mesh", def->name,
+                                        mesh_source_named(spec, def->name), &def->source, err);
     if (status != TCH_OK) {
         return status;
     }
@@ -417,11 +416,8 @@ static const tch_source* key_source_named(const tch_spec* spec, const char* name
 }
 
 tch_status tch_spec_add_key(tch_spec* spec, const tch_key_def* def, tch_error* err) {
-    tch_status status = check_cookie(def->cookie, "key", &def->source, err);
-    if (status == TCH_OK) {
-        status = check_name("key", def->name, key_source_named(spec, def->name), &def->source,
-                            err);
-    }
+    tch_status status = check_named_def(def->cookie, "key", def->name,
+                                        key_source_named(spec, def->name), &def->source, err);
     if (status == TCH_OK) {
         status = check_key_array(def, "qpos", def->qpos, def->qpos_count, err);
     }
