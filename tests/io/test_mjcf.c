@@ -660,6 +660,19 @@ static void test_round_trip_for_mujoco(void) {
     round_trip(load(full_scene), false);
 }
 
+static void test_round_trip_examples(void) {
+    const char* names[] = {"stack13.xml", "pile100.xml"};
+    for (int i = 0; i < 2; ++i) {
+        char path[512];
+        snprintf(path, sizeof path, TCH_SOURCE_DIR "/examples/%s", names[i]);
+        tch_spec* spec = NULL;
+        ENSURE(tch_mjcf_load(path, &spec, &last_err) == TCH_OK);
+        round_trip(spec, true);
+        ENSURE(tch_mjcf_load(path, &spec, &last_err) == TCH_OK);
+        round_trip(spec, false);
+    }
+}
+
 static void test_save_names_unnamed_pair_geoms(void) {
     const char* path = TCH_BINARY_DIR "/tests/io/pairs.xml";
     tch_spec* spec = tch_spec_create();
@@ -727,6 +740,7 @@ int main(void) {
     RUN_TEST(test_missing_scene_file_is_io_error);
     RUN_TEST(test_round_trip_with_touche_attributes);
     RUN_TEST(test_round_trip_for_mujoco);
+    RUN_TEST(test_round_trip_examples);
     RUN_TEST(test_save_names_unnamed_pair_geoms);
     RUN_TEST(test_save_to_missing_directory_fails);
     RUN_TEST(test_mesh_file_relative_to_meshdir);
