@@ -11,10 +11,10 @@
 #include "math/vec.h"
 
 /* MuJoCo names a mesh without a name after its file: the base name without extension. */
-static void name_from_file(const char *file, char *name, size_t size) {
-    const char *slash = strrchr(file, '/');
-    const char *base = slash ? slash + 1 : file;
-    const char *dot = strrchr(base, '.');
+static void name_from_file(const char* file, char* name, size_t size) {
+    const char* slash = strrchr(file, '/');
+    const char* base = slash ? slash + 1 : file;
+    const char* dot = strrchr(base, '.');
     size_t n = dot && dot != base ? (size_t)(dot - base) : strlen(base);
     if (n >= size) {
         n = size - 1;
@@ -23,8 +23,8 @@ static void name_from_file(const char *file, char *name, size_t size) {
     name[n] = '\0';
 }
 
-static tch_status read_scale(tch_mjcf_loader *L, const xmlNode *node, tch_mesh_def *def) {
-    static const char *expected = "3 non-zero numbers (x y z)";
+static tch_status read_scale(tch_mjcf_loader* L, const xmlNode* node, tch_mesh_def* def) {
+    static const char* expected = "3 non-zero numbers (x y z)";
     tch_real v[3];
     int count = 0;
     tch_status status = tch_mjcf_read_reals(L, node, "scale", v, 3, 3, &count, expected);
@@ -38,9 +38,9 @@ static tch_status read_scale(tch_mjcf_loader *L, const xmlNode *node, tch_mesh_d
     return TCH_OK;
 }
 
-static tch_status read_inline_vertices(tch_mjcf_loader *L, const xmlNode *node, tch_vec3 **vertices,
-                                       int *count) {
-    tch_real *values = NULL;
+static tch_status read_inline_vertices(tch_mjcf_loader* L, const xmlNode* node, tch_vec3** vertices,
+                                       int* count) {
+    tch_real* values = NULL;
     int n = 0;
     tch_status status = tch_mjcf_read_real_array(L, node, "vertex", &values, &n);
     if (status == TCH_OK && (n == 0 || n % 3 != 0)) {
@@ -60,9 +60,9 @@ static tch_status read_inline_vertices(tch_mjcf_loader *L, const xmlNode *node, 
     return status;
 }
 
-static tch_status read_mesh_file(tch_mjcf_loader *L, const xmlNode *node, const char *file,
-                                 tch_mesh_def *def, tch_vec3 **vertices) {
-    const char *dir = L->mesh_dir[0] != '\0' ? L->mesh_dir : L->scene_dir;
+static tch_status read_mesh_file(tch_mjcf_loader* L, const xmlNode* node, const char* file,
+                                 tch_mesh_def* def, tch_vec3** vertices) {
+    const char* dir = L->mesh_dir[0] != '\0' ? L->mesh_dir : L->scene_dir;
     char path[PATH_MAX];
     int n = file[0] == '/' ? snprintf(path, sizeof path, "%s", file)
                            : snprintf(path, sizeof path, "%s/%s", dir, file);
@@ -88,8 +88,8 @@ static tch_status read_mesh_file(tch_mjcf_loader *L, const xmlNode *node, const 
     return TCH_OK;
 }
 
-static tch_status read_mesh_source(tch_mjcf_loader *L, const xmlNode *node, tch_mesh_def *def,
-                                   tch_vec3 **vertices) {
+static tch_status read_mesh_source(tch_mjcf_loader* L, const xmlNode* node, tch_mesh_def* def,
+                                   tch_vec3** vertices) {
     char file[512] = "";
     bool has_vertex = tch_mjcf_has_attr(node, "vertex");
     tch_status status = tch_mjcf_read_string(L, node, "file", file, sizeof file);
@@ -111,11 +111,11 @@ static tch_status read_mesh_source(tch_mjcf_loader *L, const xmlNode *node, tch_
                       : read_mesh_file(L, node, file, def, vertices);
 }
 
-static tch_status load_mesh(tch_mjcf_loader *L, const xmlNode *node) {
-    static const char *const known[] = {"name", "file", "scale", "vertex", "class", NULL};
+static tch_status load_mesh(tch_mjcf_loader* L, const xmlNode* node) {
+    static const char* const known[] = {"name", "file", "scale", "vertex", "class", NULL};
     tch_mesh_def def = tch_mesh_def_default();
     def.source = tch_mjcf_source(L, node);
-    tch_vec3 *vertices = NULL;
+    tch_vec3* vertices = NULL;
     int class_index = -1;
     tch_status status = tch_mjcf_check_attributes(L, node, known, false);
     if (status == TCH_OK) {
@@ -141,9 +141,9 @@ static tch_status load_mesh(tch_mjcf_loader *L, const xmlNode *node) {
     return status;
 }
 
-tch_status tch_mjcf_load_asset(tch_mjcf_loader *L, const xmlNode *node) {
-    tch_status status = tch_mjcf_check_attributes(L, node, (const char *const[]){NULL}, false);
-    for (const xmlNode *child = tch_mjcf_first_element(node); child && status == TCH_OK;
+tch_status tch_mjcf_load_asset(tch_mjcf_loader* L, const xmlNode* node) {
+    tch_status status = tch_mjcf_check_attributes(L, node, (const char* const[]){NULL}, false);
+    for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {
         status = tch_mjcf_is(child, "mesh") ? load_mesh(L, child) : tch_mjcf_skip_element(L, child);
     }

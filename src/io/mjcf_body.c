@@ -12,10 +12,10 @@
 #include "io/spec_internal.h"
 #include "math/vec.h"
 
-static const char *const orientation_attrs[] = {"quat", "axisangle", "euler", "xyaxes", "zaxis"};
+static const char* const orientation_attrs[] = {"quat", "axisangle", "euler", "xyaxes", "zaxis"};
 
 /* `known` with the five orientation attributes appended. */
-static bool with_orientation(const char *const *known, const char **out, size_t size) {
+static bool with_orientation(const char* const* known, const char** out, size_t size) {
     size_t n = 0;
     for (; known[n]; ++n) {
         if (n + 6 > size) {
@@ -30,16 +30,16 @@ static bool with_orientation(const char *const *known, const char **out, size_t 
     return true;
 }
 
-static tch_status check_framed_attributes(tch_mjcf_loader *L, const xmlNode *node,
-                                          const char *const *known, bool touche_contact) {
-    const char *all[32];
+static tch_status check_framed_attributes(tch_mjcf_loader* L, const xmlNode* node,
+                                          const char* const* known, bool touche_contact) {
+    const char* all[32];
     if (!with_orientation(known, all, sizeof all / sizeof all[0])) {
         return tch_mjcf_fail(L, node, TCH_ERR_INVALID_ARGUMENT, "too many attributes");
     }
     return tch_mjcf_check_attributes(L, node, all, touche_contact);
 }
 
-static tch_status read_position(tch_mjcf_loader *L, const xmlNode *node, tch_vec3 *p) {
+static tch_status read_position(tch_mjcf_loader* L, const xmlNode* node, tch_vec3* p) {
     tch_real v[3];
     int count = 0;
     tch_status status = tch_mjcf_read_reals(L, node, "pos", v, 3, 3, &count, "3 numbers (x y z)");
@@ -51,8 +51,8 @@ static tch_status read_position(tch_mjcf_loader *L, const xmlNode *node, tch_vec
 
 /* ---- geom attributes ---- */
 
-static tch_status read_geom_type(tch_mjcf_loader *L, const xmlNode *node,
-                                 tch_mjcf_geom_attrs *attrs) {
+static tch_status read_geom_type(tch_mjcf_loader* L, const xmlNode* node,
+                                 tch_mjcf_geom_attrs* attrs) {
     char name[32] = "";
     if (!tch_mjcf_has_attr(node, "type")) {
         return TCH_OK;
@@ -73,8 +73,8 @@ static tch_status read_geom_type(tch_mjcf_loader *L, const xmlNode *node,
     return TCH_OK;
 }
 
-static tch_status read_size_and_fromto(tch_mjcf_loader *L, const xmlNode *node,
-                                       tch_mjcf_geom_attrs *attrs) {
+static tch_status read_size_and_fromto(tch_mjcf_loader* L, const xmlNode* node,
+                                       tch_mjcf_geom_attrs* attrs) {
     tch_real size[3];
     int count = 0;
     tch_status status = tch_mjcf_read_reals(L, node, "size", size, 1, 3, &count, "1 to 3 numbers");
@@ -95,7 +95,7 @@ static tch_status read_size_and_fromto(tch_mjcf_loader *L, const xmlNode *node,
     return status;
 }
 
-static tch_status read_geom_mass(tch_mjcf_loader *L, const xmlNode *node, tch_geom_def *def) {
+static tch_status read_geom_mass(tch_mjcf_loader* L, const xmlNode* node, tch_geom_def* def) {
     tch_status status = tch_mjcf_read_nonnegative(L, node, "mass", false, &def->mass);
     if (status == TCH_OK) {
         status = tch_mjcf_read_nonnegative(L, node, "density", false, &def->density);
@@ -103,7 +103,7 @@ static tch_status read_geom_mass(tch_mjcf_loader *L, const xmlNode *node, tch_ge
     return status;
 }
 
-static tch_status read_geom_contact(tch_mjcf_loader *L, const xmlNode *node, tch_geom_def *def) {
+static tch_status read_geom_contact(tch_mjcf_loader* L, const xmlNode* node, tch_geom_def* def) {
     tch_status status = tch_mjcf_read_friction(L, node, &def->contact.friction);
     if (status == TCH_OK) {
         status = tch_mjcf_read_nonnegative(L, node, "margin", false, &def->contact.margin);
@@ -120,9 +120,9 @@ static tch_status read_geom_contact(tch_mjcf_loader *L, const xmlNode *node, tch
     return status;
 }
 
-tch_status tch_mjcf_apply_geom_attrs(tch_mjcf_loader *L, const xmlNode *node,
-                                     tch_mjcf_geom_attrs *attrs) {
-    static const char *const known[] = {"class",       "type",    "size",     "pos",    "fromto",
+tch_status tch_mjcf_apply_geom_attrs(tch_mjcf_loader* L, const xmlNode* node,
+                                     tch_mjcf_geom_attrs* attrs) {
+    static const char* const known[] = {"class",       "type",    "size",     "pos",    "fromto",
                                         "mass",        "density", "friction", "margin", "contype",
                                         "conaffinity", "mesh",    NULL};
     tch_status status = check_framed_attributes(L, node, known, true);
@@ -157,7 +157,7 @@ tch_status tch_mjcf_apply_geom_attrs(tch_mjcf_loader *L, const xmlNode *node,
 static const struct {
     int count;
     int count_with_fromto; /* -1: fromto not allowed */
-    const char *meaning;
+    const char* meaning;
 } size_rules[TCH_GEOM_TYPE_END] = {
     [TCH_GEOM_PLANE] = {0, -1, "numbers >= 0 (ignored for collision)"},
     [TCH_GEOM_SPHERE] = {1, -1, "radius"},
@@ -170,9 +170,9 @@ static const struct {
 
 /* MuJoCo's fromto: the geom's z axis runs from `from` to `to`, its centre is the midpoint and
  * the half-length |to - from| / 2 becomes the size entry after the given ones. */
-static tch_status apply_fromto(tch_mjcf_loader *L, const xmlNode *node,
-                               tch_mjcf_geom_attrs *attrs) {
-    tch_geom_def *def = &attrs->def;
+static tch_status apply_fromto(tch_mjcf_loader* L, const xmlNode* node,
+                               tch_mjcf_geom_attrs* attrs) {
+    tch_geom_def* def = &attrs->def;
     int length_index = size_rules[def->type].count_with_fromto;
     if (length_index < 0) {
         return tch_mjcf_fail(L, node, TCH_ERR_PARSE,
@@ -196,9 +196,9 @@ static tch_status apply_fromto(tch_mjcf_loader *L, const xmlNode *node,
     return TCH_OK;
 }
 
-static tch_status check_geom_size(tch_mjcf_loader *L, const xmlNode *node,
-                                  const tch_mjcf_geom_attrs *attrs) {
-    const tch_geom_def *def = &attrs->def;
+static tch_status check_geom_size(tch_mjcf_loader* L, const xmlNode* node,
+                                  const tch_mjcf_geom_attrs* attrs) {
+    const tch_geom_def* def = &attrs->def;
     if (def->type == TCH_GEOM_MESH) {
         return TCH_OK;
     }
@@ -229,9 +229,9 @@ static tch_status check_geom_size(tch_mjcf_loader *L, const xmlNode *node,
         attrs->has_fromto ? " with fromto" : "", got);
 }
 
-static tch_status resolve_mesh(tch_mjcf_loader *L, const xmlNode *node,
-                               tch_mjcf_geom_attrs *attrs) {
-    tch_geom_def *def = &attrs->def;
+static tch_status resolve_mesh(tch_mjcf_loader* L, const xmlNode* node,
+                               tch_mjcf_geom_attrs* attrs) {
+    tch_geom_def* def = &attrs->def;
     if (attrs->mesh_name[0] != '\0' && !attrs->type_given) {
         def->type = TCH_GEOM_MESH; /* MuJoCo 3 infers the type from the mesh attribute */
     }
@@ -251,7 +251,7 @@ static tch_status resolve_mesh(tch_mjcf_loader *L, const xmlNode *node,
     return TCH_OK;
 }
 
-static tch_status load_geom(tch_mjcf_loader *L, const xmlNode *node, tch_body_id body,
+static tch_status load_geom(tch_mjcf_loader* L, const xmlNode* node, tch_body_id body,
                             int inherited_class) {
     int class_index = -1;
     tch_status status = tch_mjcf_node_class(L, node, inherited_class, &class_index);
@@ -290,8 +290,8 @@ static bool is_physical_inertia(tch_vec3 d) {
            d.z + d.x + slack >= d.y;
 }
 
-static tch_status read_diag_inertia(tch_mjcf_loader *L, const xmlNode *node, tch_body_def *def) {
-    static const char *expected =
+static tch_status read_diag_inertia(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def) {
+    static const char* expected =
         "3 positive principal moments satisfying the triangle inequality (a + b >= c)";
     tch_real v[3];
     tch_status status = tch_mjcf_read_reals(L, node, "diaginertia", v, 3, 3, NULL, expected);
@@ -304,11 +304,11 @@ static tch_status read_diag_inertia(tch_mjcf_loader *L, const xmlNode *node, tch
                : tch_mjcf_fail_attr(L, node, "diaginertia", expected);
 }
 
-static tch_status read_full_inertia(tch_mjcf_loader *L, const xmlNode *node, tch_body_def *def) {
-    static const char *expected =
+static tch_status read_full_inertia(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def) {
+    static const char* expected =
         "6 numbers (Ixx Iyy Izz Ixy Ixz Iyz) of a positive definite inertia whose principal "
         "moments satisfy the triangle inequality";
-    tch_real *I = def->inertia_full;
+    tch_real* I = def->inertia_full;
     tch_status status = tch_mjcf_read_reals(L, node, "fullinertia", I, 6, 6, NULL, expected);
     if (status != TCH_OK) {
         return status;
@@ -322,7 +322,7 @@ static tch_status read_full_inertia(tch_mjcf_loader *L, const xmlNode *node, tch
                                         : tch_mjcf_fail_attr(L, node, "fullinertia", expected);
 }
 
-static tch_status read_inertia(tch_mjcf_loader *L, const xmlNode *node, tch_body_def *def) {
+static tch_status read_inertia(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def) {
     bool diag = tch_mjcf_has_attr(node, "diaginertia");
     bool full = tch_mjcf_has_attr(node, "fullinertia");
     if (diag == full) {
@@ -343,8 +343,8 @@ static tch_status read_inertia(tch_mjcf_loader *L, const xmlNode *node, tch_body
     return read_full_inertia(L, node, def);
 }
 
-static tch_status load_inertial(tch_mjcf_loader *L, const xmlNode *node, tch_body_def *def) {
-    static const char *const known[] = {"pos", "mass", "diaginertia", "fullinertia", NULL};
+static tch_status load_inertial(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def) {
+    static const char* const known[] = {"pos", "mass", "diaginertia", "fullinertia", NULL};
     if (def->has_inertial) {
         return tch_mjcf_fail(L, node, TCH_ERR_PARSE,
                              "is given twice in body '%s' (expected at most one)", def->name);
@@ -368,8 +368,8 @@ static tch_status load_inertial(tch_mjcf_loader *L, const xmlNode *node, tch_bod
 
 /* ---- joints ---- */
 
-static tch_status set_free_joint(tch_mjcf_loader *L, const xmlNode *node, tch_body_def *def,
-                                 const tch_body_def *parent) {
+static tch_status set_free_joint(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def,
+                                 const tch_body_def* parent) {
     if (def->free_joint) {
         return tch_mjcf_fail(L, node, TCH_ERR_UNSUPPORTED,
                              "body '%s' has a second joint; more than one joint per body is "
@@ -387,10 +387,10 @@ static tch_status set_free_joint(tch_mjcf_loader *L, const xmlNode *node, tch_bo
     return TCH_OK;
 }
 
-static tch_status load_joint(tch_mjcf_loader *L, const xmlNode *node, tch_body_def *def,
-                             const tch_body_def *parent) {
-    static const char *const known[] = {"type", NULL};
-    static const char *const types[] = {"free", "hinge", "slide", "ball", NULL};
+static tch_status load_joint(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def,
+                             const tch_body_def* parent) {
+    static const char* const known[] = {"type", NULL};
+    static const char* const types[] = {"free", "hinge", "slide", "ball", NULL};
     int type = 1; /* MuJoCo's default joint type is hinge */
     tch_status status = tch_mjcf_check_attributes(L, node, known, false);
     if (status == TCH_OK) {
@@ -404,22 +404,22 @@ static tch_status load_joint(tch_mjcf_loader *L, const xmlNode *node, tch_body_d
     return status == TCH_OK ? set_free_joint(L, node, def, parent) : status;
 }
 
-static tch_status load_freejoint(tch_mjcf_loader *L, const xmlNode *node, tch_body_def *def,
-                                 const tch_body_def *parent) {
-    tch_status status = tch_mjcf_check_attributes(L, node, (const char *const[]){NULL}, false);
+static tch_status load_freejoint(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def,
+                                 const tch_body_def* parent) {
+    tch_status status = tch_mjcf_check_attributes(L, node, (const char* const[]){NULL}, false);
     return status == TCH_OK ? set_free_joint(L, node, def, parent) : status;
 }
 
 /* ---- bodies ---- */
 
-static tch_status load_children(tch_mjcf_loader *L, const xmlNode *node, tch_body_id body,
+static tch_status load_children(tch_mjcf_loader* L, const xmlNode* node, tch_body_id body,
                                 int class_index);
 
 /* Reads the elements that shape the body def itself: inertial and joints. */
-static tch_status load_body_properties(tch_mjcf_loader *L, const xmlNode *node, tch_body_def *def) {
-    const tch_body_def *parent = tch_spec_body(L->spec, def->parent);
+static tch_status load_body_properties(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def) {
+    const tch_body_def* parent = tch_spec_body(L->spec, def->parent);
     tch_status status = TCH_OK;
-    for (const xmlNode *child = tch_mjcf_first_element(node); child && status == TCH_OK;
+    for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {
         if (tch_mjcf_is(child, "inertial")) {
             status = load_inertial(L, child, def);
@@ -432,9 +432,9 @@ static tch_status load_body_properties(tch_mjcf_loader *L, const xmlNode *node, 
     return status;
 }
 
-static tch_status load_body(tch_mjcf_loader *L, const xmlNode *node, tch_body_id parent,
+static tch_status load_body(tch_mjcf_loader* L, const xmlNode* node, tch_body_id parent,
                             int inherited_class) {
-    static const char *const known[] = {"name", "pos", "childclass", NULL};
+    static const char* const known[] = {"name", "pos", "childclass", NULL};
     tch_body_def def = tch_body_def_default();
     def.parent = parent;
     def.source = tch_mjcf_source(L, node);
@@ -472,22 +472,22 @@ static tch_status load_body(tch_mjcf_loader *L, const xmlNode *node, tch_body_id
     return status == TCH_OK ? load_children(L, node, id, class_index) : status;
 }
 
-static bool is_body_property(const xmlNode *node) {
+static bool is_body_property(const xmlNode* node) {
     return tch_mjcf_is(node, "inertial") || tch_mjcf_is(node, "freejoint") ||
            tch_mjcf_is(node, "joint");
 }
 
 /* Geoms first, then child bodies, then warnings for the rest. */
-static tch_status load_children(tch_mjcf_loader *L, const xmlNode *node, tch_body_id body,
+static tch_status load_children(tch_mjcf_loader* L, const xmlNode* node, tch_body_id body,
                                 int class_index) {
     tch_status status = TCH_OK;
-    for (const xmlNode *child = tch_mjcf_first_element(node); child && status == TCH_OK;
+    for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {
         if (tch_mjcf_is(child, "geom")) {
             status = load_geom(L, child, body, class_index);
         }
     }
-    for (const xmlNode *child = tch_mjcf_first_element(node); child && status == TCH_OK;
+    for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {
         if (tch_mjcf_is(child, "body")) {
             status = load_body(L, child, body, class_index);
@@ -501,7 +501,7 @@ static tch_status load_children(tch_mjcf_loader *L, const xmlNode *node, tch_bod
     return status;
 }
 
-tch_status tch_mjcf_load_worldbody(tch_mjcf_loader *L, const xmlNode *node) {
-    tch_status status = tch_mjcf_check_attributes(L, node, (const char *const[]){NULL}, false);
+tch_status tch_mjcf_load_worldbody(tch_mjcf_loader* L, const xmlNode* node) {
+    tch_status status = tch_mjcf_check_attributes(L, node, (const char* const[]){NULL}, false);
     return status == TCH_OK ? load_children(L, node, TCH_WORLD_BODY, -1) : status;
 }

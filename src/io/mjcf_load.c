@@ -18,7 +18,7 @@
 
 /* ---- default classes ---- */
 
-int tch_mjcf_find_class(const tch_mjcf_loader *L, const char *name) {
+int tch_mjcf_find_class(const tch_mjcf_loader* L, const char* name) {
     for (int i = 0; i < L->class_count; ++i) {
         if (strcmp(L->classes[i].name, name) == 0) {
             return i;
@@ -27,7 +27,7 @@ int tch_mjcf_find_class(const tch_mjcf_loader *L, const char *name) {
     return -1;
 }
 
-tch_status tch_mjcf_node_class(tch_mjcf_loader *L, const xmlNode *node, int inherited, int *index) {
+tch_status tch_mjcf_node_class(tch_mjcf_loader* L, const xmlNode* node, int inherited, int* index) {
     char name[64] = "";
     tch_status status = tch_mjcf_read_string(L, node, "class", name, sizeof name);
     if (status != TCH_OK) {
@@ -47,33 +47,33 @@ tch_status tch_mjcf_node_class(tch_mjcf_loader *L, const xmlNode *node, int inhe
     return TCH_OK;
 }
 
-tch_mjcf_geom_attrs tch_mjcf_geom_template(const tch_mjcf_loader *L, int class_index) {
+tch_mjcf_geom_attrs tch_mjcf_geom_template(const tch_mjcf_loader* L, int class_index) {
     if (class_index >= 0) {
         return L->classes[class_index].geom;
     }
     return (tch_mjcf_geom_attrs){.def = tch_geom_def_default()};
 }
 
-static tch_vec3 mesh_scale_template(const tch_mjcf_loader *L, int class_index) {
+static tch_vec3 mesh_scale_template(const tch_mjcf_loader* L, int class_index) {
     return class_index >= 0 ? L->classes[class_index].mesh_scale : tch_v3(1, 1, 1);
 }
 
-static tch_status add_class(tch_mjcf_loader *L, const xmlNode *node, const char *name, int parent,
-                            int *index) {
+static tch_status add_class(tch_mjcf_loader* L, const xmlNode* node, const char* name, int parent,
+                            int* index) {
     if (tch_mjcf_find_class(L, name) >= 0) {
         return tch_mjcf_fail(L, node, TCH_ERR_PARSE,
                              "class: duplicate default class '%s' (expected unique names)", name);
     }
     if (L->class_count == L->class_capacity) {
         int capacity = L->class_capacity ? 2 * L->class_capacity : 8;
-        void *grown = realloc(L->classes, (size_t)capacity * sizeof *L->classes);
+        void* grown = realloc(L->classes, (size_t)capacity * sizeof *L->classes);
         if (!grown) {
             return tch_mjcf_fail(L, node, TCH_ERR_OUT_OF_MEMORY, "out of memory");
         }
         L->classes = grown;
         L->class_capacity = capacity;
     }
-    tch_mjcf_class *c = &L->classes[L->class_count];
+    tch_mjcf_class* c = &L->classes[L->class_count];
     tch_copy_string(c->name, sizeof c->name, name);
     c->geom = tch_mjcf_geom_template(L, parent);
     c->mesh_scale = mesh_scale_template(L, parent);
@@ -81,8 +81,8 @@ static tch_status add_class(tch_mjcf_loader *L, const xmlNode *node, const char 
     return TCH_OK;
 }
 
-static tch_status read_mesh_default(tch_mjcf_loader *L, const xmlNode *node, int index) {
-    static const char *const known[] = {"scale", NULL};
+static tch_status read_mesh_default(tch_mjcf_loader* L, const xmlNode* node, int index) {
+    static const char* const known[] = {"scale", NULL};
     tch_status status = tch_mjcf_check_attributes(L, node, known, false);
     tch_real scale[3];
     int count = 0;
@@ -97,8 +97,8 @@ static tch_status read_mesh_default(tch_mjcf_loader *L, const xmlNode *node, int
 
 /* Reads a <default>: its own elements first, then its nested classes, which start from the
  * completed templates of this one (MuJoCo's order). */
-static tch_status load_default(tch_mjcf_loader *L, const xmlNode *node, int parent) {
-    static const char *const known[] = {"class", NULL};
+static tch_status load_default(tch_mjcf_loader* L, const xmlNode* node, int parent) {
+    static const char* const known[] = {"class", NULL};
     char name[64] = "";
     tch_status status = tch_mjcf_check_attributes(L, node, known, false);
     if (status == TCH_OK) {
@@ -115,7 +115,7 @@ static tch_status load_default(tch_mjcf_loader *L, const xmlNode *node, int pare
     if (status == TCH_OK) {
         status = add_class(L, node, name, parent, &index);
     }
-    for (const xmlNode *child = tch_mjcf_first_element(node); child && status == TCH_OK;
+    for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {
         if (tch_mjcf_is(child, "geom")) {
             status = tch_mjcf_apply_geom_attrs(L, child, &L->classes[index].geom);
@@ -125,7 +125,7 @@ static tch_status load_default(tch_mjcf_loader *L, const xmlNode *node, int pare
             status = tch_mjcf_skip_element(L, child);
         }
     }
-    for (const xmlNode *child = tch_mjcf_first_element(node); child && status == TCH_OK;
+    for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {
         if (tch_mjcf_is(child, "default")) {
             status = load_default(L, child, index);
@@ -134,14 +134,14 @@ static tch_status load_default(tch_mjcf_loader *L, const xmlNode *node, int pare
     return status;
 }
 
-static tch_status load_top_default(tch_mjcf_loader *L, const xmlNode *node) {
+static tch_status load_top_default(tch_mjcf_loader* L, const xmlNode* node) {
     return load_default(L, node, -1);
 }
 
 /* ---- compiler ---- */
 
-static tch_status join_path(tch_mjcf_loader *L, const xmlNode *node, const char *dir,
-                            const char *file, char *out, size_t size) {
+static tch_status join_path(tch_mjcf_loader* L, const xmlNode* node, const char* dir,
+                            const char* file, char* out, size_t size) {
     int n = file[0] == '/' || dir[0] == '\0' ? snprintf(out, size, "%s", file)
                                              : snprintf(out, size, "%s/%s", dir, file);
     if (n < 0 || (size_t)n >= size) {
@@ -153,7 +153,7 @@ static tch_status join_path(tch_mjcf_loader *L, const xmlNode *node, const char 
     return TCH_OK;
 }
 
-static tch_status read_euler_seq(tch_mjcf_loader *L, const xmlNode *node) {
+static tch_status read_euler_seq(tch_mjcf_loader* L, const xmlNode* node) {
     char seq[8] = "";
     tch_status status = tch_mjcf_read_string(L, node, "eulerseq", seq, sizeof seq);
     if (status != TCH_OK || seq[0] == '\0') {
@@ -171,7 +171,7 @@ static tch_status read_euler_seq(tch_mjcf_loader *L, const xmlNode *node) {
     return TCH_OK;
 }
 
-static tch_status read_mesh_dir(tch_mjcf_loader *L, const xmlNode *node) {
+static tch_status read_mesh_dir(tch_mjcf_loader* L, const xmlNode* node) {
     char dir[512] = "";
     tch_status status = tch_mjcf_read_string(L, node, "assetdir", dir, sizeof dir);
     if (status == TCH_OK) {
@@ -183,11 +183,11 @@ static tch_status read_mesh_dir(tch_mjcf_loader *L, const xmlNode *node) {
     return join_path(L, node, L->scene_dir, dir, L->mesh_dir, sizeof L->mesh_dir);
 }
 
-static tch_status load_compiler(tch_mjcf_loader *L, const xmlNode *node) {
-    static const char *const known[] = {"angle",    "meshdir",    "assetdir",
+static tch_status load_compiler(tch_mjcf_loader* L, const xmlNode* node) {
+    static const char* const known[] = {"angle",    "meshdir",    "assetdir",
                                         "eulerseq", "coordinate", NULL};
-    static const char *const angles[] = {"degree", "radian", NULL};
-    static const char *const coordinates[] = {"local", "global", NULL};
+    static const char* const angles[] = {"degree", "radian", NULL};
+    static const char* const coordinates[] = {"local", "global", NULL};
     int angle = L->angle_degrees ? 0 : 1, coordinate = 0;
     tch_status status = tch_mjcf_check_attributes(L, node, known, false);
     if (status == TCH_OK) {
@@ -207,7 +207,7 @@ static tch_status load_compiler(tch_mjcf_loader *L, const xmlNode *node) {
     if (status == TCH_OK) {
         status = read_mesh_dir(L, node);
     }
-    for (const xmlNode *child = tch_mjcf_first_element(node); child && status == TCH_OK;
+    for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {
         status = tch_mjcf_skip_element(L, child);
     }
@@ -216,7 +216,7 @@ static tch_status load_compiler(tch_mjcf_loader *L, const xmlNode *node) {
 
 /* ---- option ---- */
 
-static tch_status read_integrator(tch_mjcf_loader *L, const xmlNode *node, tch_option_def *def) {
+static tch_status read_integrator(tch_mjcf_loader* L, const xmlNode* node, tch_option_def* def) {
     char name[32] = "";
     if (!tch_mjcf_has_attr(node, "integrator")) {
         return TCH_OK;
@@ -233,8 +233,8 @@ static tch_status read_integrator(tch_mjcf_loader *L, const xmlNode *node, tch_o
     return tch_mjcf_fail_attr(L, node, "integrator", "Euler or RK4");
 }
 
-static tch_status load_option(tch_mjcf_loader *L, const xmlNode *node) {
-    static const char *const known[] = {"timestep", "gravity", "integrator", NULL};
+static tch_status load_option(tch_mjcf_loader* L, const xmlNode* node) {
+    static const char* const known[] = {"timestep", "gravity", "integrator", NULL};
     tch_option_def def = *tch_spec_option(L->spec);
     tch_real gravity[3];
     int count = 0;
@@ -255,7 +255,7 @@ static tch_status load_option(tch_mjcf_loader *L, const xmlNode *node) {
     if (status == TCH_OK) {
         status = tch_mjcf_read_touche_contact(L, node, true, &def.contact);
     }
-    for (const xmlNode *child = tch_mjcf_first_element(node); child && status == TCH_OK;
+    for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {
         status = tch_mjcf_skip_element(L, child);
     }
@@ -264,8 +264,8 @@ static tch_status load_option(tch_mjcf_loader *L, const xmlNode *node) {
 
 /* ---- contact pairs ---- */
 
-static tch_status read_pair_geom(tch_mjcf_loader *L, const xmlNode *node, const char *attr,
-                                 tch_geom_id *out) {
+static tch_status read_pair_geom(tch_mjcf_loader* L, const xmlNode* node, const char* attr,
+                                 tch_geom_id* out) {
     char name[64] = "";
     tch_status status = tch_mjcf_read_string(L, node, attr, name, sizeof name);
     if (status != TCH_OK) {
@@ -284,8 +284,8 @@ static tch_status read_pair_geom(tch_mjcf_loader *L, const xmlNode *node, const 
 
 /* MJCF friction: the first value is the sliding coefficient; touche has no torsional or
  * rolling friction, so a pair's second (other tangent direction) must match it. */
-static tch_status read_friction(tch_mjcf_loader *L, const xmlNode *node, int max_count,
-                                tch_real *sliding) {
+static tch_status read_friction(tch_mjcf_loader* L, const xmlNode* node, int max_count,
+                                tch_real* sliding) {
     tch_real values[5];
     int count = 0;
     tch_status status = tch_mjcf_read_reals(L, node, "friction", values, 1, max_count, &count,
@@ -307,12 +307,12 @@ static tch_status read_friction(tch_mjcf_loader *L, const xmlNode *node, int max
     return status;
 }
 
-tch_status tch_mjcf_read_friction(tch_mjcf_loader *L, const xmlNode *node, tch_real *sliding) {
+tch_status tch_mjcf_read_friction(tch_mjcf_loader* L, const xmlNode* node, tch_real* sliding) {
     return read_friction(L, node, 3, sliding);
 }
 
-static tch_status load_pair(tch_mjcf_loader *L, const xmlNode *node) {
-    static const char *const known[] = {"geom1", "geom2", "friction", "margin", NULL};
+static tch_status load_pair(tch_mjcf_loader* L, const xmlNode* node) {
+    static const char* const known[] = {"geom1", "geom2", "friction", "margin", NULL};
     tch_pair_def def = tch_pair_def_default();
     def.source = tch_mjcf_source(L, node);
     tch_status status = tch_mjcf_check_attributes(L, node, known, true);
@@ -337,9 +337,9 @@ static tch_status load_pair(tch_mjcf_loader *L, const xmlNode *node) {
     return status;
 }
 
-static tch_status load_contact(tch_mjcf_loader *L, const xmlNode *node) {
-    tch_status status = tch_mjcf_check_attributes(L, node, (const char *const[]){NULL}, false);
-    for (const xmlNode *child = tch_mjcf_first_element(node); child && status == TCH_OK;
+static tch_status load_contact(tch_mjcf_loader* L, const xmlNode* node) {
+    tch_status status = tch_mjcf_check_attributes(L, node, (const char* const[]){NULL}, false);
+    for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {
         if (tch_mjcf_is(child, "pair")) {
             status = load_pair(L, child);
@@ -356,7 +356,7 @@ static tch_status load_contact(tch_mjcf_loader *L, const xmlNode *node) {
 
 /* ---- keyframes ---- */
 
-static int free_body_count(const tch_spec *spec) {
+static int free_body_count(const tch_spec* spec) {
     int count = 0;
     for (int i = 1; i <= tch_spec_body_count(spec); ++i) {
         count += tch_spec_body(spec, (tch_body_id){i})->free_joint ? 1 : 0;
@@ -364,8 +364,8 @@ static int free_body_count(const tch_spec *spec) {
     return count;
 }
 
-static tch_status check_key_lengths(tch_mjcf_loader *L, const xmlNode *node,
-                                    const tch_key_def *def) {
+static tch_status check_key_lengths(tch_mjcf_loader* L, const xmlNode* node,
+                                    const tch_key_def* def) {
     int free_count = free_body_count(L->spec);
     if (def->qpos && def->qpos_count != 7 * free_count) {
         return tch_mjcf_fail(L, node, TCH_ERR_PARSE,
@@ -380,7 +380,7 @@ static tch_status check_key_lengths(tch_mjcf_loader *L, const xmlNode *node,
                              6 * free_count, def->qvel_count);
     }
     for (int i = 0; def->qpos && i < free_count; ++i) {
-        const tch_real *q = def->qpos + 7 * i + 3;
+        const tch_real* q = def->qpos + 7 * i + 3;
         if (!(tch_q_norm((tch_quat){q[0], q[1], q[2], q[3]}) > 1e-12)) {
             return tch_mjcf_fail(L, node, TCH_ERR_PARSE,
                                  "qpos: the quaternion of free body %d is zero (expected a "
@@ -391,8 +391,8 @@ static tch_status check_key_lengths(tch_mjcf_loader *L, const xmlNode *node,
     return TCH_OK;
 }
 
-static tch_status load_key(tch_mjcf_loader *L, const xmlNode *node) {
-    static const char *const known[] = {"name", "time", "qpos", "qvel", NULL};
+static tch_status load_key(tch_mjcf_loader* L, const xmlNode* node) {
+    static const char* const known[] = {"name", "time", "qpos", "qvel", NULL};
     tch_key_def def = tch_key_def_default();
     def.source = tch_mjcf_source(L, node);
     tch_real *qpos = NULL, *qvel = NULL;
@@ -423,9 +423,9 @@ static tch_status load_key(tch_mjcf_loader *L, const xmlNode *node) {
     return status;
 }
 
-static tch_status load_keyframe(tch_mjcf_loader *L, const xmlNode *node) {
-    tch_status status = tch_mjcf_check_attributes(L, node, (const char *const[]){NULL}, false);
-    for (const xmlNode *child = tch_mjcf_first_element(node); child && status == TCH_OK;
+static tch_status load_keyframe(tch_mjcf_loader* L, const xmlNode* node) {
+    tch_status status = tch_mjcf_check_attributes(L, node, (const char* const[]){NULL}, false);
+    for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {
         status = tch_mjcf_is(child, "key") ? load_key(L, child) : tch_mjcf_skip_element(L, child);
     }
@@ -434,11 +434,11 @@ static tch_status load_keyframe(tch_mjcf_loader *L, const xmlNode *node) {
 
 /* ---- the document ---- */
 
-typedef tch_status (*section_loader)(tch_mjcf_loader *L, const xmlNode *node);
+typedef tch_status (*section_loader)(tch_mjcf_loader* L, const xmlNode* node);
 
 /* MuJoCo's order: a section may use what the ones before it define. */
 static const struct {
-    const char *name;
+    const char* name;
     section_loader load;
 } sections[] = {
     {"compiler", load_compiler},
@@ -452,7 +452,7 @@ static const struct {
 
 enum { section_count = sizeof sections / sizeof sections[0] };
 
-static bool is_section(const xmlNode *node) {
+static bool is_section(const xmlNode* node) {
     for (int s = 0; s < section_count; ++s) {
         if (tch_mjcf_is(node, sections[s].name)) {
             return true;
@@ -461,8 +461,8 @@ static bool is_section(const xmlNode *node) {
     return false;
 }
 
-static tch_status load_root(tch_mjcf_loader *L, const xmlNode *root) {
-    static const char *const known[] = {"model", NULL};
+static tch_status load_root(tch_mjcf_loader* L, const xmlNode* root) {
+    static const char* const known[] = {"model", NULL};
     if (!tch_mjcf_is(root, "mujoco")) {
         return tch_mjcf_fail(L, root, TCH_ERR_PARSE, "is not an MJCF root (expected <mujoco>)");
     }
@@ -472,14 +472,14 @@ static tch_status load_root(tch_mjcf_loader *L, const xmlNode *root) {
         status = tch_mjcf_read_string(L, root, "model", model, sizeof model);
     }
     tch_spec_set_model_name(L->spec, model);
-    for (const xmlNode *child = tch_mjcf_first_element(root); child && status == TCH_OK;
+    for (const xmlNode* child = tch_mjcf_first_element(root); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {
         if (!is_section(child)) {
             status = tch_mjcf_skip_element(L, child);
         }
     }
     for (int s = 0; s < section_count && status == TCH_OK; ++s) {
-        for (const xmlNode *child = tch_mjcf_first_element(root); child && status == TCH_OK;
+        for (const xmlNode* child = tch_mjcf_first_element(root); child && status == TCH_OK;
              child = tch_mjcf_next_element(child)) {
             if (tch_mjcf_is(child, sections[s].name)) {
                 status = sections[s].load(L, child);
@@ -497,9 +497,9 @@ typedef struct first_error {
     char message[300];
 } first_error;
 
-static void keep_first_fatal_error(void *user_data, xmlErrorPtr e) {
+static void keep_first_fatal_error(void* user_data, xmlErrorPtr e) {
     xmlParserCtxtPtr context = user_data;
-    first_error *first = context ? context->_private : NULL;
+    first_error* first = context ? context->_private : NULL;
     if (first && !first->set && e && e->level == XML_ERR_FATAL) {
         first->set = true;
         first->line = e->line;
@@ -507,16 +507,16 @@ static void keep_first_fatal_error(void *user_data, xmlErrorPtr e) {
     }
 }
 
-static void ignore_generic_error(void *context, const char *format, ...) {
+static void ignore_generic_error(void* context, const char* format, ...) {
     (void)context;
     (void)format;
 }
 
-static tch_status fail_malformed(tch_mjcf_loader *L, xmlParserCtxtPtr context, first_error *first) {
+static tch_status fail_malformed(tch_mjcf_loader* L, xmlParserCtxtPtr context, first_error* first) {
     if (!first->set) {
         keep_first_fatal_error(context, xmlCtxtGetLastError(context));
     }
-    char *message = first->message;
+    char* message = first->message;
     size_t n = strlen(message);
     while (n > 0 && (message[n - 1] == '\n' || message[n - 1] == ' ')) {
         message[--n] = '\0';
@@ -526,7 +526,7 @@ static tch_status fail_malformed(tch_mjcf_loader *L, xmlParserCtxtPtr context, f
                     n > 0 ? message : "unknown error");
 }
 
-static tch_status load_document(tch_mjcf_loader *L, const char *bytes, size_t size) {
+static tch_status load_document(tch_mjcf_loader* L, const char* bytes, size_t size) {
     if (size > INT_MAX) {
         return tch_fail(L->err, TCH_ERR_PARSE, L->file, 0,
                         "scene is too large (%zu bytes, "
@@ -546,9 +546,9 @@ static tch_status load_document(tch_mjcf_loader *L, const char *bytes, size_t si
      * per-thread handlers, which print by default: route them to the collector during the
      * parse and give the caller's handlers back afterwards. */
     xmlStructuredErrorFunc saved_structured = xmlStructuredError;
-    void *saved_structured_context = xmlStructuredErrorContext;
+    void* saved_structured_context = xmlStructuredErrorContext;
     xmlGenericErrorFunc saved_generic = xmlGenericError;
-    void *saved_generic_context = xmlGenericErrorContext;
+    void* saved_generic_context = xmlGenericErrorContext;
     xmlSetStructuredErrorFunc(context, keep_first_fatal_error);
     xmlSetGenericErrorFunc(NULL, ignore_generic_error);
     xmlDocPtr doc = xmlCtxtReadMemory(context, bytes, (int)size, L->file, NULL, options);
@@ -567,7 +567,7 @@ static tch_status load_document(tch_mjcf_loader *L, const char *bytes, size_t si
 }
 
 /* Parses with the C numeric locale on this thread (strtod, printf), whatever the caller's. */
-static tch_status load_in_c_locale(tch_mjcf_loader *L, const char *bytes, size_t size) {
+static tch_status load_in_c_locale(tch_mjcf_loader* L, const char* bytes, size_t size) {
     locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     locale_t previous = c_locale ? uselocale(c_locale) : (locale_t)0;
     tch_status status = load_document(L, bytes, size);
@@ -578,8 +578,8 @@ static tch_status load_in_c_locale(tch_mjcf_loader *L, const char *bytes, size_t
     return status;
 }
 
-static tch_status load_buffer(const char *bytes, size_t size, const char *scene_dir,
-                              const char *file, tch_spec **out, tch_error *err) {
+static tch_status load_buffer(const char* bytes, size_t size, const char* scene_dir,
+                              const char* file, tch_spec** out, tch_error* err) {
     tch_error_clear(err);
     tch_mjcf_loader L = {.file = file, .angle_degrees = true, .euler_seq = "xyz", .err = err};
     tch_copy_string(L.scene_dir, sizeof L.scene_dir, scene_dir);
@@ -600,22 +600,22 @@ static tch_status load_buffer(const char *bytes, size_t size, const char *scene_
 }
 
 /* Reads a whole file into a NUL-terminated malloc'ed buffer. */
-static tch_status read_file(const char *path, char **bytes, size_t *size, tch_error *err) {
-    FILE *f = fopen(path, "rb");
+static tch_status read_file(const char* path, char** bytes, size_t* size, tch_error* err) {
+    FILE* f = fopen(path, "rb");
     if (!f) {
         char why[128] = "";
         strerror_r(errno, why, sizeof why);
         return tch_fail(err, TCH_ERR_IO, path, 0, "cannot open the scene: %s", why);
     }
     size_t capacity = 1 << 16, used = 0;
-    char *buffer = malloc(capacity);
+    char* buffer = malloc(capacity);
     while (buffer) {
         used += fread(buffer + used, 1, capacity - used - 1, f);
         if (used < capacity - 1) {
             break;
         }
         capacity *= 2;
-        char *grown = realloc(buffer, capacity);
+        char* grown = realloc(buffer, capacity);
         if (!grown) {
             free(buffer);
         }
@@ -635,8 +635,8 @@ static tch_status read_file(const char *path, char **bytes, size_t *size, tch_er
 }
 
 /* The directory part of path ("." when it has none). */
-static void directory_of(const char *path, char *out, size_t size) {
-    const char *slash = strrchr(path, '/');
+static void directory_of(const char* path, char* out, size_t size) {
+    const char* slash = strrchr(path, '/');
     if (!slash) {
         tch_copy_string(out, size, ".");
     } else if (slash == path) {
@@ -648,9 +648,9 @@ static void directory_of(const char *path, char *out, size_t size) {
     }
 }
 
-tch_status tch_mjcf_load(const char *path, tch_spec **out, tch_error *err) {
+tch_status tch_mjcf_load(const char* path, tch_spec** out, tch_error* err) {
     *out = NULL;
-    char *bytes = NULL;
+    char* bytes = NULL;
     size_t size = 0;
     tch_status status = read_file(path, &bytes, &size, err);
     if (status != TCH_OK) {
@@ -663,8 +663,8 @@ tch_status tch_mjcf_load(const char *path, tch_spec **out, tch_error *err) {
     return status;
 }
 
-tch_status tch_mjcf_load_string(const char *xml, const char *base_dir, const char *name,
-                                tch_spec **out, tch_error *err) {
+tch_status tch_mjcf_load_string(const char* xml, const char* base_dir, const char* name,
+                                tch_spec** out, tch_error* err) {
     *out = NULL;
     return load_buffer(xml, strlen(xml), base_dir ? base_dir : ".", name ? name : "(string)", out,
                        err);

@@ -20,51 +20,42 @@
 #include "touche/io.h"
 
 typedef struct writer {
-    FILE *f;
-    const tch_spec *spec;
+    FILE* f;
+    const tch_spec* spec;
     bool touche;
     char (*geom_names)[64]; /* [geom_count], name written for each geom ("" for none) */
-    int *geoms_by_body;     /* geom indices (0-based) grouped by body */
-    int *geom_start;        /* [body_count + 2] offsets into geoms_by_body */
-    int *bodies_by_parent;  /* body ids grouped by parent */
-    int *body_start;        /* [body_count + 2] offsets into bodies_by_parent */
+    int* geoms_by_body;     /* geom indices (0-based) grouped by body */
+    int* geom_start;        /* [body_count + 2] offsets into geoms_by_body */
+    int* bodies_by_parent;  /* body ids grouped by parent */
+    int* body_start;        /* [body_count + 2] offsets into bodies_by_parent */
 } writer;
 
 /* ---- lexical helpers ---- */
 
-static void indent(writer *w, int depth) {
+static void indent(writer* w, int depth) {
     fprintf(w->f, "%*s", 2 * depth, "");
 }
 
-static void write_escaped(FILE *f, const char *text) {
-    for (const char *c = text; *c; ++c) {
-        switch (*c) {
-        case '&':
-            fputs("&amp;", f);
-            break;
-        case '<':
-            fputs("&lt;", f);
-            break;
-        case '>':
-            fputs("&gt;", f);
-            break;
-        case '"':
-            fputs("&quot;", f);
-            break;
-        default:
+static void write_escaped(FILE* f, const char* text) {
+    static const char special[] = "&<>\"";
+    static const char* const entities[] = {"&amp;", "&lt;", "&gt;", "&quot;"};
+    for (const char* c = text; *c; ++c) {
+        const char* hit = strchr(special, *c);
+        if (hit) {
+            fputs(entities[hit - special], f);
+        } else {
             fputc(*c, f);
-            break;
         }
     }
 }
 
-static void write_string(writer *w, const char *name, const char *value) {
+static void write_string(writer* w, const char* name, const char* value) {
     fprintf(w->f, " %s=\"", name);
     write_escaped(w->f, value);
     fputc('"', w->f);
 }
 
-static void write_name(writer *w, const char *name) {
+static void write_name(writer* w, const char* name) {
     if (name[0] != '\0') {
         write_string(w, "name", name);
     }
@@ -72,7 +63,7 @@ static void write_name(writer *w, const char *name) {
 
 /* The shortest of %.15g, %.16g, %.17g that reads back as the same double (17 digits always
  * do: IEEE 754 binary64 round trip). */
-static void write_number(FILE *f, tch_real value) {
+static void write_number(FILE* f, tch_real value) {
     char text[32];
     for (int digits = 15; digits <= 17; ++digits) {
         snprintf(text, sizeof text, "%.*g", digits, value);
@@ -83,7 +74,7 @@ static void write_number(FILE *f, tch_real value) {
     fputs(text, f);
 }
 
-static void write_reals(writer *w, const char *name, const tch_real *values, int count) {
+static void write_reals(writer* w, const char* name, const tch_real* values, int count) {
     fprintf(w->f, " %s=\"", name);
     for (int i = 0; i < count; ++i) {
         if (i) {
@@ -94,21 +85,21 @@ static void write_reals(writer *w, const char *name, const tch_real *values, int
     fputc('"', w->f);
 }
 
-static void write_real(writer *w, const char *name, tch_real value) {
+static void write_real(writer* w, const char* name, tch_real value) {
     write_reals(w, name, &value, 1);
 }
 
-static void write_vec3(writer *w, const char *name, tch_vec3 v) {
+static void write_vec3(writer* w, const char* name, tch_vec3 v) {
     write_reals(w, name, (const tch_real[]){v.x, v.y, v.z}, 3);
 }
 
-static void write_quat(writer *w, const char *name, tch_quat q) {
+static void write_quat(writer* w, const char* name, tch_quat q) {
     write_reals(w, name, (const tch_real[]){q.w, q.x, q.y, q.z}, 4);
 }
 
 /* ---- contact parameters ---- */
 
-static void write_touche_contact(writer *w, const tch_contact_params *c, bool scene_level) {
+static void write_touche_contact(writer* w, const tch_contact_params* c, bool scene_level) {
     if (!w->touche) {
         return;
     }
@@ -119,7 +110,7 @@ static void write_touche_contact(writer *w, const tch_contact_params *c, bool sc
         write_string(w, "touche:law", tch_point_law_name(c->law));
     }
     const struct {
-        const char *name;
+        const char* name;
         tch_real value;
     } reals[] = {
         {"touche:stiffness", c->stiffness},
@@ -140,7 +131,7 @@ static void write_touche_contact(writer *w, const tch_contact_params *c, bool sc
 
 /* MuJoCo's friction attribute: the sliding coefficient in each tangent direction, then its
  * own defaults for the torsional and rolling coefficients that touche does not model. */
-static void write_friction_and_margin(writer *w, const tch_contact_params *c, bool pair) {
+static void write_friction_and_margin(writer* w, const tch_contact_params* c, bool pair) {
     if (!isnan(c->friction)) {
         tch_real mu = c->friction;
         if (pair) {
@@ -156,8 +147,8 @@ static void write_friction_and_margin(writer *w, const tch_contact_params *c, bo
 
 /* ---- sections ---- */
 
-static void write_option(writer *w) {
-    const tch_option_def *o = tch_spec_option(w->spec);
+static void write_option(writer* w) {
+    const tch_option_def* o = tch_spec_option(w->spec);
     fputs("  <compiler angle=\"radian\"/>\n  <option", w->f);
     write_real(w, "timestep", o->timestep);
     write_vec3(w, "gravity", o->gravity);
@@ -166,8 +157,8 @@ static void write_option(writer *w) {
     fputs("/>\n", w->f);
 }
 
-static void write_mesh(writer *w, int index1) {
-    const tch_mesh_def *m = tch_spec_mesh(w->spec, (tch_mesh_id){index1});
+static void write_mesh(writer* w, int index1) {
+    const tch_mesh_def* m = tch_spec_mesh(w->spec, (tch_mesh_id){index1});
     char absolute[4096];
     fputs("    <mesh", w->f);
     write_name(w, m->name);
@@ -191,10 +182,10 @@ static void write_mesh(writer *w, int index1) {
     fputs("/>\n", w->f);
 }
 
-typedef void (*item_writer)(writer *w, int index1);
+typedef void (*item_writer)(writer* w, int index1);
 
 /* <tag> with one child per item 1..count, or nothing when there is no item. */
-static void write_section(writer *w, const char *tag, int count, item_writer write_item) {
+static void write_section(writer* w, const char* tag, int count, item_writer write_item) {
     if (count == 0) {
         return;
     }
@@ -205,9 +196,9 @@ static void write_section(writer *w, const char *tag, int count, item_writer wri
     fprintf(w->f, "  </%s>\n", tag);
 }
 
-static void write_geom(writer *w, int index0, int depth) {
-    const tch_spec *spec = w->spec;
-    const tch_geom_def *g = tch_spec_geom(spec, (tch_geom_id){index0 + 1});
+static void write_geom(writer* w, int index0, int depth) {
+    const tch_spec* spec = w->spec;
+    const tch_geom_def* g = tch_spec_geom(spec, (tch_geom_id){index0 + 1});
     indent(w, depth);
     fputs("<geom", w->f);
     write_name(w, w->geom_names[index0]);
@@ -228,7 +219,7 @@ static void write_geom(writer *w, int index0, int depth) {
     fputs("/>\n", w->f);
 }
 
-static void write_inertial(writer *w, const tch_body_def *b, int depth) {
+static void write_inertial(writer* w, const tch_body_def* b, int depth) {
     indent(w, depth);
     fputs("<inertial", w->f);
     write_vec3(w, "pos", b->p_BCm);
@@ -243,13 +234,13 @@ static void write_inertial(writer *w, const tch_body_def *b, int depth) {
 }
 
 /* Writes the geoms and child bodies of `body` (0: the world) at `depth`. */
-static void write_body_contents(writer *w, int body, int depth) {
+static void write_body_contents(writer* w, int body, int depth) {
     for (int k = w->geom_start[body]; k < w->geom_start[body + 1]; ++k) {
         write_geom(w, w->geoms_by_body[k], depth);
     }
     for (int k = w->body_start[body]; k < w->body_start[body + 1]; ++k) {
         int child = w->bodies_by_parent[k];
-        const tch_body_def *b = tch_spec_body(w->spec, (tch_body_id){child});
+        const tch_body_def* b = tch_spec_body(w->spec, (tch_body_id){child});
         indent(w, depth);
         fputs("<body", w->f);
         write_name(w, b->name);
@@ -269,8 +260,8 @@ static void write_body_contents(writer *w, int body, int depth) {
     }
 }
 
-static void write_pair(writer *w, int index1) {
-    const tch_pair_def *p = tch_spec_pair(w->spec, index1);
+static void write_pair(writer* w, int index1) {
+    const tch_pair_def* p = tch_spec_pair(w->spec, index1);
     fputs("    <pair", w->f);
     write_string(w, "geom1", w->geom_names[p->geom_a.index - 1]);
     write_string(w, "geom2", w->geom_names[p->geom_b.index - 1]);
@@ -279,8 +270,8 @@ static void write_pair(writer *w, int index1) {
     fputs("/>\n", w->f);
 }
 
-static void write_key(writer *w, int index1) {
-    const tch_key_def *k = tch_spec_key(w->spec, index1);
+static void write_key(writer* w, int index1) {
+    const tch_key_def* k = tch_spec_key(w->spec, index1);
     fputs("    <key", w->f);
     write_name(w, k->name);
     write_real(w, "time", k->time);
@@ -293,8 +284,8 @@ static void write_key(writer *w, int index1) {
     fputs("/>\n", w->f);
 }
 
-static void write_document(writer *w) {
-    const char *model = tch_spec_model_name(w->spec);
+static void write_document(writer* w) {
+    const char* model = tch_spec_model_name(w->spec);
     fputs("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<mujoco", w->f);
     if (model[0] != '\0') {
         write_string(w, "model", model);
@@ -317,7 +308,7 @@ static void write_document(writer *w) {
 
 /* Groups item indices 0..count-1 by key (0..key_count-1), keeping their order (counting sort).
  * start gets key_count + 1 offsets. */
-static void group_by_key(const int *keys, int count, int key_count, int *start, int *grouped) {
+static void group_by_key(const int* keys, int count, int key_count, int* start, int* grouped) {
     memset(start, 0, (size_t)(key_count + 1) * sizeof *start);
     for (int i = 0; i < count; ++i) {
         start[keys[i] + 1]++;
@@ -325,7 +316,7 @@ static void group_by_key(const int *keys, int count, int key_count, int *start, 
     for (int k = 0; k < key_count; ++k) {
         start[k + 1] += start[k];
     }
-    int *next = grouped + count; /* scratch after the grouped items */
+    int* next = grouped + count; /* scratch after the grouped items */
     memcpy(next, start, (size_t)key_count * sizeof *next);
     for (int i = 0; i < count; ++i) {
         grouped[next[keys[i]]++] = i;
@@ -333,12 +324,12 @@ static void group_by_key(const int *keys, int count, int key_count, int *start, 
 }
 
 /* Gives pair geoms without a name a name no geom has. */
-static void name_pair_geoms(writer *w) {
+static void name_pair_geoms(writer* w) {
     for (int i = 1; i <= tch_spec_pair_count(w->spec); ++i) {
-        const tch_pair_def *p = tch_spec_pair(w->spec, i);
+        const tch_pair_def* p = tch_spec_pair(w->spec, i);
         int ids[2] = {p->geom_a.index, p->geom_b.index};
         for (int j = 0; j < 2; ++j) {
-            char *name = w->geom_names[ids[j] - 1];
+            char* name = w->geom_names[ids[j] - 1];
             if (name[0] != '\0') {
                 continue;
             }
@@ -351,15 +342,15 @@ static void name_pair_geoms(writer *w) {
     }
 }
 
-static bool prepare(writer *w) {
-    const tch_spec *spec = w->spec;
+static bool prepare(writer* w) {
+    const tch_spec* spec = w->spec;
     int nbody = tch_spec_body_count(spec), ngeom = tch_spec_geom_count(spec);
     w->geom_names = calloc((size_t)ngeom + 1, sizeof *w->geom_names);
     w->geoms_by_body = malloc((2 * (size_t)ngeom + (size_t)nbody + 2) * sizeof(int));
     w->geom_start = malloc(((size_t)nbody + 2) * sizeof(int));
     w->bodies_by_parent = malloc((3 * (size_t)nbody + 2) * sizeof(int));
     w->body_start = malloc(((size_t)nbody + 2) * sizeof(int));
-    int *keys = malloc(((size_t)ngeom + (size_t)nbody + 1) * sizeof(int));
+    int* keys = malloc(((size_t)ngeom + (size_t)nbody + 1) * sizeof(int));
     bool ok = w->geom_names && w->geoms_by_body && w->geom_start && w->bodies_by_parent &&
               w->body_start && keys;
     if (ok) {
@@ -381,7 +372,7 @@ static bool prepare(writer *w) {
     return ok;
 }
 
-static void release(writer *w) {
+static void release(writer* w) {
     free(w->geom_names);
     free(w->geoms_by_body);
     free(w->geom_start);
@@ -391,14 +382,14 @@ static void release(writer *w) {
 
 /* ---- file ---- */
 
-static tch_status io_failure(tch_error *err, const char *path, const char *what, int code) {
+static tch_status io_failure(tch_error* err, const char* path, const char* what, int code) {
     char why[128] = "";
     strerror_r(code, why, sizeof why);
     return tch_fail(err, TCH_ERR_IO, path, 0, "cannot %s: %s", what, why);
 }
 
 /* Writes into `tmp` with the C numeric locale on this thread. */
-static tch_status write_file(writer *w, const char *tmp, tch_error *err) {
+static tch_status write_file(writer* w, const char* tmp, tch_error* err) {
     w->f = fopen(tmp, "w");
     if (!w->f) {
         return io_failure(err, tmp, "create the file", errno);
@@ -419,10 +410,10 @@ static tch_status write_file(writer *w, const char *tmp, tch_error *err) {
     return failed ? io_failure(err, tmp, "write the file", code) : TCH_OK;
 }
 
-tch_status tch_mjcf_save(const tch_spec *spec, const char *path, bool touche_attributes,
-                         tch_error *err) {
+tch_status tch_mjcf_save(const tch_spec* spec, const char* path, bool touche_attributes,
+                         tch_error* err) {
     size_t n = strlen(path);
-    char *tmp = malloc(n + 5);
+    char* tmp = malloc(n + 5);
     writer w = {.spec = spec, .touche = touche_attributes};
     if (!tmp || !prepare(&w)) {
         free(tmp);

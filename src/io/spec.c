@@ -14,30 +14,30 @@ typedef struct geom_record {
 
 typedef struct mesh_record {
     tch_mesh_def def; /* def.vertices points to `vertices` */
-    tch_vec3 *vertices;
+    tch_vec3* vertices;
 } mesh_record;
 
 typedef struct key_record {
     tch_key_def def; /* def.qpos / def.qvel point to the buffers below */
-    tch_real *qpos;
-    tch_real *qvel;
+    tch_real* qpos;
+    tch_real* qvel;
 } key_record;
 
 struct tch_spec {
     tch_option_def option;
     tch_contact_model forced_model;
     char model_name[64];
-    tch_body_def *bodies; /* [body_count], body id i is bodies[i - 1] */
+    tch_body_def* bodies; /* [body_count], body id i is bodies[i - 1] */
     int body_count, body_capacity;
-    geom_record *geoms;
+    geom_record* geoms;
     int geom_count, geom_capacity;
-    mesh_record *meshes;
+    mesh_record* meshes;
     int mesh_count, mesh_capacity;
-    tch_pair_def *pairs;
+    tch_pair_def* pairs;
     int pair_count, pair_capacity;
-    key_record *keys;
+    key_record* keys;
     int key_count, key_capacity;
-    char **warnings;
+    char** warnings;
     int warning_count, warning_capacity;
 };
 
@@ -106,15 +106,15 @@ tch_key_def tch_key_def_default(void) {
 
 /* ---- life cycle ---- */
 
-tch_spec *tch_spec_create(void) {
-    tch_spec *spec = calloc(1, sizeof *spec);
+tch_spec* tch_spec_create(void) {
+    tch_spec* spec = calloc(1, sizeof *spec);
     if (spec) {
         spec->option = tch_option_def_default();
     }
     return spec;
 }
 
-void tch_spec_destroy(tch_spec *spec) {
+void tch_spec_destroy(tch_spec* spec) {
     if (!spec) {
         return;
     }
@@ -138,12 +138,12 @@ void tch_spec_destroy(tch_spec *spec) {
 }
 
 /* Makes room for one more item in a growable array (capacity doubles). */
-static bool reserve_one(void **items, int count, int *capacity, size_t item_size) {
+static bool reserve_one(void** items, int count, int* capacity, size_t item_size) {
     if (count < *capacity) {
         return true;
     }
     int new_capacity = *capacity ? 2 * *capacity : 8;
-    void *grown = realloc(*items, (size_t)new_capacity * item_size);
+    void* grown = realloc(*items, (size_t)new_capacity * item_size);
     if (!grown) {
         return false;
     }
@@ -153,10 +153,10 @@ static bool reserve_one(void **items, int count, int *capacity, size_t item_size
 }
 
 #define RESERVE_ONE(array, count, capacity)                                                        \
-    reserve_one((void **)&(array), (count), &(capacity), sizeof *(array))
+    reserve_one((void**)&(array), (count), &(capacity), sizeof *(array))
 
 /* Copies `count` items into a new buffer; NULL source or zero count gives NULL. */
-static bool copy_array(const void *source, int count, size_t item_size, void **out) {
+static bool copy_array(const void* source, int count, size_t item_size, void** out) {
     *out = NULL;
     if (!source || count <= 0) {
         return true;
@@ -171,14 +171,14 @@ static bool copy_array(const void *source, int count, size_t item_size, void **o
 
 /* ---- validation helpers ---- */
 
-static tch_status fail_at(tch_error *err, tch_status status, const tch_source *source,
-                          const char *what, const char *detail) {
+static tch_status fail_at(tch_error* err, tch_status status, const tch_source* source,
+                          const char* what, const char* detail) {
     return tch_fail(err, status, source ? source->file : NULL, source ? source->line : 0, "%s%s",
                     what, detail);
 }
 
-static tch_status check_cookie(int cookie, const char *kind, const tch_source *source,
-                               tch_error *err) {
+static tch_status check_cookie(int cookie, const char* kind, const tch_source* source,
+                               tch_error* err) {
     if (cookie == TCH_SPEC_DEF_COOKIE) {
         return TCH_OK;
     }
@@ -192,8 +192,8 @@ static bool name_is_terminated(const char name[64]) {
 }
 
 /* Fails when `name` is non-empty and `existing` (a source or NULL) says it is taken. */
-static tch_status check_unique_name(const char *kind, const char *name, const tch_source *existing,
-                                    const tch_source *source, tch_error *err) {
+static tch_status check_unique_name(const char* kind, const char* name, const tch_source* existing,
+                                    const tch_source* source, tch_error* err) {
     if (!existing) {
         return TCH_OK;
     }
@@ -202,8 +202,8 @@ static tch_status check_unique_name(const char *kind, const char *name, const tc
                     name, existing->file, existing->line);
 }
 
-static tch_status check_name(const char *kind, const char name[64], const tch_source *existing,
-                             const tch_source *source, tch_error *err) {
+static tch_status check_name(const char* kind, const char name[64], const tch_source* existing,
+                             const tch_source* source, tch_error* err) {
     if (!name_is_terminated(name)) {
         return fail_at(err, TCH_ERR_INVALID_ARGUMENT, source, kind,
                        " name is not NUL-terminated within 64 characters");
@@ -212,16 +212,16 @@ static tch_status check_name(const char *kind, const char name[64], const tch_so
 }
 
 /* The checks every named def passes: its cookie, then its name. */
-static tch_status check_named_def(int cookie, const char *kind, const char name[64],
-                                  const tch_source *existing, const tch_source *source,
-                                  tch_error *err) {
+static tch_status check_named_def(int cookie, const char* kind, const char name[64],
+                                  const tch_source* existing, const tch_source* source,
+                                  tch_error* err) {
     tch_status status = check_cookie(cookie, kind, source, err);
     return status == TCH_OK ? check_name(kind, name, existing, source, err) : status;
 }
 
 /* ---- options ---- */
 
-tch_status tch_spec_set_option(tch_spec *spec, const tch_option_def *def, tch_error *err) {
+tch_status tch_spec_set_option(tch_spec* spec, const tch_option_def* def, tch_error* err) {
     tch_status status = check_cookie(def->cookie, "option", NULL, err);
     if (status == TCH_OK) {
         spec->option = *def;
@@ -229,19 +229,19 @@ tch_status tch_spec_set_option(tch_spec *spec, const tch_option_def *def, tch_er
     return status;
 }
 
-const tch_option_def *tch_spec_option(const tch_spec *spec) {
+const tch_option_def* tch_spec_option(const tch_spec* spec) {
     return &spec->option;
 }
 
 /* ---- bodies ---- */
 
-static const tch_source *body_source_named(const tch_spec *spec, const char *name) {
+static const tch_source* body_source_named(const tch_spec* spec, const char* name) {
     tch_body_id id = tch_spec_find_body(spec, name);
     return id.index > 0 ? &spec->bodies[id.index - 1].source : NULL;
 }
 
-tch_status tch_spec_add_body(tch_spec *spec, const tch_body_def *def, tch_body_id *out,
-                             tch_error *err) {
+tch_status tch_spec_add_body(tch_spec* spec, const tch_body_def* def, tch_body_id* out,
+                             tch_error* err) {
     tch_status status = check_named_def(def->cookie, "body", def->name,
                                         body_source_named(spec, def->name), &def->source, err);
     if (status != TCH_OK) {
@@ -275,14 +275,14 @@ static bool geom_type_is_valid(tch_geom_type type) {
     return type == TCH_GEOM_PLANE || (type >= TCH_GEOM_SPHERE && type < TCH_GEOM_TYPE_END);
 }
 
-static const tch_source *geom_source_named(const tch_spec *spec, const char *name) {
+static const tch_source* geom_source_named(const tch_spec* spec, const char* name) {
     tch_geom_id id = tch_spec_find_geom(spec, name);
     return id.index > 0 ? &spec->geoms[id.index - 1].def.source : NULL;
 }
 
-static tch_status check_geom_references(const tch_spec *spec, tch_body_id body,
-                                        const tch_geom_def *def, tch_error *err) {
-    const tch_source *at = &def->source;
+static tch_status check_geom_references(const tch_spec* spec, tch_body_id body,
+                                        const tch_geom_def* def, tch_error* err) {
+    const tch_source* at = &def->source;
     if (body.index < 0 || body.index > spec->body_count) {
         return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, at->file, at->line,
                         "geom '%s': body %d does not exist (expected 0 for the world or 1..%d)",
@@ -305,8 +305,8 @@ static tch_status check_geom_references(const tch_spec *spec, tch_body_id body,
     return TCH_OK;
 }
 
-tch_status tch_spec_add_geom(tch_spec *spec, tch_body_id body, const tch_geom_def *def,
-                             tch_geom_id *out, tch_error *err) {
+tch_status tch_spec_add_geom(tch_spec* spec, tch_body_id body, const tch_geom_def* def,
+                             tch_geom_id* out, tch_error* err) {
     tch_status status = check_named_def(def->cookie, "geom", def->name,
                                         geom_source_named(spec, def->name), &def->source, err);
     if (status == TCH_OK) {
@@ -327,13 +327,13 @@ tch_status tch_spec_add_geom(tch_spec *spec, tch_body_id body, const tch_geom_de
 
 /* ---- meshes ---- */
 
-static const tch_source *mesh_source_named(const tch_spec *spec, const char *name) {
+static const tch_source* mesh_source_named(const tch_spec* spec, const char* name) {
     tch_mesh_id id = tch_spec_find_mesh(spec, name);
     return id.index > 0 ? &spec->meshes[id.index - 1].def.source : NULL;
 }
 
-tch_status tch_spec_add_mesh(tch_spec *spec, const tch_mesh_def *def, tch_mesh_id *out,
-                             tch_error *err) {
+tch_status tch_spec_add_mesh(tch_spec* spec, const tch_mesh_def* def, tch_mesh_id* out,
+                             tch_error* err) {
     tch_status status = check_named_def(def->cookie, "mesh", def->name,
                                         mesh_source_named(spec, def->name), &def->source, err);
     if (status != TCH_OK) {
@@ -347,8 +347,7 @@ tch_status tch_spec_add_mesh(tch_spec *spec, const tch_mesh_def *def, tch_mesh_i
     }
     mesh_record record = {*def, NULL};
     if (!RESERVE_ONE(spec->meshes, spec->mesh_count, spec->mesh_capacity) ||
-        !copy_array(def->vertices, def->vertex_count, sizeof(tch_vec3),
-                    (void **)&record.vertices)) {
+        !copy_array(def->vertices, def->vertex_count, sizeof(tch_vec3), (void**)&record.vertices)) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding a mesh");
     }
     record.def.vertices = record.vertices;
@@ -361,11 +360,11 @@ tch_status tch_spec_add_mesh(tch_spec *spec, const tch_mesh_def *def, tch_mesh_i
 
 /* ---- pairs ---- */
 
-static bool geom_id_is_valid(const tch_spec *spec, tch_geom_id id) {
+static bool geom_id_is_valid(const tch_spec* spec, tch_geom_id id) {
     return id.index >= 1 && id.index <= spec->geom_count;
 }
 
-tch_status tch_spec_add_pair(tch_spec *spec, const tch_pair_def *def, tch_error *err) {
+tch_status tch_spec_add_pair(tch_spec* spec, const tch_pair_def* def, tch_error* err) {
     tch_status status = check_cookie(def->cookie, "pair", &def->source, err);
     if (status != TCH_OK) {
         return status;
@@ -390,8 +389,8 @@ tch_status tch_spec_add_pair(tch_spec *spec, const tch_pair_def *def, tch_error 
 
 /* ---- keys ---- */
 
-static tch_status check_key_array(const tch_key_def *def, const char *what, const tch_real *values,
-                                  int count, tch_error *err) {
+static tch_status check_key_array(const tch_key_def* def, const char* what, const tch_real* values,
+                                  int count, tch_error* err) {
     if (count < 0 || (count > 0 && !values)) {
         return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
                         "key '%s': %s count %d with a %s array (expected a count >= 0 and an "
@@ -401,7 +400,7 @@ static tch_status check_key_array(const tch_key_def *def, const char *what, cons
     return TCH_OK;
 }
 
-static const tch_source *key_source_named(const tch_spec *spec, const char *name) {
+static const tch_source* key_source_named(const tch_spec* spec, const char* name) {
     if (!name_is_terminated(name) || name[0] == '\0') {
         return NULL;
     }
@@ -413,7 +412,7 @@ static const tch_source *key_source_named(const tch_spec *spec, const char *name
     return NULL;
 }
 
-tch_status tch_spec_add_key(tch_spec *spec, const tch_key_def *def, tch_error *err) {
+tch_status tch_spec_add_key(tch_spec* spec, const tch_key_def* def, tch_error* err) {
     tch_status status = check_named_def(def->cookie, "key", def->name,
                                         key_source_named(spec, def->name), &def->source, err);
     if (status == TCH_OK) {
@@ -427,8 +426,8 @@ tch_status tch_spec_add_key(tch_spec *spec, const tch_key_def *def, tch_error *e
     }
     key_record record = {*def, NULL, NULL};
     if (!RESERVE_ONE(spec->keys, spec->key_count, spec->key_capacity) ||
-        !copy_array(def->qpos, def->qpos_count, sizeof(tch_real), (void **)&record.qpos) ||
-        !copy_array(def->qvel, def->qvel_count, sizeof(tch_real), (void **)&record.qvel)) {
+        !copy_array(def->qpos, def->qpos_count, sizeof(tch_real), (void**)&record.qpos) ||
+        !copy_array(def->qvel, def->qvel_count, sizeof(tch_real), (void**)&record.qvel)) {
         free(record.qpos);
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding a key");
     }
@@ -446,31 +445,31 @@ tch_status tch_spec_add_key(tch_spec *spec, const tch_key_def *def, tch_error *e
 
 /* ---- contact override, model name ---- */
 
-void tch_spec_force_contact_model(tch_spec *spec, tch_contact_model model) {
+void tch_spec_force_contact_model(tch_spec* spec, tch_contact_model model) {
     spec->forced_model = model;
 }
 
-tch_contact_model tch_spec_forced_contact_model(const tch_spec *spec) {
+tch_contact_model tch_spec_forced_contact_model(const tch_spec* spec) {
     return spec->forced_model;
 }
 
-const char *tch_spec_model_name(const tch_spec *spec) {
+const char* tch_spec_model_name(const tch_spec* spec) {
     return spec->model_name;
 }
 
-void tch_spec_set_model_name(tch_spec *spec, const char *name) {
+void tch_spec_set_model_name(tch_spec* spec, const char* name) {
     tch_copy_string(spec->model_name, sizeof spec->model_name, name ? name : "");
 }
 
 /* ---- warnings ---- */
 
-void tch_spec_add_warning(tch_spec *spec, const char *file, int line, const char *message) {
+void tch_spec_add_warning(tch_spec* spec, const char* file, int line, const char* message) {
     if (!RESERVE_ONE(spec->warnings, spec->warning_count, spec->warning_capacity)) {
         return; /* a warning that cannot be stored is dropped: warnings never fail a load */
     }
-    const char *f = file ? file : "";
+    const char* f = file ? file : "";
     size_t size = strlen(f) + strlen(message) + 32;
-    char *text = malloc(size);
+    char* text = malloc(size);
     if (!text) {
         return;
     }
@@ -484,66 +483,66 @@ void tch_spec_add_warning(tch_spec *spec, const char *file, int line, const char
     spec->warnings[spec->warning_count++] = text;
 }
 
-int tch_spec_warning_count(const tch_spec *spec) {
+int tch_spec_warning_count(const tch_spec* spec) {
     return spec->warning_count;
 }
 
-const char *tch_spec_warning(const tch_spec *spec, int i) {
+const char* tch_spec_warning(const tch_spec* spec, int i) {
     return i >= 0 && i < spec->warning_count ? spec->warnings[i] : NULL;
 }
 
 /* ---- read access ---- */
 
-int tch_spec_body_count(const tch_spec *spec) {
+int tch_spec_body_count(const tch_spec* spec) {
     return spec->body_count;
 }
-int tch_spec_geom_count(const tch_spec *spec) {
+int tch_spec_geom_count(const tch_spec* spec) {
     return spec->geom_count;
 }
-int tch_spec_mesh_count(const tch_spec *spec) {
+int tch_spec_mesh_count(const tch_spec* spec) {
     return spec->mesh_count;
 }
-int tch_spec_pair_count(const tch_spec *spec) {
+int tch_spec_pair_count(const tch_spec* spec) {
     return spec->pair_count;
 }
-int tch_spec_key_count(const tch_spec *spec) {
+int tch_spec_key_count(const tch_spec* spec) {
     return spec->key_count;
 }
 
-const tch_body_def *tch_spec_body(const tch_spec *spec, tch_body_id id) {
+const tch_body_def* tch_spec_body(const tch_spec* spec, tch_body_id id) {
     return id.index >= 1 && id.index <= spec->body_count ? &spec->bodies[id.index - 1] : NULL;
 }
 
-const tch_geom_def *tch_spec_geom(const tch_spec *spec, tch_geom_id id) {
+const tch_geom_def* tch_spec_geom(const tch_spec* spec, tch_geom_id id) {
     return geom_id_is_valid(spec, id) ? &spec->geoms[id.index - 1].def : NULL;
 }
 
-tch_body_id tch_spec_geom_body(const tch_spec *spec, tch_geom_id id) {
+tch_body_id tch_spec_geom_body(const tch_spec* spec, tch_geom_id id) {
     return (tch_body_id){geom_id_is_valid(spec, id) ? spec->geoms[id.index - 1].body : 0};
 }
 
-const tch_mesh_def *tch_spec_mesh(const tch_spec *spec, tch_mesh_id id) {
+const tch_mesh_def* tch_spec_mesh(const tch_spec* spec, tch_mesh_id id) {
     return id.index >= 1 && id.index <= spec->mesh_count ? &spec->meshes[id.index - 1].def : NULL;
 }
 
-const tch_pair_def *tch_spec_pair(const tch_spec *spec, int index1) {
+const tch_pair_def* tch_spec_pair(const tch_spec* spec, int index1) {
     return index1 >= 1 && index1 <= spec->pair_count ? &spec->pairs[index1 - 1] : NULL;
 }
 
-const tch_key_def *tch_spec_key(const tch_spec *spec, int index1) {
+const tch_key_def* tch_spec_key(const tch_spec* spec, int index1) {
     return index1 >= 1 && index1 <= spec->key_count ? &spec->keys[index1 - 1].def : NULL;
 }
 
 /* Index (1-based) of the first def whose name matches, 0 when none. The names sit at
  * `name_offset` in items of `stride` bytes. */
-static int find_named(const void *items, int count, size_t stride, size_t name_offset,
-                      const char *name) {
+static int find_named(const void* items, int count, size_t stride, size_t name_offset,
+                      const char* name) {
     if (!name || name[0] == '\0') {
         return 0;
     }
-    const char *base = items;
+    const char* base = items;
     for (int i = 0; i < count; ++i) {
-        const char *candidate = base + (size_t)i * stride + name_offset;
+        const char* candidate = base + (size_t)i * stride + name_offset;
         if (strncmp(candidate, name, 64) == 0) {
             return i + 1;
         }
@@ -551,30 +550,30 @@ static int find_named(const void *items, int count, size_t stride, size_t name_o
     return 0;
 }
 
-tch_body_id tch_spec_find_body(const tch_spec *spec, const char *name) {
+tch_body_id tch_spec_find_body(const tch_spec* spec, const char* name) {
     return (tch_body_id){find_named(spec->bodies, spec->body_count, sizeof(tch_body_def),
                                     offsetof(tch_body_def, name), name)};
 }
 
-tch_geom_id tch_spec_find_geom(const tch_spec *spec, const char *name) {
+tch_geom_id tch_spec_find_geom(const tch_spec* spec, const char* name) {
     return (tch_geom_id){find_named(spec->geoms, spec->geom_count, sizeof(geom_record),
                                     offsetof(geom_record, def.name), name)};
 }
 
-tch_mesh_id tch_spec_find_mesh(const tch_spec *spec, const char *name) {
+tch_mesh_id tch_spec_find_mesh(const tch_spec* spec, const char* name) {
     return (tch_mesh_id){find_named(spec->meshes, spec->mesh_count, sizeof(mesh_record),
                                     offsetof(mesh_record, def.name), name)};
 }
 
 /* ---- enum names ---- */
 
-static const char *const contact_model_names[TCH_CONTACT_MODEL_END] = {
+static const char* const contact_model_names[TCH_CONTACT_MODEL_END] = {
     [TCH_CONTACT_INHERIT] = "inherit", [TCH_CONTACT_POINT] = "point",
     [TCH_CONTACT_VOLUME] = "volume",   [TCH_CONTACT_PRESSURE] = "pressure",
     [TCH_CONTACT_LCP] = "lcp",         [TCH_CONTACT_PEG] = "peg",
 };
 
-static const char *const geom_type_names[TCH_GEOM_TYPE_END] = {
+static const char* const geom_type_names[TCH_GEOM_TYPE_END] = {
     [TCH_GEOM_PLANE] = "plane",
     [1] = "hfield",
     [TCH_GEOM_SPHERE] = "sphere",
@@ -585,14 +584,14 @@ static const char *const geom_type_names[TCH_GEOM_TYPE_END] = {
     [TCH_GEOM_MESH] = "mesh",
 };
 
-static const char *const point_law_names[] = {
+static const char* const point_law_names[] = {
     [TCH_POINT_LAW_INHERIT] = "inherit",
     [TCH_POINT_LAW_LINEAR] = "linear",
     [TCH_POINT_LAW_HUNT_CROSSLEY] = "hunt-crossley",
 };
 
 /* Index of `name` among the named entries first..count-1 of `names`, or -1. */
-static int parse_name(const char *const *names, int first, int count, const char *name) {
+static int parse_name(const char* const* names, int first, int count, const char* name) {
     for (int i = first; name && i < count; ++i) {
         if (names[i] && strcmp(names[i], name) == 0) {
             return i;
@@ -601,11 +600,11 @@ static int parse_name(const char *const *names, int first, int count, const char
     return -1;
 }
 
-const char *tch_contact_model_name(tch_contact_model model) {
+const char* tch_contact_model_name(tch_contact_model model) {
     return model >= 0 && model < TCH_CONTACT_MODEL_END ? contact_model_names[model] : "unknown";
 }
 
-bool tch_contact_model_parse(const char *name, tch_contact_model *out) {
+bool tch_contact_model_parse(const char* name, tch_contact_model* out) {
     int i = parse_name(contact_model_names, TCH_CONTACT_POINT, TCH_CONTACT_MODEL_END, name);
     if (i < 0) {
         return false;
@@ -614,11 +613,11 @@ bool tch_contact_model_parse(const char *name, tch_contact_model *out) {
     return true;
 }
 
-const char *tch_geom_type_name(tch_geom_type type) {
+const char* tch_geom_type_name(tch_geom_type type) {
     return geom_type_is_valid(type) ? geom_type_names[type] : "unknown";
 }
 
-bool tch_geom_type_parse(const char *name, tch_geom_type *out) {
+bool tch_geom_type_parse(const char* name, tch_geom_type* out) {
     int i = parse_name(geom_type_names, 0, TCH_GEOM_TYPE_END, name);
     if (i < 0 || !geom_type_is_valid((tch_geom_type)i)) {
         return false;
@@ -627,12 +626,12 @@ bool tch_geom_type_parse(const char *name, tch_geom_type *out) {
     return true;
 }
 
-const char *tch_point_law_name(tch_point_law law) {
+const char* tch_point_law_name(tch_point_law law) {
     return law >= TCH_POINT_LAW_INHERIT && law <= TCH_POINT_LAW_HUNT_CROSSLEY ? point_law_names[law]
                                                                               : "unknown";
 }
 
-bool tch_point_law_parse(const char *name, tch_point_law *out) {
+bool tch_point_law_parse(const char* name, tch_point_law* out) {
     int i =
         parse_name(point_law_names, TCH_POINT_LAW_LINEAR, TCH_POINT_LAW_HUNT_CROSSLEY + 1, name);
     if (i < 0) {

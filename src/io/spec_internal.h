@@ -18,16 +18,16 @@
 #define TCH_SPEC_DEF_COOKIE 0x70C4E
 
 /* The model forced by tch_spec_force_contact_model, or TCH_CONTACT_INHERIT (scene decides). */
-tch_contact_model tch_spec_forced_contact_model(const tch_spec *spec);
+tch_contact_model tch_spec_forced_contact_model(const tch_spec* spec);
 
 /* The MJCF model name (<mujoco model="...">), "" when none. */
-const char *tch_spec_model_name(const tch_spec *spec);
+const char* tch_spec_model_name(const tch_spec* spec);
 /* Sets the model name; truncated to 63 characters. */
-void tch_spec_set_model_name(tch_spec *spec, const char *name);
+void tch_spec_set_model_name(tch_spec* spec, const char* name);
 
 /* Parses a point law name ("linear", "hunt-crossley"); false when unknown. */
-bool tch_point_law_parse(const char *name, tch_point_law *out);
+bool tch_point_law_parse(const char* name, tch_point_law* out);
 /* Name of a point law as in scene files; "inherit" for TCH_POINT_LAW_INHERIT. */
-const char *tch_point_law_name(tch_point_law law);
+const char* tch_point_law_name(tch_point_law law);
 /* Parses a geom type name as in MJCF ("sphere", ...); false when unknown or "hfield". */
-bool tch_geom_type_parse(const char *name, tch_geom_type *out);
+bool tch_geom_type_parse(const char* name, tch_geom_type* out);

@@ -15,41 +15,41 @@
 
 /* ---- elements ---- */
 
-const xmlNode *tch_mjcf_first_element(const xmlNode *node) {
-    const xmlNode *child = node->children;
+const xmlNode* tch_mjcf_first_element(const xmlNode* node) {
+    const xmlNode* child = node->children;
     while (child && child->type != XML_ELEMENT_NODE) {
         child = child->next;
     }
     return child;
 }
 
-const xmlNode *tch_mjcf_next_element(const xmlNode *node) {
-    const xmlNode *next = node->next;
+const xmlNode* tch_mjcf_next_element(const xmlNode* node) {
+    const xmlNode* next = node->next;
     while (next && next->type != XML_ELEMENT_NODE) {
         next = next->next;
     }
     return next;
 }
 
-bool tch_mjcf_is(const xmlNode *node, const char *name) {
-    return strcmp((const char *)node->name, name) == 0;
+bool tch_mjcf_is(const xmlNode* node, const char* name) {
+    return strcmp((const char*)node->name, name) == 0;
 }
 
-int tch_mjcf_line(const xmlNode *node) {
+int tch_mjcf_line(const xmlNode* node) {
     long line = xmlGetLineNo(node);
     return line > 0 && line < INT_MAX ? (int)line : 0;
 }
 
 /* ---- errors and warnings ---- */
 
-tch_status tch_mjcf_fail(tch_mjcf_loader *L, const xmlNode *node, tch_status status,
-                         const char *format, ...) {
+tch_status tch_mjcf_fail(tch_mjcf_loader* L, const xmlNode* node, tch_status status,
+                         const char* format, ...) {
     char text[480];
     va_list args;
     va_start(args, format);
     vsnprintf(text, sizeof text, format, args);
     va_end(args);
-    const char *element = node ? (const char *)node->name : "";
+    const char* element = node ? (const char*)node->name : "";
     if (node) {
         tch_fail(L->err, status, L->file, tch_mjcf_line(node), "<%s> %s", element, text);
     } else {
@@ -59,7 +59,7 @@ tch_status tch_mjcf_fail(tch_mjcf_loader *L, const xmlNode *node, tch_status sta
     return status;
 }
 
-void tch_mjcf_warn(tch_mjcf_loader *L, const xmlNode *node, const char *format, ...) {
+void tch_mjcf_warn(tch_mjcf_loader* L, const xmlNode* node, const char* format, ...) {
     char text[400];
     va_list args;
     va_start(args, format);
@@ -68,8 +68,8 @@ void tch_mjcf_warn(tch_mjcf_loader *L, const xmlNode *node, const char *format, 
     tch_spec_add_warning(L->spec, L->file, node ? tch_mjcf_line(node) : 0, text);
 }
 
-void tch_mjcf_warn_once(tch_mjcf_loader *L, const xmlNode *node, const char *key,
-                        const char *message) {
+void tch_mjcf_warn_once(tch_mjcf_loader* L, const xmlNode* node, const char* key,
+                        const char* message) {
     for (int i = 0; i < L->warned_count; ++i) {
         if (strcmp(L->warned[i], key) == 0) {
             return;
@@ -77,7 +77,7 @@ void tch_mjcf_warn_once(tch_mjcf_loader *L, const xmlNode *node, const char *key
     }
     if (L->warned_count == L->warned_capacity) {
         int capacity = L->warned_capacity ? 2 * L->warned_capacity : 16;
-        void *grown = realloc(L->warned, (size_t)capacity * sizeof *L->warned);
+        void* grown = realloc(L->warned, (size_t)capacity * sizeof *L->warned);
         if (!grown) {
             return;
         }
@@ -89,7 +89,7 @@ void tch_mjcf_warn_once(tch_mjcf_loader *L, const xmlNode *node, const char *key
 }
 
 /* Elements of MuJoCo's schema that touche reads past with a warning. */
-static const char *const mujoco_elements[] = {
+static const char* const mujoco_elements[] = {
     "size",     "visual",    "statistic", "custom",    "extension", "tendon",      "equality",
     "actuator", "sensor",    "plugin",    "site",      "camera",    "light",       "composite",
     "flexcomp", "replicate", "texture",   "material",  "hfield",    "skin",        "model",
@@ -99,7 +99,7 @@ static const char *const mujoco_elements[] = {
     "weld",     "connect",   "distance",  "spatial",   "fixed",     "default",     "joint",
     "pair",     "exclude",   NULL};
 
-static bool in_list(const char *const *list, const char *name) {
+static bool in_list(const char* const* list, const char* name) {
     for (; *list; ++list) {
         if (strcmp(*list, name) == 0) {
             return true;
@@ -108,9 +108,9 @@ static bool in_list(const char *const *list, const char *name) {
     return false;
 }
 
-tch_status tch_mjcf_skip_element(tch_mjcf_loader *L, const xmlNode *node) {
-    const char *name = (const char *)node->name;
-    const char *parent = node->parent ? (const char *)node->parent->name : "";
+tch_status tch_mjcf_skip_element(tch_mjcf_loader* L, const xmlNode* node) {
+    const char* name = (const char*)node->name;
+    const char* parent = node->parent ? (const char*)node->parent->name : "";
     if (strcmp(name, "include") == 0) {
         return tch_mjcf_fail(L, node, TCH_ERR_UNSUPPORTED,
                              "is not supported yet (merge the included file into the scene)");
@@ -134,23 +134,23 @@ static const char touche_prefix[] = "touche:";
 
 /* The attribute's value (xmlFree it), or NULL when absent. Names with the "touche:" prefix
  * are looked up in the touche namespace. */
-static char *attr_text(const xmlNode *node, const char *name) {
+static char* attr_text(const xmlNode* node, const char* name) {
     size_t n = sizeof touche_prefix - 1;
-    xmlChar *value =
+    xmlChar* value =
         strncmp(name, touche_prefix, n) == 0
-            ? xmlGetNsProp(node, (const xmlChar *)name + n, (const xmlChar *)TCH_MJCF_NAMESPACE)
-            : xmlGetNoNsProp(node, (const xmlChar *)name);
-    return (char *)value;
+            ? xmlGetNsProp(node, (const xmlChar*)name + n, (const xmlChar*)TCH_MJCF_NAMESPACE)
+            : xmlGetNoNsProp(node, (const xmlChar*)name);
+    return (char*)value;
 }
 
-bool tch_mjcf_has_attr(const xmlNode *node, const char *name) {
-    char *text = attr_text(node, name);
+bool tch_mjcf_has_attr(const xmlNode* node, const char* name) {
+    char* text = attr_text(node, name);
     xmlFree(text);
     return text != NULL;
 }
 
 /* Quotes at most 60 characters of text for a message. */
-static void quote_for_message(const char *text, char *out, size_t size) {
+static void quote_for_message(const char* text, char* out, size_t size) {
     if (!text) {
         snprintf(out, size, "nothing");
     } else if (strlen(text) > 60) {
@@ -160,39 +160,39 @@ static void quote_for_message(const char *text, char *out, size_t size) {
     }
 }
 
-static tch_status fail_with_text(tch_mjcf_loader *L, const xmlNode *node, const char *attr,
-                                 const char *expected, const char *text, const char *why) {
+static tch_status fail_with_text(tch_mjcf_loader* L, const xmlNode* node, const char* attr,
+                                 const char* expected, const char* text, const char* why) {
     char got[80];
     quote_for_message(text, got, sizeof got);
     return tch_mjcf_fail(L, node, TCH_ERR_PARSE, "%s: expected %s, got %s%s", attr, expected, got,
                          why);
 }
 
-tch_status tch_mjcf_fail_attr(tch_mjcf_loader *L, const xmlNode *node, const char *attr,
-                              const char *expected) {
-    char *text = attr_text(node, attr);
+tch_status tch_mjcf_fail_attr(tch_mjcf_loader* L, const xmlNode* node, const char* attr,
+                              const char* expected) {
+    char* text = attr_text(node, attr);
     tch_status status = fail_with_text(L, node, attr, expected, text, "");
     xmlFree(text);
     return status;
 }
 
-static const char *const cosmetic_attributes[] = {
+static const char* const cosmetic_attributes[] = {
     "rgba",   "material", "group",        "user",         "texture",
     "hfield", "name",     "content_type", "smoothnormal", NULL};
 
-static tch_status check_one_attribute(tch_mjcf_loader *L, const xmlNode *node, const xmlAttr *attr,
-                                      const char *const *known, bool touche_contact) {
-    const char *name = (const char *)attr->name;
-    const char *element = (const char *)node->name;
+static tch_status check_one_attribute(tch_mjcf_loader* L, const xmlNode* node, const xmlAttr* attr,
+                                      const char* const* known, bool touche_contact) {
+    const char* name = (const char*)attr->name;
+    const char* element = (const char*)node->name;
     char key[96], message[200];
     if (attr->ns) {
-        if (strcmp((const char *)attr->ns->href, TCH_MJCF_NAMESPACE) == 0 && !touche_contact) {
+        if (strcmp((const char*)attr->ns->href, TCH_MJCF_NAMESPACE) == 0 && !touche_contact) {
             tch_mjcf_warn(L, node, "attribute touche:%s is not supported on <%s>; ignored", name,
                           element);
         }
         return TCH_OK;
     }
-    const char *colon = strchr(name, ':');
+    const char* colon = strchr(name, ':');
     if (colon) {
         return tch_mjcf_fail(L, node, TCH_ERR_PARSE,
                              "attribute '%s' uses the undeclared prefix '%.*s' (expected "
@@ -211,9 +211,9 @@ static tch_status check_one_attribute(tch_mjcf_loader *L, const xmlNode *node, c
     return TCH_OK;
 }
 
-tch_status tch_mjcf_check_attributes(tch_mjcf_loader *L, const xmlNode *node,
-                                     const char *const *known, bool touche_contact) {
-    for (const xmlAttr *attr = node->properties; attr; attr = attr->next) {
+tch_status tch_mjcf_check_attributes(tch_mjcf_loader* L, const xmlNode* node,
+                                     const char* const* known, bool touche_contact) {
+    for (const xmlAttr* attr = node->properties; attr; attr = attr->next) {
         tch_status status = check_one_attribute(L, node, attr, known, touche_contact);
         if (status != TCH_OK) {
             return status;
@@ -222,9 +222,9 @@ tch_status tch_mjcf_check_attributes(tch_mjcf_loader *L, const xmlNode *node,
     return TCH_OK;
 }
 
-tch_status tch_mjcf_read_string(tch_mjcf_loader *L, const xmlNode *node, const char *name,
-                                char *out, size_t size) {
-    char *text = attr_text(node, name);
+tch_status tch_mjcf_read_string(tch_mjcf_loader* L, const xmlNode* node, const char* name,
+                                char* out, size_t size) {
+    char* text = attr_text(node, name);
     if (!text) {
         return TCH_OK;
     }
@@ -250,9 +250,9 @@ static bool is_space(char c) {
 
 /* Parses whitespace-separated numbers; stores the first `max` in out (may be NULL) and counts
  * all of them in *count. The caller has set the C numeric locale. */
-static number_result parse_numbers(const char *text, tch_real *out, int max, int *count) {
+static number_result parse_numbers(const char* text, tch_real* out, int max, int* count) {
     *count = 0;
-    const char *p = text;
+    const char* p = text;
     for (;;) {
         while (is_space(*p)) {
             ++p;
@@ -260,7 +260,7 @@ static number_result parse_numbers(const char *text, tch_real *out, int max, int
         if (*p == '\0') {
             return NUMBERS_OK;
         }
-        char *end;
+        char* end;
         double value = strtod(p, &end);
         if (end == p || !(is_space(*end) || *end == '\0')) {
             return NUMBERS_MALFORMED;
@@ -276,20 +276,20 @@ static number_result parse_numbers(const char *text, tch_real *out, int max, int
     }
 }
 
-static tch_status fail_numbers(tch_mjcf_loader *L, const xmlNode *node, const char *name,
-                               const char *expected, const char *text, number_result result) {
+static tch_status fail_numbers(tch_mjcf_loader* L, const xmlNode* node, const char* name,
+                               const char* expected, const char* text, number_result result) {
     return fail_with_text(L, node, name, expected, text,
                           result == NUMBERS_NOT_FINITE ? " (NaN and infinity are not allowed)"
                                                        : "");
 }
 
-tch_status tch_mjcf_read_reals(tch_mjcf_loader *L, const xmlNode *node, const char *name,
-                               tch_real *out, int min_count, int max_count, int *count,
-                               const char *expected) {
+tch_status tch_mjcf_read_reals(tch_mjcf_loader* L, const xmlNode* node, const char* name,
+                               tch_real* out, int min_count, int max_count, int* count,
+                               const char* expected) {
     int local_count = 0;
-    int *n = count ? count : &local_count;
+    int* n = count ? count : &local_count;
     *n = 0;
-    char *text = attr_text(node, name);
+    char* text = attr_text(node, name);
     if (!text) {
         return TCH_OK;
     }
@@ -307,11 +307,11 @@ tch_status tch_mjcf_read_reals(tch_mjcf_loader *L, const xmlNode *node, const ch
     return status;
 }
 
-tch_status tch_mjcf_read_real_array(tch_mjcf_loader *L, const xmlNode *node, const char *name,
-                                    tch_real **out, int *count) {
+tch_status tch_mjcf_read_real_array(tch_mjcf_loader* L, const xmlNode* node, const char* name,
+                                    tch_real** out, int* count) {
     *out = NULL;
     *count = 0;
-    char *text = attr_text(node, name);
+    char* text = attr_text(node, name);
     if (!text) {
         return TCH_OK;
     }
@@ -332,9 +332,9 @@ tch_status tch_mjcf_read_real_array(tch_mjcf_loader *L, const xmlNode *node, con
     return status;
 }
 
-tch_status tch_mjcf_read_nonnegative(tch_mjcf_loader *L, const xmlNode *node, const char *name,
-                                     bool strict, tch_real *out) {
-    const char *expected = strict ? "a number > 0" : "a number >= 0";
+tch_status tch_mjcf_read_nonnegative(tch_mjcf_loader* L, const xmlNode* node, const char* name,
+                                     bool strict, tch_real* out) {
+    const char* expected = strict ? "a number > 0" : "a number >= 0";
     tch_real value;
     int count = 0;
     tch_status status = tch_mjcf_read_reals(L, node, name, &value, 1, 1, &count, expected);
@@ -348,13 +348,13 @@ tch_status tch_mjcf_read_nonnegative(tch_mjcf_loader *L, const xmlNode *node, co
     return TCH_OK;
 }
 
-tch_status tch_mjcf_read_bitmask(tch_mjcf_loader *L, const xmlNode *node, const char *name,
-                                 int *out) {
-    char *text = attr_text(node, name);
+tch_status tch_mjcf_read_bitmask(tch_mjcf_loader* L, const xmlNode* node, const char* name,
+                                 int* out) {
+    char* text = attr_text(node, name);
     if (!text) {
         return TCH_OK;
     }
-    char *end;
+    char* end;
     errno = 0;
     long value = strtol(text, &end, 10);
     while (is_space(*end)) {
@@ -369,9 +369,9 @@ tch_status tch_mjcf_read_bitmask(tch_mjcf_loader *L, const xmlNode *node, const 
     return status;
 }
 
-tch_status tch_mjcf_read_keyword(tch_mjcf_loader *L, const xmlNode *node, const char *name,
-                                 const char *const *choices, int *index) {
-    char *text = attr_text(node, name);
+tch_status tch_mjcf_read_keyword(tch_mjcf_loader* L, const xmlNode* node, const char* name,
+                                 const char* const* choices, int* index) {
+    char* text = attr_text(node, name);
     if (!text) {
         return TCH_OK;
     }
@@ -402,13 +402,13 @@ tch_quat tch_mjcf_quat_z_to(tch_vec3 v) {
     return tch_q_axis_angle(tch_v3_scale(axis, 1 / s), atan2(s, d.z));
 }
 
-static tch_real to_radians(const tch_mjcf_loader *L, tch_real angle) {
+static tch_real to_radians(const tch_mjcf_loader* L, tch_real angle) {
     return L->angle_degrees ? angle * (TCH_PI / 180.0) : angle;
 }
 
 /* Composes elementary rotations in the compiler's eulerseq: a lower-case axis rotates with the
  * frame (intrinsic, q = q r), an upper-case one is fixed (extrinsic, q = r q), as in MuJoCo. */
-static tch_quat quat_from_euler(const tch_mjcf_loader *L, const tch_real angles[3]) {
+static tch_quat quat_from_euler(const tch_mjcf_loader* L, const tch_real angles[3]) {
     tch_quat q = tch_q_identity();
     for (int i = 0; i < 3; ++i) {
         char axis_name = L->euler_seq[i];
@@ -421,7 +421,7 @@ static tch_quat quat_from_euler(const tch_mjcf_loader *L, const tch_real angles[
 }
 
 /* Frame whose x axis is along x and whose y axis is y made orthogonal to x (Gram-Schmidt). */
-static bool quat_from_xyaxes(const tch_real v[6], tch_quat *q) {
+static bool quat_from_xyaxes(const tch_real v[6], tch_quat* q) {
     tch_vec3 x = {v[0], v[1], v[2]}, y = {v[3], v[4], v[5]};
     tch_real nx = tch_v3_norm(x);
     if (!(nx > 1e-12)) {
@@ -450,9 +450,9 @@ typedef enum orientation_kind {
 } orientation_kind;
 
 static const struct {
-    const char *name;
+    const char* name;
     int count;
-    const char *expected;
+    const char* expected;
 } orientation_formats[ORIENT_COUNT] = {
     [ORIENT_QUAT] = {"quat", 4, "4 numbers (w x y z), not all zero"},
     [ORIENT_AXISANGLE] = {"axisangle", 4, "4 numbers (axis x y z, angle) with a non-zero axis"},
@@ -462,8 +462,8 @@ static const struct {
 };
 
 /* Converts the numbers of one orientation attribute; false when they are degenerate. */
-static bool orientation_from(const tch_mjcf_loader *L, orientation_kind kind, const tch_real *v,
-                             tch_quat *q) {
+static bool orientation_from(const tch_mjcf_loader* L, orientation_kind kind, const tch_real* v,
+                             tch_quat* q) {
     tch_vec3 axis = {v[0], v[1], v[2]};
     switch (kind) {
     case ORIENT_QUAT:
@@ -489,7 +489,7 @@ static bool orientation_from(const tch_mjcf_loader *L, orientation_kind kind, co
     return false;
 }
 
-tch_status tch_mjcf_read_orientation(tch_mjcf_loader *L, const xmlNode *node, tch_quat *q) {
+tch_status tch_mjcf_read_orientation(tch_mjcf_loader* L, const xmlNode* node, tch_quat* q) {
     int given = -1;
     for (int k = 0; k < ORIENT_COUNT; ++k) {
         if (!tch_mjcf_has_attr(node, orientation_formats[k].name)) {
@@ -505,8 +505,8 @@ tch_status tch_mjcf_read_orientation(tch_mjcf_loader *L, const xmlNode *node, tc
     if (given < 0) {
         return TCH_OK;
     }
-    const char *name = orientation_formats[given].name;
-    const char *expected = orientation_formats[given].expected;
+    const char* name = orientation_formats[given].name;
+    const char* expected = orientation_formats[given].expected;
     int n = orientation_formats[given].count;
     tch_real v[6];
     tch_status status = tch_mjcf_read_reals(L, node, name, v, n, n, NULL, expected);
@@ -522,7 +522,7 @@ tch_status tch_mjcf_read_orientation(tch_mjcf_loader *L, const xmlNode *node, tc
 /* ---- touche contact attributes ---- */
 
 typedef struct touche_real_attr {
-    const char *name;
+    const char* name;
     size_t offset; /* in tch_contact_params */
     bool strict;   /* > 0 rather than >= 0 */
     bool scene_level_only;
@@ -539,16 +539,16 @@ static const touche_real_attr touche_reals[] = {
     {"touche:margin", offsetof(tch_contact_params, margin), false, true},
 };
 
-static const char *const contact_model_choices[] = {"point", "volume", "pressure",
+static const char* const contact_model_choices[] = {"point", "volume", "pressure",
                                                     "lcp",   "peg",    NULL};
-static const char *const point_law_choices[] = {"linear", "hunt-crossley", NULL};
+static const char* const point_law_choices[] = {"linear", "hunt-crossley", NULL};
 
-static bool is_known_touche_attr(const char *local_name, bool scene_level) {
+static bool is_known_touche_attr(const char* local_name, bool scene_level) {
     if (strcmp(local_name, "contact") == 0 || strcmp(local_name, "law") == 0) {
         return true;
     }
     for (size_t i = 0; i < sizeof touche_reals / sizeof touche_reals[0]; ++i) {
-        const touche_real_attr *a = &touche_reals[i];
+        const touche_real_attr* a = &touche_reals[i];
         if (strcmp(a->name + sizeof touche_prefix - 1, local_name) == 0) {
             return scene_level || !a->scene_level_only;
         }
@@ -556,8 +556,8 @@ static bool is_known_touche_attr(const char *local_name, bool scene_level) {
     return false;
 }
 
-static tch_status read_touche_enums(tch_mjcf_loader *L, const xmlNode *node,
-                                    tch_contact_params *params) {
+static tch_status read_touche_enums(tch_mjcf_loader* L, const xmlNode* node,
+                                    tch_contact_params* params) {
     int index = -1;
     tch_status status =
         tch_mjcf_read_keyword(L, node, "touche:contact", contact_model_choices, &index);
@@ -574,21 +574,21 @@ static tch_status read_touche_enums(tch_mjcf_loader *L, const xmlNode *node,
     return status;
 }
 
-tch_status tch_mjcf_read_touche_contact(tch_mjcf_loader *L, const xmlNode *node, bool scene_level,
-                                        tch_contact_params *params) {
+tch_status tch_mjcf_read_touche_contact(tch_mjcf_loader* L, const xmlNode* node, bool scene_level,
+                                        tch_contact_params* params) {
     tch_status status = read_touche_enums(L, node, params);
     for (size_t i = 0; status == TCH_OK && i < sizeof touche_reals / sizeof touche_reals[0]; ++i) {
-        const touche_real_attr *a = &touche_reals[i];
+        const touche_real_attr* a = &touche_reals[i];
         if (scene_level || !a->scene_level_only) {
-            tch_real *field = (tch_real *)((char *)params + a->offset);
+            tch_real* field = (tch_real*)((char*)params + a->offset);
             status = tch_mjcf_read_nonnegative(L, node, a->name, a->strict, field);
         }
     }
-    for (const xmlAttr *attr = node->properties; status == TCH_OK && attr; attr = attr->next) {
-        if (attr->ns && strcmp((const char *)attr->ns->href, TCH_MJCF_NAMESPACE) == 0 &&
-            !is_known_touche_attr((const char *)attr->name, scene_level)) {
+    for (const xmlAttr* attr = node->properties; status == TCH_OK && attr; attr = attr->next) {
+        if (attr->ns && strcmp((const char*)attr->ns->href, TCH_MJCF_NAMESPACE) == 0 &&
+            !is_known_touche_attr((const char*)attr->name, scene_level)) {
             tch_mjcf_warn(L, node, "unknown attribute touche:%s of <%s> ignored",
-                          (const char *)attr->name, (const char *)node->name);
+                          (const char*)attr->name, (const char*)node->name);
         }
     }
     return status;
@@ -596,14 +596,14 @@ tch_status tch_mjcf_read_touche_contact(tch_mjcf_loader *L, const xmlNode *node,
 
 /* ---- spec calls ---- */
 
-tch_status tch_mjcf_spec_status(tch_mjcf_loader *L, const xmlNode *node, tch_status status) {
+tch_status tch_mjcf_spec_status(tch_mjcf_loader* L, const xmlNode* node, tch_status status) {
     if (status != TCH_OK) {
-        tch_error_set_element(L->err, (const char *)node->name);
+        tch_error_set_element(L->err, (const char*)node->name);
     }
     return status;
 }
 
-tch_source tch_mjcf_source(const tch_mjcf_loader *L, const xmlNode *node) {
+tch_source tch_mjcf_source(const tch_mjcf_loader* L, const xmlNode* node) {
     tch_source source;
     tch_copy_string(source.file, sizeof source.file, L->file);
     source.line = tch_mjcf_line(node);

@@ -6,16 +6,16 @@
 
 #include "touche/io.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size);
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    char *xml = malloc(size + 1);
+int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    char* xml = malloc(size + 1);
     if (!xml) {
         return 0;
     }
     memcpy(xml, data, size);
     xml[size] = '\0';
-    tch_spec *spec = NULL;
+    tch_spec* spec = NULL;
     tch_error err;
     /* mesh files resolve in a directory that does not exist: no file system access */
     tch_mjcf_load_string(xml, "/nonexistent-fuzz-dir", "fuzz.xml", &spec, &err);

@@ -11,7 +11,7 @@
 
 static int checked_count;
 
-static void check_error_names_scene(const tch_error *err, tch_status status, const char *name) {
+static void check_error_names_scene(const tch_error* err, tch_status status, const char* name) {
     if (status == TCH_OK || strstr(err->file, name) == NULL || err->line <= 0 ||
         err->message[0] == '\0') {
         fprintf(stderr, "%s: status %s, error %s:%d: %s\n", name, tch_status_name(status),
@@ -23,10 +23,10 @@ static void check_error_names_scene(const tch_error *err, tch_status status, con
     ENSURE(err->message[0] != '\0');
 }
 
-static void check_scene(const char *name, const char *stage) {
+static void check_scene(const char* name, const char* stage) {
     char path[512];
     snprintf(path, sizeof path, BAD_DIR "%s", name);
-    tch_spec *spec = NULL;
+    tch_spec* spec = NULL;
     tch_error err;
     tch_status status = tch_mjcf_load(path, &spec, &err);
     if (strcmp(stage, "load") == 0) {
@@ -38,7 +38,7 @@ static void check_scene(const char *name, const char *stage) {
             fprintf(stderr, "%s: load failed: %s\n", name, err.message);
         }
         ENSURE(status == TCH_OK);
-        tch_model *model = NULL;
+        tch_model* model = NULL;
         status = tch_compile(spec, &model, &err);
         tch_spec_destroy(spec);
         tch_model_destroy(model);
@@ -49,7 +49,7 @@ static void check_scene(const char *name, const char *stage) {
 }
 
 static void test_every_manifest_scene_fails_at_its_stage(void) {
-    FILE *manifest = fopen(BAD_DIR "MANIFEST", "r");
+    FILE* manifest = fopen(BAD_DIR "MANIFEST", "r");
     ENSURE(manifest != NULL);
     char line[512];
     int failures_before = 0;

@@ -14,8 +14,8 @@
 
 static tch_error last_err;
 
-static tch_spec *load(const char *xml) {
-    tch_spec *spec = NULL;
+static tch_spec* load(const char* xml) {
+    tch_spec* spec = NULL;
     tch_status status =
         tch_mjcf_load_string(xml, TCH_SOURCE_DIR "/tests/io", "scene.xml", &spec, &last_err);
     if (status != TCH_OK) {
@@ -25,8 +25,8 @@ static tch_spec *load(const char *xml) {
 }
 
 /* Loads a scene that must fail; returns the status. */
-static tch_status load_fails(const char *xml) {
-    tch_spec *spec = (tch_spec *)1;
+static tch_status load_fails(const char* xml) {
+    tch_spec* spec = (tch_spec*)1;
     tch_status status = tch_mjcf_load_string(xml, ".", "scene.xml", &spec, &last_err);
     if (status == TCH_OK) {
         tch_spec_destroy(spec);
@@ -34,7 +34,7 @@ static tch_status load_fails(const char *xml) {
     return spec == NULL ? status : TCH_OK;
 }
 
-static bool has_warning(const tch_spec *spec, const char *text) {
+static bool has_warning(const tch_spec* spec, const char* text) {
     for (int i = 0; i < tch_spec_warning_count(spec); ++i) {
         if (strstr(tch_spec_warning(spec, i), text)) {
             return true;
@@ -43,11 +43,11 @@ static bool has_warning(const tch_spec *spec, const char *text) {
     return false;
 }
 
-static const tch_geom_def *geom(const tch_spec *spec, const char *name) {
+static const tch_geom_def* geom(const tch_spec* spec, const char* name) {
     return tch_spec_geom(spec, tch_spec_find_geom(spec, name));
 }
 
-static const tch_body_def *body(const tch_spec *spec, const char *name) {
+static const tch_body_def* body(const tch_spec* spec, const char* name) {
     return tch_spec_body(spec, tch_spec_find_body(spec, name));
 }
 
@@ -55,16 +55,16 @@ static const tch_body_def *body(const tch_spec *spec, const char *name) {
     do {                                                                                           \
         tch_quat q_ = (q);                                                                         \
         double s_ = q_.w * (w_) + q_.x * (x_) + q_.y * (y_) + q_.z * (z_) < 0 ? -1 : 1;            \
-        ENSURE_NEAR(s_ *q_.w, w_, 1e-12);                                                          \
-        ENSURE_NEAR(s_ *q_.x, x_, 1e-12);                                                          \
-        ENSURE_NEAR(s_ *q_.y, y_, 1e-12);                                                          \
-        ENSURE_NEAR(s_ *q_.z, z_, 1e-12);                                                          \
+        ENSURE_NEAR(s_* q_.w, w_, 1e-12);                                                          \
+        ENSURE_NEAR(s_* q_.x, x_, 1e-12);                                                          \
+        ENSURE_NEAR(s_* q_.y, y_, 1e-12);                                                          \
+        ENSURE_NEAR(s_* q_.z, z_, 1e-12);                                                          \
     } while (0)
 
 static const double h = 0.70710678118654752440; /* cos 45 deg */
 
 /* A scene with every supported element and attribute; tests below read it. */
-static const char *full_scene =
+static const char* full_scene =
     "<mujoco model=\"full\" xmlns:touche=\"urn:touche\">\n"
     "  <compiler angle=\"degree\" eulerseq=\"xyz\"/>\n"
     "  <option timestep=\"0.001\" gravity=\"0 0 -10\" integrator=\"RK4\" touche:contact=\"point\"\n"
@@ -120,9 +120,9 @@ static const char *full_scene =
     "</mujoco>\n";
 
 static void test_full_scene_option(void) {
-    tch_spec *spec = load(full_scene);
+    tch_spec* spec = load(full_scene);
     ENSURE(spec != NULL);
-    const tch_option_def *o = tch_spec_option(spec);
+    const tch_option_def* o = tch_spec_option(spec);
     ENSURE(o->timestep == 0.001 && o->gravity.z == -10 && o->integrator == TCH_INTEGRATOR_RK4);
     ENSURE(o->contact.model == TCH_CONTACT_POINT && o->contact.law == TCH_POINT_LAW_HUNT_CROSSLEY);
     ENSURE(o->contact.stiffness == 1e5 && o->contact.damping == 50);
@@ -135,20 +135,20 @@ static void test_full_scene_option(void) {
 }
 
 static void test_full_scene_bodies(void) {
-    tch_spec *spec = load(full_scene);
+    tch_spec* spec = load(full_scene);
     ENSURE(spec != NULL);
     ENSURE(tch_spec_body_count(spec) == 3);
-    const tch_body_def *a = body(spec, "a");
+    const tch_body_def* a = body(spec, "a");
     ENSURE(tch_spec_find_body(spec, "a").index == 1 &&
            tch_spec_find_body(spec, "a_child").index == 2);
     ENSURE(a->free_joint && a->has_inertial && !a->has_full_inertia && a->mass == 2);
     ENSURE(a->p_PB.x == 1 && a->p_PB.y == 2 && a->p_PB.z == 3 && a->source.line == 24);
     ENSURE_QUAT(a->q_PB, h, h, 0, 0); /* 90 degrees about x */
     ENSURE(a->p_BCm.x == 0.1 && a->q_BI.x == 1 && a->inertia_diag.z == 0.25);
-    const tch_body_def *child = body(spec, "a_child");
+    const tch_body_def* child = body(spec, "a_child");
     ENSURE(child->parent.index == 1 && !child->free_joint && !child->has_inertial);
     ENSURE_QUAT(child->q_PB, h, 0, 0, h);
-    const tch_body_def *b = body(spec, "b");
+    const tch_body_def* b = body(spec, "b");
     ENSURE(b->free_joint && b->has_full_inertia && b->inertia_full[2] == 3);
     ENSURE(b->inertia_full[3] == 0.1);
     ENSURE_QUAT(b->q_PB, h, 0, 0, h); /* x axis along world y: 90 degrees about z */
@@ -156,7 +156,7 @@ static void test_full_scene_bodies(void) {
 }
 
 static void test_full_scene_geoms_and_defaults(void) {
-    tch_spec *spec = load(full_scene);
+    tch_spec* spec = load(full_scene);
     ENSURE(spec != NULL);
     ENSURE(tch_spec_geom_count(spec) == 8);
     /* world geoms first, then body by body in body order (MuJoCo's numbering) */
@@ -164,78 +164,78 @@ static void test_full_scene_geoms_and_defaults(void) {
            tch_spec_find_geom(spec, "ball").index == 2);
     ENSURE(tch_spec_find_geom(spec, "rod").index == 3 &&
            tch_spec_find_geom(spec, "soft_box").index == 4);
-    const tch_geom_def *floor = geom(spec, "floor");
+    const tch_geom_def* floor = geom(spec, "floor");
     ENSURE(floor->type == TCH_GEOM_PLANE && floor->density == 500 &&
            floor->contact.friction == 0.6);
     ENSURE(floor->contact.stiffness == 2000 && isnan(floor->contact.damping));
-    const tch_geom_def *ball = geom(spec, "ball");
+    const tch_geom_def* ball = geom(spec, "ball");
     ENSURE(ball->type == TCH_GEOM_SPHERE && ball->size[0] == 0.5 && ball->p_BG.z == 0.1);
     ENSURE(ball->contact.damping == 3 && ball->contype == 2 &&
            ball->conaffinity == 3); /* childclass */
     ENSURE(ball->contact.margin == 0.01 && ball->contact.stiffness == 2000 && isnan(ball->mass));
     ENSURE(tch_spec_geom_body(spec, tch_spec_find_geom(spec, "ball")).index == 1);
-    const tch_geom_def *soft = geom(spec, "soft_box");
+    const tch_geom_def* soft = geom(spec, "soft_box");
     ENSURE(soft->type == TCH_GEOM_BOX && soft->size[2] == 0.3 &&
            soft->contact.model == TCH_CONTACT_VOLUME);
     ENSURE(soft->contact.damping == 3 && soft->density == 500);
-    const tch_geom_def *hull = geom(spec, "hull");
+    const tch_geom_def* hull = geom(spec, "hull");
     ENSURE(hull->type == TCH_GEOM_MESH && hull->mesh.index == 1 && hull->mass == 5);
     ENSURE(isnan(hull->contact.damping) && hull->contype == 1); /* class heavy: not rubber */
-    const tch_geom_def *can = geom(spec, "can");
+    const tch_geom_def* can = geom(spec, "can");
     ENSURE(can->contact.model == TCH_CONTACT_LCP && can->contact.law == TCH_POINT_LAW_LINEAR);
     ENSURE(can->contact.exponent == 2);
-    const tch_mesh_def *tet = tch_spec_mesh(spec, (tch_mesh_id){1});
+    const tch_mesh_def* tet = tch_spec_mesh(spec, (tch_mesh_id){1});
     ENSURE(tet->vertex_count == 4 && tet->vertices[3].z == 1 && tet->scale.y == 2);
     ENSURE(strcmp(tet->name, "tet") == 0 && tet->file[0] == '\0');
     tch_spec_destroy(spec);
 }
 
 static void test_fromto_and_axes(void) {
-    tch_spec *spec = load(full_scene);
+    tch_spec* spec = load(full_scene);
     ENSURE(spec != NULL);
-    const tch_geom_def *rod = geom(spec, "rod"); /* along +x: z turned onto x, 90 deg about y */
+    const tch_geom_def* rod = geom(spec, "rod"); /* along +x: z turned onto x, 90 deg about y */
     ENSURE_NEAR(rod->p_BG.x, 1, 1e-15);
     ENSURE_NEAR(rod->size[1], 1, 1e-15);
     ENSURE(rod->size[0] == 0.05);
     ENSURE_QUAT(rod->q_BG, h, 0, h, 0);
-    const tch_geom_def *can = geom(spec, "can"); /* along -z: a half turn about x */
+    const tch_geom_def* can = geom(spec, "can"); /* along -z: a half turn about x */
     ENSURE_NEAR(can->p_BG.z, -0.5, 1e-15);
     ENSURE_NEAR(can->size[1], 0.5, 1e-15);
     ENSURE_QUAT(can->q_BG, 0, 1, 0, 0);
-    const tch_geom_def *slab = geom(spec, "slab"); /* along +y: -90 deg about x */
+    const tch_geom_def* slab = geom(spec, "slab"); /* along +y: -90 deg about x */
     ENSURE_NEAR(slab->size[2], 1.5, 1e-15);
     ENSURE(slab->size[0] == 0.1 && slab->size[1] == 0.2);
     ENSURE_NEAR(slab->p_BG.y, 1.5, 1e-15);
     ENSURE_QUAT(slab->q_BG, h, -h, 0, 0);
-    const tch_geom_def *egg = geom(spec, "egg"); /* zaxis 1 0 0 */
+    const tch_geom_def* egg = geom(spec, "egg"); /* zaxis 1 0 0 */
     ENSURE_QUAT(egg->q_BG, h, 0, h, 0);
     tch_spec_destroy(spec);
 }
 
 static void test_pairs_and_keys(void) {
-    tch_spec *spec = load(full_scene);
+    tch_spec* spec = load(full_scene);
     ENSURE(spec != NULL);
     ENSURE(tch_spec_pair_count(spec) == 1);
-    const tch_pair_def *p = tch_spec_pair(spec, 1);
+    const tch_pair_def* p = tch_spec_pair(spec, 1);
     ENSURE(p->geom_a.index == tch_spec_find_geom(spec, "ball").index);
     ENSURE(p->geom_b.index == tch_spec_find_geom(spec, "floor").index);
     ENSURE(p->contact.friction == 0.4 && p->contact.margin == 0.002);
     ENSURE(p->contact.model == TCH_CONTACT_PEG && p->contact.stiffness == 1e6);
     ENSURE(tch_spec_key_count(spec) == 2);
-    const tch_key_def *k = tch_spec_key(spec, 1);
+    const tch_key_def* k = tch_spec_key(spec, 1);
     ENSURE(strcmp(k->name, "drop") == 0 && k->time == 0.5);
     ENSURE(k->qpos_count == 14 && k->qpos[9] == 2 && k->qvel_count == 12 && k->qvel[11] == 1);
-    const tch_key_def *k2 = tch_spec_key(spec, 2);
+    const tch_key_def* k2 = tch_spec_key(spec, 2);
     ENSURE(k2->qpos == NULL && k2->qvel == NULL && k2->time == 1);
     tch_spec_destroy(spec);
 }
 
-static tch_quat euler_quat(const char *compiler, const char *euler) {
+static tch_quat euler_quat(const char* compiler, const char* euler) {
     char xml[512];
     snprintf(xml, sizeof xml,
              "<mujoco>%s<worldbody><body name=\"b\" euler=\"%s\"/></worldbody></mujoco>", compiler,
              euler);
-    tch_spec *spec = load(xml);
+    tch_spec* spec = load(xml);
     tch_quat q = spec ? body(spec, "b")->q_PB : (tch_quat){NAN, NAN, NAN, NAN};
     tch_spec_destroy(spec);
     return q;
@@ -252,7 +252,7 @@ static void test_euler_degrees_radians_and_sequences(void) {
 }
 
 static void test_axisangle_and_quat(void) {
-    tch_spec *spec = load("<mujoco><compiler angle=\"radian\"/><worldbody>"
+    tch_spec* spec = load("<mujoco><compiler angle=\"radian\"/><worldbody>"
                           "<body name=\"b\" axisangle=\"0 2 0 3.141592653589793\"/>"
                           "<body name=\"c\" quat=\"2 0 0 0\"/></worldbody></mujoco>");
     ENSURE(spec != NULL);
@@ -262,7 +262,7 @@ static void test_axisangle_and_quat(void) {
 }
 
 static void test_unnamed_default_is_main_and_nested_inherit(void) {
-    tch_spec *spec = load("<mujoco><default><geom size=\"0.3\"/>"
+    tch_spec* spec = load("<mujoco><default><geom size=\"0.3\"/>"
                           "<default class=\"big\"><geom size=\"1 2 3\"/>"
                           "<default class=\"bigger\"><geom type=\"box\"/></default></default>"
                           "</default><worldbody>"
@@ -279,7 +279,7 @@ static void test_unnamed_default_is_main_and_nested_inherit(void) {
 }
 
 static void test_mesh_attribute_implies_mesh_type(void) {
-    tch_spec *spec = load("<mujoco><asset><mesh name=\"m\" vertex=\"0 0 0 1 0 0 0 1 0 0 0 1\"/>"
+    tch_spec* spec = load("<mujoco><asset><mesh name=\"m\" vertex=\"0 0 0 1 0 0 0 1 0 0 0 1\"/>"
                           "</asset><worldbody><geom name=\"g\" mesh=\"m\"/></worldbody></mujoco>");
     ENSURE(spec != NULL);
     ENSURE(geom(spec, "g")->type == TCH_GEOM_MESH && geom(spec, "g")->mesh.index == 1);
@@ -287,7 +287,7 @@ static void test_mesh_attribute_implies_mesh_type(void) {
 }
 
 static void test_warnings_for_ignored_input(void) {
-    tch_spec *spec = load("<mujoco xmlns:touche=\"urn:touche\">\n"
+    tch_spec* spec = load("<mujoco xmlns:touche=\"urn:touche\">\n"
                           "<visual/>\n<size njmax=\"10\"/>\n"
                           "<worldbody>\n"
                           "<site name=\"s1\"/>\n<site name=\"s2\"/>\n"
@@ -325,11 +325,11 @@ static void test_error_has_file_line_and_element(void) {
 }
 
 typedef struct bad_case {
-    const char *xml;
+    const char* xml;
     tch_status status;
     int line;
-    const char *element;
-    const char *text; /* in the message */
+    const char* element;
+    const char* text; /* in the message */
 } bad_case;
 
 static const bad_case bad_cases[] = {
@@ -442,7 +442,7 @@ static const bad_case bad_cases[] = {
 
 static void test_bad_inputs_fail_with_location(void) {
     for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; ++i) {
-        const bad_case *c = &bad_cases[i];
+        const bad_case* c = &bad_cases[i];
         tch_status status = load_fails(c->xml);
         if (status != c->status || last_err.line != c->line ||
             strcmp(last_err.element, c->element) || !strstr(last_err.message, c->text) ||
@@ -460,9 +460,9 @@ static void test_bad_inputs_fail_with_location(void) {
 }
 
 /* Bytes written to the standard error stream while loading xml (the library never prints). */
-static long stderr_bytes_during_load(const char *xml) {
+static long stderr_bytes_during_load(const char* xml) {
     fflush(stderr);
-    FILE *capture = tmpfile();
+    FILE* capture = tmpfile();
     int saved = dup(2);
     if (!capture || saved < 0) {
         return -1;
@@ -479,7 +479,7 @@ static long stderr_bytes_during_load(const char *xml) {
 
 static void test_malformed_input_is_never_printed(void) {
     /* an encoding error is raised by libxml2 without a parser context */
-    const char *bad_encoding = "<?xml version=\"1.0\" encoding=\"EUC-JP\"?>\n"
+    const char* bad_encoding = "<?xml version=\"1.0\" encoding=\"EUC-JP\"?>\n"
                                "<mujoco>\xff\xfe\xfd</mujoco>";
     ENSURE(stderr_bytes_during_load(bad_encoding) == 0);
     ENSURE(last_err.status == TCH_ERR_PARSE && last_err.line >= 1);
@@ -489,7 +489,7 @@ static void test_malformed_input_is_never_printed(void) {
 }
 
 static void test_missing_scene_file_is_io_error(void) {
-    tch_spec *spec = (tch_spec *)1;
+    tch_spec* spec = (tch_spec*)1;
     ENSURE(tch_mjcf_load("/nonexistent/scene.xml", &spec, &last_err) == TCH_ERR_IO);
     ENSURE(spec == NULL && strcmp(last_err.file, "/nonexistent/scene.xml") == 0);
     ENSURE(tch_mjcf_load("/nonexistent/scene.xml", &spec, NULL) == TCH_ERR_IO);
@@ -501,7 +501,7 @@ static bool same_real(tch_real a, tch_real b) {
     return a == b || (isnan(a) && isnan(b));
 }
 
-static bool same_reals(const tch_real *a, const tch_real *b, int n) {
+static bool same_reals(const tch_real* a, const tch_real* b, int n) {
     for (int i = 0; i < n; ++i) {
         if (!same_real(a[i], b[i])) {
             return false;
@@ -516,7 +516,7 @@ static bool same_reals(const tch_real *a, const tch_real *b, int n) {
     (same_real((a).w, (b).w) && same_real((a).x, (b).x) && same_real((a).y, (b).y) &&              \
      same_real((a).z, (b).z))
 
-static bool same_contact(const tch_contact_params *a, const tch_contact_params *b) {
+static bool same_contact(const tch_contact_params* a, const tch_contact_params* b) {
     return a->model == b->model && a->law == b->law && same_real(a->stiffness, b->stiffness) &&
            same_real(a->damping, b->damping) && same_real(a->dissipation, b->dissipation) &&
            same_real(a->exponent, b->exponent) && same_real(a->friction, b->friction) &&
@@ -524,7 +524,7 @@ static bool same_contact(const tch_contact_params *a, const tch_contact_params *
            same_real(a->stiction_velocity, b->stiction_velocity) && same_real(a->margin, b->margin);
 }
 
-static bool same_body(const tch_body_def *a, const tch_body_def *b) {
+static bool same_body(const tch_body_def* a, const tch_body_def* b) {
     return strcmp(a->name, b->name) == 0 && a->parent.index == b->parent.index &&
            SAME_VEC(a->p_PB, b->p_PB) && SAME_QUAT(a->q_PB, b->q_PB) &&
            a->free_joint == b->free_joint && a->has_inertial == b->has_inertial &&
@@ -534,7 +534,7 @@ static bool same_body(const tch_body_def *a, const tch_body_def *b) {
            same_reals(a->inertia_full, b->inertia_full, 6) && a->cookie == b->cookie;
 }
 
-static bool same_geom(const tch_geom_def *a, const tch_geom_def *b, bool with_touche) {
+static bool same_geom(const tch_geom_def* a, const tch_geom_def* b, bool with_touche) {
     tch_contact_params ca = a->contact, cb = b->contact;
     if (!with_touche) { /* MuJoCo keeps friction and margin only */
         tch_real mu = ca.friction, margin = ca.margin;
@@ -549,7 +549,7 @@ static bool same_geom(const tch_geom_def *a, const tch_geom_def *b, bool with_to
            a->conaffinity == b->conaffinity && same_contact(&ca, &cb) && a->cookie == b->cookie;
 }
 
-static bool same_mesh(const tch_mesh_def *a, const tch_mesh_def *b) {
+static bool same_mesh(const tch_mesh_def* a, const tch_mesh_def* b) {
     if (strcmp(a->name, b->name) || strcmp(a->file, b->file) ||
         a->vertex_count != b->vertex_count || !(SAME_VEC(a->scale, b->scale))) {
         return false;
@@ -562,7 +562,7 @@ static bool same_mesh(const tch_mesh_def *a, const tch_mesh_def *b) {
     return true;
 }
 
-static bool same_key(const tch_key_def *a, const tch_key_def *b) {
+static bool same_key(const tch_key_def* a, const tch_key_def* b) {
     return strcmp(a->name, b->name) == 0 && same_real(a->time, b->time) &&
            a->qpos_count == b->qpos_count && a->qvel_count == b->qvel_count &&
            (a->qpos == NULL) == (b->qpos == NULL) && (a->qvel == NULL) == (b->qvel == NULL) &&
@@ -570,7 +570,7 @@ static bool same_key(const tch_key_def *a, const tch_key_def *b) {
            same_reals(a->qvel, b->qvel, a->qvel_count);
 }
 
-static bool same_pair(const tch_pair_def *a, const tch_pair_def *b, bool with_touche) {
+static bool same_pair(const tch_pair_def* a, const tch_pair_def* b, bool with_touche) {
     tch_contact_params ca = a->contact;
     if (!with_touche) {
         tch_real mu = ca.friction, margin = ca.margin;
@@ -582,14 +582,14 @@ static bool same_pair(const tch_pair_def *a, const tch_pair_def *b, bool with_to
            same_contact(&ca, &b->contact);
 }
 
-static bool same_option(const tch_option_def *a, const tch_option_def *b, bool with_touche) {
+static bool same_option(const tch_option_def* a, const tch_option_def* b, bool with_touche) {
     bool base = same_real(a->timestep, b->timestep) && SAME_VEC(a->gravity, b->gravity) &&
                 a->integrator == b->integrator;
     return base && (!with_touche || same_contact(&a->contact, &b->contact));
 }
 
 /* Every field of every element, except source locations. */
-static bool same_spec(const tch_spec *a, const tch_spec *b, bool with_touche) {
+static bool same_spec(const tch_spec* a, const tch_spec* b, bool with_touche) {
     if (tch_spec_body_count(a) != tch_spec_body_count(b) ||
         tch_spec_geom_count(a) != tch_spec_geom_count(b) ||
         tch_spec_mesh_count(a) != tch_spec_mesh_count(b) ||
@@ -633,8 +633,8 @@ static bool same_spec(const tch_spec *a, const tch_spec *b, bool with_touche) {
     return strcmp(tch_spec_model_name(a), tch_spec_model_name(b)) == 0;
 }
 
-static char *read_text(const char *path) {
-    FILE *f = fopen(path, "rb");
+static char* read_text(const char* path) {
+    FILE* f = fopen(path, "rb");
     if (!f) {
         return NULL;
     }
@@ -646,15 +646,15 @@ static char *read_text(const char *path) {
 }
 
 /* Saves `first`, loads the file back and compares; destroys `first`. */
-static void round_trip(tch_spec *first, bool with_touche) {
-    const char *path = TCH_BINARY_DIR "/tests/io/roundtrip.xml";
+static void round_trip(tch_spec* first, bool with_touche) {
+    const char* path = TCH_BINARY_DIR "/tests/io/roundtrip.xml";
     ENSURE(first != NULL);
     ENSURE(tch_mjcf_save(first, path, with_touche, &last_err) == TCH_OK);
-    tch_spec *second = NULL;
+    tch_spec* second = NULL;
     ENSURE(tch_mjcf_load(path, &second, &last_err) == TCH_OK);
     ENSURE(same_spec(first, second, with_touche));
     ENSURE(tch_spec_warning_count(second) == 0);
-    const char *text = read_text(path);
+    const char* text = read_text(path);
     ENSURE(text != NULL);
     ENSURE((strstr(text, "touche") != NULL) == with_touche);
     ENSURE(read_text(TCH_BINARY_DIR "/tests/io/roundtrip.xml.tmp") == NULL);
@@ -671,11 +671,11 @@ static void test_round_trip_for_mujoco(void) {
 }
 
 static void test_round_trip_examples(void) {
-    const char *names[] = {"stack13.xml", "pile100.xml"};
+    const char* names[] = {"stack13.xml", "pile100.xml"};
     for (int i = 0; i < 2; ++i) {
         char path[512];
         snprintf(path, sizeof path, TCH_SOURCE_DIR "/examples/%s", names[i]);
-        tch_spec *spec = NULL;
+        tch_spec* spec = NULL;
         ENSURE(tch_mjcf_load(path, &spec, &last_err) == TCH_OK);
         round_trip(spec, true);
         ENSURE(tch_mjcf_load(path, &spec, &last_err) == TCH_OK);
@@ -684,8 +684,8 @@ static void test_round_trip_examples(void) {
 }
 
 static void test_save_names_unnamed_pair_geoms(void) {
-    const char *path = TCH_BINARY_DIR "/tests/io/pairs.xml";
-    tch_spec *spec = tch_spec_create();
+    const char* path = TCH_BINARY_DIR "/tests/io/pairs.xml";
+    tch_spec* spec = tch_spec_create();
     tch_geom_def g = tch_geom_def_default();
     g.size[0] = 1;
     ENSURE(tch_spec_add_geom(spec, TCH_WORLD_BODY, &g, NULL, NULL) == TCH_OK);
@@ -696,7 +696,7 @@ static void test_save_names_unnamed_pair_geoms(void) {
     p.geom_b = (tch_geom_id){2};
     ENSURE(tch_spec_add_pair(spec, &p, NULL) == TCH_OK);
     ENSURE(tch_mjcf_save(spec, path, true, &last_err) == TCH_OK);
-    tch_spec *back = NULL;
+    tch_spec* back = NULL;
     ENSURE(tch_mjcf_load(path, &back, &last_err) == TCH_OK);
     ENSURE(strcmp(tch_spec_geom(back, (tch_geom_id){1})->name, "geom1") == 0);
     ENSURE(tch_spec_pair(back, 1)->geom_b.index == 2);
@@ -705,7 +705,7 @@ static void test_save_names_unnamed_pair_geoms(void) {
 }
 
 static void test_save_to_missing_directory_fails(void) {
-    tch_spec *spec = tch_spec_create();
+    tch_spec* spec = tch_spec_create();
     ENSURE(tch_mjcf_save(spec, "/nonexistent/dir/out.xml", false, &last_err) == TCH_ERR_IO);
     ENSURE(strstr(last_err.message, "cannot create") != NULL);
     tch_spec_destroy(spec);
@@ -714,20 +714,20 @@ static void test_save_to_missing_directory_fails(void) {
 /* ---- meshes from files (needs the geometry module's mesh readers) ---- */
 
 static void test_mesh_file_relative_to_meshdir(void) {
-    const char *dir = TCH_BINARY_DIR "/tests/io/meshes";
+    const char* dir = TCH_BINARY_DIR "/tests/io/meshes";
     char cmd[512];
     snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
     ENSURE(system(cmd) == 0);
-    FILE *f = fopen(TCH_BINARY_DIR "/tests/io/meshes/tet.obj", "w");
+    FILE* f = fopen(TCH_BINARY_DIR "/tests/io/meshes/tet.obj", "w");
     ENSURE(f != NULL);
     fputs("v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 2 3\nf 1 2 4\nf 1 3 4\nf 2 3 4\n", f);
     fclose(f);
-    tch_spec *spec = NULL;
-    const char *xml = "<mujoco><compiler meshdir=\"meshes\"/><asset><mesh file=\"tet.obj\" "
+    tch_spec* spec = NULL;
+    const char* xml = "<mujoco><compiler meshdir=\"meshes\"/><asset><mesh file=\"tet.obj\" "
                       "scale=\"1 2 3\"/></asset><worldbody><body><freejoint/>"
                       "<geom type=\"mesh\" mesh=\"tet\"/></body></worldbody></mujoco>";
     ENSURE(tch_mjcf_load_string(xml, TCH_BINARY_DIR "/tests/io", NULL, &spec, &last_err) == TCH_OK);
-    const tch_mesh_def *m = tch_spec_mesh(spec, tch_spec_find_mesh(spec, "tet"));
+    const tch_mesh_def* m = tch_spec_mesh(spec, tch_spec_find_mesh(spec, "tet"));
     ENSURE(m != NULL && m->vertex_count == 4 && m->vertices[2].y == 1 && m->scale.z == 3);
     ENSURE(m->file[0] == '/' && strstr(m->file, "meshes/tet.obj") != NULL);
     round_trip(spec, true); /* the saved file is elsewhere: the mesh must come by absolute path */

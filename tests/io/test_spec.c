@@ -32,7 +32,7 @@ static void test_defaults(void) {
 }
 
 static void test_uninitialised_def_is_rejected(void) {
-    tch_spec *spec = tch_spec_create();
+    tch_spec* spec = tch_spec_create();
     tch_body_def body;
     memset(&body, 0, sizeof body);
     tch_error err;
@@ -49,8 +49,8 @@ static void test_uninitialised_def_is_rejected(void) {
     tch_spec_destroy(spec);
 }
 
-static tch_body_id add_named_body(tch_spec *spec, const char *name, tch_body_id parent,
-                                  tch_status *status) {
+static tch_body_id add_named_body(tch_spec* spec, const char* name, tch_body_id parent,
+                                  tch_status* status) {
     tch_body_def def = tch_body_def_default();
     strcpy(def.name, name);
     def.parent = parent;
@@ -61,7 +61,7 @@ static tch_body_id add_named_body(tch_spec *spec, const char *name, tch_body_id 
 }
 
 static void test_bodies_parents_and_names(void) {
-    tch_spec *spec = tch_spec_create();
+    tch_spec* spec = tch_spec_create();
     tch_status s;
     tch_body_id a = add_named_body(spec, "a", TCH_WORLD_BODY, &s);
     ENSURE(s == TCH_OK && a.index == 1);
@@ -96,7 +96,7 @@ static void test_bodies_parents_and_names(void) {
 }
 
 static void test_geoms_meshes_pairs(void) {
-    tch_spec *spec = tch_spec_create();
+    tch_spec* spec = tch_spec_create();
     tch_vec3 points[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
     tch_mesh_def mesh = tch_mesh_def_default();
     strcpy(mesh.name, "tet");
@@ -105,7 +105,7 @@ static void test_geoms_meshes_pairs(void) {
     tch_mesh_id mesh_id;
     ENSURE(tch_spec_add_mesh(spec, &mesh, &mesh_id, NULL) == TCH_OK && mesh_id.index == 1);
     points[1].x = 99; /* the spec holds its own copy */
-    const tch_mesh_def *stored = tch_spec_mesh(spec, mesh_id);
+    const tch_mesh_def* stored = tch_spec_mesh(spec, mesh_id);
     ENSURE(stored->vertices != points && stored->vertices[1].x == 1 && stored->vertex_count == 4);
     mesh.vertices = NULL;
     strcpy(mesh.name, "broken");
@@ -151,7 +151,7 @@ static void test_geoms_meshes_pairs(void) {
 }
 
 static void test_keys_are_copied(void) {
-    tch_spec *spec = tch_spec_create();
+    tch_spec* spec = tch_spec_create();
     tch_real qpos[7] = {1, 2, 3, 1, 0, 0, 0};
     tch_key_def key = tch_key_def_default();
     strcpy(key.name, "start");
@@ -160,7 +160,7 @@ static void test_keys_are_copied(void) {
     key.qpos_count = 7;
     ENSURE(tch_spec_add_key(spec, &key, NULL) == TCH_OK);
     qpos[0] = -1;
-    const tch_key_def *stored = tch_spec_key(spec, 1);
+    const tch_key_def* stored = tch_spec_key(spec, 1);
     ENSURE(stored->qpos[0] == 1 && stored->qpos_count == 7 && stored->qvel == NULL);
     ENSURE(stored->time == 0.5);
     ENSURE(tch_spec_add_key(spec, &key, NULL) == TCH_ERR_INVALID_ARGUMENT); /* same name */
@@ -172,7 +172,7 @@ static void test_keys_are_copied(void) {
 }
 
 static void test_warnings_and_override(void) {
-    tch_spec *spec = tch_spec_create();
+    tch_spec* spec = tch_spec_create();
     tch_spec_add_warning(spec, "a.xml", 3, "first");
     tch_spec_add_warning(spec, "a.xml", 0, "second");
     tch_spec_add_warning(spec, NULL, 0, "third");
@@ -189,7 +189,7 @@ static void test_warnings_and_override(void) {
 }
 
 static void test_enum_names(void) {
-    const char *models[] = {"point", "volume", "pressure", "lcp", "peg"};
+    const char* models[] = {"point", "volume", "pressure", "lcp", "peg"};
     for (int i = 0; i < 5; ++i) {
         tch_contact_model m;
         ENSURE(tch_contact_model_parse(models[i], &m));
@@ -199,7 +199,7 @@ static void test_enum_names(void) {
     tch_contact_model m;
     ENSURE(!tch_contact_model_parse("inherit", &m) && !tch_contact_model_parse("Point", &m));
     ENSURE(!tch_contact_model_parse(NULL, &m));
-    const char *types[] = {"plane", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"};
+    const char* types[] = {"plane", "sphere", "capsule", "ellipsoid", "cylinder", "box", "mesh"};
     const tch_geom_type values[] = {TCH_GEOM_PLANE,     TCH_GEOM_SPHERE,   TCH_GEOM_CAPSULE,
                                     TCH_GEOM_ELLIPSOID, TCH_GEOM_CYLINDER, TCH_GEOM_BOX,
                                     TCH_GEOM_MESH};
@@ -217,7 +217,7 @@ static void test_enum_names(void) {
 }
 
 static void test_model_name(void) {
-    tch_spec *spec = tch_spec_create();
+    tch_spec* spec = tch_spec_create();
     ENSURE(strcmp(tch_spec_model_name(spec), "") == 0);
     tch_spec_set_model_name(spec, "stack");
     ENSURE(strcmp(tch_spec_model_name(spec), "stack") == 0);
@@ -225,7 +225,7 @@ static void test_model_name(void) {
 }
 
 static void test_many_elements_grow(void) {
-    tch_spec *spec = tch_spec_create();
+    tch_spec* spec = tch_spec_create();
     for (int i = 0; i < 1000; ++i) {
         tch_geom_def g = tch_geom_def_default();
         g.size[0] = i;
