@@ -150,10 +150,13 @@ static tch_status check_points(const tch_vec3* points, int count, tch_error* err
                         "a convex hull needs at least 4 points, got %d", points ? count : 0);
     }
     for (int i = 0; i < count; ++i) {
-        if (!tch_v3_isfinite(points[i])) {
+        tch_vec3 magnitude = tch_v3_abs(points[i]); /* fmax ignores NaN: test finiteness */
+        if (!tch_v3_isfinite(points[i]) ||
+            fmax(magnitude.x, fmax(magnitude.y, magnitude.z)) > TCH_HULL_MAX_COORDINATE) {
             return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
-                            "point %d of the convex hull is not finite (%g %g %g)", i, points[i].x,
-                            points[i].y, points[i].z);
+                            "point %d of the convex hull (%g %g %g) is not finite or beyond "
+                            "%g in magnitude",
+                            i, points[i].x, points[i].y, points[i].z, TCH_HULL_MAX_COORDINATE);
         }
     }
     return check_spans_volume(points, count, err);
@@ -660,6 +663,12 @@ tch_status tch_hull_build(const tch_vec3* points, int count, tch_convex_hull* ou
     }
     if (status == TCH_OK && lay_out(&b, out) < 0) {
         status = out_of_memory(err);
+    }
+    if (status == TCH_OK && !(out->face_count >= 4 && out->volume > 0 && isfinite(out->volume))) {
+        status = tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                          "the convex hull of the %d points has volume %g and %d faces; the "
+                          "points are too flat or too small",
+                          count, out->volume, out->face_count);
     }
     builder_free(&b);
     if (status != TCH_OK) {

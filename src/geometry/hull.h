@@ -23,9 +23,12 @@ int tch_hull_copy(const tch_convex_hull* src, tch_convex_hull* dst);
  * extent of the point set from the plane of the face's first triangle, and its normal is
  * within ~8 degrees of that plane's. A hull vertex left inside a merged face is dropped. */
 #define TCH_HULL_COPLANAR_TOLERANCE 1e-6
-/* A point set whose thickness (distance of the farthest point from the best plane found
- * through extreme points) is below this times its extent is rejected as flat. */
-#define TCH_HULL_FLAT_TOLERANCE 1e-10
+/* A point set whose thickness (distance of the farthest point from the plane through three
+ * extreme points) is at most this times its extent is rejected as flat. Ten times the merge
+ * tolerance, so that merging can never fold a hull onto itself. */
+#define TCH_HULL_FLAT_TOLERANCE 1e-5
+/* Coordinates beyond this magnitude (m) are rejected: volume integrals multiply three. */
+#define TCH_HULL_MAX_COORDINATE 1e100
 
 /* Volume integrals of the hull as a solid: volume, centre of volume and the second moment
  * about it, S = ∫ (x - c)(x - c)^T dV (geom frame). Exact for the polyhedron: a sum over

@@ -272,9 +272,32 @@ static void test_degenerate_input_is_rejected(void) {
     ENSURE(strstr(err.message, "point 2") != NULL && strstr(err.message, "not finite") != NULL);
     bad[2].y = INFINITY;
     ENSURE(build_expecting_failure(bad, 4, NULL) == TCH_ERR_INVALID_ARGUMENT);
-    /* nearly flat: thickness 1e-12 of a unit extent */
-    tch_vec3 thin[4] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0.3, 0.3, 1e-12}};
-    ENSURE(build_expecting_failure(thin, 4, &err) == TCH_ERR_INVALID_ARGUMENT);
+    bad[2].y = 2e100;
+    ENSURE(build_expecting_failure(bad, 4, &err) == TCH_ERR_INVALID_ARGUMENT);
+    ENSURE(strstr(err.message, "beyond 1e+100") != NULL);
+    /* nearly flat: a unit square with a bump thinner than the flatness tolerance, which the
+     * face merging would otherwise fold into two coincident faces */
+    tch_vec3 bump[5] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}, {0.3, 0.3, 1e-8}};
+    ENSURE(build_expecting_failure(bump, 5, &err) == TCH_ERR_INVALID_ARGUMENT);
+    ENSURE(strstr(err.message, "coplanar") != NULL);
+    bump[4].z = 0.9e-5;
+    ENSURE(build_expecting_failure(bump, 5, &err) == TCH_ERR_INVALID_ARGUMENT);
+    bump[4].z = 2e-5;
+    ENSURE(build_expecting_failure(bump, 5, &err) == TCH_OK);
+    /* so small that the volume underflows */
+    tch_vec3 tiny[4] = {{0, 0, 0}, {1e-150, 0, 0}, {0, 1e-150, 0}, {0, 0, 1e-150}};
+    ENSURE(build_expecting_failure(tiny, 4, &err) == TCH_ERR_INVALID_ARGUMENT);
+    ENSURE(strstr(err.message, "too flat or too small") != NULL);
+}
+
+/* Coordinates near 1e90 pass touche's checks but not qhull's precision checks: qhull's own
+ * message comes back in the error. */
+static void test_qhull_failure_is_reported(void) {
+    tch_vec3 huge[4] = {{0, 0, 0}, {1e90, 0, 0}, {0, 1e90, 0}, {0, 0, 1e90}};
+    tch_error err;
+    ENSURE(build_expecting_failure(huge, 4, &err) == TCH_ERR_INVALID_ARGUMENT);
+    ENSURE(strstr(err.message, "qhull could not build the convex hull") != NULL);
+    ENSURE(strstr(err.message, "QH") != NULL);
 }
 
 /* A thin but valid slab is accepted and keeps its two large faces apart. */
@@ -309,8 +332,10 @@ static void test_nothing_is_printed(void) {
     if (tch_hull_build(p, 8, &hull, NULL) == TCH_OK) {
         tch_hull_free(&hull);
     }
+    tch_vec3 huge[4] = {{0, 0, 0}, {1e90, 0, 0}, {0, 1e90, 0}, {0, 0, 1e90}};
     build_expecting_failure(flat, 5, NULL);
     build_expecting_failure(p, 2, NULL);
+    build_expecting_failure(huge, 4, NULL);
     fflush(stdout);
     fflush(stderr);
     dup2(saved_out, 1);
@@ -343,6 +368,7 @@ int main(void) {
     RUN_TEST(test_tetrahedron_volume_and_order);
     RUN_TEST(test_build_is_deterministic_and_copy_is_deep);
     RUN_TEST(test_degenerate_input_is_rejected);
+    RUN_TEST(test_qhull_failure_is_reported);
     RUN_TEST(test_thin_slab);
     RUN_TEST(test_nothing_is_printed);
     RUN_TEST(test_mesh_file_hull);
