@@ -690,10 +690,15 @@ void tch_hull_free(tch_convex_hull* hull) {
     memset(hull, 0, sizeof *hull);
 }
 
-/* malloc'ed copy of `size` bytes (a valid pointer even for size 0), or NULL. */
-static void* duplicate(const void* src, size_t size) {
+/* malloc'ed copy of `size` bytes of src, NULL for a NULL src; sets *failed when out of memory. */
+static void* duplicate(const void* src, size_t size, int* failed) {
+    if (!src) {
+        return NULL;
+    }
     void* dst = malloc(size > 0 ? size : 1);
-    if (dst && size > 0) {
+    if (!dst) {
+        *failed = 1;
+    } else if (size > 0) {
         memcpy(dst, src, size);
     }
     return dst;
@@ -701,16 +706,16 @@ static void* duplicate(const void* src, size_t size) {
 
 int tch_hull_copy(const tch_convex_hull* src, tch_convex_hull* dst) {
     *dst = *src;
-    int corners = src->face_start ? src->face_start[src->face_count] : 0;
-    dst->vertices_G = duplicate(src->vertices_G, (size_t)src->vertex_count * sizeof(tch_vec3));
-    dst->face_start = duplicate(src->face_start, (size_t)(src->face_count + 1) * sizeof(int));
-    dst->face_vertices = duplicate(src->face_vertices, (size_t)corners * sizeof(int));
-    dst->face_normals_G =
-        duplicate(src->face_normals_G, (size_t)src->face_count * sizeof(tch_vec3));
-    dst->face_offsets = duplicate(src->face_offsets, (size_t)src->face_count * sizeof(tch_real));
-    dst->edges = duplicate(src->edges, (size_t)src->edge_count * sizeof *src->edges);
-    if (!dst->vertices_G || !dst->face_start || !dst->face_vertices || !dst->face_normals_G ||
-        !dst->face_offsets || !dst->edges) {
+    int corners = src->face_start ? src->face_start[src->face_count] : 0, failed = 0;
+    size_t faces = (size_t)src->face_count;
+    dst->vertices_G =
+        duplicate(src->vertices_G, (size_t)src->vertex_count * sizeof(tch_vec3), &failed);
+    dst->face_start = duplicate(src->face_start, (faces + 1) * sizeof(int), &failed);
+    dst->face_vertices = duplicate(src->face_vertices, (size_t)corners * sizeof(int), &failed);
+    dst->face_normals_G = duplicate(src->face_normals_G, faces * sizeof(tch_vec3), &failed);
+    dst->face_offsets = duplicate(src->face_offsets, faces * sizeof(tch_real), &failed);
+    dst->edges = duplicate(src->edges, (size_t)src->edge_count * sizeof *src->edges, &failed);
+    if (failed) {
         tch_hull_free(dst);
         return -1;
     }

@@ -409,9 +409,10 @@ static char* read_file(const char* path, size_t* size) {
         capacity *= 2;
     }
     if (data && ferror(f)) {
+        int error = errno ? errno : EIO; /* e.g. EISDIR for a directory */
         free(data);
         data = NULL;
-        errno = EIO;
+        errno = error;
     }
     fclose(f);
     *size = used;
@@ -430,6 +431,7 @@ tch_status tch_mesh_read_vertices(const char* path, tch_vec3** vertices, int* co
     *vertices = NULL;
     *count = 0;
     size_t size = 0;
+    errno = 0;
     char* bytes = read_file(path, &size);
     if (!bytes) {
         return tch_fail(err, TCH_ERR_IO, path, 0, "cannot read mesh file: %s", strerror(errno));

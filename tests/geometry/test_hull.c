@@ -242,6 +242,9 @@ static void test_build_is_deterministic_and_copy_is_deep(void) {
     ENSURE(same_hull(&b, &c));
     tch_hull_free(&b);
     tch_hull_free(&c);
+    tch_convex_hull empty = {0}, copy;
+    ENSURE(tch_hull_copy(&empty, &copy) == 0);
+    ENSURE(copy.vertices_G == NULL && copy.face_start == NULL && copy.face_count == 0);
 }
 
 static tch_status build_expecting_failure(const tch_vec3* p, int n, tch_error* err) {

@@ -163,6 +163,8 @@ static void test_missing_file_is_io_error(void) {
     ENSURE(v == NULL && count == 0);
     ENSURE(strcmp(err.file, "no/such/mesh.obj") == 0);
     ENSURE(strstr(err.message, "cannot read mesh file") != NULL);
+    ENSURE(tch_mesh_read_vertices(DATA_DIR, &v, &count, &err) == TCH_ERR_IO);
+    ENSURE(strstr(err.message, "directory") != NULL);
 }
 
 /* ---- the corpus of broken files ---- */

@@ -1,0 +1,280 @@
+/* AABB tree: median-split build, exact OBB-AABB pair traversal, box query (see bvh.h). */
+#include "geometry/bvh.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "math/vec.h"
+
+/* ---- build ---- */
+
+typedef struct sort_entry {
+    tch_real key;
+    int primitive;
+} sort_entry;
+
+typedef struct builder {
+    const tch_aabb* boxes;
+    tch_vec3* centres;   /* [count] box centres */
+    int* order;          /* [count] primitives in tree order */
+    sort_entry* entries; /* [count] scratch for sorting a range */
+    tch_bvh* bvh;
+} builder;
+
+static int compare_entries(const void* pa, const void* pb) {
+    const sort_entry *a = pa, *b = pb;
+    if (a->key != b->key) {
+        return a->key < b->key ? -1 : 1;
+    }
+    return (a->primitive > b->primitive) - (a->primitive < b->primitive);
+}
+
+static tch_aabb box_union(tch_aabb a, tch_aabb b) {
+    return (tch_aabb){tch_v3_min(a.lo, b.lo), tch_v3_max(a.hi, b.hi)};
+}
+
+/* Longest axis of the box of the range's centres. */
+static int split_axis(const builder* b, int begin, int end) {
+    tch_vec3 lo = b->centres[b->order[begin]], hi = lo;
+    for (int i = begin + 1; i < end; ++i) {
+        lo = tch_v3_min(lo, b->centres[b->order[i]]);
+        hi = tch_v3_max(hi, b->centres[b->order[i]]);
+    }
+    tch_vec3 extent = tch_v3_sub(hi, lo);
+    return extent.x >= extent.y && extent.x >= extent.z ? 0 : (extent.y >= extent.z ? 1 : 2);
+}
+
+/* Sorts order[begin, end) by centre along the split axis. */
+static void sort_range(builder* b, int begin, int end) {
+    int axis = split_axis(b, begin, end);
+    sort_entry* e = b->entries + begin;
+    for (int i = begin; i < end; ++i) {
+        e[i - begin] = (sort_entry){tch_v3_get(b->centres[b->order[i]], axis), b->order[i]};
+    }
+    qsort(e, (size_t)(end - begin), sizeof *e, compare_entries);
+    for (int i = begin; i < end; ++i) {
+        b->order[i] = e[i - begin].primitive;
+    }
+}
+
+/* Builds the subtree over order[begin, end) at the next free node; returns its depth. */
+static int build_node(builder* b, int begin, int end) {
+    tch_bvh* bvh = b->bvh;
+    int node = bvh->node_count++;
+    if (end - begin == 1) {
+        bvh->nodes[node] = (tch_bvh_node){b->boxes[b->order[begin]], -1, b->order[begin]};
+        return 1;
+    }
+    sort_range(b, begin, end);
+    int middle = begin + (end - begin) / 2;
+    int left_depth = build_node(b, begin, middle);
+    int right = bvh->node_count;
+    int right_depth = build_node(b, middle, end);
+    tch_aabb box = box_union(bvh->nodes[node + 1].box, bvh->nodes[right].box);
+    bvh->nodes[node] = (tch_bvh_node){box, right, -1};
+    return 1 + (left_depth > right_depth ? left_depth : right_depth);
+}
+
+static tch_status check_boxes(const tch_aabb* boxes, int count, tch_error* err) {
+    if (count < 1) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "BVH over %d boxes; expected at least one", count);
+    }
+    for (int i = 0; i < count; ++i) {
+        tch_aabb b = boxes[i];
+        if (!tch_v3_isfinite(b.lo) || !tch_v3_isfinite(b.hi) || b.lo.x > b.hi.x ||
+            b.lo.y > b.hi.y || b.lo.z > b.hi.z) {
+            return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                            "BVH box %d is not finite or has lo > hi; expected a finite box", i);
+        }
+    }
+    return TCH_OK;
+}
+
+tch_status tch_bvh_build(const tch_aabb* boxes, int count, tch_bvh* out, tch_error* err) {
+    memset(out, 0, sizeof *out);
+    tch_status status = check_boxes(boxes, count, err);
+    if (status != TCH_OK) {
+        return status;
+    }
+    builder b = {boxes, malloc((size_t)count * sizeof *b.centres),
+                 malloc((size_t)count * sizeof *b.order),
+                 malloc((size_t)count * sizeof *b.entries), out};
+    out->nodes = malloc((2 * (size_t)count - 1) * sizeof *out->nodes);
+    if (!b.centres || !b.order || !b.entries || !out->nodes) {
+        status = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
+                          "out of memory while building a BVH over %d boxes", count);
+    } else {
+        for (int i = 0; i < count; ++i) {
+            b.centres[i] = tch_v3_scale(tch_v3_add(boxes[i].lo, boxes[i].hi), 0.5);
+            b.order[i] = i;
+        }
+        out->primitive_count = count;
+        out->depth = build_node(&b, 0, count);
+    }
+    free(b.centres);
+    free(b.order);
+    free(b.entries);
+    if (status != TCH_OK) {
+        tch_bvh_free(out);
+    }
+    return status;
+}
+
+void tch_bvh_free(tch_bvh* bvh) {
+    if (bvh) {
+        free(bvh->nodes);
+        memset(bvh, 0, sizeof *bvh);
+    }
+}
+
+/* ---- the separating-axis test of an oriented box against an axis-aligned one ---- */
+
+/* X_AB as a matrix, with |R| padded so that near-parallel edge pairs (whose cross product is
+ * nearly zero) never separate by round-off (Gottschalk et al. 1996, "OBBTree"). */
+typedef struct relative_pose {
+    tch_mat3 R;
+    tch_mat3 abs_R;
+    tch_vec3 p;
+} relative_pose;
+
+static relative_pose make_relative_pose(tch_transform X_AB) {
+    relative_pose pose = {tch_q_to_mat3(X_AB.q), tch_m3_zero(), X_AB.p};
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            pose.abs_R.m[i][j] = fabs(pose.R.m[i][j]) + 1e-12;
+        }
+    }
+    return pose;
+}
+
+static int separated_on_cross_axes(const tch_real t[3], const tch_real a[3], const tch_real b[3],
+                                   const relative_pose* pose) {
+    const tch_real(*R)[3] = pose->R.m;
+    const tch_real(*Q)[3] = pose->abs_R.m;
+    for (int i = 0; i < 3; ++i) {
+        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; ++j) {
+            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            /* axis A_i x B_j */
+            tch_real ra = a[i1] * Q[i2][j] + a[i2] * Q[i1][j];
+            tch_real rb = b[j1] * Q[i][j2] + b[j2] * Q[i][j1];
+            if (fabs(t[i2] * R[i1][j] - t[i1] * R[i2][j]) > ra + rb) {
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* 1 when the boxes overlap (no separating axis among the 15). */
+static int overlap(const tch_aabb* box_A, const tch_aabb* box_B, const relative_pose* pose) {
+    tch_vec3 centre_B = tch_v3_scale(tch_v3_add(box_B->lo, box_B->hi), 0.5);
+    tch_vec3 half_B = tch_v3_scale(tch_v3_sub(box_B->hi, box_B->lo), 0.5);
+    tch_vec3 centre_A = tch_v3_scale(tch_v3_add(box_A->lo, box_A->hi), 0.5);
+    tch_vec3 half_A = tch_v3_scale(tch_v3_sub(box_A->hi, box_A->lo), 0.5);
+    tch_vec3 d = tch_v3_sub(tch_v3_add(tch_m3_mul_v3(pose->R, centre_B), pose->p), centre_A);
+    tch_real t[3] = {d.x, d.y, d.z}, a[3] = {half_A.x, half_A.y, half_A.z};
+    tch_real b[3] = {half_B.x, half_B.y, half_B.z};
+    /* A's axes: the re-boxed test */
+    tch_vec3 reach = tch_m3_mul_v3(pose->abs_R, half_B);
+    if (fabs(t[0]) > a[0] + reach.x || fabs(t[1]) > a[1] + reach.y ||
+        fabs(t[2]) > a[2] + reach.z) {
+        return 0;
+    }
+    /* B's axes */
+    tch_vec3 t_B = tch_m3_tmul_v3(pose->R, d);
+    tch_vec3 reach_A = tch_m3_tmul_v3(pose->abs_R, half_A);
+    if (fabs(t_B.x) > b[0] + reach_A.x || fabs(t_B.y) > b[1] + reach_A.y ||
+        fabs(t_B.z) > b[2] + reach_A.z) {
+        return 0;
+    }
+    return !separated_on_cross_axes(t, a, b, pose);
+}
+
+int tch_bvh_boxes_overlap(tch_aabb box_A, tch_aabb box_B, tch_transform X_AB) {
+    relative_pose pose = make_relative_pose(X_AB);
+    return overlap(&box_A, &box_B, &pose);
+}
+
+static int aabbs_overlap(const tch_aabb* a, const tch_aabb* b) {
+    return a->lo.x <= b->hi.x && b->lo.x <= a->hi.x && a->lo.y <= b->hi.y &&
+           b->lo.y <= a->hi.y && a->lo.z <= b->hi.z && b->lo.z <= a->hi.z;
+}
+
+/* ---- queries ---- */
+
+static tch_real box_size(const tch_aabb* box) {
+    tch_vec3 e = tch_v3_sub(box->hi, box->lo);
+    return e.x + e.y + e.z;
+}
+
+/* Whether to descend node a (else node b) of an overlapping pair that is not two leaves. */
+static int descend_a(const tch_bvh_node* a, const tch_bvh_node* b) {
+    if (b->right < 0) {
+        return 1;
+    }
+    return a->right >= 0 && box_size(&a->box) >= box_size(&b->box);
+}
+
+int tch_bvh_query_pairs(const tch_bvh* bvh_a, const tch_bvh* bvh_b, tch_transform X_AB,
+                        tch_bvh_pair_callback callback, void* user) {
+    /* Each step pops one pair and pushes at most two that go one level deeper on one side, so
+     * the stack never holds more than depth_a + depth_b pairs. */
+    int stack[2 * TCH_BVH_MAX_DEPTH + 2][2];
+    relative_pose pose = make_relative_pose(X_AB);
+    int top = 0, reported = 0;
+    stack[top][0] = 0;
+    stack[top][1] = 0;
+    ++top;
+    while (top > 0) {
+        --top;
+        const tch_bvh_node* a = &bvh_a->nodes[stack[top][0]];
+        const tch_bvh_node* b = &bvh_b->nodes[stack[top][1]];
+        if (!overlap(&a->box, &b->box, &pose)) {
+            continue;
+        }
+        if (a->right < 0 && b->right < 0) {
+            ++reported;
+            if (callback(a->primitive, b->primitive, user)) {
+                break;
+            }
+            continue;
+        }
+        int ia = stack[top][0], ib = stack[top][1];
+        int split_a = descend_a(a, b);
+        int first = split_a ? ia + 1 : ib + 1, second = split_a ? a->right : b->right;
+        /* push the right child first so the left one is visited first */
+        stack[top][0] = split_a ? second : ia;
+        stack[top][1] = split_a ? ib : second;
+        stack[top + 1][0] = split_a ? first : ia;
+        stack[top + 1][1] = split_a ? ib : first;
+        top += 2;
+    }
+    return reported;
+}
+
+int tch_bvh_query_box(const tch_bvh* bvh, tch_aabb box, tch_bvh_box_callback callback,
+                      void* user) {
+    int stack[TCH_BVH_MAX_DEPTH + 1];
+    int top = 0, reported = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        const tch_bvh_node* node = &bvh->nodes[stack[--top]];
+        if (!aabbs_overlap(&node->box, &box)) {
+            continue;
+        }
+        if (node->right < 0) {
+            ++reported;
+            if (callback(node->primitive, user)) {
+                break;
+            }
+            continue;
+        }
+        stack[top++] = node->right;
+        stack[top++] = (int)(node - bvh->nodes) + 1;
+    }
+    return reported;
+}

@@ -1,0 +1,71 @@
+/* Bounding volume hierarchy: an AABB tree over a fixed set of primitive boxes (the tets of a
+ * tch_tetmesh, the triangles of a rigid surface), built once at model compile time and queried
+ * every step without allocating (Elandt et al. 2019, sec. VII: a query costs O(m lg n) for m
+ * overlapping primitive pairs in practice).
+ *
+ * Build: top-down; a node's primitives are sorted by their box centres along the longest axis
+ * of the centres' box and split at the median (ties broken by primitive index, so the tree is
+ * deterministic). Each leaf holds one primitive, so a tree over n primitives has 2n - 1 nodes
+ * and depth ceil(lg n) + 1 <= TCH_BVH_MAX_DEPTH.
+ *
+ * Storage: one flat array in depth-first order. An internal node's left child is the next node
+ * (index + 1) and its right child is node `right`; a leaf has right = -1 and its primitive in
+ * `primitive`:
+ *
+ *        0 (root) ----------------+
+ *        1 (left subtree) ...     right (right subtree) ...
+ *
+ * Pair query under a relative pose X_AB: each box of B (in B's frame) is an oriented box in A's
+ * frame. We test it against A's axis-aligned box exactly, with the 15-axis separating-axis test
+ * (A's 3 axes, B's 3 axes, then the 9 edge cross products), rather than re-boxing B's box into
+ * an AABB of A: re-boxing grows a box by up to √3 under rotation, compounding from the root to
+ * the leaves, which reports many more false leaf pairs for the contact code to reject. Since a
+ * parent's box contains its children's, the pairs reported are exactly the leaf pairs whose
+ * boxes overlap under this test (tch_bvh_boxes_overlap): the test checks this against brute
+ * force. Both trees are descended together, always splitting the node with the larger box, from
+ * a fixed-size stack.
+ */
+#pragma once
+
+#include "geometry/shape.h"
+
+/* Largest tree depth handled (a median split gives ceil(lg n) + 1 <= 33 for n < 2^31). */
+#define TCH_BVH_MAX_DEPTH 40
+
+typedef struct tch_bvh_node {
+    tch_aabb box;   /* in the frame of the primitives' boxes */
+    int right;      /* internal: index of the right child (the left is this + 1); leaf: -1 */
+    int primitive;  /* leaf: index of the primitive; internal: -1 */
+} tch_bvh_node;
+
+typedef struct tch_bvh {
+    int primitive_count;
+    int node_count;        /* 2 primitive_count - 1 */
+    int depth;             /* nodes on the longest root-to-leaf path */
+    tch_bvh_node* nodes;   /* [node_count], depth-first */
+} tch_bvh;
+
+/* Called for each overlapping pair of primitives; return nonzero to stop the query. */
+typedef int (*tch_bvh_pair_callback)(int primitive_a, int primitive_b, void* user);
+/* Called for each primitive whose box overlaps the query box; nonzero stops the query. */
+typedef int (*tch_bvh_box_callback)(int primitive, void* user);
+
+/* Builds the tree over count >= 1 boxes (finite, lo <= hi). Fails with
+ * TCH_ERR_INVALID_ARGUMENT for no boxes or a non-finite or inverted box (naming it). */
+tch_status tch_bvh_build(const tch_aabb* boxes, int count, tch_bvh* out, tch_error* err);
+/* Frees the nodes and zeroes *bvh. NULL allowed. */
+void tch_bvh_free(tch_bvh* bvh);
+
+/* Reports every pair (a, b) of leaves of `bvh_a` and `bvh_b` whose boxes overlap when B's
+ * boxes are placed in A's frame by X_AB (closed boxes: touching counts). Returns the number of
+ * pairs reported (the last one included when the callback stopped the query). Allocates
+ * nothing; the pairs come in a fixed order for a given pose. */
+int tch_bvh_query_pairs(const tch_bvh* bvh_a, const tch_bvh* bvh_b, tch_transform X_AB,
+                        tch_bvh_pair_callback callback, void* user);
+/* Reports every leaf whose box overlaps `box` (in the tree's frame). Returns the count. */
+int tch_bvh_query_box(const tch_bvh* bvh, tch_aabb box, tch_bvh_box_callback callback,
+                      void* user);
+
+/* The separating-axis test between box_A (axis-aligned in A) and box_B (axis-aligned in B)
+ * placed by X_AB, as the pair query uses it: 1 when no axis separates them. */
+int tch_bvh_boxes_overlap(tch_aabb box_A, tch_aabb box_B, tch_transform X_AB);
