@@ -1,0 +1,363 @@
+#include "solver/lemke.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "solver/lu.h"
+
+/* Variables are numbered w_j = j, z_j = n + j, z0 = 2n. In the original system
+ * w - M z - d z0 = q their columns are e_j, -M e_j and -d. */
+typedef struct lemke {
+    int n;
+    const tch_real* m;
+    const tch_real* q;
+    tch_real* inverse;   /* [n*n] B̄⁻¹: inverse of the basis in the starting coordinates */
+    tch_real* x;         /* [n] value of the basic variable of each row */
+    tch_real* column;    /* [n] entering column ā = B̄⁻¹ B0⁻¹ a */
+    tch_real* gathered;  /* [n] B0⁻¹ a, the entering column in starting coordinates */
+    tch_real* work;      /* [n] */
+    int* basis;          /* [n] basic variable of each row */
+    int* row_of;         /* [2n+1] row of each basic variable, -1 when non-basic */
+    tch_real* start_lu;  /* [n*n] LU of the starting basis B0; NULL for B0 = I */
+    int* start_pivot;    /* [n] */
+    tch_real x_noise;    /* rounding level of x, for ties in the ratio test */
+    tch_real pivot_tolerance;
+} lemke;
+
+static int var_w(const lemke* s, int j) { (void)s; return j; }
+static int var_z(const lemke* s, int j) { return s->n + j; }
+static int var_z0(const lemke* s) { return 2 * s->n; }
+
+static int complement(const lemke* s, int var) {
+    return var < s->n ? var + s->n : var - s->n;
+}
+
+tch_lemke_options tch_lemke_options_default(void) {
+    return (tch_lemke_options){.max_pivots = 0, .pivot_tolerance = 1e-11, .warm_start = false};
+}
+
+static tch_real max_abs(const tch_real* v, int count) {
+    tch_real m = 0;
+    for (int i = 0; i < count; ++i) {
+        m = fmax(m, fabs(v[i]));
+    }
+    return m;
+}
+
+/* y = A v for the n x n row-major A. */
+static void mat_vec(const tch_real* a, int n, const tch_real* v, tch_real* y) {
+    for (int i = 0; i < n; ++i) {
+        const tch_real* row = a + (size_t)i * (size_t)n;
+        tch_real sum = 0;
+        for (int k = 0; k < n; ++k) {
+            sum += row[k] * v[k];
+        }
+        y[i] = sum;
+    }
+}
+
+/* Column of `var` in w - M z - d z0 = q, in the starting coordinates B0⁻¹ (z0's is -1 there,
+ * since B0⁻¹ d = 1). */
+static void starting_column(lemke* s, int var, tch_real* out) {
+    const int n = s->n;
+    if (var == var_z0(s)) {
+        for (int i = 0; i < n; ++i) {
+            out[i] = -1;
+        }
+        return;
+    }
+    for (int i = 0; i < n; ++i) {
+        out[i] = var < n ? (tch_real)(i == var) : -s->m[(size_t)i * (size_t)n + (size_t)(var - n)];
+    }
+    if (s->start_lu) {
+        tch_solver_lu_solve(s->start_lu, n, s->start_pivot, out, s->work);
+    }
+}
+
+static void compute_entering_column(lemke* s, int var) {
+    starting_column(s, var, s->gathered);
+    mat_vec(s->inverse, s->n, s->gathered, s->column);
+}
+
+/* a and b agree to within the sum of their rounding noises. */
+static bool ties(tch_real a, tch_real noise_a, tch_real b, tch_real noise_b) {
+    return fabs(a - b) <= noise_a + noise_b;
+}
+
+/* Lexicographic order of the rows (x_i, B̄⁻¹_i) / scale_i (CPS sec. 4.9), with ties to rounding
+ * accuracy: the x part is compared with the noise of x, the inverse part with that of entries of
+ * order one. */
+static bool lexico_less(const lemke* s, int i, tch_real scale_i, int j, tch_real scale_j) {
+    const tch_real eps = 64 * DBL_EPSILON;
+    const tch_real a = s->x[i] / scale_i, b = s->x[j] / scale_j;
+    if (!ties(a, s->x_noise / scale_i, b, s->x_noise / scale_j)) {
+        return a < b;
+    }
+    const tch_real* row_i = s->inverse + (size_t)i * (size_t)s->n;
+    const tch_real* row_j = s->inverse + (size_t)j * (size_t)s->n;
+    for (int k = 0; k < s->n; ++k) {
+        const tch_real u = row_i[k] / scale_i, v = row_j[k] / scale_j;
+        if (!ties(u, eps / scale_i, v, eps / scale_j)) {
+            return u < v;
+        }
+    }
+    return false;
+}
+
+/* Leaving row for the entering column ā: the lexicographic minimum ratio over ā_i > 0, with z0
+ * preferred when its ratio ties. -1 when no entry is positive (a secondary ray). */
+static int ratio_test(const lemke* s) {
+    const tch_real threshold = s->pivot_tolerance * max_abs(s->column, s->n);
+    int best = -1;
+    for (int i = 0; i < s->n; ++i) {
+        if (s->column[i] > threshold &&
+            (best < 0 || lexico_less(s, i, s->column[i], best, s->column[best]))) {
+            best = i;
+        }
+    }
+    const int r0 = s->row_of[var_z0(s)];
+    if (best >= 0 && r0 >= 0 && r0 != best && s->column[r0] > threshold) {
+        const tch_real a = s->x[r0] / s->column[r0], b = s->x[best] / s->column[best];
+        if (ties(a, s->x_noise / s->column[r0], b, s->x_noise / s->column[best])) {
+            return r0;
+        }
+    }
+    return best;
+}
+
+/* Gauss-Jordan step on (x, B̄⁻¹) with pivot ā_r; `entering` replaces basis[r]. */
+static void pivot(lemke* s, int r, int entering) {
+    const int n = s->n;
+    tch_real* row_r = s->inverse + (size_t)r * (size_t)n;
+    const tch_real p = s->column[r];
+    s->x[r] /= p;
+    for (int k = 0; k < n; ++k) {
+        row_r[k] /= p;
+    }
+    for (int i = 0; i < n; ++i) {
+        const tch_real f = s->column[i];
+        if (i == r || f == 0) {
+            continue;
+        }
+        tch_real* row_i = s->inverse + (size_t)i * (size_t)n;
+        s->x[i] -= f * s->x[r];
+        for (int k = 0; k < n; ++k) {
+            row_i[k] -= f * row_r[k];
+        }
+    }
+    s->row_of[s->basis[r]] = -1;
+    s->basis[r] = entering;
+    s->row_of[entering] = r;
+}
+
+/* B0 = columns of z_i (z_guess_i > 0) or w_i; LU-factorized unless it is the identity.
+ * Returns false when B0 is singular. */
+static bool set_starting_basis(lemke* s, const tch_real* z_guess) {
+    const int n = s->n;
+    bool identity = true;
+    for (int v = 0; v <= 2 * n; ++v) {
+        s->row_of[v] = -1;
+    }
+    for (int i = 0; i < n; ++i) {
+        s->basis[i] = z_guess && z_guess[i] > 0 ? var_z(s, i) : var_w(s, i);
+        s->row_of[s->basis[i]] = i;
+        identity = identity && s->basis[i] == var_w(s, i);
+    }
+    s->start_lu = identity ? NULL : s->start_lu;
+    if (s->start_lu) {
+        for (int i = 0; i < n; ++i) {
+            for (int j = 0; j < n; ++j) {
+                const int v = s->basis[j];
+                s->start_lu[(size_t)i * n + j] =
+                    v < n ? (tch_real)(i == j) : -s->m[(size_t)i * n + (size_t)j];
+            }
+        }
+        if (tch_solver_lu_factor(s->start_lu, n, s->start_pivot) != 0) {
+            return false;
+        }
+    }
+    memcpy(s->x, s->q, (size_t)n * sizeof *s->x);
+    if (s->start_lu) {
+        tch_solver_lu_solve(s->start_lu, n, s->start_pivot, s->x, s->work);
+    }
+    memset(s->inverse, 0, (size_t)n * (size_t)n * sizeof *s->inverse);
+    for (int i = 0; i < n; ++i) {
+        s->inverse[(size_t)i * n + i] = 1;
+    }
+    s->x_noise = 64 * DBL_EPSILON * fmax(max_abs(s->x, n), DBL_MIN);
+    return true;
+}
+
+/* z0 enters at the value -min_i x_i: the leaving row is the lexicographic minimum of (x_i, B̄⁻¹_i).
+ * Then complementary pivots until z0 leaves. */
+static tch_lcp_reason run_pivots(lemke* s, int max_pivots, int* pivots) {
+    int leaving_row = 0;
+    for (int i = 1; i < s->n; ++i) {
+        if (lexico_less(s, i, 1, leaving_row, 1)) {
+            leaving_row = i;
+        }
+    }
+    if (s->x[leaving_row] >= 0) {
+        return TCH_LCP_SOLVED;
+    }
+    int entering = var_z0(s);
+    compute_entering_column(s, entering);
+    while (*pivots < max_pivots) {
+        const int leaving = s->basis[leaving_row];
+        pivot(s, leaving_row, entering);
+        ++*pivots;
+        if (leaving == var_z0(s)) {
+            return TCH_LCP_SOLVED;
+        }
+        entering = complement(s, leaving);
+        compute_entering_column(s, entering);
+        leaving_row = ratio_test(s);
+        if (leaving_row < 0) {
+            return TCH_LCP_RAY_TERMINATION;
+        }
+    }
+    return TCH_LCP_MAX_ITERATIONS;
+}
+
+static void basic_z(const lemke* s, tch_real* z) {
+    for (int j = 0; j < s->n; ++j) {
+        const int r = s->row_of[var_z(s, j)];
+        z[j] = r >= 0 ? fmax(s->x[r], 0) : 0;
+    }
+}
+
+static tch_real lcp_residual(const lemke* s, const tch_real* z) {
+    const tch_lcp_matrix m = tch_lcp_matrix_dense(s->m, s->n);
+    return tch_lcp_residuals(&m, s->q, NULL, z).natural_map;
+}
+
+/* With the final basis, M_AA z_A = -q_A for A = the basic z (w_A = 0), by a fresh LU: removes
+ * the rounding the product-form updates accumulated. Keeps whichever z has the smaller residual. */
+static tch_real polish(const lemke* s, tch_arena* arena, tch_real* z) {
+    const int n = s->n;
+    tch_real residual = lcp_residual(s, z);
+    int* active = tch_arena_alloc(arena, (size_t)n * sizeof *active, "lemke active set");
+    int count = 0;
+    for (int j = 0; j < n; ++j) {
+        if (s->row_of[var_z(s, j)] >= 0) {
+            active[count++] = j;
+        }
+    }
+    tch_real* m_aa = tch_arena_alloc(arena, (size_t)count * (size_t)count * sizeof *m_aa,
+                                     "lemke polish matrix");
+    tch_real* candidate = tch_arena_alloc(arena, (size_t)(n + count) * sizeof *candidate,
+                                          "lemke polish vector");
+    if (!active || !m_aa || !candidate) {
+        return residual;
+    }
+    tch_real* z_a = candidate + n;
+    for (int a = 0; a < count; ++a) {
+        for (int b = 0; b < count; ++b) {
+            m_aa[(size_t)a * count + b] = s->m[(size_t)active[a] * n + (size_t)active[b]];
+        }
+        z_a[a] = -s->q[active[a]];
+    }
+    if (tch_solver_lu_factor(m_aa, count, s->start_pivot) != 0) {
+        return residual;
+    }
+    tch_solver_lu_solve(m_aa, count, s->start_pivot, z_a, s->work);
+    memset(candidate, 0, (size_t)n * sizeof *candidate);
+    for (int a = 0; a < count; ++a) {
+        candidate[active[a]] = fmax(z_a[a], 0);
+    }
+    const tch_real candidate_residual = lcp_residual(s, candidate);
+    if (candidate_residual <= residual) {
+        memcpy(z, candidate, (size_t)n * sizeof *z);
+        residual = candidate_residual;
+    }
+    return residual;
+}
+
+static bool allocate(lemke* s, tch_arena* arena, bool warm) {
+    const size_t n = (size_t)s->n;
+    s->inverse = tch_arena_alloc(arena, n * n * sizeof(tch_real), "lemke inverse");
+    s->x = tch_arena_alloc(arena, 4 * n * sizeof(tch_real), "lemke vectors");
+    s->basis = tch_arena_alloc(arena, (4 * n + 1) * sizeof(int), "lemke basis");
+    s->start_lu = warm ? tch_arena_alloc(arena, n * n * sizeof(tch_real), "lemke start") : NULL;
+    if (!s->inverse || !s->x || !s->basis || (warm && !s->start_lu)) {
+        return false;
+    }
+    s->column = s->x + n;
+    s->gathered = s->x + 2 * n;
+    s->work = s->x + 3 * n;
+    s->row_of = s->basis + n;
+    s->start_pivot = s->basis + 3 * n + 1;
+    return true;
+}
+
+static tch_status check_input(const tch_real* m, const tch_real* q, int n, tch_arena* arena,
+                              const tch_real* z, tch_error* err) {
+    if (n < 0 || (n > 0 && (!m || !q || !z || !arena))) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "Lemke needs n >= 0 and non-NULL M, q, z and arena; got n = %d", n);
+    }
+    tch_status status = tch_lcp_check_finite(m, n * n, "M", err);
+    return status == TCH_OK ? tch_lcp_check_finite(q, n, "q", err) : status;
+}
+
+static tch_status report(tch_lcp_result* result, tch_lcp_reason reason, int pivots,
+                         tch_real residual, int max_pivots, tch_error* err) {
+    const tch_status status = reason == TCH_LCP_SOLVED ? TCH_OK : TCH_ERR_NUMERICAL;
+    if (result) {
+        *result = (tch_lcp_result){status, reason, pivots, residual};
+    }
+    switch (reason) {
+    case TCH_LCP_SOLVED:
+        return TCH_OK;
+    case TCH_LCP_RAY_TERMINATION:
+        return tch_fail(err, status, NULL, 0,
+                        "Lemke ended on a secondary ray after %d pivots: no solution found "
+                        "(none exists when M is copositive-plus)", pivots);
+    case TCH_LCP_MAX_ITERATIONS:
+        return tch_fail(err, status, NULL, 0,
+                        "Lemke reached its limit of %d pivots (natural-map residual %g); "
+                        "expected a larger max_pivots or a non-cycling problem",
+                        max_pivots, residual);
+    case TCH_LCP_SINGULAR:
+        break;
+    }
+    return tch_fail(err, status, NULL, 0, "Lemke's basis became singular after %d pivots",
+                    pivots);
+}
+
+tch_status tch_lemke_solve(const tch_real* m, const tch_real* q, int n,
+                           const tch_lemke_options* options, tch_arena* arena, tch_real* z,
+                           tch_lcp_result* result, tch_error* err) {
+    const tch_lemke_options opt = options ? *options : tch_lemke_options_default();
+    tch_status status = check_input(m, q, n, arena, z, err);
+    if (status != TCH_OK) {
+        return status;
+    }
+    const int max_pivots = opt.max_pivots > 0 ? opt.max_pivots : 10 * (n + 10);
+    if (n == 0) {
+        return report(result, TCH_LCP_SOLVED, 0, 0, max_pivots, err);
+    }
+    const size_t mark = tch_arena_mark(arena);
+    lemke s = {.n = n, .m = m, .q = q, .pivot_tolerance = opt.pivot_tolerance};
+    if (!allocate(&s, arena, opt.warm_start)) {
+        tch_arena_release(arena, mark);
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
+                        "Lemke could not allocate its %d x %d scratch", n, n);
+    }
+    int pivots = 0;
+    tch_lcp_reason reason = TCH_LCP_SINGULAR;
+    if (opt.warm_start && set_starting_basis(&s, z)) {
+        reason = run_pivots(&s, max_pivots, &pivots);
+    }
+    if (reason != TCH_LCP_SOLVED) { /* cold start, or retry after a failed warm start */
+        s.start_lu = NULL;
+        set_starting_basis(&s, NULL);
+        reason = run_pivots(&s, pivots + max_pivots, &pivots);
+    }
+    basic_z(&s, z);
+    const tch_real residual = reason == TCH_LCP_SOLVED ? polish(&s, arena, z) : lcp_residual(&s, z);
+    tch_arena_release(arena, mark);
+    return report(result, reason, pivots, residual, max_pivots, err);
+}

@@ -1,0 +1,53 @@
+/* Lemke's complementary pivoting for a dense LCP(M, q) (types and conventions in solver/lcp.h).
+ *
+ * The method (Cottle, Pang and Stone, "The Linear Complementarity Problem", 1992, sec. 4.4):
+ * add an artificial variable z0 with covering vector d > 0,
+ *
+ *     w = M z + q + d z0,     w, z, z0 >= 0,     z_i w_i = 0,
+ *
+ * start from the basis {w} with z0 = -min_i q_i (the trivial solution z = 0 when q >= 0),
+ * and pivot in the complement of the variable that left, until z0 leaves (a solution) or the
+ * entering column has no positive entry (a secondary ray: TCH_LCP_RAY_TERMINATION). For a
+ * copositive-plus M (every positive semi-definite M is one) a ray means that no solution exists
+ * (CPS sec. 4.4), so the report is never a wrong answer.
+ *
+ * Degeneracy: the lexicographic minimum ratio test (CPS sec. 4.9). The leaving row is the
+ * lexicographic minimum of (x_i, B̄⁻¹_i) / ā_i over the rows with ā_i > 0, where x are the basic
+ * values, ā the entering column and B̄⁻¹ the inverse of the current basis expressed in the
+ * starting basis; its rows stay lexicographically positive, so no basis repeats and Lemke does
+ * not cycle. When z0 ties for the minimum ratio it leaves (and the solve ends).
+ *
+ * Pivoting: revised form with the explicit n x n inverse B̄⁻¹ updated by one Gauss-Jordan step
+ * per pivot, O(n^2) per pivot. The returned z is then recomputed from the final basis with a
+ * fresh LU factorization of M_AA (A = the basic z), and the better of the two by natural-map
+ * residual is kept.
+ *
+ * Warm start (options.warm_start): the starting basis is {z_i : z_i > 0 in the z passed in} with
+ * w for the others, factorized by LU, and the covering vector is d = B0 1, so that B0⁻¹ d = 1 and
+ * everything above holds in the coordinates B0⁻¹ (Lemke's "advanced start"). When that basis
+ * already solves the problem, no pivot is made. Since this d need not be positive, a ray or a
+ * singular basis from a warm start is retried from the cold start before it is reported.
+ */
+#pragma once
+
+#include "base/arena.h"
+#include "solver/lcp.h"
+
+typedef struct tch_lemke_options {
+    int max_pivots;            /* limit on pivots; 0 means 10 (n + 10) */
+    tch_real pivot_tolerance;  /* entering-column entries <= this times the column's largest
+                                  magnitude are treated as zero in the ratio test (1e-11) */
+    bool warm_start;           /* start from the basis {i : z_i > 0} of the z passed in */
+} tch_lemke_options;
+
+tch_lemke_options tch_lemke_options_default(void);
+
+/* Solves LCP(M, q) for n >= 0 unknowns. m: [n*n] row-major, q: [n], both finite.
+ * options: may be NULL (defaults). arena: scratch of about (2n^2 + 8n) reals, released before
+ * return. z: [n], the warm start on input when asked for, the solution on output.
+ * result: may be NULL. Returns TCH_OK, TCH_ERR_INVALID_ARGUMENT (bad sizes, non-finite input),
+ * TCH_ERR_OUT_OF_MEMORY, or TCH_ERR_NUMERICAL (ray termination, pivot limit, singular basis;
+ * z then holds the last basic point, not a solution). */
+tch_status tch_lemke_solve(const tch_real* m, const tch_real* q, int n,
+                           const tch_lemke_options* options, tch_arena* arena, tch_real* z,
+                           tch_lcp_result* result, tch_error* err);

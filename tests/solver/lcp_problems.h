@@ -1,0 +1,31 @@
+/* Random LCPs with known structure for the solver tests, the Siconos cross-check and the
+ * benchmark: positive definite M = A Aᵀ + eps I, positive semi-definite M = A Aᵀ of lower rank,
+ * and q = w* - M z* built from a complementary pair (z*, w*) so that a solution exists. */
+#pragma once
+
+#include "touche/base.h"
+
+typedef struct lcp_rng {
+    unsigned long long state;
+} lcp_rng;
+
+/* Uniform in [-1, 1). */
+double lcp_rng_uniform(lcp_rng* rng);
+
+/* m[n*n] = A Aᵀ + eps I with A n x rank, entries uniform in [-1, 1). */
+void lcp_random_gram(lcp_rng* rng, int n, int rank, tch_real eps, tch_real* m);
+
+/* q[n] = w* - M z* for a random complementary pair: about a third of the rows have z*_i > 0 =
+ * w*_i, a third w*_i > 0 = z*_i, and (when degenerate) the rest z*_i = w*_i = 0. z_star may be
+ * NULL. */
+void lcp_solvable_q(lcp_rng* rng, const tch_real* m, int n, int degenerate, tch_real* q,
+                    tch_real* z_star);
+
+/* q[n] uniform in [-1, 1). */
+void lcp_random_vector(lcp_rng* rng, int n, tch_real* q);
+
+/* The scale of a problem at z: ||q||_inf + ||M||_inf ||z||_inf, at least 1. */
+tch_real lcp_scale(const tch_real* m, const tch_real* q, const tch_real* z, int n);
+
+/* w = M z + q. */
+void lcp_w(const tch_real* m, const tch_real* q, const tch_real* z, int n, tch_real* w);
