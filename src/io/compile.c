@@ -30,6 +30,7 @@ typedef struct compile_context {
     const tch_spec* spec;
     tch_model* model;
     tch_contact_model forced_model; /* INHERIT unless the CLI's --contact overrides */
+    tch_transform* mesh_X_MI;       /* [mesh_count] each mesh's inertial frame in its file frame */
 } compile_context;
 
 static tch_status aggregate_root_mass(compile_context* ctx, int root,
@@ -130,26 +131,58 @@ static tch_status compile_options(compile_context* ctx, tch_error* err) {
 
 /* ---- meshes ---- */
 
+/* The mesh's inertial frame I in its file frame M: centre of volume and principal axes. MuJoCo
+ * places a mesh geom's frame there (it re-centres and re-aligns every mesh), so touche does the
+ * same and a scene's mesh geoms sit where MuJoCo puts them. */
+static tch_transform mesh_inertial_frame(const tch_convex_hull* hull_M) {
+    tch_shape shape = {TCH_GEOM_MESH, {0, 0, 0}, hull_M};
+    tch_mass_properties props;
+    if (tch_shape_mass_properties(&shape, 1.0, &props, NULL) != TCH_OK) {
+        return tch_x_identity();
+    }
+    tch_vec3 moments;
+    tch_mat3 axes;
+    tch_m3_symmetric_eigen(props.I_GCm, &moments, &axes);
+    return (tch_transform){tch_q_from_mat3(axes), props.p_GCm};
+}
+
+/* Builds mesh i's hull in its inertial frame; *X_MI receives that frame. */
+static tch_status build_mesh_hull(const tch_mesh_def* def, tch_convex_hull* hull,
+                                  tch_transform* X_MI, tch_error* err) {
+    size_t n = (size_t)(def->vertex_count > 0 ? def->vertex_count : 1);
+    tch_vec3* points = malloc(n * sizeof *points);
+    if (!points) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for a mesh");
+    }
+    for (int v = 0; v < def->vertex_count; ++v) {
+        points[v] = tch_v3_mul(def->vertices[v], def->scale);
+    }
+    tch_convex_hull hull_M;
+    tch_status s = tch_hull_build(points, def->vertex_count, &hull_M, err);
+    if (s == TCH_OK) {
+        *X_MI = mesh_inertial_frame(&hull_M);
+        tch_hull_free(&hull_M);
+        for (int v = 0; v < def->vertex_count; ++v) {
+            points[v] = tch_x_apply_inverse(*X_MI, points[v]);
+        }
+        s = tch_hull_build(points, def->vertex_count, hull, err);
+    }
+    free(points);
+    return s;
+}
+
 static tch_status compile_meshes(compile_context* ctx, tch_error* err) {
     tch_model* m = ctx->model;
     m->mesh_count = tch_spec_mesh_count(ctx->spec);
-    if (!ALLOC_ARRAY(m->mesh_name, m->mesh_count) || !ALLOC_ARRAY(m->mesh_hull, m->mesh_count)) {
+    if (!ALLOC_ARRAY(m->mesh_name, m->mesh_count) || !ALLOC_ARRAY(m->mesh_hull, m->mesh_count) ||
+        !ALLOC_ARRAY(ctx->mesh_X_MI, m->mesh_count)) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for meshes");
     }
     for (int i = 0; i < m->mesh_count; ++i) {
         const tch_mesh_def* def = tch_spec_mesh(ctx->spec, (tch_mesh_id){i + 1});
         tch_copy_string(m->mesh_name[i], sizeof m->mesh_name[i], def->name);
-        tch_vec3* scaled = malloc((size_t)(def->vertex_count > 0 ? def->vertex_count : 1) *
-                                  sizeof *scaled);
-        if (!scaled) {
-            return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for a mesh");
-        }
-        for (int v = 0; v < def->vertex_count; ++v) {
-            scaled[v] = tch_v3_mul(def->vertices[v], def->scale);
-        }
         tch_error hull_err;
-        tch_status s = tch_hull_build(scaled, def->vertex_count, &m->mesh_hull[i], &hull_err);
-        free(scaled);
+        tch_status s = build_mesh_hull(def, &m->mesh_hull[i], &ctx->mesh_X_MI[i], &hull_err);
         if (s != TCH_OK) {
             return tch_fail(err, s, def->source.file, def->source.line,
                             "mesh '%s' (%s) has no convex hull: %s", def->name, def->file,
@@ -225,12 +258,15 @@ static tch_status compile_geom(compile_context* ctx, int g, tch_error* err) {
                        "geom '%s' pose must be finite with a non-zero quaternion", def->name);
     }
     m->geom_X_BG[g] = (tch_transform){tch_q_normalize(def->q_BG), def->p_BG};
-    m->geom_X_RG[g] = tch_x_mul(m->body_X_RB[body], m->geom_X_BG[g]);
     m->geom_mesh[g] = def->type == TCH_GEOM_MESH ? def->mesh.index - 1 : -1;
-    if (def->type == TCH_GEOM_MESH && (m->geom_mesh[g] < 0 || m->geom_mesh[g] >= m->mesh_count)) {
-        return fail_at(err, TCH_ERR_INVALID_ARGUMENT, &def->source,
-                       "mesh geom '%s' names no mesh asset", def->name);
+    if (def->type == TCH_GEOM_MESH) {
+        if (m->geom_mesh[g] < 0 || m->geom_mesh[g] >= m->mesh_count) {
+            return fail_at(err, TCH_ERR_INVALID_ARGUMENT, &def->source,
+                           "mesh geom '%s' names no mesh asset", def->name);
+        }
+        m->geom_X_BG[g] = tch_x_mul(m->geom_X_BG[g], ctx->mesh_X_MI[m->geom_mesh[g]]);
     }
+    m->geom_X_RG[g] = tch_x_mul(m->body_X_RB[body], m->geom_X_BG[g]);
     if (body != 0 && m->body_root[body] == 0 && def->type == TCH_GEOM_PLANE) {
         /* fine: a static plane on a static body */
     } else if (def->type == TCH_GEOM_PLANE && m->body_root[body] != 0) {
@@ -518,7 +554,7 @@ tch_status tch_compile(const tch_spec* spec, tch_model** out, tch_error* err) {
     if (!m) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the model");
     }
-    compile_context ctx = {spec, m, tch_spec_forced_contact_model(spec)};
+    compile_context ctx = {spec, m, tch_spec_forced_contact_model(spec), NULL};
     tch_status s = compile_options(&ctx, err);
     if (s == TCH_OK) s = compile_meshes(&ctx, err);
     if (s == TCH_OK) s = compile_body_tree(&ctx, err);
@@ -526,6 +562,7 @@ tch_status tch_compile(const tch_spec* spec, tch_model** out, tch_error* err) {
     if (s == TCH_OK) s = compile_masses(&ctx, err);
     if (s == TCH_OK) s = compile_pairs(&ctx, err);
     if (s == TCH_OK) s = compile_keys(&ctx, err);
+    free(ctx.mesh_X_MI);
     if (s != TCH_OK) {
         tch_model_destroy(m);
         return s;
