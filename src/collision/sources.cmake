@@ -5,3 +5,4 @@ list(APPEND TCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/collide_box.c
   ${CMAKE_CURRENT_LIST_DIR}/collide_convex.c
   ${CMAKE_CURRENT_LIST_DIR}/manifold.c)
+list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/polyhedron.c ${CMAKE_CURRENT_LIST_DIR}/contact_plane.c)

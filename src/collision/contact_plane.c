@@ -1,0 +1,302 @@
+/* Contact normal and plane by the separation search (see contact_plane.h), libccd's GJK for
+ * the intersection tests and EPA for a common point, and a GJK distance for the closest points.
+ *
+ * GJK distance (Gilbert, Johnson, Keerthi 1988) on the Minkowski difference A - B: the simplex
+ * W holds up to 4 support points w = a - b; each iteration finds the point v of conv(W) closest
+ * to the origin, keeps the smallest sub-simplex that contains it, and adds the support point
+ * along -v, until the support point gains less than a relative 1e-12 on |v|^2. The closest
+ * point of conv(W) is found by trying every face of W (up to 15 subsets of 4 points): the
+ * affine closest point of a subset with non-negative barycentric weights is a candidate, and
+ * the nearest candidate is the answer, since the true closest point lies inside some face.
+ */
+#include "collision/contact_plane.h"
+
+#include <ccd/ccd.h>
+#include <math.h>
+
+#include "base/error.h"
+#include "math/vec.h"
+
+/* A hull placed in A's frame, as libccd's opaque object. */
+typedef struct placed_hull {
+    const tch_convex_hull* hull;
+    tch_transform X_AG;
+} placed_hull;
+
+static tch_vec3 support(const placed_hull* placed, tch_vec3 dir_A) {
+    const tch_convex_hull* hull = placed->hull;
+    const tch_vec3 dir_G = tch_q_inv_rotate(placed->X_AG.q, dir_A);
+    int best = 0;
+    tch_real best_dot = -INFINITY;
+    for (int i = 0; i < hull->vertex_count; ++i) {
+        const tch_real d = tch_v3_dot(hull->vertices_G[i], dir_G);
+        if (d > best_dot) {
+            best_dot = d;
+            best = i;
+        }
+    }
+    return tch_x_apply(placed->X_AG, hull->vertices_G[best]);
+}
+
+static tch_vec3 from_ccd(const ccd_vec3_t* v) {
+    return tch_v3(v->v[0], v->v[1], v->v[2]);
+}
+
+static void ccd_support(const void* object, const ccd_vec3_t* dir, ccd_vec3_t* out) {
+    const tch_vec3 s = support(object, from_ccd(dir));
+    ccdVec3Set(out, s.x, s.y, s.z);
+}
+
+static void ccd_centre(const void* object, ccd_vec3_t* out) {
+    const placed_hull* placed = object;
+    const tch_vec3 c = tch_x_apply(placed->X_AG, placed->hull->centroid_G);
+    ccdVec3Set(out, c.x, c.y, c.z);
+}
+
+static ccd_t ccd_settings(void) {
+    ccd_t ccd;
+    CCD_INIT(&ccd);
+    ccd.support1 = ccd_support;
+    ccd.support2 = ccd_support;
+    ccd.center1 = ccd_centre;
+    ccd.center2 = ccd_centre;
+    ccd.max_iterations = 1000;
+    ccd.epa_tolerance = 1e-14;
+    ccd.mpr_tolerance = 1e-9;
+    ccd.dist_tolerance = 1e-12;
+    return ccd;
+}
+
+int tch_contact_common_point(const tch_convex_hull* a, const tch_convex_hull* b,
+                             tch_transform X_AB, tch_vec3* o_A) {
+    const placed_hull pa = {a, tch_x_identity()};
+    const placed_hull pb = {b, X_AB};
+    const ccd_t ccd = ccd_settings();
+    ccd_real_t depth = 0;
+    ccd_vec3_t dir, pos;
+    int found = ccdGJKPenetration(&pa, &pb, &ccd, &depth, &dir, &pos);
+    if (found == -2) {
+        /* EPA could not allocate its polytope: MPR needs no memory */
+        found = ccdMPRPenetration(&pa, &pb, &ccd, &depth, &dir, &pos);
+    }
+    *o_A = from_ccd(&pos);
+    return found == 0;
+}
+
+/* ---- GJK distance ---- */
+
+typedef struct simplex {
+    int count;
+    tch_vec3 w[4], a[4], b[4]; /* w = a - b */
+} simplex;
+
+/* Closest point to the origin of the affine hull of the subset `mask` of W, with its
+ * barycentric weights; returns 0 when the subset is degenerate or a weight is negative. */
+static int affine_closest(const simplex* s, int mask, tch_real lambda[4], tch_vec3* v) {
+    int idx[4] = {0, 0, 0, 0}, k = 0;
+    for (int i = 0; i < s->count; ++i) {
+        if (mask & (1 << i)) {
+            idx[k++] = i;
+        }
+    }
+    /* v = w0 + sum mu_j e_j, e_j = w_j - w0, with (E^T E) mu = -E^T w0 */
+    const tch_vec3 w0 = s->w[idx[0]];
+    tch_mat3 G = tch_m3_identity();
+    tch_vec3 rhs = tch_v3_zero();
+    tch_vec3 e[3];
+    for (int j = 1; j < k; ++j) {
+        e[j - 1] = tch_v3_sub(s->w[idx[j]], w0);
+    }
+    for (int i = 0; i < k - 1; ++i) {
+        for (int j = 0; j < k - 1; ++j) {
+            G.m[i][j] = tch_v3_dot(e[i], e[j]);
+        }
+        tch_v3_set(&rhs, i, -tch_v3_dot(e[i], w0));
+    }
+    tch_mat3 G_inv;
+    if (k > 1 && !tch_m3_inverse(G, &G_inv)) {
+        return 0;
+    }
+    const tch_vec3 mu = k > 1 ? tch_m3_mul_v3(G_inv, rhs) : tch_v3_zero();
+    tch_real sum = 0;
+    *v = w0;
+    for (int i = 0; i < 4; ++i) {
+        lambda[i] = 0;
+    }
+    for (int j = 1; j < k; ++j) {
+        const tch_real m = tch_v3_get(mu, j - 1);
+        if (m < 0) {
+            return 0;
+        }
+        lambda[idx[j]] = m;
+        sum += m;
+        *v = tch_v3_madd(*v, m, e[j - 1]);
+    }
+    lambda[idx[0]] = 1 - sum;
+    return lambda[idx[0]] >= 0;
+}
+
+/* Reduces W to the smallest face holding its point closest to the origin; returns that point
+ * (and the weights, aligned with the reduced W). */
+static tch_vec3 reduce_simplex(simplex* s, tch_real lambda_out[4]) {
+    tch_vec3 best_v = s->w[0];
+    tch_real best_d = INFINITY, best_lambda[4] = {1, 0, 0, 0};
+    for (int mask = 1; mask < (1 << s->count); ++mask) {
+        tch_real lambda[4];
+        tch_vec3 v;
+        if (affine_closest(s, mask, lambda, &v) && tch_v3_norm2(v) < best_d) {
+            best_d = tch_v3_norm2(v);
+            best_v = v;
+            for (int i = 0; i < 4; ++i) {
+                best_lambda[i] = lambda[i];
+            }
+        }
+    }
+    simplex kept = {0};
+    for (int i = 0; i < s->count; ++i) {
+        if (best_lambda[i] > 0) {
+            lambda_out[kept.count] = best_lambda[i];
+            kept.w[kept.count] = s->w[i];
+            kept.a[kept.count] = s->a[i];
+            kept.b[kept.count] = s->b[i];
+            ++kept.count;
+        }
+    }
+    *s = kept;
+    return best_v;
+}
+
+tch_real tch_contact_closest_points(const tch_convex_hull* a, const tch_convex_hull* b,
+                                    tch_transform X_AB, tch_vec3* a_A, tch_vec3* b_A) {
+    const placed_hull pa = {a, tch_x_identity()};
+    const placed_hull pb = {b, X_AB};
+    simplex s = {0};
+    tch_real lambda[4] = {1, 0, 0, 0};
+    tch_vec3 v = tch_v3_sub(a->centroid_G, tch_x_apply(X_AB, b->centroid_G));
+    for (int iteration = 0; iteration < 128; ++iteration) {
+        const tch_vec3 dir = tch_v3_norm2(v) > 0 ? tch_v3_neg(v) : tch_v3(1, 0, 0);
+        const tch_vec3 sa = support(&pa, dir), sb = support(&pb, tch_v3_neg(dir));
+        const tch_vec3 w = tch_v3_sub(sa, sb);
+        /* no progress: v is the closest point (relative tolerance on |v|^2) */
+        if (s.count > 0 && tch_v3_norm2(v) - tch_v3_dot(v, w) <= 1e-12 * tch_v3_norm2(v)) {
+            break;
+        }
+        s.w[s.count] = w;
+        s.a[s.count] = sa;
+        s.b[s.count] = sb;
+        ++s.count;
+        v = reduce_simplex(&s, lambda);
+        if (s.count == 4 || tch_v3_norm2(v) == 0) {
+            break; /* the origin is inside: the pieces intersect */
+        }
+    }
+    *a_A = tch_v3_zero();
+    *b_A = tch_v3_zero();
+    for (int i = 0; i < s.count; ++i) {
+        *a_A = tch_v3_madd(*a_A, lambda[i], s.a[i]);
+        *b_A = tch_v3_madd(*b_A, lambda[i], s.b[i]);
+    }
+    return s.count == 4 ? 0 : tch_v3_norm(v);
+}
+
+/* ---- the separation search ---- */
+
+tch_vec3 tch_contact_initial_normal(const tch_polyhedron* overlap, tch_vec3 c_A, tch_vec3 c_B) {
+    tch_vec3 sum = tch_v3_zero();
+    tch_real total = 0;
+    for (int f = 0; overlap && f < overlap->face_count; ++f) {
+        const int start = overlap->face_start[f], length = overlap->face_start[f + 1] - start;
+        tch_vec3 area = tch_v3_zero(); /* twice the area vector, by the shoelace sum */
+        for (int i = 0; i < length; ++i) {
+            area = tch_v3_add(area, tch_v3_cross(
+                                        overlap->vertices_A[overlap->face_vertices[start + i]],
+                                        overlap->vertices_A[overlap->face_vertices
+                                                                [start + (i + 1) % length]]));
+        }
+        total += tch_v3_norm(area);
+        sum = overlap->face_owner[f] == TCH_FACE_OWNER_A ? tch_v3_add(sum, area)
+                                                         : tch_v3_sub(sum, area);
+    }
+    if (total > 0 && tch_v3_norm(sum) > 1e-12 * total) {
+        return tch_v3_normalize(sum);
+    }
+    return tch_v3_normalize(tch_v3_sub(c_B, c_A));
+}
+
+static tch_real hull_size(const tch_convex_hull* h) {
+    tch_real r2 = 0;
+    for (int i = 0; i < h->vertex_count; ++i) {
+        r2 = fmax(r2, tch_v3_norm2(tch_v3_sub(h->vertices_G[i], h->centroid_G)));
+    }
+    return sqrt(r2);
+}
+
+/* B translated by s n (A's frame). */
+static tch_transform shifted(tch_transform X_AB, tch_vec3 n, tch_real s) {
+    return (tch_transform){X_AB.q, tch_v3_madd(X_AB.p, s, n)};
+}
+
+static tch_status check_inputs(const tch_convex_hull* a, const tch_convex_hull* b,
+                               tch_transform X_AB, const tch_vec3* n_prev_A, tch_error* err) {
+    const tch_status status = tch_polyhedron_check_pair(a, b, X_AB, err);
+    if (status == TCH_OK && n_prev_A &&
+        (!tch_v3_isfinite(*n_prev_A) || !(tch_v3_norm(*n_prev_A) > 0))) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "the previous contact normal (%g %g %g) must be finite and non-zero",
+                        n_prev_A->x, n_prev_A->y, n_prev_A->z);
+    }
+    return status;
+}
+
+/* Largest number of doublings of the separation distance. */
+enum { max_trials = 64 };
+
+tch_status tch_contact_plane_find(const tch_convex_hull* a, const tch_convex_hull* b,
+                                  tch_transform X_AB, const tch_vec3* n_prev_A, tch_real d_prev,
+                                  const tch_polyhedron* overlap, tch_contact_plane* out,
+                                  tch_error* err) {
+    const tch_status status = check_inputs(a, b, X_AB, n_prev_A, err);
+    if (status != TCH_OK) {
+        return status;
+    }
+    X_AB.q = tch_q_normalize(X_AB.q);
+    const tch_vec3 n_prev =
+        n_prev_A ? tch_v3_normalize(*n_prev_A)
+                 : tch_contact_initial_normal(overlap, a->centroid_G,
+                                              tch_x_apply(X_AB, b->centroid_G));
+    const tch_real size = fmax(hull_size(a), hull_size(b));
+    /* the notes' 1e-10 squared distance, for a pair of unit size */
+    const tch_real separated2 = 1e-10 * size * size;
+    const ccd_t ccd = ccd_settings();
+    const placed_hull pa = {a, tch_x_identity()};
+    tch_real s = d_prev > 0 ? fmax(d_prev, 0.01) : 0.01;
+    tch_vec3 a_star = tch_v3_zero(), b_star = tch_v3_zero();
+    int trials = 0;
+    for (;;) {
+        if (++trials > max_trials) {
+            return tch_fail(err, TCH_ERR_NUMERICAL, NULL, 0,
+                            "the contact plane search found no separation after %d doublings "
+                            "(last distance %g m along (%g %g %g))",
+                            max_trials, s, n_prev.x, n_prev.y, n_prev.z);
+        }
+        s *= 2;
+        const tch_transform X_moved = shifted(X_AB, n_prev, s);
+        const placed_hull pb = {b, X_moved};
+        if (ccdGJKIntersect(&pa, &pb, &ccd)) {
+            continue;
+        }
+        const tch_real distance = tch_contact_closest_points(a, b, X_moved, &a_star, &b_star);
+        if (distance * distance > separated2) {
+            break;
+        }
+    }
+    const tch_vec3 gap = tch_v3_sub(b_star, a_star);
+    const tch_real distance = tch_v3_norm(gap);
+    out->n_A = tch_v3_scale(gap, 1 / distance);
+    out->depth = s - distance;
+    out->a_A = a_star;
+    out->b_A = tch_v3_madd(a_star, -out->depth, out->n_A);
+    out->o_A = tch_v3_madd(a_star, -0.5 * out->depth, out->n_A);
+    out->trials = trials;
+    return TCH_OK;
+}
