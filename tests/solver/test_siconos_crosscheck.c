@@ -40,6 +40,7 @@ static int siconos_lemke(const tch_real* m, const tch_real* q, int n, double* z,
     int info = -1;
     lcp_lexicolemke(&problem, z, w, &info, options);
     solver_options_delete(options);
+    free(options); /* Siconos 4.4's delete clears the members but leaves the struct (LSan) */
     NM_free(matrix);
     return info;
 }
