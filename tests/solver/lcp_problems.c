@@ -74,3 +74,14 @@ tch_real lcp_scale(const tch_real* m, const tch_real* q, const tch_real* z, int 
     }
     return fmax(1, q_norm + m_norm * z_norm);
 }
+
+void lcp_random_problem(lcp_rng* rng, int n, int trial, int semidefinite, tch_real* m,
+                        tch_real* q) {
+    if (!semidefinite) {
+        lcp_random_gram(rng, n, n, 0.1, m);
+        lcp_random_vector(rng, n, q);
+        return;
+    }
+    lcp_random_gram(rng, n, trial == 0 ? 1 : (n + 1) / 2, 0, m);
+    lcp_solvable_q(rng, m, n, trial == 2, q, NULL);
+}

@@ -21,6 +21,13 @@ void lcp_random_gram(lcp_rng* rng, int n, int rank, tch_real eps, tch_real* m);
 void lcp_solvable_q(lcp_rng* rng, const tch_real* m, int n, int degenerate, tch_real* q,
                     tch_real* z_star);
 
+/* The random problem family of the tests and the cross-check, trial = 0, 1, 2 at each size:
+ * positive definite: M = A Aᵀ + 0.1 I (A n x n), q uniform;
+ * positive semi-definite: M = A Aᵀ of rank 1 (trial 0) or (n + 1) / 2, q from a complementary
+ * pair, with degenerate pairs z*_i = w*_i = 0 on trial 2. */
+void lcp_random_problem(lcp_rng* rng, int n, int trial, int semidefinite, tch_real* m,
+                        tch_real* q);
+
 /* q[n] uniform in [-1, 1). */
 void lcp_random_vector(lcp_rng* rng, int n, tch_real* q);
 

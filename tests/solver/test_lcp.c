@@ -70,13 +70,12 @@ static void test_one_active_closed_form(void) {
 static const int sizes[] = {1, 2, 3, 4, 5, 7, 10, 16, 25, 40, 64, 100, 150, 200};
 enum { SIZE_COUNT = sizeof sizes / sizeof sizes[0] };
 
-static void test_random_positive_definite(void) {
-    lcp_rng rng = {1};
+static void solve_random_family(int semidefinite, unsigned long long seed) {
+    lcp_rng rng = {seed};
     for (int s = 0; s < SIZE_COUNT; ++s) {
         for (int trial = 0; trial < 3; ++trial) {
             const int n = sizes[s];
-            lcp_random_gram(&rng, n, n, 0.1, g_m);
-            lcp_random_vector(&rng, n, g_q);
+            lcp_random_problem(&rng, n, trial, semidefinite, g_m, g_q);
             tch_lcp_result r;
             ENSURE(lemke(g_m, g_q, n, g_z, &r) == TCH_OK);
             ensure_lcp_solution(g_m, g_q, g_z, n, 1e-10);
@@ -88,24 +87,13 @@ static void test_random_positive_definite(void) {
     }
 }
 
-/* M = A Aᵀ with rank n/2 (and rank 1): a solution exists by construction of q. */
+static void test_random_positive_definite(void) {
+    solve_random_family(0, 1);
+}
+
+/* M = A Aᵀ with rank 1 or (n + 1) / 2: a solution exists by construction of q. */
 static void test_random_positive_semidefinite(void) {
-    lcp_rng rng = {2};
-    for (int s = 0; s < SIZE_COUNT; ++s) {
-        for (int trial = 0; trial < 3; ++trial) {
-            const int n = sizes[s];
-            const int rank = trial == 0 ? 1 : (n + 1) / 2;
-            lcp_random_gram(&rng, n, rank, 0, g_m);
-            lcp_solvable_q(&rng, g_m, n, trial == 2, g_q, NULL);
-            tch_lcp_result r;
-            ENSURE(lemke(g_m, g_q, n, g_z, &r) == TCH_OK);
-            ensure_lcp_solution(g_m, g_q, g_z, n, 1e-10);
-            if (tch_test_current_failed) {
-                fprintf(stderr, "  n = %d, rank %d, pivots %d\n", n, rank, r.iterations);
-                return;
-            }
-        }
-    }
+    solve_random_family(1, 2);
 }
 
 static void ensure_ray(const tch_real* m, const tch_real* q, int n) {

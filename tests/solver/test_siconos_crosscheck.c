@@ -89,13 +89,12 @@ static void compare(int n, int psd) {
 static const int sizes[] = {1, 2, 3, 5, 10, 20, 50, 100, 200};
 enum { SIZE_COUNT = sizeof sizes / sizeof sizes[0] };
 
-static void test_positive_definite_same_z(void) {
-    lcp_rng rng = {1};
+static void compare_family(int semidefinite, unsigned long long seed) {
+    lcp_rng rng = {seed};
     for (int s = 0; s < SIZE_COUNT; ++s) {
         for (int trial = 0; trial < 3; ++trial) {
-            lcp_random_gram(&rng, sizes[s], sizes[s], 0.1, g_m);
-            lcp_random_vector(&rng, sizes[s], g_q);
-            compare(sizes[s], 0);
+            lcp_random_problem(&rng, sizes[s], trial, semidefinite, g_m, g_q);
+            compare(sizes[s], semidefinite);
             if (tch_test_current_failed) {
                 fprintf(stderr, "  n = %d, trial %d\n", sizes[s], trial);
                 return;
@@ -104,20 +103,12 @@ static void test_positive_definite_same_z(void) {
     }
 }
 
+static void test_positive_definite_same_z(void) {
+    compare_family(0, 1);
+}
+
 static void test_positive_semidefinite_same_w(void) {
-    lcp_rng rng = {2};
-    for (int s = 0; s < SIZE_COUNT; ++s) {
-        for (int trial = 0; trial < 3; ++trial) {
-            const int n = sizes[s];
-            lcp_random_gram(&rng, n, trial == 0 ? 1 : (n + 1) / 2, 0, g_m);
-            lcp_solvable_q(&rng, g_m, n, trial == 2, g_q, NULL);
-            compare(n, 1);
-            if (tch_test_current_failed) {
-                fprintf(stderr, "  n = %d, trial %d\n", n, trial);
-                return;
-            }
-        }
-    }
+    compare_family(1, 2);
 }
 
 int main(void) {
