@@ -223,14 +223,6 @@ tch_vec3 tch_contact_initial_normal(const tch_polyhedron* overlap, tch_vec3 c_A,
     return tch_v3_normalize(tch_v3_sub(c_B, c_A));
 }
 
-static tch_real hull_size(const tch_convex_hull* h) {
-    tch_real r2 = 0;
-    for (int i = 0; i < h->vertex_count; ++i) {
-        r2 = fmax(r2, tch_v3_norm2(tch_v3_sub(h->vertices_G[i], h->centroid_G)));
-    }
-    return sqrt(r2);
-}
-
 /* B translated by s n (A's frame). */
 static tch_transform shifted(tch_transform X_AB, tch_vec3 n, tch_real s) {
     return (tch_transform){X_AB.q, tch_v3_madd(X_AB.p, s, n)};
@@ -264,7 +256,7 @@ tch_status tch_contact_plane_find(const tch_convex_hull* a, const tch_convex_hul
         n_prev_A ? tch_v3_normalize(*n_prev_A)
                  : tch_contact_initial_normal(overlap, a->centroid_G,
                                               tch_x_apply(X_AB, b->centroid_G));
-    const tch_real size = fmax(hull_size(a), hull_size(b));
+    const tch_real size = tch_polyhedron_pair_size(a, b);
     /* the notes' 1e-10 squared distance, for a pair of unit size */
     const tch_real separated2 = 1e-10 * size * size;
     const ccd_t ccd = ccd_settings();

@@ -546,8 +546,7 @@ static void compact_vertices(tch_polyhedron* p, int* map) {
     p->vertex_count = count;
 }
 
-/* Larger of the two pieces' bounding radii about their centroids. */
-static tch_real pair_size(const tch_convex_hull* a, const tch_convex_hull* b) {
+tch_real tch_polyhedron_pair_size(const tch_convex_hull* a, const tch_convex_hull* b) {
     return fmax(hull_radius(a), hull_radius(b));
 }
 
@@ -563,7 +562,7 @@ static tch_status clip_intersect(const tch_convex_hull* a, const tch_convex_hull
     if (!s || load_hull(out, a)) {
         return out_of_memory(err);
     }
-    const tch_real tol = TCH_POLYHEDRON_TOLERANCE * pair_size(a, b);
+    const tch_real tol = TCH_POLYHEDRON_TOLERANCE * tch_polyhedron_pair_size(a, b);
     tch_polyhedron* current = out;
     tch_polyhedron* next = &s->other;
     clip_result result = CLIP_UNCHANGED;
@@ -768,7 +767,7 @@ static tch_status dual_intersect(const tch_convex_hull* a, const tch_convex_hull
         free(coords);
         return out_of_memory(err);
     }
-    const tch_real size = pair_size(a, b);
+    const tch_real size = tch_polyhedron_pair_size(a, b);
     tch_status status = dual_points(planes, count, o_A, size, coords, err);
     if (status == TCH_OK) {
         status = hull_dual_points(planes, count, coords, o_A, size, out, err);
@@ -820,7 +819,7 @@ static tch_status dual_with_common_point(const tch_convex_hull* a, const tch_con
         clear(out);
         return TCH_OK;
     }
-    const tch_real needed = TCH_POLYHEDRON_INTERIOR_MARGIN * pair_size(a, b);
+    const tch_real needed = TCH_POLYHEDRON_INTERIOR_MARGIN * tch_polyhedron_pair_size(a, b);
     if (!(interior_margin(a, b, X_AB, o_A) > needed)) {
         const tch_status status = clip_intersect(a, b, X_AB, out, err);
         if (status != TCH_OK || out->face_count == 0) {
