@@ -32,6 +32,15 @@ typedef struct tch_contact {
     tch_vec3 f_W;     ///< force applied to b at p_W, world, N (a receives -f_W)
 } tch_contact;
 
+/// A polygon of a contact patch (volume and pressure models): its vertices are
+/// polygon_vertices_W[vertex_start .. vertex_start + vertex_count) of tch_data, with the
+/// pressure at each vertex in polygon_vertex_pressure (Pa; 0 where the model has none).
+typedef struct tch_contact_polygon {
+    int vertex_start;
+    int vertex_count;
+    tch_vec3 n_W;          ///< unit normal of the polygon, from a into b
+} tch_contact_polygon;
+
 /// Net result of one geom pair in contact, after the contact forces stage.
 typedef struct tch_pair_result {
     int geom_a, geom_b;
@@ -40,6 +49,14 @@ typedef struct tch_pair_result {
     int contact_count;
     tch_vec3 f_W;          ///< net force on b, N
     tch_vec3 tau_Wo_W;     ///< net torque on b about the world origin, N m
+    tch_pair_params params; ///< the resolved contact parameters used for this pair
+    // ---- patch models (zero for point contacts) ----
+    int polygon_start;     ///< first of this pair's polygons in tch_data.polygons
+    int polygon_count;
+    tch_real area;         ///< contact area, m^2
+    tch_real volume;       ///< overlap volume, m^3 (volume model)
+    tch_real max_pressure; ///< Pa (pressure model)
+    tch_real elastic_energy; ///< J (pressure model)
 } tch_pair_result;
 
 typedef struct tch_data {
@@ -67,12 +84,20 @@ typedef struct tch_data {
     int pair_result_count;
     int pair_result_capacity;
     tch_pair_result* pair_results;
+    int polygon_count;
+    int polygon_capacity;
+    tch_contact_polygon* polygons;        ///< [polygon_capacity]
+    int polygon_vertex_count;
+    int polygon_vertex_capacity;
+    tch_vec3* polygon_vertices_W;         ///< [polygon_vertex_capacity], m
+    tch_real* polygon_vertex_pressure;    ///< [polygon_vertex_capacity], Pa
     // ---- forces ----
     tch_vec3* body_force_W;     ///< [body_count] total force on the centre of mass, N
     tch_vec3* body_torque_W;    ///< [body_count] total torque about the centre of mass, N m
     // ---- diagnostics ----
     int warning_count[TCH_WARN_COUNT];
     long heap_allocation_count; ///< allocations made by steps (flat after warm-up)
+    long buffer_growth_count;   ///< times the contact, pair or polygon buffers grew
     int broadphase_pair_count;  ///< candidate pairs of the last collision stage
 
     struct tch_data_internal* internal; ///< arena, per-pair contact state, caches; opaque

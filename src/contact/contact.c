@@ -1,8 +1,48 @@
 #include "contact/contact.h"
 
+#include <stdlib.h>
+
 #include "math/vec.h"
 
+/* Grows *buffer (of `size` bytes per element) to hold `needed` elements; doubles. */
+static int grow_buffer(void** buffer, int* capacity, int needed, size_t size, long* growth) {
+    if (needed <= *capacity) {
+        return 0;
+    }
+    int grown = *capacity > 0 ? *capacity : 16;
+    while (grown < needed) {
+        grown *= 2;
+    }
+    void* p = realloc(*buffer, (size_t)grown * size);
+    if (!p) {
+        return -1;
+    }
+    *buffer = p;
+    *capacity = grown;
+    (*growth)++;
+    return 0;
+}
+
+int tch_contact_reserve(tch_data* d, int points, int polygons, int vertices) {
+    long* growth = &d->buffer_growth_count;
+    int vertex_capacity = d->polygon_vertex_capacity;
+    int failed =
+        grow_buffer((void**)&d->contacts, &d->contact_capacity, d->contact_count + points,
+                    sizeof *d->contacts, growth) ||
+        grow_buffer((void**)&d->pair_results, &d->pair_result_capacity,
+                    d->pair_result_count + 1, sizeof *d->pair_results, growth) ||
+        grow_buffer((void**)&d->polygons, &d->polygon_capacity, d->polygon_count + polygons,
+                    sizeof *d->polygons, growth) ||
+        grow_buffer((void**)&d->polygon_vertices_W, &vertex_capacity,
+                    d->polygon_vertex_count + vertices, sizeof *d->polygon_vertices_W, growth) ||
+        grow_buffer((void**)&d->polygon_vertex_pressure, &d->polygon_vertex_capacity,
+                    d->polygon_vertex_count + vertices, sizeof *d->polygon_vertex_pressure,
+                    growth);
+    return failed ? -1 : 0;
+}
+
 const tch_contact_ops* tch_contact_model_ops(tch_contact_model model) {
+    /* Models arrive with their issues; a NULL entry is refused by the compiler. */
     switch (model) {
     case TCH_CONTACT_POINT: return &tch_point_ops;
     default: return NULL;

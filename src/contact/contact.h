@@ -12,13 +12,19 @@
  * step is about to produce, so it can hold a body still against gravity exactly instead of
  * letting it creep at the speed one step of gravity gives (see docs/contact-point.md).
  *
+ * Models of kind FORCE (point, volume, pressure) add wrenches as above. Models of kind
+ * CONSTRAINT (lcp, peg) add none here: the engine hands their pairs to the constraint solve of
+ * the integration stage. A model may find its own contact geometry (pair_geometry: the volume
+ * model's overlap polyhedron, the pressure model's contact surface) instead of taking the
+ * narrow phase's points, and may keep per-pair state across steps (uses_state).
+ *
  * The engine never looks inside a model: it calls the table below. A model that this build
  * does not offer has a NULL entry and the compiler refuses scenes that use it, so the step
- * never meets one. Constraint models (lcp, peg) will add rows to a solver instead of wrenches;
- * their entries arrive with them.
+ * never meets one.
  */
 #pragma once
 
+#include "contact/pair_state.h"
 #include "touche/data.h"
 
 /* Every free root's velocity after one step of h under its current loads, kept up to date as
@@ -31,15 +37,40 @@ typedef struct tch_velocity_prediction {
     tch_mat3* I_inv_W;    /* inverse inertia about the centre of mass, world axes */
 } tch_velocity_prediction;
 
+typedef enum tch_contact_kind {
+    TCH_CONTACT_KIND_FORCE = 0,
+    TCH_CONTACT_KIND_CONSTRAINT,
+} tch_contact_kind;
+
+/* What a model sees of one touching pair in one evaluation of the pipeline. */
+typedef struct tch_pair_context {
+    tch_pair_result* pair;  /* geoms, resolved params, its points and polygons in data */
+    tch_pair_state* state;  /* the pair's persistent slot (uses_state models), else NULL */
+    int commit;             /* 1 in a step's first evaluation: models advance their state only
+                             * then (RK4's intermediate evaluations and queries must not) */
+} tch_pair_context;
+
 typedef struct tch_contact_ops {
-    /* Sets f_W of the pair's points to their normal forces and applies them to both bodies
-     * through tch_contact_apply_force. */
-    void (*normal_forces)(const tch_model* model, tch_data* data, tch_pair_result* pair,
-                          const tch_pair_params* params);
-    /* Adds the friction forces to f_W and applies them with tch_contact_apply_friction. */
-    void (*friction_forces)(const tch_model* model, tch_data* data, tch_pair_result* pair,
-                            const tch_pair_params* params, tch_velocity_prediction* prediction);
+    tch_contact_kind kind;
+    int uses_state;
+    /* Optional. The model's own geometry for candidate pair->geom_a/b: appends the pair's points
+     * and polygons after tch_contact_reserve and fills the patch fields of pair. Returns 1 when
+     * touching, 0 when apart (the engine then discards what was appended), -1 when out of
+     * memory. NULL: the narrow phase's points are the pair's geometry. */
+    int (*pair_geometry)(const tch_model* model, tch_data* data, tch_pair_context* context);
+    /* FORCE models: sets f_W of the pair's points to their normal forces and applies them with
+     * tch_contact_apply_force. */
+    void (*normal_forces)(const tch_model* model, tch_data* data, tch_pair_context* context);
+    /* FORCE models, optional: adds the friction forces, applied with tch_contact_apply_friction
+     * so that the prediction follows. */
+    void (*friction_forces)(const tch_model* model, tch_data* data, tch_pair_context* context,
+                            tch_velocity_prediction* prediction);
 } tch_contact_ops;
+
+/* Makes room for `points` more contacts, one more pair result, `polygons` more polygons and
+ * `vertices` more polygon vertices in data's buffers (grown geometrically, counted in
+ * data->buffer_growth_count). Returns 0, or -1 when out of memory. */
+int tch_contact_reserve(tch_data* data, int points, int polygons, int vertices);
 
 /* The ops of `model`, or NULL when this build does not offer it. */
 const tch_contact_ops* tch_contact_model_ops(tch_contact_model model);

@@ -55,8 +55,10 @@ static tch_vec3 relative_velocity(const tch_model* model, const tch_data* data,
                       tch_contact_point_velocity(model, data, pair->geom_a, p_W));
 }
 
-static void point_normal_forces(const tch_model* model, tch_data* data, tch_pair_result* pair,
-                                const tch_pair_params* p) {
+static void point_normal_forces(const tch_model* model, tch_data* data,
+                                tch_pair_context* context) {
+    tch_pair_result* pair = context->pair;
+    const tch_pair_params* p = &pair->params;
     for (int i = 0; i < pair->contact_count; ++i) {
         tch_contact* c = &data->contacts[pair->contact_start + i];
         c->f_W = tch_v3_zero();
@@ -100,8 +102,10 @@ static tch_vec3 update_point_friction(const tch_model* model, tch_data* data,
     return change;
 }
 
-static void point_friction_forces(const tch_model* model, tch_data* data, tch_pair_result* pair,
-                                  const tch_pair_params* p, tch_velocity_prediction* pred) {
+static void point_friction_forces(const tch_model* model, tch_data* data,
+                                  tch_pair_context* context, tch_velocity_prediction* pred) {
+    tch_pair_result* pair = context->pair;
+    const tch_pair_params* p = &pair->params;
     tch_vec3 f_t[TCH_POINT_MAX_PAIR_POINTS];
     tch_real limit[TCH_POINT_MAX_PAIR_POINTS];
     int n = pair->contact_count < TCH_POINT_MAX_PAIR_POINTS ? pair->contact_count
@@ -140,4 +144,10 @@ static void point_friction_forces(const tch_model* model, tch_data* data, tch_pa
     }
 }
 
-const tch_contact_ops tch_point_ops = {point_normal_forces, point_friction_forces};
+const tch_contact_ops tch_point_ops = {
+    .kind = TCH_CONTACT_KIND_FORCE,
+    .uses_state = 0,
+    .pair_geometry = NULL,
+    .normal_forces = point_normal_forces,
+    .friction_forces = point_friction_forces,
+};

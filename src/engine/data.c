@@ -17,7 +17,8 @@ static void free_arrays(tch_data* d) {
     void* arrays[] = {d->qpos, d->qvel, d->qacc, d->body_force_applied_W,
                       d->body_torque_applied_W, d->body_X_WB, d->body_R_WB, d->body_p_WCm,
                       d->geom_X_WG, d->geom_R_WG, d->body_v_WCm, d->body_w_W, d->contacts,
-                      d->pair_results, d->body_force_W, d->body_torque_W};
+                      d->pair_results, d->body_force_W, d->body_torque_W, d->polygons,
+                      d->polygon_vertices_W, d->polygon_vertex_pressure};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
         free(arrays[i]);
     }
@@ -35,7 +36,7 @@ void tch_data_destroy(tch_data* d) {
         free(d->internal->prediction.v_WCm);
         free(d->internal->prediction.w_W);
         free(d->internal->prediction.I_inv_W);
-        free(d->internal->pair_params);
+        tch_pair_state_destroy(&d->internal->pair_states);
         free(d->internal);
     }
     free_arrays(d);
@@ -68,8 +69,7 @@ static int allocate_internal(const tch_model* m, tch_data* d) {
            CALLOC_ARRAY(in->geom_static, m->geom_count) &&
            CALLOC_ARRAY(in->prediction.v_WCm, m->body_count) &&
            CALLOC_ARRAY(in->prediction.w_W, m->body_count) &&
-           CALLOC_ARRAY(in->prediction.I_inv_W, m->body_count) &&
-           CALLOC_ARRAY(in->pair_params, d->pair_result_capacity);
+           CALLOC_ARRAY(in->prediction.I_inv_W, m->body_count);
 }
 
 tch_status tch_data_create(const tch_model* m, tch_data** out, tch_error* err) {
@@ -97,6 +97,9 @@ void tch_data_reset(const tch_model* m, tch_data* d) {
     memset(d->warning_count, 0, sizeof d->warning_count);
     d->contact_count = 0;
     d->pair_result_count = 0;
+    d->polygon_count = 0;
+    d->polygon_vertex_count = 0;
+    tch_pair_state_clear(&d->internal->pair_states);
     tch_stage_kinematics(m, d);
     tch_stage_velocities(m, d);
 }
@@ -116,43 +119,10 @@ tch_status tch_data_reset_key(const tch_model* m, tch_data* d, int key, tch_erro
     return TCH_OK;
 }
 
-int tch_data_reserve_contacts(tch_data* d, int extra) {
-    if (d->contact_count + extra > d->contact_capacity) {
-        int capacity = d->contact_capacity * 2;
-        while (capacity < d->contact_count + extra) {
-            capacity *= 2;
-        }
-        tch_contact* grown = realloc(d->contacts, (size_t)capacity * sizeof *grown);
-        if (!grown) {
-            return -1;
-        }
-        d->contacts = grown;
-        d->contact_capacity = capacity;
-        d->internal->contact_growth_count++;
-        d->warning_count[TCH_WARN_CONTACT_FULL]++;
-    }
-    if (d->pair_result_count + 1 > d->pair_result_capacity) {
-        int capacity = d->pair_result_capacity * 2;
-        tch_pair_result* grown = realloc(d->pair_results, (size_t)capacity * sizeof *grown);
-        if (!grown) {
-            return -1;
-        }
-        d->pair_results = grown;
-        tch_pair_params* params =
-            realloc(d->internal->pair_params, (size_t)capacity * sizeof *params);
-        if (!params) {
-            return -1;
-        }
-        d->internal->pair_params = params;
-        d->pair_result_capacity = capacity;
-        d->internal->contact_growth_count++;
-    }
-    return 0;
-}
-
 void tch_data_update_allocation_count(tch_data* d) {
     d->heap_allocation_count = d->internal->arena.heap_allocation_count +
-                               d->internal->contact_growth_count;
+                               d->buffer_growth_count +
+                               d->internal->pair_states.allocation_count;
 }
 
 tch_real tch_data_energy(const tch_model* m, const tch_data* d) {

@@ -18,13 +18,11 @@ struct tch_data_internal {
     tch_broadphase* broadphase;
     tch_aabb* geom_aabb;          /* [geom_count] world boxes of the last collision stage */
     unsigned char* geom_static;   /* [geom_count] 1 when the geom's root is the world */
-    long contact_growth_count;    /* reallocations of the contact buffers */
     tch_velocity_prediction prediction; /* arrays [body_count], for semi-implicit friction */
-    tch_pair_params* pair_params; /* [pair_result_capacity] resolved parameters per pair result */
+    tch_pair_state_table pair_states; /* per-pair state of the models that keep one */
+    long step_count;              /* steps taken; stamps the pair states seen in a step */
+    int committing;               /* 1 while evaluating a step's first stage (see contact.h) */
 };
-
-/* Makes room for `extra` more contacts and one more pair result; -1 when out of memory. */
-int tch_data_reserve_contacts(tch_data* data, int extra);
 
 /* Sums the heap allocations made by steps into data->heap_allocation_count. */
 void tch_data_update_allocation_count(tch_data* data);

@@ -99,34 +99,93 @@ static int pair_may_collide(const tch_model* m, int a, int b) {
     return has_explicit_pair(m, a, b);
 }
 
-static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, tch_error* err) {
+/* The narrow phase's points for pair (a, b), appended to data; returns their count. */
+static int narrow_phase_points(const tch_model* m, tch_data* d, tch_pair_result* pair) {
+    int a = pair->geom_a, b = pair->geom_b;
     tch_shape shape_a = tch_model_geom_shape(m, a), shape_b = tch_model_geom_shape(m, b);
     tch_transform X_AB = tch_x_relative(d->geom_X_WG[a], d->geom_X_WG[b]);
     tch_manifold_point points[TCH_MANIFOLD_CAPACITY];
     tch_real margin = fmax(geom_margin(m, a), geom_margin(m, b));
     int count = tch_collide(&shape_a, &shape_b, X_AB, margin, points);
-    if (count == 0) {
-        return TCH_OK;
+    if (count == 0 || tch_contact_reserve(d, count, 0, 0) != 0) {
+        return count == 0 ? 0 : -1;
     }
-    if (tch_data_reserve_contacts(d, count) != 0) {
-        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for contacts");
-    }
-    tch_pair_params* params = &d->internal->pair_params[d->pair_result_count];
-    tch_pair_result* pair = &d->pair_results[d->pair_result_count++];
-    *params = tch_model_pair_params(m, a, b);
-    tch_contact_model model = params->model;
-    *pair = (tch_pair_result){a, b, model, d->contact_count, count, tch_v3_zero(), tch_v3_zero()};
     const tch_transform X_WA = d->geom_X_WG[a];
     for (int i = 0; i < count; ++i) {
         tch_contact* c = &d->contacts[d->contact_count++];
-        c->geom_a = a;
-        c->geom_b = b;
-        c->model = model;
-        c->p_W = tch_x_apply(X_WA, points[i].p_A);
-        c->n_W = tch_q_rotate(X_WA.q, points[i].n_A);
-        c->depth = points[i].depth;
-        c->f_W = tch_v3_zero();
+        *c = (tch_contact){a, b, pair->model, tch_x_apply(X_WA, points[i].p_A),
+                           tch_q_rotate(X_WA.q, points[i].n_A), points[i].depth, tch_v3_zero()};
     }
+    pair->contact_count = count;
+    return 1;
+}
+
+/* The pair's state slot, or a zeroed fresh one in `scratch` when the pair has none yet. */
+static tch_pair_state* lookup_state(tch_data* d, int a, int b, tch_pair_state* scratch) {
+    tch_pair_state* state = tch_pair_state_find(&d->internal->pair_states, a, b);
+    if (state) {
+        return state;
+    }
+    memset(scratch, 0, sizeof *scratch);
+    scratch->geom_a = a < b ? a : b;
+    scratch->geom_b = a < b ? b : a;
+    scratch->fresh = 1;
+    return scratch;
+}
+
+/* Marks the pair's state as seen this step, storing a fresh one. -1 when out of memory. */
+static int keep_state(tch_data* d, tch_pair_state* state, const tch_pair_state* scratch) {
+    struct tch_data_internal* in = d->internal;
+    tch_pair_state* slot =
+        tch_pair_state_touch(&in->pair_states, state->geom_a, state->geom_b, in->step_count);
+    if (!slot) {
+        return -1;
+    }
+    if (state == scratch) {
+        memcpy(slot->bytes, scratch->bytes, sizeof slot->bytes);
+    }
+    return 0;
+}
+
+/* Runs the geometry of candidate pair (a, b) and keeps it as a pair result when touching. */
+static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, tch_error* err) {
+    if (tch_contact_reserve(d, 0, 0, 0) != 0) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for contacts");
+    }
+    tch_pair_params params = tch_model_pair_params(m, a, b);
+    const tch_contact_ops* ops = tch_contact_model_ops(params.model);
+    if (!ops) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                        "contact model '%s' is not supported yet",
+                        tch_contact_model_name(params.model));
+    }
+    tch_pair_result* pair = &d->pair_results[d->pair_result_count];
+    *pair = (tch_pair_result){.geom_a = a, .geom_b = b, .model = params.model,
+                              .contact_start = d->contact_count, .params = params,
+                              .polygon_start = d->polygon_count};
+    int touching;
+    if (ops->pair_geometry) {
+        tch_pair_state scratch;
+        tch_pair_context context = {pair, NULL, d->internal->committing};
+        context.state = ops->uses_state ? lookup_state(d, a, b, &scratch) : NULL;
+        int saved_contacts = d->contact_count, saved_polygons = d->polygon_count;
+        int saved_vertices = d->polygon_vertex_count;
+        touching = ops->pair_geometry(m, d, &context);
+        if (touching == 1 && context.state && keep_state(d, context.state, &scratch) != 0) {
+            touching = -1;
+        }
+        if (touching != 1) {
+            d->contact_count = saved_contacts;
+            d->polygon_count = saved_polygons;
+            d->polygon_vertex_count = saved_vertices;
+        }
+    } else {
+        touching = narrow_phase_points(m, d, pair);
+    }
+    if (touching < 0) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for contacts");
+    }
+    d->pair_result_count += touching;
     return TCH_OK;
 }
 
@@ -134,6 +193,8 @@ tch_status tch_stage_collision(const tch_model* m, tch_data* d, tch_error* err) 
     struct tch_data_internal* in = d->internal;
     d->contact_count = 0;
     d->pair_result_count = 0;
+    d->polygon_count = 0;
+    d->polygon_vertex_count = 0;
     for (int g = 0; g < m->geom_count; ++g) {
         tch_shape shape = tch_model_geom_shape(m, g);
         in->geom_aabb[g] = tch_shape_aabb(&shape, d->geom_X_WG[g], geom_margin(m, g));
@@ -159,31 +220,37 @@ tch_status tch_stage_collision(const tch_model* m, tch_data* d, tch_error* err) 
 
 /* ---- forces and accelerations ---- */
 
+/* The context of pair result i for its model's force functions. */
+static tch_pair_context pair_context(tch_data* d, const tch_contact_ops* ops, int i) {
+    tch_pair_result* pair = &d->pair_results[i];
+    tch_pair_state* state =
+        ops->uses_state ? tch_pair_state_find(&d->internal->pair_states, pair->geom_a,
+                                              pair->geom_b)
+                        : NULL;
+    return (tch_pair_context){pair, state, d->internal->committing};
+}
+
 tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
+    (void)err;
     for (int b = 0; b < m->body_count; ++b) {
         tch_real mass = m->body_free[b] ? m->body_total_mass[b] : 0;
         d->body_force_W[b] = tch_v3_madd(d->body_force_applied_W[b], mass, m->gravity);
         d->body_torque_W[b] = d->body_torque_applied_W[b];
     }
     for (int i = 0; i < d->pair_result_count; ++i) {
-        tch_pair_result* pair = &d->pair_results[i];
-        const tch_pair_params* params = &d->internal->pair_params[i];
-        const tch_contact_ops* ops = tch_contact_model_ops(params->model);
-        if (!ops) {
-            return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
-                            "contact model '%s' is not supported yet",
-                            tch_contact_model_name(params->model));
+        const tch_contact_ops* ops = tch_contact_model_ops(d->pair_results[i].model);
+        if (ops->kind == TCH_CONTACT_KIND_FORCE) {
+            tch_pair_context context = pair_context(d, ops, i);
+            ops->normal_forces(m, d, &context);
         }
-        ops->normal_forces(m, d, pair, params);
     }
     tch_velocity_prediction* prediction = &d->internal->prediction;
     tch_contact_predict_velocities(m, d, m->timestep, prediction);
     for (int i = 0; i < d->pair_result_count; ++i) {
-        tch_pair_result* pair = &d->pair_results[i];
-        const tch_pair_params* params = &d->internal->pair_params[i];
-        const tch_contact_ops* ops = tch_contact_model_ops(params->model);
-        if (ops->friction_forces) {
-            ops->friction_forces(m, d, pair, params, prediction);
+        const tch_contact_ops* ops = tch_contact_model_ops(d->pair_results[i].model);
+        if (ops->kind == TCH_CONTACT_KIND_FORCE && ops->friction_forces) {
+            tch_pair_context context = pair_context(d, ops, i);
+            ops->friction_forces(m, d, &context, prediction);
         }
     }
     return TCH_OK;
@@ -213,6 +280,7 @@ static tch_status evaluate(const tch_model* m, tch_data* d, tch_error* err) {
 }
 
 tch_status tch_forward(const tch_model* m, tch_data* d, tch_error* err) {
+    d->internal->committing = 0;
     return evaluate(m, d, err);
 }
 
@@ -220,7 +288,10 @@ tch_status tch_step_begin(const tch_model* m, tch_data* d, tch_error* err) {
     if (tch_arena_grow_if_needed(&d->internal->arena) > 0) {
         d->warning_count[TCH_WARN_ARENA_GROWN]++;
     }
-    return evaluate(m, d, err);
+    d->internal->committing = 1;
+    tch_status s = evaluate(m, d, err);
+    d->internal->committing = 0;
+    return s;
 }
 
 /* ---- integration ---- */
@@ -246,11 +317,57 @@ static void qpos_rates(const tch_model* m, const tch_data* d, tch_real* rate) {
     }
 }
 
+/* A copy of the contact outputs (points, pair results, polygons), so that the step reports
+ * those of its first evaluation after RK4's later evaluations overwrote them. */
+typedef struct contact_snapshot {
+    tch_contact* contacts;
+    tch_pair_result* pairs;
+    tch_contact_polygon* polygons;
+    tch_vec3* vertices;
+    tch_real* pressures;
+    int contact_count, pair_count, polygon_count, vertex_count;
+} contact_snapshot;
+
+/* Copies count elements of `size` bytes from src to a new arena block. */
+static void* arena_copy(tch_arena* arena, const void* src, int count, size_t size) {
+    void* dst = tch_arena_alloc(arena, (size_t)count * size, "contact snapshot");
+    if (count > 0) {
+        memcpy(dst, src, (size_t)count * size);
+    }
+    return dst;
+}
+
+static void snapshot_take(tch_data* d, contact_snapshot* s) {
+    tch_arena* arena = &d->internal->arena;
+    s->contact_count = d->contact_count;
+    s->pair_count = d->pair_result_count;
+    s->polygon_count = d->polygon_count;
+    s->vertex_count = d->polygon_vertex_count;
+    s->contacts = arena_copy(arena, d->contacts, s->contact_count, sizeof *s->contacts);
+    s->pairs = arena_copy(arena, d->pair_results, s->pair_count, sizeof *s->pairs);
+    s->polygons = arena_copy(arena, d->polygons, s->polygon_count, sizeof *s->polygons);
+    s->vertices = arena_copy(arena, d->polygon_vertices_W, s->vertex_count, sizeof *s->vertices);
+    s->pressures =
+        arena_copy(arena, d->polygon_vertex_pressure, s->vertex_count, sizeof *s->pressures);
+}
+
+/* Restores a snapshot; the buffers only ever grow, so they hold it. */
+static void snapshot_restore(tch_data* d, const contact_snapshot* s) {
+    d->contact_count = s->contact_count;
+    d->pair_result_count = s->pair_count;
+    d->polygon_count = s->polygon_count;
+    d->polygon_vertex_count = s->vertex_count;
+    memcpy(d->contacts, s->contacts, (size_t)s->contact_count * sizeof *s->contacts);
+    memcpy(d->pair_results, s->pairs, (size_t)s->pair_count * sizeof *s->pairs);
+    memcpy(d->polygons, s->polygons, (size_t)s->polygon_count * sizeof *s->polygons);
+    memcpy(d->polygon_vertices_W, s->vertices, (size_t)s->vertex_count * sizeof *s->vertices);
+    memcpy(d->polygon_vertex_pressure, s->pressures,
+           (size_t)s->vertex_count * sizeof *s->pressures);
+}
+
 typedef struct rk4_scratch {
     tch_real *qpos0, *qvel0, *qpos_sum, *qvel_sum, *qpos_rate;
-    tch_contact* contacts0;
-    tch_pair_result* pairs0;
-    int contact_count0, pair_count0;
+    contact_snapshot contacts0;
 } rk4_scratch;
 
 static void rk4_allocate(const tch_model* m, tch_data* d, rk4_scratch* s) {
@@ -261,13 +378,7 @@ static void rk4_allocate(const tch_model* m, tch_data* d, rk4_scratch* s) {
     s->qpos_sum = tch_arena_alloc(arena, q, "rk4 qpos sum");
     s->qvel_sum = tch_arena_alloc(arena, v, "rk4 qvel sum");
     s->qpos_rate = tch_arena_alloc(arena, q, "rk4 qpos rate");
-    s->contact_count0 = d->contact_count;
-    s->pair_count0 = d->pair_result_count;
-    s->contacts0 = tch_arena_alloc(arena, (size_t)d->contact_count * sizeof(tch_contact), "rk4 c");
-    s->pairs0 = tch_arena_alloc(arena, (size_t)d->pair_result_count * sizeof(tch_pair_result),
-                                "rk4 pairs");
-    memcpy(s->contacts0, d->contacts, (size_t)d->contact_count * sizeof(tch_contact));
-    memcpy(s->pairs0, d->pair_results, (size_t)d->pair_result_count * sizeof(tch_pair_result));
+    snapshot_take(d, &s->contacts0);
     memcpy(s->qpos0, d->qpos, q);
     memcpy(s->qvel0, d->qvel, v);
     memset(s->qpos_sum, 0, q);
@@ -317,10 +428,7 @@ static tch_status runge_kutta_4(const tch_model* m, tch_data* d, tch_error* err)
             d->qvel[i] = s.qvel0[i] + h / 6 * s.qvel_sum[i];
         }
         tch_free_bodies_normalize(m, d->qpos);
-        memcpy(d->contacts, s.contacts0, (size_t)s.contact_count0 * sizeof(tch_contact));
-        memcpy(d->pair_results, s.pairs0, (size_t)s.pair_count0 * sizeof(tch_pair_result));
-        d->contact_count = s.contact_count0;
-        d->pair_result_count = s.pair_count0;
+        snapshot_restore(d, &s.contacts0);
     }
     tch_arena_release(&d->internal->arena, mark);
     return status;
@@ -361,6 +469,8 @@ tch_status tch_step_end(const tch_model* m, tch_data* d, tch_error* err) {
         return s;
     }
     d->time += m->timestep;
+    tch_pair_state_sweep(&d->internal->pair_states, d->internal->step_count);
+    d->internal->step_count++;
     tch_data_update_allocation_count(d);
     s = check_divergence(m, d, err);
     if (s == TCH_OK) {
