@@ -4,6 +4,9 @@
 #
 #   bench/run.sh              build (build/bench), run every engine on every scene, print tables
 #   BUILD=dir bench/run.sh    use another build directory
+#   COMMIT=rev bench/run.sh   build and measure that commit's tree exactly (exported with git
+#                             archive into bench/out/<date>/tree, built in bench/out/<date>/build)
+#                             instead of the working tree, which may hold uncommitted changes
 #   QUICK=1 bench/run.sh      a tenth of the steps, to check the driver
 #   ROUNDS=n bench/run.sh     run every scene n times (default 3); the tables keep each engine's
 #                             fastest round per scene, to filter out other load on the machine
@@ -17,10 +20,15 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-build=${BUILD:-$root/build/bench}
 stamp=$(date -u +%Y-%m-%dT%H%M%SZ)
 out=$root/bench/out
 work=$out/$stamp
+src=$root  # the tree that is built and whose generator and examples make the scenes
+build=${BUILD:-$root/build/bench}
+if [[ -n "${COMMIT:-}" ]]; then
+  src=$work/tree
+  build=${BUILD:-$work/build}
+fi
 csv=$out/results-$stamp.csv
 md=$out/results-$stamp.md
 scale=$([[ -n "${QUICK:-}" ]] && echo 0.1 || echo 1)
@@ -33,8 +41,13 @@ fi
 
 log() { echo "bench: $*" >&2; }
 
+export_commit() {
+  mkdir -p "$src"
+  git -C "$root" archive "$COMMIT" | tar -x -C "$src"
+}
+
 build_programs() {
-  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTCH_BUILD_BENCH=ON \
+  cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DTCH_BUILD_BENCH=ON \
     -DTCH_BUILD_TESTS=OFF >/dev/null
   cmake --build "$build" -j "$(nproc)" --target touche_cli bench_touche bench_mujoco bench_ode \
     bench_bullet >/dev/null
@@ -45,12 +58,12 @@ make_scenes() {
   mkdir -p "$work/scenes" "$work/mjcf"
   local n
   for n in 1 3 6 13 25 50; do
-    /usr/bin/python3 "$root/tools/gen_scenes.py" stack "$n" >"$work/scenes/stack$n.xml"
+    /usr/bin/python3 "$src/tools/gen_scenes.py" stack "$n" >"$work/scenes/stack$n.xml"
   done
-  /usr/bin/python3 "$root/tools/gen_scenes.py" pile 100 --dt 0.002 >"$work/scenes/pile100.xml"
-  /usr/bin/python3 "$root/tools/gen_scenes.py" pile 100 --dt 0.001 >"$work/scenes/pile100-1ms.xml"
-  /usr/bin/python3 "$root/tools/gen_scenes.py" pile 1000 --dt 0.002 >"$work/scenes/pile1000.xml"
-  cp "$root/examples/cube_drop.xml" "$work/scenes/cube_drop.xml"
+  /usr/bin/python3 "$src/tools/gen_scenes.py" pile 100 --dt 0.002 >"$work/scenes/pile100.xml"
+  /usr/bin/python3 "$src/tools/gen_scenes.py" pile 100 --dt 0.001 >"$work/scenes/pile100-1ms.xml"
+  /usr/bin/python3 "$src/tools/gen_scenes.py" pile 1000 --dt 0.002 >"$work/scenes/pile1000.xml"
+  cp "$src/examples/cube_drop.xml" "$work/scenes/cube_drop.xml"
   local scene
   for scene in "$work"/scenes/*.xml; do
     "$build/cli/touche" export-mjcf "$scene" "$work/mjcf/$(basename "$scene")" >/dev/null
@@ -82,7 +95,11 @@ describe_machine() {
   local cc_flags
   cc_flags=$(grep -E '^CMAKE_C_FLAGS_RELEASE:' "$build/CMakeCache.txt" | cut -d= -f2-)
   echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "commit=$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- src include || echo '+local changes')"
+  if [[ -n "${COMMIT:-}" ]]; then
+    echo "commit=$(git -C "$root" rev-parse --short "$COMMIT") (exported tree)"
+  else
+    echo "commit=$(git -C "$root" rev-parse --short HEAD)$(git -C "$root" diff --quiet HEAD -- src include cli || echo '+uncommitted changes in src, include or cli')"
+  fi
   echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//') ($(nproc) logical CPUs)"
   echo "load=$(cut -d' ' -f1-3 /proc/loadavg)"
   echo "scheduling=$([[ ${#runner[@]} -gt 2 ]] && echo "SCHED_FIFO priority 1 (chrt -f 1)" || echo "normal scheduling")"
@@ -92,7 +109,11 @@ describe_machine() {
 }
 
 main() {
-  log "building in $build"
+  if [[ -n "${COMMIT:-}" ]]; then
+    log "exporting $COMMIT to $src"
+    export_commit
+  fi
+  log "building $src in $build"
   build_programs
   make_scenes
   "$build/bench/anchors/bench_touche" --csv-header >"$csv"
