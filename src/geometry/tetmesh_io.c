@@ -28,6 +28,7 @@ typedef struct text_reader {
     size_t size, pos;
     int line;           /* 1-based line of the position */
     const char* name;   /* file name for errors */
+    int token_line;     /* line of the last token read (where end-of-file errors point) */
 } text_reader;
 
 typedef struct token {
@@ -64,6 +65,7 @@ static int next_token_in(text_reader* r, token* t, int cross_lines) {
     }
     t->text = r->bytes + r->pos;
     t->line = r->line;
+    r->token_line = r->line;
     while (r->pos < r->size && !is_blank(r->bytes[r->pos]) && r->bytes[r->pos] != '\n' &&
            r->bytes[r->pos] != '\0') {
         r->pos++;
@@ -98,7 +100,7 @@ static void shown(const token* t, char* out, size_t size) {
 /* The next token, or an "unexpected end of file; expected <what>" error. */
 static tch_status expect_token(text_reader* r, token* t, const char* what, tch_error* err) {
     if (!next_token_in(r, t, 1)) {
-        return parse_error(r, r->line, err, "unexpected end of file; expected %s", what);
+        return parse_error(r, r->token_line, err, "unexpected end of file; expected %s", what);
     }
     return TCH_OK;
 }
@@ -624,7 +626,7 @@ static tch_status vtk_body(text_reader* r, raw_mesh* m, tch_error* err) {
         }
     }
     if (status == TCH_OK && (!m->vertices || !m->tets || !have_types)) {
-        status = parse_error(r, r->line, err,
+        status = parse_error(r, r->token_line, err,
                              "VTK file ends without %s; expected POINTS, CELLS and CELL_TYPES",
                              !m->vertices ? "POINTS" : (!m->tets ? "CELLS" : "CELL_TYPES"));
     }
@@ -679,7 +681,7 @@ static tch_status skip_section(text_reader* r, const token* start, tch_error* er
             return TCH_OK;
         }
     }
-    return parse_error(r, r->line, err, "unexpected end of file; expected %s", end);
+    return parse_error(r, r->token_line, err, "unexpected end of file; expected %s", end);
 }
 
 static tch_status gmsh_format(text_reader* r, gmsh_mesh* g, tch_error* err) {
@@ -1033,7 +1035,7 @@ static tch_status gmsh_sections(text_reader* r, gmsh_mesh* g, field_choice* fiel
         }
     }
     if (status == TCH_OK && (!g->nodes || g->tet_count == 0)) {
-        status = parse_error(r, r->line, err,
+        status = parse_error(r, r->token_line, err,
                              ".msh file has %s; expected $Nodes and tetrahedra (element type 4) "
                              "in $Elements",
                              !g->nodes ? "no $Nodes" : "no tetrahedra");
@@ -1152,7 +1154,7 @@ tch_status tch_tetmesh_read_buffer(const char* bytes, size_t size, const char* n
                                    tch_error* err) {
     memset(out, 0, sizeof *out);
     name = name ? name : "";
-    text_reader r = {bytes, size, 0, 1, name};
+    text_reader r = {bytes, size, 0, 1, name, 1};
     skip_blanks(&r, 1);
     const char* start = bytes + r.pos;
     size_t rest = size - r.pos;
@@ -1161,7 +1163,7 @@ tch_status tch_tetmesh_read_buffer(const char* bytes, size_t size, const char* n
     tch_status status;
     if (starts_with(start, rest, "# vtk") || starts_with(start, rest, "# VTK")) {
         status = read_vtk(&r, &m, err);
-    } else if (starts_with(start, rest, "$MeshFormat")) {
+    } else if (starts_with(start, rest, "$")) {
         status = read_gmsh(&r, &m, &format, err);
     } else {
         status = tch_fail(err, TCH_ERR_PARSE, name, r.line,
