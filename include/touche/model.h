@@ -27,12 +27,13 @@ typedef struct tch_convex_hull {
     tch_vec3 centroid_G;       ///< centre of volume, m
 } tch_convex_hull;
 
-/// Resolved contact parameters of a geom pair (every field set).
+/// Resolved contact parameters of a geom pair (every field set; see TCH_CONTACT_REAL_PARAMS).
 typedef struct tch_pair_params {
     tch_contact_model model;
     tch_point_law law;
-    tch_real stiffness, damping, dissipation, exponent;
-    tch_real friction, static_friction, stiction_velocity, margin;
+#define TCH_DECLARE_PARAM(field, positive, combine, doc) tch_real field;
+    TCH_CONTACT_REAL_PARAMS(TCH_DECLARE_PARAM)
+#undef TCH_DECLARE_PARAM
 } tch_pair_params;
 
 typedef struct tch_model {
@@ -50,7 +51,11 @@ typedef struct tch_model {
     tch_real timestep;          ///< s
     tch_vec3 gravity;           ///< m/s^2, world
     tch_integrator integrator;
-    tch_contact_params contact_default; ///< fully set scene defaults
+    tch_contact_params contact_default; ///< scene defaults (stiffness and damping may be NaN:
+                                        ///< derived per pair, see docs/contact-point.md)
+    tch_lcp_solver lcp_solver;  ///< solver of the constraint models
+    int lcp_iterations;         ///< PGS iteration / Lemke pivot limit
+    tch_real lcp_tolerance;     ///< PGS stopping residual
 
     // ---- bodies [body_count] ----
     char (*body_name)[64];

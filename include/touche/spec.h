@@ -51,20 +51,42 @@ typedef enum tch_integrator {
     TCH_INTEGRATOR_RK4,                     ///< classical fourth-order Runge-Kutta
 } tch_integrator;
 
+/// Solvers for the constraint models' complementarity problems.
+typedef enum tch_lcp_solver {
+    TCH_LCP_SOLVER_INHERIT = 0,
+    TCH_LCP_SOLVER_LEMKE, ///< Lemke's complementary pivoting: exact, O(n^3)
+    TCH_LCP_SOLVER_PGS,   ///< projected Gauss-Seidel: iterative, warm-started
+} tch_lcp_solver;
+
+/// The real-valued contact parameters, as an X-macro:
+/// X(field, must_be_positive, how two geoms' values combine, meaning and unit).
+/// The struct below, the scene attributes (touche:<field>), the writer, the defaults and the
+/// checks are all generated from this one list, so they cannot drift apart.
+#define TCH_CONTACT_REAL_PARAMS(X)                                                                \
+    X(stiffness, 1, series, "normal stiffness k, N/m (Hunt-Crossley: N/m^e)")                     \
+    X(damping, 0, series, "normal damping b, N s/m")                                              \
+    X(dissipation, 0, mean, "Hunt-Crossley dissipation alpha, s/m")                               \
+    X(exponent, 1, mean, "Hunt-Crossley exponent e (1.5 for Hertzian spheres)")                   \
+    X(friction, 0, larger, "dynamic (sliding) Coulomb coefficient mu")                            \
+    X(static_friction, 0, larger, "static Coulomb coefficient mu_0 (at least mu)")                \
+    X(stiction_velocity, 1, smaller, "slip speed below which friction is static, m/s")            \
+    X(margin, 0, larger, "contacts are generated this far before touching, m")                    \
+    X(tangential_stiffness, 1, series, "static-friction spring k^S of the volume model, N/m")     \
+    X(tangential_damping, 0, series, "static-friction damper b^S of the volume model, N s/m")     \
+    X(resolution, 1, smaller, "edge length of polyhedral or tet approximations of curved geoms, m") \
+    X(restitution, 0, larger, "coefficient of restitution of impacts (lcp), 0 to 1")              \
+    X(cone_edges, 1, larger, "edges of the linearized friction cone (lcp), at least 3")           \
+    X(stabilization, 0, mean, "fraction of the penetration removed per step (lcp), 0 to 1")
+
 /// Contact parameters, per geom, pair or default class. A value that is NaN (or an enum that
 /// is INHERIT) is "not set" and is taken from the next level: pair, then the two geoms
-/// (combined as documented in docs/contact-point.md), then the scene option.
+/// (combined as docs/contact-point.md documents), then the scene option.
 typedef struct tch_contact_params {
     tch_contact_model model;
     tch_point_law law;
-    tch_real stiffness;          ///< normal stiffness k, N/m (Hunt-Crossley: N/m^e)
-    tch_real damping;            ///< normal damping b, N s/m (linear law)
-    tch_real dissipation;        ///< Hunt-Crossley alpha, s/m
-    tch_real exponent;           ///< Hunt-Crossley exponent e (1.5 for Hertzian spheres)
-    tch_real friction;           ///< dynamic (sliding) Coulomb coefficient mu
-    tch_real static_friction;    ///< static coefficient mu_0 (>= mu)
-    tch_real stiction_velocity;  ///< regularization speed of Coulomb friction, m/s
-    tch_real margin;             ///< contacts are generated this far before touching, m
+#define TCH_DECLARE_PARAM(field, positive, combine, doc) tch_real field;
+    TCH_CONTACT_REAL_PARAMS(TCH_DECLARE_PARAM)
+#undef TCH_DECLARE_PARAM
 } tch_contact_params;
 
 /// Source location of a spec element; file may be "" for elements built in C.
@@ -99,6 +121,9 @@ typedef struct tch_option_def {
     tch_vec3 gravity;             ///< m/s^2, world frame
     tch_integrator integrator;
     tch_contact_params contact;   ///< scene default contact parameters
+    tch_lcp_solver lcp_solver;    ///< solver of the constraint models (default Lemke)
+    int lcp_iterations;           ///< iteration (PGS) or pivot (Lemke) limit; 0: the default
+    tch_real lcp_tolerance;       ///< residual at which PGS stops; NaN: the default
     int cookie;
 } tch_option_def;
 
@@ -236,6 +261,8 @@ TCH_API tch_mesh_id tch_spec_find_mesh(const tch_spec* spec, const char* name);
 /// Names of the enums as used in scene files ("point", "box", "rk4", ...). Never NULL.
 TCH_API const char* tch_contact_model_name(tch_contact_model model);
 TCH_API const char* tch_geom_type_name(tch_geom_type type);
+/// Name of an LCP solver as in scene files ("lemke", "pgs"). Never NULL.
+TCH_API const char* tch_lcp_solver_name(tch_lcp_solver solver);
 /// Parses a contact model name; false when unknown.
 TCH_API bool tch_contact_model_parse(const char* name, tch_contact_model* out);
 

@@ -12,20 +12,16 @@ static const tch_real HUNT_CROSSLEY_REFERENCE_DEPTH = 1e-3;
 tch_contact_params tch_contact_params_overlay(tch_contact_params base, tch_contact_params over) {
     if (over.model != TCH_CONTACT_INHERIT) base.model = over.model;
     if (over.law != TCH_POINT_LAW_INHERIT) base.law = over.law;
-    if (!isnan(over.stiffness)) base.stiffness = over.stiffness;
-    if (!isnan(over.damping)) base.damping = over.damping;
-    if (!isnan(over.dissipation)) base.dissipation = over.dissipation;
-    if (!isnan(over.exponent)) base.exponent = over.exponent;
-    if (!isnan(over.friction)) base.friction = over.friction;
-    if (!isnan(over.static_friction)) base.static_friction = over.static_friction;
-    if (!isnan(over.stiction_velocity)) base.stiction_velocity = over.stiction_velocity;
-    if (!isnan(over.margin)) base.margin = over.margin;
+#define OVERLAY_PARAM(field, positive, combine, doc) \
+    if (!isnan(over.field)) base.field = over.field;
+    TCH_CONTACT_REAL_PARAMS(OVERLAY_PARAM)
+#undef OVERLAY_PARAM
     return base;
 }
 
 typedef tch_real (*combine_rule)(tch_real, tch_real);
 
-static tch_real in_series(tch_real a, tch_real b) {
+static tch_real series(tch_real a, tch_real b) {
     return a * b / (a + b);
 }
 static tch_real larger(tch_real a, tch_real b) {
@@ -55,14 +51,9 @@ tch_contact_params tch_contact_params_combine(tch_contact_params a, tch_contact_
     tch_contact_params c;
     c.model = (tch_contact_model)combine_enum(a.model, b.model, TCH_CONTACT_INHERIT);
     c.law = (tch_point_law)combine_enum(a.law, b.law, TCH_POINT_LAW_INHERIT);
-    c.stiffness = combine_value(a.stiffness, b.stiffness, in_series);
-    c.damping = combine_value(a.damping, b.damping, in_series);
-    c.dissipation = combine_value(a.dissipation, b.dissipation, mean);
-    c.exponent = combine_value(a.exponent, b.exponent, mean);
-    c.friction = combine_value(a.friction, b.friction, larger);
-    c.static_friction = combine_value(a.static_friction, b.static_friction, larger);
-    c.stiction_velocity = combine_value(a.stiction_velocity, b.stiction_velocity, smaller);
-    c.margin = combine_value(a.margin, b.margin, larger);
+#define COMBINE_PARAM(field, positive, rule, doc) c.field = combine_value(a.field, b.field, rule);
+    TCH_CONTACT_REAL_PARAMS(COMBINE_PARAM)
+#undef COMBINE_PARAM
     return c;
 }
 
@@ -95,17 +86,19 @@ tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_p
     if (isnan(c.static_friction)) {
         c.static_friction = c.friction;
     }
+    if (isnan(c.tangential_stiffness)) {
+        c.tangential_stiffness = c.stiffness;
+    }
+    if (isnan(c.tangential_damping)) {
+        c.tangential_damping = c.damping;
+    }
+    c.static_friction = fmax(c.static_friction, c.friction);
     tch_pair_params p;
     p.model = c.model;
     p.law = c.law;
-    p.stiffness = c.stiffness;
-    p.damping = c.damping;
-    p.dissipation = c.dissipation;
-    p.exponent = c.exponent;
-    p.friction = c.friction;
-    p.static_friction = fmax(c.static_friction, c.friction);
-    p.stiction_velocity = c.stiction_velocity;
-    p.margin = c.margin;
+#define COPY_PARAM(field, positive, combine, doc) p.field = c.field;
+    TCH_CONTACT_REAL_PARAMS(COPY_PARAM)
+#undef COPY_PARAM
     return p;
 }
 

@@ -58,33 +58,44 @@ static tch_contact_params builtin_contact_defaults(void) {
     c.friction = 1.0; /* MuJoCo's default sliding friction */
     c.stiction_velocity = 1e-3;
     c.margin = 0;
+    c.restitution = 0;
+    c.cone_edges = 4;
+    c.stabilization = 0.2;
     return c;
 }
 
 /* Values that are set must be in range: NaN means unset, anything else non-finite or negative
  * (or a zero stiffness) is an error. */
+/* Values that are set must be in range: NaN means unset, anything else non-finite or negative
+ * (or zero where the parameter must be positive) is an error; fractions are at most 1 and the
+ * friction cone needs at least 3 edges. */
 static tch_status check_contact_params(const tch_contact_params* c, const tch_source* src,
                                        const char* owner, tch_error* err) {
     const struct {
         const char* name;
         tch_real value;
-        int zero_allowed;
+        int positive;
     } fields[] = {
-        {"stiffness", c->stiffness, 0},        {"damping", c->damping, 1},
-        {"dissipation", c->dissipation, 1},    {"exponent", c->exponent, 0},
-        {"friction", c->friction, 1},          {"static_friction", c->static_friction, 1},
-        {"stiction_velocity", c->stiction_velocity, 0}, {"margin", c->margin, 1},
+#define PARAM_ENTRY(field, positive, combine, doc) {#field, c->field, positive},
+        TCH_CONTACT_REAL_PARAMS(PARAM_ENTRY)
+#undef PARAM_ENTRY
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
         tch_real v = fields[i].value;
-        if (isnan(v)) {
-            continue;
-        }
-        if (!isfinite(v) || v < 0 || (v == 0 && !fields[i].zero_allowed)) {
+        if (!isnan(v) && (!isfinite(v) || v < 0 || (v == 0 && fields[i].positive))) {
             return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, src->file, src->line,
                             "%s contact %s must be %s and finite, got %g", owner, fields[i].name,
-                            fields[i].zero_allowed ? ">= 0" : "> 0", v);
+                            fields[i].positive ? "> 0" : ">= 0", v);
         }
+    }
+    if (c->restitution > 1 || c->stabilization > 1) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, src->file, src->line,
+                        "%s contact restitution and stabilization must be at most 1", owner);
+    }
+    if (!isnan(c->cone_edges) && (c->cone_edges < 3 || c->cone_edges != floor(c->cone_edges))) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, src->file, src->line,
+                        "%s contact cone_edges must be a whole number of at least 3, got %g",
+                        owner, c->cone_edges);
     }
     return TCH_OK;
 }
@@ -124,6 +135,10 @@ static tch_status compile_options(compile_context* ctx, tch_error* err) {
     m->timestep = opt->timestep;
     m->gravity = opt->gravity;
     m->integrator = opt->integrator;
+    m->lcp_solver = opt->lcp_solver != TCH_LCP_SOLVER_INHERIT ? opt->lcp_solver
+                                                               : TCH_LCP_SOLVER_LEMKE;
+    m->lcp_iterations = opt->lcp_iterations > 0 ? opt->lcp_iterations : 1000;
+    m->lcp_tolerance = isnan(opt->lcp_tolerance) ? 1e-8 : opt->lcp_tolerance;
     m->contact_default = tch_contact_params_overlay(builtin_contact_defaults(), opt->contact);
     m->contact_default.model = effective_model(ctx, m->contact_default.model);
     return check_model_supported(m->contact_default.model, &no_source, err);

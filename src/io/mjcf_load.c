@@ -7,6 +7,7 @@
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #include <libxml/parser.h>
@@ -233,6 +234,31 @@ static tch_status read_integrator(tch_mjcf_loader* L, const xmlNode* node, tch_o
     return tch_mjcf_fail_attr(L, node, "integrator", "Euler or RK4");
 }
 
+/* touche:solver, touche:iterations and touche:tolerance: the constraint models' solver. */
+static tch_status read_solver_options(tch_mjcf_loader* L, const xmlNode* node,
+                                      tch_option_def* def) {
+    static const char* const solvers[] = {"lemke", "pgs", NULL};
+    int index = -1;
+    tch_real iterations = NAN;
+    tch_status status = tch_mjcf_read_keyword(L, node, "touche:solver", solvers, &index);
+    if (status == TCH_OK && index >= 0) {
+        tch_lcp_solver_parse(solvers[index], &def->lcp_solver);
+    }
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_nonnegative(L, node, "touche:iterations", true, &iterations);
+    }
+    if (status == TCH_OK && !isnan(iterations)) {
+        if (iterations != floor(iterations) || iterations > 1e9) {
+            return tch_mjcf_fail_attr(L, node, "touche:iterations", "a positive whole number");
+        }
+        def->lcp_iterations = (int)iterations;
+    }
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_nonnegative(L, node, "touche:tolerance", true, &def->lcp_tolerance);
+    }
+    return status;
+}
+
 static tch_status load_option(tch_mjcf_loader* L, const xmlNode* node) {
     static const char* const known[] = {"timestep", "gravity", "integrator", NULL};
     tch_option_def def = *tch_spec_option(L->spec);
@@ -254,6 +280,9 @@ static tch_status load_option(tch_mjcf_loader* L, const xmlNode* node) {
     }
     if (status == TCH_OK) {
         status = tch_mjcf_read_touche_contact(L, node, true, &def.contact);
+    }
+    if (status == TCH_OK) {
+        status = read_solver_options(L, node, &def);
     }
     for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {

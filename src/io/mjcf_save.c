@@ -112,18 +112,15 @@ static void write_touche_contact(writer* w, const tch_contact_params* c, bool sc
     const struct {
         const char* name;
         tch_real value;
+        bool mjcf_has_own; /* friction and margin: written as MJCF attributes below a scene */
     } reals[] = {
-        {"touche:stiffness", c->stiffness},
-        {"touche:damping", c->damping},
-        {"touche:dissipation", c->dissipation},
-        {"touche:exponent", c->exponent},
-        {"touche:static_friction", c->static_friction},
-        {"touche:stiction_velocity", c->stiction_velocity},
-        {"touche:friction", scene_level ? c->friction : NAN},
-        {"touche:margin", scene_level ? c->margin : NAN},
+#define TOUCHE_REAL(field, positive, combine, doc)                                               \
+    {"touche:" #field, c->field, strcmp(#field, "friction") == 0 || strcmp(#field, "margin") == 0},
+        TCH_CONTACT_REAL_PARAMS(TOUCHE_REAL)
+#undef TOUCHE_REAL
     };
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; ++i) {
-        if (!isnan(reals[i].value)) {
+        if (!isnan(reals[i].value) && (scene_level || !reals[i].mjcf_has_own)) {
             write_real(w, reals[i].name, reals[i].value);
         }
     }
@@ -154,6 +151,15 @@ static void write_option(writer* w) {
     write_vec3(w, "gravity", o->gravity);
     write_string(w, "integrator", o->integrator == TCH_INTEGRATOR_RK4 ? "RK4" : "Euler");
     write_touche_contact(w, &o->contact, true);
+    if (w->touche) {
+        write_string(w, "touche:solver", tch_lcp_solver_name(o->lcp_solver));
+        if (o->lcp_iterations > 0) {
+            write_real(w, "touche:iterations", o->lcp_iterations);
+        }
+        if (!isnan(o->lcp_tolerance)) {
+            write_real(w, "touche:tolerance", o->lcp_tolerance);
+        }
+    }
     fputs("/>\n", w->f);
 }
 

@@ -44,18 +44,13 @@ struct tch_spec {
 /* ---- defaults ---- */
 
 tch_contact_params tch_contact_params_unset(void) {
-    return (tch_contact_params){
-        .model = TCH_CONTACT_INHERIT,
-        .law = TCH_POINT_LAW_INHERIT,
-        .stiffness = NAN,
-        .damping = NAN,
-        .dissipation = NAN,
-        .exponent = NAN,
-        .friction = NAN,
-        .static_friction = NAN,
-        .stiction_velocity = NAN,
-        .margin = NAN,
-    };
+    tch_contact_params params;
+    params.model = TCH_CONTACT_INHERIT;
+    params.law = TCH_POINT_LAW_INHERIT;
+#define UNSET_PARAM(field, positive, combine, doc) params.field = NAN;
+    TCH_CONTACT_REAL_PARAMS(UNSET_PARAM)
+#undef UNSET_PARAM
+    return params;
 }
 
 tch_option_def tch_option_def_default(void) {
@@ -64,6 +59,9 @@ tch_option_def tch_option_def_default(void) {
         .gravity = {0, 0, -9.81},
         .integrator = TCH_INTEGRATOR_SEMI_IMPLICIT_EULER,
         .contact = tch_contact_params_unset(),
+        .lcp_solver = TCH_LCP_SOLVER_LEMKE,
+        .lcp_iterations = 0,
+        .lcp_tolerance = NAN,
         .cookie = TCH_SPEC_DEF_COOKIE,
     };
     def.contact.model = TCH_CONTACT_POINT;
@@ -638,5 +636,22 @@ bool tch_point_law_parse(const char* name, tch_point_law* out) {
         return false;
     }
     *out = (tch_point_law)i;
+    return true;
+}
+
+static const char* const lcp_solver_names[] = {"inherit", "lemke", "pgs"};
+
+const char* tch_lcp_solver_name(tch_lcp_solver solver) {
+    return solver >= TCH_LCP_SOLVER_INHERIT && solver <= TCH_LCP_SOLVER_PGS
+               ? lcp_solver_names[solver]
+               : "unknown";
+}
+
+bool tch_lcp_solver_parse(const char* name, tch_lcp_solver* out) {
+    int i = parse_name(lcp_solver_names, TCH_LCP_SOLVER_LEMKE, TCH_LCP_SOLVER_PGS + 1, name);
+    if (i < 0) {
+        return false;
+    }
+    *out = (tch_lcp_solver)i;
     return true;
 }

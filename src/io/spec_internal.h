@@ -31,3 +31,6 @@ bool tch_point_law_parse(const char* name, tch_point_law* out);
 const char* tch_point_law_name(tch_point_law law);
 /* Parses a geom type name as in MJCF ("sphere", ...); false when unknown or "hfield". */
 bool tch_geom_type_parse(const char* name, tch_geom_type* out);
+
+/* Parses an LCP solver name ("lemke", "pgs"); false when unknown. */
+bool tch_lcp_solver_parse(const char* name, tch_lcp_solver* out);

@@ -525,32 +525,42 @@ typedef struct touche_real_attr {
     const char* name;
     size_t offset; /* in tch_contact_params */
     bool strict;   /* > 0 rather than >= 0 */
-    bool scene_level_only;
 } touche_real_attr;
 
+/* MJCF has its own geom and pair attributes for these (friction, margin): the touche ones are
+ * accepted only on <option>, which has none. */
 static const touche_real_attr touche_reals[] = {
-    {"touche:stiffness", offsetof(tch_contact_params, stiffness), true, false},
-    {"touche:damping", offsetof(tch_contact_params, damping), false, false},
-    {"touche:dissipation", offsetof(tch_contact_params, dissipation), false, false},
-    {"touche:exponent", offsetof(tch_contact_params, exponent), true, false},
-    {"touche:static_friction", offsetof(tch_contact_params, static_friction), false, false},
-    {"touche:stiction_velocity", offsetof(tch_contact_params, stiction_velocity), true, false},
-    {"touche:friction", offsetof(tch_contact_params, friction), false, true},
-    {"touche:margin", offsetof(tch_contact_params, margin), false, true},
+#define TOUCHE_ATTR(field, positive, combine, doc) \
+    {"touche:" #field, offsetof(tch_contact_params, field), positive},
+    TCH_CONTACT_REAL_PARAMS(TOUCHE_ATTR)
+#undef TOUCHE_ATTR
 };
+
+static bool scene_level_only(const touche_real_attr* a) {
+    const char* field = a->name + sizeof "touche:" - 1;
+    return strcmp(field, "friction") == 0 || strcmp(field, "margin") == 0;
+}
 
 static const char* const contact_model_choices[] = {"point", "volume", "pressure",
                                                     "lcp",   "peg",    NULL};
 static const char* const point_law_choices[] = {"linear", "hunt-crossley", NULL};
 
+/* Attributes of <option> alone that are not contact parameters (read by load_option). */
+static const char* const touche_option_attrs[] = {"solver", "iterations", "tolerance", NULL};
+
 static bool is_known_touche_attr(const char* local_name, bool scene_level) {
     if (strcmp(local_name, "contact") == 0 || strcmp(local_name, "law") == 0) {
         return true;
     }
+    for (int i = 0; scene_level && touche_option_attrs[i]; ++i) {
+        if (strcmp(local_name, touche_option_attrs[i]) == 0) {
+            return true;
+        }
+    }
     for (size_t i = 0; i < sizeof touche_reals / sizeof touche_reals[0]; ++i) {
         const touche_real_attr* a = &touche_reals[i];
         if (strcmp(a->name + sizeof touche_prefix - 1, local_name) == 0) {
-            return scene_level || !a->scene_level_only;
+            return scene_level || !scene_level_only(a);
         }
     }
     return false;
@@ -579,7 +589,7 @@ tch_status tch_mjcf_read_touche_contact(tch_mjcf_loader* L, const xmlNode* node,
     tch_status status = read_touche_enums(L, node, params);
     for (size_t i = 0; status == TCH_OK && i < sizeof touche_reals / sizeof touche_reals[0]; ++i) {
         const touche_real_attr* a = &touche_reals[i];
-        if (scene_level || !a->scene_level_only) {
+        if (scene_level || !scene_level_only(a)) {
             tch_real* field = (tch_real*)((char*)params + a->offset);
             status = tch_mjcf_read_nonnegative(L, node, a->name, a->strict, field);
         }

@@ -123,11 +123,59 @@ static void test_pair_parameters_combine_geoms_then_pairs(void) {
     tch_model_destroy(m);
 }
 
+/* Every contact parameter is a touche attribute (generated from TCH_CONTACT_REAL_PARAMS), and
+ * the solver settings live on <option>. */
+static void test_contact_and_solver_attributes_reach_the_model(void) {
+    const char* xml =
+        "<mujoco xmlns:touche=\"urn:touche\">"
+        " <option touche:solver=\"pgs\" touche:iterations=\"77\" touche:tolerance=\"1e-7\""
+        "  touche:restitution=\"0.5\" touche:cone_edges=\"8\"/>"
+        " <worldbody><geom name=\"floor\" type=\"plane\" size=\"0 0 1\"/>"
+        "  <body pos=\"0 0 1\"><freejoint/>"
+        "   <geom name=\"ball\" size=\"0.1\" touche:tangential_stiffness=\"123\""
+        "    touche:stabilization=\"0.3\" touche:resolution=\"0.01\"/></body>"
+        " </worldbody></mujoco>";
+    tch_spec* spec = NULL;
+    tch_error err;
+    ENSURE(tch_mjcf_load_string(xml, NULL, "inline.xml", &spec, &err) == TCH_OK);
+    tch_model* m = test_compile(spec);
+    ENSURE(m != NULL);
+    ENSURE(m->lcp_solver == TCH_LCP_SOLVER_PGS && m->lcp_iterations == 77);
+    ENSURE_NEAR(m->lcp_tolerance, 1e-7, 0);
+    tch_pair_params p = tch_model_pair_params(m, 0, 1);
+    ENSURE_NEAR(p.restitution, 0.5, 0);
+    ENSURE_NEAR(p.cone_edges, 8, 0);
+    ENSURE_NEAR(p.tangential_stiffness, 123, 0);
+    ENSURE_NEAR(p.stabilization, 0.3, 0);
+    ENSURE_NEAR(p.resolution, 0.01, 0);
+    tch_model_destroy(m);
+}
+
+static void test_out_of_range_parameters_are_refused(void) {
+    const char* bad[] = {"touche:restitution=\"1.5\"", "touche:cone_edges=\"2\"",
+                         "touche:cone_edges=\"4.5\"", "touche:stabilization=\"2\""};
+    for (int i = 0; i < 4; ++i) {
+        char xml[512];
+        snprintf(xml, sizeof xml,
+                 "<mujoco xmlns:touche=\"urn:touche\"><worldbody><body><freejoint/>"
+                 "<geom size=\"0.1\" %s/></body></worldbody></mujoco>", bad[i]);
+        tch_spec* spec = NULL;
+        tch_model* m = NULL;
+        tch_error err;
+        ENSURE(tch_mjcf_load_string(xml, NULL, "inline.xml", &spec, &err) == TCH_OK);
+        ENSURE(tch_compile(spec, &m, &err) == TCH_ERR_INVALID_ARGUMENT);
+        ENSURE(err.line == 1);
+        tch_spec_destroy(spec);
+    }
+}
+
 int main(void) {
     RUN_TEST(test_mesh_geom_frame_is_its_inertial_frame);
     RUN_TEST(test_welded_child_is_folded_into_its_root);
     RUN_TEST(test_massless_free_body_is_an_error);
     RUN_TEST(test_models_not_built_yet_are_refused_unless_overridden);
     RUN_TEST(test_pair_parameters_combine_geoms_then_pairs);
+    RUN_TEST(test_contact_and_solver_attributes_reach_the_model);
+    RUN_TEST(test_out_of_range_parameters_are_refused);
     return TEST_RESULT();
 }
