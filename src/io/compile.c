@@ -21,6 +21,7 @@
 #include "base/error.h"
 #include "geometry/hull.h"
 #include "geometry/mass.h"
+#include "contact/contact.h"
 #include "contact/params.h"
 #include "geometry/model_shape.h"
 #include "io/spec_internal.h"
@@ -104,10 +105,10 @@ static tch_contact_model effective_model(const compile_context* ctx, tch_contact
     return ctx->forced_model != TCH_CONTACT_INHERIT ? ctx->forced_model : model;
 }
 
-/* Contact models that this build can run. */
+/* Contact models that this build can run: those with an entry in the contact ops table. */
 static tch_status check_model_supported(tch_contact_model model, const tch_source* src,
                                         tch_error* err) {
-    if (model == TCH_CONTACT_POINT || model == TCH_CONTACT_INHERIT) {
+    if (model == TCH_CONTACT_INHERIT || tch_contact_model_ops(model) != NULL) {
         return TCH_OK;
     }
     return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
