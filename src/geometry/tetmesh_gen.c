@@ -235,6 +235,44 @@ typedef struct tet_list {
     const tch_vec3* vertices;
 } tet_list;
 
+/* The arrays a generator fills before tch_tetmesh_build copies and checks them. */
+typedef struct generated {
+    tch_vec3* vertices;
+    tch_real* epsilon;
+    int vertex_count;
+    tet_list list;
+} generated;
+
+/* Allocates room for the vertices, their field and the tets; 0 when out of memory (nothing
+ * left allocated). */
+static int allocate_generated(generated* g, size_t vertex_count, size_t tet_count) {
+    g->vertices = malloc(vertex_count * sizeof *g->vertices);
+    g->epsilon = malloc(vertex_count * sizeof *g->epsilon);
+    g->list.tets = malloc(tet_count * sizeof *g->list.tets);
+    g->list.count = 0;
+    g->list.vertices = g->vertices;
+    g->vertex_count = (int)vertex_count;
+    if (!g->vertices || !g->epsilon || !g->list.tets) {
+        free(g->vertices);
+        free(g->epsilon);
+        free(g->list.tets);
+        return 0;
+    }
+    return 1;
+}
+
+/* Builds the mesh from the filled arrays and frees them. */
+static tch_status build_generated(generated* g, tch_tetmesh_kind kind, tch_tetmesh* out,
+                                  tch_error* err) {
+    tch_status status = tch_tetmesh_build(kind, g->vertices, g->vertex_count,
+                                          (const int(*)[4])g->list.tets, g->list.count,
+                                          g->epsilon, out, err);
+    free(g->vertices);
+    free(g->epsilon);
+    free(g->list.tets);
+    return status;
+}
+
 /* Appends tet (a, b, c, d), swapping two vertices when it is negatively oriented. */
 static void append_tet(tet_list* list, int a, int b, int c, int d) {
     const tch_vec3* v = list->vertices;
@@ -281,31 +319,23 @@ static tch_status mesh_shells(const surface* s, tch_vec3 centre, const shells* s
     if (status != TCH_OK) {
         return status;
     }
-    size_t vertex_count = 1 + (size_t)sh->count * (size_t)s->point_count;
-    tch_vec3* vertices = malloc(vertex_count * sizeof *vertices);
-    tch_real* epsilon = malloc(vertex_count * sizeof *epsilon);
-    tet_list list = {malloc((size_t)tet_total * sizeof *list.tets), 0, vertices};
-    if (!vertices || !epsilon || !list.tets) {
-        status = out_of_memory(err);
-    } else {
-        vertices[0] = centre;
-        epsilon[0] = sh->centre_epsilon;
-        for (int k = 0; k < sh->count; ++k) {
-            for (int p = 0; p < s->point_count; ++p) {
-                size_t v = 1 + (size_t)k * (size_t)s->point_count + (size_t)p;
-                tch_vec3 offset = tch_v3_mul(sh->scale[k], tch_v3_sub(s->points[p], centre));
-                vertices[v] = k == sh->count - 1 ? s->points[p] : tch_v3_add(centre, offset);
-                epsilon[v] = sh->epsilon[k];
-            }
-        }
-        shell_tets(s, sh->count, &list);
-        status = tch_tetmesh_build(TCH_TETMESH_SOLID, vertices, (int)vertex_count,
-                                   (const int(*)[4])list.tets, list.count, epsilon, out, err);
+    generated g;
+    if (!allocate_generated(&g, 1 + (size_t)sh->count * (size_t)s->point_count,
+                            (size_t)tet_total)) {
+        return out_of_memory(err);
     }
-    free(vertices);
-    free(epsilon);
-    free(list.tets);
-    return status;
+    g.vertices[0] = centre;
+    g.epsilon[0] = sh->centre_epsilon;
+    for (int k = 0; k < sh->count; ++k) {
+        for (int p = 0; p < s->point_count; ++p) {
+            size_t v = 1 + (size_t)k * (size_t)s->point_count + (size_t)p;
+            tch_vec3 offset = tch_v3_mul(sh->scale[k], tch_v3_sub(s->points[p], centre));
+            g.vertices[v] = k == sh->count - 1 ? s->points[p] : tch_v3_add(centre, offset);
+            g.epsilon[v] = sh->epsilon[k];
+        }
+    }
+    shell_tets(s, sh->count, &g.list);
+    return build_generated(&g, TCH_TETMESH_SOLID, out, err);
 }
 
 /* K shells at λ = k/K with ε = 1 - λ: the gauge field. */
@@ -392,15 +422,23 @@ static cube_grid round_grid(tch_vec3 radii, tch_real resolution) {
     return g;
 }
 
-tch_status tch_tetmesh_make_ellipsoid(tch_vec3 radii, tch_real resolution, tch_tetmesh* out,
-                                      tch_error* err) {
+typedef cube_grid (*grid_maker)(tch_vec3 size, tch_real resolution);
+
+/* A shape given by three positive sizes, meshed with gauge shells to the largest size. */
+static tch_status make_gauge_solid(grid_maker make_grid, tch_vec3 size, const char* what,
+                                   tch_real resolution, tch_tetmesh* out, tch_error* err) {
     memset(out, 0, sizeof *out);
-    tch_status status = check_positive3(radii, "ellipsoid radii", err);
+    tch_status status = check_positive3(size, what, err);
     if (status != TCH_OK) {
         return status;
     }
-    cube_grid g = round_grid(radii, resolution);
-    return mesh_grid_gauge(&g, pieces(max3(radii), resolution), out, err);
+    cube_grid g = make_grid(size, resolution);
+    return mesh_grid_gauge(&g, pieces(max3(size), resolution), out, err);
+}
+
+tch_status tch_tetmesh_make_ellipsoid(tch_vec3 radii, tch_real resolution, tch_tetmesh* out,
+                                      tch_error* err) {
+    return make_gauge_solid(round_grid, radii, "ellipsoid radii", resolution, out, err);
 }
 
 tch_status tch_tetmesh_make_sphere(tch_real radius, tch_real resolution, tch_tetmesh* out,
@@ -422,13 +460,7 @@ static cube_grid box_grid(tch_vec3 half_size, tch_real resolution) {
 
 tch_status tch_tetmesh_make_box(tch_vec3 half_size, tch_real resolution, tch_tetmesh* out,
                                 tch_error* err) {
-    memset(out, 0, sizeof *out);
-    tch_status status = check_positive3(half_size, "box half sizes", err);
-    if (status != TCH_OK) {
-        return status;
-    }
-    cube_grid g = box_grid(half_size, resolution);
-    return mesh_grid_gauge(&g, pieces(max3(half_size), resolution), out, err);
+    return make_gauge_solid(box_grid, half_size, "box half sizes", resolution, out, err);
 }
 
 static tch_status make_round_solid(shape_map map, tch_real radius, tch_real half_length,
@@ -621,28 +653,21 @@ tch_status tch_tetmesh_make_slab(tch_real half_x, tch_real half_y, tch_real thic
     if (status != TCH_OK) {
         return status;
     }
-    size_t vertex_count = (size_t)(g.n[0] + 1) * (size_t)(g.n[1] + 1) * (size_t)(g.n[2] + 1);
-    tch_vec3* vertices = malloc(vertex_count * sizeof *vertices);
-    tch_real* epsilon = malloc(vertex_count * sizeof *epsilon);
-    tet_list list = {malloc((size_t)(6 * cells) * sizeof *list.tets), 0, vertices};
-    if (!vertices || !epsilon || !list.tets) {
-        status = out_of_memory(err);
-    } else {
-        slab_vertices(&g, thickness, vertices, epsilon);
-        for (int k = 0; k < g.n[2]; ++k) {
-            for (int j = 0; j < g.n[1]; ++j) {
-                for (int i = 0; i < g.n[0]; ++i) {
-                    slab_cell_tets(&g, i, j, k, &list);
-                }
+    generated gen;
+    if (!allocate_generated(&gen,
+                            (size_t)(g.n[0] + 1) * (size_t)(g.n[1] + 1) * (size_t)(g.n[2] + 1),
+                            (size_t)(6 * cells))) {
+        return out_of_memory(err);
+    }
+    slab_vertices(&g, thickness, gen.vertices, gen.epsilon);
+    for (int k = 0; k < g.n[2]; ++k) {
+        for (int j = 0; j < g.n[1]; ++j) {
+            for (int i = 0; i < g.n[0]; ++i) {
+                slab_cell_tets(&g, i, j, k, &gen.list);
             }
         }
-        status = tch_tetmesh_build(TCH_TETMESH_SLAB, vertices, (int)vertex_count,
-                                   (const int(*)[4])list.tets, list.count, epsilon, out, err);
     }
-    free(vertices);
-    free(epsilon);
-    free(list.tets);
-    return status;
+    return build_generated(&gen, TCH_TETMESH_SLAB, out, err);
 }
 
 /* ---- from a geom's shape ---- */

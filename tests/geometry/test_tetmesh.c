@@ -8,6 +8,7 @@
 #include "geometry/tetmesh.h"
 #include "math/vec.h"
 #include "test.h"
+#include "test_tetmesh.h"
 
 /* ---- helpers ---- */
 
@@ -66,14 +67,7 @@ static const char* check_solid(const tch_tetmesh* m) {
     return NULL;
 }
 
-#define ENSURE_SOLID(m)                                                                  \
-    do {                                                                                 \
-        const char* why_ = check_solid(m);                                               \
-        if (why_) {                                                                      \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, why_);                    \
-        }                                                                                \
-        ENSURE(why_ == NULL);                                                            \
-    } while (0)
+#define ENSURE_SOLID(m) ENSURE_NO_REASON(check_solid(m))
 
 /* Index of the vertex at the origin, or -1. */
 static int centre_vertex(const tch_tetmesh* m, tch_vec3 centre) {

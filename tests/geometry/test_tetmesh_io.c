@@ -7,6 +7,7 @@
 #include "geometry/tetmesh.h"
 #include "math/vec.h"
 #include "test.h"
+#include "test_tetmesh.h"
 
 #define DATA_DIR TCH_SOURCE_DIR "/tests/geometry/tetdata/"
 #define BAD_DIR TCH_SOURCE_DIR "/tests/geometry/tetbad/"
@@ -29,24 +30,22 @@ static const char* check_fan(const tch_tetmesh* m) {
     return NULL;
 }
 
-#define ENSURE_FAN(m)                                                                    \
-    do {                                                                                 \
-        const char* why_ = check_fan(m);                                                 \
-        if (why_) {                                                                      \
-            fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, why_);                    \
-        }                                                                                \
-        ENSURE(why_ == NULL);                                                            \
-    } while (0)
+#define ENSURE_FAN(m) ENSURE_NO_REASON(check_fan(m))
+
+/* Reads a data file, printing the error when it fails. */
+static tch_status read_data(const char* path, tch_tetmesh* m, tch_tetmesh_file_info* info) {
+    tch_error err;
+    tch_status status = tch_tetmesh_read(path, m, info, &err);
+    if (status != TCH_OK) {
+        fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.message);
+    }
+    return status;
+}
 
 static void test_drake_style_pressure_field(void) {
     tch_tetmesh m;
     tch_tetmesh_file_info info;
-    tch_error err;
-    tch_status status = tch_tetmesh_read(DATA_DIR "fan_pressure.vtk", &m, &info, &err);
-    if (status != TCH_OK) {
-        fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.message);
-    }
-    ENSURE(status == TCH_OK);
+    ENSURE(read_data(DATA_DIR "fan_pressure.vtk", &m, &info) == TCH_OK);
     ENSURE_FAN(&m);
     ENSURE(info.format == TCH_TETMESH_FORMAT_VTK);
     ENSURE(strcmp(info.field_name, "pressure[Pa]") == 0);
@@ -61,12 +60,7 @@ static void test_drake_style_pressure_field(void) {
 static void test_vtk51_layout_prefers_epsilon(void) {
     tch_tetmesh m;
     tch_tetmesh_file_info info;
-    tch_error err;
-    tch_status status = tch_tetmesh_read(DATA_DIR "fan_v51.vtk", &m, &info, &err);
-    if (status != TCH_OK) {
-        fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.message);
-    }
-    ENSURE(status == TCH_OK);
+    ENSURE(read_data(DATA_DIR "fan_v51.vtk", &m, &info) == TCH_OK);
     ENSURE_FAN(&m);
     ENSURE(strcmp(info.field_name, "epsilon") == 0 && info.field_scale == 1);
     ENSURE(m.epsilon[4] == 0.5);
@@ -86,12 +80,7 @@ static void test_file_without_field(void) {
 static void test_gmsh_v2_ignores_other_elements(void) {
     tch_tetmesh m;
     tch_tetmesh_file_info info;
-    tch_error err;
-    tch_status status = tch_tetmesh_read(DATA_DIR "fan_v2.msh", &m, &info, &err);
-    if (status != TCH_OK) {
-        fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.message);
-    }
-    ENSURE(status == TCH_OK);
+    ENSURE(read_data(DATA_DIR "fan_v2.msh", &m, &info) == TCH_OK);
     ENSURE_FAN(&m); /* node 60, used only by a point and a line, is dropped */
     ENSURE(info.format == TCH_TETMESH_FORMAT_GMSH2);
     ENSURE(strcmp(info.field_name, "epsilon") == 0 && m.epsilon[4] == 0.75);
@@ -101,12 +90,7 @@ static void test_gmsh_v2_ignores_other_elements(void) {
 static void test_gmsh_v41_blocks(void) {
     tch_tetmesh m;
     tch_tetmesh_file_info info;
-    tch_error err;
-    tch_status status = tch_tetmesh_read(DATA_DIR "fan_v41.msh", &m, &info, &err);
-    if (status != TCH_OK) {
-        fprintf(stderr, "%s:%d: %s\n", err.file, err.line, err.message);
-    }
-    ENSURE(status == TCH_OK);
+    ENSURE(read_data(DATA_DIR "fan_v41.msh", &m, &info) == TCH_OK);
     ENSURE_FAN(&m);
     ENSURE(info.format == TCH_TETMESH_FORMAT_GMSH4 && !m.has_field);
     tch_tetmesh_free(&m);
