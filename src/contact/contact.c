@@ -45,6 +45,8 @@ const tch_contact_ops* tch_contact_model_ops(tch_contact_model model) {
     /* Models arrive with their issues; a NULL entry is refused by the compiler. */
     switch (model) {
     case TCH_CONTACT_POINT: return &tch_point_ops;
+    case TCH_CONTACT_LCP: return &tch_lcp_ops;
+    case TCH_CONTACT_VOLUME: return &tch_volume_ops;
     default: return NULL;
     }
 }
@@ -69,6 +71,19 @@ void tch_contact_apply_force(const tch_model* model, tch_data* data, tch_pair_re
     }
     pair->f_W = tch_v3_add(pair->f_W, f_W);
     pair->tau_Wo_W = tch_v3_add(pair->tau_Wo_W, tch_v3_cross(p_W, f_W));
+}
+
+void tch_contact_apply_moment(const tch_model* model, tch_data* data, tch_pair_result* pair,
+                              tch_vec3 m_W) {
+    int root_a = geom_root(model, pair->geom_a);
+    int root_b = geom_root(model, pair->geom_b);
+    if (root_b > 0) {
+        data->body_torque_W[root_b] = tch_v3_add(data->body_torque_W[root_b], m_W);
+    }
+    if (root_a > 0) {
+        data->body_torque_W[root_a] = tch_v3_sub(data->body_torque_W[root_a], m_W);
+    }
+    pair->tau_Wo_W = tch_v3_add(pair->tau_Wo_W, m_W);
 }
 
 tch_vec3 tch_contact_point_velocity(const tch_model* model, const tch_data* data, int geom,

@@ -48,6 +48,7 @@ typedef struct tch_pair_context {
     tch_pair_state* state;  /* the pair's persistent slot (uses_state models), else NULL */
     int commit;             /* 1 in a step's first evaluation: models advance their state only
                              * then (RK4's intermediate evaluations and queries must not) */
+    void* scratch;          /* the model's working memory in this data (scratch_create), or NULL */
 } tch_pair_context;
 
 typedef struct tch_contact_ops {
@@ -65,6 +66,10 @@ typedef struct tch_contact_ops {
      * so that the prediction follows. */
     void (*friction_forces)(const tch_model* model, tch_data* data, tch_pair_context* context,
                             tch_velocity_prediction* prediction);
+    /* Optional: working memory the model keeps per data (NULL when out of memory), and its
+     * release. */
+    void* (*scratch_create)(void);
+    void (*scratch_destroy)(void* scratch);
 } tch_contact_ops;
 
 /* Makes room for `points` more contacts, one more pair result, `polygons` more polygons and
@@ -79,6 +84,11 @@ const tch_contact_ops* tch_contact_model_ops(tch_contact_model model);
  * their centres of mass) and to the pair's net force and torque about the world origin. */
 void tch_contact_apply_force(const tch_model* model, tch_data* data, tch_pair_result* pair,
                              tch_vec3 p_W, tch_vec3 f_W);
+
+/* Adds a pure moment m_W (world) on geom b's body and -m_W on a's, and to the pair's net
+ * torque. */
+void tch_contact_apply_moment(const tch_model* model, tch_data* data, tch_pair_result* pair,
+                              tch_vec3 m_W);
 
 /* Velocity of the material point at p_W of geom g's body, world (zero for static bodies). */
 tch_vec3 tch_contact_point_velocity(const tch_model* model, const tch_data* data, int geom,
@@ -104,5 +114,7 @@ tch_real tch_contact_inverse_mass(const tch_model* model, const tch_data* data,
                                   const tch_velocity_prediction* prediction, int geom,
                                   tch_vec3 p_W, tch_vec3 t_W);
 
-/* The point model (contact/point.c). */
+/* The models (contact/point.c, contact/volume.c). */
 extern const tch_contact_ops tch_point_ops;
+extern const tch_contact_ops tch_lcp_ops;
+extern const tch_contact_ops tch_volume_ops;

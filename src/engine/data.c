@@ -37,6 +37,13 @@ void tch_data_destroy(tch_data* d) {
         free(d->internal->prediction.w_W);
         free(d->internal->prediction.I_inv_W);
         tch_pair_state_destroy(&d->internal->pair_states);
+        tch_constraint_workspace_free(&d->internal->constraint);
+        for (int i = 0; i < TCH_CONTACT_MODEL_END; ++i) {
+            const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)i);
+            if (ops && ops->scratch_destroy) {
+                ops->scratch_destroy(d->internal->model_scratch[i]);
+            }
+        }
         free(d->internal);
     }
     free_arrays(d);
@@ -65,7 +72,14 @@ static int allocate_internal(const tch_model* m, tch_data* d) {
         return 0;
     }
     in->broadphase = tch_broadphase_create(tch_broadphase_default_method(), m->geom_count);
-    return in->broadphase && CALLOC_ARRAY(in->geom_aabb, m->geom_count) &&
+    for (int i = 0; i < TCH_CONTACT_MODEL_END; ++i) {
+        const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)i);
+        if (ops && ops->scratch_create && !(in->model_scratch[i] = ops->scratch_create())) {
+            return 0;
+        }
+    }
+    return in->broadphase && tch_constraint_workspace_init(&in->constraint, m) == 0 &&
+           CALLOC_ARRAY(in->geom_aabb, m->geom_count) &&
            CALLOC_ARRAY(in->geom_static, m->geom_count) &&
            CALLOC_ARRAY(in->prediction.v_WCm, m->body_count) &&
            CALLOC_ARRAY(in->prediction.w_W, m->body_count) &&

@@ -10,6 +10,7 @@
 #include "base/arena.h"
 #include "collision/broadphase.h"
 #include "contact/contact.h"
+#include "engine/constraint.h"
 #include "geometry/shape.h"
 #include "touche/data.h"
 
@@ -22,6 +23,8 @@ struct tch_data_internal {
     tch_pair_state_table pair_states; /* per-pair state of the models that keep one */
     long step_count;              /* steps taken; stamps the pair states seen in a step */
     int committing;               /* 1 while evaluating a step's first stage (see contact.h) */
+    tch_constraint_workspace constraint; /* the constraint stage's island union-find */
+    void* model_scratch[TCH_CONTACT_MODEL_END]; /* each contact model's working memory */
 };
 
 /* Sums the heap allocations made by steps into data->heap_allocation_count. */

@@ -166,7 +166,8 @@ static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, tc
     int touching;
     if (ops->pair_geometry) {
         tch_pair_state scratch;
-        tch_pair_context context = {pair, NULL, d->internal->committing};
+        tch_pair_context context = {pair, NULL, d->internal->committing,
+                                    d->internal->model_scratch[params.model]};
         context.state = ops->uses_state ? lookup_state(d, a, b, &scratch) : NULL;
         int saved_contacts = d->contact_count, saved_polygons = d->polygon_count;
         int saved_vertices = d->polygon_vertex_count;
@@ -227,7 +228,8 @@ static tch_pair_context pair_context(tch_data* d, const tch_contact_ops* ops, in
         ops->uses_state ? tch_pair_state_find(&d->internal->pair_states, pair->geom_a,
                                               pair->geom_b)
                         : NULL;
-    return (tch_pair_context){pair, state, d->internal->committing};
+    return (tch_pair_context){pair, state, d->internal->committing,
+                              d->internal->model_scratch[pair->model]};
 }
 
 tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
@@ -301,6 +303,7 @@ static void semi_implicit_euler(const tch_model* m, tch_data* d) {
     for (int i = 0; i < m->nv; ++i) {
         d->qvel[i] += h * d->qacc[i];
     }
+    tch_constraint_stage(m, d, h); /* v* -> v+ by the constraint models' impulses, if any */
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
             tch_free_body_advance_position(m, d->qpos, d->qvel, b, h);

@@ -23,6 +23,7 @@
 #include "geometry/mass.h"
 #include "contact/contact.h"
 #include "contact/params.h"
+#include "contact/volume.h"
 #include "geometry/model_shape.h"
 #include "io/spec_internal.h"
 #include "math/vec.h"
@@ -117,6 +118,20 @@ static tch_status check_model_supported(tch_contact_model model, const tch_sourc
                     tch_contact_model_name(model));
 }
 
+/* A supported model that the scene's integrator can run: the lcp model's impulses live inside
+ * the semi-implicit Euler step (engine/constraint.h), so it refuses RK4. */
+static tch_status check_model_runnable(const compile_context* ctx, tch_contact_model model,
+                                       const tch_source* src, tch_error* err) {
+    tch_status s = check_model_supported(model, src, err);
+    if (s == TCH_OK && model == TCH_CONTACT_LCP &&
+        ctx->model->integrator != TCH_INTEGRATOR_SEMI_IMPLICIT_EULER) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
+                        "contact model 'lcp' needs the semi-implicit Euler integrator "
+                        "(option integrator=\"Euler\"); the scene uses rk4");
+    }
+    return s;
+}
+
 static tch_status compile_options(compile_context* ctx, tch_error* err) {
     const tch_option_def* opt = tch_spec_option(ctx->spec);
     static const tch_source no_source = {"", 0};
@@ -142,7 +157,7 @@ static tch_status compile_options(compile_context* ctx, tch_error* err) {
     m->lcp_tolerance = isnan(opt->lcp_tolerance) ? 1e-8 : opt->lcp_tolerance;
     m->contact_default = tch_contact_params_overlay(builtin_contact_defaults(), opt->contact);
     m->contact_default.model = effective_model(ctx, m->contact_default.model);
-    return check_model_supported(m->contact_default.model, &no_source, err);
+    return check_model_runnable(ctx, m->contact_default.model, &no_source, err);
 }
 
 /* ---- meshes ---- */
@@ -304,7 +319,8 @@ static tch_status compile_geom(compile_context* ctx, int g, tch_error* err) {
     if (s != TCH_OK) {
         return s;
     }
-    return check_model_supported(effective_model(ctx, def->contact.model), &def->source, err);
+    return check_model_runnable(ctx, effective_model(ctx, def->contact.model), &def->source,
+                                err);
 }
 
 static tch_status compile_geoms(compile_context* ctx, tch_error* err) {
@@ -492,7 +508,8 @@ static tch_status compile_pairs(compile_context* ctx, tch_error* err) {
         if (s != TCH_OK) {
             return s;
         }
-        s = check_model_supported(effective_model(ctx, def->contact.model), &def->source, err);
+        s = check_model_runnable(ctx, effective_model(ctx, def->contact.model), &def->source,
+                                 err);
         if (s != TCH_OK) {
             return s;
         }
@@ -507,6 +524,45 @@ static tch_status compile_pairs(compile_context* ctx, tch_error* err) {
         merged.model = effective_model(ctx, merged.model);
         m->pair_params[p] =
             tch_contact_params_resolve(m, merged, m->pair_geom_a[p], m->pair_geom_b[p]);
+    }
+    return TCH_OK;
+}
+
+/* ---- per-geom caches of the contact models ---- */
+
+static int scene_uses_model(const tch_model* m, tch_contact_model model) {
+    if (m->contact_default.model == model) {
+        return 1;
+    }
+    for (int g = 0; g < m->geom_count; ++g) {
+        if (m->geom_contact[g].model == model) {
+            return 1;
+        }
+    }
+    for (int p = 0; p < m->pair_count; ++p) {
+        if (m->pair_params[p].model == model) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static tch_status compile_model_caches(compile_context* ctx, tch_error* err) {
+    tch_model* m = ctx->model;
+    if (!(m->internal = calloc(1, sizeof *m->internal))) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the model");
+    }
+    if (!scene_uses_model(m, TCH_CONTACT_VOLUME)) {
+        return TCH_OK;
+    }
+    if (!ALLOC_ARRAY(m->internal->geom_hull, m->geom_count)) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the pieces");
+    }
+    tch_error piece_err;
+    tch_status s = tch_volume_build_pieces(m, m->internal->geom_hull, &piece_err);
+    if (s != TCH_OK) {
+        return tch_fail(err, s, NULL, 0, "the contact-volume model needs a convex piece per "
+                        "geom: %s", piece_err.message);
     }
     return TCH_OK;
 }
@@ -578,6 +634,7 @@ tch_status tch_compile(const tch_spec* spec, tch_model** out, tch_error* err) {
     if (s == TCH_OK) s = compile_masses(&ctx, err);
     if (s == TCH_OK) s = compile_pairs(&ctx, err);
     if (s == TCH_OK) s = compile_keys(&ctx, err);
+    if (s == TCH_OK) s = compile_model_caches(&ctx, err);
     free(ctx.mesh_X_MI);
     if (s != TCH_OK) {
         tch_model_destroy(m);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "geometry/hull.h"
+#include "geometry/model_shape.h"
 #include "touche/model.h"
 
 void tch_model_destroy(tch_model* m) {
@@ -11,6 +12,13 @@ void tch_model_destroy(tch_model* m) {
     }
     for (int i = 0; m->mesh_hull && i < m->mesh_count; ++i) {
         tch_hull_free(&m->mesh_hull[i]);
+    }
+    if (m->internal) {
+        for (int g = 0; m->internal->geom_hull && g < m->geom_count; ++g) {
+            tch_hull_free(&m->internal->geom_hull[g]);
+        }
+        free(m->internal->geom_hull);
+        free(m->internal);
     }
     void* arrays[] = {
         m->body_name, m->body_parent, m->body_root, m->body_free, m->body_qpos_adr,

@@ -1,0 +1,462 @@
+/* The contact-volume model (Hasegawa and Sato 2004; reference notes contact_volume.md).
+ *
+ * For each touching pair of convex pieces:
+ *
+ *     P = A ∩ B (collision/polyhedron)  ->  contact plane (n, o_c) by the separation search,
+ *     warm-started from last step's normal (collision/contact_plane, notes §3)
+ *       ->  normal spring and damper integrated in closed form over P (eqs. 5-12)
+ *       ->  friction: distributed static springs and dampers with displacement state (r, θ)
+ *           (eqs. 18-29), dynamic friction interpolated at triangle vertices (eqs. 13-17),
+ *           the maximum static friction (sec. 4.6) and the static/dynamic state machine
+ *           (Fig. 8, restored in notes §6.4)
+ *       ->  one wrench on B (and its opposite on A) at o_c.
+ *
+ * Everything is computed in A's geom frame and turned into the world frame at the end. A
+ * plane (half-space) is the one piece that is not a polytope: for each pair it is replaced by
+ * the box of the half-space that holds the other piece (its top face on the plane), which has
+ * the same intersection with the piece.
+ *
+ * The per-pair state (tch_pair_state bytes) holds the last normal and depth, the friction
+ * mode and (r, θ), created on first contact and dropped on separation; it advances only in a
+ * step's first evaluation (tch_pair_context.commit), so RK4's intermediate evaluations and
+ * queries leave it alone.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "collision/contact_plane.h"
+#include "contact/contact.h"
+#include "contact/volume.h"
+#include "contact/volume_integrals.h"
+#include "geometry/model_shape.h"
+#include "math/vec.h"
+
+enum { FRICTION_STATIC = 0, FRICTION_DYNAMIC = 1 };
+
+/* What the model keeps per pair between steps and between its two callbacks. */
+typedef struct volume_state {
+    tch_vec3 n_prev_A;  /* last contact normal, A's frame */
+    tch_real d_prev;    /* last depth, m */
+    tch_vec3 r_A;       /* tangential displacement of B relative to A since sticking, at o_A, m */
+    tch_real theta;     /* rotation about n since sticking, rad */
+    tch_vec3 o_A;       /* the plane point (r, θ) refer to, A's frame */
+    int mode;           /* FRICTION_STATIC or FRICTION_DYNAMIC */
+    /* this evaluation's wrench on B, world: force f_W at o_W and moment m_W */
+    tch_vec3 o_W, f_W, m_W;
+} volume_state;
+
+_Static_assert(sizeof(volume_state) <= TCH_PAIR_STATE_BYTES, "volume state fits its slot");
+
+/* Working memory of one data: the overlap polyhedron and the half-space box of a plane. */
+typedef struct volume_scratch {
+    tch_polyhedron overlap;
+    tch_vec3 box_vertices[8];
+    int box_face_start[7];
+    int box_face_vertices[24];
+    tch_vec3 box_normals[6];
+    tch_real box_offsets[6];
+    int box_edges[12][2];
+    tch_convex_hull box;
+} volume_scratch;
+
+/* ---- pieces ---- */
+
+/* The scratch box hull [lo, hi] in its own frame: faces -x, +x, -y, +y, -z, +z, each CCW seen
+ * from outside. */
+static void make_box_hull(volume_scratch* s, tch_vec3 lo, tch_vec3 hi) {
+    static const int faces[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4},
+                                    {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+    static const int edges[12][2] = {{0, 1}, {2, 3}, {4, 5}, {6, 7}, {0, 2}, {1, 3},
+                                     {4, 6}, {5, 7}, {0, 4}, {1, 5}, {2, 6}, {3, 7}};
+    for (int i = 0; i < 8; ++i) {
+        s->box_vertices[i] = (tch_vec3){i & 1 ? hi.x : lo.x, i & 2 ? hi.y : lo.y,
+                                        i & 4 ? hi.z : lo.z};
+    }
+    for (int f = 0; f < 6; ++f) {
+        s->box_face_start[f] = 4 * f;
+        memcpy(&s->box_face_vertices[4 * f], faces[f], sizeof faces[f]);
+        int axis = f / 2;
+        tch_real sign = f % 2 ? 1 : -1;
+        tch_vec3 n = tch_v3_zero();
+        tch_v3_set(&n, axis, sign);
+        s->box_normals[f] = n;
+        s->box_offsets[f] = sign * tch_v3_get(f % 2 ? hi : lo, axis);
+    }
+    s->box_face_start[6] = 24;
+    memcpy(s->box_edges, edges, sizeof edges);
+    tch_vec3 size = tch_v3_sub(hi, lo);
+    s->box = (tch_convex_hull){8, s->box_vertices, 6, s->box_face_start, s->box_face_vertices,
+                               s->box_normals, s->box_offsets, 12, s->box_edges,
+                               size.x * size.y * size.z, tch_v3_scale(tch_v3_add(lo, hi), 0.5)};
+}
+
+/* The part of the half-space z <= 0 (plane frame) that can hold a piece of bounding radius
+ * `radius` centred at c: a box with its top face on the plane. */
+static const tch_convex_hull* half_space_box(volume_scratch* s, tch_vec3 c, tch_real radius) {
+    tch_real pad = radius + 1e-3;
+    tch_real bottom = fmin(c.z, 0) - 2 * pad;
+    make_box_hull(s, (tch_vec3){c.x - pad, c.y - pad, bottom}, (tch_vec3){c.x + pad, c.y + pad, 0});
+    return &s->box;
+}
+
+/* ---- friction (sec. 4.6, notes §6) ---- */
+
+/* What the friction of one evaluation needs to know about the contact. */
+typedef struct contact_frame {
+    tch_vec3 n, o_c;             /* plane, A's frame */
+    tch_contact_area area;       /* moments of C about o_c */
+    tch_vec3 v_r, w_r;           /* B relative to A at o_c, A's axes */
+    tch_vec3 v_A_o, w_A, v_B_o, w_B; /* each body's velocity at o_c and angular velocity */
+    const tch_polyhedron* P;
+    const tch_volume_params* k;
+} contact_frame;
+
+/* Tangential relative velocity at plane point p (relative to o_c): v_T + ω_n n × p (eq. 27). */
+static tch_vec3 slip_velocity(const contact_frame* c, tch_vec3 p) {
+    tch_vec3 v = tch_v3_add(c->v_r, tch_v3_cross(c->w_r, p));
+    return tch_v3_madd(v, -tch_v3_dot(v, c->n), c->n);
+}
+
+/* Normal velocity of the owner of a face at point q (relative to o_c): ḣ of notes §5.3 (b). */
+static tch_real owner_normal_velocity(const contact_frame* c, int owner, tch_vec3 q) {
+    tch_vec3 v = owner == TCH_FACE_OWNER_A ? tch_v3_add(c->v_A_o, tch_v3_cross(c->w_A, q))
+                                          : tch_v3_add(c->v_B_o, tch_v3_cross(c->w_B, q));
+    return tch_v3_dot(c->n, v);
+}
+
+/* Vertex traction of a friction law: coefficient mu times the pressure, opposite `along`. */
+typedef tch_vec3 (*traction_direction)(const contact_frame* c, tch_vec3 p, tch_vec3 r,
+                                       tch_real theta);
+
+static tch_vec3 dynamic_direction(const contact_frame* c, tch_vec3 p, tch_vec3 r,
+                                  tch_real theta) {
+    (void)r, (void)theta;
+    return slip_velocity(c, p);
+}
+
+/* Direction of the local static traction's opposite: k^S l(p) + b^S v_T(p) (notes §6.3). */
+static tch_vec3 static_direction(const contact_frame* c, tch_vec3 p, tch_vec3 r,
+                                 tch_real theta) {
+    tch_vec3 l = tch_v3_add(r, tch_v3_scale(tch_v3_cross(c->n, p), theta));
+    return tch_v3_add(tch_v3_scale(l, c->k->static_stiffness),
+                      tch_v3_scale(slip_velocity(c, p), c->k->static_damping));
+}
+
+/* ∫_C mu σ(p) (-unit(direction(p))) dS over P's face triangles with the face-flux pressure
+ * σ_i = (k^N h_i + b^N ḣ_i) / S_c (eqs. 13-17). */
+static tch_wrench traction_wrench(const contact_frame* c, tch_real mu,
+                                  traction_direction direction, tch_vec3 r, tch_real theta) {
+    tch_wrench total = {tch_v3_zero(), tch_v3_zero()};
+    const tch_polyhedron* P = c->P;
+    for (int f = 0; f < P->face_count; ++f) {
+        const int* v = P->face_vertices + P->face_start[f];
+        int count = P->face_start[f + 1] - P->face_start[f];
+        for (int k = 1; k + 1 < count; ++k) {
+            tch_vec3 q[3] = {P->vertices_A[v[0]], P->vertices_A[v[k]], P->vertices_A[v[k + 1]]};
+            tch_contact_triangle t = tch_contact_triangle_make(q[0], q[1], q[2], c->n, c->o_c);
+            tch_vec3 tau[3];
+            for (int i = 0; i < 3; ++i) {
+                tch_real h_dot =
+                    owner_normal_velocity(c, P->face_owner[f], tch_v3_sub(q[i], c->o_c));
+                tch_real sigma = tch_volume_pressure(c->k->stiffness, c->k->damping, t.h[i],
+                                                     h_dot, c->area.area);
+                tau[i] = tch_volume_dynamic_traction(mu, sigma, direction(c, t.p[i], r, theta));
+            }
+            total = tch_wrench_add(total, tch_volume_traction_triangle(&t, tau));
+        }
+    }
+    return total;
+}
+
+/* Static friction: distributed springs at extension (r, θ) plus dampers (eqs. 23-24, 28-29). */
+static tch_wrench static_wrench(const contact_frame* c, tch_vec3 r, tch_real theta) {
+    tch_vec3 v_T = slip_velocity(c, tch_v3_zero());
+    tch_real w_n = tch_v3_dot(c->w_r, c->n);
+    return tch_wrench_add(
+        tch_volume_static_total(&c->area, c->n, r, theta, c->k->static_stiffness),
+        tch_volume_static_total(&c->area, c->n, v_T, w_n, c->k->static_damping));
+}
+
+/* (r, θ) such that the static springs and dampers give the dynamic friction wrench (notes §6.4
+ * step 6: the 3x3 system solved in the plane axes u1, u2). */
+static void match_dynamic_friction(const contact_frame* c, tch_wrench dynamic, tch_vec3* r,
+                                   tch_real* theta) {
+    tch_vec3 v_T = slip_velocity(c, tch_v3_zero());
+    tch_real w_n = tch_v3_dot(c->w_r, c->n);
+    tch_wrench damper = tch_volume_static_total(&c->area, c->n, v_T, w_n, c->k->static_damping);
+    tch_vec3 u1, u2;
+    tch_v3_basis(c->n, &u1, &u2);
+    tch_vec3 F = tch_v3_sub(dynamic.force, damper.force);
+    tch_real T = tch_v3_dot(tch_v3_sub(dynamic.moment, damper.moment), c->n);
+    tch_real F1 = tch_v3_dot(F, u1), F2 = tch_v3_dot(F, u2);
+    tch_real c1 = tch_v3_dot(c->area.centroid, u1), c2 = tch_v3_dot(c->area.centroid, u2);
+    tch_real k_S = c->k->static_stiffness;
+    tch_real spread = c->area.polar / c->area.area - c1 * c1 - c2 * c2;
+    *theta = spread > 1e-12 ? (c1 * F2 - c2 * F1 - T) / (k_S * spread) : 0;
+    tch_real r1 = -F1 / k_S + *theta * c2, r2 = -F2 / k_S - *theta * c1;
+    *r = tch_v3_add(tch_v3_scale(u1, r1), tch_v3_scale(u2, r2));
+}
+
+/* The friction wrench of this evaluation and, when committing, the next (mode, r, θ). */
+static tch_wrench friction(const contact_frame* c, volume_state* state, int fresh, int commit,
+                           tch_real h) {
+    tch_wrench none = {tch_v3_zero(), tch_v3_zero()};
+    if (fresh) {
+        if (commit) {
+            state->r_A = tch_v3_zero();
+            state->theta = 0;
+            state->mode = FRICTION_STATIC;
+            state->o_A = c->o_c;
+        }
+        return none; /* a new contact carries no friction in its first step (notes §6.4) */
+    }
+    /* The plane point o_c may move across a flat patch from step to step; the spring field
+     * l(p) = r + θ n × p is the same field about the new point when r gains θ n × (o' - o). */
+    tch_vec3 moved = tch_v3_sub(c->o_c, state->o_A);
+    tch_vec3 r = tch_v3_madd(state->r_A, state->theta, tch_v3_cross(c->n, moved));
+    /* Accumulate the displacement and keep r in the current plane (notes §6.4 step 2). */
+    r = tch_v3_madd(r, h, slip_velocity(c, tch_v3_zero()));
+    r = tch_v3_madd(r, -tch_v3_dot(r, c->n), c->n);
+    tch_real theta = state->theta + h * tch_v3_dot(c->w_r, c->n);
+    tch_wrench stat = static_wrench(c, r, theta);
+    tch_wrench dyn = traction_wrench(c, c->k->friction, dynamic_direction, r, theta);
+    tch_wrench max = traction_wrench(c, c->k->static_friction, static_direction, r, theta);
+    /* Transitions (notes §6.4 step 4), with moments about the area centroid (o_c is there)
+     * and a round-off allowance so that noise in a zero moment never switches the mode. */
+    tch_real fs = tch_v3_norm(stat.force), fm = tch_v3_norm(max.force);
+    tch_real noise = 1e-9 * fm * (1 + sqrt(c->area.area));
+    tch_real ts = fabs(tch_v3_dot(stat.moment, c->n)), td = fabs(tch_v3_dot(dyn.moment, c->n));
+    tch_real tm = fabs(tch_v3_dot(max.moment, c->n));
+    int mode = state->mode;
+    if (mode == FRICTION_STATIC && (fs > fm + noise || ts > tm + noise)) {
+        mode = FRICTION_DYNAMIC;
+    } else if (mode == FRICTION_DYNAMIC && fs < tch_v3_norm(dyn.force) && ts <= td + noise) {
+        mode = FRICTION_STATIC;
+    }
+    if (mode == FRICTION_DYNAMIC) {
+        match_dynamic_friction(c, dyn, &r, &theta);
+    }
+    if (commit) {
+        state->mode = mode;
+        state->r_A = r;
+        state->theta = theta;
+        state->o_A = c->o_c;
+    }
+    return mode == FRICTION_STATIC ? stat : dyn;
+}
+
+/* ---- the pair ---- */
+
+/* Velocity (world) of geom g's body at world point p and its angular velocity. */
+static void body_motion(const tch_model* m, const tch_data* d, int geom, tch_vec3 p_W,
+                        tch_vec3* v_W, tch_vec3* w_W) {
+    int root = m->body_root[m->geom_body[geom]];
+    *v_W = tch_contact_point_velocity(m, d, geom, p_W);
+    *w_W = root ? d->body_w_W[root] : tch_v3_zero();
+}
+
+static tch_volume_params volume_params(const tch_pair_params* p) {
+    return (tch_volume_params){p->stiffness, p->damping, p->tangential_stiffness,
+                               p->tangential_damping, p->friction, p->static_friction};
+}
+
+/* The contact frame's velocities, in A's axes, of both bodies at o_c. */
+static void fill_motion(const tch_model* m, const tch_data* d, int a, int b, tch_vec3 o_W,
+                        contact_frame* c) {
+    tch_quat q_WA = d->geom_X_WG[a].q;
+    tch_vec3 v, w;
+    body_motion(m, d, a, o_W, &v, &w);
+    c->v_A_o = tch_q_inv_rotate(q_WA, v);
+    c->w_A = tch_q_inv_rotate(q_WA, w);
+    body_motion(m, d, b, o_W, &v, &w);
+    c->v_B_o = tch_q_inv_rotate(q_WA, v);
+    c->w_B = tch_q_inv_rotate(q_WA, w);
+    c->v_r = tch_v3_sub(c->v_B_o, c->v_A_o);
+    c->w_r = tch_v3_sub(c->w_B, c->w_A);
+}
+
+/* The outline of C (P's vertices projected on the plane, convex hull by gift wrapping in the
+ * plane's axes) appended to data as one polygon, world frame. */
+static int append_outline(tch_data* d, tch_transform X_WA, const tch_polyhedron* P,
+                          const contact_frame* c) {
+    int n = P->vertex_count;
+    if (tch_contact_reserve(d, 1, 1, n) != 0) {
+        return -1;
+    }
+    tch_vec3 u1, u2;
+    tch_v3_basis(c->n, &u1, &u2);
+    int start = d->polygon_vertex_count, count = 0;
+    int first = 0;
+    for (int i = 1; i < n; ++i) {
+        tch_vec3 p = tch_v3_sub(P->vertices_A[i], c->o_c), q = tch_v3_sub(P->vertices_A[first], c->o_c);
+        if (tch_v3_dot(p, u1) < tch_v3_dot(q, u1)) first = i;
+    }
+    int current = first;
+    do {
+        tch_vec3 p = tch_v3_sub(P->vertices_A[current], c->o_c);
+        p = tch_v3_madd(p, -tch_v3_dot(p, c->n), c->n);
+        d->polygon_vertices_W[start + count] = tch_x_apply(X_WA, tch_v3_add(c->o_c, p));
+        d->polygon_vertex_pressure[start + count] = 0;
+        count++;
+        int next = (current + 1) % n;
+        for (int j = 0; j < n; ++j) {
+            tch_vec3 e1 = tch_v3_sub(P->vertices_A[next], P->vertices_A[current]);
+            tch_vec3 e2 = tch_v3_sub(P->vertices_A[j], P->vertices_A[current]);
+            if (tch_v3_dot(tch_v3_cross(e1, e2), c->n) < 0) next = j;
+        }
+        current = next;
+    } while (current != first && count < n);
+    d->polygons[d->polygon_count++] =
+        (tch_contact_polygon){start, count, tch_q_rotate(X_WA.q, c->n)};
+    d->polygon_vertex_count += count;
+    return 0;
+}
+
+/* The piece of geom g: its compiled hull, or a plane's half-space box around the other piece. */
+static const tch_convex_hull* piece(const tch_model* m, int g, int other, tch_transform X_GO,
+                                    volume_scratch* s) {
+    if (m->geom_type[g] == TCH_GEOM_PLANE) {
+        return half_space_box(s, X_GO.p, m->geom_rbound[other]);
+    }
+    return &m->internal->geom_hull[g];
+}
+
+/* Moves the contact point to the centroid of the contact area (on the plane): the separation
+ * search may leave o_c anywhere on a flat patch, the centroid moves continuously, and the
+ * friction state and mode transitions compare moments about it. Shifts the overlap's moments
+ * and area moments accordingly (parallel-axis for the polar moment). */
+static void recentre(contact_frame* c, tch_volume_overlap* overlap) {
+    tch_vec3 shift = overlap->area.centroid;
+    c->o_c = tch_v3_add(c->o_c, shift);
+    c->v_A_o = tch_v3_add(c->v_A_o, tch_v3_cross(c->w_A, shift));
+    c->v_B_o = tch_v3_add(c->v_B_o, tch_v3_cross(c->w_B, shift));
+    c->v_r = tch_v3_sub(c->v_B_o, c->v_A_o);
+    tch_wrench* parts[2] = {&overlap->spring, &overlap->damper};
+    for (int i = 0; i < 2; ++i) {
+        parts[i]->moment = tch_v3_sub(parts[i]->moment, tch_v3_cross(shift, parts[i]->force));
+    }
+    overlap->area.polar -= overlap->area.area * tch_v3_norm2(shift);
+    overlap->area.centroid = tch_v3_zero();
+    c->area = overlap->area;
+}
+
+static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
+    tch_pair_result* pair = ctx->pair;
+    int a = pair->geom_a, b = pair->geom_b;
+    volume_scratch* s = ctx->scratch;
+    volume_state* state = (volume_state*)ctx->state->bytes;
+    tch_transform X_WA = d->geom_X_WG[a];
+    tch_transform X_AB = tch_x_relative(X_WA, d->geom_X_WG[b]);
+    const tch_convex_hull* hull_a = piece(m, a, b, X_AB, s);
+    const tch_convex_hull* hull_b = piece(m, b, a, tch_x_inverse(X_AB), s);
+    if (tch_polyhedron_intersect(hull_a, hull_b, X_AB, TCH_POLYHEDRON_DEFAULT, &s->overlap,
+                                 NULL) != TCH_OK || s->overlap.face_count == 0) {
+        return 0;
+    }
+    tch_contact_plane plane;
+    int fresh = ctx->state->fresh;
+    if (tch_contact_plane_find(hull_a, hull_b, X_AB, fresh ? NULL : &state->n_prev_A,
+                               fresh ? NAN : state->d_prev, &s->overlap, &plane,
+                               NULL) != TCH_OK ||
+        !(plane.depth > 0)) {
+        return 0;
+    }
+    tch_volume_params k = volume_params(&pair->params);
+    contact_frame c = {.n = plane.n_A, .o_c = plane.o_A, .P = &s->overlap, .k = &k};
+    tch_vec3 o_W = tch_x_apply(X_WA, plane.o_A);
+    fill_motion(m, d, a, b, o_W, &c);
+    tch_volume_overlap overlap;
+    if (tch_volume_integrate(&s->overlap, c.n, c.o_c, &k, c.v_r, c.w_r, &overlap, NULL) !=
+            TCH_OK ||
+        !(overlap.area.area > 0)) {
+        return 0;
+    }
+    recentre(&c, &overlap);
+    tch_wrench total = tch_wrench_add(overlap.spring, overlap.damper);
+    total = tch_wrench_add(total, friction(&c, state, fresh, ctx->commit, m->timestep));
+    if (ctx->commit) {
+        state->n_prev_A = plane.n_A;
+        state->d_prev = plane.depth;
+    }
+    state->o_W = tch_x_apply(X_WA, c.o_c);
+    state->f_W = tch_q_rotate(X_WA.q, total.force);
+    state->m_W = tch_q_rotate(X_WA.q, total.moment);
+    if (append_outline(d, X_WA, &s->overlap, &c) != 0) {
+        return -1;
+    }
+    d->contacts[d->contact_count++] = (tch_contact){a, b, pair->model, o_W,
+                                                     tch_q_rotate(X_WA.q, plane.n_A),
+                                                     plane.depth, tch_v3_zero()};
+    pair->contact_count = 1;
+    pair->polygon_count = 1;
+    pair->area = overlap.area.area;
+    pair->volume = overlap.volume;
+    return 1;
+}
+
+static void volume_forces(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
+    const volume_state* state = (const volume_state*)ctx->state->bytes;
+    tch_pair_result* pair = ctx->pair;
+    d->contacts[pair->contact_start].f_W = state->f_W;
+    tch_contact_apply_force(m, d, pair, state->o_W, state->f_W);
+    tch_contact_apply_moment(m, d, pair, state->m_W);
+}
+
+static void* volume_scratch_create(void) {
+    volume_scratch* s = calloc(1, sizeof *s);
+    if (s) {
+        tch_polyhedron_init(&s->overlap);
+    }
+    return s;
+}
+
+static void volume_scratch_destroy(void* scratch) {
+    volume_scratch* s = scratch;
+    if (s) {
+        tch_polyhedron_free(&s->overlap);
+        free(s);
+    }
+}
+
+const tch_contact_ops tch_volume_ops = {
+    .kind = TCH_CONTACT_KIND_FORCE,
+    .uses_state = 1,
+    .pair_geometry = volume_geometry,
+    .normal_forces = volume_forces,
+    .friction_forces = NULL,
+    .scratch_create = volume_scratch_create,
+    .scratch_destroy = volume_scratch_destroy,
+};
+
+/* ---- compile-time pieces ---- */
+
+/* Segments around a curved primitive for a target edge length (16 when unset). */
+static int segments_for(const tch_shape* shape, tch_real resolution) {
+    if (isnan(resolution)) {
+        return 16;
+    }
+    tch_real radius = fmax(shape->size[0], fmax(shape->size[1], shape->size[2]));
+    tch_real n = ceil(2 * TCH_PI * radius / resolution);
+    return (int)fmin(fmax(n, 8), 128);
+}
+
+tch_status tch_volume_build_pieces(const tch_model* m, tch_convex_hull* hulls, tch_error* err) {
+    for (int g = 0; g < m->geom_count; ++g) {
+        if (m->geom_type[g] == TCH_GEOM_PLANE) {
+            continue;
+        }
+        tch_shape shape = tch_model_geom_shape(m, g);
+        tch_real resolution = m->geom_contact[g].resolution;
+        if (isnan(resolution)) {
+            resolution = m->contact_default.resolution;
+        }
+        tch_status s =
+            tch_polyhedron_approximate_shape(&shape, segments_for(&shape, resolution), &hulls[g], err);
+        if (s != TCH_OK) {
+            return s;
+        }
+    }
+    return TCH_OK;
+}

@@ -1,0 +1,680 @@
+/* The constraint stage (engine/constraint.h, docs/contact-lcp.md).
+ *
+ * Velocities. Each free root b has the generalized velocity ν_b = (v_WCm, w_W) with the
+ * block-diagonal mass M_b = diag(m I, I_W), I_W = R_WB I_B R_WBᵀ (contact_space_haptics.md sec. 1).
+ * A row of the contact Jacobian along unit d_W at contact point p, between geom a's root and geom
+ * b's root, has the blocks (d, r_b x d) for b and -(d, r_a x d) for a, r = p - p_WCm (peg.md sec.
+ * 1 with the normal from a into b), so J ν = d . (v_b(p) - v_a(p)) and an impulse z on the row
+ * gives b the impulse +z d at p and a the impulse -z d.
+ *
+ * Problem per island (Stewart and Trinkle, peg.md eqs. 5-9 and sec. 8; A = J M⁻¹ Jᵀ, the
+ * Delassus matrix, which is Ruspini and Khatib's Λ⁻¹ of eq. 4):
+ *
+ *   Lemke:  0 <= p_n ⊥ A_nn p_n + A_nf β + J_n v* - b     >= 0
+ *           0 <= β   ⊥ A_fn p_n + A_ff β + J_f v* + E λ   >= 0
+ *           0 <= λ   ⊥ μ p_n - Eᵀ β                       >= 0
+ *
+ *   PGS:    normal rows as above; two tangent rows t1, t2 per contact with |z_t| <= μ p_n
+ *           (box MLCP with friction bounds, solver/lcp.h)
+ *
+ * b is the target of the normal velocity J_n v+: depth / h for a contact still within its
+ * margin (it may close the gap, no more), stabilization * depth / h for a penetrating one, and
+ * at least -e v_n⁻ for one that approaches faster than the restitution threshold and would
+ * close its gap during the step (v_n⁻: the velocity at the start of the step).
+ */
+#include "engine/constraint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "contact/contact.h"
+#include "dynamics/free_body.h"
+#include "engine/engine_internal.h"
+#include "math/vec.h"
+#include "solver/lemke.h"
+#include "solver/pgs.h"
+
+/* Warm start kept in the pair state: per point its world position (for matching by nearest
+ * position), its normal impulse and its friction impulse in the tangent basis of its normal. */
+enum { MEMORY_POINTS = 7 };
+typedef struct point_memory {
+    float p_W[3];
+    float normal;
+    float tangent[2];
+} point_memory;
+typedef struct pair_memory {
+    int count;
+    point_memory points[MEMORY_POINTS];
+} pair_memory;
+_Static_assert(sizeof(pair_memory) <= TCH_PAIR_STATE_BYTES, "lcp warm start must fit a pair state");
+
+/* A stored point farther than this from every current point warm-starts nothing, m. */
+static const tch_real MEMORY_MATCH_DISTANCE = 0.01;
+/* Restitution acts on approach speeds above max(this, 4 |g| h), m/s: slower contacts (a body
+ * settling under gravity) are plastic. */
+static const tch_real RESTITUTION_MIN_SPEED = 1e-3;
+
+/* One body's block of a Jacobian row and of M⁻¹ times its transpose. */
+typedef struct body_side {
+    int body;                   /* free root; 0 (static) leaves the block zero */
+    tch_vec3 lin, ang;          /* ±(d, r x d) */
+    tch_vec3 inv_lin, inv_ang;  /* ±(d / m, I_W⁻¹ (r x d)) */
+} body_side;
+
+typedef struct jacobian_row {
+    body_side side[2];          /* [0]: geom b's root (+d), [1]: geom a's root (-d) */
+} jacobian_row;
+
+/* A constraint contact and what its rows need. */
+typedef struct contact_rows {
+    int contact;                /* index into data->contacts */
+    int pair;                   /* index into data->pair_results */
+    int island;
+    tch_real mu;
+    int cone_edges;             /* friction directions for Lemke (0 when frictionless) */
+    tch_vec3 t1, t2;            /* tangent basis of the normal (tch_v3_basis) */
+    tch_real bias;              /* target b of J_n v+ */
+    tch_real warm_normal;       /* warm start: impulses of the matching point of the last step */
+    tch_real warm_tangent[2];
+} contact_rows;
+
+/* The island's unknowns for one solver: normal rows, friction rows, then Lemke's λ rows. */
+typedef struct island_layout {
+    int nc;                     /* contacts */
+    int nr;                     /* Jacobian rows: nc normal rows, then friction rows */
+    int n;                      /* unknowns: nr, plus one λ per frictional contact (Lemke) */
+    int* friction_start;        /* [nc] first friction row of each contact */
+    int* edges;                 /* [nc] its friction rows */
+    int* lambda;                /* [nc] its λ unknown, -1 when none */
+} island_layout;
+
+typedef struct stage {
+    const tch_model* m;
+    tch_data* d;
+    tch_real h;
+    tch_arena* arena;
+    tch_vec3* v;                /* [body_count] centre-of-mass velocity, world (v*, then v+) */
+    tch_vec3* w;                /* [body_count] angular velocity, world */
+    tch_mat3* I_inv_W;          /* [body_count] inverse inertia about the centre of mass */
+    unsigned char* moved;       /* [body_count] 1 when an impulse reached the body */
+    pair_memory** memory;       /* [pair_result_count] warm start of constraint pairs */
+    contact_rows* contacts;     /* [contact_count], sorted by island */
+    int contact_count;
+    int* island_start;          /* [island_count + 1] */
+    int island_count;
+} stage;
+
+static int geom_root(const tch_model* m, int geom) {
+    return m->body_root[m->geom_body[geom]];
+}
+
+static int is_constraint_pair(const tch_pair_result* pair) {
+    const tch_contact_ops* ops = tch_contact_model_ops(pair->model);
+    return ops && ops->kind == TCH_CONTACT_KIND_CONSTRAINT;
+}
+
+int tch_constraint_workspace_init(tch_constraint_workspace* ws, const tch_model* m) {
+    ws->island_parent = calloc((size_t)m->body_count, sizeof *ws->island_parent);
+    return ws->island_parent ? 0 : -1;
+}
+
+void tch_constraint_workspace_free(tch_constraint_workspace* ws) {
+    free(ws->island_parent);
+    ws->island_parent = NULL;
+}
+
+static int step_has_constraint_pairs(const tch_data* d) {
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        if (is_constraint_pair(&d->pair_results[i])) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* ---- islands (union-find over free roots, path halving) ---- */
+
+static int find_island(int* parent, int b) {
+    while (parent[b] != b) {
+        parent[b] = parent[parent[b]];
+        b = parent[b];
+    }
+    return b;
+}
+
+static void join_islands(int* parent, int a, int b) {
+    a = find_island(parent, a);
+    b = find_island(parent, b);
+    if (a != b) {
+        parent[a > b ? a : b] = a < b ? a : b;
+    }
+}
+
+/* The island of every contact (numbered in order of first appearance) and the contacts sorted
+ * by island, stably. Returns 0, -1 when out of memory. */
+static int group_islands(stage* s, int* parent) {
+    const tch_model* m = s->m;
+    for (int b = 0; b < m->body_count; ++b) {
+        parent[b] = b;
+    }
+    for (int i = 0; i < s->contact_count; ++i) {
+        const tch_contact* c = &s->d->contacts[s->contacts[i].contact];
+        int ra = geom_root(m, c->geom_a), rb = geom_root(m, c->geom_b);
+        if (ra > 0 && rb > 0) {
+            join_islands(parent, ra, rb);
+        }
+    }
+    int* index = tch_arena_alloc(s->arena, (size_t)m->body_count * sizeof *index, "islands");
+    s->island_start = tch_arena_alloc(s->arena, (size_t)(s->contact_count + 1) * sizeof(int),
+                                      "island starts");
+    contact_rows* sorted =
+        tch_arena_alloc(s->arena, (size_t)s->contact_count * sizeof *sorted, "sorted contacts");
+    if (!index || !s->island_start || !sorted) {
+        return -1;
+    }
+    memset(index, -1, (size_t)m->body_count * sizeof *index);
+    s->island_count = 0;
+    for (int i = 0; i < s->contact_count; ++i) {
+        const tch_contact* c = &s->d->contacts[s->contacts[i].contact];
+        int ra = geom_root(m, c->geom_a), rb = geom_root(m, c->geom_b);
+        int rep = find_island(parent, ra > 0 ? ra : rb);
+        if (index[rep] < 0) {
+            index[rep] = s->island_count++;
+        }
+        s->contacts[i].island = index[rep];
+    }
+    memset(s->island_start, 0, (size_t)(s->island_count + 1) * sizeof(int));
+    for (int i = 0; i < s->contact_count; ++i) {
+        s->island_start[s->contacts[i].island + 1]++;
+    }
+    for (int k = 0; k < s->island_count; ++k) {
+        s->island_start[k + 1] += s->island_start[k];
+    }
+    int* fill = index; /* reused: next free slot per island */
+    memcpy(fill, s->island_start, (size_t)s->island_count * sizeof *fill);
+    for (int i = 0; i < s->contact_count; ++i) {
+        sorted[fill[s->contacts[i].island]++] = s->contacts[i];
+    }
+    s->contacts = sorted;
+    return 0;
+}
+
+/* ---- Jacobian rows ---- */
+
+static body_side make_side(const stage* s, int body, tch_vec3 p_W, tch_vec3 d_W, tch_real sign) {
+    body_side side;
+    memset(&side, 0, sizeof side);
+    if (body == 0) {
+        return side;
+    }
+    tch_vec3 r = tch_v3_sub(p_W, s->d->body_p_WCm[body]);
+    side.body = body;
+    side.lin = tch_v3_scale(d_W, sign);
+    side.ang = tch_v3_scale(tch_v3_cross(r, d_W), sign);
+    side.inv_lin = tch_v3_scale(side.lin, 1 / s->m->body_total_mass[body]);
+    side.inv_ang = tch_m3_mul_v3(s->I_inv_W[body], side.ang);
+    return side;
+}
+
+static jacobian_row make_row(const stage* s, const tch_contact* c, tch_vec3 d_W) {
+    jacobian_row row;
+    row.side[0] = make_side(s, geom_root(s->m, c->geom_b), c->p_W, d_W, 1);
+    row.side[1] = make_side(s, geom_root(s->m, c->geom_a), c->p_W, d_W, -1);
+    return row;
+}
+
+/* J_i M⁻¹ J_jᵀ: the two rows' coupling through the bodies they share. */
+static tch_real row_coupling(const jacobian_row* i, const jacobian_row* j) {
+    tch_real sum = 0;
+    for (int s = 0; s < 2; ++s) {
+        for (int t = 0; t < 2; ++t) {
+            if (i->side[s].body != 0 && i->side[s].body == j->side[t].body) {
+                sum += tch_v3_dot(i->side[s].lin, j->side[t].inv_lin) +
+                       tch_v3_dot(i->side[s].ang, j->side[t].inv_ang);
+            }
+        }
+    }
+    return sum;
+}
+
+/* J ν with the stage's current velocities. */
+static tch_real row_velocity(const stage* s, const jacobian_row* row) {
+    tch_real sum = 0;
+    for (int k = 0; k < 2; ++k) {
+        const body_side* side = &row->side[k];
+        if (side->body != 0) {
+            sum += tch_v3_dot(side->lin, s->v[side->body]) + tch_v3_dot(side->ang, s->w[side->body]);
+        }
+    }
+    return sum;
+}
+
+/* ν += M⁻¹ Jᵀ z (eq. 17 of Ruspini and Khatib for one row). */
+static void apply_row_impulse(stage* s, const jacobian_row* row, tch_real z) {
+    for (int k = 0; k < 2; ++k) {
+        const body_side* side = &row->side[k];
+        if (side->body != 0 && z != 0) {
+            s->v[side->body] = tch_v3_madd(s->v[side->body], z, side->inv_lin);
+            s->w[side->body] = tch_v3_madd(s->w[side->body], z, side->inv_ang);
+            s->moved[side->body] = 1;
+        }
+    }
+}
+
+/* Friction direction e of `count` of a contact: the tangents t1, t2 (PGS, count 2) or the
+ * cone edges cos(2 pi e / count) t1 + sin(2 pi e / count) t2 (Lemke). */
+static tch_vec3 friction_direction(const contact_rows* cr, int e, int count) {
+    if (count == 2) {
+        return e == 0 ? cr->t1 : cr->t2;
+    }
+    tch_real angle = 2 * TCH_PI * e / count;
+    return tch_v3_add(tch_v3_scale(cr->t1, cos(angle)), tch_v3_scale(cr->t2, sin(angle)));
+}
+
+/* ---- preparing the contacts ---- */
+
+static tch_real restitution_threshold(const stage* s) {
+    return fmax(RESTITUTION_MIN_SPEED, 4 * tch_v3_norm(s->m->gravity) * s->h);
+}
+
+/* Target b of the contact's normal velocity (see the file comment). */
+static tch_real normal_target(const stage* s, const tch_contact* c, const tch_pair_params* p) {
+    tch_real h = s->h;
+    jacobian_row normal = make_row(s, c, c->n_W);
+    tch_real v_star = row_velocity(s, &normal);
+    tch_real v_before = tch_v3_dot(
+        tch_v3_sub(tch_contact_point_velocity(s->m, s->d, c->geom_b, c->p_W),
+                   tch_contact_point_velocity(s->m, s->d, c->geom_a, c->p_W)),
+        c->n_W);
+    tch_real target = c->depth < 0 ? c->depth / h : p->stabilization * c->depth / h;
+    int closes = c->depth >= 0 || v_star < c->depth / h;
+    if (p->restitution > 0 && closes && v_before < -restitution_threshold(s)) {
+        target = fmax(target, -p->restitution * v_before);
+    }
+    return target;
+}
+
+static tch_real distance_to_memory(const point_memory* pm, tch_vec3 p_W) {
+    return tch_v3_dist((tch_vec3){pm->p_W[0], pm->p_W[1], pm->p_W[2]}, p_W);
+}
+
+/* The warm start of contact cr: the stored point nearest to it. */
+static void recall_warm_start(const pair_memory* memory, const tch_contact* c, contact_rows* cr) {
+    cr->warm_normal = cr->warm_tangent[0] = cr->warm_tangent[1] = 0;
+    int best = -1;
+    tch_real best_distance = MEMORY_MATCH_DISTANCE;
+    for (int k = 0; memory && k < memory->count; ++k) {
+        tch_real distance = distance_to_memory(&memory->points[k], c->p_W);
+        if (distance < best_distance) {
+            best = k;
+            best_distance = distance;
+        }
+    }
+    if (best >= 0) {
+        cr->warm_normal = memory->points[best].normal;
+        cr->warm_tangent[0] = memory->points[best].tangent[0];
+        cr->warm_tangent[1] = memory->points[best].tangent[1];
+    }
+}
+
+static contact_rows prepare_contact(const stage* s, int pair_index, int contact_index) {
+    const tch_contact* c = &s->d->contacts[contact_index];
+    const tch_pair_params* p = &s->d->pair_results[pair_index].params;
+    contact_rows cr;
+    memset(&cr, 0, sizeof cr);
+    cr.contact = contact_index;
+    cr.pair = pair_index;
+    cr.mu = p->friction;
+    cr.cone_edges = p->friction > 0 ? (int)p->cone_edges : 0;
+    tch_v3_basis(c->n_W, &cr.t1, &cr.t2);
+    cr.bias = normal_target(s, c, p);
+    recall_warm_start(s->memory[pair_index], c, &cr);
+    return cr;
+}
+
+/* The pair states of the constraint pairs, created when new and marked seen this step. Touching
+ * first and looking up after keeps the pointers valid (touching may move the table). */
+static int recall_pair_memory(stage* s) {
+    tch_data* d = s->d;
+    struct tch_data_internal* in = d->internal;
+    s->memory = tch_arena_alloc(s->arena, (size_t)d->pair_result_count * sizeof *s->memory,
+                                "lcp pair memory");
+    if (!s->memory) {
+        return -1;
+    }
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        const tch_pair_result* pair = &d->pair_results[i];
+        if (is_constraint_pair(pair) &&
+            !tch_pair_state_touch(&in->pair_states, pair->geom_a, pair->geom_b, in->step_count)) {
+            return -1;
+        }
+    }
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        const tch_pair_result* pair = &d->pair_results[i];
+        tch_pair_state* state =
+            is_constraint_pair(pair)
+                ? tch_pair_state_find(&in->pair_states, pair->geom_a, pair->geom_b)
+                : NULL;
+        s->memory[i] = state ? (pair_memory*)state->bytes : NULL;
+    }
+    return 0;
+}
+
+/* Body velocities and inverse inertias from qvel (v*). */
+static int read_bodies(stage* s) {
+    const tch_model* m = s->m;
+    size_t nb = (size_t)m->body_count;
+    s->v = tch_arena_alloc(s->arena, nb * sizeof *s->v, "lcp v");
+    s->w = tch_arena_alloc(s->arena, nb * sizeof *s->w, "lcp w");
+    s->I_inv_W = tch_arena_alloc(s->arena, nb * sizeof *s->I_inv_W, "lcp inverse inertia");
+    s->moved = tch_arena_alloc(s->arena, nb, "lcp moved");
+    if (!s->v || !s->w || !s->I_inv_W || !s->moved) {
+        return -1;
+    }
+    memset(s->moved, 0, nb);
+    for (int b = 1; b < m->body_count; ++b) {
+        if (m->body_free[b]) {
+            tch_free_body_com_velocity(m, s->d->qpos, s->d->qvel, b, &s->v[b], &s->w[b]);
+            s->I_inv_W[b] = tch_m3_rotate_tensor(s->d->body_R_WB[b], m->body_total_I_inv[b]);
+        }
+    }
+    return 0;
+}
+
+static int prepare(stage* s, int* island_parent) {
+    tch_data* d = s->d;
+    if (read_bodies(s) != 0 || recall_pair_memory(s) != 0) {
+        return -1;
+    }
+    s->contacts = tch_arena_alloc(s->arena, (size_t)d->contact_count * sizeof *s->contacts,
+                                  "lcp contacts");
+    if (!s->contacts) {
+        return -1;
+    }
+    s->contact_count = 0;
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        const tch_pair_result* pair = &d->pair_results[i];
+        for (int k = 0; is_constraint_pair(pair) && k < pair->contact_count; ++k) {
+            s->contacts[s->contact_count++] = prepare_contact(s, i, pair->contact_start + k);
+        }
+    }
+    return group_islands(s, island_parent);
+}
+
+/* ---- one island ---- */
+
+typedef enum island_solver { SOLVE_LEMKE, SOLVE_PGS } island_solver;
+
+static int layout_island(stage* s, const contact_rows* cr, int nc, island_solver solver,
+                         island_layout* L) {
+    L->nc = nc;
+    L->friction_start = tch_arena_alloc(s->arena, (size_t)nc * 3 * sizeof(int), "lcp layout");
+    if (!L->friction_start) {
+        return -1;
+    }
+    L->edges = L->friction_start + nc;
+    L->lambda = L->edges + nc;
+    L->nr = nc;
+    for (int i = 0; i < nc; ++i) {
+        L->edges[i] = cr[i].cone_edges == 0 ? 0 : solver == SOLVE_LEMKE ? cr[i].cone_edges : 2;
+        L->friction_start[i] = L->nr;
+        L->nr += L->edges[i];
+    }
+    L->n = L->nr;
+    for (int i = 0; i < nc; ++i) {
+        L->lambda[i] = solver == SOLVE_LEMKE && L->edges[i] > 0 ? L->n++ : -1;
+    }
+    return 0;
+}
+
+static void build_rows(const stage* s, const contact_rows* cr, const island_layout* L,
+                       jacobian_row* rows) {
+    for (int i = 0; i < L->nc; ++i) {
+        const tch_contact* c = &s->d->contacts[cr[i].contact];
+        rows[i] = make_row(s, c, c->n_W);
+        for (int e = 0; e < L->edges[i]; ++e) {
+            rows[L->friction_start[i] + e] = make_row(s, c, friction_direction(&cr[i], e,
+                                                                               L->edges[i]));
+        }
+    }
+}
+
+/* M = [A, E; μ, -Eᵀ] (A = J M⁻¹ Jᵀ over the Jacobian rows) and q = (J v* - b, 0). */
+static void build_problem(const stage* s, const contact_rows* cr, const island_layout* L,
+                          const jacobian_row* rows, tch_real* M, tch_real* q) {
+    int n = L->n;
+    memset(M, 0, (size_t)n * (size_t)n * sizeof *M);
+    for (int i = 0; i < L->nr; ++i) {
+        for (int j = i; j < L->nr; ++j) {
+            M[i * n + j] = M[j * n + i] = row_coupling(&rows[i], &rows[j]);
+        }
+        q[i] = row_velocity(s, &rows[i]) - (i < L->nc ? cr[i].bias : 0);
+    }
+    for (int i = 0; i < L->nc; ++i) {
+        int l = L->lambda[i];
+        if (l < 0) {
+            continue;
+        }
+        q[l] = 0;
+        M[l * n + i] = cr[i].mu;
+        for (int e = 0; e < L->edges[i]; ++e) {
+            int f = L->friction_start[i] + e;
+            M[f * n + l] = 1;
+            M[l * n + f] = -1;
+        }
+    }
+}
+
+/* Nonnegative weights of the two cone edges that bracket the friction impulse (tx, ty) in the
+ * tangent basis, written to the contact's edge unknowns (Lemke's warm start only needs which
+ * are positive). */
+static void warm_cone(const contact_rows* cr, int edges, tch_real* beta) {
+    tch_real tx = cr->warm_tangent[0], ty = cr->warm_tangent[1];
+    tch_real magnitude = hypot(tx, ty);
+    if (!(magnitude > 0)) {
+        return;
+    }
+    tch_real sector = 2 * TCH_PI / edges;
+    tch_real angle = atan2(ty, tx);
+    angle = angle < 0 ? angle + 2 * TCH_PI : angle;
+    int e0 = (int)floor(angle / sector) % edges;
+    tch_real offset = angle - e0 * sector;
+    beta[e0] = magnitude * sin(sector - offset) / sin(sector);
+    beta[(e0 + 1) % edges] = magnitude * sin(offset) / sin(sector);
+}
+
+static void warm_start(const contact_rows* cr, const island_layout* L, island_solver solver,
+                       tch_real* z) {
+    memset(z, 0, (size_t)L->n * sizeof *z);
+    for (int i = 0; i < L->nc; ++i) {
+        z[i] = cr[i].warm_normal;
+        tch_real* friction = z + L->friction_start[i];
+        if (L->edges[i] == 0) {
+            continue;
+        }
+        if (solver == SOLVE_PGS) {
+            friction[0] = cr[i].warm_tangent[0];
+            friction[1] = cr[i].warm_tangent[1];
+            continue;
+        }
+        warm_cone(&cr[i], L->edges[i], friction);
+        tch_real total = 0;
+        for (int e = 0; e < L->edges[i]; ++e) {
+            total += friction[e];
+        }
+        /* At the cone's boundary the contact slid: its sliding speed λ was positive. */
+        z[L->lambda[i]] = total >= (1 - 1e-6) * cr[i].mu * z[i] && total > 0 ? 1 : 0;
+    }
+}
+
+/* PGS on the box MLCP: friction rows bounded by -mu p_n <= z <= mu p_n (solver/lcp.h). */
+static tch_status solve_pgs(stage* s, const contact_rows* cr, const island_layout* L,
+                            const tch_real* M, const tch_real* q, tch_real* z,
+                            tch_lcp_result* result) {
+    tch_real* lo = tch_arena_alloc(s->arena, (size_t)L->n * 2 * sizeof *lo, "lcp bounds");
+    int* normal_index =
+        tch_arena_alloc(s->arena, (size_t)L->n * sizeof *normal_index, "lcp normal index");
+    if (!lo || !normal_index) {
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    tch_real* hi = lo + L->n;
+    for (int i = 0; i < L->nc; ++i) {
+        lo[i] = 0, hi[i] = INFINITY, normal_index[i] = -1;
+        for (int e = 0; e < L->edges[i]; ++e) {
+            int f = L->friction_start[i] + e;
+            lo[f] = -cr[i].mu, hi[f] = cr[i].mu, normal_index[f] = i;
+        }
+    }
+    tch_pgs_options options = tch_pgs_options_default();
+    options.max_iterations = s->m->lcp_iterations;
+    options.tolerance = s->m->lcp_tolerance;
+    options.warm_start = true;
+    tch_lcp_matrix matrix = tch_lcp_matrix_dense(M, L->n);
+    tch_lcp_bounds bounds = {lo, hi, normal_index};
+    return tch_pgs_solve(&matrix, q, &bounds, &options, z, result, NULL);
+}
+
+static tch_status solve_lemke(stage* s, const island_layout* L, const tch_real* M,
+                              const tch_real* q, tch_real* z, tch_lcp_result* result) {
+    tch_lemke_options options = tch_lemke_options_default();
+    options.max_pivots = s->m->lcp_iterations;
+    options.warm_start = true;
+    return tch_lemke_solve(M, q, L->n, &options, s->arena, z, result, NULL);
+}
+
+/* The contact's impulse on geom b, world: normal plus friction rows. */
+static tch_vec3 contact_impulse(const contact_rows* cr, const tch_contact* c,
+                                const island_layout* L, int i, const tch_real* z) {
+    tch_vec3 impulse = tch_v3_scale(c->n_W, z[i]);
+    for (int e = 0; e < L->edges[i]; ++e) {
+        impulse = tch_v3_madd(impulse, z[L->friction_start[i] + e],
+                              friction_direction(cr, e, L->edges[i]));
+    }
+    return impulse;
+}
+
+/* Stores contact cr's impulses as the warm start of its point in its pair's memory. */
+static void remember(stage* s, const contact_rows* cr, tch_vec3 impulse) {
+    pair_memory* memory = s->memory[cr->pair];
+    const tch_contact* c = &s->d->contacts[cr->contact];
+    int k = cr->contact - s->d->pair_results[cr->pair].contact_start;
+    if (!memory || k >= MEMORY_POINTS) {
+        return;
+    }
+    memory->count = k + 1 > memory->count ? k + 1 : memory->count;
+    point_memory* pm = &memory->points[k];
+    pm->p_W[0] = (float)c->p_W.x, pm->p_W[1] = (float)c->p_W.y, pm->p_W[2] = (float)c->p_W.z;
+    pm->normal = (float)tch_v3_dot(impulse, c->n_W);
+    pm->tangent[0] = (float)tch_v3_dot(impulse, cr->t1);
+    pm->tangent[1] = (float)tch_v3_dot(impulse, cr->t2);
+}
+
+/* Applies the solution: velocities, forces p / h on the contacts, pairs and bodies, memory. */
+static void apply_solution(stage* s, const contact_rows* cr, const island_layout* L,
+                           const jacobian_row* rows, const tch_real* z) {
+    for (int r = 0; r < L->nr; ++r) {
+        apply_row_impulse(s, &rows[r], z[r]);
+    }
+    for (int i = 0; i < L->nc; ++i) {
+        tch_contact* c = &s->d->contacts[cr[i].contact];
+        tch_vec3 impulse = contact_impulse(&cr[i], c, L, i, z);
+        c->f_W = tch_v3_scale(impulse, 1 / s->h);
+        tch_contact_apply_force(s->m, s->d, &s->d->pair_results[cr[i].pair], c->p_W, c->f_W);
+        remember(s, &cr[i], impulse);
+    }
+}
+
+/* Builds and solves the island's problem with `solver`. Returns the solver's status (the
+ * solution or last iterate in *z_out, laid out by *L). */
+static tch_status solve_island_with(stage* s, const contact_rows* cr, int nc,
+                                    island_solver solver, island_layout* L, jacobian_row** rows,
+                                    tch_real** z, tch_lcp_result* result) {
+    if (layout_island(s, cr, nc, solver, L) != 0) {
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    size_t n = (size_t)L->n;
+    *rows = tch_arena_alloc(s->arena, (size_t)L->nr * sizeof **rows, "lcp rows");
+    tch_real* M = tch_arena_alloc(s->arena, n * n * sizeof *M, "lcp matrix");
+    tch_real* q = tch_arena_alloc(s->arena, n * sizeof *q, "lcp q");
+    *z = tch_arena_alloc(s->arena, n * sizeof **z, "lcp z");
+    if (!*rows || !M || !q || !*z) {
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    build_rows(s, cr, L, *rows);
+    build_problem(s, cr, L, *rows, M, q);
+    warm_start(cr, L, solver, *z);
+    return solver == SOLVE_LEMKE ? solve_lemke(s, L, M, q, *z, result)
+                                 : solve_pgs(s, cr, L, M, q, *z, result);
+}
+
+/* Solves island k with the model's solver (Lemke falling back to PGS) and applies the result;
+ * an island that fails with both keeps PGS's last iterate. */
+static void solve_island(stage* s, int k) {
+    tch_data* d = s->d;
+    const contact_rows* cr = s->contacts + s->island_start[k];
+    int nc = s->island_start[k + 1] - s->island_start[k];
+    island_solver solver = s->m->lcp_solver == TCH_LCP_SOLVER_PGS ? SOLVE_PGS : SOLVE_LEMKE;
+    island_layout L;
+    jacobian_row* rows = NULL;
+    tch_real* z = NULL;
+    tch_lcp_result result = {TCH_OK, TCH_LCP_SOLVED, 0, 0};
+    size_t mark = tch_arena_mark(s->arena);
+    tch_status status = solve_island_with(s, cr, nc, solver, &L, &rows, &z, &result);
+    if (status != TCH_OK && solver == SOLVE_LEMKE) {
+        d->constraint_iterations += result.iterations;
+        tch_arena_release(s->arena, mark);
+        status = solve_island_with(s, cr, nc, SOLVE_PGS, &L, &rows, &z, &result);
+        d->constraint_failed_islands += 1;
+    } else if (status != TCH_OK) {
+        d->constraint_failed_islands += 1;
+    }
+    d->constraint_iterations += result.iterations;
+    d->constraint_residual = fmax(d->constraint_residual, result.residual);
+    if (status == TCH_OK || status == TCH_ERR_NUMERICAL) {
+        apply_solution(s, cr, &L, rows, z);
+    }
+    tch_arena_release(s->arena, mark);
+}
+
+/* qvel of every body an impulse reached, from (v_WCm, w_W). */
+static void write_velocities(const stage* s) {
+    const tch_model* m = s->m;
+    for (int b = 1; b < m->body_count; ++b) {
+        if (!s->moved[b]) {
+            continue;
+        }
+        tch_quat q_WB = tch_free_body_pose(m, s->d->qpos, b).q;
+        tch_vec3 r_W = tch_q_rotate(q_WB, m->body_total_p_BCm[b]);
+        tch_vec3 v_WBo = tch_v3_sub(s->v[b], tch_v3_cross(s->w[b], r_W));
+        tch_vec3 w_B = tch_q_inv_rotate(q_WB, s->w[b]);
+        tch_real* v = s->d->qvel + m->body_qvel_adr[b];
+        v[0] = v_WBo.x, v[1] = v_WBo.y, v[2] = v_WBo.z;
+        v[3] = w_B.x, v[4] = w_B.y, v[5] = w_B.z;
+    }
+}
+
+void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
+    d->constraint_island_count = 0;
+    d->constraint_iterations = 0;
+    d->constraint_residual = 0;
+    d->constraint_failed_islands = 0;
+    if (!step_has_constraint_pairs(d)) {
+        return;
+    }
+    struct tch_data_internal* in = d->internal;
+    stage s;
+    memset(&s, 0, sizeof s);
+    s.m = m, s.d = d, s.h = h, s.arena = &in->arena;
+    size_t mark = tch_arena_mark(s.arena);
+    if (prepare(&s, in->constraint.island_parent) != 0) {
+        d->constraint_failed_islands = 1; /* out of memory: no impulse this step */
+    } else {
+        for (int k = 0; k < s.island_count; ++k) {
+            solve_island(&s, k);
+        }
+        write_velocities(&s);
+        d->constraint_island_count = s.island_count;
+    }
+    tch_arena_release(s.arena, mark);
+}

@@ -1,0 +1,38 @@
+/* The constraint stage: velocity-level time stepping for the pairs of CONSTRAINT contact models
+ * (the `lcp` model; docs/contact-lcp.md).
+ *
+ * Called by semi-implicit Euler between the velocity update and the position update:
+ *
+ *     v* = v + h M⁻¹ f_ext            (qvel, already updated; force models' wrenches included)
+ *     v+ = v* + M⁻¹ Jᵀ p              (this stage: p from one complementarity problem per island)
+ *     q+ = q + h v+                   (then the position update)
+ *
+ * which is Stewart and Trinkle's subproblem (reference/peg.md eqs. 5-9, with friction as in
+ * sec. 8) with Anitescu and Potra's linearized cone. Per contact: a normal row with the target
+ * J_n v+ >= b (margin, stabilization, restitution) and either `cone_edges` friction directions
+ * with the Stewart-Trinkle beta/lambda rows (Lemke) or two tangent rows bounded by mu times the
+ * normal impulse (PGS). Contacts are grouped into islands (connected components of free bodies
+ * through contacts; static bodies do not connect), each solved on its own. The impulses are
+ * applied to qvel and reported as forces p / h in data->contacts and the pair results, and the
+ * pair state keeps them as the next step's warm start.
+ */
+#pragma once
+
+#include "touche/data.h"
+
+/* Persistent scratch sized by the model: the island union-find. */
+typedef struct tch_constraint_workspace {
+    int* island_parent;   /* [body_count] union-find parent of each free root */
+} tch_constraint_workspace;
+
+/* Returns 0, or -1 when out of memory. */
+int tch_constraint_workspace_init(tch_constraint_workspace* workspace, const tch_model* model);
+void tch_constraint_workspace_free(tch_constraint_workspace* workspace);
+
+/* Does nothing but clear the diagnostics when the step has no constraint pairs. Otherwise solves
+ * the constraint pairs' impulses for a step of h from the velocities in data->qvel (v*)
+ * at the poses of the step's start, and applies them to qvel. Fills the contacts' f_W, the pair
+ * results' f_W and tau_Wo_W, the bodies' force totals, and the constraint diagnostics of tch_data.
+ * Never fails: an island whose solver fails keeps the solver's last iterate (Lemke falls back to
+ * PGS first) and is counted in data->constraint_failed_islands. */
+void tch_constraint_stage(const tch_model* model, tch_data* data, tch_real h);
