@@ -99,6 +99,12 @@ typedef struct tch_data {
     long heap_allocation_count; ///< allocations made by steps (flat after warm-up)
     long buffer_growth_count;   ///< times the contact, pair or polygon buffers grew
     int broadphase_pair_count;  ///< candidate pairs of the last collision stage
+    // ---- constraint solve (lcp model) of the last step, zero when it had no lcp contacts ----
+    int constraint_island_count;   ///< contact islands solved (each its own LCP)
+    int constraint_iterations;     ///< Lemke pivots or PGS sweeps, summed over the islands
+    tch_real constraint_residual;  ///< largest natural-map residual of an island's solution, m/s
+    int constraint_failed_islands; ///< islands whose solver failed (Lemke then fell back to PGS;
+                                   ///< PGS's last iterate was applied)
 
     struct tch_data_internal* internal; ///< arena, per-pair contact state, caches; opaque
 } tch_data;

@@ -1,0 +1,337 @@
+/* The lcp contact model (velocity-level time stepping, docs/contact-lcp.md): resting contact
+ * without drift and with the weight carried, an indeterminate table, Coulomb sticking and
+ * sliding within the cone discretization, Newton's cradle, restitution, energy, determinism. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "math/vec.h"
+#include "scene_builder.h"
+#include "test.h"
+
+static const double G = 9.81;
+
+/* A spec with the lcp model, the given margin and friction and the scene's defaults otherwise. */
+static tch_spec* lcp_spec(double g, double dt, double margin, tch_lcp_solver solver) {
+    tch_spec* spec = test_spec(g, dt, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.contact.model = TCH_CONTACT_LCP;
+    opt.contact.margin = margin;
+    opt.lcp_solver = solver;
+    tch_spec_set_option(spec, &opt, NULL);
+    return spec;
+}
+
+static void set_contact_option(tch_spec* spec, double restitution, double cone_edges) {
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.contact.restitution = restitution;
+    opt.contact.cone_edges = cone_edges;
+    tch_spec_set_option(spec, &opt, NULL);
+}
+
+static int run_steps(const tch_model* m, tch_data* d, long steps) {
+    for (long i = 0; i < steps; ++i) {
+        tch_error err;
+        if (tch_step(m, d, &err) != TCH_OK) {
+            fprintf(stderr, "step failed: %s\n", err.message);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Sum of the z forces of all pair results. */
+static double total_normal_force(const tch_data* d) {
+    double f = 0;
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        f += d->pair_results[i].f_W.z;
+    }
+    return f;
+}
+
+static double deepest(const tch_data* d) {
+    double depth = -INFINITY;
+    for (int i = 0; i < d->contact_count; ++i) {
+        depth = fmax(depth, d->contacts[i].depth);
+    }
+    return depth;
+}
+
+/* A 0.2 m box of 2 kg resting on the floor, 10 s: the depth stays below 1e-4 m, the box does not
+ * drift, and the contact forces carry m g. Run with both solvers. */
+static void check_resting_box(tch_lcp_solver solver) {
+    double mass = 2;
+    tch_spec* spec = lcp_spec(G, 1e-3, 0.005, solver);
+    test_add_plane(spec, tch_q_identity(), 0.5);
+    test_add_body(spec, "box", TCH_GEOM_BOX, (tch_vec3){0.1, 0.1, 0.1}, mass,
+                  (tch_vec3){0, 0, 0.1}, tch_q_identity());
+    tch_model* m = test_compile(spec);
+    ENSURE(m != NULL);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(run_steps(m, d, 1000));
+    tch_vec3 p1 = d->body_X_WB[1].p;
+    for (int i = 0; i < 9000; ++i) {
+        ENSURE(run_steps(m, d, 1));
+        ENSURE(d->contact_count == 4);
+        ENSURE(fabs(deepest(d)) < 1e-4);
+        ENSURE_REL(total_normal_force(d), mass * G, 1e-6);
+    }
+    ENSURE(tch_v3_dist(d->body_X_WB[1].p, p1) < 1e-6);
+    ENSURE(d->constraint_island_count == 1);
+    ENSURE(d->constraint_failed_islands == 0);
+    ENSURE(d->heap_allocation_count < 100);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+static void test_resting_box_lemke(void) {
+    check_resting_box(TCH_LCP_SOLVER_LEMKE);
+}
+
+static void test_resting_box_pgs(void) {
+    check_resting_box(TCH_LCP_SOLVER_PGS);
+}
+
+/* A 1 m x 0.6 m table top on four sphere feet welded to it (one rigid body): four contacts,
+ * rank-3 contact space, so the forces are indeterminate; the table must still rest level with
+ * the weight carried and no foot pulling. */
+static void test_four_legged_table_is_stable(void) {
+    double mass = 10, foot = 0.02;
+    tch_spec* spec = lcp_spec(G, 2e-3, 0.005, TCH_LCP_SOLVER_LEMKE);
+    test_add_plane(spec, tch_q_identity(), 0.6);
+    tch_body_id table = test_add_body(spec, "table", TCH_GEOM_BOX, (tch_vec3){0.5, 0.3, 0.02},
+                                      mass, (tch_vec3){0, 0, 0.3}, tch_q_identity());
+    for (int k = 0; k < 4; ++k) {
+        tch_geom_def g = tch_geom_def_default();
+        g.type = TCH_GEOM_SPHERE;
+        g.size[0] = foot;
+        g.p_BG = (tch_vec3){k & 1 ? 0.45 : -0.45, k & 2 ? 0.25 : -0.25, -0.3 + foot};
+        g.mass = 0.1;
+        tch_spec_add_geom(spec, table, &g, NULL, NULL);
+    }
+    tch_model* m = test_compile(spec);
+    ENSURE(m != NULL);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(run_steps(m, d, 500));
+    tch_transform X0 = d->body_X_WB[1];
+    ENSURE(run_steps(m, d, 4500));
+    ENSURE(d->contact_count == 4);
+    ENSURE(tch_v3_dist(d->body_X_WB[1].p, X0.p) < 1e-6);
+    ENSURE(fabs(d->body_X_WB[1].q.w) > 1 - 1e-12);
+    ENSURE_REL(total_normal_force(d), (mass + 0.4) * G, 1e-6);
+    for (int i = 0; i < d->contact_count; ++i) {
+        ENSURE(d->contacts[i].f_W.z >= -1e-9);
+    }
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* A 0.2 m box on a plane tilted by theta about y: returns the distance slid down the slope in
+ * `seconds` after 0.2 s of settling, and the acceleration fitted to it. */
+static double slide(double theta, double mu, int edges, double seconds, double* accel) {
+    tch_spec* spec = lcp_spec(G, 1e-3, 0.005, TCH_LCP_SOLVER_LEMKE);
+    set_contact_option(spec, 0, edges);
+    tch_quat tilt = tch_q_axis_angle((tch_vec3){0, 1, 0}, theta);
+    test_add_plane(spec, tilt, mu);
+    test_add_body(spec, "box", TCH_GEOM_BOX, (tch_vec3){0.1, 0.1, 0.1}, 1,
+                  tch_q_rotate(tilt, (tch_vec3){0, 0, 0.1}), tilt);
+    tch_model* m = test_compile(spec);
+    tch_data* d = NULL;
+    if (!m || tch_data_create(m, &d, NULL) != TCH_OK) {
+        return NAN;
+    }
+    run_steps(m, d, 200);
+    tch_vec3 down = tch_q_rotate(tilt, (tch_vec3){1, 0, 0});
+    tch_vec3 x0 = d->body_X_WB[1].p;
+    double v0 = tch_v3_dot(d->body_v_WCm[1], down);
+    run_steps(m, d, lround(seconds / m->timestep));
+    double dist = tch_v3_dot(tch_v3_sub(d->body_X_WB[1].p, x0), down);
+    *accel = 2 * (dist - v0 * seconds) / (seconds * seconds);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+    return dist;
+}
+
+static void test_block_sticks_below_friction_angle(void) {
+    double accel;
+    ENSURE(fabs(slide(0.4, 0.5, 4, 10.0, &accel)) < 1e-4); /* tan 0.4 = 0.42 < 0.5 */
+    ENSURE(fabs(slide(0.4, 0.5, 8, 10.0, &accel)) < 1e-4);
+}
+
+/* Above the friction angle a = g (sin - mu cos), up to the cone discretization: an edge-aligned
+ * slide has the exact friction mu f_n, and between edges the pyramid's bound is no lower than
+ * mu cos(pi / k) f_n. */
+static void test_block_slides_above_friction_angle(void) {
+    double theta = 0.5, mu = 0.3;
+    double expected = G * (sin(theta) - mu * cos(theta));
+    for (int edges = 4; edges <= 8; edges += 4) {
+        double accel;
+        slide(theta, mu, edges, 1.0, &accel);
+        double discretization = G * mu * cos(theta) * (1 - cos(TCH_PI / edges));
+        ENSURE_NEAR(accel, expected, discretization + 1e-3 * expected);
+    }
+}
+
+/* n spheres in a row along x with 1 mm gaps, no gravity, frictionless, restitution 1; the first
+ * moves at 1 m/s: the last leaves with that speed and the others stop. */
+static void check_newtons_cradle(int n) {
+    double r = 0.05, gap = 1e-3, u = 1.0;
+    tch_spec* spec = lcp_spec(0, 1e-3, 0, TCH_LCP_SOLVER_LEMKE);
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.contact.friction = 0;
+    opt.contact.restitution = 1;
+    tch_spec_set_option(spec, &opt, NULL);
+    for (int i = 0; i < n; ++i) {
+        char name[16];
+        snprintf(name, sizeof name, "ball%d", i);
+        test_add_body(spec, name, TCH_GEOM_SPHERE, (tch_vec3){r, 0, 0}, 1,
+                      (tch_vec3){i * (2 * r + gap), 0, 0}, tch_q_identity());
+    }
+    tch_model* m = test_compile(spec);
+    ENSURE(m != NULL);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    tch_transform X = d->body_X_WB[1];
+    ENSURE(tch_data_set_body_state(m, d, 1, &X, (tch_vec3){u, 0, 0}, tch_v3_zero(), NULL) ==
+           TCH_OK);
+    double e0 = tch_data_energy(m, d);
+    ENSURE(run_steps(m, d, 300));
+    for (int i = 1; i < n; ++i) {
+        ENSURE_NEAR(d->body_v_WCm[i].x, 0, 0.03 * u);
+    }
+    ENSURE_NEAR(d->body_v_WCm[n].x, u, 0.03 * u);
+    tch_vec3 p, L;
+    tch_data_momentum(m, d, &p, &L);
+    ENSURE_NEAR(p.x, u, 1e-12);
+    ENSURE(tch_data_energy(m, d) <= e0 * (1 + 1e-12));
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+static void test_newtons_cradle_three(void) {
+    check_newtons_cradle(3);
+}
+
+static void test_newtons_cradle_five(void) {
+    check_newtons_cradle(5);
+}
+
+/* A ball dropped from H bounces to e^2 H (Newton's restitution on the impact speed). */
+static void check_bounce(double e) {
+    double r = 0.1, H = 1.0, dt = 2e-4;
+    tch_spec* spec = lcp_spec(G, dt, 0, TCH_LCP_SOLVER_LEMKE);
+    set_contact_option(spec, e, 4);
+    test_add_plane(spec, tch_q_identity(), 0);
+    test_add_body(spec, "ball", TCH_GEOM_SPHERE, (tch_vec3){r, 0, 0}, 1, (tch_vec3){0, 0, r + H},
+                  tch_q_identity());
+    tch_model* m = test_compile(spec);
+    ENSURE(m != NULL);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    double fall = sqrt(2 * H / G), rise = e * fall;
+    long steps = lround((fall + 0.5 * rise) / dt);
+    ENSURE(run_steps(m, d, steps)); /* past the impact, rising */
+    ENSURE(d->body_v_WCm[1].z > 0);
+    double top = 0;
+    long more = lround(rise / dt);
+    for (long i = 0; i < more; ++i) {
+        ENSURE(run_steps(m, d, 1));
+        top = fmax(top, d->body_X_WB[1].p.z - r);
+    }
+    ENSURE_REL(top, e * e * H, 0.02);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+static void test_bounce_height_follows_restitution_squared(void) {
+    check_bounce(0.5);
+    check_bounce(0.8);
+}
+
+/* A pile of boxes dropped onto each other, slightly turned, with friction and no restitution. */
+static tch_model* pile_model(void) {
+    tch_spec* spec = lcp_spec(G, 2e-3, 0.005, TCH_LCP_SOLVER_LEMKE);
+    test_add_plane(spec, tch_q_identity(), 0.5);
+    for (int i = 0; i < 6; ++i) {
+        char name[16];
+        snprintf(name, sizeof name, "box%d", i);
+        tch_quat q = tch_q_axis_angle((tch_vec3){0.3, 0.2, 1}, 0.15 * i);
+        tch_vec3 p = {0.05 * (i % 3) - 0.05, 0.04 * (i % 2), 0.12 + 0.25 * i};
+        test_add_body(spec, name, TCH_GEOM_BOX, (tch_vec3){0.1, 0.08, 0.06}, 1 + 0.2 * i, p, q);
+    }
+    return test_compile(spec);
+}
+
+/* Kinetic plus potential energy of a passive scene never grows: per step, by no more than 1e-9
+ * of the energy scale (the potential energy of the pile at rest, measured from the floor). */
+static void test_energy_never_grows_in_a_pile(void) {
+    tch_model* m = pile_model();
+    ENSURE(m != NULL);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    double scale = tch_data_energy(m, d);
+    double before = scale, worst = -INFINITY;
+    for (int i = 0; i < 2500; ++i) {
+        ENSURE(run_steps(m, d, 1));
+        double now = tch_data_energy(m, d);
+        worst = fmax(worst, (now - before) / scale);
+        before = now;
+    }
+    if (!(worst <= 1e-9)) fprintf(stderr, "largest energy growth per step: %g of the scale\n", worst);
+    ENSURE(worst <= 1e-9);
+    ENSURE(tch_data_energy(m, d) < scale);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* Two runs of the pile give the same state, bit for bit. */
+static void test_determinism(void) {
+    tch_model* m = pile_model();
+    ENSURE(m != NULL);
+    tch_data* runs[2] = {NULL, NULL};
+    for (int k = 0; k < 2; ++k) {
+        ENSURE(tch_data_create(m, &runs[k], NULL) == TCH_OK);
+        ENSURE(run_steps(m, runs[k], 1000));
+    }
+    ENSURE(memcmp(runs[0]->qpos, runs[1]->qpos, (size_t)m->nq * sizeof(tch_real)) == 0);
+    ENSURE(memcmp(runs[0]->qvel, runs[1]->qvel, (size_t)m->nv * sizeof(tch_real)) == 0);
+    tch_data_destroy(runs[0]);
+    tch_data_destroy(runs[1]);
+    tch_model_destroy(m);
+}
+
+/* The lcp model's impulses live in the Euler step, so RK4 scenes using it are refused. */
+static void test_rk4_is_refused(void) {
+    tch_spec* spec = test_spec(G, 1e-3, TCH_INTEGRATOR_RK4);
+    test_add_plane(spec, tch_q_identity(), 0.5);
+    tch_body_id b = test_add_body(spec, "ball", TCH_GEOM_SPHERE, (tch_vec3){0.1, 0, 0}, 1,
+                                  (tch_vec3){0, 0, 0.1}, tch_q_identity());
+    (void)b;
+    tch_geom_def g = tch_geom_def_default();
+    g.type = TCH_GEOM_SPHERE;
+    g.size[0] = 0.05;
+    g.contact.model = TCH_CONTACT_LCP;
+    tch_spec_add_geom(spec, TCH_WORLD_BODY, &g, NULL, NULL);
+    tch_model* m = NULL;
+    tch_error err;
+    ENSURE(tch_compile(spec, &m, &err) == TCH_ERR_UNSUPPORTED);
+    ENSURE(m == NULL);
+    ENSURE(strstr(err.message, "lcp") != NULL && strstr(err.message, "Euler") != NULL);
+    tch_spec_destroy(spec);
+}
+
+int main(void) {
+    RUN_TEST(test_resting_box_lemke);
+    RUN_TEST(test_resting_box_pgs);
+    RUN_TEST(test_four_legged_table_is_stable);
+    RUN_TEST(test_block_sticks_below_friction_angle);
+    RUN_TEST(test_block_slides_above_friction_angle);
+    RUN_TEST(test_newtons_cradle_three);
+    RUN_TEST(test_newtons_cradle_five);
+    RUN_TEST(test_bounce_height_follows_restitution_squared);
+    RUN_TEST(test_energy_never_grows_in_a_pile);
+    RUN_TEST(test_determinism);
+    RUN_TEST(test_rk4_is_refused);
+    return TEST_RESULT();
+}
