@@ -222,6 +222,29 @@ static void json_geom_name(FILE* f, const tch_model* model, int g) {
     cli_json_string(f, name);
 }
 
+/* The patch of a patch model: its summary and its polygons (world vertices, pressures). */
+static void json_patch(FILE* f, const tch_data* data, const tch_pair_result* p) {
+    fprintf(f, ",\"area\":%.17g,\"volume\":%.17g,\"max_pressure\":%.17g,"
+               "\"elastic_energy\":%.17g,\"polygon_count\":%d,\"polygons\":[",
+            p->area, p->volume, p->max_pressure, p->elastic_energy, p->polygon_count);
+    for (int i = 0; i < p->polygon_count; ++i) {
+        const tch_contact_polygon* poly = &data->polygons[p->polygon_start + i];
+        fprintf(f, "%s{\"n\":", i ? "," : "");
+        cli_json_vec3(f, poly->n_W);
+        fprintf(f, ",\"vertices\":[");
+        for (int v = 0; v < poly->vertex_count; ++v) {
+            if (v) fprintf(f, ",");
+            cli_json_vec3(f, data->polygon_vertices_W[poly->vertex_start + v]);
+        }
+        fprintf(f, "],\"pressure\":[");
+        for (int v = 0; v < poly->vertex_count; ++v) {
+            fprintf(f, "%s%.17g", v ? "," : "", data->polygon_vertex_pressure[poly->vertex_start + v]);
+        }
+        fprintf(f, "]}");
+    }
+    fprintf(f, "]");
+}
+
 static void json_pair(FILE* f, const tch_model* model, const tch_data* data,
                       const tch_pair_result* p) {
     fprintf(f, "{\"geom_a\":");
@@ -232,6 +255,9 @@ static void json_pair(FILE* f, const tch_model* model, const tch_data* data,
     cli_json_vec3(f, p->f_W);
     fprintf(f, ",\"torque\":");
     cli_json_vec3(f, p->tau_Wo_W);
+    if (p->polygon_count > 0) {
+        json_patch(f, data, p);
+    }
     fprintf(f, ",\"points\":[");
     for (int i = 0; i < p->contact_count; ++i) {
         const tch_contact* c = &data->contacts[p->contact_start + i];
