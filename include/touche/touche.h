@@ -7,3 +7,4 @@
 #include "touche/data.h"
 #include "touche/step.h"
 #include "touche/io.h"
+#include "touche/contact_space.h"

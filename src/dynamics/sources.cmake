@@ -1,1 +1,2 @@
 list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/free_body.c)
+list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/contact_space.c)

@@ -29,6 +29,7 @@
 #include <string.h>
 
 #include "contact/contact.h"
+#include "dynamics/contact_space.h"
 #include "dynamics/free_body.h"
 #include "engine/engine_internal.h"
 #include "math/vec.h"
@@ -639,18 +640,11 @@ static void solve_island(stage* s, int k) {
 
 /* qvel of every body an impulse reached, from (v_WCm, w_W). */
 static void write_velocities(const stage* s) {
-    const tch_model* m = s->m;
-    for (int b = 1; b < m->body_count; ++b) {
-        if (!s->moved[b]) {
-            continue;
+    for (int b = 1; b < s->m->body_count; ++b) {
+        if (s->moved[b]) {
+            tch_contact_space_write_body_velocity(s->m, s->d->qpos, s->d->qvel, b, s->v[b],
+                                                  s->w[b]);
         }
-        tch_quat q_WB = tch_free_body_pose(m, s->d->qpos, b).q;
-        tch_vec3 r_W = tch_q_rotate(q_WB, m->body_total_p_BCm[b]);
-        tch_vec3 v_WBo = tch_v3_sub(s->v[b], tch_v3_cross(s->w[b], r_W));
-        tch_vec3 w_B = tch_q_inv_rotate(q_WB, s->w[b]);
-        tch_real* v = s->d->qvel + m->body_qvel_adr[b];
-        v[0] = v_WBo.x, v[1] = v_WBo.y, v[2] = v_WBo.z;
-        v[3] = w_B.x, v[4] = w_B.y, v[5] = w_B.z;
     }
 }
 
