@@ -164,10 +164,18 @@ static tch_status read_long(text_reader* r, const char* what, long min, long max
     return status == TCH_OK ? token_long(r, &t, what, min, max, out, err) : status;
 }
 
+/* A count of items that follow in the text. Each item takes at least two bytes (a digit and a
+ * separator), so a count larger than half the bytes left cannot be right: refusing it before
+ * anything is allocated keeps a corrupt header from asking for gigabytes. */
 static tch_status read_count(text_reader* r, const char* what, int* out, tch_error* err) {
     long value;
     tch_status status = read_long(r, what, 0, INT_MAX / 8, &value, err);
     *out = (int)value;
+    if (status == TCH_OK && (size_t)value > (r->size - r->pos) / 2) {
+        return parse_error(r, r->token_line, err,
+                           "%s is %ld, more than the %zu bytes left in the file can hold", what,
+                           value, r->size - r->pos);
+    }
     return status;
 }
 
