@@ -90,9 +90,14 @@ def speed_table(results, scenes):
             continue
         sps = {e: number(rows[e], "steps_per_s") if ran(rows[e]) else math.nan for e in ENGINES}
         ratios = [sps["touche"] / sps[a] if sps[a] > 0 else math.nan for a in ANCHORS]
+        marks = {e: " *" if ran(rows[e]) and rows[e]["status"] != "ok" else "" for e in ENGINES}
         lines.append(f"| {scene} | {ref['bodies']} | {number(ref, 'dt') * 1e3:g} | "
-                     f"{ref['steps']} | " + " | ".join(fmt(sps[e]) for e in ENGINES) + " | " +
+                     f"{ref['steps']} | " +
+                     " | ".join(fmt(sps[e]) + marks[e] for e in ENGINES) + " | " +
                      " | ".join(fmt(r, 3) for r in ratios) + " |")
+    if any(ran(r) and r["status"] != "ok" for r in results.values()):
+        lines += ["", "\\* the run did not go as it should (dropped contacts, divergence): see its "
+                  "status under Outcomes."]
     return lines
 
 
