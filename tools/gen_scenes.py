@@ -32,8 +32,9 @@ def stack(n, contact):
     z = 1.0
     for i in range(n):
         # Start at the point model's equilibrium: the face under block i carries the n - i
-        # blocks above it on four corner springs, so it sinks by (n - i) m g / (4 k).
-        z -= (n - i) * 1.0 * g / (4 * k)
+        # blocks above it on four corner springs of k / 2 each (both geoms set k, and a pair
+        # combines them in series), so it sinks by (n - i) m g / (4 k / 2).
+        z -= (n - i) * 1.0 * g / (4 * k / 2)
         out.append(f'    <body name="block{i + 1}" pos="0 0 {z:.6g}">\n'
                    f'      <freejoint/>\n'
                    f'      <geom type="box" size="0.5 0.5 1" mass="1"/>\n'
