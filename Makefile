@@ -2,6 +2,7 @@
 #   make run     set up, build, and simulate the bundled demo scene
 #   make check   set up, then build and run the whole suite twice: Release, and ASan+UBSan;
 #                then the fuzz targets for a short time
+#   make bench   the comparison with MuJoCo, ODE and Bullet (bench/run.sh, bench/RESULTS.md)
 JOBS ?= $(shell nproc)
 BUILD ?= build
 DEMO ?= examples/stack13.xml
@@ -40,6 +41,7 @@ bench: setup
 	@tools/setup.sh bench
 	@cmake -S . -B $(BUILD)/bench -DCMAKE_BUILD_TYPE=Release -DTCH_BUILD_BENCH=ON >/dev/null
 	@cmake --build $(BUILD)/bench -j $(JOBS)
+	@BUILD=$(abspath $(BUILD))/bench bench/run.sh
 
 install: release
 	@cmake --install $(BUILD)/release $(if $(PREFIX),--prefix $(PREFIX))
