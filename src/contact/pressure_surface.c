@@ -1,0 +1,498 @@
+/* Contact surfaces of the pressure field model: see pressure_surface.h and
+ * docs/contact-pressure.md. */
+#include "contact/pressure_surface.h"
+
+#include <stdlib.h>
+
+#include "base/error.h"
+
+/* Room for a polygon being clipped (TCH_PRESSURE_MAX_POLYGON plus margin). */
+#define POLYGON_BUFFER 16
+
+void tch_pressure_surface_init(tch_pressure_surface* surface) {
+    *surface = (tch_pressure_surface){0};
+}
+
+void tch_pressure_surface_free(tch_pressure_surface* surface) {
+    if (surface == NULL) {
+        return;
+    }
+    free(surface->polygons);
+    free(surface->vertices_A);
+    free(surface->pressures);
+    tch_pressure_surface_init(surface);
+}
+
+tch_status tch_pressure_body_check(const tch_pressure_body* body, const char* name,
+                                   tch_error* err) {
+    if (body == NULL || body->mesh == NULL) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "pressure body %s has no tet mesh; expected a tch_tetmesh with a "
+                        "penetration-extent field",
+                        name);
+    }
+    const tch_tetmesh* mesh = body->mesh;
+    if (!mesh->has_field || mesh->epsilon == NULL || mesh->tet_gradient_G == NULL) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "the tet mesh of pressure body %s has no penetration-extent field; "
+                        "expected one (attach it with tch_tetmesh_set_field, e.g. from the "
+                        "Laplace solve)",
+                        name);
+    }
+    if (!(body->modulus > 0) || !isfinite(body->modulus)) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "the modulus of pressure body %s is %g; expected a finite value > 0 Pa "
+                        "(use a rigid surface for an infinite modulus)",
+                        name, body->modulus);
+    }
+    if (body->bvh == NULL || body->bvh->primitive_count != mesh->tet_count) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "the BVH of pressure body %s has %d leaves; expected one per tet (%d)",
+                        name, body->bvh == NULL ? 0 : body->bvh->primitive_count,
+                        mesh->tet_count);
+    }
+    return TCH_OK;
+}
+
+/* The O(1) part of the rigid surface check, done on every query. */
+static tch_status check_rigid_shape(const tch_rigid_surface* surface, tch_error* err) {
+    if (surface == NULL || surface->vertices_R == NULL || surface->triangles == NULL ||
+        surface->triangle_count < 1) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "the rigid surface has no triangles; expected a closed triangle soup");
+    }
+    if (surface->bvh == NULL || surface->bvh->primitive_count != surface->triangle_count) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "the BVH of the rigid surface has %d leaves; expected one per triangle "
+                        "(%d)",
+                        surface->bvh == NULL ? 0 : surface->bvh->primitive_count,
+                        surface->triangle_count);
+    }
+    return TCH_OK;
+}
+
+tch_status tch_rigid_surface_check(const tch_rigid_surface* surface, tch_error* err) {
+    tch_status status = check_rigid_shape(surface, err);
+    if (status != TCH_OK) {
+        return status;
+    }
+    for (int t = 0; t < surface->triangle_count; ++t) {
+        for (int k = 0; k < 3; ++k) {
+            int v = surface->triangles[t][k];
+            if (v < 0 || v >= surface->vertex_count) {
+                return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                                "rigid surface triangle %d uses vertex %d; expected an index "
+                                "in [0, %d)",
+                                t, v, surface->vertex_count);
+            }
+        }
+    }
+    return TCH_OK;
+}
+
+void tch_pressure_triangle_boxes(const tch_vec3* vertices, const int (*triangles)[3], int count,
+                                 tch_aabb* boxes) {
+    for (int t = 0; t < count; ++t) {
+        tch_vec3 a = vertices[triangles[t][0]];
+        tch_vec3 b = vertices[triangles[t][1]];
+        tch_vec3 c = vertices[triangles[t][2]];
+        boxes[t].lo = tch_v3_min(a, tch_v3_min(b, c));
+        boxes[t].hi = tch_v3_max(a, tch_v3_max(b, c));
+    }
+}
+
+void tch_pressure_place_tet(const tch_pressure_body* body, int t, tch_transform X_FG,
+                            tch_placed_tet* out) {
+    const tch_tetmesh* mesh = body->mesh;
+    const int* corner = mesh->tets[t];
+    tch_real e_min = 1, e_max = 0;
+    for (int i = 0; i < 4; ++i) {
+        out->v[i] = tch_x_apply(X_FG, mesh->vertices_G[corner[i]]);
+        e_min = fmin(e_min, mesh->epsilon[corner[i]]);
+        e_max = fmax(e_max, mesh->epsilon[corner[i]]);
+    }
+    /* p(x) = E (ε(v0) + ∇ε · (x - v0)): ε is linear in the tet (sec. VI-A, eq. 12). */
+    tch_real E = body->modulus;
+    tch_vec3 gradient = tch_v3_scale(tch_q_rotate(X_FG.q, mesh->tet_gradient_G[t]), E);
+    out->pressure.gradient = gradient;
+    out->pressure.offset = E * mesh->epsilon[corner[0]] - tch_v3_dot(gradient, out->v[0]);
+    out->pressure_min = E * e_min;
+    out->pressure_max = E * e_max;
+}
+
+void tch_placed_tet_barycentric(const tch_placed_tet* tet, tch_linear_field b[4]) {
+    /* b_i = (x - v0) · (e_j × e_k) / (e1 · e2 × e3), (i, j, k) cyclic in 1..3; b_0 the rest. */
+    tch_vec3 e1 = tch_v3_sub(tet->v[1], tet->v[0]);
+    tch_vec3 e2 = tch_v3_sub(tet->v[2], tet->v[0]);
+    tch_vec3 e3 = tch_v3_sub(tet->v[3], tet->v[0]);
+    tch_vec3 r[3] = {tch_v3_cross(e2, e3), tch_v3_cross(e3, e1), tch_v3_cross(e1, e2)};
+    tch_real inv_det = 1 / tch_v3_dot(e1, r[0]);
+    tch_vec3 sum = tch_v3_zero();
+    for (int i = 0; i < 3; ++i) {
+        r[i] = tch_v3_scale(r[i], inv_det);
+        b[i + 1] = (tch_linear_field){r[i], -tch_v3_dot(r[i], tet->v[0])};
+        sum = tch_v3_add(sum, r[i]);
+    }
+    b[0] = (tch_linear_field){tch_v3_neg(sum), 1 + tch_v3_dot(sum, tet->v[0])};
+}
+
+void tch_pressure_fan_triangle(const tch_pressure_surface* surface,
+                               const tch_pressure_polygon* polygon, int i, tch_vec3 x[3],
+                               tch_real p[3]) {
+    int j = polygon->first + i;
+    int k = polygon->first + (i + 1) % polygon->count;
+    x[0] = polygon->centroid_A;
+    x[1] = surface->vertices_A[j];
+    x[2] = surface->vertices_A[k];
+    p[0] = polygon->centroid_pressure;
+    p[1] = surface->pressures[j];
+    p[2] = surface->pressures[k];
+}
+
+/* ---- growing the output ---- */
+
+static int grow(void** array, size_t element_size, int* capacity, int needed) {
+    if (needed <= *capacity) {
+        return 0;
+    }
+    int wanted = *capacity * 2 > needed ? *capacity * 2 : needed;
+    if (wanted < 64) {
+        wanted = 64;
+    }
+    void* bigger = realloc(*array, element_size * (size_t)wanted);
+    if (bigger == NULL) {
+        return -1;
+    }
+    *array = bigger;
+    *capacity = wanted;
+    return 0;
+}
+
+/* Room for one more polygon of `count` vertices; -1 when out of memory. */
+static int reserve(tch_pressure_surface* s, int count) {
+    if (grow((void**)&s->polygons, sizeof *s->polygons, &s->polygon_capacity,
+             s->polygon_count + 1) != 0) {
+        return -1;
+    }
+    int vertex_capacity = s->vertex_capacity;
+    int needed = s->vertex_count + count;
+    if (grow((void**)&s->vertices_A, sizeof *s->vertices_A, &vertex_capacity, needed) != 0) {
+        return -1;
+    }
+    /* The pressures share the vertex capacity: grow them to the same length. */
+    if (vertex_capacity != s->vertex_capacity) {
+        tch_real* bigger = realloc(s->pressures, sizeof *s->pressures * (size_t)vertex_capacity);
+        if (bigger == NULL) {
+            return -1;
+        }
+        s->pressures = bigger;
+        s->vertex_capacity = vertex_capacity;
+    }
+    return 0;
+}
+
+/* ---- polygons ---- */
+
+/* The point where the affine function with values d_i, d_j at a and b is zero. */
+static tch_vec3 crossing(tch_vec3 a, tch_vec3 b, tch_real d_a, tch_real d_b) {
+    return tch_v3_lerp(a, b, d_a / (d_a - d_b));
+}
+
+/* Sutherland-Hodgman: the part of the convex polygon in[n] where f >= 0, into out. */
+static int clip_polygon(const tch_vec3* in, int n, tch_linear_field f, tch_vec3* out) {
+    tch_real d[POLYGON_BUFFER];
+    for (int i = 0; i < n; ++i) {
+        d[i] = tch_linear_field_at(f, in[i]);
+    }
+    int m = 0;
+    for (int i = 0; i < n; ++i) {
+        int j = (i + 1) % n;
+        if (d[i] >= 0) {
+            out[m++] = in[i];
+        }
+        if ((d[i] > 0 && d[j] < 0) || (d[i] < 0 && d[j] > 0)) {
+            out[m++] = crossing(in[i], in[j], d[i], d[j]);
+        }
+    }
+    return m;
+}
+
+/* Clips poly[*n] (in buffer a, with b as scratch) by the four half-spaces b_i >= 0 of a tet;
+ * returns the buffer holding the result. */
+static tch_vec3* clip_by_tet(tch_vec3* a, tch_vec3* b, int* n, const tch_linear_field bary[4]) {
+    for (int i = 0; i < 4 && *n >= 3; ++i) {
+        *n = clip_polygon(a, *n, bary[i], b);
+        tch_vec3* swap = a;
+        a = b;
+        b = swap;
+    }
+    return a;
+}
+
+/* The polygon where the plane g = 0 cuts the tet (appendix X-B): 3 or 4 points on the edges
+ * between corners with g > 0 and g <= 0, in cyclic order (either orientation); 0 if none. */
+static int slice_tet(const tch_placed_tet* tet, tch_linear_field g, tch_vec3 out[4]) {
+    tch_real d[4];
+    int above[4], below[4], na = 0, nb = 0;
+    for (int i = 0; i < 4; ++i) {
+        d[i] = tch_linear_field_at(g, tet->v[i]);
+        if (d[i] > 0) {
+            above[na++] = i;
+        } else {
+            below[nb++] = i;
+        }
+    }
+    const tch_vec3* v = tet->v;
+    if (na == 1 || na == 3) {
+        /* one corner alone on its side: the three edges from it */
+        int lone = na == 1 ? above[0] : below[0];
+        const int* others = na == 1 ? below : above;
+        for (int k = 0; k < 3; ++k) {
+            out[k] = crossing(v[lone], v[others[k]], d[lone], d[others[k]]);
+        }
+        return 3;
+    }
+    if (na == 2) {
+        /* two and two: the four edges across, walked around the quad */
+        int a0 = above[0], a1 = above[1], b0 = below[0], b1 = below[1];
+        out[0] = crossing(v[a0], v[b0], d[a0], d[b0]);
+        out[1] = crossing(v[a0], v[b1], d[a0], d[b1]);
+        out[2] = crossing(v[a1], v[b1], d[a1], d[b1]);
+        out[3] = crossing(v[a1], v[b0], d[a1], d[b0]);
+        return 4;
+    }
+    return 0;
+}
+
+/* Drops consecutive vertices (cyclically) closer than √tol2; returns the new count. */
+static int weld(tch_vec3* v, int n, tch_real tol2) {
+    int m = 0;
+    for (int i = 0; i < n; ++i) {
+        if (m == 0 || tch_v3_norm2(tch_v3_sub(v[i], v[m - 1])) > tol2) {
+            v[m++] = v[i];
+        }
+    }
+    while (m > 1 && tch_v3_norm2(tch_v3_sub(v[m - 1], v[0])) <= tol2) {
+        --m;
+    }
+    return m;
+}
+
+static void reverse(tch_vec3* v, int n) {
+    for (int i = 0, j = n - 1; i < j; ++i, --j) {
+        tch_vec3 t = v[i];
+        v[i] = v[j];
+        v[j] = t;
+    }
+}
+
+/* Area (signed about n) and area centroid of the planar polygon v[n], by its fan from v[0]. */
+static tch_real polygon_area(const tch_vec3* v, int n, tch_vec3 normal, tch_vec3* centroid) {
+    tch_real area = 0;
+    tch_vec3 moment = tch_v3_zero();
+    for (int i = 1; i + 1 < n; ++i) {
+        tch_vec3 e1 = tch_v3_sub(v[i], v[0]);
+        tch_vec3 e2 = tch_v3_sub(v[i + 1], v[0]);
+        tch_real a = tch_v3_dot(tch_v3_cross(e1, e2), normal) / 2;
+        tch_vec3 c = tch_v3_scale(tch_v3_add(v[0], tch_v3_add(v[i], v[i + 1])), 1.0 / 3);
+        area += a;
+        moment = tch_v3_madd(moment, a, c);
+    }
+    *centroid = area != 0 ? tch_v3_scale(moment, 1 / area) : v[0];
+    return area;
+}
+
+/* ---- the queries ---- */
+
+typedef struct query {
+    const tch_pressure_body* a;
+    const tch_pressure_body* b;       /* compliant B, or NULL */
+    const tch_rigid_surface* rigid;   /* rigid B, or NULL */
+    tch_transform X_AB;
+    tch_pressure_surface* out;
+    int tet_a_index;                  /* the tet of A placed below, or -1 */
+    tch_placed_tet tet_a;
+    tch_linear_field bary_a[4];
+    tch_real length2_a;               /* the squared length scale L^2 of tet_a */
+    int out_of_memory;
+} query;
+
+static void load_tet_a(query* q, int t) {
+    if (q->tet_a_index == t) {
+        return;
+    }
+    q->tet_a_index = t;
+    tch_pressure_place_tet(q->a, t, tch_x_identity(), &q->tet_a);
+    tch_placed_tet_barycentric(&q->tet_a, q->bary_a);
+    tch_real l2 = 0;
+    for (int i = 1; i < 4; ++i) {
+        l2 = fmax(l2, tch_v3_norm2(tch_v3_sub(q->tet_a.v[i], q->tet_a.v[0])));
+    }
+    q->length2_a = l2;
+}
+
+/* Welds, orients counter-clockwise about n and appends the polygon poly[n] unless it is a
+ * sliver. Returns nonzero (stopping the BVH query) when out of memory. */
+static int emit_polygon(query* q, tch_vec3* poly, int n, tch_vec3 normal, int element_b) {
+    tch_real weld_tol = TCH_PRESSURE_WELD_TOLERANCE;
+    n = weld(poly, n, weld_tol * weld_tol * q->length2_a);
+    if (n < 3) {
+        return 0;
+    }
+    tch_vec3 centroid;
+    tch_real area = polygon_area(poly, n, normal, &centroid);
+    if (area < 0) {
+        reverse(poly, n);
+        area = -area;
+    }
+    if (area <= TCH_PRESSURE_AREA_TOLERANCE * q->length2_a) {
+        return 0;
+    }
+    tch_pressure_surface* s = q->out;
+    if (reserve(s, n) != 0) {
+        q->out_of_memory = 1;
+        return 1;
+    }
+    tch_linear_field p = q->tet_a.pressure;
+    for (int i = 0; i < n; ++i) {
+        s->vertices_A[s->vertex_count + i] = poly[i];
+        s->pressures[s->vertex_count + i] = fmax(0, tch_linear_field_at(p, poly[i]));
+    }
+    s->polygons[s->polygon_count++] = (tch_pressure_polygon){
+        .first = s->vertex_count,
+        .count = n,
+        .tet_a = q->tet_a_index,
+        .element_b = element_b,
+        .normal_A = normal,
+        .area = area,
+        .centroid_A = centroid,
+        .centroid_pressure = fmax(0, tch_linear_field_at(p, centroid)),
+    };
+    s->vertex_count += n;
+    return 0;
+}
+
+/* A pair of tets (Algorithm 1, lines 5-12): the plane E_A ε_A = E_B ε_B (eq. 15) cut by tet_a,
+ * clipped by tet_b. */
+static int compliant_pair(int tet_a, int tet_b, void* user) {
+    query* q = user;
+    q->out->pairs_tested++;
+    load_tet_a(q, tet_a);
+    tch_placed_tet b;
+    tch_pressure_place_tet(q->b, tet_b, q->X_AB, &b);
+    const tch_placed_tet* a = &q->tet_a;
+    /* On the surface both pressures are equal, so it misses the pair when their ranges miss. */
+    if (a->pressure_max < b.pressure_min || b.pressure_max < a->pressure_min) {
+        q->out->pairs_culled++;
+        return 0;
+    }
+    tch_linear_field g = {tch_v3_sub(a->pressure.gradient, b.pressure.gradient),
+                          a->pressure.offset - b.pressure.offset};
+    tch_real g_norm = tch_v3_norm(g.gradient);
+    tch_real scale = tch_v3_norm(a->pressure.gradient) + tch_v3_norm(b.pressure.gradient);
+    if (!(g_norm > TCH_PRESSURE_GRADIENT_TOLERANCE * scale)) {
+        return 0; /* parallel gradients: no plane of equal pressure */
+    }
+    tch_vec3 buffer_a[POLYGON_BUFFER], buffer_b[POLYGON_BUFFER];
+    int n = slice_tet(a, g, buffer_a);
+    if (n == 0) {
+        return 0;
+    }
+    tch_linear_field bary_b[4];
+    tch_placed_tet_barycentric(&b, bary_b);
+    tch_vec3* poly = clip_by_tet(buffer_a, buffer_b, &n, bary_b);
+    /* n = ∇(p_B - p_A) / |...|: from A into B. */
+    return emit_polygon(q, poly, n, tch_v3_scale(g.gradient, -1 / g_norm), tet_b);
+}
+
+/* A tet of A and a triangle of rigid B: the triangle clipped by the tet. */
+static int rigid_pair(int tet_a, int triangle, void* user) {
+    query* q = user;
+    q->out->pairs_tested++;
+    load_tet_a(q, tet_a);
+    const int* corner = q->rigid->triangles[triangle];
+    tch_vec3 buffer_a[POLYGON_BUFFER], buffer_b[POLYGON_BUFFER];
+    for (int k = 0; k < 3; ++k) {
+        buffer_a[k] = tch_x_apply(q->X_AB, q->rigid->vertices_R[corner[k]]);
+    }
+    tch_vec3 outward = tch_v3_cross(tch_v3_sub(buffer_a[1], buffer_a[0]),
+                                    tch_v3_sub(buffer_a[2], buffer_a[0]));
+    int n = 3;
+    tch_vec3* poly = clip_by_tet(buffer_a, buffer_b, &n, q->bary_a);
+    /* B's outward normal points into A: n is its negative. */
+    return emit_polygon(q, poly, n, tch_v3_neg(tch_v3_normalize(outward)), triangle);
+}
+
+static void summarize(tch_pressure_surface* s) {
+    tch_real area = 0, force = 0, p_max = 0;
+    for (int i = 0; i < s->polygon_count; ++i) {
+        area += s->polygons[i].area;
+        force += s->polygons[i].area * s->polygons[i].centroid_pressure;
+    }
+    for (int i = 0; i < s->vertex_count; ++i) {
+        p_max = fmax(p_max, s->pressures[i]);
+    }
+    s->total_area = area;
+    s->max_pressure = p_max;
+    s->mean_pressure = area > 0 ? force / area : 0;
+}
+
+static tch_status run_query(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callback callback,
+                            tch_error* err) {
+    tch_pressure_surface* s = q->out;
+    s->polygon_count = 0;
+    s->vertex_count = 0;
+    s->pairs_tested = 0;
+    s->pairs_culled = 0;
+    q->tet_a_index = -1;
+    q->out_of_memory = 0;
+    tch_bvh_query_pairs(q->a->bvh, bvh_b, q->X_AB, callback, q);
+    if (q->out_of_memory) {
+        s->polygon_count = 0;
+        s->vertex_count = 0;
+        summarize(s);
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
+                        "out of memory growing a contact surface past %d polygons",
+                        s->polygon_capacity);
+    }
+    summarize(s);
+    return TCH_OK;
+}
+
+static void clear_output(tch_pressure_surface* out) {
+    out->polygon_count = 0;
+    out->vertex_count = 0;
+    out->pairs_tested = 0;
+    out->pairs_culled = 0;
+    summarize(out);
+}
+
+tch_status tch_pressure_surface_compliant(const tch_pressure_body* a, const tch_pressure_body* b,
+                                          tch_transform X_AB, tch_pressure_surface* out,
+                                          tch_error* err) {
+    clear_output(out);
+    tch_status status = tch_pressure_body_check(a, "A", err);
+    if (status == TCH_OK) {
+        status = tch_pressure_body_check(b, "B", err);
+    }
+    if (status != TCH_OK) {
+        return status;
+    }
+    query q = {.a = a, .b = b, .X_AB = X_AB, .out = out};
+    return run_query(&q, b->bvh, compliant_pair, err);
+}
+
+tch_status tch_pressure_surface_rigid(const tch_pressure_body* a, const tch_rigid_surface* b,
+                                      tch_transform X_AB, tch_pressure_surface* out,
+                                      tch_error* err) {
+    clear_output(out);
+    tch_status status = tch_pressure_body_check(a, "A", err);
+    if (status == TCH_OK) {
+        status = check_rigid_shape(b, err);
+    }
+    if (status != TCH_OK) {
+        return status;
+    }
+    query q = {.a = a, .rigid = b, .X_AB = X_AB, .out = out};
+    return run_query(&q, b->bvh, rigid_pair, err);
+}
