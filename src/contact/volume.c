@@ -126,28 +126,34 @@ static tch_real owner_normal_velocity(const contact_frame* c, int owner, tch_vec
     return tch_v3_dot(c->n, v);
 }
 
-/* Vertex traction of a friction law: coefficient mu times the pressure, opposite `along`. */
-typedef tch_vec3 (*traction_direction)(const contact_frame* c, tch_vec3 p, tch_vec3 r,
-                                       tch_real theta);
+/* Traction of a friction law at plane point p (relative to o_c) for the bound mu σ: a vector
+ * of length mu σ (or zero) opposite the law's direction there. */
+typedef tch_vec3 (*traction_law)(const contact_frame* c, tch_vec3 p, tch_real bound, tch_vec3 r,
+                                 tch_real theta);
 
-static tch_vec3 dynamic_direction(const contact_frame* c, tch_vec3 p, tch_vec3 r,
-                                  tch_real theta) {
+/* Dynamic friction opposes the local slip (eq. 13), none below TCH_VOLUME_SLIP_EPSILON. */
+static tch_vec3 dynamic_traction(const contact_frame* c, tch_vec3 p, tch_real bound, tch_vec3 r,
+                                 tch_real theta) {
     (void)r, (void)theta;
-    return slip_velocity(c, p);
+    return tch_volume_dynamic_traction(1, bound, slip_velocity(c, p));
 }
 
-/* Direction of the local static traction's opposite: k^S l(p) + b^S v_T(p) (notes §6.3). */
-static tch_vec3 static_direction(const contact_frame* c, tch_vec3 p, tch_vec3 r,
-                                 tch_real theta) {
+/* The maximum static traction (notes §6.3) opposes the local static traction's opposite
+ * k^S l(p) + b^S v_T(p), however small that is: its bound does not vanish with the extension,
+ * so a contact at rest (r, θ ~ round-off) stays static. Zero only where the field is zero. */
+static tch_vec3 maximum_static_traction(const contact_frame* c, tch_vec3 p, tch_real bound,
+                                        tch_vec3 r, tch_real theta) {
     tch_vec3 l = tch_v3_add(r, tch_v3_scale(tch_v3_cross(c->n, p), theta));
-    return tch_v3_add(tch_v3_scale(l, c->k->static_stiffness),
-                      tch_v3_scale(slip_velocity(c, p), c->k->static_damping));
+    tch_vec3 along = tch_v3_add(tch_v3_scale(l, c->k->static_stiffness),
+                                tch_v3_scale(slip_velocity(c, p), c->k->static_damping));
+    tch_real length = tch_v3_norm(along);
+    return length > 0 ? tch_v3_scale(along, -bound / length) : tch_v3_zero();
 }
 
 /* ∫_C mu σ(p) (-unit(direction(p))) dS over P's face triangles with the face-flux pressure
  * σ_i = (k^N h_i + b^N ḣ_i) / S_c (eqs. 13-17). */
-static tch_wrench traction_wrench(const contact_frame* c, tch_real mu,
-                                  traction_direction direction, tch_vec3 r, tch_real theta) {
+static tch_wrench traction_wrench(const contact_frame* c, tch_real mu, traction_law law,
+                                  tch_vec3 r, tch_real theta) {
     tch_wrench total = {tch_v3_zero(), tch_v3_zero()};
     const tch_polyhedron* P = c->P;
     for (int f = 0; f < P->face_count; ++f) {
@@ -162,7 +168,7 @@ static tch_wrench traction_wrench(const contact_frame* c, tch_real mu,
                     owner_normal_velocity(c, P->face_owner[f], tch_v3_sub(q[i], c->o_c));
                 tch_real sigma = tch_volume_pressure(c->k->stiffness, c->k->damping, t.h[i],
                                                      h_dot, c->area.area);
-                tau[i] = tch_volume_dynamic_traction(mu, sigma, direction(c, t.p[i], r, theta));
+                tau[i] = law(c, t.p[i], mu * sigma, r, theta);
             }
             total = tch_wrench_add(total, tch_volume_traction_triangle(&t, tau));
         }
@@ -199,9 +205,32 @@ static void match_dynamic_friction(const contact_frame* c, tch_wrench dynamic, t
     *r = tch_v3_add(tch_v3_scale(u1, r1), tch_v3_scale(u2, r2));
 }
 
-/* The friction wrench of this evaluation and, when committing, the next (mode, r, θ). */
+/* The next friction mode (notes §6.4 step 4), comparing the static springs' wrench with the
+ * maximum static friction and, to stick again, with the dynamic friction's bound: μ σ along the
+ * static traction's directions, which does not vanish with the slip (the dynamic friction
+ * itself is zero below TCH_VOLUME_SLIP_EPSILON, so a slowing contact would never stick).
+ * Moments are about the area centroid (o_c is there); `allowance` (a round-off share of the
+ * normal load) keeps noise in a zero force or moment from switching the mode. */
+static int next_mode(const contact_frame* c, int mode, tch_wrench stat, tch_vec3 r,
+                     tch_real theta, tch_real allowance) {
+    tch_real mu = mode == FRICTION_STATIC ? c->k->static_friction : c->k->friction;
+    tch_wrench bound = traction_wrench(c, mu, maximum_static_traction, r, theta);
+    tch_real fs = tch_v3_norm(stat.force), fb = tch_v3_norm(bound.force);
+    tch_real ts = fabs(tch_v3_dot(stat.moment, c->n)), tb = fabs(tch_v3_dot(bound.moment, c->n));
+    tch_real moment_allowance = allowance * (1 + sqrt(c->area.area));
+    if (mode == FRICTION_STATIC && (fs > fb + allowance || ts > tb + moment_allowance)) {
+        return FRICTION_DYNAMIC;
+    }
+    if (mode == FRICTION_DYNAMIC && fs < fb && ts <= tb + moment_allowance) {
+        return FRICTION_STATIC;
+    }
+    return mode;
+}
+
+/* The friction wrench of this evaluation and, when committing, the next (mode, r, θ).
+ * `load` is the normal force's magnitude. */
 static tch_wrench friction(const contact_frame* c, volume_state* state, int fresh, int commit,
-                           tch_real h) {
+                           tch_real h, tch_real load) {
     tch_wrench none = {tch_v3_zero(), tch_v3_zero()};
     if (fresh) {
         if (commit) {
@@ -221,22 +250,11 @@ static tch_wrench friction(const contact_frame* c, volume_state* state, int fres
     r = tch_v3_madd(r, -tch_v3_dot(r, c->n), c->n);
     tch_real theta = state->theta + h * tch_v3_dot(c->w_r, c->n);
     tch_wrench stat = static_wrench(c, r, theta);
-    tch_wrench dyn = traction_wrench(c, c->k->friction, dynamic_direction, r, theta);
-    tch_wrench max = traction_wrench(c, c->k->static_friction, static_direction, r, theta);
-    /* Transitions (notes §6.4 step 4), with moments about the area centroid (o_c is there)
-     * and a round-off allowance so that noise in a zero moment never switches the mode. */
-    tch_real fs = tch_v3_norm(stat.force), fm = tch_v3_norm(max.force);
-    tch_real noise = 1e-9 * fm * (1 + sqrt(c->area.area));
-    tch_real ts = fabs(tch_v3_dot(stat.moment, c->n)), td = fabs(tch_v3_dot(dyn.moment, c->n));
-    tch_real tm = fabs(tch_v3_dot(max.moment, c->n));
-    int mode = state->mode;
-    if (mode == FRICTION_STATIC && (fs > fm + noise || ts > tm + noise)) {
-        mode = FRICTION_DYNAMIC;
-    } else if (mode == FRICTION_DYNAMIC && fs < tch_v3_norm(dyn.force) && ts <= td + noise) {
-        mode = FRICTION_STATIC;
-    }
+    int mode = next_mode(c, state->mode, stat, r, theta, 1e-9 * c->k->static_friction * load);
+    tch_wrench applied = stat;
     if (mode == FRICTION_DYNAMIC) {
-        match_dynamic_friction(c, dyn, &r, &theta);
+        applied = traction_wrench(c, c->k->friction, dynamic_traction, r, theta);
+        match_dynamic_friction(c, applied, &r, &theta);
     }
     if (commit) {
         state->mode = mode;
@@ -244,7 +262,7 @@ static tch_wrench friction(const contact_frame* c, volume_state* state, int fres
         state->theta = theta;
         state->o_A = c->o_c;
     }
-    return mode == FRICTION_STATIC ? stat : dyn;
+    return applied;
 }
 
 /* ---- the pair ---- */
@@ -375,7 +393,8 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     }
     recentre(&c, &overlap);
     tch_wrench total = tch_wrench_add(overlap.spring, overlap.damper);
-    total = tch_wrench_add(total, friction(&c, state, fresh, ctx->commit, m->timestep));
+    tch_real load = fabs(tch_v3_dot(total.force, c.n));
+    total = tch_wrench_add(total, friction(&c, state, fresh, ctx->commit, m->timestep, load));
     if (ctx->commit) {
         state->n_prev_A = plane.n_A;
         state->d_prev = plane.depth;
