@@ -73,14 +73,17 @@ int cli_cmd_query(const cli_options* o) {
     const tch_model* m = session.model;
     tch_data* d = session.data;
     tch_error err = {0};
-    if (code == EXIT_OK && tch_forward(m, d, &err) != TCH_OK) {
+    /* One step on this throwaway data: the contacts are those of the initial state, and the
+     * constraint models' forces exist only once a step is solved. */
+    double t = code == EXIT_OK ? d->time : 0;
+    if (code == EXIT_OK && tch_step(m, d, &err) != TCH_OK) {
         cli_print_error("cannot evaluate the contacts", &err);
         code = EXIT_FAILURE_GENERIC;
     }
     if (code == EXIT_OK) {
         printf("{\"scene\":");
         cli_json_string(stdout, o->scene);
-        printf(",\"time\":%.17g,\"pairs\":", d->time);
+        printf(",\"time\":%.17g,\"pairs\":", t);
         cli_json_pairs(stdout, m, d);
         printf("}\n");
     }

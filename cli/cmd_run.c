@@ -81,8 +81,10 @@ static void write_trajectory_rows(FILE* f, const tch_model* m, const tch_data* d
     }
 }
 
-static void write_contacts_line(FILE* f, const tch_model* m, const tch_data* d) {
-    fprintf(f, "{\"time\":%.17g,\"pairs\":", d->time);
+/* The contacts found at time t and the forces of the step from t (constraint models' forces
+ * exist only once the step is solved). */
+static void write_contacts_line(FILE* f, const tch_model* m, const tch_data* d, double t) {
+    fprintf(f, "{\"time\":%.17g,\"pairs\":", t);
     cli_json_pairs(f, m, d);
     fprintf(f, "}\n");
 }
@@ -137,14 +139,17 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
             fprintf(stderr, "\ntouche run: interrupted at t = %.6g s; no output kept\n", d->time);
             return EXIT_INTERRUPTED;
         }
-        tch_status status = tch_step_begin(m, d, &err);
+        int write = step % every == 0;
+        double t = d->time;
+        if (write) {
+            write_trajectory_rows(traj, m, d);
+        }
+        tch_status status = tch_step(m, d, &err);
         if (status == TCH_OK) {
-            if (step % every == 0) {
-                write_trajectory_rows(traj, m, d);
-                write_contacts_line(contacts, m, d);
-            }
             track(d, s);
-            status = tch_step_end(m, d, &err);
+            if (write) {
+                write_contacts_line(contacts, m, d, t);
+            }
         }
         if (status != TCH_OK) {
             if (tty) fprintf(stderr, "\n");
@@ -155,9 +160,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
         s->steps++;
         if (tty && (step % 64 == 0 || step + 1 == total)) show_progress(step + 1, total);
     }
-    tch_forward(m, d, &err);
     write_trajectory_rows(traj, m, d);
-    write_contacts_line(contacts, m, d);
     s->wall = cli_now_seconds() - start;
     s->energy_end = tch_data_energy(m, d);
     if (tty) fprintf(stderr, "\n");

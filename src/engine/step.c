@@ -331,12 +331,17 @@ typedef struct contact_snapshot {
     int contact_count, pair_count, polygon_count, vertex_count;
 } contact_snapshot;
 
-/* Copies count elements of `size` bytes from src to a new arena block. */
-static void* arena_copy(tch_arena* arena, const void* src, int count, size_t size) {
-    void* dst = tch_arena_alloc(arena, (size_t)count * size, "contact snapshot");
+/* memcpy of count elements; nothing (and no NULL pointer passed) when count is 0. */
+static void copy_elements(void* dst, const void* src, int count, size_t size) {
     if (count > 0) {
         memcpy(dst, src, (size_t)count * size);
     }
+}
+
+/* Copies count elements of `size` bytes from src to a new arena block. */
+static void* arena_copy(tch_arena* arena, const void* src, int count, size_t size) {
+    void* dst = tch_arena_alloc(arena, (size_t)count * size, "contact snapshot");
+    copy_elements(dst, src, count, size);
     return dst;
 }
 
@@ -360,12 +365,12 @@ static void snapshot_restore(tch_data* d, const contact_snapshot* s) {
     d->pair_result_count = s->pair_count;
     d->polygon_count = s->polygon_count;
     d->polygon_vertex_count = s->vertex_count;
-    memcpy(d->contacts, s->contacts, (size_t)s->contact_count * sizeof *s->contacts);
-    memcpy(d->pair_results, s->pairs, (size_t)s->pair_count * sizeof *s->pairs);
-    memcpy(d->polygons, s->polygons, (size_t)s->polygon_count * sizeof *s->polygons);
-    memcpy(d->polygon_vertices_W, s->vertices, (size_t)s->vertex_count * sizeof *s->vertices);
-    memcpy(d->polygon_vertex_pressure, s->pressures,
-           (size_t)s->vertex_count * sizeof *s->pressures);
+    copy_elements(d->contacts, s->contacts, s->contact_count, sizeof *s->contacts);
+    copy_elements(d->pair_results, s->pairs, s->pair_count, sizeof *s->pairs);
+    copy_elements(d->polygons, s->polygons, s->polygon_count, sizeof *s->polygons);
+    copy_elements(d->polygon_vertices_W, s->vertices, s->vertex_count, sizeof *s->vertices);
+    copy_elements(d->polygon_vertex_pressure, s->pressures, s->vertex_count,
+                  sizeof *s->pressures);
 }
 
 typedef struct rk4_scratch {
