@@ -101,23 +101,34 @@ void tch_pressure_triangle_boxes(const tch_vec3* vertices, const int (*triangles
     }
 }
 
+/* The range of E ε over tet t. */
+static void pressure_range(const tch_pressure_body* body, int t, tch_real* p_min,
+                           tch_real* p_max) {
+    const int* corner = body->mesh->tets[t];
+    const tch_real* e = body->mesh->epsilon;
+    tch_real lo = e[corner[0]], hi = lo;
+    for (int i = 1; i < 4; ++i) {
+        tch_real x = e[corner[i]];
+        lo = x < lo ? x : lo; /* not fmin: a libm call in the hot loop */
+        hi = x > hi ? x : hi;
+    }
+    *p_min = body->modulus * lo;
+    *p_max = body->modulus * hi;
+}
+
 void tch_pressure_place_tet(const tch_pressure_body* body, int t, tch_transform X_FG,
                             tch_placed_tet* out) {
     const tch_tetmesh* mesh = body->mesh;
     const int* corner = mesh->tets[t];
-    tch_real e_min = 1, e_max = 0;
     for (int i = 0; i < 4; ++i) {
         out->v[i] = tch_x_apply(X_FG, mesh->vertices_G[corner[i]]);
-        e_min = fmin(e_min, mesh->epsilon[corner[i]]);
-        e_max = fmax(e_max, mesh->epsilon[corner[i]]);
     }
+    pressure_range(body, t, &out->pressure_min, &out->pressure_max);
     /* p(x) = E (ε(v0) + ∇ε · (x - v0)): ε is linear in the tet (sec. VI-A, eq. 12). */
     tch_real E = body->modulus;
     tch_vec3 gradient = tch_v3_scale(tch_q_rotate(X_FG.q, mesh->tet_gradient_G[t]), E);
     out->pressure.gradient = gradient;
     out->pressure.offset = E * mesh->epsilon[corner[0]] - tch_v3_dot(gradient, out->v[0]);
-    out->pressure_min = E * e_min;
-    out->pressure_max = E * e_max;
 }
 
 void tch_placed_tet_barycentric(const tch_placed_tet* tet, tch_linear_field b[4]) {
@@ -264,6 +275,17 @@ static int slice_tet(const tch_placed_tet* tet, tch_linear_field g, tch_vec3 out
     return 0;
 }
 
+/* Whether the plane g = 0 meets the tet (corners on both sides, or on it). */
+static int plane_cuts(const tch_placed_tet* tet, tch_linear_field g) {
+    int above = 0, below = 0;
+    for (int i = 0; i < 4; ++i) {
+        tch_real d = tch_linear_field_at(g, tet->v[i]);
+        above += d >= 0;
+        below += d <= 0;
+    }
+    return above > 0 && below > 0;
+}
+
 /* Drops consecutive vertices (cyclically) closer than √tol2; returns the new count. */
 static int weld(tch_vec3* v, int n, tch_real tol2) {
     int m = 0;
@@ -326,7 +348,8 @@ static void load_tet_a(query* q, int t) {
     tch_placed_tet_barycentric(&q->tet_a, q->bary_a);
     tch_real l2 = 0;
     for (int i = 1; i < 4; ++i) {
-        l2 = fmax(l2, tch_v3_norm2(tch_v3_sub(q->tet_a.v[i], q->tet_a.v[0])));
+        tch_real e2 = tch_v3_norm2(tch_v3_sub(q->tet_a.v[i], q->tet_a.v[0]));
+        l2 = e2 > l2 ? e2 : l2;
     }
     q->length2_a = l2;
 }
@@ -378,14 +401,17 @@ static int compliant_pair(int tet_a, int tet_b, void* user) {
     query* q = user;
     q->out->pairs_tested++;
     load_tet_a(q, tet_a);
-    tch_placed_tet b;
-    tch_pressure_place_tet(q->b, tet_b, q->X_AB, &b);
     const tch_placed_tet* a = &q->tet_a;
-    /* On the surface both pressures are equal, so it misses the pair when their ranges miss. */
-    if (a->pressure_max < b.pressure_min || b.pressure_max < a->pressure_min) {
+    /* On the surface both pressures are equal, so it misses the pair when their ranges miss
+     * (tested before placing tet_b, which costs more). */
+    tch_real b_min, b_max;
+    pressure_range(q->b, tet_b, &b_min, &b_max);
+    if (a->pressure_max < b_min || b_max < a->pressure_min) {
         q->out->pairs_culled++;
         return 0;
     }
+    tch_placed_tet b;
+    tch_pressure_place_tet(q->b, tet_b, q->X_AB, &b);
     tch_linear_field g = {tch_v3_sub(a->pressure.gradient, b.pressure.gradient),
                           a->pressure.offset - b.pressure.offset};
     tch_real g_norm = tch_v3_norm(g.gradient);
@@ -394,7 +420,7 @@ static int compliant_pair(int tet_a, int tet_b, void* user) {
         return 0; /* parallel gradients: no plane of equal pressure */
     }
     tch_vec3 buffer_a[POLYGON_BUFFER], buffer_b[POLYGON_BUFFER];
-    int n = slice_tet(a, g, buffer_a);
+    int n = plane_cuts(&b, g) ? slice_tet(a, g, buffer_a) : 0;
     if (n == 0) {
         return 0;
     }

@@ -103,10 +103,10 @@ static void loop_work(pair_setup* ps, tch_vec3 centre, tch_vec3 reach, int steps
 
 static void check_closed_loop(int is_rigid, tch_vec3 centre, tch_vec3 reach) {
     pair_setup ps;
-    ENSURE(setup_make(&ps, is_rigid, 0.3) == 0);
+    ENSURE(setup_make(&ps, is_rigid, 0.4) == 0);
     tch_real work, peak;
     int changes;
-    const int steps = 5000;
+    const int steps = 4000;
     loop_work(&ps, centre, reach, steps, &work, &peak, &changes);
     printf("%s: closed loop of %d steps, work %.3e J, peak energy %.6g J, ratio %.2e, "
            "%d contact changes\n",
@@ -176,7 +176,7 @@ static int compare_reals(const void* a, const void* b) {
  * and compares each step's change of the wrench with the median change. */
 static void check_sweep(int is_rigid, tch_vec3 from, tch_vec3 to, int steps) {
     pair_setup ps;
-    ENSURE(setup_make(&ps, is_rigid, 0.35) == 0);
+    ENSURE(setup_make(&ps, is_rigid, 0.5) == 0);
     ps.params.quadrature = TCH_PRESSURE_QUADRATURE_CENTROID;
     tch_real* change = malloc(sizeof *change * (size_t)steps);
     ENSURE(change != NULL);
