@@ -21,8 +21,9 @@ tch_contact_params tch_contact_params_overlay(tch_contact_params base, tch_conta
 
 typedef tch_real (*combine_rule)(tch_real, tch_real);
 
+/* Springs (or dampers) in series; two zeros make a zero, not 0/0. */
 static tch_real series(tch_real a, tch_real b) {
-    return a * b / (a + b);
+    return a + b > 0 ? a * b / (a + b) : 0;
 }
 static tch_real larger(tch_real a, tch_real b) {
     return fmax(a, b);
