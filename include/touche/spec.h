@@ -76,7 +76,16 @@ typedef enum tch_lcp_solver {
     X(resolution, 1, smaller, "edge length of polyhedral or tet approximations of curved geoms, m") \
     X(restitution, 0, larger, "coefficient of restitution of impacts (lcp), 0 to 1")              \
     X(cone_edges, 1, larger, "edges of the linearized friction cone (lcp), at least 3")           \
-    X(stabilization, 0, mean, "fraction of the penetration removed per step (lcp), 0 to 1")
+    X(stabilization, 0, mean, "fraction of the penetration removed per step (lcp), 0 to 1")      \
+    X(modulus, 1, series, "hydroelastic modulus E of a compliant geom (pressure), Pa")            \
+    X(layer, 1, larger, "thickness of a compliant layer over a rigid core (pressure), m")
+
+/// Whether a geom is rigid for the pressure model (the rigid limit of Elandt et al.).
+typedef enum tch_rigidity {
+    TCH_RIGIDITY_INHERIT = 0,
+    TCH_RIGIDITY_COMPLIANT, ///< a tet mesh with a pressure field (touche:rigid="false")
+    TCH_RIGIDITY_RIGID,     ///< its surface only (touche:rigid="true")
+} tch_rigidity;
 
 /// Contact parameters, per geom, pair or default class. A value that is NaN (or an enum that
 /// is INHERIT) is "not set" and is taken from the next level: pair, then the two geoms
@@ -84,6 +93,7 @@ typedef enum tch_lcp_solver {
 typedef struct tch_contact_params {
     tch_contact_model model;
     tch_point_law law;
+    tch_rigidity rigid;
 #define TCH_DECLARE_PARAM(field, positive, combine, doc) tch_real field;
     TCH_CONTACT_REAL_PARAMS(TCH_DECLARE_PARAM)
 #undef TCH_DECLARE_PARAM
@@ -158,6 +168,7 @@ typedef struct tch_geom_def {
     int contype;               ///< MJCF collision bitmasks
     int conaffinity;
     tch_contact_params contact;
+    char tetmesh[512];         ///< pressure model: a .vtk or .msh tet mesh for this geom, or ""
     tch_source source;
     int cookie;
 } tch_geom_def;

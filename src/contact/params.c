@@ -12,6 +12,7 @@ static const tch_real HUNT_CROSSLEY_REFERENCE_DEPTH = 1e-3;
 tch_contact_params tch_contact_params_overlay(tch_contact_params base, tch_contact_params over) {
     if (over.model != TCH_CONTACT_INHERIT) base.model = over.model;
     if (over.law != TCH_POINT_LAW_INHERIT) base.law = over.law;
+    if (over.rigid != TCH_RIGIDITY_INHERIT) base.rigid = over.rigid;
 #define OVERLAY_PARAM(field, positive, combine, doc) \
     if (!isnan(over.field)) base.field = over.field;
     TCH_CONTACT_REAL_PARAMS(OVERLAY_PARAM)
@@ -52,6 +53,7 @@ tch_contact_params tch_contact_params_combine(tch_contact_params a, tch_contact_
     tch_contact_params c;
     c.model = (tch_contact_model)combine_enum(a.model, b.model, TCH_CONTACT_INHERIT);
     c.law = (tch_point_law)combine_enum(a.law, b.law, TCH_POINT_LAW_INHERIT);
+    c.rigid = TCH_RIGIDITY_INHERIT; /* a property of each geom, not of the pair */
 #define COMBINE_PARAM(field, positive, rule, doc) c.field = combine_value(a.field, b.field, rule);
     TCH_CONTACT_REAL_PARAMS(COMBINE_PARAM)
 #undef COMBINE_PARAM

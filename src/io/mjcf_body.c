@@ -103,6 +103,24 @@ static tch_status read_geom_mass(tch_mjcf_loader* L, const xmlNode* node, tch_ge
     return status;
 }
 
+/* touche:tetmesh: a tet mesh file for the pressure model, relative to meshdir or the scene. */
+static tch_status read_tetmesh_path(tch_mjcf_loader* L, const xmlNode* node,
+                                    tch_geom_def* def) {
+    char file[512] = "";
+    tch_status status = tch_mjcf_read_string(L, node, "touche:tetmesh", file, sizeof file);
+    if (status != TCH_OK || file[0] == '\0') {
+        return status;
+    }
+    const char* dir = L->mesh_dir[0] != '\0' ? L->mesh_dir : L->scene_dir;
+    int n = file[0] == '/' || dir[0] == '\0'
+                ? snprintf(def->tetmesh, sizeof def->tetmesh, "%s", file)
+                : snprintf(def->tetmesh, sizeof def->tetmesh, "%s/%s", dir, file);
+    if (n < 0 || (size_t)n >= sizeof def->tetmesh) {
+        return tch_mjcf_fail_attr(L, node, "touche:tetmesh", "a path of at most 511 characters");
+    }
+    return TCH_OK;
+}
+
 static tch_status read_geom_contact(tch_mjcf_loader* L, const xmlNode* node, tch_geom_def* def) {
     tch_status status = tch_mjcf_read_friction(L, node, &def->contact.friction);
     if (status == TCH_OK) {
@@ -116,6 +134,9 @@ static tch_status read_geom_contact(tch_mjcf_loader* L, const xmlNode* node, tch
     }
     if (status == TCH_OK) {
         status = tch_mjcf_read_touche_contact(L, node, false, &def->contact);
+    }
+    if (status == TCH_OK) {
+        status = read_tetmesh_path(L, node, def);
     }
     return status;
 }

@@ -109,6 +109,9 @@ static void write_touche_contact(writer* w, const tch_contact_params* c, bool sc
     if (c->law != TCH_POINT_LAW_INHERIT) {
         write_string(w, "touche:law", tch_point_law_name(c->law));
     }
+    if (c->rigid != TCH_RIGIDITY_INHERIT) {
+        write_string(w, "touche:rigid", c->rigid == TCH_RIGIDITY_RIGID ? "true" : "false");
+    }
     const struct {
         const char* name;
         tch_real value;
@@ -222,6 +225,10 @@ static void write_geom(writer* w, int index0, int depth) {
     fprintf(w->f, " contype=\"%d\" conaffinity=\"%d\"", g->contype, g->conaffinity);
     write_friction_and_margin(w, &g->contact, false);
     write_touche_contact(w, &g->contact, false);
+    if (w->touche && g->tetmesh[0] != '\0') {
+        char absolute[4096];
+        write_string(w, "touche:tetmesh", realpath(g->tetmesh, absolute) ? absolute : g->tetmesh);
+    }
     fputs("/>\n", w->f);
 }
 

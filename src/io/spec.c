@@ -47,6 +47,7 @@ tch_contact_params tch_contact_params_unset(void) {
     tch_contact_params params;
     params.model = TCH_CONTACT_INHERIT;
     params.law = TCH_POINT_LAW_INHERIT;
+    params.rigid = TCH_RIGIDITY_INHERIT;
 #define UNSET_PARAM(field, positive, combine, doc) params.field = NAN;
     TCH_CONTACT_REAL_PARAMS(UNSET_PARAM)
 #undef UNSET_PARAM

@@ -549,7 +549,8 @@ static const char* const point_law_choices[] = {"linear", "hunt-crossley", NULL}
 static const char* const touche_option_attrs[] = {"solver", "iterations", "tolerance", NULL};
 
 static bool is_known_touche_attr(const char* local_name, bool scene_level) {
-    if (strcmp(local_name, "contact") == 0 || strcmp(local_name, "law") == 0) {
+    if (strcmp(local_name, "contact") == 0 || strcmp(local_name, "law") == 0 ||
+        strcmp(local_name, "rigid") == 0 || strcmp(local_name, "tetmesh") == 0) {
         return true;
     }
     for (int i = 0; scene_level && touche_option_attrs[i]; ++i) {
@@ -580,6 +581,14 @@ static tch_status read_touche_enums(tch_mjcf_loader* L, const xmlNode* node,
     }
     if (status == TCH_OK && index >= 0) {
         tch_point_law_parse(point_law_choices[index], &params->law);
+    }
+    static const char* const rigid_choices[] = {"false", "true", NULL};
+    index = -1;
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_keyword(L, node, "touche:rigid", rigid_choices, &index);
+    }
+    if (status == TCH_OK && index >= 0) {
+        params->rigid = index == 1 ? TCH_RIGIDITY_RIGID : TCH_RIGIDITY_COMPLIANT;
     }
     return status;
 }
