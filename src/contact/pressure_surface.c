@@ -218,6 +218,9 @@ static int clip_polygon(const tch_vec3* in, int n, tch_linear_field f, tch_vec3*
     int m = 0;
     for (int i = 0; i < n; ++i) {
         int j = (i + 1) % n;
+        if (m > POLYGON_BUFFER - 2) {
+            return 0; /* only round-off zigzags on a degenerate sliver get here: drop it */
+        }
         if (d[i] >= 0) {
             out[m++] = in[i];
         }
@@ -359,8 +362,8 @@ static void load_tet_a(query* q, int t) {
 static int emit_polygon(query* q, tch_vec3* poly, int n, tch_vec3 normal, int element_b) {
     tch_real weld_tol = TCH_PRESSURE_WELD_TOLERANCE;
     n = weld(poly, n, weld_tol * weld_tol * q->length2_a);
-    if (n < 3) {
-        return 0;
+    if (n < 3 || n > TCH_PRESSURE_MAX_POLYGON) {
+        return 0; /* a point, a segment, or round-off zigzags on a sliver */
     }
     tch_vec3 centroid;
     tch_real area = polygon_area(poly, n, normal, &centroid);
@@ -463,13 +466,10 @@ static void summarize(tch_pressure_surface* s) {
     s->mean_pressure = area > 0 ? force / area : 0;
 }
 
+/* @pre start_query emptied q->out. */
 static tch_status run_query(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callback callback,
                             tch_error* err) {
     tch_pressure_surface* s = q->out;
-    s->polygon_count = 0;
-    s->vertex_count = 0;
-    s->pairs_tested = 0;
-    s->pairs_culled = 0;
     q->tet_a_index = -1;
     q->out_of_memory = 0;
     tch_bvh_query_pairs(q->a->bvh, bvh_b, q->X_AB, callback, q);
@@ -485,40 +485,35 @@ static tch_status run_query(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callbac
     return TCH_OK;
 }
 
-static void clear_output(tch_pressure_surface* out) {
+/* Empties the output and checks body A: the start of both queries. */
+static tch_status start_query(const tch_pressure_body* a, tch_pressure_surface* out,
+                              tch_error* err) {
     out->polygon_count = 0;
     out->vertex_count = 0;
     out->pairs_tested = 0;
     out->pairs_culled = 0;
     summarize(out);
+    return tch_pressure_body_check(a, "A", err);
 }
 
 tch_status tch_pressure_surface_compliant(const tch_pressure_body* a, const tch_pressure_body* b,
                                           tch_transform X_AB, tch_pressure_surface* out,
                                           tch_error* err) {
-    clear_output(out);
-    tch_status status = tch_pressure_body_check(a, "A", err);
-    if (status == TCH_OK) {
-        status = tch_pressure_body_check(b, "B", err);
+    tch_status status = start_query(a, out, err);
+    if (status == TCH_OK && (status = tch_pressure_body_check(b, "B", err)) == TCH_OK) {
+        query q = {.a = a, .b = b, .X_AB = X_AB, .out = out};
+        status = run_query(&q, b->bvh, compliant_pair, err);
     }
-    if (status != TCH_OK) {
-        return status;
-    }
-    query q = {.a = a, .b = b, .X_AB = X_AB, .out = out};
-    return run_query(&q, b->bvh, compliant_pair, err);
+    return status;
 }
 
 tch_status tch_pressure_surface_rigid(const tch_pressure_body* a, const tch_rigid_surface* b,
                                       tch_transform X_AB, tch_pressure_surface* out,
                                       tch_error* err) {
-    clear_output(out);
-    tch_status status = tch_pressure_body_check(a, "A", err);
-    if (status == TCH_OK) {
-        status = check_rigid_shape(b, err);
+    tch_status status = start_query(a, out, err);
+    if (status == TCH_OK && (status = check_rigid_shape(b, err)) == TCH_OK) {
+        query q = {.a = a, .rigid = b, .X_AB = X_AB, .out = out};
+        status = run_query(&q, b->bvh, rigid_pair, err);
     }
-    if (status != TCH_OK) {
-        return status;
-    }
-    query q = {.a = a, .rigid = b, .X_AB = X_AB, .out = out};
-    return run_query(&q, b->bvh, rigid_pair, err);
+    return status;
 }
