@@ -47,6 +47,7 @@ const tch_contact_ops* tch_contact_model_ops(tch_contact_model model) {
     case TCH_CONTACT_POINT: return &tch_point_ops;
     case TCH_CONTACT_LCP: return &tch_lcp_ops;
     case TCH_CONTACT_VOLUME: return &tch_volume_ops;
+    case TCH_CONTACT_PRESSURE: return &tch_pressure_ops;
     default: return NULL;
     }
 }

@@ -118,3 +118,4 @@ tch_real tch_contact_inverse_mass(const tch_model* model, const tch_data* data,
 extern const tch_contact_ops tch_point_ops;
 extern const tch_contact_ops tch_lcp_ops;
 extern const tch_contact_ops tch_volume_ops;
+extern const tch_contact_ops tch_pressure_ops;

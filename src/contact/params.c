@@ -2,6 +2,7 @@
 
 #include <math.h>
 
+#include "contact/pressure.h"
 #include "math/vec.h"
 
 /* Natural period of a contact with derived stiffness, in time steps. */
@@ -98,6 +99,10 @@ tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_p
     c.static_friction = fmax(c.static_friction, c.friction);
     tch_pair_params p;
     p.model = c.model;
+    if (p.model == TCH_CONTACT_PRESSURE && tch_pressure_geom_is_rigid(model, geom_a) &&
+        tch_pressure_geom_is_rigid(model, geom_b)) {
+        p.model = TCH_CONTACT_POINT; /* two rigid geoms have no pressure field (pressure.h) */
+    }
     p.law = c.law;
 #define COPY_PARAM(field, positive, combine, doc) p.field = c.field;
     TCH_CONTACT_REAL_PARAMS(COPY_PARAM)

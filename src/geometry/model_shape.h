@@ -10,6 +10,9 @@ struct tch_model_internal {
      * curved primitives inscribed at the geom's resolution, meshes their hull); zeroed for
      * planes. NULL when no pair of the scene uses the volume model. */
     tch_convex_hull* geom_hull;
+    /* [geom_count] each geom's body for the pressure model (contact/pressure.h); NULL when no
+     * pair of the scene uses the pressure model. */
+    struct tch_pressure_geom* pressure_geoms;
 };
 
 static inline tch_shape tch_model_geom_shape(const tch_model* model, int geom) {

@@ -23,6 +23,7 @@
 #include "geometry/mass.h"
 #include "contact/contact.h"
 #include "contact/params.h"
+#include "contact/pressure.h"
 #include "contact/volume.h"
 #include "geometry/model_shape.h"
 #include "io/spec_internal.h"
@@ -547,19 +548,36 @@ static int scene_uses_model(const tch_model* m, tch_contact_model model) {
     return 0;
 }
 
+/* The pressure model's bodies; a geom's error names its source line. */
+static tch_status compile_pressure_geoms(compile_context* ctx, tch_error* err) {
+    tch_model* m = ctx->model;
+    const char** files = calloc((size_t)(m->geom_count > 0 ? m->geom_count : 1), sizeof *files);
+    if (!files) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the geoms");
+    }
+    for (int g = 0; g < m->geom_count; ++g) {
+        files[g] = tch_spec_geom(ctx->spec, (tch_geom_id){g + 1})->tetmesh;
+    }
+    tch_status s = tch_pressure_build_geoms(m, files, err);
+    free(files);
+    return s;
+}
+
 static tch_status compile_model_caches(compile_context* ctx, tch_error* err) {
     tch_model* m = ctx->model;
     if (!(m->internal = calloc(1, sizeof *m->internal))) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the model");
     }
-    if (!scene_uses_model(m, TCH_CONTACT_VOLUME)) {
-        return TCH_OK;
+    tch_status s = scene_uses_model(m, TCH_CONTACT_PRESSURE) ? compile_pressure_geoms(ctx, err)
+                                                              : TCH_OK;
+    if (s != TCH_OK || !scene_uses_model(m, TCH_CONTACT_VOLUME)) {
+        return s;
     }
     if (!ALLOC_ARRAY(m->internal->geom_hull, m->geom_count)) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the pieces");
     }
     tch_error piece_err;
-    tch_status s = tch_volume_build_pieces(m, m->internal->geom_hull, &piece_err);
+    s = tch_volume_build_pieces(m, m->internal->geom_hull, &piece_err);
     if (s != TCH_OK) {
         return tch_fail(err, s, NULL, 0, "the contact-volume model needs a convex piece per "
                         "geom: %s", piece_err.message);

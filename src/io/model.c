@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "contact/pressure.h"
 #include "geometry/hull.h"
 #include "geometry/model_shape.h"
 #include "touche/model.h"
@@ -14,6 +15,7 @@ void tch_model_destroy(tch_model* m) {
         tch_hull_free(&m->mesh_hull[i]);
     }
     if (m->internal) {
+        tch_pressure_free_geoms(m);
         for (int g = 0; m->internal->geom_hull && g < m->geom_count; ++g) {
             tch_hull_free(&m->internal->geom_hull[g]);
         }

@@ -1,0 +1,467 @@
+/* The pressure field model in the engine (Elandt et al. 2019): per touching pair, the contact
+ * surface (contact/pressure_surface), the tractions integrated over it (contact/pressure_wrench)
+ * and one wrench on each body; the surface's polygons with their vertex pressures are the pair's
+ * patch. Compile-time bodies: see contact/pressure.h.
+ */
+#include "contact/pressure.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "collision/polyhedron.h"
+#include "contact/contact.h"
+#include "contact/pressure_wrench.h"
+#include "geometry/bvh.h"
+#include "geometry/hull.h"
+#include "geometry/laplace_field.h"
+#include "geometry/model_shape.h"
+#include "geometry/tetmesh.h"
+#include "math/vec.h"
+
+/* One geom's body for the model. */
+struct tch_pressure_geom {
+    int compliant;             /* 1: mesh, bvh, modulus; 0: rigid surface (or a plane) */
+    tch_tetmesh mesh;
+    tch_bvh bvh;
+    tch_real modulus;
+    tch_convex_hull hull;      /* rigid: the surface's hull (its faces give the planes) */
+    tch_vec3* vertices;        /* rigid: surface triangles */
+    int (*triangles)[3];
+    int triangle_count;
+};
+
+/* The wrench of this evaluation on B, world: force at o_W and moment, kept in the pair state
+ * between the geometry and the force callbacks. */
+typedef struct pressure_state {
+    tch_vec3 o_W, f_W, m_W;
+} pressure_state;
+
+_Static_assert(sizeof(pressure_state) <= TCH_PAIR_STATE_BYTES, "pressure state fits its slot");
+
+/* Working memory of one data. */
+typedef struct pressure_scratch {
+    tch_pressure_surface surface;
+    tch_vec3 box_vertices[8];
+    int box_triangles[12][3];
+    tch_bvh box_bvh;
+    tch_rigid_plane box_planes[6];
+} pressure_scratch;
+
+int tch_pressure_geom_is_rigid(const tch_model* m, int g) {
+    tch_rigidity rigid = m->geom_contact[g].rigid;
+    if (rigid == TCH_RIGIDITY_INHERIT) {
+        rigid = m->contact_default.rigid;
+    }
+    return m->geom_type[g] == TCH_GEOM_PLANE || rigid == TCH_RIGIDITY_RIGID;
+}
+
+static tch_real geom_param(const tch_model* m, int g, tch_real value, tch_real fallback) {
+    (void)m, (void)g;
+    return isnan(value) ? fallback : value;
+}
+
+/* ---- compile: compliant bodies ---- */
+
+/* ε for a mesh read without a field (sec. VI-A2, eq. 4): harmonic, 0 on the surface and 1 on
+ * the vertices farthest (in edges) from it, a discrete stand-in for the medial set. */
+static tch_status laplace_field(tch_tetmesh* mesh, tch_error* err) {
+    int n = mesh->vertex_count;
+    int* hops = malloc((size_t)n * sizeof *hops);
+    tch_real* fixed = malloc((size_t)n * sizeof *fixed);
+    tch_real* values = malloc((size_t)n * sizeof *values);
+    tch_status s = hops && fixed && values ? TCH_OK
+                                          : tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
+                                                     "out of memory for a pressure field");
+    for (int v = 0; s == TCH_OK && v < n; ++v) {
+        hops[v] = mesh->vertex_on_boundary[v] ? 0 : -1;
+    }
+    /* Breadth-first layers from the surface through the tets' edges. */
+    int deepest = 0;
+    for (int changed = 1, layer = 0; s == TCH_OK && changed; ++layer) {
+        changed = 0;
+        for (int t = 0; t < mesh->tet_count; ++t) {
+            const int* tet = mesh->tets[t];
+            int touches = 0;
+            for (int i = 0; i < 4; ++i) touches |= hops[tet[i]] == layer;
+            for (int i = 0; touches && i < 4; ++i) {
+                if (hops[tet[i]] < 0) {
+                    hops[tet[i]] = layer + 1;
+                    deepest = layer + 1;
+                    changed = 1;
+                }
+            }
+        }
+    }
+    if (s == TCH_OK && deepest == 0) {
+        s = tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                     "the tet mesh has no interior vertex, so no pressure field can be made "
+                     "for it: give the file a field");
+    }
+    for (int v = 0; s == TCH_OK && v < n; ++v) {
+        fixed[v] = hops[v] == 0 ? 0 : (hops[v] == deepest ? 1 : NAN);
+    }
+    if (s == TCH_OK) {
+        s = tch_laplace_field_solve(mesh->vertices_G, n, (const int(*)[4])mesh->tets,
+                                    mesh->tet_count, fixed, values, err);
+    }
+    if (s == TCH_OK) {
+        s = tch_tetmesh_set_field(mesh, values, err);
+    }
+    free(hops);
+    free(fixed);
+    free(values);
+    return s;
+}
+
+static tch_status make_compliant_mesh(const tch_model* m, int g, const char* file,
+                                      tch_tetmesh* mesh, tch_error* err) {
+    if (file && file[0]) {
+        tch_tetmesh_file_info info;
+        tch_status s = tch_tetmesh_read(file, mesh, &info, err);
+        return s == TCH_OK && !mesh->has_field ? laplace_field(mesh, err) : s;
+    }
+    tch_shape shape = tch_model_geom_shape(m, g);
+    tch_real resolution = geom_param(m, g, m->geom_contact[g].resolution,
+                                     m->contact_default.resolution);
+    resolution = isnan(resolution) ? 0 : resolution;
+    tch_real layer = geom_param(m, g, m->geom_contact[g].layer, m->contact_default.layer);
+    if (isnan(layer)) {
+        return tch_tetmesh_make_shape(&shape, resolution, mesh, err);
+    }
+    if (shape.type == TCH_GEOM_BOX) {
+        tch_vec3 h = {shape.size[0], shape.size[1], shape.size[2]};
+        return tch_tetmesh_make_box_layer(h, layer, resolution, mesh, err);
+    }
+    if (shape.type == TCH_GEOM_SPHERE) {
+        return tch_tetmesh_make_sphere_layer(shape.size[0], layer, resolution, mesh, err);
+    }
+    return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                    "a compliant layer is supported for boxes and spheres only, not yet for "
+                    "this geom type");
+}
+
+static tch_status build_compliant(const tch_model* m, int g, const char* file,
+                                  struct tch_pressure_geom* pg, tch_error* err) {
+    pg->compliant = 1;
+    pg->modulus = geom_param(m, g, m->geom_contact[g].modulus, m->contact_default.modulus);
+    if (isnan(pg->modulus)) {
+        pg->modulus = TCH_PRESSURE_DEFAULT_MODULUS;
+    }
+    tch_status s = make_compliant_mesh(m, g, file, &pg->mesh, err);
+    if (s != TCH_OK) {
+        return s;
+    }
+    tch_aabb* boxes = malloc((size_t)pg->mesh.tet_count * sizeof *boxes);
+    if (!boxes) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for a BVH");
+    }
+    tch_tetmesh_tet_boxes(&pg->mesh, boxes);
+    s = tch_bvh_build(boxes, pg->mesh.tet_count, &pg->bvh, err);
+    free(boxes);
+    return s;
+}
+
+/* ---- compile: rigid surfaces ---- */
+
+/* Segments around a curved primitive for a target edge length (16 when unset). */
+static int rigid_segments(const tch_shape* shape, tch_real resolution) {
+    if (isnan(resolution)) {
+        return 16;
+    }
+    tch_real radius = fmax(shape->size[0], fmax(shape->size[1], shape->size[2]));
+    return (int)fmin(fmax(ceil(2 * TCH_PI * radius / resolution), 8), 128);
+}
+
+/* Fan-triangulates the hull's faces into the geom's triangle soup and builds its BVH. */
+static tch_status triangulate_hull(struct tch_pressure_geom* pg, tch_error* err) {
+    const tch_convex_hull* h = &pg->hull;
+    int count = 0;
+    for (int f = 0; f < h->face_count; ++f) {
+        count += h->face_start[f + 1] - h->face_start[f] - 2;
+    }
+    pg->vertices = malloc((size_t)h->vertex_count * sizeof *pg->vertices);
+    pg->triangles = malloc((size_t)count * sizeof *pg->triangles);
+    tch_aabb* boxes = malloc((size_t)count * sizeof *boxes);
+    if (!pg->vertices || !pg->triangles || !boxes) {
+        free(boxes);
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for a surface");
+    }
+    memcpy(pg->vertices, h->vertices_G, (size_t)h->vertex_count * sizeof *pg->vertices);
+    for (int f = 0, t = 0; f < h->face_count; ++f) {
+        const int* v = h->face_vertices + h->face_start[f];
+        for (int k = 1; k + 1 < h->face_start[f + 1] - h->face_start[f]; ++k, ++t) {
+            pg->triangles[t][0] = v[0], pg->triangles[t][1] = v[k], pg->triangles[t][2] = v[k + 1];
+        }
+    }
+    pg->triangle_count = count;
+    tch_pressure_triangle_boxes(pg->vertices, (const int(*)[3])pg->triangles, count, boxes);
+    tch_status s = tch_bvh_build(boxes, count, &pg->bvh, err);
+    free(boxes);
+    return s;
+}
+
+static tch_status build_rigid(const tch_model* m, int g, struct tch_pressure_geom* pg,
+                              tch_error* err) {
+    tch_shape shape = tch_model_geom_shape(m, g);
+    tch_real resolution = geom_param(m, g, m->geom_contact[g].resolution,
+                                     m->contact_default.resolution);
+    tch_status s = tch_polyhedron_approximate_shape(&shape, rigid_segments(&shape, resolution),
+                                                    &pg->hull, err);
+    return s == TCH_OK ? triangulate_hull(pg, err) : s;
+}
+
+tch_status tch_pressure_build_geoms(tch_model* m, const char* const* files, tch_error* err) {
+    m->internal->pressure_geoms = calloc((size_t)(m->geom_count > 0 ? m->geom_count : 1),
+                                         sizeof *m->internal->pressure_geoms);
+    if (!m->internal->pressure_geoms) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the geoms");
+    }
+    for (int g = 0; g < m->geom_count; ++g) {
+        struct tch_pressure_geom* pg = &m->internal->pressure_geoms[g];
+        if (m->geom_type[g] == TCH_GEOM_PLANE) {
+            if (m->geom_contact[g].rigid == TCH_RIGIDITY_COMPLIANT) {
+                return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                                "geom '%s': a compliant half-space is not supported yet; use a "
+                                "compliant box as the slab",
+                                m->geom_name[g]);
+            }
+            continue;
+        }
+        tch_error cause;
+        tch_status s = tch_pressure_geom_is_rigid(m, g) ? build_rigid(m, g, pg, &cause)
+                                                        : build_compliant(m, g, files[g], pg, &cause);
+        if (s != TCH_OK) {
+            return tch_fail(err, s, cause.file, cause.line, "geom '%s' for the pressure model: %s",
+                            m->geom_name[g], cause.message);
+        }
+    }
+    return TCH_OK;
+}
+
+void tch_pressure_free_geoms(tch_model* m) {
+    if (!m->internal || !m->internal->pressure_geoms) {
+        return;
+    }
+    for (int g = 0; g < m->geom_count; ++g) {
+        struct tch_pressure_geom* pg = &m->internal->pressure_geoms[g];
+        tch_tetmesh_free(&pg->mesh);
+        tch_bvh_free(&pg->bvh);
+        tch_hull_free(&pg->hull);
+        free(pg->vertices);
+        free(pg->triangles);
+    }
+    free(m->internal->pressure_geoms);
+    m->internal->pressure_geoms = NULL;
+}
+
+/* ---- per pair ---- */
+
+/* The rigid half-space z <= 0 of a plane's frame as the closed box that holds a body of
+ * bounding radius r centred at c (same intersection with the body), with its BVH and planes. */
+static tch_status half_space_box(pressure_scratch* s, tch_vec3 c, tch_real r,
+                                 tch_rigid_surface* out, tch_error* err) {
+    static const int faces[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4},
+                                    {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
+    tch_real pad = r + 1e-3;
+    tch_vec3 lo = {c.x - pad, c.y - pad, fmin(c.z, 0) - 2 * pad}, hi = {c.x + pad, c.y + pad, 0};
+    for (int i = 0; i < 8; ++i) {
+        s->box_vertices[i] = (tch_vec3){i & 1 ? hi.x : lo.x, i & 2 ? hi.y : lo.y,
+                                        i & 4 ? hi.z : lo.z};
+    }
+    for (int f = 0; f < 6; ++f) {
+        const int* q = faces[f];
+        int t0[3] = {q[0], q[1], q[2]}, t1[3] = {q[0], q[2], q[3]};
+        memcpy(s->box_triangles[2 * f], t0, sizeof t0);
+        memcpy(s->box_triangles[2 * f + 1], t1, sizeof t1);
+        tch_vec3 n = tch_v3_zero();
+        tch_v3_set(&n, f / 2, f % 2 ? 1 : -1);
+        s->box_planes[f] = (tch_rigid_plane){n, tch_v3_dot(n, f % 2 ? hi : lo)};
+    }
+    tch_aabb boxes[12];
+    tch_pressure_triangle_boxes(s->box_vertices, (const int(*)[3])s->box_triangles, 12, boxes);
+    tch_bvh_free(&s->box_bvh);
+    tch_status st = tch_bvh_build(boxes, 12, &s->box_bvh, err);
+    *out = (tch_rigid_surface){s->box_vertices, 8, (const int(*)[3])s->box_triangles, 12,
+                               &s->box_bvh};
+    return st;
+}
+
+/* Planes of a convex hull (outward normals and offsets), at most TCH_PRESSURE_MAX_PLANES. */
+static int hull_planes(const tch_convex_hull* h, tch_rigid_plane* planes) {
+    int n = h->face_count < TCH_PRESSURE_MAX_PLANES ? h->face_count : TCH_PRESSURE_MAX_PLANES;
+    for (int f = 0; f < n; ++f) {
+        planes[f] = (tch_rigid_plane){h->face_normals_G[f], h->face_offsets[f]};
+    }
+    return h->face_count <= TCH_PRESSURE_MAX_PLANES ? n : 0;
+}
+
+/* Velocity field of `moving` relative to `frame`, expressed in frame's geom axes, about the
+ * frame geom's origin. */
+static tch_pressure_motion relative_motion(const tch_model* m, const tch_data* d, int frame,
+                                           int moving) {
+    tch_transform X_WF = d->geom_X_WG[frame];
+    int root_f = m->body_root[m->geom_body[frame]], root_m = m->body_root[m->geom_body[moving]];
+    tch_vec3 w_f = root_f ? d->body_w_W[root_f] : tch_v3_zero();
+    tch_vec3 w_m = root_m ? d->body_w_W[root_m] : tch_v3_zero();
+    tch_vec3 v = tch_v3_sub(tch_contact_point_velocity(m, d, moving, X_WF.p),
+                            tch_contact_point_velocity(m, d, frame, X_WF.p));
+    return (tch_pressure_motion){tch_v3_zero(), tch_q_inv_rotate(X_WF.q, v),
+                                 tch_q_inv_rotate(X_WF.q, tch_v3_sub(w_m, w_f))};
+}
+
+typedef struct surface_job {
+    int frame, other;       /* the surface is computed in geom `frame`'s frame; the wrench is on
+                               `other` */
+    tch_real energy;
+} surface_job;
+
+/* The surface of compliant `c` against geom `o` (compliant or rigid) in c's frame. */
+static tch_status compute_surface(const tch_model* m, const tch_data* d, pressure_scratch* s,
+                                  int c, int o, tch_real* energy) {
+    const struct tch_pressure_geom* pc = &m->internal->pressure_geoms[c];
+    const struct tch_pressure_geom* po = &m->internal->pressure_geoms[o];
+    tch_transform X_CO = tch_x_relative(d->geom_X_WG[c], d->geom_X_WG[o]);
+    tch_pressure_body body_c = {&pc->mesh, &pc->bvh, pc->modulus};
+    if (po->compliant) {
+        tch_pressure_body body_o = {&po->mesh, &po->bvh, po->modulus};
+        tch_status st = tch_pressure_surface_compliant(&body_c, &body_o, X_CO, &s->surface, NULL);
+        return st == TCH_OK ? tch_pressure_energy_compliant(&body_c, &body_o, X_CO, energy, NULL)
+                            : st;
+    }
+    tch_rigid_surface rigid;
+    tch_rigid_plane planes[TCH_PRESSURE_MAX_PLANES];
+    int plane_count;
+    tch_transform X_OC = tch_x_inverse(X_CO);
+    tch_status st = TCH_OK;
+    if (m->geom_type[o] == TCH_GEOM_PLANE) {
+        st = half_space_box(s, X_OC.p, m->geom_rbound[c], &rigid, NULL);
+        memcpy(planes, s->box_planes, sizeof s->box_planes);
+        plane_count = 6;
+    } else {
+        rigid = (tch_rigid_surface){po->vertices, po->hull.vertex_count,
+                                    (const int(*)[3])po->triangles, po->triangle_count, &po->bvh};
+        plane_count = hull_planes(&po->hull, planes);
+    }
+    if (st == TCH_OK) {
+        st = tch_pressure_surface_rigid(&body_c, &rigid, X_CO, &s->surface, NULL);
+    }
+    *energy = 0;
+    if (st == TCH_OK && plane_count > 0) {
+        st = tch_pressure_energy_rigid_convex(&body_c, planes, plane_count, X_CO, energy, NULL);
+    }
+    return st;
+}
+
+static tch_pressure_traction_params traction_params(const tch_model* m, const tch_pair_params* p,
+                                                    int a, int b) {
+    const struct tch_pressure_geom* pa = &m->internal->pressure_geoms[a];
+    const struct tch_pressure_geom* pb = &m->internal->pressure_geoms[b];
+    tch_real chi_a = geom_param(m, a, m->geom_contact[a].dissipation, p->dissipation);
+    tch_real chi_b = geom_param(m, b, m->geom_contact[b].dissipation, p->dissipation);
+    tch_real chi = pa->compliant && pb->compliant
+                       ? tch_pressure_combine_dissipation(pa->modulus, chi_a, pb->modulus, chi_b)
+                       : (pa->compliant ? chi_a : chi_b);
+    tch_pressure_traction_params t = tch_pressure_traction_params_default();
+    t.dissipation = chi;
+    t.friction = p->friction;
+    t.stiction_speed = p->stiction_velocity;
+    return t;
+}
+
+/* The surface's polygons, in world, appended as the pair's patch; one contact point at the
+ * centre of the surface. `flip` when the surface was computed from B's side. */
+static int append_patch(tch_data* d, tch_pair_result* pair, const tch_pressure_surface* surf,
+                        tch_transform X_WF, int flip) {
+    if (tch_contact_reserve(d, 1, surf->polygon_count, surf->vertex_count) != 0) {
+        return -1;
+    }
+    tch_vec3 centre = tch_v3_zero(), normal = tch_v3_zero();
+    for (int i = 0; i < surf->polygon_count; ++i) {
+        const tch_pressure_polygon* poly = &surf->polygons[i];
+        tch_vec3 n = tch_q_rotate(X_WF.q, flip ? tch_v3_neg(poly->normal_A) : poly->normal_A);
+        d->polygons[d->polygon_count++] =
+            (tch_contact_polygon){d->polygon_vertex_count + poly->first, poly->count, n};
+        centre = tch_v3_madd(centre, poly->area, poly->centroid_A);
+        normal = tch_v3_madd(normal, poly->area, n);
+    }
+    for (int v = 0; v < surf->vertex_count; ++v) {
+        d->polygon_vertices_W[d->polygon_vertex_count + v] = tch_x_apply(X_WF, surf->vertices_A[v]);
+        d->polygon_vertex_pressure[d->polygon_vertex_count + v] = surf->pressures[v];
+    }
+    d->polygon_vertex_count += surf->vertex_count;
+    centre = tch_x_apply(X_WF, tch_v3_scale(centre, 1 / surf->total_area));
+    d->contacts[d->contact_count++] =
+        (tch_contact){pair->geom_a, pair->geom_b, pair->model, centre, tch_v3_normalize(normal),
+                      0, tch_v3_zero()};
+    pair->contact_count = 1;
+    pair->polygon_count = surf->polygon_count;
+    pair->area = surf->total_area;
+    pair->max_pressure = surf->max_pressure;
+    return 0;
+}
+
+static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
+    tch_pair_result* pair = ctx->pair;
+    int a = pair->geom_a, b = pair->geom_b;
+    pressure_scratch* s = ctx->scratch;
+    /* The surface is computed from a compliant side: A's when it is compliant, else B's. */
+    int flip = !m->internal->pressure_geoms[a].compliant;
+    int frame = flip ? b : a, other = flip ? a : b;
+    tch_real energy = 0;
+    if (compute_surface(m, d, s, frame, other, &energy) != TCH_OK ||
+        s->surface.polygon_count == 0) {
+        return 0;
+    }
+    tch_pressure_traction_params tp = traction_params(m, &pair->params, a, b);
+    tch_pressure_motion motion = relative_motion(m, d, frame, other);
+    tch_wrench w;
+    if (tch_pressure_wrench(&s->surface, &tp, &motion, &w, NULL) != TCH_OK) {
+        return 0;
+    }
+    /* The wrench is on `other`, about frame's origin, in frame's axes: world, and on B. */
+    tch_transform X_WF = d->geom_X_WG[frame];
+    pressure_state* state = (pressure_state*)ctx->state->bytes;
+    tch_real sign = flip ? -1 : 1;
+    state->o_W = X_WF.p;
+    state->f_W = tch_v3_scale(tch_q_rotate(X_WF.q, w.force), sign);
+    state->m_W = tch_v3_scale(tch_q_rotate(X_WF.q, w.moment), sign);
+    pair->elastic_energy = energy;
+    return append_patch(d, pair, &s->surface, X_WF, flip) == 0 ? 1 : -1;
+}
+
+static void pressure_forces(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
+    const pressure_state* state = (const pressure_state*)ctx->state->bytes;
+    tch_pair_result* pair = ctx->pair;
+    d->contacts[pair->contact_start].f_W = state->f_W;
+    tch_contact_apply_force(m, d, pair, state->o_W, state->f_W);
+    tch_contact_apply_moment(m, d, pair, state->m_W);
+}
+
+static void* pressure_scratch_create(void) {
+    pressure_scratch* s = calloc(1, sizeof *s);
+    if (s) {
+        tch_pressure_surface_init(&s->surface);
+    }
+    return s;
+}
+
+static void pressure_scratch_destroy(void* scratch) {
+    pressure_scratch* s = scratch;
+    if (s) {
+        tch_pressure_surface_free(&s->surface);
+        tch_bvh_free(&s->box_bvh);
+        free(s);
+    }
+}
+
+const tch_contact_ops tch_pressure_ops = {
+    .kind = TCH_CONTACT_KIND_FORCE,
+    .uses_state = 1,
+    .pair_geometry = pressure_geometry,
+    .normal_forces = pressure_forces,
+    .friction_forces = NULL,
+    .scratch_create = pressure_scratch_create,
+    .scratch_destroy = pressure_scratch_destroy,
+};

@@ -1,0 +1,32 @@
+/* The pressure field model's compile-time part: each geom's body for the model (the model
+ * itself is tch_pressure_ops in contact/contact.h).
+ *
+ *     compliant geom:  a tet mesh in the geom frame with its penetration extent ε (from a
+ *                      touche:tetmesh file, its Laplace field when the file has none, or the
+ *                      generator of the geom's shape; a touche:layer over a rigid core for
+ *                      boxes and spheres), a BVH over its tets, and its modulus E
+ *     rigid geom:      its closed surface (triangles of the geom's hull, boxes exact, curved
+ *                      primitives inscribed at the geom's resolution) with a BVH, and the
+ *                      planes of that convex hull for the elastic energy
+ *     plane:           a rigid half-space, made into a box around the other geom per pair
+ *
+ * A pair of two rigid geoms has no pressure field: tch_model_pair_params gives it the point
+ * model, which `touche info` shows.
+ */
+#pragma once
+
+#include "touche/model.h"
+
+/* Default hydroelastic modulus when a compliant geom sets none, Pa. */
+#define TCH_PRESSURE_DEFAULT_MODULUS 1e7
+
+/* Whether geom g is rigid for the pressure model (planes always are). */
+int tch_pressure_geom_is_rigid(const tch_model* model, int geom);
+
+/* Builds every geom's body into model->internal->pressure_geoms. `tetmesh_files[g]` is the
+ * geom's tet mesh file or "" (from the spec). Errors name the geom. */
+tch_status tch_pressure_build_geoms(tch_model* model, const char* const* tetmesh_files,
+                                    tch_error* err);
+
+/* Frees what tch_pressure_build_geoms made. */
+void tch_pressure_free_geoms(tch_model* model);
