@@ -16,6 +16,7 @@ typedef struct cli_options {
     double dt;             /* s; <= 0: the scene's */
     int every;             /* write every N-th step; 0: the command's default */
     const char* out_dir;
+    const char* vtk_dir;   /* run: also write contact patches as VTK PolyData here */
     const char* key;       /* keyframe name or NULL */
     const char* contact;   /* contact model override or NULL */
     long steps;            /* for speed */
@@ -61,6 +62,10 @@ void cli_json_vec3(FILE* f, tch_vec3 v);
 void cli_json_string(FILE* f, const char* s);
 /* Writes the contact pairs of `data` as a JSON array. */
 void cli_json_pairs(FILE* f, const tch_model* model, const tch_data* data);
+
+/* Writes data's contact polygons as DIR/patches_<index>.vtk (PolyData with a "pressure" point
+ * field); returns 0 after printing why it could not. */
+int cli_write_vtk_patches(const char* dir, long index, const tch_data* data, double t);
 
 int cli_cmd_run(const cli_options* options);
 int cli_cmd_info(const cli_options* options);

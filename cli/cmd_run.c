@@ -150,6 +150,9 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
             if (write) {
                 write_contacts_line(contacts, m, d, t);
             }
+            if (write && o->vtk_dir && !cli_write_vtk_patches(o->vtk_dir, step / every, d, t)) {
+                return EXIT_FAILURE_GENERIC;
+            }
         }
         if (status != TCH_OK) {
             if (tty) fprintf(stderr, "\n");
@@ -175,6 +178,7 @@ int cli_cmd_run(const cli_options* options) {
     const tch_model* model = session.model;
     tch_data* data = session.data;
     if (code == EXIT_OK && !make_dir(o.out_dir)) code = EXIT_BAD_INPUT;
+    if (code == EXIT_OK && o.vtk_dir && !make_dir(o.vtk_dir)) code = EXIT_BAD_INPUT;
     output_file traj = {0}, contacts = {0};
     if (code == EXIT_OK && (!open_output(&traj, o.out_dir, "trajectory.csv") ||
                             !open_output(&contacts, o.out_dir, "contacts.jsonl"))) {

@@ -58,6 +58,7 @@ static int apply_flag(const cli_command* command, const char* flag, const char* 
         return EXIT_OK;
     }
     if (strcmp(flag, "--out") == 0) { o->out_dir = value; return EXIT_OK; }
+    if (strcmp(flag, "--vtk") == 0) { o->vtk_dir = value; return EXIT_OK; }
     if (strcmp(flag, "--key") == 0) { o->key = value; return EXIT_OK; }
     if (strcmp(flag, "--contact") == 0) {
         tch_contact_model m;
@@ -74,7 +75,7 @@ static int apply_flag(const cli_command* command, const char* flag, const char* 
 
 static int takes_value(const char* flag) {
     static const char* const flags[] = {"--duration", "--dt", "--every", "--out",
-                                        "--key", "--contact", "--steps"};
+                                        "--key", "--contact", "--steps", "--vtk"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i) {
         if (strcmp(flag, flags[i]) == 0) return 1;
     }

@@ -5,8 +5,8 @@
 
 static const cli_command commands[] = {
     {"run", "simulate a scene and write its trajectory and contacts",
-     "touche run SCENE [--duration S] [--dt S] [--every N] [--out DIR] [--key NAME] "
-     "[--contact MODEL]",
+     "touche run SCENE [--duration S] [--dt S] [--every N] [--out DIR] [--vtk DIR] "
+     "[--key NAME] [--contact MODEL]",
      cli_cmd_run},
     {"info", "describe a scene: bodies, geoms, masses, contact models", "touche info SCENE",
      cli_cmd_info},
@@ -36,6 +36,8 @@ static void print_command_help(const cli_command* c) {
            "  --dt S           time step, s (default: the scene's)\n"
            "  --every N        write every N-th step (run: default, every 10 ms of simulated time)\n"
            "  --out DIR        output directory (run: default ./out)\n"
+           "  --vtk DIR        run: also write each written step's contact patches as VTK\n"
+           "                   PolyData (DIR/patches_NNNNNN.vtk, point field 'pressure')\n"
            "  --key NAME       start from the scene's keyframe NAME\n"
            "  --contact MODEL  use MODEL (point, volume, pressure, lcp, peg) for every pair\n"
            "  --steps N        steps to time (speed: default 10000)\n"

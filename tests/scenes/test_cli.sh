@@ -109,5 +109,21 @@ export_round_trip() {
 }
 check "export-mjcf writes a file without touche attributes that loads again" export_round_trip
 
+pressure_patches() {
+  sed 's/pos="0 0 0.3"/pos="0 0 0.095"/' "$root/examples/pressure_ball.xml" >"$work/pb.xml"
+  "$touche" query "$work/pb.xml" >"$work/pq.json" || return 1
+  /usr/bin/python3 - "$work/pq.json" <<'PY' || return 1
+import json, sys
+pair = json.load(open(sys.argv[1]))["pairs"][0]
+assert pair["model"] == "pressure", pair["model"]
+assert pair["polygon_count"] > 10 and pair["area"] > 0 and pair["max_pressure"] > 0
+assert pair["elastic_energy"] > 0 and pair["force"][2] > 0
+assert len(pair["polygons"]) == pair["polygon_count"]
+PY
+  "$touche" run "$work/pb.xml" --duration 0.01 --every 10 --out "$work/pr" --vtk "$work/vtk" 2>/dev/null || return 1
+  [[ -f "$work/vtk/patches_000000.vtk" ]] && grep -q "SCALARS pressure" "$work/vtk/patches_000000.vtk"
+}
+check "pressure query reports the patch, run --vtk writes it" pressure_patches
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 ]]
