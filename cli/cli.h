@@ -22,6 +22,7 @@ typedef struct cli_options {
     long steps;            /* for speed */
     const char* output;    /* for export-mjcf */
     int touche_attributes; /* export-mjcf --keep-touche */
+    int contact_energy;    /* set by run and query: report the pressure model's elastic energy */
 } cli_options;
 
 /* One command: name, one-line summary, usage text and its entry point. */

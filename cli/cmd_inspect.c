@@ -67,7 +67,10 @@ int cli_cmd_info(const cli_options* o) {
     return EXIT_OK;
 }
 
-int cli_cmd_query(const cli_options* o) {
+int cli_cmd_query(const cli_options* options) {
+    cli_options o_energy = *options;
+    o_energy.contact_energy = 1;
+    const cli_options* o = &o_energy;
     cli_session session;
     int code = cli_open_session(o, 1, &session);
     const tch_model* m = session.model;

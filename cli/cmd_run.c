@@ -173,6 +173,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
 int cli_cmd_run(const cli_options* options) {
     cli_options o = *options;
     if (!o.out_dir) o.out_dir = "out";
+    o.contact_energy = 1;
     cli_session session;
     int code = cli_open_session(&o, 1, &session);
     const tch_model* model = session.model;

@@ -160,6 +160,7 @@ static int make_data(const cli_options* o, const tch_model* model, tch_data** da
         cli_print_error("cannot create the simulation data", &err);
         return EXIT_FAILURE_GENERIC;
     }
+    (*data)->contact_energy = o->contact_energy;
     if (o->key) {
         int key = tch_model_key_index(model, o->key);
         if (key < 0) {

@@ -68,6 +68,9 @@ typedef struct tch_data {
     // ---- inputs ----
     tch_vec3* body_force_applied_W;  ///< [body_count] user force at the centre of mass, N
     tch_vec3* body_torque_applied_W; ///< [body_count] user torque, N m
+    bool contact_energy;        ///< compute each pressure-model pair's elastic energy (eq. 1),
+                                ///< which costs about as much as its contact surface; off by
+                                ///< default, on in the CLI's run and query
     // ---- kinematics (position stage) ----
     tch_transform* body_X_WB;   ///< [body_count] body frames in the world
     tch_mat3* body_R_WB;        ///< [body_count]

@@ -327,8 +327,10 @@ static tch_status compute_surface(const tch_model* m, const tch_data* d, pressur
     if (po->compliant) {
         tch_pressure_body body_o = {&po->mesh, &po->bvh, po->modulus};
         tch_status st = tch_pressure_surface_compliant(&body_c, &body_o, X_CO, &s->surface, NULL);
-        return st == TCH_OK ? tch_pressure_energy_compliant(&body_c, &body_o, X_CO, energy, NULL)
-                            : st;
+        *energy = 0;
+        return st == TCH_OK && d->contact_energy
+                   ? tch_pressure_energy_compliant(&body_c, &body_o, X_CO, energy, NULL)
+                   : st;
     }
     tch_rigid_surface rigid;
     tch_rigid_plane planes[TCH_PRESSURE_MAX_PLANES];
@@ -348,7 +350,7 @@ static tch_status compute_surface(const tch_model* m, const tch_data* d, pressur
         st = tch_pressure_surface_rigid(&body_c, &rigid, X_CO, &s->surface, NULL);
     }
     *energy = 0;
-    if (st == TCH_OK && plane_count > 0) {
+    if (st == TCH_OK && plane_count > 0 && d->contact_energy) {
         st = tch_pressure_energy_rigid_convex(&body_c, planes, plane_count, X_CO, energy, NULL);
     }
     return st;

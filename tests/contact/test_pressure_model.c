@@ -43,6 +43,7 @@ static void test_resting_sphere_sinks_to_the_closed_form_depth(void) {
     ENSURE(m != NULL);
     tch_data* d = NULL;
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    d->contact_energy = true;
     run(m, d, 0.6);
     ENSURE(d->pair_result_count == 1);
     const tch_pair_result* p = &d->pair_results[0];
