@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_machine.h"
 #include "base/arena.h"
 #include "collision/broadphase.h"
 #include "math/vec.h"
@@ -37,32 +38,6 @@ typedef struct scene {
 static double uniform(unsigned long long* state) {
     *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
     return (double)(*state >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double now_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void cpu_model(char* out, size_t size) {
-    snprintf(out, size, "unknown");
-    FILE* f = fopen("/proc/cpuinfo", "r");
-    if (!f) {
-        return;
-    }
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            const char* colon = strchr(line, ':');
-            if (colon) {
-                snprintf(out, size, "%s", colon + 2);
-                out[strcspn(out, "\n")] = 0;
-            }
-            break;
-        }
-    }
-    fclose(f);
 }
 
 /* Box 0 is the ground plane z <= 0. Pile: a square grid of columns of 0.2 m boxes with 1 mm
@@ -159,9 +134,9 @@ static double time_method(tch_broadphase_method method, layout kind, int count, 
         tch_arena_grow_if_needed(&arena);
         const size_t mark = tch_arena_mark(&arena);
         tch_pair* found = NULL;
-        const double t0 = now_seconds();
+        const double t0 = bench_now_seconds();
         const int n = tch_broadphase_find_pairs(bp, s.boxes, s.is_static, count, &arena, &found);
-        const double t1 = now_seconds();
+        const double t1 = bench_now_seconds();
         if (n < 0) {
             fprintf(stderr, "out of memory\n");
             exit(1);
@@ -183,7 +158,7 @@ int main(int argc, char** argv) {
     const double scale = argc > 1 ? atof(argv[1]) : 1.0;
     const char* commit = getenv("TCH_COMMIT") ? getenv("TCH_COMMIT") : TCH_GIT_COMMIT;
     char cpu[256];
-    cpu_model(cpu, sizeof cpu);
+    bench_cpu_model(cpu, sizeof cpu);
     char date[32];
     const time_t t = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_machine.h"
 #include "../../tests/contact/hull_fixtures.h"
 #include "collision/polyhedron.h"
 
@@ -22,32 +23,6 @@
 #endif
 
 enum { pair_count = 64 };
-
-static double now_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void cpu_model(char* out, size_t size) {
-    snprintf(out, size, "unknown");
-    FILE* f = fopen("/proc/cpuinfo", "r");
-    if (!f) {
-        return;
-    }
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            const char* colon = strchr(line, ':');
-            if (colon) {
-                snprintf(out, size, "%s", colon + 2);
-                out[strcspn(out, "\n")] = 0;
-            }
-            break;
-        }
-    }
-    fclose(f);
-}
 
 typedef struct workload {
     tch_convex_hull a[pair_count], b[pair_count];
@@ -106,7 +81,7 @@ static double time_method(const workload* w, tch_polyhedron_method method, int r
                           double* volumes) {
     tch_polyhedron p;
     tch_polyhedron_init(&p);
-    const double start = now_seconds();
+    const double start = bench_now_seconds();
     for (int r = 0; r < repeats; ++r) {
         for (int k = 0; k < w->count; ++k) {
             tch_polyhedron_intersect(&w->a[k], &w->b[k], w->X_AB[k], method, &p, NULL);
@@ -116,7 +91,7 @@ static double time_method(const workload* w, tch_polyhedron_method method, int r
             }
         }
     }
-    const double elapsed = now_seconds() - start;
+    const double elapsed = bench_now_seconds() - start;
     tch_polyhedron_free(&p);
     return 1e6 * elapsed / ((double)repeats * w->count);
 }
@@ -125,7 +100,7 @@ int main(int argc, char** argv) {
     const int repeats = argc > 1 ? atoi(argv[1]) : 200;
     const char* commit = getenv("TCH_COMMIT") ? getenv("TCH_COMMIT") : TCH_GIT_COMMIT;
     char cpu[256], date[32];
-    cpu_model(cpu, sizeof cpu);
+    bench_cpu_model(cpu, sizeof cpu);
     const time_t t = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&t));
     printf("date,commit,cpu,shape,faces,method,pairs,us_per_call,max_rel_volume_diff\n");
