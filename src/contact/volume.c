@@ -128,32 +128,24 @@ static tch_real owner_normal_velocity(const contact_frame* c, int owner, tch_vec
 
 /* Traction of a friction law at plane point p (relative to o_c) for the bound mu σ: a vector
  * of length mu σ (or zero) opposite the law's direction there. */
-typedef tch_vec3 (*traction_law)(const contact_frame* c, tch_vec3 p, tch_real bound, tch_vec3 r,
-                                 tch_real theta);
+typedef tch_vec3 (*traction_law)(const contact_frame* c, tch_vec3 p, tch_real bound);
 
 /* Dynamic friction opposes the local slip (eq. 13), none below TCH_VOLUME_SLIP_EPSILON. */
-static tch_vec3 dynamic_traction(const contact_frame* c, tch_vec3 p, tch_real bound, tch_vec3 r,
-                                 tch_real theta) {
-    (void)r, (void)theta;
+static tch_vec3 dynamic_traction(const contact_frame* c, tch_vec3 p, tch_real bound) {
     return tch_volume_dynamic_traction(1, bound, slip_velocity(c, p));
 }
 
-/* The maximum static traction (notes §6.3) opposes the local static traction's opposite
- * k^S l(p) + b^S v_T(p), however small that is: its bound does not vanish with the extension,
- * so a contact at rest (r, θ ~ round-off) stays static. Zero only where the field is zero. */
-static tch_vec3 maximum_static_traction(const contact_frame* c, tch_vec3 p, tch_real bound,
-                                        tch_vec3 r, tch_real theta) {
-    tch_vec3 l = tch_v3_add(r, tch_v3_scale(tch_v3_cross(c->n, p), theta));
-    tch_vec3 along = tch_v3_add(tch_v3_scale(l, c->k->static_stiffness),
-                                tch_v3_scale(slip_velocity(c, p), c->k->static_damping));
-    tch_real length = tch_v3_norm(along);
-    return length > 0 ? tch_v3_scale(along, -bound / length) : tch_v3_zero();
+/* A traction of length bound circling o_c (the centroid of C): -unit(n × p), the pattern of
+ * a pure spin, whose moment is the friction torque the contact can carry about n. */
+static tch_vec3 spin_traction(const contact_frame* c, tch_vec3 p, tch_real bound) {
+    tch_vec3 t = tch_v3_cross(c->n, p);
+    tch_real length = tch_v3_norm(t);
+    return length > 0 ? tch_v3_scale(t, -bound / length) : tch_v3_zero();
 }
 
 /* ∫_C mu σ(p) (-unit(direction(p))) dS over P's face triangles with the face-flux pressure
  * σ_i = (k^N h_i + b^N ḣ_i) / S_c (eqs. 13-17). */
-static tch_wrench traction_wrench(const contact_frame* c, tch_real mu, traction_law law,
-                                  tch_vec3 r, tch_real theta) {
+static tch_wrench traction_wrench(const contact_frame* c, tch_real mu, traction_law law) {
     tch_wrench total = {tch_v3_zero(), tch_v3_zero()};
     const tch_polyhedron* P = c->P;
     for (int f = 0; f < P->face_count; ++f) {
@@ -168,7 +160,7 @@ static tch_wrench traction_wrench(const contact_frame* c, tch_real mu, traction_
                     owner_normal_velocity(c, P->face_owner[f], tch_v3_sub(q[i], c->o_c));
                 tch_real sigma = tch_volume_pressure(c->k->stiffness, c->k->damping, t.h[i],
                                                      h_dot, c->area.area);
-                tau[i] = law(c, t.p[i], mu * sigma, r, theta);
+                tau[i] = law(c, t.p[i], mu * sigma);
             }
             total = tch_wrench_add(total, tch_volume_traction_triangle(&t, tau));
         }
@@ -205,23 +197,35 @@ static void match_dynamic_friction(const contact_frame* c, tch_wrench dynamic, t
     *r = tch_v3_add(tch_v3_scale(u1, r1), tch_v3_scale(u2, r2));
 }
 
-/* The next friction mode (notes §6.4 step 4), comparing the static springs' wrench with the
- * maximum static friction and, to stick again, with the dynamic friction's bound: μ σ along the
- * static traction's directions, which does not vanish with the slip (the dynamic friction
- * itself is zero below TCH_VOLUME_SLIP_EPSILON, so a slowing contact would never stick).
- * Moments are about the area centroid (o_c is there); `allowance` (a round-off share of the
- * normal load) keeps noise in a zero force or moment from switching the mode. */
-static int next_mode(const contact_frame* c, int mode, tch_wrench stat, tch_vec3 r,
-                     tch_real theta, tch_real allowance) {
+/* value / capacity, infinite for a positive value against no capacity. */
+static tch_real load_ratio(tch_real value, tch_real capacity) {
+    return capacity > 0 ? value / capacity : (value > 0 ? INFINITY : 0);
+}
+
+/* The next friction mode (notes §6.4 step 4). The static wrench (force f, moment t about n at
+ * the centroid of C) is compared with what friction of coefficient mu can carry, as a whole:
+ * the ellipsoidal limit surface (f / F)^2 + (t / T)^2 <= 1 (Goyal, Ruina and Papadopoulos
+ * 1991; Howe and Cutkosky 1996), with F = mu times the normal load (pure sliding) and T the
+ * torque of mu σ circling the centroid (pure spinning, eqs. 14-16). A STATIC contact slips
+ * outside the surface of mu_0 (with a 1e-9 round-off margin); a DYNAMIC one sticks again inside
+ * the surface of mu, which its matched springs reach exactly while the slip goes on and leave
+ * inwards when it reverses or stops (the dynamic friction itself vanishes with the slip, so it
+ * would never be exceeded). The paper compares |f| and |t| separately with the wrench of the
+ * maximum static traction along the static traction's directions; its torque is then a
+ * difference of small moments whose balance depends on how the pressure is spread, and a
+ * rocking contact crossed it at a third of the force bound, slipped and was reset to the
+ * dynamic friction: the cube drop gained energy and spin that way (docs/contact-volume.md). */
+static int next_mode(const contact_frame* c, int mode, tch_wrench stat, tch_real load) {
     tch_real mu = mode == FRICTION_STATIC ? c->k->static_friction : c->k->friction;
-    tch_wrench bound = traction_wrench(c, mu, maximum_static_traction, r, theta);
-    tch_real fs = tch_v3_norm(stat.force), fb = tch_v3_norm(bound.force);
-    tch_real ts = fabs(tch_v3_dot(stat.moment, c->n)), tb = fabs(tch_v3_dot(bound.moment, c->n));
-    tch_real moment_allowance = allowance * (1 + sqrt(c->area.area));
-    if (mode == FRICTION_STATIC && (fs > fb + allowance || ts > tb + moment_allowance)) {
+    tch_wrench spin = traction_wrench(c, mu, spin_traction);
+    tch_real force = load_ratio(tch_v3_norm(stat.force), mu * load);
+    tch_real torque = load_ratio(fabs(tch_v3_dot(stat.moment, c->n)),
+                                 fabs(tch_v3_dot(spin.moment, c->n)));
+    tch_real lambda = hypot(force, torque);
+    if (mode == FRICTION_STATIC && lambda > 1 + 1e-9) {
         return FRICTION_DYNAMIC;
     }
-    if (mode == FRICTION_DYNAMIC && fs < fb && ts <= tb + moment_allowance) {
+    if (mode == FRICTION_DYNAMIC && lambda < 1) {
         return FRICTION_STATIC;
     }
     return mode;
@@ -250,10 +254,10 @@ static tch_wrench friction(const contact_frame* c, volume_state* state, int fres
     r = tch_v3_madd(r, -tch_v3_dot(r, c->n), c->n);
     tch_real theta = state->theta + h * tch_v3_dot(c->w_r, c->n);
     tch_wrench stat = static_wrench(c, r, theta);
-    int mode = next_mode(c, state->mode, stat, r, theta, 1e-9 * c->k->static_friction * load);
+    int mode = next_mode(c, state->mode, stat, load);
     tch_wrench applied = stat;
     if (mode == FRICTION_DYNAMIC) {
-        applied = traction_wrench(c, c->k->friction, dynamic_traction, r, theta);
+        applied = traction_wrench(c, c->k->friction, dynamic_traction);
         match_dynamic_friction(c, applied, &r, &theta);
     }
     if (commit) {
