@@ -76,6 +76,7 @@ typedef struct contact_rows {
     int cone_edges;             /* friction directions for Lemke (0 when frictionless) */
     tch_vec3 t1, t2;            /* tangent basis of the normal (tch_v3_basis) */
     tch_real bias;              /* target b of J_n v+ */
+    tch_real push;              /* target of J_n u, the pseudo-velocity: stabilization depth / h */
     tch_real warm_normal;       /* warm start: impulses of the matching point of the last step */
     tch_real warm_tangent[2];
 } contact_rows;
@@ -97,6 +98,7 @@ typedef struct stage {
     tch_arena* arena;
     tch_vec3* v;                /* [body_count] centre-of-mass velocity, world (v*, then v+) */
     tch_vec3* w;                /* [body_count] angular velocity, world */
+    tch_real* kinetic_start;    /* [body_count] kinetic energy at the step's start (before v*) */
     tch_mat3* I_inv_W;          /* [body_count] inverse inertia about the centre of mass */
     unsigned char* moved;       /* [body_count] 1 when an impulse reached the body */
     pair_memory** memory;       /* [pair_result_count] warm start of constraint pairs */
@@ -251,15 +253,22 @@ static tch_real row_velocity(const stage* s, const jacobian_row* row) {
     return sum;
 }
 
-/* ν += M⁻¹ Jᵀ z (eq. 17 of Ruspini and Khatib for one row). */
-static void apply_row_impulse(stage* s, const jacobian_row* row, tch_real z) {
+/* (v, w) += M⁻¹ Jᵀ z (eq. 17 of Ruspini and Khatib for one row) for the row's bodies. */
+static void add_row_impulse(const jacobian_row* row, tch_real z, tch_vec3* v, tch_vec3* w) {
     for (int k = 0; k < 2; ++k) {
         const body_side* side = &row->side[k];
         if (side->body != 0 && z != 0) {
-            s->v[side->body] = tch_v3_madd(s->v[side->body], z, side->inv_lin);
-            s->w[side->body] = tch_v3_madd(s->w[side->body], z, side->inv_ang);
-            s->moved[side->body] = 1;
+            v[side->body] = tch_v3_madd(v[side->body], z, side->inv_lin);
+            w[side->body] = tch_v3_madd(w[side->body], z, side->inv_ang);
         }
+    }
+}
+
+/* ν += M⁻¹ Jᵀ z on the stage's velocities, marking the bodies reached. */
+static void apply_row_impulse(stage* s, const jacobian_row* row, tch_real z) {
+    add_row_impulse(row, z, s->v, s->w);
+    for (int k = 0; k < 2 && z != 0; ++k) {
+        s->moved[row->side[k].body] = 1;
     }
 }
 
@@ -288,7 +297,7 @@ static tch_real normal_target(const stage* s, const tch_contact* c, const tch_pa
         tch_v3_sub(tch_contact_point_velocity(s->m, s->d, c->geom_b, c->p_W),
                    tch_contact_point_velocity(s->m, s->d, c->geom_a, c->p_W)),
         c->n_W);
-    tch_real target = c->depth < 0 ? c->depth / h : p->stabilization * c->depth / h;
+    tch_real target = c->depth < 0 ? c->depth / h : 0; /* penetration: split impulse, below */
     int closes = c->depth >= 0 || v_star < c->depth / h;
     if (p->restitution > 0 && closes && v_before < -restitution_threshold(s)) {
         target = fmax(target, -p->restitution * v_before);
@@ -330,6 +339,7 @@ static contact_rows prepare_contact(const stage* s, int pair_index, int contact_
     cr.cone_edges = p->friction > 0 ? (int)p->cone_edges : 0;
     tch_v3_basis(c->n_W, &cr.t1, &cr.t2);
     cr.bias = normal_target(s, c, p);
+    cr.push = c->depth > 0 ? p->stabilization * c->depth / s->h : 0;
     recall_warm_start(s->memory[pair_index], c, &cr);
     return cr;
 }
@@ -362,20 +372,36 @@ static int recall_pair_memory(stage* s) {
     return 0;
 }
 
-/* Body velocities and inverse inertias from qvel (v*). */
+/* Kinetic energy of free body b with centre-of-mass velocity v and angular velocity w (world). */
+static tch_real kinetic_energy(const stage* s, int b, tch_vec3 v, tch_vec3 w) {
+    tch_mat3 I_W = tch_m3_rotate_tensor(s->d->body_R_WB[b], s->m->body_total_I_BCm[b]);
+    return 0.5 * s->m->body_total_mass[b] * tch_v3_dot(v, v) +
+           0.5 * tch_v3_dot(w, tch_m3_mul_v3(I_W, w));
+}
+
+/* Body velocities and inverse inertias from qvel (v*), and the kinetic energies of the step's
+ * start from v = v* - h qacc (semi-implicit Euler has just added h qacc). */
 static int read_bodies(stage* s) {
     const tch_model* m = s->m;
     size_t nb = (size_t)m->body_count;
     s->v = tch_arena_alloc(s->arena, nb * sizeof *s->v, "lcp v");
     s->w = tch_arena_alloc(s->arena, nb * sizeof *s->w, "lcp w");
+    s->kinetic_start = tch_arena_alloc(s->arena, nb * sizeof *s->kinetic_start, "lcp energy");
     s->I_inv_W = tch_arena_alloc(s->arena, nb * sizeof *s->I_inv_W, "lcp inverse inertia");
     s->moved = tch_arena_alloc(s->arena, nb, "lcp moved");
-    if (!s->v || !s->w || !s->I_inv_W || !s->moved) {
+    tch_real* qvel_start = tch_arena_alloc(s->arena, (size_t)m->nv * sizeof *qvel_start, "lcp v0");
+    if (!s->v || !s->w || !s->kinetic_start || !s->I_inv_W || !s->moved || !qvel_start) {
         return -1;
     }
     memset(s->moved, 0, nb);
+    for (int i = 0; i < m->nv; ++i) {
+        qvel_start[i] = s->d->qvel[i] - s->h * s->d->qacc[i];
+    }
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
+            tch_vec3 v0, w0;
+            tch_free_body_com_velocity(m, s->d->qpos, qvel_start, b, &v0, &w0);
+            s->kinetic_start[b] = kinetic_energy(s, b, v0, w0);
             tch_free_body_com_velocity(m, s->d->qpos, s->d->qvel, b, &s->v[b], &s->w[b]);
             s->I_inv_W[b] = tch_m3_rotate_tensor(s->d->body_R_WB[b], m->body_total_I_inv[b]);
         }
@@ -541,6 +567,7 @@ static tch_status solve_lemke(stage* s, const island_layout* L, const tch_real* 
     tch_lemke_options options = tch_lemke_options_default();
     options.max_pivots = s->m->lcp_iterations;
     options.warm_start = true;
+    options.accept_residual = s->m->lcp_tolerance;
     return tch_lemke_solve(M, q, L->n, &options, s->arena, z, result, NULL);
 }
 
@@ -648,6 +675,105 @@ static void write_velocities(const stage* s) {
     }
 }
 
+/* ---- split impulse: position correction ---- */
+
+/* The energy the step takes out of the bodies the impulses reached, before any correction:
+ * kinetic at the start minus kinetic after, minus the work of gravity over h v+ (first order
+ * in h: the position update moves each centre of mass by h v+). */
+static tch_real dissipated_energy(const stage* s) {
+    tch_real lost = 0;
+    for (int b = 1; b < s->m->body_count; ++b) {
+        if (s->moved[b]) {
+            lost += s->kinetic_start[b] - kinetic_energy(s, b, s->v[b], s->w[b]) +
+                    s->h * s->m->body_total_mass[b] * tch_v3_dot(s->m->gravity, s->v[b]);
+        }
+    }
+    return lost;
+}
+
+/* Island k's pseudo-velocity impulses: 0 <= p ⊥ A_nn p - push >= 0 over its normal rows (no
+ * friction), by PGS from zero; (u, u_w) += M⁻¹ J_nᵀ p. An iterate that stops at the sweep
+ * limit is used as it is: it only pushes apart. */
+static void solve_push(stage* s, int k, tch_vec3* u, tch_vec3* u_w) {
+    const contact_rows* cr = s->contacts + s->island_start[k];
+    int nc = s->island_start[k + 1] - s->island_start[k];
+    int pushes = 0;
+    for (int i = 0; i < nc; ++i) {
+        pushes += cr[i].push > 0;
+    }
+    size_t mark = tch_arena_mark(s->arena);
+    jacobian_row* rows = tch_arena_alloc(s->arena, (size_t)nc * sizeof *rows, "push rows");
+    tch_real* M = tch_arena_alloc(s->arena, (size_t)nc * (size_t)(nc + 2) * sizeof *M, "push");
+    if (pushes > 0 && rows && M) {
+        tch_real* q = M + (size_t)nc * (size_t)nc;
+        tch_real* z = q + nc;
+        for (int i = 0; i < nc; ++i) {
+            const tch_contact* c = &s->d->contacts[cr[i].contact];
+            rows[i] = make_row(s, c, c->n_W);
+            q[i] = -cr[i].push;
+            z[i] = 0;
+        }
+        for (int i = 0; i < nc; ++i) {
+            for (int j = i; j < nc; ++j) {
+                M[i * nc + j] = M[j * nc + i] = row_coupling(&rows[i], &rows[j]);
+            }
+        }
+        tch_pgs_options options = tch_pgs_options_default();
+        options.max_iterations = s->m->lcp_iterations;
+        options.tolerance = s->m->lcp_tolerance;
+        tch_lcp_matrix matrix = tch_lcp_matrix_dense(M, nc);
+        tch_status status = tch_pgs_solve(&matrix, q, NULL, &options, z, NULL, NULL);
+        for (int i = 0; i < nc && status != TCH_ERR_INVALID_ARGUMENT; ++i) {
+            add_row_impulse(&rows[i], z[i], u, u_w);
+        }
+    }
+    tch_arena_release(s->arena, mark);
+}
+
+/* Moves body b's pose by h (u, u_w) (centre of mass, world) and keeps its kinetic energy:
+ * v_WCm and the body-frame angular velocity are rewritten for the new pose. */
+static void displace_body(const stage* s, int b, tch_vec3 u, tch_vec3 u_w, tch_real* pseudo) {
+    const tch_model* m = s->m;
+    tch_real* qpos = s->d->qpos;
+    tch_real* qvel = s->d->qvel + m->body_qvel_adr[b];
+    tch_vec3 w_B = {qvel[3], qvel[4], qvel[5]};
+    tch_contact_space_write_body_velocity(m, qpos, pseudo, b, u, u_w);
+    tch_free_body_advance_position(m, qpos, pseudo, b, s->h);
+    tch_vec3 w_W = tch_q_rotate(tch_free_body_pose(m, qpos, b).q, w_B);
+    tch_contact_space_write_body_velocity(m, qpos, s->d->qvel, b, s->v[b], w_W);
+}
+
+/* Split impulse (docs/contact-lcp.md, "Stabilization"): the velocity rows of penetrating
+ * contacts aim at J_n v+ >= 0, and the penetration is pushed out by a pseudo-velocity u with
+ * J_n u >= stabilization * depth / h that moves the poses (q += h u) and is then dropped, so it
+ * adds no kinetic energy. The potential energy it adds, -h Σ m g·u, is held to half the energy
+ * the step dissipated (u is scaled down, to zero at rest), so the total never grows. */
+static void correct_positions(stage* s) {
+    const tch_model* m = s->m;
+    tch_real budget = 0.5 * dissipated_energy(s);
+    size_t nb = (size_t)m->body_count;
+    tch_vec3* u = tch_arena_alloc(s->arena, 2 * nb * sizeof *u, "push velocities");
+    tch_real* pseudo = tch_arena_alloc(s->arena, (size_t)m->nv * sizeof *pseudo, "push qvel");
+    if (!(budget > 0) || !u || !pseudo) {
+        return;
+    }
+    tch_vec3* u_w = u + nb;
+    memset(u, 0, 2 * nb * sizeof *u);
+    for (int k = 0; k < s->island_count; ++k) {
+        solve_push(s, k, u, u_w);
+    }
+    tch_real rise = 0;
+    for (int b = 1; b < m->body_count; ++b) {
+        rise -= s->h * m->body_total_mass[b] * tch_v3_dot(m->gravity, u[b]);
+    }
+    tch_real scale = rise > budget ? budget / rise : 1;
+    for (int b = 1; b < m->body_count; ++b) {
+        if (s->moved[b] && (tch_v3_norm2(u[b]) > 0 || tch_v3_norm2(u_w[b]) > 0)) {
+            displace_body(s, b, tch_v3_scale(u[b], scale), tch_v3_scale(u_w[b], scale), pseudo);
+        }
+    }
+}
+
 void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
     d->constraint_island_count = 0;
     d->constraint_iterations = 0;
@@ -668,6 +794,7 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
             solve_island(&s, k);
         }
         write_velocities(&s);
+        correct_positions(&s);
         d->constraint_island_count = s.island_count;
     }
     tch_arena_release(s.arena, mark);

@@ -35,7 +35,8 @@ static int complement(const lemke* s, int var) {
 }
 
 tch_lemke_options tch_lemke_options_default(void) {
-    return (tch_lemke_options){.max_pivots = 0, .pivot_tolerance = 1e-11, .warm_start = false};
+    return (tch_lemke_options){
+        .max_pivots = 0, .pivot_tolerance = 1e-11, .warm_start = false, .accept_residual = 0};
 }
 
 static tch_real max_abs(const tch_real* v, int count) {
@@ -357,7 +358,12 @@ tch_status tch_lemke_solve(const tch_real* m, const tch_real* q, int n,
         reason = run_pivots(&s, pivots + max_pivots, &pivots);
     }
     basic_z(&s, z);
-    const tch_real residual = reason == TCH_LCP_SOLVED ? polish(&s, arena, z) : lcp_residual(&s, z);
+    const bool verify = reason != TCH_LCP_SOLVED && opt.accept_residual > 0;
+    const tch_real residual =
+        reason == TCH_LCP_SOLVED || verify ? polish(&s, arena, z) : lcp_residual(&s, z);
+    if (verify && residual <= opt.accept_residual) {
+        reason = TCH_LCP_SOLVED; /* a rounding ray at a solution (see lemke.h, "Rounding") */
+    }
     tch_arena_release(arena, mark);
     return report(result, reason, pivots, residual, max_pivots, err);
 }

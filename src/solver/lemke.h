@@ -27,6 +27,15 @@
  * everything above holds in the coordinates B0⁻¹ (Lemke's "advanced start"). When that basis
  * already solves the problem, no pivot is made. Since this d need not be positive, a ray or a
  * singular basis from a warm start is retried from the cold start before it is reported.
+ *
+ * Rounding (options.accept_residual > 0). On degenerate problems with dependent columns (the
+ * Stewart-Trinkle matrix of four coplanar contacts per face: rank-deficient Delassus blocks,
+ * opposite friction edges, q = 0 on the λ rows) the product-form updates drift by more than
+ * the tie tolerance, and z0 can reach zero without being picked to leave; the next entering
+ * column then has no positive entry, a ray that exact arithmetic would not meet (z0 = 0 there
+ * makes the basic point a solution). So a ray or a pivot limit is checked: the basic point
+ * without z0 is polished as below, and when its natural-map residual is at most
+ * accept_residual it is returned as a solution (verified, not assumed).
  */
 #pragma once
 
@@ -38,6 +47,9 @@ typedef struct tch_lemke_options {
     tch_real pivot_tolerance;  /* entering-column entries <= this times the column's largest
                                   magnitude are treated as zero in the ratio test (1e-11) */
     bool warm_start;           /* start from the basis {i : z_i > 0} of the z passed in */
+    tch_real accept_residual;  /* a ray or the pivot limit still counts as solved when the
+                                  polished basic point has a natural-map residual at most this
+                                  (0: never; see "Rounding" above) */
 } tch_lemke_options;
 
 tch_lemke_options tch_lemke_options_default(void);
