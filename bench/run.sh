@@ -10,6 +10,10 @@
 #   QUICK=1 bench/run.sh      a tenth of the steps, to check the driver
 #   ROUNDS=n bench/run.sh     run every scene n times (default 3); the tables keep each engine's
 #                             fastest round per scene, to filter out other load on the machine
+#   ENGINES="a b" bench/run.sh  run only these engines (default: touche touche-lcp mujoco ode
+#                             bullet; touche-<model> is touche with --contact <model>, e.g.
+#                             touche-volume)
+#   SCENES="a b" bench/run.sh run only these scenes (names as below, e.g. "stack13 pile100")
 #   REALTIME=0 bench/run.sh   do not raise the programs to SCHED_FIFO (by default they run under
 #                             `chrt -f 1` when allowed, so that other processes do not preempt
 #                             them in the middle of a step; the kernel still keeps 5% for others)
@@ -32,7 +36,9 @@ fi
 csv=$out/results-$stamp.csv
 md=$out/results-$stamp.md
 scale=$([[ -n "${QUICK:-}" ]] && echo 0.1 || echo 1)
-engines=(touche mujoco ode bullet)
+# touche-<model>: touche with that contact model forced on every pair (bench_touche --contact).
+read -r -a engines <<<"${ENGINES:-touche touche-lcp mujoco ode bullet}"
+read -r -a only_scenes <<<"${SCENES:-}"
 rounds=${ROUNDS:-3}
 runner=(timeout 600)
 if [[ ${REALTIME:-1} == 1 ]] && chrt -f 1 true 2>/dev/null; then
@@ -57,7 +63,7 @@ build_programs() {
 make_scenes() {
   mkdir -p "$work/scenes" "$work/mjcf"
   local n
-  for n in 1 3 6 13 25 50; do
+  for n in 1 2 3 6 13 25 50; do
     /usr/bin/python3 "$src/tools/gen_scenes.py" stack "$n" >"$work/scenes/stack$n.xml"
   done
   /usr/bin/python3 "$src/tools/gen_scenes.py" pile 100 --dt 0.002 >"$work/scenes/pile100.xml"
@@ -81,11 +87,15 @@ duration_of() {
 
 run_engine() {
   local engine=$1 name=$2 seconds=$3 round=$4
-  local file=$work/scenes/$name.xml extra=()
+  local file=$work/scenes/$name.xml extra=() program=$engine
   [[ $engine == mujoco ]] && file=$work/mjcf/$name.xml
-  [[ $name == cube_drop && $round == 1 ]] && extra=(--lz "$work/lz-$engine-cube_drop.csv")
+  if [[ $engine == touche-* ]]; then
+    program=touche
+    extra=(--contact "${engine#touche-}")
+  fi
+  [[ $name == cube_drop && $round == 1 ]] && extra+=(--lz "$work/lz-$engine-cube_drop.csv")
   log "round $round/$rounds: $engine on $name ($seconds s simulated)"
-  if ! "${runner[@]}" "$build/bench/anchors/bench_$engine" "$file" --name "$name" --duration "$seconds" \
+  if ! "${runner[@]}" "$build/bench/anchors/bench_$program" "$file" --name "$name" --duration "$seconds" \
       "${extra[@]}" >>"$csv" 2>>"$work/stderr-$engine.log"; then
     log "$engine failed on $name (see $work/stderr-$engine.log)"
   fi
@@ -122,6 +132,9 @@ main() {
   for ((round = 1; round <= rounds; ++round)); do
     for scene in "$work"/scenes/*.xml; do
       name=$(basename "$scene" .xml)
+      if [[ ${#only_scenes[@]} -gt 0 && " ${only_scenes[*]} " != *" $name "* ]]; then
+        continue
+      fi
       seconds=$(/usr/bin/python3 -c "print($(duration_of "$name") * $scale)")
       for engine in "${engines[@]}"; do
         run_engine "$engine" "$name" "$seconds" "$round"
