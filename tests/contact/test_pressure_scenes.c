@@ -14,8 +14,10 @@
 /* ---- non-convex meshes: structured grids with cells removed ---- */
 
 /* A grid of n[0] x n[1] x n[2] cubes of edge h from `lo`; cell (i, j, k) is kept when
- * keep[(k n[1] + j) n[0] + i]. Each cube is cut into the six Kuhn tets around its main
- * diagonal, which match on shared faces; only used vertices are kept. */
+ * keep[(k n[1] + j) n[0] + i]. Each cube is cut into the six Kuhn tets around a main diagonal,
+ * mirrored in each axis across the grid's middle, so the mesh (and its Laplace field) has the
+ * grid's three mirror symmetries; the cuts match on shared faces (also across the middle
+ * planes, where a face's diagonal is its own mirror image). Only used vertices are kept. */
 typedef struct grid_spec {
     int n[3];
     double h;
@@ -39,10 +41,12 @@ static int write_grid_mesh(const grid_spec* g, const char* path) {
     for (int c = 0; c < cells; ++c) {
         if (!g->keep[c]) continue;
         int i = c % g->n[0], j = (c / g->n[0]) % g->n[1], k = c / (g->n[0] * g->n[1]);
+        int mirror = (2 * i < g->n[0]) | (2 * j < g->n[1]) << 1 | (2 * k < g->n[2]) << 2;
         for (int t = 0; t < 6; ++t) {
-            int corner = 0, ids[4];
+            int walk = 0, ids[4];
             for (int s = 0; s < 4; ++s) {
-                if (s > 0) corner |= axes[t][s - 1];
+                if (s > 0) walk |= axes[t][s - 1];
+                int corner = walk ^ mirror;
                 int v = grid_vertex(g, i + (corner & 1), j + !!(corner & 2), k + !!(corner & 4));
                 if (index[v] < 0) {
                     index[v] = used;
@@ -162,7 +166,7 @@ static void polygon_force(const tch_data* d, int i, tch_vec3* centroid, tch_vec3
 /* A compliant block 6 cm x 6 cm x 4 cm (cells of 5 mm) with a 2 cm square hole through it; a
  * rigid peg 2.2 cm x 1.2 cm pressed into the hole (1 mm interference on each x wall, clear of
  * the y walls). The patch is two disconnected strips on the two x walls whose forces cancel:
- * the net force on the peg vanishes (the field is symmetric up to the Kuhn cut's diagonal). */
+ * with the mesh's mirror symmetry the net wrench on the peg vanishes. */
 static void test_peg_in_hole_gives_two_patches_with_no_net_force(void) {
     static unsigned char keep[12 * 12 * 8];
     grid_spec g = {{12, 12, 8}, 0.005, {-0.03, -0.03, -0.02}, keep};
@@ -226,12 +230,13 @@ static void test_peg_in_hole_gives_two_patches_with_no_net_force(void) {
     printf("  side forces %.6g N and %.6g N; net force on the peg (%.3g, %.3g, %.3g) N\n",
            side_force[0].x, side_force[1].x, r->f_W.x, r->f_W.y, r->f_W.z);
     ENSURE(fx > 0);
-    /* no net force, and no net moment about the peg's centre (0, 0, 0.005) */
+    /* no net force, and no net moment about the peg's centre (0, 0, 0.005) beyond the centroid
+     * rule's moment error (about 1e-4 of |F| times the patch size, docs/contact-pressure.md) */
     ENSURE(tch_v3_norm(r->f_W) < 1e-9 * fx);
     tch_vec3 moment = tch_v3_sub(r->tau_Wo_W, tch_v3_cross((tch_vec3){0, 0, 0.005}, r->f_W));
     printf("  net moment about the peg's centre (%.3g, %.3g, %.3g) N m\n", moment.x, moment.y,
            moment.z);
-    ENSURE(tch_v3_norm(moment) < 1e-9 * fx * 0.04);
+    ENSURE(tch_v3_norm(moment) < 1e-5 * fx * 0.04);
     ENSURE_NEAR(side_force[0].x + side_force[1].x, r->f_W.x * (r->geom_b == 0 ? -1 : 1),
                 1e-9 * fx);
     free(label);
