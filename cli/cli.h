@@ -73,3 +73,4 @@ int cli_cmd_info(const cli_options* options);
 int cli_cmd_query(const cli_options* options);
 int cli_cmd_speed(const cli_options* options);
 int cli_cmd_export(const cli_options* options);
+int cli_cmd_mesh(const cli_options* options);

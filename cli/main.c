@@ -16,6 +16,8 @@ static const cli_command commands[] = {
      "[--key NAME] [--contact MODEL]", cli_cmd_speed},
     {"export-mjcf", "write the scene as plain MJCF that MuJoCo loads",
      "touche export-mjcf SCENE OUT.xml [--keep-touche]", cli_cmd_export},
+    {"mesh", "tetrahedralize a closed surface (gmsh or tetgen) into a .vtk with its pressure field",
+     "touche mesh IN.obj|IN.stl OUT.vtk", cli_cmd_mesh},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 

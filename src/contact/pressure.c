@@ -66,7 +66,7 @@ static tch_real geom_param(const tch_model* m, int g, tch_real value, tch_real f
 
 /* ε for a mesh read without a field (sec. VI-A2, eq. 4): harmonic, 0 on the surface and 1 on
  * the vertices farthest (in edges) from it, a discrete stand-in for the medial set. */
-static tch_status laplace_field(tch_tetmesh* mesh, tch_error* err) {
+tch_status tch_pressure_default_field(tch_tetmesh* mesh, tch_error* err) {
     int n = mesh->vertex_count;
     int* hops = malloc((size_t)n * sizeof *hops);
     tch_real* fixed = malloc((size_t)n * sizeof *fixed);
@@ -120,7 +120,7 @@ static tch_status make_compliant_mesh(const tch_model* m, int g, const char* fil
     if (file && file[0]) {
         tch_tetmesh_file_info info;
         tch_status s = tch_tetmesh_read(file, mesh, &info, err);
-        return s == TCH_OK && !mesh->has_field ? laplace_field(mesh, err) : s;
+        return s == TCH_OK && !mesh->has_field ? tch_pressure_default_field(mesh, err) : s;
     }
     tch_shape shape = tch_model_geom_shape(m, g);
     tch_real resolution = geom_param(m, g, m->geom_contact[g].resolution,

@@ -15,6 +15,7 @@
  */
 #pragma once
 
+#include "geometry/tetmesh.h"
 #include "touche/model.h"
 
 /* Default hydroelastic modulus when a compliant geom sets none, Pa. */
@@ -30,3 +31,8 @@ tch_status tch_pressure_build_geoms(tch_model* model, const char* const* tetmesh
 
 /* Frees what tch_pressure_build_geoms made. */
 void tch_pressure_free_geoms(tch_model* model);
+
+/* Attaches to a mesh without a field (e.g. read from a file) the Laplace field of sec. VI-A2,
+ * eq. 4: harmonic, 0 on the boundary and 1 on the vertices farthest (in edges) from it.
+ * Fails when the mesh has no interior vertex. Used by the model and by `touche mesh`. */
+tch_status tch_pressure_default_field(tch_tetmesh* mesh, tch_error* err);
