@@ -173,6 +173,7 @@ tch_real tch_contact_closest_points(const tch_convex_hull* a, const tch_convex_h
     simplex s = {0};
     tch_real lambda[4] = {1, 0, 0, 0};
     tch_vec3 v = tch_v3_sub(a->centroid_G, tch_x_apply(X_AB, b->centroid_G));
+    tch_vec3 last_w = v;
     for (int iteration = 0; iteration < 128; ++iteration) {
         const tch_vec3 dir = tch_v3_norm2(v) > 0 ? tch_v3_neg(v) : tch_v3(1, 0, 0);
         const tch_vec3 sa = support(&pa, dir), sb = support(&pb, tch_v3_neg(dir));
@@ -181,6 +182,14 @@ tch_real tch_contact_closest_points(const tch_convex_hull* a, const tch_convex_h
         if (s.count > 0 && tch_v3_norm2(v) - tch_v3_dot(v, w) <= 1e-12 * tch_v3_norm2(v)) {
             break;
         }
+        /* The same support point as last time: the reduction dropped it and will again (a
+         * face of the Minkowski difference parallel to the closest face, where round-off in v
+         * leaves the progress above the tolerance), so v is as close as it gets. Without this
+         * the loop ran to its 128 iterations on a box resting flat on a plane. */
+        if (s.count > 0 && tch_v3_norm2(tch_v3_sub(w, last_w)) == 0) {
+            break;
+        }
+        last_w = w;
         s.w[s.count] = w;
         s.a[s.count] = sa;
         s.b[s.count] = sb;

@@ -1,0 +1,43 @@
+/* What the volume-model experiments (bench/volume) share: the CSV prefix (date, commit, CPU),
+ * step-time statistics (the clock is bench_now_seconds of bench/common), and scene building through the public spec API. */
+#pragma once
+
+#include <stdbool.h>
+
+#include "bench_machine.h"
+#include "touche/touche.h"
+
+/* "date,commit,cpu" of this run, without newline (commas in the CPU name are replaced). */
+const char* vb_csv_prefix(void);
+
+/* Step times of one run, microseconds. */
+typedef struct vb_times {
+    double* us;
+    int count, capacity;
+} vb_times;
+
+bool vb_times_init(vb_times* t, int capacity);
+void vb_times_free(vb_times* t);
+void vb_times_add(vb_times* t, double us);
+/* Mean, the q-quantile (0..1, nearest rank) and the maximum; sorts the samples. */
+double vb_times_mean(const vb_times* t);
+double vb_times_quantile(vb_times* t, double q);
+double vb_times_max(const vb_times* t);
+
+/* A spec with gravity g along -z, step dt, semi-implicit Euler and the given scene-wide
+ * contact model and parameters (k^N, b^N; k^S = k^N and b^S = b^N unless set afterwards). */
+tch_spec* vb_spec(double g, double dt, tch_contact_model model, double k, double b, double mu);
+/* The floor: a static plane z = 0 with friction mu. */
+void vb_add_floor(tch_spec* spec, double mu);
+/* A free body named `name` at p_WB, orientation q_WB, mass m, without geoms (has_inertial
+ * false: mass properties from its geoms' masses). */
+tch_body_id vb_add_body(tch_spec* spec, const char* name, tch_vec3 p_WB, tch_quat q_WB);
+/* A box geom of half-extents `half` at p_BG on `body`, of mass m (kg). */
+void vb_add_box(tch_spec* spec, tch_body_id body, tch_vec3 half, tch_vec3 p_BG, double m);
+/* Compiles and frees the spec; on failure prints why on stderr and returns NULL. */
+tch_model* vb_compile(tch_spec* spec);
+/* A data for the model; on failure prints why and returns NULL. */
+tch_data* vb_data(const tch_model* model);
+
+/* |v_WCm| and |w_W| of body b below `speed`: at rest. */
+bool vb_body_at_rest(const tch_data* d, int b, double speed);
