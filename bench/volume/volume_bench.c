@@ -31,6 +31,12 @@ const char* vb_csv_prefix(void) {
     return prefix;
 }
 
+double vb_thread_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 bool vb_times_init(vb_times* t, int capacity) {
     t->us = malloc(sizeof *t->us * (size_t)(capacity > 0 ? capacity : 1));
     t->count = 0;

@@ -10,6 +10,10 @@
 /* "date,commit,cpu" of this run, without newline (commas in the CPU name are replaced). */
 const char* vb_csv_prefix(void);
 
+/* CPU time of the calling thread, s: unlike the wall clock it leaves out the time the thread
+ * was preempted, which dominates the tail of the step times on a loaded machine. */
+double vb_thread_seconds(void);
+
 /* Step times of one run, microseconds. */
 typedef struct vb_times {
     double* us;
