@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_machine.h"
 #include "contact/pressure_surface.h"
 #include "geometry/bvh.h"
 #include "geometry/tetmesh.h"
@@ -23,12 +24,6 @@ void* __wrap_realloc(void* p, size_t size);
 void* __wrap_malloc(size_t size) { ++allocations; return __real_malloc(size); }
 void* __wrap_calloc(size_t n, size_t size) { ++allocations; return __real_calloc(n, size); }
 void* __wrap_realloc(void* p, size_t size) { ++allocations; return __real_realloc(p, size); }
-
-static double now(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 typedef struct body {
     tch_tetmesh mesh;
@@ -77,12 +72,12 @@ static void measure(const char* name, const body* a, const body* b, int rigid, t
     long before = allocations;
     double best = 1e30;
     for (int r = 0; r < 3; ++r) {
-        double t0 = now();
+        double t0 = bench_now_seconds();
         for (int i = 0; i < repeats; ++i) {
             if (rigid) tch_pressure_surface_rigid(&a->pressure, &b->rigid, X_AB, &s, NULL);
             else tch_pressure_surface_compliant(&a->pressure, &b->pressure, X_AB, &s, NULL);
         }
-        double t = (now() - t0) / repeats;
+        double t = (bench_now_seconds() - t0) / repeats;
         best = t < best ? t : best;
     }
     double per_query = (double)(allocations - before) / (3.0 * repeats);
@@ -99,7 +94,10 @@ int main(void) {
     time_t t = time(NULL);
     char date[32];
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-    printf("# bench_pressure, %s, commit %s\n", date, commit ? commit : TCH_GIT_COMMIT);
+    char cpu[256];
+    bench_cpu_model(cpu, sizeof cpu);
+    printf("# bench_pressure, %s, commit %s, CPU %s\n", date, commit ? commit : TCH_GIT_COMMIT,
+           cpu);
     printf("query,tets_a,elements_b,pairs_tested,polygons,triangles,us_per_query,"
            "us_per_triangle,mib_a,mib_b,allocations_per_query\n");
     /* sphere R = 0.5 m and box half 0.4 m at resolutions giving about 1e3, 1e4, 1e5 tets */
