@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_machine.h"
 #include "base/arena.h"
 #include "solver/lemke.h"
 #include "solver/pgs.h"
@@ -46,32 +47,6 @@ typedef struct problem {
 static double uniform(unsigned long long* state) {
     *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
     return 2.0 * (double)(*state >> 11) * (1.0 / 9007199254740992.0) - 1.0;
-}
-
-static double now_seconds(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-static void cpu_model(char* out, size_t size) {
-    snprintf(out, size, "unknown");
-    FILE* f = fopen("/proc/cpuinfo", "r");
-    if (!f) {
-        return;
-    }
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "model name", 10) == 0) {
-            const char* colon = strchr(line, ':');
-            if (colon) {
-                snprintf(out, size, "%s", colon + 2);
-                out[strcspn(out, "\n")] = 0;
-            }
-            break;
-        }
-    }
-    fclose(f);
 }
 
 /* Row of J for direction d at contact point with offsets r_a (from the lower body's centre,
@@ -215,7 +190,7 @@ static double time_solve(const problem* p, solver_kind kind, const tch_lcp_bound
     pgs.tolerance = 1e-6;
     pgs.max_iterations = 1000;
     int repeats = 0;
-    const double start = now_seconds();
+    const double start = bench_now_seconds();
     double elapsed = 0;
     while (elapsed < 0.05 || repeats < 3) {
         memcpy(z, z_start, (size_t)p->rows * sizeof *z);
@@ -225,7 +200,7 @@ static double time_solve(const problem* p, solver_kind kind, const tch_lcp_bound
             tch_pgs_solve(kind == PGS_DENSE ? &dense : &csr, p->q, bounds, &pgs, z, result, NULL);
         }
         ++repeats;
-        elapsed = now_seconds() - start;
+        elapsed = bench_now_seconds() - start;
     }
     return elapsed / repeats;
 }
@@ -257,7 +232,7 @@ static void bench_solver(const bench_context* c, const problem* p, run r, solver
 int main(int argc, char** argv) {
     const int max_boxes = argc > 1 ? atoi(argv[1]) : 50;
     char cpu[256], date[32];
-    cpu_model(cpu, sizeof cpu);
+    bench_cpu_model(cpu, sizeof cpu);
     const time_t t = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
     const char* commit = getenv("TCH_COMMIT") ? getenv("TCH_COMMIT") : TCH_GIT_COMMIT;
