@@ -101,17 +101,8 @@ static int run(tch_contact_model contact, double seconds, FILE* series) {
 int main(int argc, char** argv) {
     double seconds = 20;
     FILE* series = NULL;
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--series") == 0 && i + 1 < argc) {
-            series = fopen(argv[++i], "w");
-            if (!series) {
-                perror(argv[i]);
-                return 2;
-            }
-            fprintf(series, "date,commit,cpu,model,t,tilt,spin,angular_speed,height\n");
-        } else {
-            seconds = atof(argv[i]);
-        }
+    if (vb_parse_args(argc, argv, &seconds, "date,commit,cpu,model,t,tilt,spin,angular_speed,height", &series) != 0) {
+        return 2;
     }
     printf("date,commit,cpu,model,tip_spin_s,fallen_s,spin_at_fall,rest_time_s,final_speed,"
            "final_angular_speed,us_per_step\n");

@@ -116,17 +116,8 @@ static int run(double damper, double seconds, FILE* series) {
 int main(int argc, char** argv) {
     double seconds = 20;
     FILE* series = NULL;
-    for (int i = 1; i < argc; ++i) {
-        if (strcmp(argv[i], "--series") == 0 && i + 1 < argc) {
-            series = fopen(argv[++i], "w");
-            if (!series) {
-                perror(argv[i]);
-                return 2;
-            }
-            fprintf(series, "date,commit,cpu,damper,t,x,tension,friction\n");
-        } else {
-            seconds = atof(argv[i]);
-        }
+    if (vb_parse_args(argc, argv, &seconds, "date,commit,cpu,damper,t,x,tension,friction", &series) != 0) {
+        return 2;
     }
     printf("date,commit,cpu,damper,first_breakaway_N,first_breakaway_s,slips,mean_peak_N,"
            "mean_trough_N,mean_period_s,first_drop_N,last_drop_N,mean_jump_m,range_first_s_N,"

@@ -155,3 +155,21 @@ tch_data* vb_data(const tch_model* model) {
 bool vb_body_at_rest(const tch_data* d, int b, double speed) {
     return tch_v3_norm(d->body_v_WCm[b]) < speed && tch_v3_norm(d->body_w_W[b]) < speed;
 }
+
+int vb_parse_args(int argc, char** argv, double* seconds, const char* series_header,
+                  FILE** series) {
+    *series = NULL;
+    for (int i = 1; i < argc; ++i) {
+        if (strcmp(argv[i], "--series") == 0 && i + 1 < argc) {
+            *series = fopen(argv[++i], "w");
+            if (!*series) {
+                perror(argv[i]);
+                return 2;
+            }
+            fprintf(*series, "%s\n", series_header);
+        } else {
+            *seconds = atof(argv[i]);
+        }
+    }
+    return 0;
+}

@@ -2,6 +2,8 @@
  * step-time statistics (the clock is bench_now_seconds of bench/common), and scene building through the public spec API. */
 #pragma once
 
+#include <stdio.h>
+
 #include <stdbool.h>
 
 #include "bench_machine.h"
@@ -9,6 +11,11 @@
 
 /* "date,commit,cpu" of this run, without newline (commas in the CPU name are replaced). */
 const char* vb_csv_prefix(void);
+
+/* Reads the command line [SECONDS] [--series FILE]: *seconds keeps its default when absent; a
+ * series file is opened and given `series_header`. Returns 0, or 2 after printing why not. */
+int vb_parse_args(int argc, char** argv, double* seconds, const char* series_header,
+                  FILE** series);
 
 /* CPU time of the calling thread, s: unlike the wall clock it leaves out the time the thread
  * was preempted, which dominates the tail of the step times on a loaded machine. */
