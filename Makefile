@@ -26,6 +26,7 @@ asan: setup
 	@cmake --build $(BUILD)/asan -j $(JOBS)
 
 check: release asan
+	@tools/check-layers.sh
 	cd $(BUILD)/release && ctest --output-on-failure -j $(JOBS)
 	cd $(BUILD)/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
