@@ -105,12 +105,14 @@ void tch_contact_predict_velocities(const tch_model* model, const tch_data* data
             continue;
         }
         const tch_mat3* R = &data->body_R_WB[b];
-        tch_mat3 I_W = tch_m3_rotate_tensor(*R, model->body_total_I_BCm[b]);
         tch_mat3 I_inv_W = tch_m3_rotate_tensor(*R, model->body_total_I_inv[b]);
         tch_vec3 w = data->body_w_W[b];
-        /* Euler's equation about the centre of mass: I dw/dt = tau - w x (I w). */
-        tch_vec3 dw = tch_m3_mul_v3(I_inv_W, tch_v3_sub(data->body_torque_W[b],
-                                                        tch_v3_cross(w, tch_m3_mul_v3(I_W, w))));
+        /* Euler's equation about the centre of mass: I dw/dt = tau - w x (I w), with
+         * I w = R I_B R^T w (three products instead of forming I_W). */
+        tch_vec3 Iw = tch_m3_mul_v3(*R, tch_m3_mul_v3(model->body_total_I_BCm[b],
+                                                      tch_m3_tmul_v3(*R, w)));
+        tch_vec3 dw = tch_m3_mul_v3(I_inv_W,
+                                    tch_v3_sub(data->body_torque_W[b], tch_v3_cross(w, Iw)));
         prediction->I_inv_W[b] = I_inv_W;
         prediction->w_W[b] = tch_v3_madd(w, h, dw);
         prediction->v_WCm[b] = tch_v3_madd(data->body_v_WCm[b], h / model->body_total_mass[b],
