@@ -7,12 +7,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-#include "bench_machine.h"
-#include "contact/pressure_surface.h"
-#include "geometry/bvh.h"
-#include "geometry/tetmesh.h"
+#include "pressure_bench.h"
 
 static long allocations;
 void* __real_malloc(size_t size);
@@ -25,29 +21,8 @@ void* __wrap_malloc(size_t size) { ++allocations; return __real_malloc(size); }
 void* __wrap_calloc(size_t n, size_t size) { ++allocations; return __real_calloc(n, size); }
 void* __wrap_realloc(void* p, size_t size) { ++allocations; return __real_realloc(p, size); }
 
-typedef struct body {
-    tch_tetmesh mesh;
-    tch_bvh bvh;
-    tch_pressure_body pressure;
-    tch_rigid_surface rigid; /* the mesh's boundary faces, for a rigid role */
-    tch_bvh face_bvh;
-} body;
-
-static void finish_body(body* b) {
-    tch_aabb* boxes = malloc((size_t)b->mesh.tet_count * sizeof *boxes);
-    tch_tetmesh_tet_boxes(&b->mesh, boxes);
-    tch_bvh_build(boxes, b->mesh.tet_count, &b->bvh, NULL);
-    tch_tetmesh_face_boxes(&b->mesh, boxes);
-    tch_bvh_build(boxes, b->mesh.face_count, &b->face_bvh, NULL);
-    free(boxes);
-    b->pressure = (tch_pressure_body){&b->mesh, &b->bvh, 1e6};
-    b->rigid = (tch_rigid_surface){b->mesh.vertices_G, b->mesh.vertex_count,
-                                   (const int(*)[3])b->mesh.faces, b->mesh.face_count,
-                                   &b->face_bvh};
-}
-
 /* Bytes of the mesh arrays and the tet BVH. */
-static double memory_mib(const body* b) {
+static double memory_mib(const pb_body* b) {
     const tch_tetmesh* m = &b->mesh;
     size_t bytes = (size_t)m->vertex_count * (sizeof(tch_vec3) * 2 + sizeof(tch_real) + 1) +
                    (size_t)m->tet_count * (sizeof(int[4]) + sizeof(tch_vec3)) +
@@ -56,14 +31,9 @@ static double memory_mib(const body* b) {
     return (double)bytes / (1 << 20);
 }
 
-static void free_body(body* b) {
-    tch_tetmesh_free(&b->mesh);
-    tch_bvh_free(&b->bvh);
-    tch_bvh_free(&b->face_bvh);
-}
-
 /* Times `repeats` queries of compliant a against b (rigid when `rigid`) at X_AB. */
-static void measure(const char* name, const body* a, const body* b, int rigid, tch_transform X_AB,
+static void measure(const char* name, const pb_body* a, const pb_body* b, int rigid,
+                    tch_transform X_AB,
                     int repeats) {
     tch_pressure_surface s;
     tch_pressure_surface_init(&s);
@@ -90,25 +60,18 @@ static void measure(const char* name, const body* a, const body* b, int rigid, t
 }
 
 int main(void) {
-    const char* commit = getenv("TCH_COMMIT");
-    time_t t = time(NULL);
-    char date[32];
-    strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
-    char cpu[256];
-    bench_cpu_model(cpu, sizeof cpu);
-    printf("# bench_pressure, %s, commit %s, CPU %s\n", date, commit ? commit : TCH_GIT_COMMIT,
-           cpu);
+    pb_print_run_header("bench_pressure");
     printf("query,tets_a,elements_b,pairs_tested,polygons,triangles,us_per_query,"
            "us_per_triangle,mib_a,mib_b,allocations_per_query\n");
     /* sphere R = 0.5 m and box half 0.4 m at resolutions giving about 1e3, 1e4, 1e5 tets */
     static const double sphere_h[3] = {0.2, 0.1, 0.05}, box_h[3] = {0.15, 0.07, 0.035};
     static const int repeats[3] = {200, 30, 4};
     for (int k = 0; k < 3; ++k) {
-        body s1 = {0}, s2 = {0}, box = {0};
+        pb_body s1 = {0}, s2 = {0}, box = {0};
         tch_tetmesh_make_sphere(0.5, sphere_h[k], &s1.mesh, NULL);
         tch_tetmesh_make_sphere(0.5, sphere_h[k], &s2.mesh, NULL);
         tch_tetmesh_make_box((tch_vec3){0.4, 0.4, 0.4}, box_h[k], &box.mesh, NULL);
-        finish_body(&s1), finish_body(&s2), finish_body(&box);
+        pb_finish_body(&s1, 1e6), pb_finish_body(&s2, 1e6), pb_finish_body(&box, 1e6);
         /* overlap 0.05 m along a tilted axis, so the surface crosses elements generically */
         tch_transform X_ss = {tch_q_axis_angle(tch_v3_normalize((tch_vec3){1, 2, 3}), 0.3),
                               tch_v3_scale(tch_v3_normalize((tch_vec3){0.3, 0.2, 1}), 0.95)};
@@ -118,11 +81,11 @@ int main(void) {
         measure("sphere-rigid box", &s1, &box, 1, X_sb, repeats[k]);
         /* a compliant box 0.05 m into a rigid slab (the half-space as a box, as the engine does) */
         tch_transform X_bp = {tch_q_identity(), (tch_vec3){0, 0, -1.15}};
-        body slab = {0};
+        pb_body slab = {0};
         tch_tetmesh_make_box((tch_vec3){0.8, 0.8, 0.8}, 0, &slab.mesh, NULL);
-        finish_body(&slab);
+        pb_finish_body(&slab, 1e6);
         measure("box-rigid plane", &box, &slab, 1, X_bp, repeats[k]);
-        free_body(&s1), free_body(&s2), free_body(&box), free_body(&slab);
+        pb_free_body(&s1), pb_free_body(&s2), pb_free_body(&box), pb_free_body(&slab);
     }
     return 0;
 }
