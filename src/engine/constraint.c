@@ -431,7 +431,22 @@ static int prepare(stage* s, int* island_parent) {
 
 /* ---- one island ---- */
 
-typedef enum island_solver { SOLVE_LEMKE, SOLVE_PGS } island_solver;
+/* How an island is solved. The model's solver comes first; the others are the fallbacks of
+ * solve_island, in this order. */
+typedef enum island_solver {
+    SOLVE_LEMKE,            /* Stewart-Trinkle with the cone edges, Lemke */
+    SOLVE_PGS,              /* box MLCP with two tangent rows, PGS warm-started */
+    SOLVE_NORMAL_LEMKE,     /* normal rows only (no friction this step), Lemke */
+    SOLVE_NORMAL_PGS,       /* normal rows only, PGS from zero: never adds energy */
+} island_solver;
+
+static int is_lemke(island_solver solver) {
+    return solver == SOLVE_LEMKE || solver == SOLVE_NORMAL_LEMKE;
+}
+
+static int has_friction(island_solver solver) {
+    return solver == SOLVE_LEMKE || solver == SOLVE_PGS;
+}
 
 static int layout_island(stage* s, const contact_rows* cr, int nc, island_solver solver,
                          island_layout* L) {
@@ -444,7 +459,9 @@ static int layout_island(stage* s, const contact_rows* cr, int nc, island_solver
     L->lambda = L->edges + nc;
     L->nr = nc;
     for (int i = 0; i < nc; ++i) {
-        L->edges[i] = cr[i].cone_edges == 0 ? 0 : solver == SOLVE_LEMKE ? cr[i].cone_edges : 2;
+        L->edges[i] = cr[i].cone_edges == 0 || !has_friction(solver) ? 0
+                      : solver == SOLVE_LEMKE                      ? cr[i].cone_edges
+                                                                   : 2;
         L->friction_start[i] = L->nr;
         L->nr += L->edges[i];
     }
@@ -535,10 +552,11 @@ static void warm_start(const contact_rows* cr, const island_layout* L, island_so
     }
 }
 
-/* PGS on the box MLCP: friction rows bounded by -mu p_n <= z <= mu p_n (solver/lcp.h). */
+/* PGS on the box MLCP: friction rows bounded by -mu p_n <= z <= mu p_n (solver/lcp.h); without
+ * friction rows the plain LCP. `warm`: from z (the last step's impulses), else from zero. */
 static tch_status solve_pgs(stage* s, const contact_rows* cr, const island_layout* L,
-                            const tch_real* M, const tch_real* q, tch_real* z,
-                            tch_lcp_result* result) {
+                            const tch_real* M, const tch_real* q, int sweeps, bool warm,
+                            tch_real* z, tch_lcp_result* result) {
     tch_real* lo = tch_arena_alloc(s->arena, (size_t)L->n * 2 * sizeof *lo, "lcp bounds");
     int* normal_index =
         tch_arena_alloc(s->arena, (size_t)L->n * sizeof *normal_index, "lcp normal index");
@@ -554,9 +572,9 @@ static tch_status solve_pgs(stage* s, const contact_rows* cr, const island_layou
         }
     }
     tch_pgs_options options = tch_pgs_options_default();
-    options.max_iterations = s->m->lcp_iterations;
+    options.max_iterations = sweeps;
     options.tolerance = s->m->lcp_tolerance;
-    options.warm_start = true;
+    options.warm_start = warm;
     tch_lcp_matrix matrix = tch_lcp_matrix_dense(M, L->n);
     tch_lcp_bounds bounds = {lo, hi, normal_index};
     return tch_pgs_solve(&matrix, q, &bounds, &options, z, result, NULL);
@@ -613,55 +631,117 @@ static void apply_solution(stage* s, const contact_rows* cr, const island_layout
     }
 }
 
-/* Builds and solves the island's problem with `solver`. Returns the solver's status (the
- * solution or last iterate in *z_out, laid out by *L). */
+/* One attempt at an island: its layout, Jacobian rows, problem (M, q) and impulses z. */
+typedef struct island_solution {
+    island_layout L;
+    jacobian_row* rows;
+    tch_real* M;
+    tch_real* q;
+    tch_real* z;
+    tch_lcp_result result;
+} island_solution;
+
+/* Builds and solves the island's problem with `solver` (PGS with at most `sweeps` sweeps).
+ * Returns the solver's status; x holds the solution or the last iterate. */
 static tch_status solve_island_with(stage* s, const contact_rows* cr, int nc,
-                                    island_solver solver, island_layout* L, jacobian_row** rows,
-                                    tch_real** z, tch_lcp_result* result) {
-    if (layout_island(s, cr, nc, solver, L) != 0) {
+                                    island_solver solver, int sweeps, island_solution* x) {
+    x->result = (tch_lcp_result){TCH_OK, TCH_LCP_SOLVED, 0, 0};
+    if (layout_island(s, cr, nc, solver, &x->L) != 0) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
-    size_t n = (size_t)L->n;
-    *rows = tch_arena_alloc(s->arena, (size_t)L->nr * sizeof **rows, "lcp rows");
-    tch_real* M = tch_arena_alloc(s->arena, n * n * sizeof *M, "lcp matrix");
-    tch_real* q = tch_arena_alloc(s->arena, n * sizeof *q, "lcp q");
-    *z = tch_arena_alloc(s->arena, n * sizeof **z, "lcp z");
-    if (!*rows || !M || !q || !*z) {
+    size_t n = (size_t)x->L.n;
+    x->rows = tch_arena_alloc(s->arena, (size_t)x->L.nr * sizeof *x->rows, "lcp rows");
+    x->M = tch_arena_alloc(s->arena, n * n * sizeof *x->M, "lcp matrix");
+    x->q = tch_arena_alloc(s->arena, n * sizeof *x->q, "lcp q");
+    x->z = tch_arena_alloc(s->arena, n * sizeof *x->z, "lcp z");
+    if (!x->rows || !x->M || !x->q || !x->z) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
-    build_rows(s, cr, L, *rows);
-    build_problem(s, cr, L, *rows, M, q);
-    warm_start(cr, L, solver, *z);
-    return solver == SOLVE_LEMKE ? solve_lemke(s, L, M, q, *z, result)
-                                 : solve_pgs(s, cr, L, M, q, *z, result);
+    build_rows(s, cr, &x->L, x->rows);
+    build_problem(s, cr, &x->L, x->rows, x->M, x->q);
+    warm_start(cr, &x->L, solver, x->z);
+    if (is_lemke(solver)) {
+        return solve_lemke(s, &x->L, x->M, x->q, x->z, &x->result);
+    }
+    return solve_pgs(s, cr, &x->L, x->M, x->q, sweeps, solver == SOLVE_PGS, x->z, &x->result);
 }
 
-/* Solves island k with the model's solver (Lemke falling back to PGS) and applies the result;
- * an island that fails with both keeps PGS's last iterate. */
+/* Does z add no more kinetic energy than an exact solution could? The impulses change the
+ * island's kinetic energy by ΔT = zᵀ J v* + ½ zᵀ A z over the Jacobian rows. At a solution,
+ * complementarity gives zᵀ(A z + J v*) = Σ p_n b − Σ λ μ p_n (Lemke; for the box MLCP the
+ * friction rows give z_f w_f <= 0 instead), so ΔT = Σ p_n b − Σ λ μ p_n − ½ zᵀ A z <= Σ p_n b:
+ * only restitution targets (b > 0) may give energy back. A residual r moves each product by at
+ * most |z_i| r, hence the slack r Σ |z_i|. */
+static int adds_no_energy(const contact_rows* cr, const island_solution* x, tch_real r) {
+    const island_layout* L = &x->L;
+    tch_real added = 0, allowed = 0, size = 0;
+    for (int i = 0; i < L->nr; ++i) {
+        const tch_real* row = x->M + (size_t)i * (size_t)L->n;
+        tch_real Az = 0;
+        for (int j = 0; j < L->nr; ++j) {
+            Az += row[j] * x->z[j];
+        }
+        tch_real Jv = x->q[i] + (i < L->nc ? cr[i].bias : 0);
+        added += x->z[i] * (0.5 * Az + Jv);
+        size += fabs(x->z[i]);
+    }
+    for (int i = 0; i < L->nc; ++i) {
+        allowed += x->z[i] * cr[i].bias;
+    }
+    return added <= allowed + r * size;
+}
+
+/* PGS as a fallback runs at least this many sweeps. */
+static const int FALLBACK_SWEEPS = 2000;
+/* An island's impulses are applied when their natural-map residual is at most the model's
+ * tolerance or this, m/s (the issue's target for frictional problems), whichever is larger. */
+static const tch_real ACCEPT_RESIDUAL = 1e-6;
+
+/* Is the attempt a solution that can be applied: solved or stopped at a limit with a residual
+ * within the acceptance, and adding no energy? */
+static int acceptable(const stage* s, const contact_rows* cr, tch_status status,
+                      const island_solution* x) {
+    tch_real accept = fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL);
+    return (status == TCH_OK || status == TCH_ERR_NUMERICAL) && x->result.residual <= accept &&
+           adds_no_energy(cr, x, accept);
+}
+
+/* Solves island k and applies the first acceptable attempt of: the model's solver; PGS on the
+ * frictional problem, warm-started, with at least FALLBACK_SWEEPS sweeps (after Lemke); Lemke on
+ * the normal rows alone (no friction this step); PGS on the normal rows from zero. The last one
+ * is always applied: from zero, each PGS update lowers ½ pᵀ A_nn p + pᵀ (J_n v* − b) (A_nn is
+ * symmetric PSD), so with b <= 0 it never adds kinetic energy, whatever the residual. An island
+ * whose first attempt was not applied counts in constraint_failed_islands. */
 static void solve_island(stage* s, int k) {
     tch_data* d = s->d;
     const contact_rows* cr = s->contacts + s->island_start[k];
     int nc = s->island_start[k + 1] - s->island_start[k];
-    island_solver solver = s->m->lcp_solver == TCH_LCP_SOLVER_PGS ? SOLVE_PGS : SOLVE_LEMKE;
-    island_layout L;
-    jacobian_row* rows = NULL;
-    tch_real* z = NULL;
-    tch_lcp_result result = {TCH_OK, TCH_LCP_SOLVED, 0, 0};
+    int lemke = s->m->lcp_solver != TCH_LCP_SOLVER_PGS;
+    int fallback_sweeps = s->m->lcp_iterations > FALLBACK_SWEEPS ? s->m->lcp_iterations
+                                                                 : FALLBACK_SWEEPS;
+    const island_solver chain[] = {lemke ? SOLVE_LEMKE : SOLVE_PGS, SOLVE_PGS, SOLVE_NORMAL_LEMKE,
+                                   SOLVE_NORMAL_PGS};
+    const int count = sizeof chain / sizeof chain[0];
     size_t mark = tch_arena_mark(s->arena);
-    tch_status status = solve_island_with(s, cr, nc, solver, &L, &rows, &z, &result);
-    if (status != TCH_OK && solver == SOLVE_LEMKE) {
-        d->constraint_iterations += result.iterations;
+    island_solution x;
+    int applied = 0;
+    for (int attempt = lemke ? 0 : 1; attempt < count; ++attempt) {
         tch_arena_release(s->arena, mark);
-        status = solve_island_with(s, cr, nc, SOLVE_PGS, &L, &rows, &z, &result);
-        d->constraint_failed_islands += 1;
-    } else if (status != TCH_OK) {
-        d->constraint_failed_islands += 1;
+        int first = attempt == (lemke ? 0 : 1);
+        tch_status status = solve_island_with(s, cr, nc, chain[attempt],
+                                              first ? s->m->lcp_iterations : fallback_sweeps, &x);
+        d->constraint_iterations += x.result.iterations;
+        int last = attempt == count - 1;
+        applied = last ? status == TCH_OK || status == TCH_ERR_NUMERICAL
+                       : acceptable(s, cr, status, &x);
+        if (applied) {
+            d->constraint_failed_islands += !first;
+            d->constraint_residual = fmax(d->constraint_residual, x.result.residual);
+            apply_solution(s, cr, &x.L, x.rows, x.z);
+            break;
+        }
     }
-    d->constraint_iterations += result.iterations;
-    d->constraint_residual = fmax(d->constraint_residual, result.residual);
-    if (status == TCH_OK || status == TCH_ERR_NUMERICAL) {
-        apply_solution(s, cr, &L, rows, z);
-    }
+    d->constraint_failed_islands += !applied;
     tch_arena_release(s->arena, mark);
 }
 
