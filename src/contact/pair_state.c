@@ -99,7 +99,7 @@ void tch_pair_state_sweep(tch_pair_state_table* table, long step) {
     for (int k = 0; k < table->count; ++k) {
         if (table->slots[k].last_seen == step) {
             table->slots[kept] = table->slots[k];
-            table->slots[kept].fresh = 0;
+            table->slots[kept].fresh = !table->slots[kept].initialised;
             kept++;
         }
     }
@@ -108,7 +108,7 @@ void tch_pair_state_sweep(tch_pair_state_table* table, long step) {
         rebuild_index(table);
     } else {
         for (int k = 0; k < kept; ++k) {
-            table->slots[k].fresh = 0;
+            table->slots[k].fresh = !table->slots[k].initialised;
         }
     }
 }

@@ -22,7 +22,10 @@
 typedef struct tch_pair_state {
     int geom_a, geom_b;   /* a < b */
     long last_seen;       /* step counter value of the last step that touched */
-    int fresh;            /* 1 in the step the slot was created */
+    int fresh;            /* 1 until a committing evaluation has initialised the state: in the
+                           * step the slot was created, and after it while only RK4's
+                           * intermediate evaluations or queries touched it */
+    int initialised;      /* set by the engine once a committing evaluation touched the slot */
     _Alignas(16) unsigned char bytes[TCH_PAIR_STATE_BYTES]; /* the model's state, zeroed on creation */
 } tch_pair_state;
 
@@ -44,7 +47,8 @@ tch_pair_state* tch_pair_state_touch(tch_pair_state_table* table, int a, int b, 
 /* The slot of (a, b) or NULL, without marking it. */
 tch_pair_state* tch_pair_state_find(const tch_pair_state_table* table, int a, int b);
 
-/* Drops the slots not seen at `step` (keeping the order of the rest) and clears `fresh`. */
+/* Drops the slots not seen at `step` (keeping the order of the rest); `fresh` becomes
+ * !initialised. */
 void tch_pair_state_sweep(tch_pair_state_table* table, long step);
 
 /* Drops every slot. */

@@ -64,6 +64,20 @@ static tch_real geom_param(const tch_model* m, int g, tch_real value, tch_real f
 
 /* ---- compile: compliant bodies ---- */
 
+/* The modulus a compliant geom gets when nobody sets one. As for the point model's stiffness
+ * (docs/contact-point.md), the contact should ring with a period of 25 steps: a body of mass m
+ * and size L pressed by a depth d meets a force about E L d (the patch grows with depth for
+ * round bodies, is L wide for flat ones), so E = m (2π / 25 h)² / L. Geoms of static bodies
+ * take TCH_PRESSURE_DEFAULT_MODULUS. */
+static tch_real derived_modulus(const tch_model* m, int g) {
+    int root = m->body_root[m->geom_body[g]];
+    if (root == 0) {
+        return TCH_PRESSURE_DEFAULT_MODULUS;
+    }
+    tch_real omega = 2 * TCH_PI / (25 * m->timestep);
+    return m->body_total_mass[root] * omega * omega / m->geom_rbound[g];
+}
+
 /* ε for a mesh read without a field (sec. VI-A2, eq. 4): harmonic, 0 on the surface and 1 on
  * the vertices farthest (in edges) from it, a discrete stand-in for the medial set. */
 tch_status tch_pressure_default_field(tch_tetmesh* mesh, tch_error* err) {
@@ -147,7 +161,7 @@ static tch_status build_compliant(const tch_model* m, int g, const char* file,
     pg->compliant = 1;
     pg->modulus = geom_param(m, g, m->geom_contact[g].modulus, m->contact_default.modulus);
     if (isnan(pg->modulus)) {
-        pg->modulus = TCH_PRESSURE_DEFAULT_MODULUS;
+        pg->modulus = derived_modulus(m, g);
     }
     tch_status s = make_compliant_mesh(m, g, file, &pg->mesh, err);
     if (s != TCH_OK) {

@@ -18,7 +18,8 @@
 #include "geometry/tetmesh.h"
 #include "touche/model.h"
 
-/* Default hydroelastic modulus when a compliant geom sets none, Pa. */
+/* Hydroelastic modulus of a compliant geom on a static body that sets none, Pa; a geom of a
+ * free body that sets none gets one derived from its mass and the time step (pressure.c). */
 #define TCH_PRESSURE_DEFAULT_MODULUS 1e7
 
 /* Whether geom g is rigid for the pressure model (planes always are). */

@@ -133,8 +133,11 @@ static tch_pair_state* lookup_state(tch_data* d, int a, int b, tch_pair_state* s
     return scratch;
 }
 
-/* Marks the pair's state as seen this step, storing a fresh one. -1 when out of memory. */
-static int keep_state(tch_data* d, tch_pair_state* state, const tch_pair_state* scratch) {
+/* Marks the pair's state as seen this step, storing a fresh one; a committing evaluation
+ * marks it initialised (RK4's intermediate evaluations and queries leave a new slot fresh, so
+ * the model initialises it in the next step's first evaluation). -1 when out of memory. */
+static int keep_state(tch_data* d, tch_pair_state* state, const tch_pair_state* scratch,
+                      int commit) {
     struct tch_data_internal* in = d->internal;
     tch_pair_state* slot =
         tch_pair_state_touch(&in->pair_states, state->geom_a, state->geom_b, in->step_count);
@@ -144,6 +147,7 @@ static int keep_state(tch_data* d, tch_pair_state* state, const tch_pair_state* 
     if (state == scratch) {
         memcpy(slot->bytes, scratch->bytes, sizeof slot->bytes);
     }
+    slot->initialised |= commit;
     return 0;
 }
 
@@ -172,7 +176,8 @@ static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, tc
         int saved_contacts = d->contact_count, saved_polygons = d->polygon_count;
         int saved_vertices = d->polygon_vertex_count;
         touching = ops->pair_geometry(m, d, &context);
-        if (touching == 1 && context.state && keep_state(d, context.state, &scratch) != 0) {
+        if (touching == 1 && context.state &&
+            keep_state(d, context.state, &scratch, context.commit) != 0) {
             touching = -1;
         }
         if (touching != 1) {

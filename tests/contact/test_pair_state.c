@@ -18,10 +18,12 @@ static void test_slots_are_created_found_and_swept(void) {
     for (int i = 0; i < 500; i += 2) {
         tch_pair_state* s = tch_pair_state_touch(&t, i, i + 1, 2);
         ENSURE(s->fresh == 1 && s->bytes[0] == (unsigned char)(i & 0xff));
+        s->initialised = i != 4; /* pair (4, 5) was only touched by non-committing evaluations */
     }
     tch_pair_state_sweep(&t, 2);
     ENSURE(t.count == 250);
     ENSURE(t.slots[1].geom_a == 2 && t.slots[1].fresh == 0);
+    ENSURE(tch_pair_state_find(&t, 4, 5)->fresh == 1);
     ENSURE(tch_pair_state_find(&t, 3, 4) == NULL);
     ENSURE(tch_pair_state_find(&t, 4, 5)->bytes[0] == 4);
     tch_pair_state_destroy(&t);
