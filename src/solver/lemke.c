@@ -20,8 +20,12 @@ typedef struct lemke {
     tch_real* work;      /* [n] */
     int* basis;          /* [n] basic variable of each row */
     int* row_of;         /* [2n+1] row of each basic variable, -1 when non-basic */
-    tch_real* start_lu;  /* [n*n] LU of the starting basis B0; NULL for B0 = I */
+    tch_real* start_lu;  /* [n*n] LU of M_SS, S = the starting basic z; NULL for B0 = I */
     int* start_pivot;    /* [n] */
+    int* start_set;      /* [n] S, the rows whose starting basic variable is z */
+    int start_count;     /* |S| */
+    unsigned char* in_start; /* [n] 1 for the rows of S */
+    tch_real* start_rhs; /* [n] */
     tch_real x_noise;    /* rounding level of x, for ties in the ratio test */
     tch_real pivot_tolerance;
 } lemke;
@@ -59,6 +63,33 @@ static void mat_vec(const tch_real* a, int n, const tch_real* v, tch_real* y) {
     }
 }
 
+/* b <- B0⁻¹ b for the starting basis B0, whose column i is -M e_i for i in S and e_i otherwise.
+ * The rows of S give M_SS x_S = -b_S (by the LU of M_SS), the others x_r = b_r + M_rS x_S:
+ * O(|S|² + n |S|) per solve after an |S|³ factorization, instead of an n x n one. At rest |S| is
+ * about the contacts' normal rows, a fraction of the n unknowns of a frictional problem. */
+static void solve_start(lemke* s, tch_real* b) {
+    const int n = s->n, count = s->start_count;
+    tch_real* x_s = s->start_rhs;
+    for (int a = 0; a < count; ++a) {
+        x_s[a] = -b[s->start_set[a]];
+    }
+    tch_solver_lu_solve(s->start_lu, count, s->start_pivot, x_s, s->work);
+    for (int r = 0; r < n; ++r) {
+        if (s->in_start[r]) {
+            continue;
+        }
+        const tch_real* row = s->m + (size_t)r * (size_t)n;
+        tch_real sum = b[r];
+        for (int a = 0; a < count; ++a) {
+            sum += row[s->start_set[a]] * x_s[a];
+        }
+        b[r] = sum;
+    }
+    for (int a = 0; a < count; ++a) {
+        b[s->start_set[a]] = x_s[a];
+    }
+}
+
 /* Column of `var` in w - M z - d z0 = q, in the starting coordinates B0⁻¹ (z0's is -1 there,
  * since B0⁻¹ d = 1). */
 static void starting_column(lemke* s, int var, tch_real* out) {
@@ -73,7 +104,7 @@ static void starting_column(lemke* s, int var, tch_real* out) {
         out[i] = var < n ? (tch_real)(i == var) : -s->m[(size_t)i * (size_t)n + (size_t)(var - n)];
     }
     if (s->start_lu) {
-        tch_solver_lu_solve(s->start_lu, n, s->start_pivot, out, s->work);
+        solve_start(s, out);
     }
 }
 
@@ -153,35 +184,39 @@ static void pivot(lemke* s, int r, int entering) {
     s->row_of[entering] = r;
 }
 
-/* B0 = columns of z_i (z_guess_i > 0) or w_i; LU-factorized unless it is the identity.
+/* B0 = columns of z_i (z_guess_i > 0) or w_i; M_SS LU-factorized unless B0 is the identity.
  * Returns false when B0 is singular. */
 static bool set_starting_basis(lemke* s, const tch_real* z_guess) {
     const int n = s->n;
-    bool identity = true;
     for (int v = 0; v <= 2 * n; ++v) {
         s->row_of[v] = -1;
     }
+    s->start_count = 0;
     for (int i = 0; i < n; ++i) {
-        s->basis[i] = z_guess && z_guess[i] > 0 ? var_z(s, i) : var_w(s, i);
+        const bool z_basic = z_guess && z_guess[i] > 0;
+        s->basis[i] = z_basic ? var_z(s, i) : var_w(s, i);
         s->row_of[s->basis[i]] = i;
-        identity = identity && s->basis[i] == var_w(s, i);
+        s->in_start[i] = z_basic;
+        if (z_basic) {
+            s->start_set[s->start_count++] = i;
+        }
     }
-    s->start_lu = identity ? NULL : s->start_lu;
+    const int count = s->start_count;
+    s->start_lu = count == 0 ? NULL : s->start_lu;
     if (s->start_lu) {
-        for (int i = 0; i < n; ++i) {
-            for (int j = 0; j < n; ++j) {
-                const int v = s->basis[j];
-                s->start_lu[(size_t)i * n + j] =
-                    v < n ? (tch_real)(i == j) : -s->m[(size_t)i * n + (size_t)j];
+        for (int a = 0; a < count; ++a) {
+            for (int b = 0; b < count; ++b) {
+                s->start_lu[(size_t)a * count + b] =
+                    s->m[(size_t)s->start_set[a] * n + (size_t)s->start_set[b]];
             }
         }
-        if (tch_solver_lu_factor(s->start_lu, n, s->start_pivot) != 0) {
+        if (tch_solver_lu_factor(s->start_lu, count, s->start_pivot) != 0) {
             return false;
         }
     }
     memcpy(s->x, s->q, (size_t)n * sizeof *s->x);
     if (s->start_lu) {
-        tch_solver_lu_solve(s->start_lu, n, s->start_pivot, s->x, s->work);
+        solve_start(s, s->x);
     }
     memset(s->inverse, 0, (size_t)n * (size_t)n * sizeof *s->inverse);
     for (int i = 0; i < n; ++i) {
@@ -279,17 +314,20 @@ static tch_real polish(const lemke* s, tch_arena* arena, tch_real* z) {
 static bool allocate(lemke* s, tch_arena* arena, bool warm) {
     const size_t n = (size_t)s->n;
     s->inverse = tch_arena_alloc(arena, n * n * sizeof(tch_real), "lemke inverse");
-    s->x = tch_arena_alloc(arena, 4 * n * sizeof(tch_real), "lemke vectors");
-    s->basis = tch_arena_alloc(arena, (4 * n + 1) * sizeof(int), "lemke basis");
+    s->x = tch_arena_alloc(arena, 5 * n * sizeof(tch_real), "lemke vectors");
+    s->basis = tch_arena_alloc(arena, (5 * n + 1) * sizeof(int), "lemke basis");
+    s->in_start = tch_arena_alloc(arena, n, "lemke start rows");
     s->start_lu = warm ? tch_arena_alloc(arena, n * n * sizeof(tch_real), "lemke start") : NULL;
-    if (!s->inverse || !s->x || !s->basis || (warm && !s->start_lu)) {
+    if (!s->inverse || !s->x || !s->basis || !s->in_start || (warm && !s->start_lu)) {
         return false;
     }
     s->column = s->x + n;
     s->gathered = s->x + 2 * n;
     s->work = s->x + 3 * n;
     s->row_of = s->basis + n;
+    s->start_rhs = s->x + 4 * n;
     s->start_pivot = s->basis + 3 * n + 1;
+    s->start_set = s->basis + 4 * n + 1;
     return true;
 }
 
