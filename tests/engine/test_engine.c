@@ -163,6 +163,34 @@ static void test_hunt_crossley_restitution_falls_with_speed(void) {
     ENSURE_NEAR(hunt_crossley_restitution(0, 2.0), 1.0, 1e-4);
 }
 
+/* RK4 evaluates the pipeline four times a step; a stateful model (volume) that first meets a
+ * contact in an intermediate evaluation must still start it from an initialised state: a stiff,
+ * undamped bounce then keeps (does not gain) its energy. */
+static void test_rk4_with_a_stateful_model_gains_no_energy(void) {
+    tch_spec* spec = test_spec(9.81, 5e-4, TCH_INTEGRATOR_RK4);
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.contact.model = TCH_CONTACT_VOLUME;
+    opt.contact.stiffness = 2e6;
+    opt.contact.damping = 0;
+    opt.contact.friction = 0.5;
+    tch_spec_set_option(spec, &opt, NULL);
+    test_add_plane(spec, tch_q_identity(), 0.5);
+    test_add_body(spec, "ball", TCH_GEOM_SPHERE, (tch_vec3){0.1, 0, 0}, 1,
+                  (tch_vec3){0, 0, 1}, tch_q_identity());
+    tch_model* m = test_compile(spec);
+    ENSURE(m != NULL);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    double e0 = tch_data_energy(m, d), highest = 0;
+    for (int i = 0; i < 4000; ++i) { /* two seconds: several bounces */
+        run_steps(m, d, 1);
+        highest = fmax(highest, tch_data_energy(m, d));
+    }
+    ENSURE(highest < e0 * 1.01);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 static tch_model* small_pile(void) {
     tch_spec* spec = test_spec(9.81, 2e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
     test_add_plane(spec, tch_q_identity(), 0.5);
@@ -267,6 +295,7 @@ int main(void) {
     RUN_TEST(test_block_slides_above_friction_angle_with_coulomb_acceleration);
     RUN_TEST(test_undamped_ball_bounces_back);
     RUN_TEST(test_hunt_crossley_restitution_falls_with_speed);
+    RUN_TEST(test_rk4_with_a_stateful_model_gains_no_energy);
     RUN_TEST(test_same_scene_gives_identical_states);
     RUN_TEST(test_two_datas_step_in_two_threads);
     RUN_TEST(test_steps_allocate_nothing_after_warm_up);
