@@ -90,6 +90,45 @@ typedef struct simplex {
     tch_vec3 w[4], a[4], b[4]; /* w = a - b */
 } simplex;
 
+/* Solves the Gram system G mu = rhs of size k (1 to 3) by Cramer's rule; returns 0 when G is
+ * singular (a degenerate subset): |det| <= 1e-14 scale^3, scale the largest entry of G padded
+ * to 3x3 with the identity (the test tch_m3_inverse makes on that matrix). */
+static int solve_gram(int k, tch_real G[3][3], const tch_real rhs[3], tch_real mu[3]) {
+    tch_real scale = k < 3 ? 1 : 0;
+    for (int i = 0; i < k; ++i) {
+        for (int j = 0; j < k; ++j) {
+            scale = fmax(scale, fabs(G[i][j]));
+        }
+    }
+    tch_real det = G[0][0];
+    if (k == 2) {
+        det = G[0][0] * G[1][1] - G[0][1] * G[1][0];
+    } else if (k == 3) {
+        det = tch_v3_dot(tch_v3(G[0][0], G[0][1], G[0][2]),
+                         tch_v3_cross(tch_v3(G[1][0], G[1][1], G[1][2]),
+                                      tch_v3(G[2][0], G[2][1], G[2][2])));
+    }
+    if (!(fabs(det) > 1e-14 * scale * scale * scale) || !isfinite(det)) {
+        return 0;
+    }
+    if (k == 1) {
+        mu[0] = rhs[0] / det;
+    } else if (k == 2) {
+        mu[0] = (rhs[0] * G[1][1] - G[0][1] * rhs[1]) / det;
+        mu[1] = (G[0][0] * rhs[1] - rhs[0] * G[1][0]) / det;
+    } else {
+        /* Cramer: mu_i = det(G with column i replaced by rhs) / det */
+        const tch_vec3 c0 = tch_v3(G[0][0], G[1][0], G[2][0]);
+        const tch_vec3 c1 = tch_v3(G[0][1], G[1][1], G[2][1]);
+        const tch_vec3 c2 = tch_v3(G[0][2], G[1][2], G[2][2]);
+        const tch_vec3 r = tch_v3(rhs[0], rhs[1], rhs[2]);
+        mu[0] = tch_v3_dot(r, tch_v3_cross(c1, c2)) / det;
+        mu[1] = tch_v3_dot(c0, tch_v3_cross(r, c2)) / det;
+        mu[2] = tch_v3_dot(c0, tch_v3_cross(c1, r)) / det;
+    }
+    return 1;
+}
+
 /* Closest point to the origin of the affine hull of the subset `mask` of W, with its
  * barycentric weights; returns 0 when the subset is degenerate or a weight is negative. */
 static int affine_closest(const simplex* s, int mask, tch_real lambda[4], tch_vec3* v) {
@@ -101,36 +140,32 @@ static int affine_closest(const simplex* s, int mask, tch_real lambda[4], tch_ve
     }
     /* v = w0 + sum mu_j e_j, e_j = w_j - w0, with (E^T E) mu = -E^T w0 */
     const tch_vec3 w0 = s->w[idx[0]];
-    tch_mat3 G = tch_m3_identity();
-    tch_vec3 rhs = tch_v3_zero();
+    tch_real G[3][3] = {{0}}, rhs[3] = {0}, mu[3] = {0};
     tch_vec3 e[3];
     for (int j = 1; j < k; ++j) {
         e[j - 1] = tch_v3_sub(s->w[idx[j]], w0);
     }
     for (int i = 0; i < k - 1; ++i) {
-        for (int j = 0; j < k - 1; ++j) {
-            G.m[i][j] = tch_v3_dot(e[i], e[j]);
+        for (int j = 0; j <= i; ++j) {
+            G[i][j] = G[j][i] = tch_v3_dot(e[i], e[j]);
         }
-        tch_v3_set(&rhs, i, -tch_v3_dot(e[i], w0));
+        rhs[i] = -tch_v3_dot(e[i], w0);
     }
-    tch_mat3 G_inv;
-    if (k > 1 && !tch_m3_inverse(G, &G_inv)) {
+    if (k > 1 && !solve_gram(k - 1, G, rhs, mu)) {
         return 0;
     }
-    const tch_vec3 mu = k > 1 ? tch_m3_mul_v3(G_inv, rhs) : tch_v3_zero();
     tch_real sum = 0;
     *v = w0;
     for (int i = 0; i < 4; ++i) {
         lambda[i] = 0;
     }
     for (int j = 1; j < k; ++j) {
-        const tch_real m = tch_v3_get(mu, j - 1);
-        if (m < 0) {
+        if (mu[j - 1] < 0) {
             return 0;
         }
-        lambda[idx[j]] = m;
-        sum += m;
-        *v = tch_v3_madd(*v, m, e[j - 1]);
+        lambda[idx[j]] = mu[j - 1];
+        sum += mu[j - 1];
+        *v = tch_v3_madd(*v, mu[j - 1], e[j - 1]);
     }
     lambda[idx[0]] = 1 - sum;
     return lambda[idx[0]] >= 0;
@@ -166,6 +201,16 @@ static tch_vec3 reduce_simplex(simplex* s, tch_real lambda_out[4]) {
     return best_v;
 }
 
+/* Whether w is already a point of the simplex. */
+static int repeats(const simplex* s, tch_vec3 w) {
+    for (int i = 0; i < s->count; ++i) {
+        if (tch_v3_norm2(tch_v3_sub(w, s->w[i])) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 tch_real tch_contact_closest_points(const tch_convex_hull* a, const tch_convex_hull* b,
                                     tch_transform X_AB, tch_vec3* a_A, tch_vec3* b_A) {
     const placed_hull pa = {a, tch_x_identity()};
@@ -182,11 +227,12 @@ tch_real tch_contact_closest_points(const tch_convex_hull* a, const tch_convex_h
         if (s.count > 0 && tch_v3_norm2(v) - tch_v3_dot(v, w) <= 1e-12 * tch_v3_norm2(v)) {
             break;
         }
-        /* The same support point as last time: the reduction dropped it and will again (a
-         * face of the Minkowski difference parallel to the closest face, where round-off in v
-         * leaves the progress above the tolerance), so v is as close as it gets. Without this
-         * the loop ran to its 128 iterations on a box resting flat on a plane. */
-        if (s.count > 0 && tch_v3_norm2(tch_v3_sub(w, last_w)) == 0) {
+        /* A support point already in W or the one just dropped: the reduction would drop it
+         * again (a face of the Minkowski difference parallel to the closest face, where
+         * round-off in v leaves the progress above the tolerance), so v is as close as it
+         * gets. Without this the loop ran to its 128 iterations on a box resting flat on a
+         * plane. */
+        if (s.count > 0 && (repeats(&s, w) || tch_v3_norm2(tch_v3_sub(w, last_w)) == 0)) {
             break;
         }
         last_w = w;

@@ -313,19 +313,32 @@ static struct tch_polyhedron_scratch* scratch_of(tch_polyhedron* p) {
 }
 
 /* P = A, in A's frame, every face owned by A. */
-static int load_hull(tch_polyhedron* p, const tch_convex_hull* a) {
-    const int corners = a->face_start[a->face_count];
-    if (reserve(p, a->vertex_count, a->face_count, corners)) {
+/* Face f of hull h (owner `owner`) as a plane in A's frame, h placed at X_AH:
+ * n_A = R_AH n_H, offset_A = offset_H + n_A . p_AH. */
+static plane placed_plane(const tch_convex_hull* h, tch_transform X_AH, int f, int owner) {
+    const tch_vec3 n = tch_q_rotate(X_AH.q, h->face_normals_G[f]);
+    return (plane){n, h->face_offsets[f] + tch_v3_dot(n, X_AH.p), owner, f};
+}
+
+/* p = hull h placed at X_AH in A's frame, its faces tagged `owner`. */
+static int load_hull(tch_polyhedron* p, const tch_convex_hull* h, tch_transform X_AH, int owner) {
+    const int corners = h->face_start[h->face_count];
+    if (reserve(p, h->vertex_count, h->face_count, corners)) {
         return -1;
     }
     clear(p);
-    memcpy(p->vertices_A, a->vertices_G, (size_t)a->vertex_count * sizeof *p->vertices_A);
-    p->vertex_count = a->vertex_count;
-    memcpy(p->face_vertices, a->face_vertices, (size_t)corners * sizeof *p->face_vertices);
-    for (int f = 0; f < a->face_count; ++f) {
-        p->face_start[f] = a->face_start[f];
-        commit_face(p, a->face_start[f + 1] - a->face_start[f],
-                    &(plane){a->face_normals_G[f], a->face_offsets[f], TCH_FACE_OWNER_A, f});
+    for (int i = 0; i < h->vertex_count; ++i) {
+        p->vertices_A[i] = owner == TCH_FACE_OWNER_A ? h->vertices_G[i]
+                                                     : tch_x_apply(X_AH, h->vertices_G[i]);
+    }
+    p->vertex_count = h->vertex_count;
+    memcpy(p->face_vertices, h->face_vertices, (size_t)corners * sizeof *p->face_vertices);
+    for (int f = 0; f < h->face_count; ++f) {
+        p->face_start[f] = h->face_start[f];
+        const plane pl = owner == TCH_FACE_OWNER_A
+                             ? (plane){h->face_normals_G[f], h->face_offsets[f], owner, f}
+                             : placed_plane(h, X_AH, f, owner);
+        commit_face(p, h->face_start[f + 1] - h->face_start[f], &pl);
     }
     return 0;
 }
@@ -550,24 +563,32 @@ tch_real tch_polyhedron_pair_size(const tch_convex_hull* a, const tch_convex_hul
     return fmax(hull_radius(a), hull_radius(b));
 }
 
-/* B's face f as a plane in A's frame: n_A = R_AB n_B, offset_A = offset_B + n_A . p_AB. */
+/* B's face f as a plane in A's frame. */
 static plane plane_of_b(const tch_convex_hull* b, tch_transform X_AB, int f) {
-    const tch_vec3 n = tch_q_rotate(X_AB.q, b->face_normals_G[f]);
-    return (plane){n, b->face_offsets[f] + tch_v3_dot(n, X_AB.p), TCH_FACE_OWNER_B, f};
+    return placed_plane(b, X_AB, f, TCH_FACE_OWNER_B);
 }
 
+/* Clipping starts from the piece with more faces and cuts it by the other's face planes: the
+ * planes of the smaller piece (a box, a plane's half-space box) mostly leave the larger one
+ * whole, which `measure` sees in O(V), while each plane of a finely faceted piece would cut a
+ * box (a spinning top on the floor: about 98 cuts a step against 1). Same P either way. */
 static tch_status clip_intersect(const tch_convex_hull* a, const tch_convex_hull* b,
                                  tch_transform X_AB, tch_polyhedron* out, tch_error* err) {
     struct tch_polyhedron_scratch* s = scratch_of(out);
-    if (!s || load_hull(out, a)) {
+    const int start_from_b = b->face_count > a->face_count;
+    const tch_convex_hull* loaded = start_from_b ? b : a;
+    const tch_convex_hull* cutter = start_from_b ? a : b;
+    const tch_transform X_AC = start_from_b ? tch_x_identity() : X_AB;
+    const int cutter_owner = start_from_b ? TCH_FACE_OWNER_A : TCH_FACE_OWNER_B;
+    if (!s || load_hull(out, loaded, X_AB, start_from_b ? TCH_FACE_OWNER_B : TCH_FACE_OWNER_A)) {
         return out_of_memory(err);
     }
     const tch_real tol = TCH_POLYHEDRON_TOLERANCE * tch_polyhedron_pair_size(a, b);
     tch_polyhedron* current = out;
     tch_polyhedron* next = &s->other;
     clip_result result = CLIP_UNCHANGED;
-    for (int f = 0; f < b->face_count && result != CLIP_EMPTY; ++f) {
-        const plane pl = plane_of_b(b, X_AB, f);
+    for (int f = 0; f < cutter->face_count && result != CLIP_EMPTY; ++f) {
+        const plane pl = placed_plane(cutter, X_AC, f, cutter_owner);
         result = clip_by_plane(current, next, s, &pl, tol);
         if (result == CLIP_NO_MEMORY) {
             return out_of_memory(err);
