@@ -510,14 +510,18 @@ static void build_problem(const stage* s, const contact_rows* cr, const island_l
     }
 }
 
+/* Friction impulses below this share of the cone's bound start Lemke with no friction edge in
+ * the basis: each edge in it adds a row to the start basis's factorization. */
+static const tch_real WARM_FRICTION_FLOOR = 1e-6;
+
 /* Nonnegative weights of the two cone edges that bracket the friction impulse (tx, ty) in the
  * tangent basis, written to the contact's edge unknowns (Lemke's warm start only needs which
  * are positive). */
 static void warm_cone(const contact_rows* cr, int edges, tch_real* beta) {
     tch_real tx = cr->warm_tangent[0], ty = cr->warm_tangent[1];
     tch_real magnitude = hypot(tx, ty);
-    if (!(magnitude > 0)) {
-        return;
+    if (!(magnitude > WARM_FRICTION_FLOOR * cr->mu * cr->warm_normal)) {
+        return; /* rounding-level friction (at rest): its edges stay out of Lemke's start basis */
     }
     tch_real sector = 2 * TCH_PI / edges;
     tch_real angle = atan2(ty, tx);
