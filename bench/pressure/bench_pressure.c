@@ -17,9 +17,18 @@ void* __real_realloc(void* p, size_t size);
 void* __wrap_malloc(size_t size);
 void* __wrap_calloc(size_t n, size_t size);
 void* __wrap_realloc(void* p, size_t size);
-void* __wrap_malloc(size_t size) { ++allocations; return __real_malloc(size); }
-void* __wrap_calloc(size_t n, size_t size) { ++allocations; return __real_calloc(n, size); }
-void* __wrap_realloc(void* p, size_t size) { ++allocations; return __real_realloc(p, size); }
+void* __wrap_malloc(size_t size) {
+    ++allocations;
+    return __real_malloc(size);
+}
+void* __wrap_calloc(size_t n, size_t size) {
+    ++allocations;
+    return __real_calloc(n, size);
+}
+void* __wrap_realloc(void* p, size_t size) {
+    ++allocations;
+    return __real_realloc(p, size);
+}
 
 /* Bytes of the mesh arrays and the tet BVH. */
 static double memory_mib(const pb_body* b) {
@@ -33,19 +42,22 @@ static double memory_mib(const pb_body* b) {
 
 /* Times `repeats` queries of compliant a against b (rigid when `rigid`) at X_AB. */
 static void measure(const char* name, const pb_body* a, const pb_body* b, int rigid,
-                    tch_transform X_AB,
-                    int repeats) {
+                    tch_transform X_AB, int repeats) {
     tch_pressure_surface s;
     tch_pressure_surface_init(&s);
-    if (rigid) tch_pressure_surface_rigid(&a->pressure, &b->rigid, X_AB, &s, NULL);
-    else tch_pressure_surface_compliant(&a->pressure, &b->pressure, X_AB, &s, NULL);
+    if (rigid)
+        tch_pressure_surface_rigid(&a->pressure, &b->rigid, X_AB, &s, NULL);
+    else
+        tch_pressure_surface_compliant(&a->pressure, &b->pressure, X_AB, &s, NULL);
     long before = allocations;
     double best = 1e30;
     for (int r = 0; r < 3; ++r) {
         double t0 = bench_now_seconds();
         for (int i = 0; i < repeats; ++i) {
-            if (rigid) tch_pressure_surface_rigid(&a->pressure, &b->rigid, X_AB, &s, NULL);
-            else tch_pressure_surface_compliant(&a->pressure, &b->pressure, X_AB, &s, NULL);
+            if (rigid)
+                tch_pressure_surface_rigid(&a->pressure, &b->rigid, X_AB, &s, NULL);
+            else
+                tch_pressure_surface_compliant(&a->pressure, &b->pressure, X_AB, &s, NULL);
         }
         double t = (bench_now_seconds() - t0) / repeats;
         best = t < best ? t : best;

@@ -26,9 +26,9 @@ void pb_finish_body(pb_body* b, double modulus) {
     tch_bvh_build(boxes, b->mesh.face_count, &b->face_bvh, NULL);
     free(boxes);
     b->pressure = (tch_pressure_body){&b->mesh, &b->bvh, modulus};
-    b->rigid = (tch_rigid_surface){b->mesh.vertices_G, b->mesh.vertex_count,
-                                   (const int(*)[3])b->mesh.faces, b->mesh.face_count,
-                                   &b->face_bvh};
+    b->rigid =
+        (tch_rigid_surface){b->mesh.vertices_G, b->mesh.vertex_count,
+                            (const int(*)[3])b->mesh.faces, b->mesh.face_count, &b->face_bvh};
 }
 
 void pb_free_body(pb_body* b) {

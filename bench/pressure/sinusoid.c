@@ -75,8 +75,8 @@ static double mean_pressure(const pb_body* layer, double eta, double offset, int
     tch_pressure_traction_params params = tch_pressure_traction_params_default();
     tch_wrench w = {0};
     tch_error err = {0};
-    if (tch_pressure_surface_rigid(&layer->pressure, &s.rigid, tch_x_identity(), &surface,
-                                   &err) != TCH_OK ||
+    if (tch_pressure_surface_rigid(&layer->pressure, &s.rigid, tch_x_identity(), &surface, &err) !=
+            TCH_OK ||
         tch_pressure_wrench(&surface, &params, NULL, &w, &err) != TCH_OK) {
         fprintf(stderr, "sinusoid: %s\n", err.message);
         exit(1);

@@ -13,7 +13,7 @@
  *     bench_pressure_step_timing [max_level]     (levels 0, 1, 2: about 1e3, 1e4, 1e5 tets;
  *                                                 default 2)
  *
- * stdout CSV: scene,model,tets,polygons,us_per_step. */
+ * stdout CSV: scene,model,tets,polygons_or_points (of the pair after the run),us_per_step. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,11 +99,10 @@ static tch_model* make_scene(scene s, tch_contact_model model, double sphere_h, 
 /* Tets of the compliant geom the generator makes at these resolutions. */
 static int tet_count(scene s, double sphere_h, double box_h) {
     tch_tetmesh mesh = {0};
-    tch_status status = s == BOX_PLANE ? tch_tetmesh_make_box((tch_vec3){box_half, box_half,
-                                                                         box_half},
-                                                              box_h, &mesh, NULL)
-                                       : tch_tetmesh_make_sphere(sphere_radius, sphere_h, &mesh,
-                                                                 NULL);
+    tch_status status =
+        s == BOX_PLANE
+            ? tch_tetmesh_make_box((tch_vec3){box_half, box_half, box_half}, box_h, &mesh, NULL)
+            : tch_tetmesh_make_sphere(sphere_radius, sphere_h, &mesh, NULL);
     int count = status == TCH_OK ? mesh.tet_count : 0;
     tch_tetmesh_free(&mesh);
     return count;
@@ -127,9 +126,12 @@ static int measure(scene s, tch_contact_model model, double sphere_h, double box
         }
         best = fmin(best, (bench_now_seconds() - t0) / steps);
     }
-    int polygons = d->pair_result_count > 0 ? d->pair_results[0].polygon_count : 0;
+    /* the patch's polygons (pressure) or the contact points (point) of the one pair */
+    const tch_pair_result* pair = d->pair_result_count > 0 ? &d->pair_results[0] : NULL;
+    int elements =
+        !pair ? 0 : (model == TCH_CONTACT_POINT ? pair->contact_count : pair->polygon_count);
     printf("%s,%s,%d,%d,%.1f\n", scene_names[s], tch_contact_model_name(model),
-           tet_count(s, sphere_h, box_h), polygons, best * 1e6);
+           tet_count(s, sphere_h, box_h), elements, best * 1e6);
     fflush(stdout);
     tch_data_destroy(d);
     tch_model_destroy(m);
@@ -139,7 +141,7 @@ static int measure(scene s, tch_contact_model model, double sphere_h, double box
 int main(int argc, char** argv) {
     int max_level = argc > 1 ? atoi(argv[1]) : 2;
     pb_print_run_header("bench_pressure_step_timing");
-    printf("scene,model,tets,polygons,us_per_step\n");
+    printf("scene,model,tets,polygons_or_points,us_per_step\n");
     /* the resolutions of bench_pressure: about 1e3, 1e4, 1e5 tets */
     static const double sphere_h[3] = {0.2, 0.1, 0.05}, box_h[3] = {0.15, 0.07, 0.035};
     static const int steps[3] = {200, 40, 5};
@@ -148,8 +150,8 @@ int main(int argc, char** argv) {
         for (int s = 0; s < SCENE_COUNT; ++s) {
             status |= measure((scene)s, TCH_CONTACT_PRESSURE, sphere_h[level], box_h[level],
                               steps[level]);
-            status |= measure((scene)s, TCH_CONTACT_POINT, sphere_h[level], box_h[level],
-                              steps[level]);
+            status |=
+                measure((scene)s, TCH_CONTACT_POINT, sphere_h[level], box_h[level], steps[level]);
         }
     }
     return status;
