@@ -409,7 +409,8 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     if (append_outline(d, X_WA, &s->overlap, &c) != 0) {
         return -1;
     }
-    d->contacts[d->contact_count++] = (tch_contact){a, b, pair->model, o_W,
+    /* the reported point is where the wrench acts: the centroid of C */
+    d->contacts[d->contact_count++] = (tch_contact){a, b, pair->model, state->o_W,
                                                      tch_q_rotate(X_WA.q, plane.n_A),
                                                      plane.depth, tch_v3_zero()};
     pair->contact_count = 1;

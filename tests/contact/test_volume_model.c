@@ -117,6 +117,35 @@ static tch_model* block_stack(int n, double k, double dt) {
     return test_compile(spec);
 }
 
+/* Rolling resistance of the distributed damper (eqs. 11-12): a box resting flat at depth
+ * d = m g / k^N and turning about a horizontal axis x at ω sinks at ḣ = -ω y across its L x L
+ * patch, so σ = (k^N d - b^N ω y) / S_c and the moment about the patch centre is
+ * -b^N ω ∫ y² dS / S_c = -b^N ω L² / 12, with the normal force still k^N d = m g. This is
+ * what slows a rolling body (the spinning top of bench/volume) at the rate b^N <y²> / I. */
+static void test_rolling_box_feels_damper_moment(void) {
+    double k = 2e4, b = 200, w = 3, L = 0.2;
+    tch_model* m = box_on_plane(0, 0.5, k, b, 1e-3);
+    ENSURE(m != NULL);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    int v = m->body_qvel_adr[1];
+    d->qvel[v + 3] = w; /* w_WB in B; the box is not rotated */
+    d->qvel[v + 1] = -w * 0.1; /* the centre of the patch does not slide: v = -w x r */
+    tch_stage_kinematics(m, d);
+    tch_stage_velocities(m, d);
+    ENSURE(tch_stage_collision(m, d, NULL) == TCH_OK);
+    ENSURE(tch_stage_forces(m, d, NULL) == TCH_OK);
+    ENSURE(d->pair_result_count == 1);
+    const tch_pair_result* p = &d->pair_results[0];
+    const tch_vec3 o = d->contacts[p->contact_start].p_W;
+    const tch_vec3 tau_o = tch_v3_sub(p->tau_Wo_W, tch_v3_cross(o, p->f_W));
+    ENSURE_REL(p->f_W.z, 9.81, 1e-9);
+    ENSURE_REL(tau_o.x, -b * w * L * L / 12, 1e-9);
+    ENSURE(fabs(tau_o.y) < 1e-9 && fabs(tau_o.z) < 1e-9);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 /* Runs the stack for 10 s: it must stand (top block within 1 cm of its start, every block
  * tilted less than 0.01 rad) and come to rest. Stricter, since a stable stack only keeps the
  * perturbation: the top block moves sideways by less than 1e-5 m and no block tilts by 1e-5. */
@@ -204,6 +233,7 @@ int main(void) {
     RUN_TEST(test_resting_box_sinks_weight_over_stiffness);
     RUN_TEST(test_block_on_slope_sticks_or_slides);
     RUN_TEST(test_spinning_box_stops_by_friction_torque);
+    RUN_TEST(test_rolling_box_feels_damper_moment);
     RUN_TEST(test_block_stacks_stand_and_come_to_rest);
     RUN_TEST(test_cube_drop_comes_to_rest_without_spin);
     return TEST_RESULT();
