@@ -7,14 +7,14 @@
  * Scene: the pencil is a rigid capsule (radius 4 mm, segment 0.15 m, 0.03 kg) along x, held
  * 0.01 m from its centre of mass; the fingertips are compliant spheres (radius 20 mm,
  * E = 2e6 Pa, χ = 1 s/m, resolution 3 mm) welded to the world on either side along y,
- * pressed `squeeze` into the pencil (kinematic grasp); μ = 0.5, stiction speed 2e-3 m/s,
- * gravity 9.81 along -z, dt 2e-5 s (the pressure model's friction is explicit and
+ * pressed `squeeze` into the pencil (kinematic grasp); μ = 0.5, stiction speed v_s = 2e-3 m/s,
+ * gravity 9.81 along -z, dt = v_s / (100 m/s) (the pressure model's friction is explicit and
  * regularized: its damping μ F / v_s needs a step below about m v_s / (μ F)).
  * The `point` runs use the same scene with the point model, its stiffness chosen so that the
  * squeeze gives the same normal force as the pressure model's first step (linear law, damping
  * 2 N s/m, semi-implicit friction).
  *
- *     bench_pressure_pencil [seconds] [--series FILE]     (default 0.5 s)
+ *     bench_pressure_pencil [seconds] [--stiction V] [--series FILE]     (default 0.5 s)
  *
  * stdout, one line per run: model,squeeze_mm,normal_force_N,moment_capacity_estimate_Nm,
  * gravity_moment_Nm,angle_at_0.1s,angle_at_end (rad, how far the free end has turned down),
@@ -30,19 +30,26 @@
 #include "touche/touche.h"
 
 static const double pencil_radius = 0.004, pencil_half = 0.075, pencil_mass = 0.03,
-                    grasp_offset = 0.01, finger_radius = 0.02, modulus = 2e6, mu = 0.5, dt = 2e-5,
+                    grasp_offset = 0.01, finger_radius = 0.02, modulus = 2e6, mu = 0.5,
                     gravity = 9.81;
+
+/* The run's settings from the command line. */
+typedef struct settings {
+    double seconds, stiction, dt;
+    FILE* series;
+} settings;
 
 typedef struct run_result {
     double normal_force, angle_early, angle_end, spin_end, drop, us_per_step;
 } run_result;
 
-static tch_contact_params contact_params(tch_contact_model model, double stiffness) {
+static tch_contact_params contact_params(tch_contact_model model, double stiffness,
+                                         double stiction) {
     tch_contact_params c = tch_contact_params_unset();
     c.model = model;
     c.friction = mu;
     c.static_friction = mu;
-    c.stiction_velocity = 2e-3;
+    c.stiction_velocity = stiction;
     if (model == TCH_CONTACT_POINT) {
         c.law = TCH_POINT_LAW_LINEAR;
         c.stiffness = 2 * stiffness; /* the two geoms' stiffnesses combine in series */
@@ -68,14 +75,15 @@ static void add_finger(tch_spec* spec, double side, double squeeze, tch_contact_
     tch_spec_add_geom(spec, id, &g, NULL, NULL);
 }
 
-static tch_model* pencil_scene(tch_contact_model model, double squeeze, double stiffness) {
+static tch_model* pencil_scene(tch_contact_model model, double squeeze, double stiffness,
+                               const settings* set) {
     tch_spec* spec = tch_spec_create();
     tch_option_def opt = tch_option_def_default();
-    opt.timestep = dt;
+    opt.timestep = set->dt;
     opt.gravity = (tch_vec3){0, 0, -gravity};
     opt.contact.model = model;
     tch_spec_set_option(spec, &opt, NULL);
-    tch_contact_params c = contact_params(model, stiffness);
+    tch_contact_params c = contact_params(model, stiffness, set->stiction);
     add_finger(spec, 1, squeeze, c);
     add_finger(spec, -1, squeeze, c);
     tch_body_def b = tch_body_def_default();
@@ -115,16 +123,16 @@ static double grasp_force(const tch_data* d) {
     return d->pair_result_count > 0 ? fabs(d->pair_results[0].f_W.y) : 0;
 }
 
-static int run(tch_contact_model model, double squeeze, double stiffness, double seconds,
-               FILE* series, run_result* out) {
-    tch_model* m = pencil_scene(model, squeeze, stiffness);
+static int run(tch_contact_model model, double squeeze, double stiffness, const settings* set,
+               run_result* out) {
+    tch_model* m = pencil_scene(model, squeeze, stiffness, set);
     tch_data* d = NULL;
     if (!m || tch_data_create(m, &d, NULL) != TCH_OK) {
         tch_model_destroy(m);
         return 1;
     }
     int body = m->body_count - 1;
-    long steps = lround(seconds / dt);
+    long steps = lround(set->seconds / set->dt);
     double elapsed = 0;
     memset(out, 0, sizeof *out);
     for (long i = 1; i <= steps; ++i) {
@@ -134,12 +142,12 @@ static int run(tch_contact_model model, double squeeze, double stiffness, double
         if (i == 1) {
             out->normal_force = grasp_force(d);
         }
-        if (i == lround(0.1 / dt)) {
+        if (i == lround(0.1 / set->dt)) {
             out->angle_early = pencil_angle(d, body);
         }
-        if (series && i % 500 == 0) {
-            fprintf(series, "%s,%.2f,%.4f,%.5f\n", tch_contact_model_name(model), squeeze * 1e3,
-                    d->time, pencil_angle(d, body));
+        if (set->series && i % 500 == 0) {
+            fprintf(set->series, "%s,%.2f,%.4f,%.5f\n", tch_contact_model_name(model),
+                    squeeze * 1e3, d->time, pencil_angle(d, body));
         }
     }
     out->angle_end = pencil_angle(d, body);
@@ -163,32 +171,35 @@ static void print_run(const char* model, double squeeze, const run_result* r) {
 }
 
 int main(int argc, char** argv) {
-    double seconds = 0.5;
-    FILE* series = NULL;
+    settings set = {.seconds = 0.5, .stiction = 2e-3, .series = NULL};
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--series") == 0 && i + 1 < argc) {
-            series = fopen(argv[++i], "w");
-            if (series)
-                fprintf(series, "model,squeeze_mm,t,angle\n");
+            set.series = fopen(argv[++i], "w");
+            if (set.series)
+                fprintf(set.series, "model,squeeze_mm,t,angle\n");
+        } else if (strcmp(argv[i], "--stiction") == 0 && i + 1 < argc) {
+            set.stiction = atof(argv[++i]);
         } else {
-            seconds = atof(argv[i]);
+            set.seconds = atof(argv[i]);
         }
     }
+    set.dt = set.stiction / 100;
     pb_print_run_header("bench_pressure_pencil");
+    printf("# stiction speed %g m/s, dt %g s\n", set.stiction, set.dt);
     printf("model,squeeze_mm,normal_force_N,moment_capacity_estimate_Nm,gravity_moment_Nm,"
            "angle_at_0.1s,angle_at_end,spin_at_end,drop_mm,us_per_step\n");
     static const double squeezes[2] = {0.7e-3, 1.2e-3};
     int status = 0;
     for (int k = 0; k < 2; ++k) {
         run_result pressure, point;
-        status |= run(TCH_CONTACT_PRESSURE, squeezes[k], 0, seconds, series, &pressure);
+        status |= run(TCH_CONTACT_PRESSURE, squeezes[k], 0, &set, &pressure);
         print_run("pressure", squeezes[k], &pressure);
         double stiffness = pressure.normal_force / squeezes[k];
-        status |= run(TCH_CONTACT_POINT, squeezes[k], stiffness, seconds, series, &point);
+        status |= run(TCH_CONTACT_POINT, squeezes[k], stiffness, &set, &point);
         print_run("point", squeezes[k], &point);
         fflush(stdout);
     }
-    if (series)
-        fclose(series);
+    if (set.series)
+        fclose(set.series);
     return status;
 }
