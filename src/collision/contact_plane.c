@@ -314,8 +314,6 @@ tch_status tch_contact_plane_find(const tch_convex_hull* a, const tch_convex_hul
     const tch_real size = tch_polyhedron_pair_size(a, b);
     /* the notes' 1e-10 squared distance, for a pair of unit size */
     const tch_real separated2 = 1e-10 * size * size;
-    const ccd_t ccd = ccd_settings();
-    const placed_hull pa = {a, tch_x_identity()};
     tch_real s = d_prev > 0 ? fmax(d_prev, 0.01) : 0.01;
     tch_vec3 a_star = tch_v3_zero(), b_star = tch_v3_zero();
     int trials = 0;
@@ -327,11 +325,9 @@ tch_status tch_contact_plane_find(const tch_convex_hull* a, const tch_convex_hul
                             max_trials, s, n_prev.x, n_prev.y, n_prev.z);
         }
         s *= 2;
+        /* the GJK distance is 0 for intersecting pieces (its simplex encloses the origin), so
+         * it is also the intersection test */
         const tch_transform X_moved = shifted(X_AB, n_prev, s);
-        const placed_hull pb = {b, X_moved};
-        if (ccdGJKIntersect(&pa, &pb, &ccd)) {
-            continue;
-        }
         const tch_real distance = tch_contact_closest_points(a, b, X_moved, &a_star, &b_star);
         if (distance * distance > separated2) {
             break;
