@@ -4,7 +4,7 @@
  * and a disk on it: 48 segments, so 48 cone triangles, 48 side quads and a 48-gon lid, 190
  * triangles. Disk radius 0.1 m and thickness 0.02 m, cone height 0.1 m, 1 kg; k^N = k^S = 2e4
  * N/m, b^N = b^S = 20 N s/m, mu_0 = mu = 0.3, dt 1 ms; it starts on its tip tilted 0.05 rad
- * with 60 rad/s about its axis.
+ * with 36 rad/s about its axis.
  *
  *     bench_volume_spinning_top [seconds] [--series FILE]     (default 20 s)
  *
