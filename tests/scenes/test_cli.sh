@@ -4,31 +4,7 @@
 set -u
 touche=$1
 root=$2
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-check() { # check NAME COMMAND...: passes when the command succeeds
-  local name=$1
-  shift
-  if "$@" >"$work/check.log" 2>&1; then
-    passed=$((passed + 1))
-    echo "ok   $name"
-  else
-    failed=$((failed + 1))
-    echo "FAIL $name"
-    sed 's/^/     /' "$work/check.log" | head -20
-  fi
-}
-
-exits_with() { # exits_with CODE COMMAND...
-  local want=$1
-  shift
-  "$@" >"$work/out.txt" 2>"$work/err.txt"
-  local got=$?
-  [[ $got -eq $want ]] || { echo "exit $got, expected $want"; cat "$work/err.txt"; return 1; }
-}
+source "$(dirname "${BASH_SOURCE[0]}")/check.sh"
 
 # ---- usage ----
 check "help exits 0" exits_with 0 "$touche" --help
@@ -125,5 +101,4 @@ PY
 }
 check "pressure query reports the patch, run --vtk writes it" pressure_patches
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish

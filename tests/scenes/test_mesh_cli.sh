@@ -6,31 +6,7 @@
 # a floor. Prints one line per check and ends with "N passed, N failed".
 set -u
 touche=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-passed=0
-failed=0
-
-check() { # check NAME COMMAND...: passes when the command succeeds
-  local name=$1
-  shift
-  if "$@" >"$work/check.log" 2>&1; then
-    passed=$((passed + 1))
-    echo "ok   $name"
-  else
-    failed=$((failed + 1))
-    echo "FAIL $name"
-    sed 's/^/     /' "$work/check.log" | head -20
-  fi
-}
-
-exits_with() { # exits_with CODE COMMAND...: stderr in $work/err.txt
-  local want=$1
-  shift
-  "$@" >"$work/out.txt" 2>"$work/err.txt"
-  local got=$?
-  [[ $got -eq $want ]] || { echo "exit $got, expected $want"; cat "$work/err.txt"; return 1; }
-}
+source "$(dirname "${BASH_SOURCE[0]}")/check.sh"
 
 # A cube of edge 0.1 m centred at the origin, faces counter-clockwise seen from outside.
 cat >"$work/cube.obj" <<'OBJ'
@@ -91,5 +67,4 @@ else
   echo "skip mesh round trip: neither gmsh nor tetgen is installed"
 fi
 
-echo "$passed passed, $failed failed"
-[[ $failed -eq 0 ]]
+finish
