@@ -12,6 +12,7 @@
 #include "base/error.h"
 #include "collision/polyhedron.h"
 #include "contact/contact.h"
+#include "contact/friction.h"
 #include "contact/pressure_wrench.h"
 #include "geometry/bvh.h"
 #include "geometry/hull.h"
@@ -43,6 +44,8 @@ _Static_assert(sizeof(pressure_state) <= TCH_PAIR_STATE_BYTES, "pressure state f
 /* Working memory of one data. */
 typedef struct pressure_scratch {
     tch_pressure_surface surface;
+    tch_friction_point* friction;   /* one per polygon of the pair being solved */
+    int friction_capacity;
     tch_vec3 box_vertices[8];
     int box_triangles[12][3];
     tch_bvh box_bvh;
@@ -381,7 +384,7 @@ static tch_pressure_traction_params traction_params(const tch_model* m, const tc
                        : (pa->compliant ? chi_a : chi_b);
     tch_pressure_traction_params t = tch_pressure_traction_params_default();
     t.dissipation = chi;
-    t.friction = p->friction;
+    t.friction = 0; /* friction is solved semi-implicitly over the patch (pressure_friction) */
     t.stiction_speed = p->stiction_velocity;
     return t;
 }
@@ -455,6 +458,66 @@ static void pressure_forces(const tch_model* m, tch_data* d, tch_pair_context* c
     tch_contact_apply_moment(m, d, pair, state->m_W);
 }
 
+/* Centroid, area and mean pressure of polygon `poly` of the data (fan about the vertex mean). */
+static void polygon_load(const tch_data* d, const tch_contact_polygon* poly, tch_vec3* centre,
+                         tch_real* area, tch_real* pressure) {
+    const tch_vec3* v = d->polygon_vertices_W + poly->vertex_start;
+    const tch_real* p = d->polygon_vertex_pressure + poly->vertex_start;
+    tch_vec3 c = tch_v3_zero();
+    tch_real mean = 0;
+    for (int i = 0; i < poly->vertex_count; ++i) {
+        c = tch_v3_add(c, v[i]);
+        mean += p[i];
+    }
+    c = tch_v3_scale(c, 1.0 / poly->vertex_count);
+    tch_real a = 0;
+    for (int i = 0; i < poly->vertex_count; ++i) {
+        tch_vec3 e1 = tch_v3_sub(v[i], c), e2 = tch_v3_sub(v[(i + 1) % poly->vertex_count], c);
+        a += tch_v3_norm(tch_v3_cross(e1, e2)) / 2;
+    }
+    *centre = c;
+    *area = a;
+    *pressure = mean / poly->vertex_count;
+}
+
+/* Coulomb friction over the patch, one friction point per polygon at its centroid carrying
+ * mean pressure × area, solved semi-implicitly like the point model's (contact/friction.h): a
+ * held body stops exactly, and the spread of the points gives the scrubbing torque. */
+static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context* ctx,
+                              tch_velocity_prediction* pred) {
+    tch_pair_result* pair = ctx->pair;
+    pressure_scratch* s = ctx->scratch;
+    if (pair->polygon_count > s->friction_capacity) {
+        tch_friction_point* grown =
+            realloc(s->friction, (size_t)pair->polygon_count * sizeof *grown);
+        if (!grown) {
+            return; /* no memory for friction this step: the normal forces stand */
+        }
+        s->friction = grown;
+        s->friction_capacity = pair->polygon_count;
+    }
+    int n = 0;
+    for (int i = 0; i < pair->polygon_count; ++i) {
+        const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
+        tch_vec3 centre;
+        tch_real area, pressure;
+        polygon_load(d, poly, &centre, &area, &pressure);
+        tch_vec3 v = tch_v3_sub(tch_contact_point_velocity(m, d, pair->geom_b, centre),
+                                tch_contact_point_velocity(m, d, pair->geom_a, centre));
+        tch_real slip = tch_v3_norm(tch_v3_madd(v, -tch_v3_dot(v, poly->n_W), poly->n_W));
+        tch_real limit = tch_friction_coefficient(&pair->params, slip) * pressure * area;
+        if (limit > 0) {
+            tch_friction_point_init(m, d, pred, pair, centre, poly->n_W, limit, &s->friction[n++]);
+        }
+    }
+    tch_friction_solve(m, d, pred, pair, s->friction, n);
+    tch_vec3 total = tch_v3_zero();
+    for (int i = 0; i < n; ++i) {
+        total = tch_v3_add(total, tch_friction_point_force(&s->friction[i]));
+    }
+    d->contacts[pair->contact_start].f_W = tch_v3_add(d->contacts[pair->contact_start].f_W, total);
+}
+
 static void* pressure_scratch_create(void) {
     pressure_scratch* s = calloc(1, sizeof *s);
     if (s) {
@@ -468,6 +531,7 @@ static void pressure_scratch_destroy(void* scratch) {
     if (s) {
         tch_pressure_surface_free(&s->surface);
         tch_bvh_free(&s->box_bvh);
+        free(s->friction);
         free(s);
     }
 }
@@ -477,7 +541,7 @@ const tch_contact_ops tch_pressure_ops = {
     .uses_state = 1,
     .pair_geometry = pressure_geometry,
     .normal_forces = pressure_forces,
-    .friction_forces = NULL,
+    .friction_forces = pressure_friction,
     .scratch_create = pressure_scratch_create,
     .scratch_destroy = pressure_scratch_destroy,
 };
