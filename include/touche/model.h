@@ -29,7 +29,9 @@ typedef struct tch_convex_hull {
 
 /// Resolved contact parameters of a geom pair (every field set; see TCH_CONTACT_REAL_PARAMS).
 typedef struct tch_pair_params {
-    tch_contact_model model;
+    tch_contact_model model;     ///< the model that runs the pair
+    tch_contact_model requested; ///< the model the scene asked for (differs when a pressure
+                                 ///< pair of two rigid geoms falls back to point)
     tch_point_law law;
 #define TCH_DECLARE_PARAM(field, positive, combine, doc) tch_real field;
     TCH_CONTACT_REAL_PARAMS(TCH_DECLARE_PARAM)

@@ -99,6 +99,7 @@ tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_p
     c.static_friction = fmax(c.static_friction, c.friction);
     tch_pair_params p;
     p.model = c.model;
+    p.requested = c.model;
     if (p.model == TCH_CONTACT_PRESSURE && tch_pressure_geom_is_rigid(model, geom_a) &&
         tch_pressure_geom_is_rigid(model, geom_b)) {
         p.model = TCH_CONTACT_POINT; /* two rigid geoms have no pressure field (pressure.h) */

@@ -101,4 +101,18 @@ PY
 }
 check "pressure query reports the patch, run --vtk writes it" pressure_patches
 
+rigid_pairs_fall_back() {
+  cat >"$work/rr.xml" <<'XML'
+<mujoco xmlns:touche="urn:touche">
+  <option touche:contact="pressure"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="0 0 1"/>
+    <body pos="0 0 0.1"><freejoint/><geom type="box" size="0.1 0.1 0.1" touche:rigid="true"/></body>
+  </worldbody>
+</mujoco>
+XML
+  "$touche" info "$work/rr.xml" | grep -q "1 pressure pairs of two rigid geoms use the point model"
+}
+check "info says when rigid pressure pairs fall back to point" rigid_pairs_fall_back
+
 finish
