@@ -29,6 +29,8 @@
  */
 #pragma once
 
+#include <ccd/ccd.h>
+
 #include "collision/narrowphase.h"
 
 /* A pair kernel: points of a and b (b at pose X_AB in a's frame), expressed in a's frame. */
@@ -118,3 +120,8 @@ int tch_polytope_init(tch_polytope* poly, const tch_shape* shape);
 int tch_polytope_clip(const tch_polytope* P, const tch_polytope* Q, tch_transform X_AB,
                       tch_vec3 n_A, tch_real margin, tch_real min_alignment,
                       tch_manifold_point* out);
+
+/* libccd settings shared by every GJK/EPA/MPR query of the project: the given support and
+ * centre callbacks for both objects, 1000 iterations, EPA tolerance 1e-14 (EPA stops when a new
+ * support point is within its square root of the nearest face), MPR 1e-9, distance 1e-12. */
+ccd_t tch_ccd_settings(ccd_support_fn support, ccd_center_fn centre);

@@ -57,21 +57,25 @@ static tch_real overlap_along(const placed_shape* a, const placed_shape* b, tch_
     return tch_v3_dot(tch_v3_sub(from_ccd(&sa), from_ccd(&sb)), n);
 }
 
+ccd_t tch_ccd_settings(ccd_support_fn support, ccd_center_fn centre) {
+    ccd_t ccd;
+    CCD_INIT(&ccd);
+    ccd.support1 = support;
+    ccd.support2 = support;
+    ccd.center1 = centre;
+    ccd.center2 = centre;
+    ccd.max_iterations = 1000;
+    ccd.epa_tolerance = 1e-14;
+    ccd.mpr_tolerance = 1e-9;
+    ccd.dist_tolerance = 1e-12;
+    return ccd;
+}
+
 /* GJK + EPA for `first` against `second`: the direction from first into second and the
  * contact position; returns 0 when they overlap. */
 static int penetration(const placed_shape* first, const placed_shape* second, tch_vec3* n,
                        tch_vec3* pos) {
-    ccd_t ccd;
-    CCD_INIT(&ccd);
-    ccd.support1 = placed_support;
-    ccd.support2 = placed_support;
-    ccd.center1 = placed_centre;
-    ccd.center2 = placed_centre;
-    ccd.max_iterations = 1000;
-    /* EPA stops when a new support point is within sqrt(tolerance) of the nearest face */
-    ccd.epa_tolerance = 1e-14;
-    ccd.mpr_tolerance = 1e-9;
-    ccd.dist_tolerance = 1e-12;
+    ccd_t ccd = tch_ccd_settings(placed_support, placed_centre);
     ccd_real_t depth = 0;
     ccd_vec3_t dir;
     ccd_vec3_t p;

@@ -15,6 +15,7 @@
 #include <math.h>
 
 #include "base/error.h"
+#include "collision/collide.h"
 #include "math/vec.h"
 
 /* A hull placed in A's frame, as libccd's opaque object. */
@@ -53,25 +54,11 @@ static void ccd_centre(const void* object, ccd_vec3_t* out) {
     ccdVec3Set(out, c.x, c.y, c.z);
 }
 
-static ccd_t ccd_settings(void) {
-    ccd_t ccd;
-    CCD_INIT(&ccd);
-    ccd.support1 = ccd_support;
-    ccd.support2 = ccd_support;
-    ccd.center1 = ccd_centre;
-    ccd.center2 = ccd_centre;
-    ccd.max_iterations = 1000;
-    ccd.epa_tolerance = 1e-14;
-    ccd.mpr_tolerance = 1e-9;
-    ccd.dist_tolerance = 1e-12;
-    return ccd;
-}
-
 int tch_contact_common_point(const tch_convex_hull* a, const tch_convex_hull* b,
                              tch_transform X_AB, tch_vec3* o_A) {
     const placed_hull pa = {a, tch_x_identity()};
     const placed_hull pb = {b, X_AB};
-    const ccd_t ccd = ccd_settings();
+    const ccd_t ccd = tch_ccd_settings(ccd_support, ccd_centre);
     ccd_real_t depth = 0;
     ccd_vec3_t dir, pos;
     int found = ccdGJKPenetration(&pa, &pb, &ccd, &depth, &dir, &pos);
