@@ -71,6 +71,8 @@ typedef struct tch_data {
     bool contact_energy;        ///< compute each pressure-model pair's elastic energy (eq. 1),
                                 ///< which costs about as much as its contact surface; off by
                                 ///< default, on in the CLI's run and query
+    int thread_count;           ///< threads a step may use (0 or 1: the calling thread only);
+                                ///< results are bit-identical for every count
     // ---- kinematics (position stage) ----
     tch_transform* body_X_WB;   ///< [body_count] body frames in the world
     tch_mat3* body_R_WB;        ///< [body_count]
