@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
     {
         BulletScene bullet(scene);
         bullet.read_state(&run);
-        bench_run_set_initial(&run);
+        bench_run_set_initial(&run, scene.gravity);
         bench_record_momentum(&run, 0);
         simulate(bullet, &run);
         char settings[512];

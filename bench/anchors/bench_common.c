@@ -104,8 +104,22 @@ bool bench_run_begin(bench_run* run, const bench_options* options, double dt, in
     return true;
 }
 
-void bench_run_set_initial(bench_run* run) {
+/* Kinetic plus gravitational potential energy of the free bodies: sum of m v.v / 2 + w.L / 2
+ * - m g.p_WCm (L about the centre of mass). */
+static double mechanical_energy(const bench_body_state* states, int count, tch_vec3 gravity) {
+    double energy = 0;
+    for (int i = 0; i < count; ++i) {
+        const bench_body_state* s = &states[i];
+        energy += 0.5 * s->mass * tch_v3_dot(s->v_WCm, s->v_WCm) +
+                  0.5 * tch_v3_dot(s->w_W, s->L_Cm_W) - s->mass * tch_v3_dot(gravity, s->p_WCm);
+    }
+    return energy;
+}
+
+void bench_run_set_initial(bench_run* run, tch_vec3 gravity) {
     memcpy(run->initial, run->current, (size_t)run->body_count * sizeof *run->initial);
+    run->gravity = gravity;
+    run->initial_energy = mechanical_energy(run->initial, run->body_count, gravity);
 }
 
 long long bench_now_ns(void) {
@@ -196,7 +210,7 @@ static double percentile(const double* sorted, int n, double p) {
 
 const char* bench_csv_header(void) {
     return "engine,scene,bodies,steps,dt,mean_us,p50_us,p99_us,max_us,steps_per_s,"
-           "standing,top_z_ratio,at_rest,max_v,max_w,max_pen_m,status,settings";
+           "standing,top_z_ratio,at_rest,max_v,max_w,max_pen_m,energy_change_J,status,settings";
 }
 
 static void print_timing(const bench_run* run) {
@@ -233,8 +247,10 @@ static void print_outcome(const bench_run* run) {
     }
     int top = highest_body(run->initial, run->body_count);
     double top_z_ratio = run->body_count ? run->current[top].p_WCm.z / run->initial[top].p_WCm.z : 1;
-    printf("%d,%.4f,%d,%.3g,%.3g,%.4g", standing(run), top_z_ratio, rest_count, max_v, max_w,
-           run->max_penetration);
+    double energy_change =
+        mechanical_energy(run->current, run->body_count, run->gravity) - run->initial_energy;
+    printf("%d,%.4f,%d,%.3g,%.3g,%.4g,%.6g", standing(run), top_z_ratio, rest_count, max_v,
+           max_w, run->max_penetration, energy_change);
 }
 
 static void print_text_field(const char* text) {
@@ -273,7 +289,7 @@ void bench_run_finish(bench_run* run, const char* engine, const char* settings) 
 
 void bench_report_failure(const bench_options* options, const char* engine, const char* why) {
     print_header_once(options);
-    printf("%s,%s,,,,,,,,,,,,,,,", engine, options->scene_name);
+    printf("%s,%s,,,,,,,,,,,,,,,,", engine, options->scene_name);
     print_text_field(why);
     printf(",\n");
     fflush(stdout);

@@ -7,8 +7,9 @@
  *   - outcome: whether a stack still stands at the end (every body turned by less than 0.2 rad
  *     from its initial orientation, and the initially highest body's centre of mass within 5%
  *     of its initial height; top_z_ratio is that final / initial height), the bodies at rest at
- *     the end (|v_WCm| < 1e-3 m/s and |w_W| < 1e-3 rad/s), and the largest penetration depth of
- *     any contact seen after any step;
+ *     the end (|v_WCm| < 1e-3 m/s and |w_W| < 1e-3 rad/s), the largest penetration depth of
+ *     any contact seen after any step, and the change of the total mechanical energy (kinetic
+ *     plus gravitational potential of the free bodies) from the first to the last state;
  *   - optionally, the angular momentum about the world z axis after every step, to a CSV file.
  *
  * Each program prints one CSV line (bench_csv_header gives the columns) on stdout.
@@ -58,6 +59,8 @@ typedef struct bench_run {
     bench_body_state* initial;   ///< [body_count] state before the first step
     bench_body_state* current;   ///< [body_count] scratch for the engine to fill
     double max_penetration;      ///< m, largest contact depth seen (0: no contact ever)
+    tch_vec3 gravity;            ///< m/s^2, world, for the potential energy
+    double initial_energy;       ///< J, kinetic + potential of the initial state
     FILE* lz_file;               ///< open when options.lz_path is set
     char status[96];             ///< "ok", or what went wrong
 } bench_run;
@@ -69,8 +72,9 @@ bool bench_parse_args(int argc, char** argv, const char* program, bench_options*
 /// Prepares a run of a scene with `body_count` free bodies stepped at `dt`.
 /// Returns false (after printing why) when memory or the L_z file is unavailable.
 bool bench_run_begin(bench_run* run, const bench_options* options, double dt, int body_count);
-/// Stores run->current as the initial state (call after filling current before stepping).
-void bench_run_set_initial(bench_run* run);
+/// Stores run->current as the initial state and `gravity` (m/s^2, world) for the energy (call
+/// after filling current before stepping).
+void bench_run_set_initial(bench_run* run, tch_vec3 gravity);
 
 /// Monotonic clock, nanoseconds.
 long long bench_now_ns(void);

@@ -214,7 +214,7 @@ int main(int argc, char** argv) {
     }
     mj_forward(m, d);
     read_state(m, d, &run);
-    bench_run_set_initial(&run);
+    bench_run_set_initial(&run, vec_at(m->opt.gravity, 0));
     bench_record_momentum(&run, d->time);
     simulate(m, d, &run);
     char settings[512];

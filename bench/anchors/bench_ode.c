@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     read_state(&ode, &run);
-    bench_run_set_initial(&run);
+    bench_run_set_initial(&run, scene.gravity);
     bench_record_momentum(&run, 0);
     simulate(&ode, &run);
     char settings[512];

@@ -102,7 +102,7 @@ int main(int argc, char** argv) {
         return 1;
     }
     read_state(model, data, &run);
-    bench_run_set_initial(&run);
+    bench_run_set_initial(&run, model->gravity);
     bench_record_momentum(&run, data->time);
     simulate(model, data, &run);
     char settings[256];

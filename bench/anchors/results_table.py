@@ -139,7 +139,7 @@ def outcome(scene, row, folder, engine):
         return "not run"
     if not ran(row):
         return f"not run: {row['status']}"
-    pen = f"max pen. {number(row, 'max_pen_m') * 1e3:.3g} mm"
+    pen = f"max pen. {number(row, 'max_pen_m') * 1e3:.3g} mm, ΔE {number(row, 'energy_change_J'):.3g} J"
     if scene.startswith("stack"):
         verdict = "stands" if row["standing"] == "1" else "fell"
         text = f"{verdict} (top z {number(row, 'top_z_ratio'):.3f}×); {pen}"
