@@ -4,6 +4,8 @@ pkg_check_modules(CCD REQUIRED IMPORTED_TARGET ccd)
 pkg_check_modules(QHULL REQUIRED IMPORTED_TARGET qhull_r)
 find_package(LibXml2 REQUIRED)
 find_library(MATH_LIBRARY m REQUIRED)
+# POSIX threads for the worker pool (base/workers.c).
+find_package(Threads REQUIRED)
 # SuiteSparse CHOLMOD (sparse Cholesky for the Laplace pressure fields); Debian ships no
 # pkg-config file for it.
 find_path(CHOLMOD_INCLUDE_DIR cholmod.h PATH_SUFFIXES suitesparse REQUIRED)
