@@ -1,10 +1,7 @@
 /* touche mesh IN.obj|IN.stl OUT.vtk: tetrahedralizes a closed surface with gmsh or tetgen
  * (whichever is installed), gives the tet mesh the Laplace pressure field (Elandt et al. 2019,
- * sec. VI-A2) and writes it as a VTK unstructured grid for touche:tetmesh.
- *
- * This command uses the library's internal tet mesh API (geometry/tetmesh.h and
- * contact/pressure.h; cli/sources.cmake adds src/ to this file's include path): the public
- * API has no tet mesh type. */
+ * sec. VI-A2) and writes it as a VTK unstructured grid (OUT.vtk) or a Gmsh 4.1 file (OUT.msh)
+ * for touche:tetmesh, through the public tet mesh API (touche/tetmesh.h). */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 
 #include <dirent.h>
@@ -15,8 +12,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "contact/pressure.h"
-#include "geometry/tetmesh.h"
 
 enum { PATH_BYTES = 1024 };
 
@@ -194,18 +189,18 @@ static int run_mesher(const char* dir, double h, char* result, size_t size) {
 
 /* Reads the tool's tet mesh, gives it the Laplace field and writes it to `out_path`. */
 static int convert(const char* mesh_path, const char* out_path) {
-    tch_tetmesh mesh;
+    tch_tetmesh* mesh = NULL;
     tch_error err;
-    tch_status s = tch_tetmesh_read(mesh_path, &mesh, NULL, &err);
-    if (s == TCH_OK && !mesh.has_field) s = tch_pressure_default_field(&mesh, &err);
-    if (s == TCH_OK) s = tch_tetmesh_write(&mesh, TCH_TETMESH_FORMAT_VTK, out_path, &err);
+    tch_status s = tch_tetmesh_load(mesh_path, &mesh, &err);
+    if (s == TCH_OK) s = tch_tetmesh_save(mesh, out_path, &err);
     if (s != TCH_OK) {
         cli_print_error("cannot make the tet mesh", &err);
     } else {
         printf("%s: %d vertices, %d tets, volume %.6g m^3, Laplace field 0 on the surface\n",
-               out_path, mesh.vertex_count, mesh.tet_count, mesh.volume);
+               out_path, tch_tetmesh_vertex_count(mesh), tch_tetmesh_tet_count(mesh),
+               tch_tetmesh_volume(mesh));
     }
-    tch_tetmesh_free(&mesh);
+    tch_tetmesh_destroy(mesh);
     return s == TCH_OK ? EXIT_OK : EXIT_BAD_INPUT;
 }
 
@@ -226,6 +221,11 @@ int cli_cmd_mesh(const cli_options* o) {
     const char* in = o->scene;
     if (!o->output) {
         fprintf(stderr, "touche mesh: missing the output file (touche mesh IN.obj|IN.stl OUT.vtk)\n");
+        return EXIT_BAD_INPUT;
+    }
+    if (!has_extension(o->output, ".vtk") && !has_extension(o->output, ".msh")) {
+        fprintf(stderr, "touche mesh: '%s' should end in .vtk (VTK legacy) or .msh (Gmsh 4.1)\n",
+                o->output);
         return EXIT_BAD_INPUT;
     }
     int obj = has_extension(in, ".obj");

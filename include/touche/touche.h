@@ -8,3 +8,4 @@
 #include "touche/step.h"
 #include "touche/io.h"
 #include "touche/contact_space.h"
+#include "touche/tetmesh.h"

@@ -37,6 +37,8 @@ check "mesh: a clear message and exit 2 when neither gmsh nor tetgen is installe
 check "mesh: a missing output file is a usage error" exits_with 2 "$touche" mesh "$work/cube.obj"
 check "mesh: an input that is neither .obj nor .stl is refused" \
   exits_with 2 "$touche" mesh "$work/cube.txt" "$work/out.vtk"
+check "mesh: an output that is neither .vtk nor .msh is refused" \
+  exits_with 2 "$touche" mesh "$work/cube.obj" "$work/out.stl"
 
 round_trip() {
   "$touche" mesh "$work/cube.obj" "$work/cube.vtk" >"$work/out.txt" 2>"$work/err.txt" ||
