@@ -12,6 +12,7 @@
  *     F / F(η = 0) = (1/π d) ∫₀^π max(0, d - η (1 - cos θ)) dθ
  *                  = (d - η)/d                        when d >= 2η (full contact)
  *                  = η (sin θ₀ - c θ₀) / (π d)         otherwise, c = 1 - d/η, θ₀ = acos c.
+ * (sfem_pfc_normalized_force; bench_pressure_sinusoid_fem compares it with an FEM solution).
  * Also printed: the other reading of "pressed d", the mean line of the sinusoid at depth d
  * (then F / F(0) = 1 for every η <= d, the surface staying in full contact).
  *
@@ -26,6 +27,7 @@
 
 #include "contact/pressure_wrench.h"
 #include "pressure_bench.h"
+#include "sinusoid_fem_layer.h"
 
 static const double wavelength = 2 * TCH_PI / 3, depth = 0.4, half_y = 0.25;
 
@@ -54,15 +56,6 @@ static void make_sinusoid(double eta, double offset, int n, pb_surface* s) {
         }
     }
     pb_finish_surface(s);
-}
-
-/* Closed form of the normalized force when the lowest points are pressed d in. */
-static double closed_form(double eta) {
-    if (eta <= 0 || depth >= 2 * eta) {
-        return (depth - eta) / depth;
-    }
-    double c = 1 - depth / eta, theta0 = acos(c);
-    return eta * (sin(theta0) - c * theta0) / (TCH_PI * depth);
 }
 
 /* F_z on the rigid surface over the layer's area (E = 1, unit thickness). */
@@ -111,7 +104,7 @@ int main(void) {
             /* mean line at depth d: the sinusoid -d - η cos(k x) */
             double mean_line =
                 mean_pressure(&layer, etas[e], -depth - etas[e], segments[r], &triangles) / flat;
-            double exact = closed_form(etas[e]);
+            double exact = sfem_pfc_normalized_force(etas[e], depth);
             printf("%.3f,%d,%d,%d,%.3f,%.5f,%.5f,%.2e,%.5f\n", resolutions[r], segments[r],
                    layer.mesh.tet_count, triangles, etas[e], pfc, exact, (pfc - exact) / exact,
                    mean_line);

@@ -1,0 +1,117 @@
+/* An FEM reference for Elandt et al. 2019, sec. VIII-A and Fig. 6 (sinusoid_fem_layer.h): the
+ * rigid sinusoid y = -d + η (1 - cos(2π x / λ)), λ = 2π/3, pressed d = 0.4 past first contact
+ * (the geometry of bench_pressure_sinusoid) into a frictionless layer of unit thickness bonded
+ * at its base, plane strain, linear elasticity, ν = 0.3 as the paper states (also 0 and 0.45 for
+ * the sensitivity). The force per period is normalized by the flat surface's (η = 0, same d,
+ * same mesh), as the paper's Fig. 6. The paper's FEM (ANSYS) is finite-strain; this one is
+ * small-strain, with the contact either vertical (the linear Signorini condition) or along the
+ * sinusoid's normal (linearized normal gap).
+ *
+ *     bench_pressure_sinusoid_fem [max_level]    (levels 0-3: 24, 48, 96, 192 cells per period,
+ *                                                 square cells; default 3)
+ *
+ * stdout: the validation on closed forms (flat punch: F = E' d λ / h with the plane-strain
+ * constrained modulus; a prescribed surface mode u_y = A cos kx: the energy of the layer's
+ * Fourier-mode solution), then CSV of the mesh convergence and a summary of PFC / FEM. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pressure_bench.h"
+#include "sinusoid_fem_layer.h"
+
+static const double wavelength = 2 * 3.14159265358979323846 / 3, depth = 0.4;
+static const double etas[3] = {0, 0.166, 0.333};
+static const double poissons[3] = {0.3, 0, 0.45};
+enum { level_count = 4 };
+
+static sfem_layer layer_at(int level, double poisson) {
+    int cells_x = 24 << level;
+    int cells_y = (int)lround(cells_x / wavelength); /* square cells, unit thickness */
+    return (sfem_layer){wavelength, 1, 1, poisson, cells_x, cells_y};
+}
+
+static void check(int status) {
+    if (status) {
+        exit(1);
+    }
+}
+
+static int validate(int max_level) {
+    int failed = 0;
+    printf("# validation 1, flat punch (eta 0, whole top held): F / (E' d lambda / h) - 1\n");
+    printf("poisson,cells_x,relative_error\n");
+    for (int p = 0; p < 3; ++p) {
+        sfem_layer l = layer_at(0, poissons[p]);
+        sfem_result r;
+        check(sfem_press_sinusoid(&l, 0, depth, SFEM_GAP_VERTICAL, &r));
+        double exact = sfem_constrained_modulus(&l) * depth * l.period / l.thickness;
+        double error = r.force / exact - 1;
+        failed |= !(fabs(error) < 1e-10) || r.contact_fraction != 1;
+        printf("%.2f,%d,%.2e\n", poissons[p], l.cells_x, error);
+    }
+    printf("# validation 2, top u_y = A cos(kx) shear-free, bottom bonded: FEM energy against the "
+           "Fourier-mode closed form\n");
+    printf("poisson,cells_x,dofs,energy_fem,energy_closed_form,relative_error\n");
+    for (int p = 0; p < 3; ++p) {
+        for (int level = 0; level <= max_level && level < 3; ++level) {
+            sfem_layer l = layer_at(level, poissons[p]);
+            sfem_result r;
+            check(sfem_prescribe_mode(&l, 0.1, &r));
+            double exact = sfem_mode_energy(&l, 0.1);
+            printf("%.2f,%d,%d,%.10e,%.10e,%.2e\n", poissons[p], l.cells_x, r.dofs, r.energy, exact,
+                   r.energy / exact - 1);
+            failed |= level == 2 && !(fabs(r.energy / exact - 1) < 1e-6);
+        }
+    }
+    return failed;
+}
+
+int main(int argc, char** argv) {
+    int max_level = argc > 1 ? atoi(argv[1]) : level_count - 1;
+    pb_print_run_header("bench_pressure_sinusoid_fem");
+    if (validate(max_level)) {
+        printf("# VALIDATION FAILED\n");
+        return 1;
+    }
+    static const char* const gap_names[2] = {"vertical", "normal"};
+    printf("# sinusoid pressed d = %.1f past first contact, F / F(eta = 0)\n", depth);
+    printf("gap,poisson,cells_x,cells_y,dofs,eta,fem_normalized,contact_fraction,active_set_"
+           "solves,pfc_closed_form,pfc_over_fem\n");
+    double finest[2][3][3] = {{{0}}};
+    for (int gap = 0; gap < 2; ++gap) {
+        for (int p = 0; p < 3; ++p) {
+            /* ν = 0.3 (the paper's) on every level, the others on all but the finest */
+            int top_level = p == 0 ? max_level : max_level - 1;
+            for (int level = 0; level <= top_level && level < level_count; ++level) {
+                sfem_layer l = layer_at(level, poissons[p]);
+                sfem_result flat, r;
+                check(sfem_press_sinusoid(&l, 0, depth, (sfem_gap)gap, &flat));
+                for (int e = 0; e < 3; ++e) {
+                    check(sfem_press_sinusoid(&l, etas[e], depth, (sfem_gap)gap, &r));
+                    double fem = r.force / flat.force;
+                    double pfc = sfem_pfc_normalized_force(etas[e], depth);
+                    printf("%s,%.2f,%d,%d,%d,%.3f,%.5f,%.4f,%d%s,%.5f,%.4f\n", gap_names[gap],
+                           poissons[p], l.cells_x, l.cells_y, r.dofs, etas[e], fem,
+                           r.contact_fraction, r.iterations, r.converged ? "" : " (not converged)",
+                           pfc, pfc / fem);
+                    finest[gap][p][e] = fem;
+                }
+                fflush(stdout);
+            }
+        }
+    }
+    printf("# finest meshes; the paper: PFC = FEM at eta 0, PFC 23%% under FEM at eta 0.333 "
+           "(PFC / FEM = 0.77)\n");
+    printf("gap,poisson,eta,fem_normalized,pfc_closed_form,pfc_over_fem\n");
+    for (int gap = 0; gap < 2; ++gap) {
+        for (int p = 0; p < 3; ++p) {
+            for (int e = 0; e < 3; ++e) {
+                double pfc = sfem_pfc_normalized_force(etas[e], depth);
+                printf("%s,%.2f,%.3f,%.4f,%.4f,%.3f\n", gap_names[gap], poissons[p], etas[e],
+                       finest[gap][p][e], pfc, pfc / finest[gap][p][e]);
+            }
+        }
+    }
+    return 0;
+}
