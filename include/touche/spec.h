@@ -49,6 +49,7 @@ typedef enum tch_point_law {
 typedef enum tch_integrator {
     TCH_INTEGRATOR_SEMI_IMPLICIT_EULER = 0, ///< symplectic Euler: v += h a(q, v); q += h v
     TCH_INTEGRATOR_RK4,                     ///< classical fourth-order Runge-Kutta
+    TCH_INTEGRATOR_IMPLICIT, ///< linearly implicit Euler in the contacts' stiffness and damping
 } tch_integrator;
 
 /// Solvers for the constraint models' complementarity problems.

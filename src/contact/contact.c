@@ -166,3 +166,99 @@ tch_real tch_contact_inverse_mass(const tch_model* model, const tch_data* data,
     return 1 / model->body_total_mass[root] +
            tch_v3_dot(u, tch_m3_mul_v3(prediction->I_inv_W[root], u));
 }
+
+/* ---- linearization (docs/integrators.md) ---- */
+
+static tch_vec3 read_block(const tch_real* x, int block) {
+    return (tch_vec3){x[3 * block], x[3 * block + 1], x[3 * block + 2]};
+}
+
+static void write_block(tch_real* x, int block, tch_vec3 v) {
+    x[3 * block] = v.x;
+    x[3 * block + 1] = v.y;
+    x[3 * block + 2] = v.z;
+}
+
+/* (F, M) = L (u, φ) for a local 6x6 L. */
+static void local_map(const tch_real L[6][6], tch_vec3 u, tch_vec3 phi, tch_vec3* F, tch_vec3* M) {
+    tch_real in[6] = {u.x, u.y, u.z, phi.x, phi.y, phi.z}, out[6];
+    for (int i = 0; i < 6; ++i) {
+        out[i] = 0;
+        for (int j = 0; j < 6; ++j) {
+            out[i] += L[i][j] * in[j];
+        }
+    }
+    *F = read_block(out, 0);
+    *M = read_block(out, 1);
+}
+
+/* Where the two bodies' sides of a contact sit relative to their centres of mass, and the
+ * share of b's motion in the sliding of o along the plane (0 when b is static, 1 when a is
+ * static, 1/2 between free bodies). */
+typedef struct contact_arms {
+    tch_vec3 r_a, r_b;               /* o relative to each centre of mass */
+    tch_vec3 surface_a, surface_b;   /* each body's surface point under o, same */
+    tch_real share_b;
+} contact_arms;
+
+/* Displacement of the material point at r (relative to the centre of mass) of a body moved by
+ * (delta, phi). */
+static tch_vec3 point_motion(const tch_real* x, tch_vec3 r) {
+    return tch_v3_add(read_block(x, 0), tch_v3_cross(read_block(x, 1), r));
+}
+
+/* The change of the generalized forces (f_a, τ_a, f_b, τ_b) for a motion x = (δ_a, φ_a, δ_b,
+ * φ_b) of the two bodies: through the local map L of the relative motion at o, plus, when
+ * `geometric`, the turning of the contact plane and the moment arms' change (the wrench
+ * carried with the contact frame). */
+static void wrench_variation(const tch_wrench_linearization* w, const tch_real L[6][6],
+                             const contact_arms* arms, const tch_real x[12], int geometric,
+                             tch_real y[12]) {
+    tch_vec3 move_a = point_motion(x, arms->r_a), move_b = point_motion(x + 6, arms->r_b);
+    tch_vec3 phi_a = read_block(x, 1), phi_b = read_block(x, 3);
+    tch_vec3 dF, dM;
+    local_map(L, tch_v3_sub(move_b, move_a), tch_v3_sub(phi_b, phi_a), &dF, &dM);
+    tch_vec3 arm_a = tch_v3_zero(), arm_b = tch_v3_zero();
+    if (geometric) {
+        tch_real s = arms->share_b;
+        /* the plane turns with the other body: the static one, or the mean of two free ones */
+        tch_vec3 turn = tch_v3_add(tch_v3_scale(phi_a, s), tch_v3_scale(phi_b, 1 - s));
+        dF = tch_v3_add(dF, tch_v3_cross(turn, w->F_W));
+        dM = tch_v3_add(dM, tch_v3_cross(turn, w->M_W));
+        /* o: midway between the surfaces across the plane, with the surface points along it */
+        tch_vec3 n = w->n_W;
+        tch_vec3 slide = tch_v3_add(tch_v3_scale(point_motion(x, arms->surface_a), 1 - s),
+                                    tch_v3_scale(point_motion(x + 6, arms->surface_b), s));
+        tch_vec3 d_o = tch_v3_madd(slide, 0.5 * tch_v3_dot(n, tch_v3_add(move_a, move_b)) -
+                                              tch_v3_dot(n, slide), n);
+        arm_a = tch_v3_cross(tch_v3_sub(d_o, read_block(x, 0)), w->F_W);
+        arm_b = tch_v3_cross(tch_v3_sub(d_o, read_block(x, 2)), w->F_W);
+    }
+    write_block(y, 0, tch_v3_neg(dF));
+    write_block(y, 1, tch_v3_neg(tch_v3_add(tch_v3_add(dM, arm_a), tch_v3_cross(arms->r_a, dF))));
+    write_block(y, 2, dF);
+    write_block(y, 3, tch_v3_add(tch_v3_add(dM, arm_b), tch_v3_cross(arms->r_b, dF)));
+}
+
+void tch_contact_linearize_wrench(const tch_model* model, const tch_data* data,
+                                  const tch_pair_result* pair,
+                                  const tch_wrench_linearization* w,
+                                  tch_pair_linearization* out) {
+    int root_a = geom_root(model, pair->geom_a), root_b = geom_root(model, pair->geom_b);
+    contact_arms arms;
+    arms.r_a = tch_v3_sub(w->o_W, data->body_p_WCm[root_a]);
+    arms.r_b = tch_v3_sub(w->o_W, data->body_p_WCm[root_b]);
+    arms.surface_a = tch_v3_madd(arms.r_a, 0.5 * w->depth, w->n_W);
+    arms.surface_b = tch_v3_madd(arms.r_b, -0.5 * w->depth, w->n_W);
+    arms.share_b = root_a == 0 ? 1 : root_b == 0 ? 0 : 0.5;
+    for (int j = 0; j < 12; ++j) {
+        tch_real x[12] = {0}, k[12], d[12];
+        x[j] = 1;
+        wrench_variation(w, w->K, &arms, x, 1, k);
+        wrench_variation(w, w->D, &arms, x, 0, d);
+        for (int i = 0; i < 12; ++i) {
+            out->K[i][j] += k[i];
+            out->D[i][j] += d[i];
+        }
+    }
+}

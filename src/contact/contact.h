@@ -51,6 +51,33 @@ typedef struct tch_pair_context {
     void* scratch;          /* the model's working memory in this data (scratch_create), or NULL */
 } tch_pair_context;
 
+/* A pair's contact forces linearized about the current state (docs/integrators.md). Each body
+ * moves by a displacement of its centre of mass and a small rotation, both world (δ, φ), at the
+ * rates (v_WCm, w_W); its generalized force is the force on its centre of mass and the torque
+ * about it, world. Rows and columns are ordered (a, b) for the roots of geom a and geom b, each
+ * (translation, rotation); those of a static root are filled and meaningless.
+ *     K = ∂(f_a, τ_a, f_b, τ_b) / ∂(δ_a, φ_a, δ_b, φ_b)
+ *     D = ∂(f_a, τ_a, f_b, τ_b) / ∂(v_a, w_a, v_b, w_b) */
+typedef struct tch_pair_linearization {
+    tch_real K[12][12];
+    tch_real D[12][12];
+} tch_pair_linearization;
+
+/* A penalty wrench described for linearization: force F_W at o_W plus moment M_W on geom b's
+ * body (the opposite on a's). o_W lies midway between the two surfaces, `depth` apart along
+ * the normal n_W (from a into b). K and D (6x6) are the local derivatives of (F, moment about
+ * o) with respect to the displacement of b's material point at o relative to a's and the
+ * relative rotation (b's minus a's), and to their rates. How the contact frame itself moves
+ * (the geometric terms, docs/integrators.md): against a static body the plane stays with it and
+ * o slides with the free body's surface point; between two free bodies both follow the mean of
+ * the two motions. */
+typedef struct tch_wrench_linearization {
+    tch_vec3 o_W, n_W, F_W, M_W;
+    tch_real depth;
+    tch_real K[6][6];
+    tch_real D[6][6];
+} tch_wrench_linearization;
+
 typedef struct tch_contact_ops {
     tch_contact_kind kind;
     int uses_state;
@@ -70,6 +97,11 @@ typedef struct tch_contact_ops {
      * release. */
     void* (*scratch_create)(void);
     void (*scratch_destroy)(void* scratch);
+    /* FORCE models, optional: the pair's forces linearized about the current state, after the
+     * forces stage (the implicit integrator, docs/integrators.md). NULL: the integrator treats
+     * the pair's forces explicitly. */
+    void (*linearize)(const tch_model* model, const tch_data* data,
+                      const tch_pair_context* context, tch_pair_linearization* out);
 } tch_contact_ops;
 
 /* Makes room for `points` more contacts, one more pair result, `polygons` more polygons and
@@ -114,8 +146,20 @@ tch_real tch_contact_inverse_mass(const tch_model* model, const tch_data* data,
                                   const tch_velocity_prediction* prediction, int geom,
                                   tch_vec3 p_W, tch_vec3 t_W);
 
+/* Adds to `out` the body-level Jacobians of the wrench `w` of `pair` (docs/integrators.md):
+ * its local stiffness and damping carried to both bodies' centres of mass, with the geometric
+ * terms of the wrench's moment arms and of a's rotation of the plane in K. */
+void tch_contact_linearize_wrench(const tch_model* model, const tch_data* data,
+                                  const tch_pair_result* pair,
+                                  const tch_wrench_linearization* w,
+                                  tch_pair_linearization* out);
+
 /* The models (contact/point.c, contact/volume.c). */
 extern const tch_contact_ops tch_point_ops;
 extern const tch_contact_ops tch_lcp_ops;
 extern const tch_contact_ops tch_volume_ops;
 extern const tch_contact_ops tch_pressure_ops;
+
+/* The volume model's linearize op (contact/volume_linearize.c). */
+void tch_volume_linearize(const tch_model* model, const tch_data* data,
+                          const tch_pair_context* context, tch_pair_linearization* out);

@@ -85,10 +85,54 @@ static void point_friction_forces(const tch_model* model, tch_data* data,
     }
 }
 
+/* ∂f_n/∂d and ∂f_n/∂d' of the normal law at (depth, rate); zero where it is clamped. */
+static void normal_force_derivatives(const tch_pair_params* p, tch_real depth, tch_real rate,
+                                     tch_real* k, tch_real* b) {
+    *k = *b = 0;
+    if (normal_force(p, depth, rate) <= 0) {
+        return;
+    }
+    if (p->law == TCH_POINT_LAW_HUNT_CROSSLEY) {
+        tch_real e = p->exponent, lambda = 1.5 * p->dissipation;
+        *k = p->stiffness * e * pow(depth, e - 1) * (1 + lambda * rate);
+        *b = p->stiffness * pow(depth, e) * lambda;
+    } else {
+        *k = p->stiffness;
+        *b = p->damping;
+    }
+}
+
+/* Each point's spring and damper along n: the depth falls by n.u for a displacement u of b's
+ * point relative to a's, so ∂F/∂u = -k' n n^T and ∂F/∂v = -b' n n^T (docs/integrators.md). */
+static void point_linearize(const tch_model* model, const tch_data* data,
+                            const tch_pair_context* context, tch_pair_linearization* out) {
+    const tch_pair_result* pair = context->pair;
+    for (int i = 0; i < pair->contact_count; ++i) {
+        const tch_contact* c = &data->contacts[pair->contact_start + i];
+        if (c->depth <= 0) {
+            continue;
+        }
+        tch_real v_n = tch_v3_dot(relative_velocity(model, data, pair, c->p_W), c->n_W);
+        tch_real k, b;
+        normal_force_derivatives(&pair->params, c->depth, -v_n, &k, &b);
+        tch_wrench_linearization w = {.o_W = c->p_W, .n_W = c->n_W, .F_W = c->f_W,
+                                      .M_W = tch_v3_zero(), .depth = c->depth};
+        tch_real n[3] = {c->n_W.x, c->n_W.y, c->n_W.z};
+        for (int r = 0; r < 3; ++r) {
+            for (int s = 0; s < 3; ++s) {
+                w.K[r][s] = -k * n[r] * n[s];
+                w.D[r][s] = -b * n[r] * n[s];
+            }
+        }
+        tch_contact_linearize_wrench(model, data, pair, &w, out);
+    }
+}
+
 const tch_contact_ops tch_point_ops = {
     .kind = TCH_CONTACT_KIND_FORCE,
     .uses_state = 0,
     .pair_geometry = NULL,
     .normal_forces = point_normal_forces,
     .friction_forces = point_friction_forces,
+    .linearize = point_linearize,
 };

@@ -452,6 +452,7 @@ const tch_contact_ops tch_volume_ops = {
     .friction_forces = NULL,
     .scratch_create = volume_scratch_create,
     .scratch_destroy = volume_scratch_destroy,
+    .linearize = tch_volume_linearize,
 };
 
 /* ---- compile-time pieces ---- */

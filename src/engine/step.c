@@ -17,6 +17,7 @@
 #include "contact/contact.h"
 #include "dynamics/free_body.h"
 #include "engine/engine_internal.h"
+#include "engine/implicit.h"
 #include "geometry/model_shape.h"
 #include "math/vec.h"
 #include "touche/step.h"
@@ -447,6 +448,56 @@ static tch_status runge_kutta_4(const tch_model* m, tch_data* d, tch_error* err)
     return status;
 }
 
+/* The constraint models' impulses live inside semi-implicit Euler's velocity update (as
+ * io/compile.c refuses them with RK4): the linearly implicit step has no place for them. */
+static tch_status refuse_constraint_pairs(const tch_model* m, const tch_data* d,
+                                          tch_error* err) {
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        tch_contact_model model = d->pair_results[i].model;
+        if (tch_contact_model_ops(model)->kind != TCH_CONTACT_KIND_FORCE) {
+            return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                            "contact model '%s' (geoms '%s' and '%s') needs the semi-implicit "
+                            "Euler integrator (option integrator=\"Euler\"); the scene uses "
+                            "the implicit integrator, which takes force models only",
+                            tch_contact_model_name(model),
+                            m->geom_name[d->pair_results[i].geom_a],
+                            m->geom_name[d->pair_results[i].geom_b]);
+        }
+    }
+    return TCH_OK;
+}
+
+/* Linearly implicit Euler (engine/implicit.h): semi-implicit Euler's velocities v*, corrected
+ * by the contacts' linearization, then the same position update. */
+static tch_status linearly_implicit_euler(const tch_model* m, tch_data* d, tch_error* err) {
+    tch_status s = refuse_constraint_pairs(m, d, err);
+    if (s != TCH_OK) {
+        return s;
+    }
+    tch_real h = m->timestep;
+    tch_arena* arena = &d->internal->arena;
+    size_t mark = tch_arena_mark(arena);
+    tch_real* qvel0 = tch_arena_alloc(arena, (size_t)m->nv * sizeof(tch_real) + 1, "qvel0");
+    if (!qvel0) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for qvel0");
+    }
+    copy_elements(qvel0, d->qvel, m->nv, sizeof(tch_real));
+    for (int i = 0; i < m->nv; ++i) {
+        d->qvel[i] += h * d->qacc[i];
+    }
+    s = tch_implicit_correct_velocities(m, d, qvel0, err);
+    tch_arena_release(arena, mark);
+    if (s != TCH_OK) {
+        return s;
+    }
+    for (int b = 1; b < m->body_count; ++b) {
+        if (m->body_free[b]) {
+            tch_free_body_advance_position(m, d->qpos, d->qvel, b, h);
+        }
+    }
+    return TCH_OK;
+}
+
 /* NaN anywhere, or a body faster than the runaway limits: names the body and the time. */
 static tch_status check_divergence(const tch_model* m, const tch_data* d, tch_error* err) {
     for (int b = 1; b < m->body_count; ++b) {
@@ -475,6 +526,8 @@ tch_status tch_step_end(const tch_model* m, tch_data* d, tch_error* err) {
     tch_status s = TCH_OK;
     if (m->integrator == TCH_INTEGRATOR_RK4) {
         s = runge_kutta_4(m, d, err);
+    } else if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+        s = linearly_implicit_euler(m, d, err);
     } else {
         semi_implicit_euler(m, d);
     }

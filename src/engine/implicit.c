@@ -1,0 +1,449 @@
+/* The linearly implicit Euler integrator (engine/implicit.h, docs/integrators.md). */
+#include "engine/implicit.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "contact/contact.h"
+#include "dynamics/free_body.h"
+#include "engine/engine_internal.h"
+#include "math/vec.h"
+
+/* One linearized pair: its two roots' nodes (-1 when static) and its symmetrized K and D. */
+typedef struct linear_pair {
+    int node[2];
+    tch_pair_linearization lin;
+} linear_pair;
+
+/* The system over the free bodies (nodes), unknowns ordered by the nodes' positions. */
+typedef struct implicit_system {
+    tch_real h;
+    int node_count, pair_count;
+    int* node_of_body;    /* [model body_count] node of a free root, else -1 */
+    int* body_of_node;    /* [node_count] */
+    int* position;        /* [node_count] place of the node in the elimination order */
+    linear_pair* pairs;   /* [pair_count] */
+    tch_real* v0;         /* [6 node_count] (v_WCm, w_W) at the step's start, by node */
+    tch_real* v1;         /* [6 node_count] the same of v* */
+    int n;                /* 6 node_count unknowns */
+    int* row_start;       /* [n] first stored column of each row of the lower triangle */
+    size_t* row_offset;   /* [n] where each row's values begin in `values` */
+    tch_real* values;     /* the variable-band lower triangle, row by row */
+    tch_real* rhs;        /* [n] */
+} implicit_system;
+
+/* Arena array of count elements of `size` bytes; NULL when out of memory (count 0: a valid
+ * empty block). */
+static void* take(tch_data* d, size_t count, size_t size, const char* tag) {
+    return tch_arena_alloc(&d->internal->arena, count > 0 ? count * size : 1, tag);
+}
+
+static int root_node(const tch_model* m, const implicit_system* s, int geom) {
+    return s->node_of_body[m->body_root[m->geom_body[geom]]];
+}
+
+/* ---- nodes and pairs ---- */
+
+static int index_bodies(const tch_model* m, tch_data* d, implicit_system* s) {
+    s->node_of_body = take(d, (size_t)m->body_count, sizeof(int), "implicit node of body");
+    s->body_of_node = take(d, (size_t)m->body_count, sizeof(int), "implicit body of node");
+    if (!s->node_of_body || !s->body_of_node) {
+        return -1;
+    }
+    s->node_count = 0;
+    for (int b = 0; b < m->body_count; ++b) {
+        int free_root = b > 0 && m->body_free[b] && m->body_root[b] == b;
+        s->node_of_body[b] = free_root ? s->node_count : -1;
+        if (free_root) {
+            s->body_of_node[s->node_count++] = b;
+        }
+    }
+    s->n = 6 * s->node_count;
+    return 0;
+}
+
+/* a = (a + a^T) / 2 for a 12x12 matrix. */
+static void symmetrize(tch_real a[12][12]) {
+    for (int i = 0; i < 12; ++i) {
+        for (int j = 0; j < i; ++j) {
+            tch_real mean = 0.5 * (a[i][j] + a[j][i]);
+            a[i][j] = a[j][i] = mean;
+        }
+    }
+}
+
+static const tch_contact_ops* linearizable(const tch_data* d, int i) {
+    const tch_contact_ops* ops = tch_contact_model_ops(d->pair_results[i].model);
+    return ops->kind == TCH_CONTACT_KIND_FORCE && ops->linearize ? ops : NULL;
+}
+
+/* Every pair whose model linearizes and that moves a free body, linearized and symmetrized. */
+static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) {
+    s->pairs = take(d, (size_t)d->pair_result_count, sizeof *s->pairs, "implicit pairs");
+    if (!s->pairs) {
+        return -1;
+    }
+    s->pair_count = 0;
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        const tch_contact_ops* ops = linearizable(d, i);
+        tch_pair_result* result = &d->pair_results[i];
+        linear_pair* p = &s->pairs[s->pair_count];
+        p->node[0] = root_node(m, s, result->geom_a);
+        p->node[1] = root_node(m, s, result->geom_b);
+        if (!ops || (p->node[0] < 0 && p->node[1] < 0)) {
+            continue;
+        }
+        memset(&p->lin, 0, sizeof p->lin);
+        tch_pair_state* state =
+            ops->uses_state ? tch_pair_state_find(&d->internal->pair_states, result->geom_a,
+                                                  result->geom_b)
+                            : NULL;
+        tch_pair_context context = {result, state, 0, d->internal->model_scratch[result->model]};
+        ops->linearize(m, d, &context, &p->lin);
+        symmetrize(p->lin.K);
+        symmetrize(p->lin.D);
+        s->pair_count++;
+    }
+    return 0;
+}
+
+/* ---- ordering: reverse Cuthill-McKee over the bodies coupled by pairs ---- */
+
+typedef struct body_graph {
+    int* degree;      /* [node_count] */
+    int* start;       /* [node_count + 1] CSR */
+    int* neighbours;
+} body_graph;
+
+static int coupled(const linear_pair* p) {
+    return p->node[0] >= 0 && p->node[1] >= 0 && p->node[0] != p->node[1];
+}
+
+static int build_graph(tch_data* d, const implicit_system* s, body_graph* g) {
+    int n = s->node_count, edges = 0;
+    g->degree = take(d, (size_t)n, sizeof(int), "implicit degree");
+    g->start = take(d, (size_t)n + 1, sizeof(int), "implicit adjacency start");
+    for (int p = 0; p < s->pair_count; ++p) {
+        edges += 2 * coupled(&s->pairs[p]);
+    }
+    g->neighbours = take(d, (size_t)edges, sizeof(int), "implicit adjacency");
+    if (!g->degree || !g->start || !g->neighbours) {
+        return -1;
+    }
+    memset(g->degree, 0, (size_t)n * sizeof(int));
+    for (int p = 0; p < s->pair_count; ++p) {
+        if (coupled(&s->pairs[p])) {
+            g->degree[s->pairs[p].node[0]]++;
+            g->degree[s->pairs[p].node[1]]++;
+        }
+    }
+    g->start[0] = 0;
+    for (int i = 0; i < n; ++i) {
+        g->start[i + 1] = g->start[i] + g->degree[i];
+        g->degree[i] = 0; /* refilled below as the insertion count */
+    }
+    for (int p = 0; p < s->pair_count; ++p) {
+        const int* e = s->pairs[p].node;
+        if (coupled(&s->pairs[p])) {
+            g->neighbours[g->start[e[0]] + g->degree[e[0]]++] = e[1];
+            g->neighbours[g->start[e[1]] + g->degree[e[1]]++] = e[0];
+        }
+    }
+    return 0;
+}
+
+/* Appends the unvisited neighbours of `node` to order[*count], by increasing degree. */
+static void visit_neighbours(const body_graph* g, int node, unsigned char* visited, int* order,
+                             int* count) {
+    int first = *count;
+    for (int k = g->start[node]; k < g->start[node + 1]; ++k) {
+        int next = g->neighbours[k];
+        if (visited[next]) {
+            continue;
+        }
+        visited[next] = 1;
+        int i = (*count)++;
+        for (; i > first && g->degree[order[i - 1]] > g->degree[next]; --i) {
+            order[i] = order[i - 1];
+        }
+        order[i] = next;
+    }
+}
+
+/* The nodes by increasing degree (counting sort, stable). */
+static int sort_by_degree(tch_data* d, const body_graph* g, int n, int* sorted) {
+    int max_degree = 0;
+    for (int node = 0; node < n; ++node) {
+        max_degree = g->degree[node] > max_degree ? g->degree[node] : max_degree;
+    }
+    int* next = take(d, (size_t)max_degree + 1, sizeof(int), "implicit degree counts");
+    if (!next) {
+        return -1;
+    }
+    for (int k = 0; k <= max_degree; ++k) {
+        next[k] = 0;
+    }
+    for (int node = 0; node < n; ++node) {
+        next[g->degree[node]]++;
+    }
+    for (int k = 0, total = 0; k <= max_degree; ++k) {
+        int count = next[k];
+        next[k] = total;
+        total += count;
+    }
+    for (int node = 0; node < n; ++node) {
+        sorted[next[g->degree[node]]++] = node;
+    }
+    return 0;
+}
+
+/* s->position from a breadth-first search of each component started at a node of least
+ * degree, neighbours by increasing degree, reversed (George and Liu, "Computer Solution of
+ * Large Sparse Positive Definite Systems", 1981, sec. 4.3). */
+static int order_bodies(tch_data* d, implicit_system* s) {
+    int n = s->node_count;
+    body_graph g;
+    s->position = take(d, (size_t)n, sizeof(int), "implicit position");
+    int* order = take(d, (size_t)n, sizeof(int), "implicit order");
+    int* by_degree = take(d, (size_t)n, sizeof(int), "implicit nodes by degree");
+    unsigned char* visited = take(d, (size_t)n, 1, "implicit visited");
+    if (!s->position || !order || !by_degree || !visited || build_graph(d, s, &g) != 0) {
+        return -1;
+    }
+    for (int node = 0; node < n; ++node) {
+        visited[node] = 0;
+    }
+    if (sort_by_degree(d, &g, n, by_degree) != 0) {
+        return -1;
+    }
+    int count = 0;
+    for (int k = 0; k < n; ++k) {
+        if (visited[by_degree[k]]) {
+            continue;
+        }
+        visited[by_degree[k]] = 1;
+        order[count++] = by_degree[k];
+        for (int head = count - 1; head < count; ++head) {
+            visit_neighbours(&g, order[head], visited, order, &count);
+        }
+    }
+    for (int k = 0; k < n; ++k) {
+        s->position[order[k]] = n - 1 - k;
+    }
+    return 0;
+}
+
+/* ---- the variable-band matrix ---- */
+
+/* The band of each row: a node's rows start at the block column of its earliest-placed
+ * neighbour; Cholesky fills nothing outside it (the envelope is closed under elimination). */
+static int build_skyline(tch_data* d, implicit_system* s) {
+    int nodes = s->node_count;
+    int* first = take(d, (size_t)nodes, sizeof(int), "implicit first block");
+    s->row_start = take(d, (size_t)s->n, sizeof(int), "implicit row start");
+    s->row_offset = take(d, (size_t)s->n, sizeof(size_t), "implicit row offset");
+    s->rhs = take(d, (size_t)s->n, sizeof(tch_real), "implicit rhs");
+    if (!first || !s->row_start || !s->row_offset || !s->rhs) {
+        return -1;
+    }
+    for (int node = 0; node < nodes; ++node) {
+        first[s->position[node]] = s->position[node];
+    }
+    for (int p = 0; p < s->pair_count; ++p) {
+        if (coupled(&s->pairs[p])) {
+            int x = s->position[s->pairs[p].node[0]], y = s->position[s->pairs[p].node[1]];
+            int hi = x > y ? x : y, lo = x > y ? y : x;
+            first[hi] = first[hi] < lo ? first[hi] : lo;
+        }
+    }
+    size_t size = 0;
+    for (int r = 0; r < s->n; ++r) {
+        s->row_start[r] = 6 * first[r / 6];
+        s->row_offset[r] = size;
+        size += (size_t)(r - s->row_start[r] + 1);
+    }
+    s->values = take(d, size, sizeof(tch_real), "implicit matrix");
+    if (!s->values) {
+        return -1;
+    }
+    memset(s->values, 0, size * sizeof(tch_real));
+    memset(s->rhs, 0, (size_t)s->n * sizeof(tch_real));
+    return 0;
+}
+
+static tch_real* entry(const implicit_system* s, int row, int col) {
+    return &s->values[s->row_offset[row] + (size_t)(col - s->row_start[row])];
+}
+
+/* The mass blocks diag(m 1, I_W) and each body's centre-of-mass velocities. */
+static void assemble_bodies(const tch_model* m, const tch_data* d, implicit_system* s,
+                            const tch_real* qvel0) {
+    for (int node = 0; node < s->node_count; ++node) {
+        int b = s->body_of_node[node], r = 6 * s->position[node];
+        tch_mat3 I_W = tch_m3_rotate_tensor(d->body_R_WB[b], m->body_total_I_BCm[b]);
+        for (int i = 0; i < 3; ++i) {
+            *entry(s, r + i, r + i) += m->body_total_mass[b];
+            for (int j = 0; j <= i; ++j) {
+                *entry(s, r + 3 + i, r + 3 + j) += I_W.m[i][j];
+            }
+        }
+        tch_vec3 v[4];
+        tch_free_body_com_velocity(m, d->qpos, qvel0, b, &v[0], &v[1]);
+        tch_free_body_com_velocity(m, d->qpos, d->qvel, b, &v[2], &v[3]);
+        for (int i = 0; i < 3; ++i) {
+            s->v0[6 * node + i] = tch_v3_get(v[0], i);
+            s->v0[6 * node + 3 + i] = tch_v3_get(v[1], i);
+            s->v1[6 * node + i] = tch_v3_get(v[2], i);
+            s->v1[6 * node + 3 + i] = tch_v3_get(v[3], i);
+        }
+    }
+}
+
+/* One pair's blocks of -(h D + h^2 K) (lower triangle) and of the right-hand side
+ * h^2 K v* + h D (v* - v0). */
+static void assemble_pair(implicit_system* s, const linear_pair* p) {
+    tch_real h = s->h;
+    for (int a = 0; a < 2; ++a) {
+        if (p->node[a] < 0) {
+            continue;
+        }
+        int row0 = 6 * s->position[p->node[a]];
+        for (int b = 0; b < 2; ++b) {
+            if (p->node[b] < 0) {
+                continue;
+            }
+            int col0 = 6 * s->position[p->node[b]];
+            const tch_real* v0 = s->v0 + 6 * p->node[b];
+            const tch_real* v1 = s->v1 + 6 * p->node[b];
+            for (int i = 0; i < 6; ++i) {
+                const tch_real* K = p->lin.K[6 * a + i] + 6 * b;
+                const tch_real* D = p->lin.D[6 * a + i] + 6 * b;
+                for (int j = 0; j < 6; ++j) {
+                    if (row0 + i >= col0 + j) {
+                        *entry(s, row0 + i, col0 + j) -= h * D[j] + h * h * K[j];
+                    }
+                    s->rhs[row0 + i] += h * h * K[j] * v1[j] + h * D[j] * (v1[j] - v0[j]);
+                }
+            }
+        }
+    }
+}
+
+/* ---- variable-band Cholesky (Golub and Van Loan, 4th ed., sec. 4.3.6 with alg. 4.2.2) ---- */
+
+static tch_real dot(const tch_real* x, const tch_real* y, int count) {
+    tch_real sum = 0;
+    for (int k = 0; k < count; ++k) {
+        sum += x[k] * y[k];
+    }
+    return sum;
+}
+
+/* L L^T in place of the lower triangle; 0, or 1 + the row of a pivot that is not positive
+ * (or below 4 DBL_EPSILON of its original diagonal, as tch_dense_cholesky). */
+static int skyline_cholesky(implicit_system* s) {
+    for (int r = 0; r < s->n; ++r) {
+        int start = s->row_start[r];
+        for (int c = start; c <= r; ++c) {
+            int k0 = start > s->row_start[c] ? start : s->row_start[c];
+            tch_real* l_rc = entry(s, r, c);
+            tch_real sum = *l_rc - dot(entry(s, r, k0), entry(s, c, k0), c - k0);
+            if (c < r) {
+                *l_rc = sum / *entry(s, c, c);
+            } else if (sum > 4 * DBL_EPSILON * *l_rc) {
+                *l_rc = sqrt(sum);
+            } else {
+                return r + 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Solves L L^T x = rhs in place. */
+static void skyline_solve(implicit_system* s) {
+    tch_real* x = s->rhs;
+    for (int r = 0; r < s->n; ++r) {
+        int start = s->row_start[r];
+        x[r] = (x[r] - dot(entry(s, r, start), x + start, r - start)) / *entry(s, r, r);
+    }
+    for (int r = s->n - 1; r >= 0; --r) {
+        x[r] /= *entry(s, r, r);
+        const tch_real* l = entry(s, r, s->row_start[r]);
+        for (int k = s->row_start[r]; k < r; ++k) {
+            x[k] -= l[k - s->row_start[r]] * x[r];
+        }
+    }
+}
+
+/* qvel += the correction (dv_WCm, dw_W) of every body, in its free-joint coordinates:
+ * the origin's velocity changes by dv - dw x r (r = R p_BCm) and w_B by R^T dw. */
+static void apply_correction(const tch_model* m, tch_data* d, const implicit_system* s) {
+    for (int node = 0; node < s->node_count; ++node) {
+        int b = s->body_of_node[node];
+        const tch_real* x = s->rhs + 6 * s->position[node];
+        tch_vec3 dv = {x[0], x[1], x[2]}, dw = {x[3], x[4], x[5]};
+        tch_quat q = tch_free_body_pose(m, d->qpos, b).q;
+        tch_vec3 r = tch_q_rotate(q, m->body_total_p_BCm[b]);
+        tch_vec3 dv_o = tch_v3_sub(dv, tch_v3_cross(dw, r)), dw_B = tch_q_inv_rotate(q, dw);
+        tch_real* v = d->qvel + m->body_qvel_adr[b];
+        for (int i = 0; i < 3; ++i) {
+            v[i] += tch_v3_get(dv_o, i);
+            v[3 + i] += tch_v3_get(dw_B, i);
+        }
+    }
+}
+
+/* The body placed at `position` in the elimination order. */
+static int body_at(const implicit_system* s, int position) {
+    for (int node = 0; node < s->node_count; ++node) {
+        if (s->position[node] == position) {
+            return s->body_of_node[node];
+        }
+    }
+    return 0;
+}
+
+static int prepare(const tch_model* m, tch_data* d, implicit_system* s, const tch_real* qvel0) {
+    if (index_bodies(m, d, s) != 0 || linearize_pairs(m, d, s) != 0 || order_bodies(d, s) != 0 ||
+        build_skyline(d, s) != 0) {
+        return -1;
+    }
+    s->v0 = take(d, (size_t)s->n, sizeof(tch_real), "implicit v0");
+    s->v1 = take(d, (size_t)s->n, sizeof(tch_real), "implicit v*");
+    if (!s->v0 || !s->v1) {
+        return -1;
+    }
+    assemble_bodies(m, d, s, qvel0);
+    for (int p = 0; p < s->pair_count; ++p) {
+        assemble_pair(s, &s->pairs[p]);
+    }
+    return 0;
+}
+
+tch_status tch_implicit_correct_velocities(const tch_model* m, tch_data* d,
+                                           const tch_real* qvel0, tch_error* err) {
+    size_t mark = tch_arena_mark(&d->internal->arena);
+    implicit_system s = {.h = m->timestep};
+    tch_status status = TCH_OK;
+    if (prepare(m, d, &s, qvel0) != 0) {
+        status = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
+                          "out of memory for the implicit integrator's system");
+    } else if (s.pair_count > 0) {
+        int failed = skyline_cholesky(&s);
+        if (failed) {
+            status = tch_fail(err, TCH_ERR_DIVERGED, NULL, 0,
+                              "implicit integrator at t = %.6g s: the system M - h D - h^2 K is "
+                              "not positive definite at body '%s' (expected passive contact "
+                              "springs and dampers; reduce the time step)",
+                              d->time, m->body_name[body_at(&s, (failed - 1) / 6)]);
+        } else {
+            skyline_solve(&s);
+            apply_correction(m, d, &s);
+        }
+    }
+    tch_arena_release(&d->internal->arena, mark);
+    return status;
+}
