@@ -36,11 +36,15 @@
 #include "solver/lemke.h"
 #include "solver/pgs.h"
 
-/* Warm start kept in the pair state: per point its world position (for matching by nearest
- * position), its normal impulse and its friction impulse in the tangent basis of its normal. */
-enum { MEMORY_POINTS = 7 };
+/* What the pair state keeps of each point of the last step: where it was on each geom's surface
+ * (geom frames: a's surface point p + depth/2 n and b's p - depth/2 n), its normal impulse and
+ * its friction impulse in the tangent basis of its normal. The points warm-start the solver
+ * (matched by nearest position) and are retained as contacts while they still touch
+ * (retain_points: a persistent manifold). */
+enum { MEMORY_POINTS = 5 };
 typedef struct point_memory {
-    float p_W[3];
+    float p_A[3];
+    float p_B[3];
     float normal;
     float tangent[2];
 } point_memory;
@@ -50,8 +54,13 @@ typedef struct pair_memory {
 } pair_memory;
 _Static_assert(sizeof(pair_memory) <= TCH_PAIR_STATE_BYTES, "lcp warm start must fit a pair state");
 
-/* A stored point farther than this from every current point warm-starts nothing, m. */
+/* A stored point farther than this from every current point warm-starts nothing, m; it is
+ * retained as a contact of its own when it still touches. */
 static const tch_real MEMORY_MATCH_DISTANCE = 0.01;
+/* A retained point is dropped when its two surface points have slid apart by more than this
+ * along the contact plane, m, or separated by more than the pair's margin or this, m. */
+static const tch_real RETAIN_DRIFT = 1e-3;
+static const tch_real RETAIN_GAP = 1e-3;
 /* Restitution acts on approach speeds above max(this, 4 |g| h), m/s: slower contacts (a body
  * settling under gravity) are plastic. */
 static const tch_real RESTITUTION_MIN_SPEED = 1e-3;
@@ -69,7 +78,7 @@ typedef struct jacobian_row {
 
 /* A constraint contact and what its rows need. */
 typedef struct contact_rows {
-    int contact;                /* index into data->contacts */
+    tch_contact* c;             /* in data->contacts, or a retained point (stage.retained) */
     int pair;                   /* index into data->pair_results */
     int island;
     tch_real mu;
@@ -79,6 +88,7 @@ typedef struct contact_rows {
     tch_real push;              /* target of J_n u, the pseudo-velocity: stabilization depth / h */
     tch_real warm_normal;       /* warm start: impulses of the matching point of the last step */
     tch_real warm_tangent[2];
+    float p_A[3], p_B[3];       /* its surface points in the geoms' frames (point_memory) */
 } contact_rows;
 
 /* The island's unknowns for one solver: normal rows, friction rows, then Lemke's λ rows. */
@@ -104,6 +114,8 @@ typedef struct stage {
     pair_memory** memory;       /* [pair_result_count] warm start of constraint pairs */
     contact_rows* contacts;     /* [contact_count], sorted by island */
     int contact_count;
+    tch_contact* retained;      /* points of the last step kept as contacts (retain_points) */
+    int retained_count;
     int* island_start;          /* [island_count + 1] */
     int island_count;
 } stage;
@@ -162,7 +174,7 @@ static int group_islands(stage* s, int* parent) {
         parent[b] = b;
     }
     for (int i = 0; i < s->contact_count; ++i) {
-        const tch_contact* c = &s->d->contacts[s->contacts[i].contact];
+        const tch_contact* c = s->contacts[i].c;
         int ra = geom_root(m, c->geom_a), rb = geom_root(m, c->geom_b);
         if (ra > 0 && rb > 0) {
             join_islands(parent, ra, rb);
@@ -179,7 +191,7 @@ static int group_islands(stage* s, int* parent) {
     memset(index, -1, (size_t)m->body_count * sizeof *index);
     s->island_count = 0;
     for (int i = 0; i < s->contact_count; ++i) {
-        const tch_contact* c = &s->d->contacts[s->contacts[i].contact];
+        const tch_contact* c = s->contacts[i].c;
         int ra = geom_root(m, c->geom_a), rb = geom_root(m, c->geom_b);
         int rep = find_island(parent, ra > 0 ? ra : rb);
         if (index[rep] < 0) {
@@ -305,43 +317,123 @@ static tch_real normal_target(const stage* s, const tch_contact* c, const tch_pa
     return target;
 }
 
-static tch_real distance_to_memory(const point_memory* pm, tch_vec3 p_W) {
-    return tch_v3_dist((tch_vec3){pm->p_W[0], pm->p_W[1], pm->p_W[2]}, p_W);
+static tch_vec3 float_vec3(const float* x) {
+    return (tch_vec3){x[0], x[1], x[2]};
 }
 
-/* The warm start of contact cr: the stored point nearest to it. */
-static void recall_warm_start(const pair_memory* memory, const tch_contact* c, contact_rows* cr) {
-    cr->warm_normal = cr->warm_tangent[0] = cr->warm_tangent[1] = 0;
+static void store_vec3(float* x, tch_vec3 v) {
+    x[0] = (float)v.x, x[1] = (float)v.y, x[2] = (float)v.z;
+}
+
+/* A stored point's two surface points in the world at the geoms' current poses. */
+static void memory_points_W(const stage* s, int geom_a, int geom_b, const point_memory* pm,
+                            tch_vec3* pa_W, tch_vec3* pb_W) {
+    *pa_W = tch_x_apply(s->d->geom_X_WG[geom_a], float_vec3(pm->p_A));
+    *pb_W = tch_x_apply(s->d->geom_X_WG[geom_b], float_vec3(pm->p_B));
+}
+
+/* The stored point of the pair nearest to p_W within MEMORY_MATCH_DISTANCE, or -1. */
+static int nearest_memory_point(const stage* s, const pair_memory* memory, const tch_contact* c,
+                                tch_vec3 p_W) {
     int best = -1;
     tch_real best_distance = MEMORY_MATCH_DISTANCE;
     for (int k = 0; memory && k < memory->count; ++k) {
-        tch_real distance = distance_to_memory(&memory->points[k], c->p_W);
+        tch_vec3 pa_W, pb_W;
+        memory_points_W(s, c->geom_a, c->geom_b, &memory->points[k], &pa_W, &pb_W);
+        tch_real distance = tch_v3_dist(tch_v3_lerp(pa_W, pb_W, 0.5), p_W);
         if (distance < best_distance) {
             best = k;
             best_distance = distance;
         }
     }
-    if (best >= 0) {
-        cr->warm_normal = memory->points[best].normal;
-        cr->warm_tangent[0] = memory->points[best].tangent[0];
-        cr->warm_tangent[1] = memory->points[best].tangent[1];
-    }
+    return best;
 }
 
-static contact_rows prepare_contact(const stage* s, int pair_index, int contact_index) {
-    const tch_contact* c = &s->d->contacts[contact_index];
+static void warm_from_memory(const point_memory* pm, contact_rows* cr) {
+    cr->warm_normal = pm->normal;
+    cr->warm_tangent[0] = pm->tangent[0];
+    cr->warm_tangent[1] = pm->tangent[1];
+}
+
+/* Everything but the surface points and the warm start: parameters, basis and targets. */
+static contact_rows prepare_contact(const stage* s, int pair_index, tch_contact* c) {
     const tch_pair_params* p = &s->d->pair_results[pair_index].params;
     contact_rows cr;
     memset(&cr, 0, sizeof cr);
-    cr.contact = contact_index;
+    cr.c = c;
     cr.pair = pair_index;
     cr.mu = p->friction;
     cr.cone_edges = p->friction > 0 ? (int)p->cone_edges : 0;
     tch_v3_basis(c->n_W, &cr.t1, &cr.t2);
     cr.bias = normal_target(s, c, p);
     cr.push = c->depth > 0 ? p->stabilization * c->depth / s->h : 0;
-    recall_warm_start(s->memory[pair_index], c, &cr);
     return cr;
+}
+
+/* A point of the narrow phase: its surface points in the geoms' frames, and the warm start of
+ * the stored point nearest to it. */
+static contact_rows prepare_current_point(const stage* s, int pair_index, tch_contact* c) {
+    contact_rows cr = prepare_contact(s, pair_index, c);
+    tch_vec3 half = tch_v3_scale(c->n_W, 0.5 * c->depth);
+    store_vec3(cr.p_A, tch_x_apply_inverse(s->d->geom_X_WG[c->geom_a], tch_v3_add(c->p_W, half)));
+    store_vec3(cr.p_B, tch_x_apply_inverse(s->d->geom_X_WG[c->geom_b], tch_v3_sub(c->p_W, half)));
+    const pair_memory* memory = s->memory[pair_index];
+    int k = nearest_memory_point(s, memory, c, c->p_W);
+    if (k >= 0) {
+        warm_from_memory(&memory->points[k], &cr);
+    }
+    return cr;
+}
+
+/* Is p_W farther than MEMORY_MATCH_DISTANCE from the points of rows[0..count)? */
+static int is_new_point(const contact_rows* rows, int count, tch_vec3 p_W) {
+    for (int i = 0; i < count; ++i) {
+        if (tch_v3_dist(rows[i].c->p_W, p_W) < MEMORY_MATCH_DISTANCE) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Persistent manifold: the narrow phase may give fewer points than the pair touches at (one
+ * point per step for a box on a box whose separating axis is an edge pair, a different corner
+ * each step; libccd's single point), and a face held up at one point at a time sinks. Each
+ * stored point of the last step that matches no current point is kept as a contact while its
+ * two surface points, at the geoms' current poses, are within the pair's margin (or RETAIN_GAP)
+ * along the pair's normal (that of its deepest current point) and within RETAIN_DRIFT of each
+ * other along the contact plane; its depth is their distance along the normal. Appends to
+ * rows[count..); returns the new count. */
+static int retain_points(stage* s, int pair_index, contact_rows* rows, int count) {
+    const pair_memory* memory = s->memory[pair_index];
+    const tch_pair_result* pair = &s->d->pair_results[pair_index];
+    if (!memory || count == 0 || count >= MEMORY_POINTS) {
+        return count;
+    }
+    const tch_contact* deepest = rows[0].c;
+    for (int i = 1; i < count; ++i) {
+        deepest = rows[i].c->depth > deepest->depth ? rows[i].c : deepest;
+    }
+    tch_vec3 n_W = deepest->n_W;
+    tch_real gap = fmax(pair->params.margin, RETAIN_GAP);
+    for (int k = 0; k < memory->count && count < MEMORY_POINTS; ++k) {
+        tch_vec3 pa_W, pb_W;
+        memory_points_W(s, pair->geom_a, pair->geom_b, &memory->points[k], &pa_W, &pb_W);
+        tch_vec3 apart = tch_v3_sub(pa_W, pb_W);
+        tch_real depth = tch_v3_dot(apart, n_W);
+        tch_real drift = tch_v3_norm(tch_v3_madd(apart, -depth, n_W));
+        tch_vec3 p_W = tch_v3_lerp(pa_W, pb_W, 0.5);
+        if (depth < -gap || drift > RETAIN_DRIFT || !is_new_point(rows, count, p_W)) {
+            continue;
+        }
+        tch_contact* c = &s->retained[s->retained_count++];
+        *c = (tch_contact){pair->geom_a, pair->geom_b, pair->model, p_W, n_W, depth, tch_v3_zero()};
+        rows[count] = prepare_contact(s, pair_index, c);
+        memcpy(rows[count].p_A, memory->points[k].p_A, sizeof rows[count].p_A);
+        memcpy(rows[count].p_B, memory->points[k].p_B, sizeof rows[count].p_B);
+        warm_from_memory(&memory->points[k], &rows[count]);
+        ++count;
+    }
+    return count;
 }
 
 /* The pair states of the constraint pairs, created when new and marked seen this step. Touching
@@ -414,16 +506,26 @@ static int prepare(stage* s, int* island_parent) {
     if (read_bodies(s) != 0 || recall_pair_memory(s) != 0) {
         return -1;
     }
-    s->contacts = tch_arena_alloc(s->arena, (size_t)d->contact_count * sizeof *s->contacts,
-                                  "lcp contacts");
-    if (!s->contacts) {
+    size_t retained = (size_t)d->pair_result_count * MEMORY_POINTS;
+    s->contacts = tch_arena_alloc(s->arena, ((size_t)d->contact_count + retained) *
+                                                sizeof *s->contacts, "lcp contacts");
+    s->retained = tch_arena_alloc(s->arena, retained * sizeof *s->retained, "lcp retained");
+    if (!s->contacts || !s->retained) {
         return -1;
     }
-    s->contact_count = 0;
+    s->contact_count = s->retained_count = 0;
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_pair_result* pair = &d->pair_results[i];
-        for (int k = 0; is_constraint_pair(pair) && k < pair->contact_count; ++k) {
-            s->contacts[s->contact_count++] = prepare_contact(s, i, pair->contact_start + k);
+        if (!is_constraint_pair(pair)) {
+            continue;
+        }
+        contact_rows* rows = s->contacts + s->contact_count;
+        for (int k = 0; k < pair->contact_count; ++k) {
+            rows[k] = prepare_current_point(s, i, &d->contacts[pair->contact_start + k]);
+        }
+        s->contact_count += retain_points(s, i, rows, pair->contact_count);
+        if (s->memory[i]) {
+            s->memory[i]->count = 0; /* refilled by remember() from this step's points */
         }
     }
     return group_islands(s, island_parent);
@@ -475,7 +577,7 @@ static int layout_island(stage* s, const contact_rows* cr, int nc, island_solver
 static void build_rows(const stage* s, const contact_rows* cr, const island_layout* L,
                        jacobian_row* rows) {
     for (int i = 0; i < L->nc; ++i) {
-        const tch_contact* c = &s->d->contacts[cr[i].contact];
+        const tch_contact* c = cr[i].c;
         rows[i] = make_row(s, c, c->n_W);
         for (int e = 0; e < L->edges[i]; ++e) {
             rows[L->friction_start[i] + e] = make_row(s, c, friction_direction(&cr[i], e,
@@ -607,15 +709,13 @@ static tch_vec3 contact_impulse(const contact_rows* cr, const tch_contact* c,
 /* Stores contact cr's impulses as the warm start of its point in its pair's memory. */
 static void remember(stage* s, const contact_rows* cr, tch_vec3 impulse) {
     pair_memory* memory = s->memory[cr->pair];
-    const tch_contact* c = &s->d->contacts[cr->contact];
-    int k = cr->contact - s->d->pair_results[cr->pair].contact_start;
-    if (!memory || k >= MEMORY_POINTS) {
+    if (!memory || memory->count >= MEMORY_POINTS) {
         return;
     }
-    memory->count = k + 1 > memory->count ? k + 1 : memory->count;
-    point_memory* pm = &memory->points[k];
-    pm->p_W[0] = (float)c->p_W.x, pm->p_W[1] = (float)c->p_W.y, pm->p_W[2] = (float)c->p_W.z;
-    pm->normal = (float)tch_v3_dot(impulse, c->n_W);
+    point_memory* pm = &memory->points[memory->count++];
+    memcpy(pm->p_A, cr->p_A, sizeof pm->p_A);
+    memcpy(pm->p_B, cr->p_B, sizeof pm->p_B);
+    pm->normal = (float)tch_v3_dot(impulse, cr->c->n_W);
     pm->tangent[0] = (float)tch_v3_dot(impulse, cr->t1);
     pm->tangent[1] = (float)tch_v3_dot(impulse, cr->t2);
 }
@@ -627,7 +727,7 @@ static void apply_solution(stage* s, const contact_rows* cr, const island_layout
         apply_row_impulse(s, &rows[r], z[r]);
     }
     for (int i = 0; i < L->nc; ++i) {
-        tch_contact* c = &s->d->contacts[cr[i].contact];
+        tch_contact* c = cr[i].c;
         tch_vec3 impulse = contact_impulse(&cr[i], c, L, i, z);
         c->f_W = tch_v3_scale(impulse, 1 / s->h);
         tch_contact_apply_force(s->m, s->d, &s->d->pair_results[cr[i].pair], c->p_W, c->f_W);
@@ -792,7 +892,7 @@ static void solve_push(stage* s, int k, tch_vec3* u, tch_vec3* u_w) {
         tch_real* q = M + (size_t)nc * (size_t)nc;
         tch_real* z = q + nc;
         for (int i = 0; i < nc; ++i) {
-            const tch_contact* c = &s->d->contacts[cr[i].contact];
+            const tch_contact* c = cr[i].c;
             rows[i] = make_row(s, c, c->n_W);
             q[i] = -cr[i].push;
             z[i] = 0;
@@ -846,9 +946,9 @@ static void correct_positions(stage* s) {
     for (int k = 0; k < s->island_count; ++k) {
         solve_push(s, k, u, u_w);
     }
-    tch_real rise = 0;
+    tch_real rise = 0; /* over the bodies that move: those the velocity impulses reached */
     for (int b = 1; b < m->body_count; ++b) {
-        rise -= s->h * m->body_total_mass[b] * tch_v3_dot(m->gravity, u[b]);
+        rise -= s->moved[b] ? s->h * m->body_total_mass[b] * tch_v3_dot(m->gravity, u[b]) : 0;
     }
     tch_real scale = rise > budget ? budget / rise : 1;
     for (int b = 1; b < m->body_count; ++b) {
