@@ -1,7 +1,7 @@
 /* Plane-strain FEM of a periodic layer pressed by a rigid surface (sinusoid_fem_layer.h).
  *
  * Mesh: the quadratic nodes lie on a grid of 2 n_x columns (periodic: column 2 n_x is column 0)
- * by 2 n_y + 1 rows (row 0 at y = -h, bonded); each of the n_x × n_y cells is split into two
+ * by 2 n_y + 1 rows (row 0 at y = -h, bonded or sliding); each of the n_x × n_y cells is split into two
  * 6-node triangles along alternating diagonals. The top nodes carry a frame (tangent t, normal
  * n) in which their two degrees of freedom are expressed (u = a t + b n), so that a contact
  * prescribes b and leaves a free: zero tangential force, frictionless. Elsewhere the frame is
@@ -137,6 +137,7 @@ typedef struct layer_system {
     double (*normal)[2]; /* per top column, the frame's normal (t = (n_y, -n_x)) */
     grid g;
     int dofs;
+    bool sliding_base;
 } layer_system;
 
 static void add_element(cholmod_triplet* t, const layer_system* s, int nodes[6][2],
@@ -171,6 +172,7 @@ static int system_build(layer_system* s, const sfem_layer* layer, double (*norma
     s->common.print = 0;
     s->g = grid_of(layer);
     s->normal = normal;
+    s->sliding_base = layer->sliding_base;
     s->dofs = 2 * s->g.columns * s->g.rows;
     size_t elements = 2 * (size_t)layer->cells_x * (size_t)layer->cells_y;
     cholmod_triplet* t = cholmod_allocate_triplet((size_t)s->dofs, (size_t)s->dofs,
@@ -289,7 +291,10 @@ static int top_dof(const grid* g, int column, int which) {
 static int solve_active(layer_system* s, top_state* t, sfem_result* result) {
     const grid* g = &s->g;
     memset(t->fixed, 0, (size_t)s->dofs);
-    memset(t->fixed, 1, 2 * (size_t)g->columns); /* row 0, bonded */
+    for (int c = 0; c < g->columns; ++c) { /* row 0: bonded, or sliding held at one node */
+        t->fixed[2 * c] = !s->sliding_base || c == 0;
+        t->fixed[2 * c + 1] = 1;
+    }
     int held = 0;
     for (int c = 0; c < g->columns; ++c) {
         int dof = top_dof(g, c, 1);

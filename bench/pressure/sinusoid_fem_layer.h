@@ -1,5 +1,6 @@
 /* A finite-element reference for Elandt et al. 2019, sec. VIII-A: plane-strain linear elasticity
- * of a compliant layer, periodic in x (period λ), y in [-h, 0], bonded at y = -h, its top pressed
+ * of a compliant layer, periodic in x (period λ), y in [-h, 0], bonded at y = -h (or sliding on
+ * it), its top pressed
  * by a rigid surface without friction. Six-node (quadratic) triangles on a structured grid,
  * assembled once and factored with CHOLMOD; the unilateral contact is solved by an active-set
  * iteration on the top nodes (sinusoid_fem_layer.c says how). */
@@ -11,6 +12,8 @@ typedef struct sfem_layer {
     double period, thickness; /* λ (x, periodic) and h */
     double modulus, poisson;  /* Young's modulus E and Poisson's ratio ν (plane strain) */
     int cells_x, cells_y;     /* grid cells, each split into two 6-node triangles */
+    bool sliding_base;        /* the base slides without friction (u_y = 0; one node holds
+                                 u_x = 0 against the rigid drift) instead of being bonded */
 } sfem_layer;
 
 /* How the rigid surface constrains a top node: its vertical displacement (small slopes, the

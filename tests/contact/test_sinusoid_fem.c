@@ -18,7 +18,8 @@
 static const double wavelength = 2 * 3.14159265358979323846 / 3, depth = 0.4;
 
 static sfem_layer layer(int cells_x, double poisson) {
-    return (sfem_layer){wavelength, 1, 1, poisson, cells_x, (int)lround(cells_x / wavelength)};
+    return (sfem_layer){wavelength, 1, 1, poisson, cells_x, (int)lround(cells_x / wavelength),
+                        false};
 }
 
 static void test_flat_punch_gives_the_constrained_modulus(void) {
