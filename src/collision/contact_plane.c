@@ -24,7 +24,8 @@ typedef struct placed_hull {
     tch_transform X_AG;
 } placed_hull;
 
-static tch_vec3 support(const placed_hull* placed, tch_vec3 dir_A) {
+/* Index of the vertex of the placed hull farthest along dir_A (the first on a tie). */
+static int support_index(const placed_hull* placed, tch_vec3 dir_A) {
     const tch_convex_hull* hull = placed->hull;
     const tch_vec3 dir_G = tch_q_inv_rotate(placed->X_AG.q, dir_A);
     int best = 0;
@@ -36,7 +37,15 @@ static tch_vec3 support(const placed_hull* placed, tch_vec3 dir_A) {
             best = i;
         }
     }
-    return tch_x_apply(placed->X_AG, hull->vertices_G[best]);
+    return best;
+}
+
+static tch_vec3 placed_vertex(const placed_hull* placed, int i) {
+    return tch_x_apply(placed->X_AG, placed->hull->vertices_G[i]);
+}
+
+static tch_vec3 support(const placed_hull* placed, tch_vec3 dir_A) {
+    return placed_vertex(placed, support_index(placed, dir_A));
 }
 
 static tch_vec3 from_ccd(const ccd_vec3_t* v) {
@@ -75,6 +84,7 @@ int tch_contact_common_point(const tch_convex_hull* a, const tch_convex_hull* b,
 typedef struct simplex {
     int count;
     tch_vec3 w[4], a[4], b[4]; /* w = a - b */
+    int ia[4], ib[4];          /* the vertices of A and B that a and b are */
 } simplex;
 
 /* Solves the Gram system G mu = rhs of size k (1 to 3) by Cramer's rule; returns 0 when G is
@@ -158,16 +168,38 @@ static int affine_closest(const simplex* s, int mask, tch_real lambda[4], tch_ve
     return lambda[idx[0]] >= 0;
 }
 
-/* Reduces W to the smallest face holding its point closest to the origin; returns that point
- * (and the weights, aligned with the reduced W). */
+/* How far v is from being the closest point of conv(W) to the origin: min_i v.(w_i - v), zero
+ * for the closest point and negative for the closest point of any other face. It sees a
+ * point off the closest one by δ along a face as δ times the face's size, where |v|^2 sees δ^2,
+ * lost to round-off below about 1e-8 |v|: choosing the face by |v|^2 alone kept a vertex of a
+ * face-to-face contact whose segment to the next support point held the closest point, which
+ * tilted the normal by the bodies' lateral offset over the gap. */
+static tch_real optimality(const simplex* s, tch_vec3 v) {
+    const tch_real v2 = tch_v3_norm2(v);
+    tch_real margin = INFINITY;
+    for (int i = 0; i < s->count; ++i) {
+        const tch_real m = tch_v3_dot(v, s->w[i]) - v2;
+        margin = m < margin ? m : margin;
+    }
+    return margin;
+}
+
+/* Reduces W to the smallest face holding its point closest to the origin: the affine closest
+ * point of a subset with non-negative weights that is most nearly optimal (the nearest on a
+ * tie); returns that point (and the weights, aligned with the reduced W). */
 static tch_vec3 reduce_simplex(simplex* s, tch_real lambda_out[4]) {
     tch_vec3 best_v = s->w[0];
-    tch_real best_d = INFINITY, best_lambda[4] = {1, 0, 0, 0};
+    tch_real best_margin = -INFINITY, best_d = INFINITY, best_lambda[4] = {1, 0, 0, 0};
     for (int mask = 1; mask < (1 << s->count); ++mask) {
         tch_real lambda[4];
         tch_vec3 v;
-        if (affine_closest(s, mask, lambda, &v) && tch_v3_norm2(v) < best_d) {
-            best_d = tch_v3_norm2(v);
+        if (!affine_closest(s, mask, lambda, &v)) {
+            continue;
+        }
+        const tch_real margin = optimality(s, v), d = tch_v3_norm2(v);
+        if (margin > best_margin || (margin == best_margin && d < best_d)) {
+            best_margin = margin;
+            best_d = d;
             best_v = v;
             for (int i = 0; i < 4; ++i) {
                 best_lambda[i] = lambda[i];
@@ -181,6 +213,8 @@ static tch_vec3 reduce_simplex(simplex* s, tch_real lambda_out[4]) {
             kept.w[kept.count] = s->w[i];
             kept.a[kept.count] = s->a[i];
             kept.b[kept.count] = s->b[i];
+            kept.ia[kept.count] = s->ia[i];
+            kept.ib[kept.count] = s->ib[i];
             ++kept.count;
         }
     }
@@ -198,20 +232,42 @@ static int repeats(const simplex* s, tch_vec3 w) {
     return 0;
 }
 
-tch_real tch_contact_closest_points(const tch_convex_hull* a, const tch_convex_hull* b,
-                                    tch_transform X_AB, tch_vec3* a_A, tch_vec3* b_A) {
-    const placed_hull pa = {a, tch_x_identity()};
-    const placed_hull pb = {b, X_AB};
+/* Appends the support pair (vertex ia of A, ib of B) to W. */
+static void push_support(simplex* s, const placed_hull* pa, const placed_hull* pb, int ia, int ib) {
+    const int k = s->count++;
+    s->ia[k] = ia;
+    s->ib[k] = ib;
+    s->a[k] = placed_vertex(pa, ia);
+    s->b[k] = placed_vertex(pb, ib);
+    s->w[k] = tch_v3_sub(s->a[k], s->b[k]);
+}
+
+/* GJK distance (see the top of the file) from the simplex `warm` (vertex pairs of a previous
+ * call, re-placed at this pose; none when NULL or empty), which is replaced by the final one
+ * (emptied when the pieces intersect). The answer does not depend on the start beyond
+ * round-off: only the number of iterations does. */
+static tch_real gjk_distance(const placed_hull* pa, const placed_hull* pb,
+                             tch_contact_plane_warm* warm, tch_vec3* a_A, tch_vec3* b_A) {
     simplex s = {0};
     tch_real lambda[4] = {1, 0, 0, 0};
-    tch_vec3 v = tch_v3_sub(a->centroid_G, tch_x_apply(X_AB, b->centroid_G));
-    tch_vec3 last_w = v;
-    for (int iteration = 0; iteration < 128; ++iteration) {
-        const tch_vec3 dir = tch_v3_norm2(v) > 0 ? tch_v3_neg(v) : tch_v3(1, 0, 0);
-        const tch_vec3 sa = support(&pa, dir), sb = support(&pb, tch_v3_neg(dir));
-        const tch_vec3 w = tch_v3_sub(sa, sb);
-        /* no progress: v is the closest point (relative tolerance on |v|^2) */
-        if (s.count > 0 && tch_v3_norm2(v) - tch_v3_dot(v, w) <= 1e-12 * tch_v3_norm2(v)) {
+    for (int i = 0; warm && i < warm->count; ++i) {
+        push_support(&s, pa, pb, warm->a[i], warm->b[i]);
+    }
+    tch_vec3 v = s.count > 0 ? reduce_simplex(&s, lambda)
+                             : tch_v3_sub(tch_x_apply(pa->X_AG, pa->hull->centroid_G),
+                                          tch_x_apply(pb->X_AG, pb->hull->centroid_G));
+    tch_vec3 last_w = tch_v3(NAN, NAN, NAN);
+    for (int iteration = 0; iteration < 128 && tch_v3_norm2(v) > 0; ++iteration) {
+        const tch_vec3 dir = tch_v3_neg(v);
+        const int ia = support_index(pa, dir), ib = support_index(pb, v);
+        const tch_vec3 w = tch_v3_sub(placed_vertex(pa, ia), placed_vertex(pb, ib));
+        /* no progress: v is the closest point (relative tolerance on |v|^2). A warm simplex
+         * is only taken as it is to round-off (1e-15): a face of the Minkowski difference
+         * nearly normal to v passes the 1e-12 test from any of its vertices, and a stale
+         * vertex left the normal tilted by the bodies' lateral offset over the gap, which
+         * fed the stack's buckling mode; from there GJK goes on as from a cold start. */
+        const tch_real tolerance = iteration == 0 && warm && warm->count > 0 ? 1e-15 : 1e-12;
+        if (s.count > 0 && tch_v3_norm2(v) - tch_v3_dot(v, w) <= tolerance * tch_v3_norm2(v)) {
             break;
         }
         /* A support point already in W or the one just dropped: the reduction would drop it
@@ -223,22 +279,34 @@ tch_real tch_contact_closest_points(const tch_convex_hull* a, const tch_convex_h
             break;
         }
         last_w = w;
-        s.w[s.count] = w;
-        s.a[s.count] = sa;
-        s.b[s.count] = sb;
-        ++s.count;
+        push_support(&s, pa, pb, ia, ib);
         v = reduce_simplex(&s, lambda);
-        if (s.count == 4 || tch_v3_norm2(v) == 0) {
+        if (s.count == 4) {
             break; /* the origin is inside: the pieces intersect */
         }
     }
+    const int apart = s.count < 4 && tch_v3_norm2(v) > 0;
     *a_A = tch_v3_zero();
     *b_A = tch_v3_zero();
     for (int i = 0; i < s.count; ++i) {
         *a_A = tch_v3_madd(*a_A, lambda[i], s.a[i]);
         *b_A = tch_v3_madd(*b_A, lambda[i], s.b[i]);
     }
-    return s.count == 4 ? 0 : tch_v3_norm(v);
+    if (warm) {
+        warm->count = apart ? s.count : 0;
+        for (int i = 0; i < warm->count; ++i) {
+            warm->a[i] = s.ia[i];
+            warm->b[i] = s.ib[i];
+        }
+    }
+    return apart ? tch_v3_norm(v) : 0;
+}
+
+tch_real tch_contact_closest_points(const tch_convex_hull* a, const tch_convex_hull* b,
+                                    tch_transform X_AB, tch_vec3* a_A, tch_vec3* b_A) {
+    const placed_hull pa = {a, tch_x_identity()};
+    const placed_hull pb = {b, X_AB};
+    return gjk_distance(&pa, &pb, NULL, a_A, b_A);
 }
 
 /* ---- the separation search ---- */
@@ -285,6 +353,40 @@ static tch_status check_inputs(const tch_convex_hull* a, const tch_convex_hull* 
 /* Largest number of doublings of the separation distance. */
 enum { max_trials = 64 };
 
+int tch_contact_plane_search(const tch_convex_hull* a, const tch_convex_hull* b,
+                             tch_transform X_AB, tch_vec3 n_prev, tch_real d_prev, tch_real size,
+                             tch_contact_plane_warm* warm, tch_contact_plane* out) {
+    /* the notes' 1e-10 squared distance, for a pair of unit size */
+    const tch_real separated2 = 1e-10 * size * size;
+    const placed_hull pa = {a, tch_x_identity()};
+    tch_real s = d_prev > 0 ? fmax(d_prev, 0.01) : 0.01;
+    tch_vec3 a_star = tch_v3_zero(), b_star = tch_v3_zero();
+    int trials = 0;
+    for (;;) {
+        if (++trials > max_trials) {
+            out->trials = max_trials;
+            return -1;
+        }
+        s *= 2;
+        /* the GJK distance is 0 for intersecting pieces (its simplex encloses the origin), so
+         * it is also the intersection test */
+        const placed_hull pb = {b, shifted(X_AB, n_prev, s)};
+        const tch_real distance = gjk_distance(&pa, &pb, warm, &a_star, &b_star);
+        if (distance * distance > separated2) {
+            break;
+        }
+    }
+    const tch_vec3 gap = tch_v3_sub(b_star, a_star);
+    const tch_real distance = tch_v3_norm(gap);
+    out->n_A = tch_v3_scale(gap, 1 / distance);
+    out->depth = s - distance;
+    out->a_A = a_star;
+    out->b_A = tch_v3_madd(a_star, -out->depth, out->n_A);
+    out->o_A = tch_v3_madd(a_star, -0.5 * out->depth, out->n_A);
+    out->trials = trials;
+    return 0;
+}
+
 tch_status tch_contact_plane_find(const tch_convex_hull* a, const tch_convex_hull* b,
                                   tch_transform X_AB, const tch_vec3* n_prev_A, tch_real d_prev,
                                   const tch_polyhedron* overlap, tch_contact_plane* out,
@@ -298,35 +400,12 @@ tch_status tch_contact_plane_find(const tch_convex_hull* a, const tch_convex_hul
         n_prev_A ? tch_v3_normalize(*n_prev_A)
                  : tch_contact_initial_normal(overlap, a->centroid_G,
                                               tch_x_apply(X_AB, b->centroid_G));
-    const tch_real size = tch_polyhedron_pair_size(a, b);
-    /* the notes' 1e-10 squared distance, for a pair of unit size */
-    const tch_real separated2 = 1e-10 * size * size;
-    tch_real s = d_prev > 0 ? fmax(d_prev, 0.01) : 0.01;
-    tch_vec3 a_star = tch_v3_zero(), b_star = tch_v3_zero();
-    int trials = 0;
-    for (;;) {
-        if (++trials > max_trials) {
-            return tch_fail(err, TCH_ERR_NUMERICAL, NULL, 0,
-                            "the contact plane search found no separation after %d doublings "
-                            "(last distance %g m along (%g %g %g))",
-                            max_trials, s, n_prev.x, n_prev.y, n_prev.z);
-        }
-        s *= 2;
-        /* the GJK distance is 0 for intersecting pieces (its simplex encloses the origin), so
-         * it is also the intersection test */
-        const tch_transform X_moved = shifted(X_AB, n_prev, s);
-        const tch_real distance = tch_contact_closest_points(a, b, X_moved, &a_star, &b_star);
-        if (distance * distance > separated2) {
-            break;
-        }
+    if (tch_contact_plane_search(a, b, X_AB, n_prev, d_prev, tch_polyhedron_pair_size(a, b),
+                                 NULL, out) != 0) {
+        return tch_fail(err, TCH_ERR_NUMERICAL, NULL, 0,
+                        "the contact plane search found no separation after %d doublings "
+                        "(along (%g %g %g))",
+                        max_trials, n_prev.x, n_prev.y, n_prev.z);
     }
-    const tch_vec3 gap = tch_v3_sub(b_star, a_star);
-    const tch_real distance = tch_v3_norm(gap);
-    out->n_A = tch_v3_scale(gap, 1 / distance);
-    out->depth = s - distance;
-    out->a_A = a_star;
-    out->b_A = tch_v3_madd(a_star, -out->depth, out->n_A);
-    out->o_A = tch_v3_madd(a_star, -0.5 * out->depth, out->n_A);
-    out->trials = trials;
     return TCH_OK;
 }

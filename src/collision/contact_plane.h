@@ -39,6 +39,14 @@ typedef struct tch_contact_plane {
     int trials;     /* separation distances tried */
 } tch_contact_plane;
 
+/* The final GJK simplex of a separation search as pairs of vertex indices (a[i] of A, b[i] of
+ * B; count 0 to 3), kept by a caller between steps to start the next search from it: its points
+ * are re-placed at the new pose, so a stale simplex costs iterations, never accuracy. */
+typedef struct tch_contact_plane_warm {
+    int count;
+    int a[3], b[3];
+} tch_contact_plane_warm;
+
 /* Initial normal of a new contact (notes §3.1): unit(sum of area vectors of the faces of
  * `overlap` owned by A minus those owned by B); when that sum is below 1e-12 of the total face
  * area, or overlap is NULL or empty, unit(c_B - c_A); (0, 0, 1) when the centroids coincide. */
@@ -54,6 +62,16 @@ tch_status tch_contact_plane_find(const tch_convex_hull* a, const tch_convex_hul
                                   tch_transform X_AB, const tch_vec3* n_prev_A, tch_real d_prev,
                                   const tch_polyhedron* overlap, tch_contact_plane* out,
                                   tch_error* err);
+
+/* The search of tch_contact_plane_find without its input checks, for callers that checked their
+ * hulls once (tch_polyhedron_check_hull) and pass a finite X_AB with a unit quaternion, a unit
+ * n_prev_A (a new contact: tch_contact_initial_normal) and the pair's size
+ * (tch_polyhedron_pair_size). warm (may be NULL) is the GJK simplex to start from and receives
+ * the final one. Returns 0, or -1 when no separation is found within 64 doublings. */
+int tch_contact_plane_search(const tch_convex_hull* a, const tch_convex_hull* b,
+                             tch_transform X_AB, tch_vec3 n_prev_A, tch_real d_prev,
+                             tch_real size, tch_contact_plane_warm* warm,
+                             tch_contact_plane* out);
 
 /* A point of the overlap from libccd's GJK + EPA: the midpoint of EPA's two witness points
  * (each is usually inside the other piece, so the midpoint is in both; it can lie on the

@@ -185,7 +185,8 @@ static void swap_contents(tch_polyhedron* x, tch_polyhedron* y) {
 static tch_real hull_radius(const tch_convex_hull* hull) {
     tch_real r2 = 0;
     for (int i = 0; i < hull->vertex_count; ++i) {
-        r2 = fmax(r2, tch_v3_norm2(tch_v3_sub(hull->vertices_G[i], hull->centroid_G)));
+        const tch_real d2 = tch_v3_norm2(tch_v3_sub(hull->vertices_G[i], hull->centroid_G));
+        r2 = d2 > r2 ? d2 : r2; /* as fmax, without its call */
     }
     return sqrt(r2);
 }
@@ -450,9 +451,28 @@ static int weld_cap(tch_polyhedron* out, struct tch_polyhedron_scratch* s, int c
     return distinct;
 }
 
-static int compare_angles(const void* x, const void* y) {
-    const tch_real a = ((const angle_index*)x)->angle, b = ((const angle_index*)y)->angle;
-    return (a > b) - (a < b);
+/* A pseudo-angle of (x, y) in (-2, 2], increasing with atan2(y, x) over (-π, π] (the same
+ * cut on the negative x axis): |y| / (|x| + |y|) per quadrant, without atan2's cost. */
+static tch_real pseudo_angle(tch_real x, tch_real y) {
+    const tch_real length = fabs(x) + fabs(y);
+    if (!(length > 0)) {
+        return 0; /* as atan2(0, 0) */
+    }
+    const tch_real ratio = y / length;
+    return x >= 0 ? ratio : (y >= 0 ? 2 - ratio : -2 - ratio);
+}
+
+/* Sorts the cap points by angle (insertion sort: a cap has a few points). */
+static void sort_by_angle(angle_index* cap, int count) {
+    for (int i = 1; i < count; ++i) {
+        const angle_index key = cap[i];
+        int j = i - 1;
+        while (j >= 0 && cap[j].angle > key.angle) {
+            cap[j + 1] = cap[j];
+            --j;
+        }
+        cap[j + 1] = key;
+    }
 }
 
 /* Adds the cap face on the cutting plane: its points sorted by angle, CCW about n. */
@@ -470,9 +490,9 @@ static void add_cap(tch_polyhedron* out, struct tch_polyhedron_scratch* s, int c
     tch_v3_basis(pl->n, &t1, &t2);
     for (int i = 0; i < count; ++i) {
         const tch_vec3 r = tch_v3_sub(out->vertices_A[s->cap[i].index], c);
-        s->cap[i].angle = atan2(tch_v3_dot(r, t2), tch_v3_dot(r, t1));
+        s->cap[i].angle = pseudo_angle(tch_v3_dot(r, t1), tch_v3_dot(r, t2));
     }
-    qsort(s->cap, (size_t)count, sizeof *s->cap, compare_angles);
+    sort_by_angle(s->cap, count);
     int* written = out->face_vertices + out->face_start[out->face_count];
     for (int i = 0; i < count; ++i) {
         written[i] = s->cap[i].index;
@@ -572,8 +592,10 @@ static plane plane_of_b(const tch_convex_hull* b, tch_transform X_AB, int f) {
  * planes of the smaller piece (a box, a plane's half-space box) mostly leave the larger one
  * whole, which `measure` sees in O(V), while each plane of a finely faceted piece would cut a
  * box (a spinning top on the floor: about 98 cuts a step against 1). Same P either way. */
-static tch_status clip_intersect(const tch_convex_hull* a, const tch_convex_hull* b,
-                                 tch_transform X_AB, tch_polyhedron* out, tch_error* err) {
+tch_status tch_polyhedron_clip(const tch_convex_hull* a, const tch_convex_hull* b,
+                               tch_transform X_AB, tch_real size, tch_polyhedron* out,
+                               tch_error* err) {
+    clear(out);
     struct tch_polyhedron_scratch* s = scratch_of(out);
     const int start_from_b = b->face_count > a->face_count;
     const tch_convex_hull* loaded = start_from_b ? b : a;
@@ -583,7 +605,7 @@ static tch_status clip_intersect(const tch_convex_hull* a, const tch_convex_hull
     if (!s || load_hull(out, loaded, X_AB, start_from_b ? TCH_FACE_OWNER_B : TCH_FACE_OWNER_A)) {
         return out_of_memory(err);
     }
-    const tch_real tol = TCH_POLYHEDRON_TOLERANCE * tch_polyhedron_pair_size(a, b);
+    const tch_real tol = TCH_POLYHEDRON_TOLERANCE * size;
     tch_polyhedron* current = out;
     tch_polyhedron* next = &s->other;
     clip_result result = CLIP_UNCHANGED;
@@ -842,7 +864,8 @@ static tch_status dual_with_common_point(const tch_convex_hull* a, const tch_con
     }
     const tch_real needed = TCH_POLYHEDRON_INTERIOR_MARGIN * tch_polyhedron_pair_size(a, b);
     if (!(interior_margin(a, b, X_AB, o_A) > needed)) {
-        const tch_status status = clip_intersect(a, b, X_AB, out, err);
+        const tch_status status =
+            tch_polyhedron_clip(a, b, X_AB, tch_polyhedron_pair_size(a, b), out, err);
         if (status != TCH_OK || out->face_count == 0) {
             return status;
         }
@@ -872,7 +895,7 @@ tch_status tch_polyhedron_intersect(const tch_convex_hull* a, const tch_convex_h
                         "unknown polyhedron intersection method %d; expected clip (1) or dual (2)",
                         (int)method);
     }
-    return clip_intersect(a, b, X_AB, out, err);
+    return tch_polyhedron_clip(a, b, X_AB, tch_polyhedron_pair_size(a, b), out, err);
 }
 
 /* ---- volume ---- */

@@ -82,6 +82,14 @@ tch_status tch_polyhedron_intersect(const tch_convex_hull* a, const tch_convex_h
                                     tch_transform X_AB, tch_polyhedron_method method,
                                     tch_polyhedron* out, tch_error* err);
 
+/* The clipping of tch_polyhedron_intersect without its input checks, for callers that checked
+ * their hulls once (tch_polyhedron_check_hull) and pass a finite X_AB with a unit quaternion and
+ * the pair's size (tch_polyhedron_pair_size), which scales the tolerance. Fails only with
+ * TCH_ERR_OUT_OF_MEMORY. */
+tch_status tch_polyhedron_clip(const tch_convex_hull* a, const tch_convex_hull* b,
+                               tch_transform X_AB, tch_real size, tch_polyhedron* out,
+                               tch_error* err);
+
 /* The dual method with a given interior point o_A (A's frame). Fails with
  * TCH_ERR_INVALID_ARGUMENT when o_A is not TCH_POLYHEDRON_INTERIOR_MARGIN inside both. */
 tch_status tch_polyhedron_intersect_dual(const tch_convex_hull* a, const tch_convex_hull* b,

@@ -43,15 +43,29 @@ typedef struct volume_state {
     tch_real theta;     /* rotation about n since sticking, rad */
     tch_vec3 o_A;       /* the plane point (r, θ) refer to, A's frame */
     int mode;           /* FRICTION_STATIC or FRICTION_DYNAMIC */
+    tch_contact_plane_warm warm; /* the last separation search's GJK simplex */
     /* this evaluation's wrench on B, world: force f_W at o_W and moment m_W */
     tch_vec3 o_W, f_W, m_W;
 } volume_state;
 
 _Static_assert(sizeof(volume_state) <= TCH_PAIR_STATE_BYTES, "volume state fits its slot");
 
-/* Working memory of one data: the overlap polyhedron and the half-space box of a plane. */
+/* A vertex of P as the contact plane sees it (relative to o_c, A's axes): its projection p on
+ * the plane, its height h above it, the normal velocity n.v of each owner's body there (ḣ of
+ * notes §5.3 (b), by tch_face_owner) and the unit traction of the friction law being summed. */
+typedef struct plane_vertex {
+    tch_vec3 p;
+    tch_real h;
+    tch_real h_dot[2];
+    tch_vec3 unit_traction;
+} plane_vertex;
+
+/* Working memory of one data: the overlap polyhedron, its vertices seen from the plane and the
+ * half-space box of a plane. */
 typedef struct volume_scratch {
     tch_polyhedron overlap;
+    plane_vertex* vertices;
+    int vertex_capacity;
     tch_vec3 box_vertices[8];
     int box_face_start[7];
     int box_face_vertices[24];
@@ -60,6 +74,21 @@ typedef struct volume_scratch {
     int box_edges[12][2];
     tch_convex_hull box;
 } volume_scratch;
+
+/* Makes s->vertices hold at least `count` vertices; 0 on success. */
+static int reserve_vertices(volume_scratch* s, int count) {
+    if (count <= s->vertex_capacity) {
+        return 0;
+    }
+    int capacity = count + count / 2 + 8;
+    plane_vertex* bigger = realloc(s->vertices, (size_t)capacity * sizeof *bigger);
+    if (!bigger) {
+        return -1;
+    }
+    s->vertices = bigger;
+    s->vertex_capacity = capacity;
+    return 0;
+}
 
 /* ---- pieces ---- */
 
@@ -110,6 +139,7 @@ typedef struct contact_frame {
     tch_vec3 v_r, w_r;           /* B relative to A at o_c, A's axes */
     tch_vec3 v_A_o, w_A, v_B_o, w_B; /* each body's velocity at o_c and angular velocity */
     const tch_polyhedron* P;
+    plane_vertex* vertices;      /* P's, about o_c (see_vertices) */
     const tch_volume_params* k;
 } contact_frame;
 
@@ -126,8 +156,22 @@ static tch_real owner_normal_velocity(const contact_frame* c, int owner, tch_vec
     return tch_v3_dot(c->n, v);
 }
 
+/* Fills c->vertices with P's vertices seen from the plane (n, o_c): once per evaluation, where
+ * the triangles of P share each vertex between several faces. */
+static void see_vertices(contact_frame* c) {
+    const tch_polyhedron* P = c->P;
+    for (int i = 0; i < P->vertex_count; ++i) {
+        const tch_vec3 q = tch_v3_sub(P->vertices_A[i], c->o_c);
+        plane_vertex* v = &c->vertices[i];
+        v->h = tch_v3_dot(c->n, q);
+        v->p = tch_v3_madd(q, -v->h, c->n);
+        v->h_dot[TCH_FACE_OWNER_A] = owner_normal_velocity(c, TCH_FACE_OWNER_A, q);
+        v->h_dot[TCH_FACE_OWNER_B] = owner_normal_velocity(c, TCH_FACE_OWNER_B, q);
+    }
+}
+
 /* Traction of a friction law at plane point p (relative to o_c) for the bound mu σ: a vector
- * of length mu σ (or zero) opposite the law's direction there. */
+ * of length mu σ (or zero) opposite the law's direction there; linear in the bound. */
 typedef tch_vec3 (*traction_law)(const contact_frame* c, tch_vec3 p, tch_real bound);
 
 /* Dynamic friction opposes the local slip (eq. 13), none below TCH_VOLUME_SLIP_EPSILON. */
@@ -143,24 +187,39 @@ static tch_vec3 spin_traction(const contact_frame* c, tch_vec3 p, tch_real bound
     return length > 0 ? tch_v3_scale(t, -bound / length) : tch_v3_zero();
 }
 
+/* P's face triangle (v0, v1, v2) from the seen vertices, as tch_contact_triangle_make makes
+ * it. */
+static tch_contact_triangle seen_triangle(const contact_frame* c, int v0, int v1, int v2) {
+    const plane_vertex* V = c->vertices;
+    const tch_vec3* q = c->P->vertices_A;
+    tch_contact_triangle t = {{V[v0].p, V[v1].p, V[v2].p}, {V[v0].h, V[v1].h, V[v2].h}, 0};
+    t.area = 0.5 * tch_v3_dot(tch_v3_cross(tch_v3_sub(q[v1], q[v0]), tch_v3_sub(q[v2], q[v0])),
+                              c->n);
+    return t;
+}
+
 /* ∫_C mu σ(p) (-unit(direction(p))) dS over P's face triangles with the face-flux pressure
- * σ_i = (k^N h_i + b^N ḣ_i) / S_c (eqs. 13-17). */
+ * σ_i = (k^N h_i + b^N ḣ_i) / S_c (eqs. 13-17): the law's unit traction once per vertex, scaled
+ * by mu σ at each corner (σ depends on the face's owner). */
 static tch_wrench traction_wrench(const contact_frame* c, tch_real mu, traction_law law) {
     tch_wrench total = {tch_v3_zero(), tch_v3_zero()};
     const tch_polyhedron* P = c->P;
+    for (int i = 0; i < P->vertex_count; ++i) {
+        c->vertices[i].unit_traction = law(c, c->vertices[i].p, 1);
+    }
     for (int f = 0; f < P->face_count; ++f) {
         const int* v = P->face_vertices + P->face_start[f];
         int count = P->face_start[f + 1] - P->face_start[f];
+        int owner = P->face_owner[f];
         for (int k = 1; k + 1 < count; ++k) {
-            tch_vec3 q[3] = {P->vertices_A[v[0]], P->vertices_A[v[k]], P->vertices_A[v[k + 1]]};
-            tch_contact_triangle t = tch_contact_triangle_make(q[0], q[1], q[2], c->n, c->o_c);
+            int corner[3] = {v[0], v[k], v[k + 1]};
+            tch_contact_triangle t = seen_triangle(c, corner[0], corner[1], corner[2]);
             tch_vec3 tau[3];
             for (int i = 0; i < 3; ++i) {
-                tch_real h_dot =
-                    owner_normal_velocity(c, P->face_owner[f], tch_v3_sub(q[i], c->o_c));
-                tch_real sigma = tch_volume_pressure(c->k->stiffness, c->k->damping, t.h[i],
-                                                     h_dot, c->area.area);
-                tau[i] = law(c, t.p[i], mu * sigma);
+                const plane_vertex* pv = &c->vertices[corner[i]];
+                tch_real sigma = tch_volume_pressure(c->k->stiffness, c->k->damping, pv->h,
+                                                     pv->h_dot[owner], c->area.area);
+                tau[i] = tch_v3_scale(pv->unit_traction, mu * sigma);
             }
             total = tch_wrench_add(total, tch_volume_traction_triangle(&t, tau));
         }
@@ -364,6 +423,24 @@ static void recentre(contact_frame* c, tch_volume_overlap* overlap) {
     c->area = overlap->area;
 }
 
+/* The contact plane by the separation search, warm-started from the pair's last normal and
+ * GJK simplex, or from the notes' initial normal on a new contact (the simplex is then
+ * empty); `warm` starts as the pair's and receives the search's. */
+static int find_plane(const tch_convex_hull* hull_a, const tch_convex_hull* hull_b,
+                      tch_transform X_AB, tch_real size, const tch_polyhedron* overlap,
+                      const volume_state* state, int fresh, tch_contact_plane_warm* warm,
+                      tch_contact_plane* plane) {
+    if (fresh) {
+        warm->count = 0;
+    }
+    tch_vec3 n_prev = fresh ? tch_contact_initial_normal(overlap, hull_a->centroid_G,
+                                                         tch_x_apply(X_AB, hull_b->centroid_G))
+                            : tch_v3_normalize(state->n_prev_A);
+    return tch_contact_plane_search(hull_a, hull_b, X_AB, n_prev, fresh ? NAN : state->d_prev,
+                                    size, warm, plane) == 0 &&
+           plane->depth > 0;
+}
+
 static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
     tch_pair_result* pair = ctx->pair;
     int a = pair->geom_a, b = pair->geom_b;
@@ -371,18 +448,21 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     volume_state* state = (volume_state*)ctx->state->bytes;
     tch_transform X_WA = d->geom_X_WG[a];
     tch_transform X_AB = tch_x_relative(X_WA, d->geom_X_WG[b]);
+    if (!tch_v3_isfinite(X_AB.p) || !isfinite(tch_q_norm(X_AB.q))) {
+        return 0;
+    }
+    X_AB.q = tch_q_normalize(X_AB.q);
     const tch_convex_hull* hull_a = piece(m, a, b, X_AB, s);
     const tch_convex_hull* hull_b = piece(m, b, a, tch_x_inverse(X_AB), s);
-    if (tch_polyhedron_intersect(hull_a, hull_b, X_AB, TCH_POLYHEDRON_DEFAULT, &s->overlap,
-                                 NULL) != TCH_OK || s->overlap.face_count == 0) {
+    tch_real size = tch_polyhedron_pair_size(hull_a, hull_b);
+    if (tch_polyhedron_clip(hull_a, hull_b, X_AB, size, &s->overlap, NULL) != TCH_OK ||
+        s->overlap.face_count == 0) {
         return 0;
     }
     tch_contact_plane plane;
     int fresh = ctx->state->fresh;
-    if (tch_contact_plane_find(hull_a, hull_b, X_AB, fresh ? NULL : &state->n_prev_A,
-                               fresh ? NAN : state->d_prev, &s->overlap, &plane,
-                               NULL) != TCH_OK ||
-        !(plane.depth > 0)) {
+    tch_contact_plane_warm warm = state->warm;
+    if (!find_plane(hull_a, hull_b, X_AB, size, &s->overlap, state, fresh, &warm, &plane)) {
         return 0;
     }
     tch_volume_params k = volume_params(&pair->params);
@@ -396,12 +476,18 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
         return 0;
     }
     recentre(&c, &overlap);
+    if (reserve_vertices(s, s->overlap.vertex_count) != 0) {
+        return -1;
+    }
+    c.vertices = s->vertices;
+    see_vertices(&c);
     tch_wrench total = tch_wrench_add(overlap.spring, overlap.damper);
     tch_real load = fabs(tch_v3_dot(total.force, c.n));
     total = tch_wrench_add(total, friction(&c, state, fresh, ctx->commit, m->timestep, load));
     if (ctx->commit) {
         state->n_prev_A = plane.n_A;
         state->d_prev = plane.depth;
+        state->warm = warm;
     }
     state->o_W = tch_x_apply(X_WA, c.o_c);
     state->f_W = tch_q_rotate(X_WA.q, total.force);
@@ -440,6 +526,7 @@ static void volume_scratch_destroy(void* scratch) {
     volume_scratch* s = scratch;
     if (s) {
         tch_polyhedron_free(&s->overlap);
+        free(s->vertices);
         free(s);
     }
 }

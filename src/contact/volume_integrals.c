@@ -44,63 +44,6 @@ tch_status tch_volume_params_check(const tch_volume_params* params, tch_error* e
     return TCH_OK;
 }
 
-tch_contact_triangle tch_contact_triangle_make(tch_vec3 q1, tch_vec3 q2, tch_vec3 q3, tch_vec3 n,
-                                               tch_vec3 o_c) {
-    tch_contact_triangle t;
-    const tch_vec3 q[3] = {q1, q2, q3};
-    for (int i = 0; i < 3; ++i) {
-        const tch_vec3 r = tch_v3_sub(q[i], o_c);
-        t.h[i] = tch_v3_dot(n, r);
-        t.p[i] = tch_v3_madd(r, -t.h[i], n);
-    }
-    t.area = 0.5 * tch_v3_dot(tch_v3_cross(tch_v3_sub(q2, q1), tch_v3_sub(q3, q1)), n);
-    return t;
-}
-
-static tch_vec3 centroid(const tch_contact_triangle* t) {
-    return tch_v3_scale(tch_v3_add(tch_v3_add(t->p[0], t->p[1]), t->p[2]), 1.0 / 3);
-}
-
-/* ---- area integrals ---- */
-
-tch_real tch_triangle_integral_linear(const tch_contact_triangle* t, const tch_real g[3]) {
-    return t->area * (g[0] + g[1] + g[2]) / 3;
-}
-
-tch_vec3 tch_triangle_integral_linear_p(const tch_contact_triangle* t, const tch_real g[3]) {
-    const tch_real g_mean = (g[0] + g[1] + g[2]) / 3;
-    tch_vec3 sum = tch_v3_scale(centroid(t), 0.75 * g_mean);
-    for (int i = 0; i < 3; ++i) {
-        sum = tch_v3_madd(sum, g[i] / 12, t->p[i]);
-    }
-    return tch_v3_scale(sum, t->area);
-}
-
-tch_vec3 tch_triangle_integral_pp(const tch_contact_triangle* t, tch_vec3 w) {
-    /* (p.w) is the linear g of tch_triangle_integral_linear_p */
-    const tch_real g[3] = {tch_v3_dot(t->p[0], w), tch_v3_dot(t->p[1], w),
-                           tch_v3_dot(t->p[2], w)};
-    return tch_triangle_integral_linear_p(t, g);
-}
-
-tch_real tch_triangle_integral_p2(const tch_contact_triangle* t) {
-    const tch_vec3* p = t->p;
-    const tch_real squares = tch_v3_norm2(p[0]) + tch_v3_norm2(p[1]) + tch_v3_norm2(p[2]);
-    const tch_real products =
-        tch_v3_dot(p[0], p[1]) + tch_v3_dot(p[1], p[2]) + tch_v3_dot(p[2], p[0]);
-    return t->area / 6 * (squares + products);
-}
-
-tch_vec3 tch_triangle_integral_p_cross(const tch_contact_triangle* t, const tch_vec3 tau[3]) {
-    const tch_vec3 tau_mean =
-        tch_v3_scale(tch_v3_add(tch_v3_add(tau[0], tau[1]), tau[2]), 1.0 / 3);
-    tch_vec3 sum = tch_v3_scale(tch_v3_cross(centroid(t), tau_mean), 0.75);
-    for (int i = 0; i < 3; ++i) {
-        sum = tch_v3_madd(sum, 1.0 / 12, tch_v3_cross(t->p[i], tau[i]));
-    }
-    return tch_v3_scale(sum, t->area);
-}
-
 /* The triangle with its area made positive (a triangle of C). */
 static tch_contact_triangle unsigned_area(const tch_contact_triangle* t) {
     tch_contact_triangle u = *t;
@@ -123,7 +66,7 @@ tch_wrench tch_volume_damper_triangle(const tch_contact_triangle* t, tch_vec3 n,
                                       tch_vec3 w_r, tch_real b_N, tch_real S_c) {
     const tch_contact_triangle u = unsigned_area(t);
     const tch_real scale = -b_N / S_c;
-    const tch_vec3 p_mean = centroid(&u);
+    const tch_vec3 p_mean = tch_contact_triangle_centroid(&u);
     const tch_real v_n = tch_v3_dot(n, v_r);
     /* eq. 11: n.v_r(p) = n.v_r + p.(n x w_r) is linear in p, so its mean is its value at p̄ */
     const tch_vec3 w = tch_v3_cross(n, w_r);
@@ -135,22 +78,12 @@ tch_wrench tch_volume_damper_triangle(const tch_contact_triangle* t, tch_vec3 n,
 
 /* ---- friction ---- */
 
-tch_real tch_volume_pressure(tch_real k_N, tch_real b_N, tch_real h, tch_real h_dot,
-                             tch_real S_c) {
-    return (k_N * h + b_N * h_dot) / S_c;
-}
-
 tch_vec3 tch_volume_dynamic_traction(tch_real mu, tch_real sigma, tch_vec3 v_T) {
     const tch_real speed = tch_v3_norm(v_T);
     if (speed < TCH_VOLUME_SLIP_EPSILON) {
         return tch_v3_zero();
     }
     return tch_v3_scale(v_T, -mu * sigma / speed);
-}
-
-tch_wrench tch_volume_traction_triangle(const tch_contact_triangle* t, const tch_vec3 tau[3]) {
-    const tch_vec3 sum = tch_v3_add(tch_v3_add(tau[0], tau[1]), tau[2]);
-    return (tch_wrench){tch_v3_scale(sum, t->area / 3), tch_triangle_integral_p_cross(t, tau)};
 }
 
 /* f = -c (r + theta n x p_C'), m = -c (p_C' x r + theta J' n) for the first moment S p_C' and
@@ -167,7 +100,8 @@ tch_wrench tch_volume_static_triangle(const tch_contact_triangle* t, tch_vec3 n,
                                       tch_real theta, tch_real c, tch_real S_c) {
     const tch_contact_triangle u = unsigned_area(t);
     /* ∫ p × (theta n × p) dS = theta n ∫ |p|^2 dS since p.n = 0 (eq. 22) */
-    return static_wrench(u.area / S_c, tch_v3_scale(centroid(&u), u.area / S_c),
+    return static_wrench(u.area / S_c,
+                         tch_v3_scale(tch_contact_triangle_centroid(&u), u.area / S_c),
                          tch_triangle_integral_p2(&u) / S_c, n, r, theta, c);
 }
 
@@ -194,20 +128,51 @@ static tch_status check_integrate(const tch_polyhedron* P, tch_vec3 n, tch_vec3 
     return TCH_OK;
 }
 
-/* Adds one triangle's terms with S_c = 1 (everything scales with 1/S_c at the end). */
-static void add_triangle(const tch_contact_triangle* t, tch_vec3 n, const tch_volume_params* pr,
-                         tch_vec3 v_r, tch_vec3 w_r, tch_volume_overlap* out) {
-    /* C is covered twice by P's triangles, once from the top and once from the bottom */
+/* The sums over P's triangles that the whole-contact closed forms need (S_c = 1: everything
+ * scales with 1/S_c at the end). */
+typedef struct overlap_sums {
+    tch_real volume;    /* Σ S_t h̄ = V(P) */
+    tch_real area;      /* Σ |S_t|/2 = S_c: C is covered twice, from the top and from the bottom */
+    tch_vec3 first;     /* Σ (|S_t|/2) p̄ = ∫_C p dS */
+    tch_real polar;     /* ∫_C |p|^2 dS (eq. 22) */
+    tch_vec3 spring;    /* Σ ∫_T h p dS (signed, eq. 8) = ∫_C d p dS */
+    tch_vec3 damper;    /* ∫_C (p.w) p dS, w = n x w_r (eq. 12) */
+} overlap_sums;
+
+static void add_triangle(const tch_contact_triangle* t, tch_vec3 w, overlap_sums* sums) {
     tch_contact_triangle half = unsigned_area(t);
     half.area *= 0.5;
-    out->volume += tch_triangle_integral_linear(t, t->h);
-    out->area.area += half.area;
-    out->area.centroid = tch_v3_madd(out->area.centroid, half.area, centroid(&half));
-    out->area.polar += tch_triangle_integral_p2(&half);
-    out->spring =
-        tch_wrench_add(out->spring, tch_volume_normal_triangle(t, n, t->h, pr->stiffness, 1));
-    out->damper =
-        tch_wrench_add(out->damper, tch_volume_damper_triangle(&half, n, v_r, w_r, pr->damping, 1));
+    sums->volume += tch_triangle_integral_linear(t, t->h);
+    sums->area += half.area;
+    sums->first = tch_v3_madd(sums->first, half.area, tch_contact_triangle_centroid(&half));
+    sums->polar += tch_triangle_integral_p2(&half);
+    sums->spring = tch_v3_add(sums->spring, tch_triangle_integral_linear_p(t, t->h));
+    sums->damper = tch_v3_add(sums->damper, tch_triangle_integral_pp(&half, w));
+}
+
+/* The totals of eqs. 7-8 (spring: k^N ∫ d dS n and k^N (∫ d p dS) x n) and eqs. 11-12 (damper:
+ * -b^N ∫ n.v_r(p) dS n and -b^N (∫ n.v_r(p) p dS) x n with n.v_r(p) = n.v_r + p.w), each over
+ * S_c: the per-triangle kernels tch_volume_normal_triangle and tch_volume_damper_triangle
+ * summed, with the cross product with n taken once. */
+static void finish_overlap(const overlap_sums* sums, tch_vec3 n, const tch_volume_params* pr,
+                           tch_vec3 v_r, tch_vec3 w, tch_volume_overlap* out) {
+    out->volume = sums->volume;
+    out->area.area = sums->area;
+    out->area.centroid = sums->first;
+    out->area.polar = sums->polar;
+    const tch_real S_c = sums->area;
+    if (!(S_c > 0)) {
+        return;
+    }
+    const tch_real v_n = tch_v3_dot(n, v_r);
+    out->area.centroid = tch_v3_scale(sums->first, 1 / S_c);
+    out->spring = (tch_wrench){
+        tch_v3_scale(n, pr->stiffness * sums->volume / S_c),
+        tch_v3_scale(tch_v3_cross(sums->spring, n), pr->stiffness / S_c)};
+    const tch_vec3 damper_first = tch_v3_madd(sums->damper, v_n, sums->first);
+    out->damper = (tch_wrench){
+        tch_v3_scale(n, -pr->damping * (v_n * S_c + tch_v3_dot(sums->first, w)) / S_c),
+        tch_v3_scale(tch_v3_cross(damper_first, n), -pr->damping / S_c)};
 }
 
 tch_status tch_volume_integrate(const tch_polyhedron* P, tch_vec3 n, tch_vec3 o_c,
@@ -218,6 +183,8 @@ tch_status tch_volume_integrate(const tch_polyhedron* P, tch_vec3 n, tch_vec3 o_
     if (status != TCH_OK) {
         return status;
     }
+    overlap_sums sums = {0};
+    const tch_vec3 w = tch_v3_cross(n, w_r);
     for (int f = 0; f < P->face_count; ++f) {
         const int* loop = P->face_vertices + P->face_start[f];
         const int length = P->face_start[f + 1] - P->face_start[f];
@@ -225,14 +192,9 @@ tch_status tch_volume_integrate(const tch_polyhedron* P, tch_vec3 n, tch_vec3 o_
             const tch_contact_triangle t = tch_contact_triangle_make(
                 P->vertices_A[loop[0]], P->vertices_A[loop[i]], P->vertices_A[loop[i + 1]], n,
                 o_c);
-            add_triangle(&t, n, params, v_r, w_r, out);
+            add_triangle(&t, w, &sums);
         }
     }
-    const tch_real S_c = out->area.area;
-    if (S_c > 0) {
-        out->area.centroid = tch_v3_scale(out->area.centroid, 1 / S_c);
-        out->spring = tch_wrench_scale(out->spring, 1 / S_c);
-        out->damper = tch_wrench_scale(out->damper, 1 / S_c);
-    }
+    finish_overlap(&sums, n, params, v_r, w, out);
     return TCH_OK;
 }

@@ -63,22 +63,76 @@ typedef struct tch_contact_triangle {
     tch_real area; /* signed projected area S_t */
 } tch_contact_triangle;
 
-tch_contact_triangle tch_contact_triangle_make(tch_vec3 q1, tch_vec3 q2, tch_vec3 q3, tch_vec3 n,
-                                               tch_vec3 o_c);
+/* The kernels that run per triangle per evaluation are inline: as calls into another unit
+ * they cost more than their arithmetic. */
+
+static inline tch_contact_triangle tch_contact_triangle_make(tch_vec3 q1, tch_vec3 q2,
+                                                             tch_vec3 q3, tch_vec3 n,
+                                                             tch_vec3 o_c) {
+    tch_contact_triangle t;
+    const tch_vec3 q[3] = {q1, q2, q3};
+    for (int i = 0; i < 3; ++i) {
+        const tch_vec3 r = tch_v3_sub(q[i], o_c);
+        t.h[i] = tch_v3_dot(n, r);
+        t.p[i] = tch_v3_madd(r, -t.h[i], n);
+    }
+    t.area = 0.5 * tch_v3_dot(tch_v3_cross(tch_v3_sub(q2, q1), tch_v3_sub(q3, q1)), n);
+    return t;
+}
+
+/* p̄ = (p1 + p2 + p3) / 3 */
+static inline tch_vec3 tch_contact_triangle_centroid(const tch_contact_triangle* t) {
+    return tch_v3_scale(tch_v3_add(tch_v3_add(t->p[0], t->p[1]), t->p[2]), 1.0 / 3);
+}
 
 /* ---- area integrals over the projected triangle (signed by t->area) ---- */
 
 /* ∫ g dS for g linear with vertex values g_i: S_t ḡ (eq. 7). */
-tch_real tch_triangle_integral_linear(const tch_contact_triangle* t, const tch_real g[3]);
+static inline tch_real tch_triangle_integral_linear(const tch_contact_triangle* t,
+                                                    const tch_real g[3]) {
+    return t->area * (g[0] + g[1] + g[2]) / 3;
+}
+
 /* ∫ g p dS for g linear: S_t [(3/4) ḡ p̄ + (1/12) Σ g_i p_i] (eq. 8). */
-tch_vec3 tch_triangle_integral_linear_p(const tch_contact_triangle* t, const tch_real g[3]);
+static inline tch_vec3 tch_triangle_integral_linear_p(const tch_contact_triangle* t,
+                                                      const tch_real g[3]) {
+    const tch_real g_mean = (g[0] + g[1] + g[2]) / 3;
+    tch_vec3 sum = tch_v3_scale(tch_contact_triangle_centroid(t), 0.75 * g_mean);
+    for (int i = 0; i < 3; ++i) {
+        sum = tch_v3_madd(sum, g[i] / 12, t->p[i]);
+    }
+    return tch_v3_scale(sum, t->area);
+}
+
 /* ∫ (p.w) p dS = (∫ p p^T dS) w: S_t [(3/4)(p̄.w) p̄ + (1/12) Σ (p_i.w) p_i] (eq. 12). */
-tch_vec3 tch_triangle_integral_pp(const tch_contact_triangle* t, tch_vec3 w);
+static inline tch_vec3 tch_triangle_integral_pp(const tch_contact_triangle* t, tch_vec3 w) {
+    /* (p.w) is the linear g of tch_triangle_integral_linear_p */
+    const tch_real g[3] = {tch_v3_dot(t->p[0], w), tch_v3_dot(t->p[1], w),
+                           tch_v3_dot(t->p[2], w)};
+    return tch_triangle_integral_linear_p(t, g);
+}
+
 /* ∫ |p|^2 dS = (S_t/6)(Σ |p_i|^2 + Σ_{i<j} p_i.p_j) (eq. 22). */
-tch_real tch_triangle_integral_p2(const tch_contact_triangle* t);
+static inline tch_real tch_triangle_integral_p2(const tch_contact_triangle* t) {
+    const tch_vec3* p = t->p;
+    const tch_real squares = tch_v3_norm2(p[0]) + tch_v3_norm2(p[1]) + tch_v3_norm2(p[2]);
+    const tch_real products =
+        tch_v3_dot(p[0], p[1]) + tch_v3_dot(p[1], p[2]) + tch_v3_dot(p[2], p[0]);
+    return t->area / 6 * (squares + products);
+}
+
 /* ∫ p x tau(p) dS for tau linear with vertex values tau_i:
  * S_t [(3/4) p̄ x τ̄ + (1/12) Σ p_i x τ_i] (eq. 16). */
-tch_vec3 tch_triangle_integral_p_cross(const tch_contact_triangle* t, const tch_vec3 tau[3]);
+static inline tch_vec3 tch_triangle_integral_p_cross(const tch_contact_triangle* t,
+                                                     const tch_vec3 tau[3]) {
+    const tch_vec3 tau_mean =
+        tch_v3_scale(tch_v3_add(tch_v3_add(tau[0], tau[1]), tau[2]), 1.0 / 3);
+    tch_vec3 sum = tch_v3_scale(tch_v3_cross(tch_contact_triangle_centroid(t), tau_mean), 0.75);
+    for (int i = 0; i < 3; ++i) {
+        sum = tch_v3_madd(sum, 1.0 / 12, tch_v3_cross(t->p[i], tau[i]));
+    }
+    return tch_v3_scale(sum, t->area);
+}
 
 /* ---- normal force (sec. 4.5) ---- */
 
@@ -104,8 +158,10 @@ tch_wrench tch_volume_damper_triangle(const tch_contact_triangle* t, tch_vec3 n,
 #define TCH_VOLUME_SLIP_EPSILON 1e-4
 
 /* Normal pressure at a vertex, sigma = (k^N h + b^N ḣ) / S_c (notes §6, face-flux form). */
-tch_real tch_volume_pressure(tch_real k_N, tch_real b_N, tch_real h, tch_real h_dot,
-                             tch_real S_c);
+static inline tch_real tch_volume_pressure(tch_real k_N, tch_real b_N, tch_real h,
+                                           tch_real h_dot, tch_real S_c) {
+    return (k_N * h + b_N * h_dot) / S_c;
+}
 /* Dynamic friction traction at a vertex (eqs. 13, 17): -mu sigma v_T/|v_T|, zero when
  * |v_T| < TCH_VOLUME_SLIP_EPSILON. v_T: tangential relative velocity of B at the vertex. */
 tch_vec3 tch_volume_dynamic_traction(tch_real mu, tch_real sigma, tch_vec3 v_T);
@@ -114,7 +170,11 @@ tch_vec3 tch_volume_dynamic_traction(tch_real mu, tch_real sigma, tch_vec3 v_T);
  * With vertex tractions of the face-flux pressure use the signed t->area; over a triangle of
  * C use a positive area. The maximum static friction (notes §6.3) is the same integral with
  * mu_0 and the static traction's direction. */
-tch_wrench tch_volume_traction_triangle(const tch_contact_triangle* t, const tch_vec3 tau[3]);
+static inline tch_wrench tch_volume_traction_triangle(const tch_contact_triangle* t,
+                                                      const tch_vec3 tau[3]) {
+    const tch_vec3 sum = tch_v3_add(tch_v3_add(tau[0], tau[1]), tau[2]);
+    return (tch_wrench){tch_v3_scale(sum, t->area / 3), tch_triangle_integral_p_cross(t, tau)};
+}
 
 /* Distributed tangential springs (or dampers) over a triangle of C, extension l(p) = r +
  * theta n x p (eq. 20), coefficient c over S_c, using |t->area|:
