@@ -207,37 +207,44 @@ static tch_vec3 point_motion(const tch_real* x, tch_vec3 r) {
     return tch_v3_add(read_block(x, 0), tch_v3_cross(read_block(x, 1), r));
 }
 
-/* The change of the generalized forces (f_a, τ_a, f_b, τ_b) for a motion x = (δ_a, φ_a, δ_b,
- * φ_b) of the two bodies: through the local map L of the relative motion at o, plus, when
- * `geometric`, the turning of the contact plane and the moment arms' change (the wrench
- * carried with the contact frame). */
-static void wrench_variation(const tch_wrench_linearization* w, const tch_real L[6][6],
-                             const contact_arms* arms, const tch_real x[12], int geometric,
-                             tch_real y[12]) {
-    tch_vec3 move_a = point_motion(x, arms->r_a), move_b = point_motion(x + 6, arms->r_b);
-    tch_vec3 phi_a = read_block(x, 1), phi_b = read_block(x, 3);
-    tch_vec3 dF, dM;
-    local_map(L, tch_v3_sub(move_b, move_a), tch_v3_sub(phi_b, phi_a), &dF, &dM);
-    tch_vec3 arm_a = tch_v3_zero(), arm_b = tch_v3_zero();
-    if (geometric) {
-        tch_real s = arms->share_b;
-        /* the plane turns with the other body: the static one, or the mean of two free ones */
-        tch_vec3 turn = tch_v3_add(tch_v3_scale(phi_a, s), tch_v3_scale(phi_b, 1 - s));
-        dF = tch_v3_add(dF, tch_v3_cross(turn, w->F_W));
-        dM = tch_v3_add(dM, tch_v3_cross(turn, w->M_W));
-        /* o: midway between the surfaces across the plane, with the surface points along it */
-        tch_vec3 n = w->n_W;
-        tch_vec3 slide = tch_v3_add(tch_v3_scale(point_motion(x, arms->surface_a), 1 - s),
-                                    tch_v3_scale(point_motion(x + 6, arms->surface_b), s));
-        tch_vec3 d_o = tch_v3_madd(slide, 0.5 * tch_v3_dot(n, tch_v3_add(move_a, move_b)) -
-                                              tch_v3_dot(n, slide), n);
-        arm_a = tch_v3_cross(tch_v3_sub(d_o, read_block(x, 0)), w->F_W);
-        arm_b = tch_v3_cross(tch_v3_sub(d_o, read_block(x, 2)), w->F_W);
-    }
+/* The generalized forces (f_a, τ_a, f_b, τ_b) of a wrench change of (dF, dM about o), plus the
+ * moment changes arm_a, arm_b of each body. */
+static void body_forces(const contact_arms* arms, tch_vec3 dF, tch_vec3 dM, tch_vec3 arm_a,
+                        tch_vec3 arm_b, tch_real y[12]) {
     write_block(y, 0, tch_v3_neg(dF));
     write_block(y, 1, tch_v3_neg(tch_v3_add(tch_v3_add(dM, arm_a), tch_v3_cross(arms->r_a, dF))));
     write_block(y, 2, dF);
     write_block(y, 3, tch_v3_add(tch_v3_add(dM, arm_b), tch_v3_cross(arms->r_b, dF)));
+}
+
+/* The change of the generalized forces for a motion (or velocity) x = (δ_a, φ_a, δ_b, φ_b) of
+ * the two bodies through the local map L of the relative motion at o. */
+static void local_variation(const tch_real L[6][6], const contact_arms* arms, const tch_real x[12],
+                            tch_real y[12]) {
+    tch_vec3 move_a = point_motion(x, arms->r_a), move_b = point_motion(x + 6, arms->r_b);
+    tch_vec3 dF, dM;
+    local_map(L, tch_v3_sub(move_b, move_a), tch_v3_sub(read_block(x, 3), read_block(x, 1)), &dF,
+              &dM);
+    body_forces(arms, dF, dM, tch_v3_zero(), tch_v3_zero(), y);
+}
+
+/* The geometric change for a motion x: the wrench turns with the contact plane and its moment
+ * arms follow o. */
+static void geometric_variation(const tch_wrench_linearization* w, const contact_arms* arms,
+                                const tch_real x[12], tch_real y[12]) {
+    tch_real s = arms->share_b;
+    /* the plane turns with the other body: the static one, or the mean of two free ones */
+    tch_vec3 turn = tch_v3_add(tch_v3_scale(read_block(x, 1), s), tch_v3_scale(read_block(x, 3), 1 - s));
+    tch_vec3 dF = tch_v3_cross(turn, w->F_W), dM = tch_v3_cross(turn, w->M_W);
+    /* o: midway between the surfaces across the plane, with the surface points along it */
+    tch_vec3 n = w->n_W;
+    tch_vec3 across = tch_v3_add(point_motion(x, arms->r_a), point_motion(x + 6, arms->r_b));
+    tch_vec3 slide = tch_v3_add(tch_v3_scale(point_motion(x, arms->surface_a), 1 - s),
+                                tch_v3_scale(point_motion(x + 6, arms->surface_b), s));
+    tch_vec3 d_o = tch_v3_madd(slide, 0.5 * tch_v3_dot(n, across) - tch_v3_dot(n, slide), n);
+    tch_vec3 arm_a = tch_v3_cross(tch_v3_sub(d_o, read_block(x, 0)), w->F_W);
+    tch_vec3 arm_b = tch_v3_cross(tch_v3_sub(d_o, read_block(x, 2)), w->F_W);
+    body_forces(arms, dF, dM, arm_a, arm_b, y);
 }
 
 void tch_contact_linearize_wrench(const tch_model* model, const tch_data* data,
@@ -252,12 +259,14 @@ void tch_contact_linearize_wrench(const tch_model* model, const tch_data* data,
     arms.surface_b = tch_v3_madd(arms.r_b, -0.5 * w->depth, w->n_W);
     arms.share_b = root_a == 0 ? 1 : root_b == 0 ? 0 : 0.5;
     for (int j = 0; j < 12; ++j) {
-        tch_real x[12] = {0}, k[12], d[12];
+        tch_real x[12] = {0}, k[12], geometric[12], d[12];
         x[j] = 1;
-        wrench_variation(w, w->K, &arms, x, 1, k);
-        wrench_variation(w, w->D, &arms, x, 0, d);
+        local_variation(w->K, &arms, x, k);
+        geometric_variation(w, &arms, x, geometric);
+        local_variation(w->D, &arms, x, d);
         for (int i = 0; i < 12; ++i) {
             out->K[i][j] += k[i];
+            out->G[i][j] += geometric[i];
             out->D[i][j] += d[i];
         }
     }

@@ -55,11 +55,16 @@ typedef struct tch_pair_context {
  * moves by a displacement of its centre of mass and a small rotation, both world (δ, φ), at the
  * rates (v_WCm, w_W); its generalized force is the force on its centre of mass and the torque
  * about it, world. Rows and columns are ordered (a, b) for the roots of geom a and geom b, each
- * (translation, rotation); those of a static root are filled and meaningless.
- *     K = ∂(f_a, τ_a, f_b, τ_b) / ∂(δ_a, φ_a, δ_b, φ_b)
- *     D = ∂(f_a, τ_a, f_b, τ_b) / ∂(v_a, w_a, v_b, w_b) */
+ * (translation, rotation); those of a static root are filled and meaningless. The stiffness
+ * ∂(f_a, τ_a, f_b, τ_b) / ∂(δ_a, φ_a, δ_b, φ_b) is K + G:
+ *     K  the springs' stiffness carried to the bodies (symmetric, negative semidefinite for
+ *        passive springs),
+ *     G  the geometric part: the wrench carried along as the contact frame turns and its point
+ *        moves (of the order of the force times the lever arms, not symmetric),
+ * and D = ∂(f_a, τ_a, f_b, τ_b) / ∂(v_a, w_a, v_b, w_b). */
 typedef struct tch_pair_linearization {
     tch_real K[12][12];
+    tch_real G[12][12];
     tch_real D[12][12];
 } tch_pair_linearization;
 
@@ -147,8 +152,8 @@ tch_real tch_contact_inverse_mass(const tch_model* model, const tch_data* data,
                                   tch_vec3 p_W, tch_vec3 t_W);
 
 /* Adds to `out` the body-level Jacobians of the wrench `w` of `pair` (docs/integrators.md):
- * its local stiffness and damping carried to both bodies' centres of mass, with the geometric
- * terms of the wrench's moment arms and of a's rotation of the plane in K. */
+ * its local stiffness and damping carried to both bodies' centres of mass (K, D) and the
+ * geometric terms of the turning plane and the moving point (G). */
 void tch_contact_linearize_wrench(const tch_model* model, const tch_data* data,
                                   const tch_pair_result* pair,
                                   const tch_wrench_linearization* w,

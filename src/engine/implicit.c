@@ -79,7 +79,8 @@ static const tch_contact_ops* linearizable(const tch_data* d, int i) {
     return ops->kind == TCH_CONTACT_KIND_FORCE && ops->linearize ? ops : NULL;
 }
 
-/* Every pair whose model linearizes and that moves a free body, linearized and symmetrized. */
+/* Every pair whose model linearizes and that moves a free body, linearized; K and D
+ * symmetrized (a model's local stiffness need not be symmetric, engine/implicit.h). */
 static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) {
     s->pairs = take(d, (size_t)d->pair_result_count, sizeof *s->pairs, "implicit pairs");
     if (!s->pairs) {
@@ -277,9 +278,29 @@ static tch_real* entry(const implicit_system* s, int row, int col) {
     return &s->values[s->row_offset[row] + (size_t)(col - s->row_start[row])];
 }
 
-/* The mass blocks diag(m 1, I_W) and each body's centre-of-mass velocities. */
+/* The centre-of-mass velocities v* of body b: the prediction's, or those of qvel. */
+static void corrected_velocities(const tch_model* m, const tch_data* d,
+                                 const tch_velocity_prediction* prediction, int b, tch_vec3* v,
+                                 tch_vec3* w) {
+    if (prediction) {
+        *v = prediction->v_WCm[b];
+        *w = prediction->w_W[b];
+    } else {
+        tch_free_body_com_velocity(m, d->qpos, d->qvel, b, v, w);
+    }
+}
+
+static void write_twist(tch_real* x, tch_vec3 v, tch_vec3 w) {
+    for (int i = 0; i < 3; ++i) {
+        x[i] = tch_v3_get(v, i);
+        x[3 + i] = tch_v3_get(w, i);
+    }
+}
+
+/* The mass blocks diag(m 1, I_W) and each body's centre-of-mass velocities at the step's start
+ * (the velocities stage's) and v*. */
 static void assemble_bodies(const tch_model* m, const tch_data* d, implicit_system* s,
-                            const tch_real* qvel0) {
+                            const tch_velocity_prediction* prediction) {
     for (int node = 0; node < s->node_count; ++node) {
         int b = s->body_of_node[node], r = 6 * s->position[node];
         tch_mat3 I_W = tch_m3_rotate_tensor(d->body_R_WB[b], m->body_total_I_BCm[b]);
@@ -289,15 +310,10 @@ static void assemble_bodies(const tch_model* m, const tch_data* d, implicit_syst
                 *entry(s, r + 3 + i, r + 3 + j) += I_W.m[i][j];
             }
         }
-        tch_vec3 v[4];
-        tch_free_body_com_velocity(m, d->qpos, qvel0, b, &v[0], &v[1]);
-        tch_free_body_com_velocity(m, d->qpos, d->qvel, b, &v[2], &v[3]);
-        for (int i = 0; i < 3; ++i) {
-            s->v0[6 * node + i] = tch_v3_get(v[0], i);
-            s->v0[6 * node + 3 + i] = tch_v3_get(v[1], i);
-            s->v1[6 * node + i] = tch_v3_get(v[2], i);
-            s->v1[6 * node + 3 + i] = tch_v3_get(v[3], i);
-        }
+        tch_vec3 v, w;
+        write_twist(s->v0 + 6 * node, d->body_v_WCm[b], d->body_w_W[b]);
+        corrected_velocities(m, d, prediction, b, &v, &w);
+        write_twist(s->v1 + 6 * node, v, w);
     }
 }
 
@@ -378,13 +394,20 @@ static void skyline_solve(implicit_system* s) {
     }
 }
 
-/* qvel += the correction (dv_WCm, dw_W) of every body, in its free-joint coordinates:
- * the origin's velocity changes by dv - dw x r (r = R p_BCm) and w_B by R^T dw. */
-static void apply_correction(const tch_model* m, tch_data* d, const implicit_system* s) {
+/* Adds the correction (dv_WCm, dw_W) of every body to the prediction, or to qvel in its
+ * free-joint coordinates: the origin's velocity changes by dv - dw x r (r = R p_BCm) and w_B
+ * by R^T dw. */
+static void apply_correction(const tch_model* m, tch_data* d, const implicit_system* s,
+                             tch_velocity_prediction* prediction) {
     for (int node = 0; node < s->node_count; ++node) {
         int b = s->body_of_node[node];
         const tch_real* x = s->rhs + 6 * s->position[node];
         tch_vec3 dv = {x[0], x[1], x[2]}, dw = {x[3], x[4], x[5]};
+        if (prediction) {
+            prediction->v_WCm[b] = tch_v3_add(prediction->v_WCm[b], dv);
+            prediction->w_W[b] = tch_v3_add(prediction->w_W[b], dw);
+            continue;
+        }
         tch_quat q = tch_free_body_pose(m, d->qpos, b).q;
         tch_vec3 r = tch_q_rotate(q, m->body_total_p_BCm[b]);
         tch_vec3 dv_o = tch_v3_sub(dv, tch_v3_cross(dw, r)), dw_B = tch_q_inv_rotate(q, dw);
@@ -406,7 +429,8 @@ static int body_at(const implicit_system* s, int position) {
     return 0;
 }
 
-static int prepare(const tch_model* m, tch_data* d, implicit_system* s, const tch_real* qvel0) {
+static int prepare(const tch_model* m, tch_data* d, implicit_system* s,
+                   const tch_velocity_prediction* prediction) {
     if (index_bodies(m, d, s) != 0 || linearize_pairs(m, d, s) != 0 || order_bodies(d, s) != 0 ||
         build_skyline(d, s) != 0) {
         return -1;
@@ -416,19 +440,20 @@ static int prepare(const tch_model* m, tch_data* d, implicit_system* s, const tc
     if (!s->v0 || !s->v1) {
         return -1;
     }
-    assemble_bodies(m, d, s, qvel0);
+    assemble_bodies(m, d, s, prediction);
     for (int p = 0; p < s->pair_count; ++p) {
         assemble_pair(s, &s->pairs[p]);
     }
     return 0;
 }
 
-tch_status tch_implicit_correct_velocities(const tch_model* m, tch_data* d,
-                                           const tch_real* qvel0, tch_error* err) {
+/* The correction of v* (the prediction's, or qvel's when prediction is NULL). */
+static tch_status correct(const tch_model* m, tch_data* d, tch_velocity_prediction* prediction,
+                          tch_error* err) {
     size_t mark = tch_arena_mark(&d->internal->arena);
     implicit_system s = {.h = m->timestep};
     tch_status status = TCH_OK;
-    if (prepare(m, d, &s, qvel0) != 0) {
+    if (prepare(m, d, &s, prediction) != 0) {
         status = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
                           "out of memory for the implicit integrator's system");
     } else if (s.pair_count > 0) {
@@ -441,9 +466,18 @@ tch_status tch_implicit_correct_velocities(const tch_model* m, tch_data* d,
                               d->time, m->body_name[body_at(&s, (failed - 1) / 6)]);
         } else {
             skyline_solve(&s);
-            apply_correction(m, d, &s);
+            apply_correction(m, d, &s, prediction);
         }
     }
     tch_arena_release(&d->internal->arena, mark);
     return status;
+}
+
+tch_status tch_implicit_correct_velocities(const tch_model* m, tch_data* d, tch_error* err) {
+    return correct(m, d, NULL, err);
+}
+
+tch_status tch_implicit_correct_prediction(const tch_model* m, tch_data* d,
+                                           tch_velocity_prediction* prediction, tch_error* err) {
+    return correct(m, d, prediction, err);
 }

@@ -11,19 +11,32 @@
  *
  *     (M - h D - h^2 K) x = h^2 K v* + h D (v* - v)
  *
- * K and D enter symmetrized (a W-method: any Jacobian approximation keeps the method first-order
- * consistent; the dropped antisymmetric part is the small geometric coupling of the moment
- * arms), so the matrix is symmetric and, for the passive springs and dampers of penalty
- * contact, positive definite: a variable-band (skyline) Cholesky factorization after a reverse
- * Cuthill-McKee ordering of the bodies, all in the step's arena.
- */
+ * K is the springs' stiffness carried to the bodies, without the geometric part G of the
+ * linearization (the wrench carried along by the turning contact frame, of the order of the
+ * force times the lever arm, not symmetric, and indefinite under heavy loads): leaving it and
+ * any antisymmetric part out is a W-method (any Jacobian approximation keeps the method
+ * first-order consistent; the stiff modes are the springs'), and keeps the matrix symmetric
+ * positive definite for the passive springs and dampers of penalty contact. It is factored by
+ * a variable-band (skyline) Cholesky after a reverse Cuthill-McKee ordering of the bodies, all
+ * in the step's arena.
+ *
+ * Friction stays semi-implicit as with the other integrators (contact/contact.h), but the
+ * velocities it sees are predicted by this same correction applied to the normal forces alone.
+  */
 #pragma once
 
+#include "contact/contact.h"
 #include "touche/data.h"
 
-/* Adds the implicit correction x to data->qvel, which holds v* on entry; qvel0 holds the
- * velocities at the step's start, and data the forces stage's results at that state. Pairs
- * whose model has no `linearize` op stay explicit. TCH_ERR_OUT_OF_MEMORY, or TCH_ERR_DIVERGED
- * when the system is not positive definite (a contact pulling harder than the step allows). */
+/* Adds the implicit correction x to data->qvel, which holds v* on entry, with the forces
+ * stage's results at the step's start in data (and its velocities in body_v_WCm, body_w_W).
+ * Pairs whose model has no `linearize` op stay explicit. TCH_ERR_OUT_OF_MEMORY, or
+ * TCH_ERR_DIVERGED when the system is not positive definite. */
 tch_status tch_implicit_correct_velocities(const tch_model* model, tch_data* data,
-                                           const tch_real* qvel0, tch_error* err);
+                                           tch_error* err);
+
+/* The same correction of a velocity prediction (v* = its velocities), after the normal forces:
+ * friction then opposes the slip of the implicit step rather than that of an explicit one,
+ * which stiff springs make meaningless (tch_stage_forces). */
+tch_status tch_implicit_correct_prediction(const tch_model* model, tch_data* data,
+                                           tch_velocity_prediction* prediction, tch_error* err);

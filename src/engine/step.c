@@ -239,7 +239,6 @@ static tch_pair_context pair_context(tch_data* d, const tch_contact_ops* ops, in
 }
 
 tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
-    (void)err;
     for (int b = 0; b < m->body_count; ++b) {
         tch_real mass = m->body_free[b] ? m->body_total_mass[b] : 0;
         d->body_force_W[b] = tch_v3_madd(d->body_force_applied_W[b], mass, m->gravity);
@@ -254,6 +253,12 @@ tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
     }
     tch_velocity_prediction* prediction = &d->internal->prediction;
     tch_contact_predict_velocities(m, d, m->timestep, prediction);
+    if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+        tch_status s = tch_implicit_correct_prediction(m, d, prediction, err);
+        if (s != TCH_OK) {
+            return s;
+        }
+    }
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_contact_ops* ops = tch_contact_model_ops(d->pair_results[i].model);
         if (ops->kind == TCH_CONTACT_KIND_FORCE && ops->friction_forces) {
@@ -471,31 +476,18 @@ static tch_status refuse_constraint_pairs(const tch_model* m, const tch_data* d,
  * by the contacts' linearization, then the same position update. */
 static tch_status linearly_implicit_euler(const tch_model* m, tch_data* d, tch_error* err) {
     tch_status s = refuse_constraint_pairs(m, d, err);
-    if (s != TCH_OK) {
-        return s;
+    for (int i = 0; i < m->nv && s == TCH_OK; ++i) {
+        d->qvel[i] += m->timestep * d->qacc[i];
     }
-    tch_real h = m->timestep;
-    tch_arena* arena = &d->internal->arena;
-    size_t mark = tch_arena_mark(arena);
-    tch_real* qvel0 = tch_arena_alloc(arena, (size_t)m->nv * sizeof(tch_real) + 1, "qvel0");
-    if (!qvel0) {
-        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for qvel0");
+    if (s == TCH_OK) {
+        s = tch_implicit_correct_velocities(m, d, err);
     }
-    copy_elements(qvel0, d->qvel, m->nv, sizeof(tch_real));
-    for (int i = 0; i < m->nv; ++i) {
-        d->qvel[i] += h * d->qacc[i];
-    }
-    s = tch_implicit_correct_velocities(m, d, qvel0, err);
-    tch_arena_release(arena, mark);
-    if (s != TCH_OK) {
-        return s;
-    }
-    for (int b = 1; b < m->body_count; ++b) {
+    for (int b = 1; b < m->body_count && s == TCH_OK; ++b) {
         if (m->body_free[b]) {
-            tch_free_body_advance_position(m, d->qpos, d->qvel, b, h);
+            tch_free_body_advance_position(m, d->qpos, d->qvel, b, m->timestep);
         }
     }
-    return TCH_OK;
+    return s;
 }
 
 /* NaN anywhere, or a body faster than the runaway limits: names the body and the time. */

@@ -2,6 +2,7 @@
  * contact linearizations it uses (the `linearize` op of contact/point.c and
  * contact/volume_linearize.c). */
 #include "contact/contact.h"
+#include "touche/io.h"
 #include "dynamics/free_body.h"
 #include "engine/engine_internal.h"
 #include "math/vec.h"
@@ -125,7 +126,8 @@ static void finite_differences(const tch_model* m, tch_data* d, int n, int veloc
     tch_data_reset(m, d);
 }
 
-/* The pairs' linearizations at the model's initial state, summed over bodies 1..n. */
+/* The pairs' linearizations at the model's initial state, summed over bodies 1..n: the
+ * stiffness K + G and the damping D. */
 static void linearized(const tch_model* m, tch_data* d, int n, double K[DIM][DIM],
                        double D[DIM][DIM]) {
     tch_data_reset(m, d);
@@ -147,7 +149,8 @@ static void linearized(const tch_model* m, tch_data* d, int n, double K[DIM][DIM
                 }
                 for (int i = 0; i < 6; ++i) {
                     for (int j = 0; j < 6; ++j) {
-                        K[6 * (body[s] - 1) + i][6 * (body[t] - 1) + j] += lin.K[6 * s + i][6 * t + j];
+                        K[6 * (body[s] - 1) + i][6 * (body[t] - 1) + j] +=
+                            lin.K[6 * s + i][6 * t + j] + lin.G[6 * s + i][6 * t + j];
                         D[6 * (body[s] - 1) + i][6 * (body[t] - 1) + j] += lin.D[6 * s + i][6 * t + j];
                     }
                 }
@@ -221,10 +224,204 @@ static void test_volume_stack_linearization_matches_finite_differences(void) {
     tch_model_destroy(m);
 }
 
+/* ---- the integrator ---- */
+
+/* Steps for `seconds`; the status of the first failing step, else TCH_OK. */
+static tch_status run(const tch_model* m, tch_data* d, double seconds) {
+    long steps = lround(seconds / m->timestep);
+    for (long i = 0; i < steps; ++i) {
+        tch_status s = tch_step(m, d, NULL);
+        if (s != TCH_OK) {
+            return s;
+        }
+    }
+    return TCH_OK;
+}
+
+/* A box of 1 kg on k = 1e7 N/m at dt 10 ms (h sqrt(k/m) = 32): semi-implicit Euler, stable
+ * only below h sqrt(k/m) = 2, blows the box off the floor; the implicit step settles it at the
+ * depth m g / k^N where the distributed spring carries its weight (eq. 7 integrated). */
+static void test_stiff_box_rests_at_closed_form_depth(void) {
+    const double k = 1e7;
+    scene_params p = {TCH_CONTACT_VOLUME, TCH_POINT_LAW_INHERIT, k, 10, 0.5, 0.01,
+                      TCH_INTEGRATOR_SEMI_IMPLICIT_EULER};
+    tch_model* explicit_model = box_on_floor(&p, 0.5 * g / k, tch_q_identity());
+    tch_data* d = make_data(explicit_model);
+    ENSURE(d != NULL);
+    tch_status s = run(explicit_model, d, 1.0);
+    ENSURE(s != TCH_OK || fabs(d->body_p_WCm[1].z - 1) > 0.01);
+    tch_data_destroy(d);
+    tch_model_destroy(explicit_model);
+
+    p.integrator = TCH_INTEGRATOR_IMPLICIT;
+    tch_model* m = box_on_floor(&p, 0.5 * g / k, tch_q_identity());
+    d = make_data(m);
+    ENSURE(d != NULL);
+    ENSURE(run(m, d, 1.0) == TCH_OK);
+    ENSURE(d->pair_result_count == 1);
+    ENSURE_REL(d->contacts[d->pair_results[0].contact_start].depth, g / k, 1e-6);
+    ENSURE_REL(d->pair_results[0].f_W.z, g, 1e-6);
+    ENSURE_NEAR(d->body_p_WCm[1].z, 1 - g / k, 1e-9);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* Undamped, frictionless, a box bouncing on its contact without leaving it is a spring-mass
+ * x'' = -w^2 x (w^2 = k^N/m, x the depth beyond m g/k^N). Implicit Euler turns (w x, v) by a
+ * rotation and shrinks it by exactly (1 + h^2 w^2)^(-1/2) per step. */
+static void test_spring_mass_amplitude_decays_as_implicit_euler(void) {
+    const double k = 1e5, h = 0.002, w = sqrt(k);
+    scene_params p = {TCH_CONTACT_VOLUME, TCH_POINT_LAW_INHERIT, k, 0, 0, h,
+                      TCH_INTEGRATOR_IMPLICIT};
+    tch_model* m = box_on_floor(&p, 1.5 * g / k, tch_q_identity());
+    tch_data* d = make_data(m);
+    ENSURE(d != NULL);
+    const double z_rest = 1 - g / k, decay = 1 / sqrt(1 + h * h * w * w);
+    tch_forward(m, d, NULL);
+    double amplitude = hypot(w * (d->body_p_WCm[1].z - z_rest), d->body_v_WCm[1].z);
+    for (int i = 0; i < 10; ++i) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+        double next = hypot(w * (d->body_p_WCm[1].z - z_rest), d->body_v_WCm[1].z);
+        ENSURE_REL(next / amplitude, decay, 1e-6);
+        amplitude = next;
+    }
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* Kinetic, gravitational and spring energy of the point model's linear springs. */
+static double total_energy(const tch_model* m, const tch_data* d) {
+    double e = tch_data_energy(m, d);
+    for (int i = 0; i < d->contact_count; ++i) {
+        double depth = fmax(d->contacts[i].depth, 0);
+        e += 0.5 * m->contact_default.stiffness * depth * depth;
+    }
+    return e;
+}
+
+/* The energy of a box sliding and spinning on k = 1e6 N/m per corner at dt 5 ms (h sqrt(4k/m)
+ * = 10, where semi-implicit Euler diverges), started 2 m g/k deep, with and without friction:
+ * springs, dampers and friction (which sees the implicit step's predicted slip) are passive,
+ * and no step adds energy beyond round-off. Returns the number of steps that added more than
+ * 1e-12 of the initial energy, or -1 when a step failed. */
+static int energy_rises(double mu) {
+    const double k = 1e6;
+    scene_params p = {TCH_CONTACT_POINT, TCH_POINT_LAW_LINEAR, k, 100, mu, 0.005,
+                      TCH_INTEGRATOR_IMPLICIT};
+    tch_model* m = box_on_floor(&p, 2 * g / (4 * k), tch_q_identity());
+    tch_data* d = make_data(m);
+    int rises = d ? 0 : -1;
+    if (d && tch_data_set_body_state(m, d, 1, &d->body_X_WB[1], (tch_vec3){0.5, 0.2, 0},
+                                     (tch_vec3){0, 0, 2}, NULL) != TCH_OK) {
+        rises = -1;
+    }
+    tch_forward(m, d, NULL);
+    double energy = total_energy(m, d), first = energy;
+    for (int i = 0; i < 400 && rises >= 0; ++i) {
+        if (tch_step(m, d, NULL) != TCH_OK) {
+            rises = -1;
+            break;
+        }
+        tch_forward(m, d, NULL);
+        double next = total_energy(m, d);
+        rises += next > energy + 1e-12 * first;
+        energy = next;
+    }
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+    return rises;
+}
+
+static void test_energy_never_grows_in_a_passive_stiff_scene(void) {
+    ENSURE(energy_rises(0) == 0);
+    ENSURE(energy_rises(0.3) == 0);
+}
+
+static int upright(const tch_data* d, int n, double top_z) {
+    for (int b = 1; b <= n; ++b) {
+        if (tch_q_rotate(d->body_X_WB[b].q, (tch_vec3){0, 0, 1}).z < cos(0.2)) {
+            return 0;
+        }
+    }
+    return d->body_p_WCm[n].z > 0.95 * top_z;
+}
+
+/* Thirteen 1 x 1 x 2 m blocks of 1 kg on k^N = 1e5 N/m (above the buckling stiffness
+ * k^N L^2/12 > m g N^2) at dt 5 ms, the top pushed 1e-6 m: semi-implicit Euler is unstable
+ * there (h sqrt(k/m) = 1.6 on 13 coupled springs), the implicit step holds the stack, and a
+ * warmed-up step allocates nothing. */
+static void test_volume_stack_stands_at_large_step(void) {
+    const int n = 13;
+    scene_params p = {TCH_CONTACT_VOLUME, TCH_POINT_LAW_INHERIT, 1e5, 10, 0.6, 0.005,
+                      TCH_INTEGRATOR_SEMI_IMPLICIT_EULER};
+    tch_model* explicit_model = stack(&p, n, 1e-6);
+    tch_data* d = make_data(explicit_model);
+    ENSURE(d != NULL);
+    tch_forward(explicit_model, d, NULL);
+    double top_z = d->body_p_WCm[n].z;
+    tch_status s = run(explicit_model, d, 1.0);
+    ENSURE(s != TCH_OK || !upright(d, n, top_z));
+    tch_data_destroy(d);
+    tch_model_destroy(explicit_model);
+
+    p.integrator = TCH_INTEGRATOR_IMPLICIT;
+    tch_model* m = stack(&p, n, 1e-6);
+    d = make_data(m);
+    ENSURE(d != NULL);
+    tch_forward(m, d, NULL);
+    tch_vec3 top = d->body_p_WCm[n];
+    ENSURE(run(m, d, 0.25) == TCH_OK);
+    long allocations = d->heap_allocation_count;
+    ENSURE(run(m, d, 1.75) == TCH_OK);
+    ENSURE(upright(d, n, top.z));
+    ENSURE(d->heap_allocation_count == allocations);
+    tch_vec3 moved = tch_v3_sub(d->body_p_WCm[n], top);
+    ENSURE(hypot(moved.x, moved.y) < 1e-5);
+    ENSURE(fabs(moved.z) < 1e-6);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* MJCF names it "implicit" (MuJoCo's name), and the writer keeps it. */
+static void test_mjcf_reads_and_writes_the_implicit_integrator(void) {
+    tch_spec* spec = NULL;
+    ENSURE(tch_mjcf_load_string("<mujoco><option integrator=\"implicit\"/></mujoco>", ".",
+                                "implicit.xml", &spec, NULL) == TCH_OK);
+    ENSURE(tch_spec_option(spec)->integrator == TCH_INTEGRATOR_IMPLICIT);
+    const char* path = "test_implicit_saved.xml";
+    ENSURE(tch_mjcf_save(spec, path, true, NULL) == TCH_OK);
+    tch_spec_destroy(spec);
+    spec = NULL;
+    ENSURE(tch_mjcf_load(path, &spec, NULL) == TCH_OK);
+    ENSURE(tch_spec_option(spec)->integrator == TCH_INTEGRATOR_IMPLICIT);
+    tch_spec_destroy(spec);
+    remove(path);
+}
+
+/* The lcp model's impulses live in semi-implicit Euler's velocity update: refused. */
+static void test_lcp_model_refuses_the_implicit_integrator(void) {
+    scene_params p = {TCH_CONTACT_LCP, TCH_POINT_LAW_INHERIT, 1e5, 10, 0.5, 0.005,
+                      TCH_INTEGRATOR_IMPLICIT};
+    tch_spec* spec = scene_spec(&p);
+    test_add_body(spec, "box", TCH_GEOM_BOX, (tch_vec3){0.5, 0.5, 1}, 1, (tch_vec3){0, 0, 1},
+                  tch_q_identity());
+    tch_model* m = NULL;
+    tch_error err;
+    ENSURE(tch_compile(spec, &m, &err) == TCH_ERR_UNSUPPORTED);
+    ENSURE(strstr(err.message, "lcp") != NULL);
+    tch_spec_destroy(spec);
+}
+
 int main(void) {
     RUN_TEST(test_point_linearization_matches_finite_differences);
     RUN_TEST(test_hunt_crossley_linearization_matches_finite_differences);
     RUN_TEST(test_volume_linearization_matches_finite_differences);
     RUN_TEST(test_volume_stack_linearization_matches_finite_differences);
+    RUN_TEST(test_stiff_box_rests_at_closed_form_depth);
+    RUN_TEST(test_spring_mass_amplitude_decays_as_implicit_euler);
+    RUN_TEST(test_energy_never_grows_in_a_passive_stiff_scene);
+    RUN_TEST(test_volume_stack_stands_at_large_step);
+    RUN_TEST(test_mjcf_reads_and_writes_the_implicit_integrator);
+    RUN_TEST(test_lcp_model_refuses_the_implicit_integrator);
     return TEST_RESULT();
 }
