@@ -23,6 +23,8 @@ typedef struct cli_options {
     const char* output;    /* for export-mjcf */
     int touche_attributes; /* export-mjcf --keep-touche */
     int contact_energy;    /* set by run and query: report the pressure model's elastic energy */
+    int threads;           /* --threads N: threads a step may use (tch_data.thread_count); 0:
+                              the calling thread only. Results are the same for every N. */
 } cli_options;
 
 /* One command: name, one-line summary, usage text and its entry point. */

@@ -7,6 +7,9 @@
 
 #include "cli.h"
 
+/* Most threads --threads accepts (the library's worker pools hold at most 64). */
+#define TCH_CLI_MAX_THREADS 64
+
 static int bad_usage(const cli_command* command, const char* format, const char* value) {
     fprintf(stderr, "touche %s: ", command->name);
     fprintf(stderr, format, value);
@@ -57,6 +60,17 @@ static int apply_flag(const cli_command* command, const char* flag, const char* 
         if (flag[2] == 'e') o->every = (int)count; else o->steps = count;
         return EXIT_OK;
     }
+    if (strcmp(flag, "--threads") == 0) {
+        if (!parse_count(value, &count) || count > TCH_CLI_MAX_THREADS) {
+            return bad_usage(command,
+                             "--threads needs a whole number of threads from 1 to 64 (the "
+                             "pressure model computes large contact surfaces on them, with the "
+                             "same results for every count), got '%s'",
+                             value);
+        }
+        o->threads = (int)count;
+        return EXIT_OK;
+    }
     if (strcmp(flag, "--out") == 0) { o->out_dir = value; return EXIT_OK; }
     if (strcmp(flag, "--vtk") == 0) { o->vtk_dir = value; return EXIT_OK; }
     if (strcmp(flag, "--key") == 0) { o->key = value; return EXIT_OK; }
@@ -75,7 +89,8 @@ static int apply_flag(const cli_command* command, const char* flag, const char* 
 
 static int takes_value(const char* flag) {
     static const char* const flags[] = {"--duration", "--dt", "--every", "--out",
-                                        "--key", "--contact", "--steps", "--vtk"};
+                                        "--key", "--contact", "--steps", "--vtk",
+                                        "--threads"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i) {
         if (strcmp(flag, flags[i]) == 0) return 1;
     }
@@ -161,6 +176,7 @@ static int make_data(const cli_options* o, const tch_model* model, tch_data** da
         return EXIT_FAILURE_GENERIC;
     }
     (*data)->contact_energy = o->contact_energy;
+    (*data)->thread_count = o->threads;
     if (o->key) {
         int key = tch_model_key_index(model, o->key);
         if (key < 0) {

@@ -19,6 +19,7 @@ typedef struct pb_body {
     tch_pressure_body pressure;
     tch_rigid_surface rigid; /* the mesh's boundary faces, for a rigid role */
     tch_bvh face_bvh;
+    tch_real (*node_epsilon)[2];  /* the field's range per tet-BVH node */
 } pb_body;
 
 /* Builds the BVHs of b->mesh (already made) and sets the body up with modulus E. */
@@ -37,3 +38,11 @@ typedef struct pb_surface {
 /* Builds the BVH over the triangles and fills s->rigid. */
 void pb_finish_surface(pb_surface* s);
 void pb_free_surface(pb_surface* s);
+
+/* The tet mesh of Drake's compliant-compliant benchmark shapes (geometry/benchmarking/
+ * compliant_mesh_intersection_benchmark.cc, read for its setup only): the unit sphere as an
+ * octahedron of 8 tets around its centre, refined `level` times by splitting every tet into 8
+ * at its edge midpoints (midpoints of surface edges pushed out onto the sphere), 8 · 8^level
+ * tets, then scaled by `radii`. ε = 1 - |u| at each vertex u of the unit-sphere mesh (0 on the
+ * surface). Returns 0, or -1 when out of memory or the mesh is rejected. */
+int pb_make_refined_ellipsoid(tch_vec3 radii, int level, tch_tetmesh* out);

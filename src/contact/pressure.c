@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/workers.h"
 #include "collision/polyhedron.h"
 #include "contact/contact.h"
 #include "contact/friction.h"
@@ -26,6 +27,7 @@ struct tch_pressure_geom {
     int compliant;             /* 1: mesh, bvh, modulus; 0: rigid surface (or a plane) */
     tch_tetmesh mesh;
     tch_bvh bvh;
+    tch_real (*node_epsilon)[2]; /* compliant: range of ε per BVH node */
     tch_real modulus;
     tch_convex_hull hull;      /* rigid: the surface's hull (its faces give the planes) */
     tch_vec3* vertices;        /* rigid: surface triangles */
@@ -44,6 +46,8 @@ _Static_assert(sizeof(pressure_state) <= TCH_PAIR_STATE_BYTES, "pressure state f
 /* Working memory of one data. */
 typedef struct pressure_scratch {
     tch_pressure_surface surface;
+    tch_workers* workers;           /* made when the data asks for threads, else NULL */
+    int workers_wanted;             /* the thread count the pool was last set up for */
     tch_friction_point* friction;   /* one per polygon of the pair being solved */
     int friction_capacity;
     tch_vec3 box_vertices[8];
@@ -177,7 +181,15 @@ static tch_status build_compliant(const tch_model* m, int g, const char* file,
     tch_tetmesh_tet_boxes(&pg->mesh, boxes);
     s = tch_bvh_build(boxes, pg->mesh.tet_count, &pg->bvh, err);
     free(boxes);
-    return s;
+    if (s != TCH_OK) {
+        return s;
+    }
+    pg->node_epsilon = malloc((size_t)pg->bvh.node_count * sizeof *pg->node_epsilon);
+    if (!pg->node_epsilon) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for a BVH");
+    }
+    tch_pressure_node_ranges(&pg->mesh, &pg->bvh, pg->node_epsilon);
+    return TCH_OK;
 }
 
 /* ---- compile: rigid surfaces ---- */
@@ -265,6 +277,7 @@ void tch_pressure_free_geoms(tch_model* m) {
         struct tch_pressure_geom* pg = &m->internal->pressure_geoms[g];
         tch_tetmesh_free(&pg->mesh);
         tch_bvh_free(&pg->bvh);
+        free(pg->node_epsilon);
         tch_hull_free(&pg->hull);
         free(pg->vertices);
         free(pg->triangles);
@@ -298,8 +311,13 @@ static tch_status half_space_box(pressure_scratch* s, tch_vec3 c, tch_real r,
     }
     tch_aabb boxes[12];
     tch_pressure_triangle_boxes(s->box_vertices, (const int(*)[3])s->box_triangles, 12, boxes);
-    tch_bvh_free(&s->box_bvh);
-    tch_status st = tch_bvh_build(boxes, 12, &s->box_bvh, err);
+    /* the tree is built once and refitted after, so a step allocates nothing */
+    tch_status st = TCH_OK;
+    if (s->box_bvh.nodes) {
+        tch_bvh_refit(&s->box_bvh, boxes);
+    } else {
+        st = tch_bvh_build(boxes, 12, &s->box_bvh, err);
+    }
     *out = (tch_rigid_surface){s->box_vertices, 8, (const int(*)[3])s->box_triangles, 12,
                                &s->box_bvh};
     return st;
@@ -343,7 +361,9 @@ static tch_status compute_surface(const tch_model* m, const tch_data* d, pressur
     tch_pressure_body body_c = {&pc->mesh, &pc->bvh, pc->modulus};
     if (po->compliant) {
         tch_pressure_body body_o = {&po->mesh, &po->bvh, po->modulus};
-        tch_status st = tch_pressure_surface_compliant(&body_c, &body_o, X_CO, &s->surface, NULL);
+        tch_status st = tch_pressure_surface_compliant_ranged(
+            &body_c, (const tch_real(*)[2])pc->node_epsilon, &body_o,
+            (const tch_real(*)[2])po->node_epsilon, X_CO, &s->surface, NULL);
         *energy = 0;
         return st == TCH_OK && d->contact_energy
                    ? tch_pressure_energy_compliant(&body_c, &body_o, X_CO, energy, NULL)
@@ -421,10 +441,28 @@ static int append_patch(tch_data* d, tch_pair_result* pair, const tch_pressure_s
     return 0;
 }
 
+/* Sets the scratch's pool up for d->thread_count threads: made on first use, remade when the
+ * count changes. Without a pool (one thread asked for, or none could be started) the surfaces
+ * are computed on the calling thread, with the same results. */
+static void use_threads(pressure_scratch* s, int thread_count) {
+    int wanted = thread_count < 1 ? 1 : thread_count;
+    wanted = wanted > TCH_WORKERS_MAX_THREADS ? TCH_WORKERS_MAX_THREADS : wanted;
+    if (wanted != s->workers_wanted) {
+        s->workers_wanted = wanted;
+        tch_workers_destroy(s->workers);
+        s->workers = NULL;
+        if (wanted > 1 && tch_workers_create(wanted, &s->workers, NULL) != TCH_OK) {
+            s->workers = NULL;
+        }
+    }
+    s->surface.workers = s->workers;
+}
+
 static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
     tch_pair_result* pair = ctx->pair;
     int a = pair->geom_a, b = pair->geom_b;
     pressure_scratch* s = ctx->scratch;
+    use_threads(s, d->thread_count);
     /* The surface is computed from a compliant side: A's when it is compliant, else B's. */
     int flip = !m->internal->pressure_geoms[a].compliant;
     int frame = flip ? b : a, other = flip ? a : b;
@@ -522,6 +560,7 @@ static void* pressure_scratch_create(void) {
     pressure_scratch* s = calloc(1, sizeof *s);
     if (s) {
         tch_pressure_surface_init(&s->surface);
+        s->workers_wanted = 1;
     }
     return s;
 }
@@ -530,6 +569,7 @@ static void pressure_scratch_destroy(void* scratch) {
     pressure_scratch* s = scratch;
     if (s) {
         tch_pressure_surface_free(&s->surface);
+        tch_workers_destroy(s->workers);
         tch_bvh_free(&s->box_bvh);
         free(s->friction);
         free(s);

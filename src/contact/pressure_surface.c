@@ -3,11 +3,29 @@
 #include "contact/pressure_surface.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/error.h"
+#include "base/workers.h"
 
 /* Room for a polygon being clipped (TCH_PRESSURE_MAX_POLYGON plus margin). */
 #define POLYGON_BUFFER 16
+
+/* The buffers of one part of a threaded query; the padding keeps the counters that one
+ * thread bumps for every pair off the cache lines of its neighbours. */
+typedef struct part {
+    tch_pressure_surface surface;
+    int out_of_memory;
+    char padding[64];
+} part;
+
+struct tch_pressure_parallel {
+    int tasks[TCH_PRESSURE_MAX_TASKS][2]; /* the frontier of the BVH descent */
+    int scratch[TCH_PRESSURE_MAX_TASKS][2];
+    int task_count;
+    part* parts;                                      /* [part_capacity] */
+    int part_capacity;
+};
 
 void tch_pressure_surface_init(tch_pressure_surface* surface) {
     *surface = (tch_pressure_surface){0};
@@ -20,6 +38,13 @@ void tch_pressure_surface_free(tch_pressure_surface* surface) {
     free(surface->polygons);
     free(surface->vertices_A);
     free(surface->pressures);
+    if (surface->parallel) {
+        for (int k = 0; k < surface->parallel->part_capacity; ++k) {
+            tch_pressure_surface_free(&surface->parallel->parts[k].surface);
+        }
+        free(surface->parallel->parts);
+        free(surface->parallel);
+    }
     tch_pressure_surface_init(surface);
 }
 
@@ -90,6 +115,29 @@ tch_status tch_rigid_surface_check(const tch_rigid_surface* surface, tch_error* 
     return TCH_OK;
 }
 
+void tch_pressure_node_ranges(const tch_tetmesh* mesh, const tch_bvh* bvh, tch_real (*out)[2]) {
+    /* depth-first order puts both children after their parent: fill from the back */
+    for (int i = bvh->node_count - 1; i >= 0; --i) {
+        const tch_bvh_node* node = &bvh->nodes[i];
+        if (node->right < 0) {
+            const int* corner = mesh->tets[node->primitive];
+            tch_real lo = mesh->epsilon[corner[0]], hi = lo;
+            for (int k = 1; k < 4; ++k) {
+                tch_real e = mesh->epsilon[corner[k]];
+                lo = e < lo ? e : lo;
+                hi = e > hi ? e : hi;
+            }
+            out[i][0] = lo;
+            out[i][1] = hi;
+        } else {
+            const tch_real* l = out[i + 1];
+            const tch_real* r = out[node->right];
+            out[i][0] = l[0] < r[0] ? l[0] : r[0];
+            out[i][1] = l[1] > r[1] ? l[1] : r[1];
+        }
+    }
+}
+
 void tch_pressure_triangle_boxes(const tch_vec3* vertices, const int (*triangles)[3], int count,
                                  tch_aabb* boxes) {
     for (int t = 0; t < count; ++t) {
@@ -116,19 +164,50 @@ static void pressure_range(const tch_pressure_body* body, int t, tch_real* p_min
     *p_max = body->modulus * hi;
 }
 
-void tch_pressure_place_tet(const tch_pressure_body* body, int t, tch_transform X_FG,
-                            tch_placed_tet* out) {
+/* A pose as a rotation matrix: cheaper than the quaternion for the many points of a query. */
+typedef struct placement {
+    tch_mat3 R_FG;
+    tch_vec3 p_FG;
+} placement;
+
+static placement make_placement(tch_transform X_FG) {
+    return (placement){tch_q_to_mat3(X_FG.q), X_FG.p};
+}
+
+/* Corner 0 of tet t placed, and the pressure on it: p(x) = E (ε(v0) + ∇ε · (x - v0)), ε being
+ * linear in the tet (sec. VI-A, eq. 12). The range is left to the caller. */
+static void place_field(const tch_pressure_body* body, int t, const placement* X,
+                        tch_placed_tet* out) {
     const tch_tetmesh* mesh = body->mesh;
     const int* corner = mesh->tets[t];
-    for (int i = 0; i < 4; ++i) {
-        out->v[i] = tch_x_apply(X_FG, mesh->vertices_G[corner[i]]);
-    }
-    pressure_range(body, t, &out->pressure_min, &out->pressure_max);
-    /* p(x) = E (ε(v0) + ∇ε · (x - v0)): ε is linear in the tet (sec. VI-A, eq. 12). */
+    out->v[0] = tch_v3_add(tch_m3_mul_v3(X->R_FG, mesh->vertices_G[corner[0]]), X->p_FG);
     tch_real E = body->modulus;
-    tch_vec3 gradient = tch_v3_scale(tch_q_rotate(X_FG.q, mesh->tet_gradient_G[t]), E);
+    tch_vec3 gradient = tch_v3_scale(tch_m3_mul_v3(X->R_FG, mesh->tet_gradient_G[t]), E);
     out->pressure.gradient = gradient;
     out->pressure.offset = E * mesh->epsilon[corner[0]] - tch_v3_dot(gradient, out->v[0]);
+}
+
+/* Corners 1-3 of tet t placed. */
+static void place_corners(const tch_pressure_body* body, int t, const placement* X,
+                          tch_placed_tet* out) {
+    const tch_tetmesh* mesh = body->mesh;
+    const int* corner = mesh->tets[t];
+    for (int i = 1; i < 4; ++i) {
+        out->v[i] = tch_v3_add(tch_m3_mul_v3(X->R_FG, mesh->vertices_G[corner[i]]), X->p_FG);
+    }
+}
+
+static void place_tet(const tch_pressure_body* body, int t, const placement* X,
+                      tch_placed_tet* out) {
+    place_field(body, t, X, out);
+    place_corners(body, t, X, out);
+    pressure_range(body, t, &out->pressure_min, &out->pressure_max);
+}
+
+void tch_pressure_place_tet(const tch_pressure_body* body, int t, tch_transform X_FG,
+                            tch_placed_tet* out) {
+    placement X = make_placement(X_FG);
+    place_tet(body, t, &X, out);
 }
 
 void tch_placed_tet_barycentric(const tch_placed_tet* tet, tch_linear_field b[4]) {
@@ -179,14 +258,14 @@ static int grow(void** array, size_t element_size, int* capacity, int needed) {
     return 0;
 }
 
-/* Room for one more polygon of `count` vertices; -1 when out of memory. */
-static int reserve(tch_pressure_surface* s, int count) {
+/* Room for `polygons` more polygons with `vertices` vertices in all; -1 when out of memory. */
+static int reserve(tch_pressure_surface* s, int polygons, int vertices) {
     if (grow((void**)&s->polygons, sizeof *s->polygons, &s->polygon_capacity,
-             s->polygon_count + 1) != 0) {
+             s->polygon_count + polygons) != 0) {
         return -1;
     }
     int vertex_capacity = s->vertex_capacity;
-    int needed = s->vertex_count + count;
+    int needed = s->vertex_count + vertices;
     if (grow((void**)&s->vertices_A, sizeof *s->vertices_A, &vertex_capacity, needed) != 0) {
         return -1;
     }
@@ -334,6 +413,8 @@ typedef struct query {
     const tch_pressure_body* b;       /* compliant B, or NULL */
     const tch_rigid_surface* rigid;   /* rigid B, or NULL */
     tch_transform X_AB;
+    placement place_B;                /* X_AB as a matrix */
+    const tch_bvh_intervals* intervals; /* the bodies' pressure ranges per node, or NULL */
     tch_pressure_surface* out;
     int tet_a_index;                  /* the tet of A placed below, or -1 */
     tch_placed_tet tet_a;
@@ -347,7 +428,8 @@ static void load_tet_a(query* q, int t) {
         return;
     }
     q->tet_a_index = t;
-    tch_pressure_place_tet(q->a, t, tch_x_identity(), &q->tet_a);
+    placement identity = {tch_m3_identity(), tch_v3_zero()};
+    place_tet(q->a, t, &identity, &q->tet_a);
     tch_placed_tet_barycentric(&q->tet_a, q->bary_a);
     tch_real l2 = 0;
     for (int i = 1; i < 4; ++i) {
@@ -355,6 +437,11 @@ static void load_tet_a(query* q, int t) {
         l2 = e2 > l2 ? e2 : l2;
     }
     q->length2_a = l2;
+}
+
+/* max(x, 0), 0 for NaN (inline: fmax is a libm call). */
+static tch_real positive_part(tch_real x) {
+    return x > 0 ? x : 0;
 }
 
 /* Welds, orients counter-clockwise about n and appends the polygon poly[n] unless it is a
@@ -375,14 +462,14 @@ static int emit_polygon(query* q, tch_vec3* poly, int n, tch_vec3 normal, int el
         return 0;
     }
     tch_pressure_surface* s = q->out;
-    if (reserve(s, n) != 0) {
+    if (reserve(s, 1, n) != 0) {
         q->out_of_memory = 1;
         return 1;
     }
     tch_linear_field p = q->tet_a.pressure;
     for (int i = 0; i < n; ++i) {
         s->vertices_A[s->vertex_count + i] = poly[i];
-        s->pressures[s->vertex_count + i] = fmax(0, tch_linear_field_at(p, poly[i]));
+        s->pressures[s->vertex_count + i] = positive_part(tch_linear_field_at(p, poly[i]));
     }
     s->polygons[s->polygon_count++] = (tch_pressure_polygon){
         .first = s->vertex_count,
@@ -392,7 +479,7 @@ static int emit_polygon(query* q, tch_vec3* poly, int n, tch_vec3 normal, int el
         .normal_A = normal,
         .area = area,
         .centroid_A = centroid,
-        .centroid_pressure = fmax(0, tch_linear_field_at(p, centroid)),
+        .centroid_pressure = positive_part(tch_linear_field_at(p, centroid)),
     };
     s->vertex_count += n;
     return 0;
@@ -414,7 +501,7 @@ static int compliant_pair(int tet_a, int tet_b, void* user) {
         return 0;
     }
     tch_placed_tet b;
-    tch_pressure_place_tet(q->b, tet_b, q->X_AB, &b);
+    place_field(q->b, tet_b, &q->place_B, &b);
     tch_linear_field g = {tch_v3_sub(a->pressure.gradient, b.pressure.gradient),
                           a->pressure.offset - b.pressure.offset};
     tch_real g_norm = tch_v3_norm(g.gradient);
@@ -422,6 +509,12 @@ static int compliant_pair(int tet_a, int tet_b, void* user) {
     if (!(g_norm > TCH_PRESSURE_GRADIENT_TOLERANCE * scale)) {
         return 0; /* parallel gradients: no plane of equal pressure */
     }
+    /* The plane must cut both tets; tet_a is placed already, so test it before placing the
+     * rest of tet_b (slice_tet gives nothing when plane_cuts(a) fails). */
+    if (!plane_cuts(a, g)) {
+        return 0;
+    }
+    place_corners(q->b, tet_b, &q->place_B, &b);
     tch_vec3 buffer_a[POLYGON_BUFFER], buffer_b[POLYGON_BUFFER];
     int n = plane_cuts(&b, g) ? slice_tet(a, g, buffer_a) : 0;
     if (n == 0) {
@@ -442,7 +535,8 @@ static int rigid_pair(int tet_a, int triangle, void* user) {
     const int* corner = q->rigid->triangles[triangle];
     tch_vec3 buffer_a[POLYGON_BUFFER], buffer_b[POLYGON_BUFFER];
     for (int k = 0; k < 3; ++k) {
-        buffer_a[k] = tch_x_apply(q->X_AB, q->rigid->vertices_R[corner[k]]);
+        buffer_a[k] = tch_v3_add(tch_m3_mul_v3(q->place_B.R_FG, q->rigid->vertices_R[corner[k]]),
+                                 q->place_B.p_FG);
     }
     tch_vec3 outward = tch_v3_cross(tch_v3_sub(buffer_a[1], buffer_a[0]),
                                     tch_v3_sub(buffer_a[2], buffer_a[0]));
@@ -459,11 +553,144 @@ static void summarize(tch_pressure_surface* s) {
         force += s->polygons[i].area * s->polygons[i].centroid_pressure;
     }
     for (int i = 0; i < s->vertex_count; ++i) {
-        p_max = fmax(p_max, s->pressures[i]);
+        p_max = s->pressures[i] > p_max ? s->pressures[i] : p_max;
     }
     s->total_area = area;
     s->max_pressure = p_max;
     s->mean_pressure = area > 0 ? force / area : 0;
+}
+
+/* ---- threads ---- */
+
+typedef struct parallel_query {
+    const query* base;
+    const tch_bvh* bvh_b;
+    tch_bvh_pair_callback callback;
+    tch_pressure_parallel* parallel;
+} parallel_query;
+
+static void clear_output(tch_pressure_surface* s) {
+    s->polygon_count = 0;
+    s->vertex_count = 0;
+    s->pairs_tested = 0;
+    s->pairs_culled = 0;
+    s->frontier_pairs = 0;
+    s->work_estimate = 0;
+    s->parts = 1;
+}
+
+/* Descends from the frontier pairs [begin, end) in order, emitting into q->out. */
+static void descend_tasks(query* q, const parallel_query* pq, int begin, int end) {
+    for (int t = begin; t < end && !q->out_of_memory; ++t) {
+        const int* task = pq->parallel->tasks[t];
+        tch_bvh_query_pairs_from(q->a->bvh, pq->bvh_b, q->X_AB, q->intervals, task[0], task[1],
+                                 pq->callback, q);
+    }
+}
+
+/* One part of the frontier into the part's own buffers (runs on any thread). */
+static void run_part(void* context, int k, int begin, int end) {
+    const parallel_query* pq = context;
+    part* p = &pq->parallel->parts[k];
+    query q = *pq->base;
+    q.out = &p->surface;
+    q.tet_a_index = -1;
+    q.out_of_memory = 0;
+    clear_output(q.out);
+    descend_tasks(&q, pq, begin, end);
+    p->out_of_memory = q.out_of_memory;
+}
+
+/* Buffers for `count` parts; -1 when out of memory. */
+static int reserve_parts(tch_pressure_parallel* par, int count) {
+    if (count <= par->part_capacity) {
+        return 0;
+    }
+    part* bigger = realloc(par->parts, (size_t)count * sizeof *bigger);
+    if (bigger == NULL) {
+        return -1;
+    }
+    memset(bigger + par->part_capacity, 0, (size_t)(count - par->part_capacity) * sizeof *bigger);
+    par->parts = bigger;
+    par->part_capacity = count;
+    return 0;
+}
+
+/* Appends the parts' polygons to s in part order (vertex indices shifted); -1 when a part or
+ * s ran out of memory. */
+static int gather_parts(tch_pressure_surface* s, const part* parts, int count) {
+    int polygons = 0, vertices = 0;
+    for (int k = 0; k < count; ++k) {
+        if (parts[k].out_of_memory) {
+            return -1;
+        }
+        polygons += parts[k].surface.polygon_count;
+        vertices += parts[k].surface.vertex_count;
+    }
+    if (reserve(s, polygons, vertices) != 0) {
+        return -1;
+    }
+    for (int k = 0; k < count; ++k) {
+        const tch_pressure_surface* p = &parts[k].surface;
+        for (int i = 0; i < p->polygon_count; ++i) {
+            s->polygons[s->polygon_count] = p->polygons[i];
+            s->polygons[s->polygon_count++].first += s->vertex_count;
+        }
+        memcpy(s->vertices_A + s->vertex_count, p->vertices_A,
+               (size_t)p->vertex_count * sizeof *s->vertices_A);
+        memcpy(s->pressures + s->vertex_count, p->pressures,
+               (size_t)p->vertex_count * sizeof *s->pressures);
+        s->vertex_count += p->vertex_count;
+        s->pairs_tested += p->pairs_tested;
+        s->pairs_culled += p->pairs_culled;
+    }
+    return 0;
+}
+
+/* The size of the query from its frontier: the sum over the frontier pairs of the geometric
+ * mean of their leaf counts (for subtrees of n_a and n_b elements cut by a surface the pairs
+ * grow about as √(n_a n_b); bench/pressure compares it with the pairs found). */
+static long estimate_work(const tch_bvh* bvh_a, const tch_bvh* bvh_b,
+                          const tch_pressure_parallel* par) {
+    double work = 0;
+    for (int t = 0; t < par->task_count; ++t) {
+        double la = tch_bvh_leaf_count(bvh_a, par->tasks[t][0]);
+        double lb = tch_bvh_leaf_count(bvh_b, par->tasks[t][1]);
+        work += sqrt(la * lb);
+    }
+    return (long)work;
+}
+
+/* The query over the BVH frontier: its parts on the workers when it is large enough, else in
+ * order on this thread. Returns 0 when the buffers could not be had (nothing done). */
+static int run_frontier(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callback callback) {
+    tch_pressure_surface* s = q->out;
+    if (s->parallel == NULL && (s->parallel = calloc(1, sizeof *s->parallel)) == NULL) {
+        return 0;
+    }
+    tch_pressure_parallel* par = s->parallel;
+    int threads = tch_workers_thread_count(s->workers);
+    int target = TCH_PRESSURE_TASKS_PER_THREAD * threads;
+    target = target < TCH_PRESSURE_MAX_TASKS / 2 ? target : TCH_PRESSURE_MAX_TASKS / 2;
+    par->task_count =
+        tch_bvh_query_frontier(q->a->bvh, bvh_b, q->X_AB, q->intervals, target,
+                               TCH_PRESSURE_MAX_TASKS, par->tasks, par->scratch);
+    s->frontier_pairs = par->task_count;
+    s->work_estimate = estimate_work(q->a->bvh, bvh_b, par);
+    parallel_query pq = {q, bvh_b, callback, par};
+    int min_work =
+        s->parallel_min_work > 0 ? s->parallel_min_work : TCH_PRESSURE_PARALLEL_MIN_WORK;
+    /* a few parts per thread, taken as threads come free, even out uneven parts */
+    int parts = TCH_PRESSURE_PARTS_PER_THREAD * threads;
+    parts = parts < par->task_count ? parts : par->task_count;
+    if (s->work_estimate < min_work || parts < 2 || reserve_parts(par, parts) != 0) {
+        descend_tasks(q, &pq, 0, par->task_count);
+        return 1;
+    }
+    tch_workers_parallel_for(s->workers, par->task_count, parts, run_part, &pq);
+    q->out_of_memory = gather_parts(s, par->parts, parts) != 0;
+    s->parts = parts;
+    return 1;
 }
 
 /* @pre start_query emptied q->out. */
@@ -472,7 +699,9 @@ static tch_status run_query(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callbac
     tch_pressure_surface* s = q->out;
     q->tet_a_index = -1;
     q->out_of_memory = 0;
-    tch_bvh_query_pairs(q->a->bvh, bvh_b, q->X_AB, callback, q);
+    if (tch_workers_thread_count(s->workers) < 2 || !run_frontier(q, bvh_b, callback)) {
+        tch_bvh_query_pairs_from(q->a->bvh, bvh_b, q->X_AB, q->intervals, 0, 0, callback, q);
+    }
     if (q->out_of_memory) {
         s->polygon_count = 0;
         s->vertex_count = 0;
@@ -488,10 +717,7 @@ static tch_status run_query(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callbac
 /* Empties the output and checks body A: the start of both queries. */
 static tch_status start_query(const tch_pressure_body* a, tch_pressure_surface* out,
                               tch_error* err) {
-    out->polygon_count = 0;
-    out->vertex_count = 0;
-    out->pairs_tested = 0;
-    out->pairs_culled = 0;
+    clear_output(out);
     summarize(out);
     return tch_pressure_body_check(a, "A", err);
 }
@@ -499,9 +725,20 @@ static tch_status start_query(const tch_pressure_body* a, tch_pressure_surface* 
 tch_status tch_pressure_surface_compliant(const tch_pressure_body* a, const tch_pressure_body* b,
                                           tch_transform X_AB, tch_pressure_surface* out,
                                           tch_error* err) {
+    return tch_pressure_surface_compliant_ranged(a, NULL, b, NULL, X_AB, out, err);
+}
+
+tch_status tch_pressure_surface_compliant_ranged(const tch_pressure_body* a,
+                                                 const tch_real (*node_epsilon_a)[2],
+                                                 const tch_pressure_body* b,
+                                                 const tch_real (*node_epsilon_b)[2],
+                                                 tch_transform X_AB, tch_pressure_surface* out,
+                                                 tch_error* err) {
     tch_status status = start_query(a, out, err);
     if (status == TCH_OK && (status = tch_pressure_body_check(b, "B", err)) == TCH_OK) {
-        query q = {.a = a, .b = b, .X_AB = X_AB, .out = out};
+        tch_bvh_intervals ranges = {node_epsilon_a, a->modulus, node_epsilon_b, b->modulus};
+        query q = {.a = a, .b = b, .X_AB = X_AB, .place_B = make_placement(X_AB),
+                   .intervals = node_epsilon_a && node_epsilon_b ? &ranges : NULL, .out = out};
         status = run_query(&q, b->bvh, compliant_pair, err);
     }
     return status;
@@ -512,7 +749,8 @@ tch_status tch_pressure_surface_rigid(const tch_pressure_body* a, const tch_rigi
                                       tch_error* err) {
     tch_status status = start_query(a, out, err);
     if (status == TCH_OK && (status = check_rigid_shape(b, err)) == TCH_OK) {
-        query q = {.a = a, .rigid = b, .X_AB = X_AB, .out = out};
+        query q = {.a = a, .rigid = b, .X_AB = X_AB, .place_B = make_placement(X_AB),
+                   .out = out};
         status = run_query(&q, b->bvh, rigid_pair, err);
     }
     return status;

@@ -29,6 +29,16 @@
  * Memory: a tch_pressure_surface keeps its arrays between calls and grows them only when a
  * query needs more, so after a warm-up a query allocates nothing. Queries never print and keep
  * no global state.
+ *
+ * Threads: with `workers` set (a pool of two or more threads, owned by the caller) a query
+ * splits the BVH descent at a frontier of about TCH_PRESSURE_TASKS_PER_THREAD node pairs per
+ * thread (tch_bvh_query_frontier), cuts the frontier into TCH_PRESSURE_PARTS_PER_THREAD
+ * contiguous parts per thread that the threads take as they come free, lets each part write
+ * its polygons into its own buffers and concatenates the parts in order. The polygons come out
+ * in the order of the one-thread query, each computed by the same arithmetic, so the output is
+ * bit-identical for every thread count. A query is small, and runs on the calling thread,
+ * when its work estimate (the sum over the frontier pairs of the leaves of the smaller side)
+ * is below parallel_min_work: there waking the threads costs about what they save.
  */
 #pragma once
 
@@ -47,6 +57,16 @@
 /* Most vertices of one polygon: a plane meets a tet in at most 4 points and each clip by one
  * of the other tet's 4 faces adds at most one. */
 #define TCH_PRESSURE_MAX_POLYGON 8
+/* The frontier of a threaded query: pairs sought per thread, and most pairs kept. */
+#define TCH_PRESSURE_TASKS_PER_THREAD 16
+#define TCH_PRESSURE_MAX_TASKS 1024
+/* Parts the frontier is cut into per thread. */
+#define TCH_PRESSURE_PARTS_PER_THREAD 4
+/* Work estimate from which a query uses the workers (bench/pressure measures the choice). */
+#define TCH_PRESSURE_PARALLEL_MIN_WORK 300
+
+typedef struct tch_workers tch_workers;
+typedef struct tch_pressure_parallel tch_pressure_parallel;
 
 /* A compliant body. */
 typedef struct tch_pressure_body {
@@ -88,8 +108,14 @@ typedef struct tch_pressure_surface {
     tch_real mean_pressure;          /* ∫p dA / total_area, Pa (0 when empty) */
     int pairs_tested;                /* element pairs the BVHs reported */
     int pairs_culled;                /* of those, pairs whose pressure ranges cannot meet */
+    int frontier_pairs;              /* BVH node pairs a threaded query split at (0: none) */
+    long work_estimate;              /* the threaded query's estimate of its size (0: none) */
+    int parts;                       /* pieces the query ran in on the workers (1: one thread) */
     int polygon_capacity;            /* allocated lengths (grown on demand, kept) */
     int vertex_capacity;
+    tch_workers* workers;            /* set by the caller: a pool to use, or NULL (borrowed) */
+    long parallel_min_work;          /* 0: TCH_PRESSURE_PARALLEL_MIN_WORK */
+    tch_pressure_parallel* parallel; /* the threads' buffers (made on first use, kept) */
 } tch_pressure_surface;
 
 /* An affine function f(x) = offset + gradient · x. */
@@ -112,7 +138,8 @@ typedef struct tch_placed_tet {
 
 /* Empty surface (no memory yet). */
 void tch_pressure_surface_init(tch_pressure_surface* surface);
-/* Frees the arrays and re-initializes. NULL allowed. */
+/* Frees the arrays and re-initializes (workers and parallel_min_work are cleared too). NULL
+ * allowed. */
 void tch_pressure_surface_free(tch_pressure_surface* surface);
 
 /* TCH_ERR_INVALID_ARGUMENT unless the body has a mesh with a field, a BVH with one leaf per
@@ -122,6 +149,9 @@ tch_status tch_pressure_body_check(const tch_pressure_body* body, const char* na
 /* The same for a rigid surface: triangles, indices in range, a BVH with one leaf per
  * triangle. */
 tch_status tch_rigid_surface_check(const tch_rigid_surface* surface, tch_error* err);
+/* The range [min, max] of ε over the tets below each node of `bvh` (built over the mesh's tet
+ * boxes), into out[bvh->node_count], for tch_pressure_surface_compliant_ranged. */
+void tch_pressure_node_ranges(const tch_tetmesh* mesh, const tch_bvh* bvh, tch_real (*out)[2]);
 /* Boxes of the triangles [count], for tch_bvh_build. */
 void tch_pressure_triangle_boxes(const tch_vec3* vertices, const int (*triangles)[3], int count,
                                  tch_aabb* boxes);
@@ -133,6 +163,16 @@ void tch_pressure_triangle_boxes(const tch_vec3* vertices, const int (*triangles
 tch_status tch_pressure_surface_compliant(const tch_pressure_body* a, const tch_pressure_body* b,
                                           tch_transform X_AB, tch_pressure_surface* out,
                                           tch_error* err);
+/* The same query given both bodies' tch_pressure_node_ranges (or NULL for either: then as
+ * above): it skips every pair of BVH nodes whose pressure ranges E_A [min_A, max_A] and
+ * E_B [min_B, max_B] cannot meet (the contact surface has p_A = p_B) before testing their
+ * boxes. The output is the same, found sooner; pairs_tested counts the pairs left. */
+tch_status tch_pressure_surface_compliant_ranged(const tch_pressure_body* a,
+                                                 const tch_real (*node_epsilon_a)[2],
+                                                 const tch_pressure_body* b,
+                                                 const tch_real (*node_epsilon_b)[2],
+                                                 tch_transform X_AB, tch_pressure_surface* out,
+                                                 tch_error* err);
 /* The contact surface between compliant A and rigid B (E_B infinite): B's surface triangles
  * clipped by A's tets, with p = E_A ε_A. */
 tch_status tch_pressure_surface_rigid(const tch_pressure_body* a, const tch_rigid_surface* b,

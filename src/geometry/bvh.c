@@ -123,6 +123,15 @@ tch_status tch_bvh_build(const tch_aabb* boxes, int count, tch_bvh* out, tch_err
     return status;
 }
 
+void tch_bvh_refit(tch_bvh* bvh, const tch_aabb* boxes) {
+    /* depth-first order puts both children after their parent: refit from the back */
+    for (int i = bvh->node_count - 1; i >= 0; --i) {
+        tch_bvh_node* node = &bvh->nodes[i];
+        node->box = node->right < 0 ? boxes[node->primitive]
+                                    : box_union(bvh->nodes[i + 1].box, bvh->nodes[node->right].box);
+    }
+}
+
 void tch_bvh_free(tch_bvh* bvh) {
     if (bvh) {
         free(bvh->nodes);
@@ -169,8 +178,10 @@ static int separated_on_cross_axes(const tch_real t[3], const tch_real a[3], con
     return 0;
 }
 
-/* 1 when the boxes overlap (no separating axis among the 15). */
-static int overlap(const tch_aabb* box_A, const tch_aabb* box_B, const relative_pose* pose) {
+/* 1 when no separating axis is found: among all 15 when `all_axes`, else among the 6 face
+ * normals (a cheaper test that separates fewer pairs). */
+static int overlap(const tch_aabb* box_A, const tch_aabb* box_B, const relative_pose* pose,
+                   int all_axes) {
     tch_vec3 centre_B = tch_v3_scale(tch_v3_add(box_B->lo, box_B->hi), 0.5);
     tch_vec3 half_B = tch_v3_scale(tch_v3_sub(box_B->hi, box_B->lo), 0.5);
     tch_vec3 centre_A = tch_v3_scale(tch_v3_add(box_A->lo, box_A->hi), 0.5);
@@ -191,12 +202,12 @@ static int overlap(const tch_aabb* box_A, const tch_aabb* box_B, const relative_
         fabs(t_B.z) > b[2] + reach_A.z) {
         return 0;
     }
-    return !separated_on_cross_axes(t, a, b, pose);
+    return !all_axes || !separated_on_cross_axes(t, a, b, pose);
 }
 
 int tch_bvh_boxes_overlap(tch_aabb box_A, tch_aabb box_B, tch_transform X_AB) {
     relative_pose pose = make_relative_pose(X_AB);
-    return overlap(&box_A, &box_B, &pose);
+    return overlap(&box_A, &box_B, &pose, 1);
 }
 
 static int aabbs_overlap(const tch_aabb* a, const tch_aabb* b) {
@@ -219,23 +230,40 @@ static int descend_a(const tch_bvh_node* a, const tch_bvh_node* b) {
     return a->right >= 0 && box_size(&a->box) >= box_size(&b->box);
 }
 
-int tch_bvh_query_pairs(const tch_bvh* bvh_a, const tch_bvh* bvh_b, tch_transform X_AB,
-                        tch_bvh_pair_callback callback, void* user) {
+/* Whether node pair (ia, ib) passes the intervals (if any) and the box test. */
+static int pair_meets(const tch_bvh* bvh_a, const tch_bvh* bvh_b, const relative_pose* pose,
+                      const tch_bvh_intervals* iv, int ia, int ib) {
+    if (iv && (iv->scale_a * iv->a[ia][1] < iv->scale_b * iv->b[ib][0] ||
+               iv->scale_b * iv->b[ib][1] < iv->scale_a * iv->a[ia][0])) {
+        return 0;
+    }
+    const tch_bvh_node* a = &bvh_a->nodes[ia];
+    const tch_bvh_node* b = &bvh_b->nodes[ib];
+    /* inner nodes: the face axes only; the 9 edge axes would prune a few more subtrees but
+     * cost more than they save (bench/pressure); leaves: all 15, exactly */
+    return overlap(&a->box, &b->box, pose, a->right < 0 && b->right < 0);
+}
+
+/* Depth-first descent of both trees from the node pair (root_a, root_b), reporting each
+ * meeting leaf pair to the callback. Returns the pairs reported. */
+static int descend(const tch_bvh* bvh_a, const tch_bvh* bvh_b, const relative_pose* pose,
+                   const tch_bvh_intervals* iv, int root_a, int root_b,
+                   tch_bvh_pair_callback callback, void* user) {
     /* Each step pops one pair and pushes at most two that go one level deeper on one side, so
      * the stack never holds more than depth_a + depth_b pairs. */
     int stack[2 * TCH_BVH_MAX_DEPTH + 2][2];
-    relative_pose pose = make_relative_pose(X_AB);
     int top = 0, reported = 0;
-    stack[top][0] = 0;
-    stack[top][1] = 0;
+    stack[top][0] = root_a;
+    stack[top][1] = root_b;
     ++top;
     while (top > 0) {
         --top;
-        const tch_bvh_node* a = &bvh_a->nodes[stack[top][0]];
-        const tch_bvh_node* b = &bvh_b->nodes[stack[top][1]];
-        if (!overlap(&a->box, &b->box, &pose)) {
+        int ia = stack[top][0], ib = stack[top][1];
+        if (!pair_meets(bvh_a, bvh_b, pose, iv, ia, ib)) {
             continue;
         }
+        const tch_bvh_node* a = &bvh_a->nodes[ia];
+        const tch_bvh_node* b = &bvh_b->nodes[ib];
         if (a->right < 0 && b->right < 0) {
             ++reported;
             if (callback(a->primitive, b->primitive, user)) {
@@ -243,7 +271,6 @@ int tch_bvh_query_pairs(const tch_bvh* bvh_a, const tch_bvh* bvh_b, tch_transfor
             }
             continue;
         }
-        int ia = stack[top][0], ib = stack[top][1];
         int split_a = descend_a(a, b);
         int first = split_a ? ia + 1 : ib + 1, second = split_a ? a->right : b->right;
         /* push the right child first so the left one is visited first */
@@ -254,6 +281,79 @@ int tch_bvh_query_pairs(const tch_bvh* bvh_a, const tch_bvh* bvh_b, tch_transfor
         top += 2;
     }
     return reported;
+}
+
+int tch_bvh_query_pairs(const tch_bvh* bvh_a, const tch_bvh* bvh_b, tch_transform X_AB,
+                        tch_bvh_pair_callback callback, void* user) {
+    return tch_bvh_query_pairs_from(bvh_a, bvh_b, X_AB, NULL, 0, 0, callback, user);
+}
+
+int tch_bvh_query_pairs_from(const tch_bvh* bvh_a, const tch_bvh* bvh_b, tch_transform X_AB,
+                             const tch_bvh_intervals* intervals, int node_a, int node_b,
+                             tch_bvh_pair_callback callback, void* user) {
+    relative_pose pose = make_relative_pose(X_AB);
+    return descend(bvh_a, bvh_b, &pose, intervals, node_a, node_b, callback, user);
+}
+
+/* Replaces each node pair of in[n] that is not two leaves by its overlapping children (the
+ * split descend() makes, first child first), into out; returns their count. The depth-first
+ * descent visits the children's subtrees in this order, so the order is kept. */
+static int split_frontier(const tch_bvh* bvh_a, const tch_bvh* bvh_b, const relative_pose* pose,
+                          const tch_bvh_intervals* iv, const int (*in)[2], int n,
+                          int (*out)[2]) {
+    int m = 0;
+    for (int i = 0; i < n; ++i) {
+        int ia = in[i][0], ib = in[i][1];
+        const tch_bvh_node* a = &bvh_a->nodes[ia];
+        const tch_bvh_node* b = &bvh_b->nodes[ib];
+        if (a->right < 0 && b->right < 0) {
+            out[m][0] = ia;
+            out[m++][1] = ib;
+            continue;
+        }
+        int split_a = descend_a(a, b);
+        int children[2] = {split_a ? ia + 1 : ib + 1, split_a ? a->right : b->right};
+        for (int k = 0; k < 2; ++k) {
+            int ca = split_a ? children[k] : ia, cb = split_a ? ib : children[k];
+            if (pair_meets(bvh_a, bvh_b, pose, iv, ca, cb)) {
+                out[m][0] = ca;
+                out[m++][1] = cb;
+            }
+        }
+    }
+    return m;
+}
+
+int tch_bvh_query_frontier(const tch_bvh* bvh_a, const tch_bvh* bvh_b, tch_transform X_AB,
+                           const tch_bvh_intervals* intervals, int target, int capacity,
+                           int (*frontier)[2], int (*scratch)[2]) {
+    relative_pose pose = make_relative_pose(X_AB);
+    int n = 0, leaves = 0;
+    if (pair_meets(bvh_a, bvh_b, &pose, intervals, 0, 0)) {
+        frontier[0][0] = frontier[0][1] = 0;
+        n = 1;
+        leaves = bvh_a->nodes[0].right < 0 && bvh_b->nodes[0].right < 0;
+    }
+    while (n > 0 && n < target && leaves < n && 2 * n <= capacity) {
+        n = split_frontier(bvh_a, bvh_b, &pose, intervals, (const int(*)[2])frontier, n,
+                           scratch);
+        memcpy(frontier, scratch, (size_t)n * sizeof *frontier);
+        leaves = 0;
+        for (int i = 0; i < n; ++i) {
+            leaves += bvh_a->nodes[frontier[i][0]].right < 0 &&
+                      bvh_b->nodes[frontier[i][1]].right < 0;
+        }
+    }
+    return n;
+}
+
+int tch_bvh_leaf_count(const tch_bvh* bvh, int node) {
+    /* the subtree is nodes [node, end), end just past the last leaf of its right spine */
+    int last = node;
+    while (bvh->nodes[last].right >= 0) {
+        last = bvh->nodes[last].right;
+    }
+    return (last + 1 - node + 1) / 2;
 }
 
 int tch_bvh_query_box(const tch_bvh* bvh, tch_aabb box, tch_bvh_box_callback callback,

@@ -45,6 +45,16 @@ typedef struct tch_bvh {
     tch_bvh_node* nodes;   /* [node_count], depth-first */
 } tch_bvh;
 
+/* Optional intervals on the nodes of both trees (e.g. the range of a field over each node's
+ * primitives, times a scale): a pair query skips node pairs whose intervals do not meet,
+ * before testing their boxes. The interval of node i of A is scale_a [a[i][0], a[i][1]]. */
+typedef struct tch_bvh_intervals {
+    const tch_real (*a)[2];
+    tch_real scale_a;
+    const tch_real (*b)[2];
+    tch_real scale_b;
+} tch_bvh_intervals;
+
 /* Called for each overlapping pair of primitives; return nonzero to stop the query. */
 typedef int (*tch_bvh_pair_callback)(int primitive_a, int primitive_b, void* user);
 /* Called for each primitive whose box overlaps the query box; nonzero stops the query. */
@@ -53,6 +63,10 @@ typedef int (*tch_bvh_box_callback)(int primitive, void* user);
 /* Builds the tree over count >= 1 boxes (finite, lo <= hi). Fails with
  * TCH_ERR_INVALID_ARGUMENT for no boxes or a non-finite or inverted box (naming it). */
 tch_status tch_bvh_build(const tch_aabb* boxes, int count, tch_bvh* out, tch_error* err);
+/* Replaces the primitives' boxes (boxes[primitive_count], finite, lo <= hi) keeping the tree's
+ * shape, and recomputes the inner boxes; allocates nothing. The tree stays exact (every node's
+ * box holds its leaves'), though its splits were chosen for the old boxes. */
+void tch_bvh_refit(tch_bvh* bvh, const tch_aabb* boxes);
 /* Frees the nodes and zeroes *bvh. NULL allowed. */
 void tch_bvh_free(tch_bvh* bvh);
 
@@ -62,6 +76,23 @@ void tch_bvh_free(tch_bvh* bvh);
  * nothing; the pairs come in a fixed order for a given pose. */
 int tch_bvh_query_pairs(const tch_bvh* bvh_a, const tch_bvh* bvh_b, tch_transform X_AB,
                         tch_bvh_pair_callback callback, void* user);
+/* The same for the leaves below node_a of `bvh_a` and node_b of `bvh_b` only, skipping the
+ * node pairs whose `intervals` (NULL: none) do not meet. */
+int tch_bvh_query_pairs_from(const tch_bvh* bvh_a, const tch_bvh* bvh_b, tch_transform X_AB,
+                             const tch_bvh_intervals* intervals, int node_a, int node_b,
+                             tch_bvh_pair_callback callback, void* user);
+/* Splits a pair query into independent pieces (for threads): starting from the root pair,
+ * replaces every overlapping node pair by its overlapping child pairs (as the descent of
+ * tch_bvh_query_pairs splits it), level by level, until there are at least `target` pairs,
+ * all are leaf pairs, or another level could exceed `capacity`. Writes them to
+ * frontier[capacity] (scratch[capacity] is working space) and returns their count. Querying
+ * each frontier pair with tch_bvh_query_pairs_from (same intervals), in order, reports exactly
+ * the pairs of one tch_bvh_query_pairs_from the roots, in the same order. */
+int tch_bvh_query_frontier(const tch_bvh* bvh_a, const tch_bvh* bvh_b, tch_transform X_AB,
+                           const tch_bvh_intervals* intervals, int target, int capacity,
+                           int (*frontier)[2], int (*scratch)[2]);
+/* Leaves below `node` (1 for a leaf); O(depth). */
+int tch_bvh_leaf_count(const tch_bvh* bvh, int node);
 /* Reports every leaf whose box overlaps `box` (in the tree's frame). Returns the count. */
 int tch_bvh_query_box(const tch_bvh* bvh, tch_aabb box, tch_bvh_box_callback callback,
                       void* user);

@@ -1,0 +1,240 @@
+/* The pressure model on several threads (contact/pressure_surface.h, "Threads"): contact
+ * surfaces, wrenches and whole simulations bit-identical for 1, 2 and 3 threads, and no heap
+ * allocation per query after a warm-up with the threads on. Allocations are counted by
+ * wrapping malloc, calloc and realloc at link time (tests/contact/CMakeLists.txt). */
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "base/workers.h"
+#include "scene_builder.h"
+#include "test.h"
+#include "test_pressure_fixtures.h"
+
+static atomic_long allocations;
+void* __real_malloc(size_t size);
+void* __real_calloc(size_t n, size_t size);
+void* __real_realloc(void* p, size_t size);
+void* __wrap_malloc(size_t size);
+void* __wrap_calloc(size_t n, size_t size);
+void* __wrap_realloc(void* p, size_t size);
+void* __wrap_malloc(size_t size) {
+    atomic_fetch_add(&allocations, 1);
+    return __real_malloc(size);
+}
+void* __wrap_calloc(size_t n, size_t size) {
+    atomic_fetch_add(&allocations, 1);
+    return __real_calloc(n, size);
+}
+void* __wrap_realloc(void* p, size_t size) {
+    atomic_fetch_add(&allocations, 1);
+    return __real_realloc(p, size);
+}
+
+/* Whether two surfaces hold the same bits: polygons, vertices, pressures and summaries. */
+static int same_surface(const tch_pressure_surface* a, const tch_pressure_surface* b) {
+    if (a->polygon_count != b->polygon_count || a->vertex_count != b->vertex_count ||
+        a->pairs_tested != b->pairs_tested || a->pairs_culled != b->pairs_culled) {
+        return 0;
+    }
+    size_t np = (size_t)a->polygon_count, nv = (size_t)a->vertex_count;
+    return memcmp(a->polygons, b->polygons, np * sizeof *a->polygons) == 0 &&
+           memcmp(a->vertices_A, b->vertices_A, nv * sizeof *a->vertices_A) == 0 &&
+           memcmp(a->pressures, b->pressures, nv * sizeof *a->pressures) == 0 &&
+           memcmp(&a->total_area, &b->total_area, sizeof a->total_area) == 0 &&
+           memcmp(&a->max_pressure, &b->max_pressure, sizeof a->max_pressure) == 0 &&
+           memcmp(&a->mean_pressure, &b->mean_pressure, sizeof a->mean_pressure) == 0;
+}
+
+/* The wrench with dissipation, friction and the 3-point rule, under a sliding spinning motion. */
+static tch_wrench moving_wrench(const tch_pressure_surface* s) {
+    tch_pressure_traction_params tp = tch_pressure_traction_params_default();
+    tp.dissipation = 0.3;
+    tp.friction = 0.5;
+    tp.quadrature = TCH_PRESSURE_QUADRATURE_THREE_POINT;
+    tch_pressure_motion motion = {{0.1, 0, 0}, {0.02, -0.01, -0.05}, {0.3, 0.1, -0.2}};
+    tch_wrench w = {0};
+    tch_pressure_wrench(s, &tp, &motion, &w, NULL);
+    return w;
+}
+
+typedef struct query_case {
+    const fixture_body* a;
+    const fixture_body* b;          /* compliant B, or NULL */
+    const fixture_rigid_box* rigid; /* rigid B, or NULL */
+    tch_transform X_AB;
+} query_case;
+
+static tch_status run_case(const query_case* c, tch_pressure_surface* s) {
+    return c->b ? tch_pressure_surface_compliant(&c->a->body, &c->b->body, c->X_AB, s, NULL)
+                : tch_pressure_surface_rigid(&c->a->body, &c->rigid->surface, c->X_AB, s, NULL);
+}
+
+/* The case on 1, 2 and 3 threads with the given parallel threshold (0: the default): the
+ * surfaces and wrenches match the one-thread run bit for bit; returns the parts used on 3
+ * threads, or -1 on a mismatch. */
+static int threads_agree(const query_case* c, long min_work) {
+    tch_pressure_surface reference, s;
+    tch_pressure_surface_init(&reference);
+    if (run_case(c, &reference) != TCH_OK || reference.polygon_count == 0) {
+        return -1;
+    }
+    tch_wrench w_ref = moving_wrench(&reference);
+    int parts = -1;
+    for (int threads = 2; threads <= 3; ++threads) {
+        tch_workers* pool = NULL;
+        tch_workers_create(threads, &pool, NULL);
+        tch_pressure_surface_init(&s);
+        s.workers = pool;
+        s.parallel_min_work = min_work;
+        for (int round = 0; round < 3 && parts != -2; ++round) { /* reused buffers too */
+            tch_wrench w = {0};
+            int ok = run_case(c, &s) == TCH_OK && same_surface(&s, &reference);
+            w = moving_wrench(&s);
+            parts = ok && memcmp(&w, &w_ref, sizeof w) == 0 ? s.parts : -2;
+        }
+        tch_pressure_surface_free(&s);
+        tch_workers_destroy(pool);
+    }
+    tch_pressure_surface_free(&reference);
+    return parts < 0 ? -1 : parts;
+}
+
+static void test_sphere_sphere_bit_identical(void) {
+    fixture_body a = {0}, b = {0};
+    ENSURE(fixture_sphere(&a, 0.5, 0.2, 1e6) == 0);
+    ENSURE(fixture_sphere(&b, 0.5, 0.2, 3e6) == 0);
+    /* overlapping 0.05 m on a tilted axis, so the surface crosses elements generically */
+    query_case c = {&a, &b, NULL,
+                    {tch_q_axis_angle(tch_v3_normalize((tch_vec3){1, 2, 3}), 0.3),
+                     tch_v3_scale(tch_v3_normalize((tch_vec3){0.3, 0.2, 1}), 0.95)}};
+    ENSURE(threads_agree(&c, 1) > 1);  /* forced onto the threads */
+    ENSURE(threads_agree(&c, 0) >= 1); /* the default threshold */
+    fixture_body_free(&a);
+    fixture_body_free(&b);
+}
+
+static void test_sphere_on_rigid_box_bit_identical(void) {
+    fixture_body a = {0};
+    fixture_rigid_box box = {0};
+    ENSURE(fixture_sphere(&a, 0.5, 0.15, 1e6) == 0);
+    ENSURE(fixture_rigid_box_make(&box, (tch_vec3){0.4, 0.4, 0.4}, 0.1) == 0);
+    query_case c = {&a, NULL, &box,
+                    {tch_q_axis_angle((tch_vec3){0, 0, 1}, 0.2), (tch_vec3){0.03, 0.02, -0.85}}};
+    int parts = threads_agree(&c, 0);
+    ENSURE(parts > 1); /* large enough for the default threshold */
+    ENSURE(threads_agree(&c, 1) > 1);
+    fixture_body_free(&a);
+    fixture_rigid_box_free(&box);
+}
+
+/* After one query to warm the buffers up, repeated queries on 2 threads allocate nothing. */
+static void test_no_allocation_after_warm_up(void) {
+    fixture_body a = {0}, b = {0};
+    ENSURE(fixture_sphere(&a, 0.5, 0.2, 1e6) == 0);
+    ENSURE(fixture_sphere(&b, 0.5, 0.2, 1e6) == 0);
+    tch_workers* pool = NULL;
+    ENSURE(tch_workers_create(2, &pool, NULL) == TCH_OK);
+    tch_pressure_surface s;
+    tch_pressure_surface_init(&s);
+    s.workers = pool;
+    s.parallel_min_work = 1;
+    tch_transform X_AB = {tch_q_identity(), {0, 0, 0.9}};
+    ENSURE(tch_pressure_surface_compliant(&a.body, &b.body, X_AB, &s, NULL) == TCH_OK);
+    long before = atomic_load(&allocations);
+    for (int i = 0; i < 20; ++i) {
+        ENSURE(tch_pressure_surface_compliant(&a.body, &b.body, X_AB, &s, NULL) == TCH_OK);
+        ENSURE(s.parts > 1 && s.polygon_count > 0);
+    }
+    ENSURE(atomic_load(&allocations) == before);
+    tch_pressure_surface_free(&s);
+    tch_workers_destroy(pool);
+    fixture_body_free(&a);
+    fixture_body_free(&b);
+}
+
+/* A compliant ball between a compliant box (the lid) and a rigid floor, and another ball on the
+ * floor beside it. */
+static tch_model* ball_scene(void) {
+    tch_spec* spec = test_spec(9.81, 1e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.contact.model = TCH_CONTACT_PRESSURE;
+    opt.contact.friction = 0.5;
+    tch_spec_set_option(spec, &opt, NULL);
+    test_add_plane(spec, tch_q_identity(), 0.5);
+    static const struct { const char* name; tch_geom_type type; tch_vec3 size, p; } bodies[] = {
+        {"ball", TCH_GEOM_SPHERE, {0.1, 0, 0}, {0, 0, 0.098}},
+        {"lid", TCH_GEOM_BOX, {0.08, 0.08, 0.03}, {0.01, 0, 0.225}},
+        {"other", TCH_GEOM_SPHERE, {0.1, 0, 0}, {0.3, 0, 0.099}},
+    };
+    for (int i = 0; i < 3; ++i) {
+        tch_body_def b = tch_body_def_default();
+        snprintf(b.name, sizeof b.name, "%s", bodies[i].name);
+        b.free_joint = true;
+        b.p_PB = bodies[i].p;
+        tch_body_id id;
+        tch_spec_add_body(spec, &b, &id, NULL);
+        tch_geom_def g = tch_geom_def_default();
+        g.type = bodies[i].type;
+        g.size[0] = bodies[i].size.x, g.size[1] = bodies[i].size.y, g.size[2] = bodies[i].size.z;
+        g.mass = 1;
+        g.contact.modulus = 1e5;
+        g.contact.dissipation = 1;
+        g.contact.resolution = 0.02;
+        tch_spec_add_geom(spec, id, &g, NULL, NULL);
+    }
+    return test_compile(spec);
+}
+
+/* Steps the scene from its initial state with a sliding, spinning ball; returns the pairs
+ * touching at the end. */
+static int run_steps(const tch_model* m, tch_data* d) {
+    tch_data_reset(m, d);
+    d->qvel[0] = 0.2;
+    d->qvel[5] = 3;
+    for (int i = 0; i < 100; ++i) {
+        tch_step(m, d, NULL);
+    }
+    return d->pair_result_count;
+}
+
+/* qpos after the steps on `threads` threads, and the allocations of a second run of the same
+ * steps (after the first warmed the buffers up). */
+static int simulate(const tch_model* m, int threads, tch_real* qpos, long* second_run) {
+    tch_data* d = NULL;
+    if (tch_data_create(m, &d, NULL) != TCH_OK) {
+        return -1;
+    }
+    d->thread_count = threads;
+    d->contact_energy = true;
+    int touching = run_steps(m, d);
+    memcpy(qpos, d->qpos, (size_t)m->nq * sizeof *qpos);
+    long before = atomic_load(&allocations);
+    touching = run_steps(m, d) == touching ? touching : -1;
+    *second_run = atomic_load(&allocations) - before;
+    touching = memcmp(qpos, d->qpos, (size_t)m->nq * sizeof *qpos) == 0 ? touching : -1;
+    tch_data_destroy(d);
+    return touching;
+}
+
+static void test_simulation_bit_identical(void) {
+    tch_model* m = ball_scene();
+    ENSURE(m != NULL);
+    tch_real reference[64], qpos[64];
+    ENSURE(m->nq <= 64);
+    long second_run = 0;
+    ENSURE(simulate(m, 1, reference, &second_run) >= 3); /* ball-floor, ball-lid, other-floor */
+    for (int threads = 0; threads <= 3; ++threads) {
+        ENSURE(simulate(m, threads, qpos, &second_run) >= 3);
+        ENSURE(memcmp(qpos, reference, (size_t)m->nq * sizeof *qpos) == 0);
+        ENSURE(second_run == 0);
+    }
+    tch_model_destroy(m);
+}
+
+int main(void) {
+    RUN_TEST(test_sphere_sphere_bit_identical);
+    RUN_TEST(test_sphere_on_rigid_box_bit_identical);
+    RUN_TEST(test_no_allocation_after_warm_up);
+    RUN_TEST(test_simulation_bit_identical);
+    return TEST_RESULT();
+}
