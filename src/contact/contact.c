@@ -179,19 +179,6 @@ static void write_block(tch_real* x, int block, tch_vec3 v) {
     x[3 * block + 2] = v.z;
 }
 
-/* (F, M) = L (u, φ) for a local 6x6 L. */
-static void local_map(const tch_real L[6][6], tch_vec3 u, tch_vec3 phi, tch_vec3* F, tch_vec3* M) {
-    tch_real in[6] = {u.x, u.y, u.z, phi.x, phi.y, phi.z}, out[6];
-    for (int i = 0; i < 6; ++i) {
-        out[i] = 0;
-        for (int j = 0; j < 6; ++j) {
-            out[i] += L[i][j] * in[j];
-        }
-    }
-    *F = read_block(out, 0);
-    *M = read_block(out, 1);
-}
-
 /* Where the two bodies' sides of a contact sit relative to their centres of mass, and the
  * share of b's motion in the sliding of o along the plane (0 when b is static, 1 when a is
  * static, 1/2 between free bodies). */
@@ -217,15 +204,48 @@ static void body_forces(const contact_arms* arms, tch_vec3 dF, tch_vec3 dM, tch_
     write_block(y, 3, tch_v3_add(tch_v3_add(dM, arm_b), tch_v3_cross(arms->r_b, dF)));
 }
 
-/* The change of the generalized forces for a motion (or velocity) x = (δ_a, φ_a, δ_b, φ_b) of
- * the two bodies through the local map L of the relative motion at o. */
-static void local_variation(const tch_real L[6][6], const contact_arms* arms, const tch_real x[12],
-                            tch_real y[12]) {
-    tch_vec3 move_a = point_motion(x, arms->r_a), move_b = point_motion(x + 6, arms->r_b);
-    tch_vec3 dF, dM;
-    local_map(L, tch_v3_sub(move_b, move_a), tch_v3_sub(read_block(x, 3), read_block(x, 1)), &dF,
-              &dM);
-    body_forces(arms, dF, dM, tch_v3_zero(), tch_v3_zero(), y);
+/* S(r)^T L S(r') for S(r) = [[1, -[r]x], [0, 1]], the map from a body's motion (δ, φ) to that
+ * of its material point at r and its rotation: the local 6x6 L carried to two bodies' centres
+ * of mass (Y = L S(r'), then the rows of moments gain r x the rows of forces). */
+static void carry(const tch_real L[6][6], tch_vec3 r, tch_vec3 r_prime, tch_real out[6][6]) {
+    tch_mat3 R = tch_m3_skew(r), R_prime = tch_m3_skew(r_prime);
+    tch_real Y[6][6];
+    for (int i = 0; i < 6; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            Y[i][j] = L[i][j];
+            Y[i][3 + j] = L[i][3 + j];
+            for (int k = 0; k < 3; ++k) {
+                Y[i][3 + j] -= L[i][k] * R_prime.m[k][j];
+            }
+        }
+    }
+    for (int j = 0; j < 6; ++j) {
+        for (int i = 0; i < 3; ++i) {
+            out[i][j] = Y[i][j];
+            out[3 + i][j] = Y[3 + i][j];
+            for (int k = 0; k < 3; ++k) {
+                out[3 + i][j] += R.m[i][k] * Y[k][j];
+            }
+        }
+    }
+}
+
+/* Adds the local map L carried to the bodies, body a's side negated: the relative motion at o
+ * is S(r_b) x_b - S(r_a) x_a, and a receives the opposite wrench. */
+static void add_carried(const tch_real L[6][6], const contact_arms* arms, tch_real out[12][12]) {
+    const tch_vec3 r[2] = {arms->r_a, arms->r_b};
+    for (int s = 0; s < 2; ++s) {
+        for (int t = 0; t < 2; ++t) {
+            tch_real block[6][6];
+            carry(L, r[s], r[t], block);
+            tch_real sign = s == t ? 1 : -1;
+            for (int i = 0; i < 6; ++i) {
+                for (int j = 0; j < 6; ++j) {
+                    out[6 * s + i][6 * t + j] += sign * block[i][j];
+                }
+            }
+        }
+    }
 }
 
 /* The geometric change for a motion x: the wrench turns with the contact plane and its moment
@@ -258,16 +278,14 @@ void tch_contact_linearize_wrench(const tch_model* model, const tch_data* data,
     arms.surface_a = tch_v3_madd(arms.r_a, 0.5 * w->depth, w->n_W);
     arms.surface_b = tch_v3_madd(arms.r_b, -0.5 * w->depth, w->n_W);
     arms.share_b = root_a == 0 ? 1 : root_b == 0 ? 0 : 0.5;
-    for (int j = 0; j < 12; ++j) {
-        tch_real x[12] = {0}, k[12], geometric[12], d[12];
+    add_carried(w->K, &arms, out->K);
+    add_carried(w->D, &arms, out->D);
+    for (int j = 0; j < 12 && out->geometric; ++j) {
+        tch_real x[12] = {0}, geometric[12];
         x[j] = 1;
-        local_variation(w->K, &arms, x, k);
         geometric_variation(w, &arms, x, geometric);
-        local_variation(w->D, &arms, x, d);
         for (int i = 0; i < 12; ++i) {
-            out->K[i][j] += k[i];
             out->G[i][j] += geometric[i];
-            out->D[i][j] += d[i];
         }
     }
 }

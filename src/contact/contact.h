@@ -63,6 +63,7 @@ typedef struct tch_pair_context {
  *        moves (of the order of the force times the lever arms, not symmetric),
  * and D = ∂(f_a, τ_a, f_b, τ_b) / ∂(v_a, w_a, v_b, w_b). */
 typedef struct tch_pair_linearization {
+    int geometric;      /* set by the caller: 1 to have G filled, 0 to leave it alone */
     tch_real K[12][12];
     tch_real G[12][12];
     tch_real D[12][12];

@@ -1,7 +1,6 @@
 /* The linearly implicit Euler integrator (engine/implicit.h, docs/integrators.md). */
 #include "engine/implicit.h"
 
-#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -9,6 +8,7 @@
 #include "contact/contact.h"
 #include "dynamics/free_body.h"
 #include "engine/engine_internal.h"
+#include "math/dense.h"
 #include "math/vec.h"
 
 /* One linearized pair: its two roots' nodes (-1 when static) and its symmetrized K and D. */
@@ -25,12 +25,12 @@ typedef struct implicit_system {
     int* body_of_node;    /* [node_count] */
     int* position;        /* [node_count] place of the node in the elimination order */
     linear_pair* pairs;   /* [pair_count] */
-    tch_real* v0;         /* [6 node_count] (v_WCm, w_W) at the step's start, by node */
-    tch_real* v1;         /* [6 node_count] the same of v* */
+    tch_real* kv;         /* [6 node_count] h^2 v* by node, v = (v_WCm, w_W) */
+    tch_real* dv;         /* [6 node_count] h (v* - v0), v0 the velocities at the step's start */
     int n;                /* 6 node_count unknowns */
-    int* row_start;       /* [n] first stored column of each row of the lower triangle */
-    size_t* row_offset;   /* [n] where each row's values begin in `values` */
-    tch_real* values;     /* the variable-band lower triangle, row by row */
+    int* first;           /* [node_count] first stored block column of each block row */
+    size_t* row_offset;   /* [node_count] where each block row begins in `blocks` */
+    tch_real* blocks;     /* the lower triangle's 6x6 blocks (row-major), block row by row */
     tch_real* rhs;        /* [n] */
 } implicit_system;
 
@@ -97,6 +97,7 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
             continue;
         }
         memset(&p->lin, 0, sizeof p->lin);
+        p->lin.geometric = 0; /* the system leaves G out */
         tch_pair_state* state =
             ops->uses_state ? tch_pair_state_find(&d->internal->pair_states, result->geom_a,
                                                   result->geom_b)
@@ -236,46 +237,45 @@ static int order_bodies(tch_data* d, implicit_system* s) {
     return 0;
 }
 
-/* ---- the variable-band matrix ---- */
+/* ---- the variable-band block matrix ---- */
 
-/* The band of each row: a node's rows start at the block column of its earliest-placed
- * neighbour; Cholesky fills nothing outside it (the envelope is closed under elimination). */
+/* The band of each block row: from the block column of its earliest-placed neighbour;
+ * Cholesky fills nothing outside it (the envelope is closed under elimination). */
 static int build_skyline(tch_data* d, implicit_system* s) {
     int nodes = s->node_count;
-    int* first = take(d, (size_t)nodes, sizeof(int), "implicit first block");
-    s->row_start = take(d, (size_t)s->n, sizeof(int), "implicit row start");
-    s->row_offset = take(d, (size_t)s->n, sizeof(size_t), "implicit row offset");
+    s->first = take(d, (size_t)nodes, sizeof(int), "implicit first block");
+    s->row_offset = take(d, (size_t)nodes, sizeof(size_t), "implicit row offset");
     s->rhs = take(d, (size_t)s->n, sizeof(tch_real), "implicit rhs");
-    if (!first || !s->row_start || !s->row_offset || !s->rhs) {
+    if (!s->first || !s->row_offset || !s->rhs) {
         return -1;
     }
     for (int node = 0; node < nodes; ++node) {
-        first[s->position[node]] = s->position[node];
+        s->first[s->position[node]] = s->position[node];
     }
     for (int p = 0; p < s->pair_count; ++p) {
         if (coupled(&s->pairs[p])) {
             int x = s->position[s->pairs[p].node[0]], y = s->position[s->pairs[p].node[1]];
             int hi = x > y ? x : y, lo = x > y ? y : x;
-            first[hi] = first[hi] < lo ? first[hi] : lo;
+            s->first[hi] = s->first[hi] < lo ? s->first[hi] : lo;
         }
     }
     size_t size = 0;
-    for (int r = 0; r < s->n; ++r) {
-        s->row_start[r] = 6 * first[r / 6];
-        s->row_offset[r] = size;
-        size += (size_t)(r - s->row_start[r] + 1);
+    for (int row = 0; row < nodes; ++row) {
+        s->row_offset[row] = size;
+        size += (size_t)(36 * (row - s->first[row] + 1));
     }
-    s->values = take(d, size, sizeof(tch_real), "implicit matrix");
-    if (!s->values) {
+    s->blocks = take(d, size, sizeof(tch_real), "implicit matrix");
+    if (!s->blocks) {
         return -1;
     }
-    memset(s->values, 0, size * sizeof(tch_real));
+    memset(s->blocks, 0, size * sizeof(tch_real));
     memset(s->rhs, 0, (size_t)s->n * sizeof(tch_real));
     return 0;
 }
 
-static tch_real* entry(const implicit_system* s, int row, int col) {
-    return &s->values[s->row_offset[row] + (size_t)(col - s->row_start[row])];
+/* Block (row, col) of the lower triangle, col in [first[row], row]. */
+static tch_real* block(const implicit_system* s, int row, int col) {
+    return &s->blocks[s->row_offset[row] + (size_t)(36 * (col - s->first[row]))];
 }
 
 /* The centre-of-mass velocities v* of body b: the prediction's, or those of qvel. */
@@ -297,80 +297,114 @@ static void write_twist(tch_real* x, tch_vec3 v, tch_vec3 w) {
     }
 }
 
-/* The mass blocks diag(m 1, I_W) and each body's centre-of-mass velocities at the step's start
- * (the velocities stage's) and v*. */
+/* The mass blocks diag(m 1, I_W) and each body's centre-of-mass velocities as the right-hand
+ * side uses them: h^2 v* and h (v* - v0), v0 the velocities stage's at the step's start. */
 static void assemble_bodies(const tch_model* m, const tch_data* d, implicit_system* s,
                             const tch_velocity_prediction* prediction) {
     for (int node = 0; node < s->node_count; ++node) {
-        int b = s->body_of_node[node], r = 6 * s->position[node];
+        int b = s->body_of_node[node];
+        tch_real* M = block(s, s->position[node], s->position[node]);
         tch_mat3 I_W = tch_m3_rotate_tensor(d->body_R_WB[b], m->body_total_I_BCm[b]);
         for (int i = 0; i < 3; ++i) {
-            *entry(s, r + i, r + i) += m->body_total_mass[b];
-            for (int j = 0; j <= i; ++j) {
-                *entry(s, r + 3 + i, r + 3 + j) += I_W.m[i][j];
+            M[7 * i] += m->body_total_mass[b];
+            for (int j = 0; j < 3; ++j) {
+                M[6 * (3 + i) + 3 + j] += I_W.m[i][j];
             }
         }
         tch_vec3 v, w;
-        write_twist(s->v0 + 6 * node, d->body_v_WCm[b], d->body_w_W[b]);
+        tch_real h = s->h;
         corrected_velocities(m, d, prediction, b, &v, &w);
-        write_twist(s->v1 + 6 * node, v, w);
+        write_twist(s->kv + 6 * node, tch_v3_scale(v, h * h), tch_v3_scale(w, h * h));
+        write_twist(s->dv + 6 * node, tch_v3_scale(tch_v3_sub(v, d->body_v_WCm[b]), h),
+                    tch_v3_scale(tch_v3_sub(w, d->body_w_W[b]), h));
     }
 }
 
-/* One pair's blocks of -(h D + h^2 K) (lower triangle) and of the right-hand side
- * h^2 K v* + h D (v* - v0). */
+/* One pair's blocks of -(h D + h^2 K) (those of the lower triangle, diagonal blocks whole)
+ * and of the right-hand side h^2 K v* + h D (v* - v0). */
 static void assemble_pair(implicit_system* s, const linear_pair* p) {
     tch_real h = s->h;
     for (int a = 0; a < 2; ++a) {
         if (p->node[a] < 0) {
             continue;
         }
-        int row0 = 6 * s->position[p->node[a]];
+        int row = s->position[p->node[a]];
+        tch_real* rhs = s->rhs + 6 * row;
         for (int b = 0; b < 2; ++b) {
             if (p->node[b] < 0) {
                 continue;
             }
-            int col0 = 6 * s->position[p->node[b]];
-            const tch_real* v0 = s->v0 + 6 * p->node[b];
-            const tch_real* v1 = s->v1 + 6 * p->node[b];
+            int col = s->position[p->node[b]];
+            tch_real* A = col <= row ? block(s, row, col) : NULL;
+            const tch_real* kv = s->kv + 6 * p->node[b];
+            const tch_real* dv = s->dv + 6 * p->node[b];
             for (int i = 0; i < 6; ++i) {
                 const tch_real* K = p->lin.K[6 * a + i] + 6 * b;
                 const tch_real* D = p->lin.D[6 * a + i] + 6 * b;
+                tch_real sum = 0;
                 for (int j = 0; j < 6; ++j) {
-                    if (row0 + i >= col0 + j) {
-                        *entry(s, row0 + i, col0 + j) -= h * D[j] + h * h * K[j];
-                    }
-                    s->rhs[row0 + i] += h * h * K[j] * v1[j] + h * D[j] * (v1[j] - v0[j]);
+                    sum += K[j] * kv[j] + D[j] * dv[j];
+                }
+                rhs[i] += sum;
+                for (int j = 0; A && j < 6; ++j) {
+                    A[6 * i + j] -= h * D[j] + h * h * K[j];
                 }
             }
         }
     }
 }
 
-/* ---- variable-band Cholesky (Golub and Van Loan, 4th ed., sec. 4.3.6 with alg. 4.2.2) ---- */
+/* ---- block variable-band Cholesky (Golub and Van Loan, 4th ed., secs. 4.2.9 and 4.3.6) ---- */
 
-static tch_real dot(const tch_real* x, const tch_real* y, int count) {
-    tch_real sum = 0;
-    for (int k = 0; k < count; ++k) {
-        sum += x[k] * y[k];
+/* C -= A B^T for 6x6 blocks. */
+static void subtract_product(const tch_real* A, const tch_real* B, tch_real* C) {
+    for (int i = 0; i < 6; ++i) {
+        for (int j = 0; j < 6; ++j) {
+            tch_real sum = 0;
+            for (int k = 0; k < 6; ++k) {
+                sum += A[6 * i + k] * B[6 * j + k];
+            }
+            C[6 * i + j] -= sum;
+        }
     }
-    return sum;
 }
 
-/* L L^T in place of the lower triangle; 0, or 1 + the row of a pivot that is not positive
- * (or below 4 DBL_EPSILON of its original diagonal, as tch_dense_cholesky). */
-static int skyline_cholesky(implicit_system* s) {
-    for (int r = 0; r < s->n; ++r) {
-        int start = s->row_start[r];
-        for (int c = start; c <= r; ++c) {
-            int k0 = start > s->row_start[c] ? start : s->row_start[c];
-            tch_real* l_rc = entry(s, r, c);
-            tch_real sum = *l_rc - dot(entry(s, r, k0), entry(s, c, k0), c - k0);
+/* Solves L x = b in place for the lower triangle L of a 6x6 block (row-major). */
+static void forward_6(const tch_real* L, tch_real* b) {
+    for (int i = 0; i < 6; ++i) {
+        for (int k = 0; k < i; ++k) {
+            b[i] -= L[6 * i + k] * b[k];
+        }
+        b[i] /= L[7 * i];
+    }
+}
+
+/* Solves L^T x = b in place. */
+static void backward_6(const tch_real* L, tch_real* b) {
+    for (int i = 5; i >= 0; --i) {
+        for (int k = i + 1; k < 6; ++k) {
+            b[i] -= L[6 * k + i] * b[k];
+        }
+        b[i] /= L[7 * i];
+    }
+}
+
+/* L L^T in place, block row by block row: L_rc = (A_rc - Σ_t L_rt L_ct^T) L_cc^-T below the
+ * diagonal, L_rr = chol(A_rr - Σ_t L_rt L_rt^T). 0, or 1 + the block row of a pivot that is
+ * not positive (tch_dense_cholesky's test). */
+static int block_cholesky(implicit_system* s) {
+    for (int r = 0; r < s->node_count; ++r) {
+        for (int c = s->first[r]; c <= r; ++c) {
+            tch_real* L_rc = block(s, r, c);
+            int t0 = s->first[r] > s->first[c] ? s->first[r] : s->first[c];
+            for (int t = t0; t < c; ++t) {
+                subtract_product(block(s, r, t), block(s, c, t), L_rc);
+            }
             if (c < r) {
-                *l_rc = sum / *entry(s, c, c);
-            } else if (sum > 4 * DBL_EPSILON * *l_rc) {
-                *l_rc = sqrt(sum);
-            } else {
+                for (int i = 0; i < 6; ++i) { /* row i of L_rc solves L_cc x = row i */
+                    forward_6(block(s, c, c), L_rc + 6 * i);
+                }
+            } else if (tch_dense_cholesky(L_rc, 6) != 0) {
                 return r + 1;
             }
         }
@@ -379,17 +413,31 @@ static int skyline_cholesky(implicit_system* s) {
 }
 
 /* Solves L L^T x = rhs in place. */
-static void skyline_solve(implicit_system* s) {
-    tch_real* x = s->rhs;
-    for (int r = 0; r < s->n; ++r) {
-        int start = s->row_start[r];
-        x[r] = (x[r] - dot(entry(s, r, start), x + start, r - start)) / *entry(s, r, r);
+static void block_solve(implicit_system* s) {
+    for (int r = 0; r < s->node_count; ++r) {
+        tch_real* x = s->rhs + 6 * r;
+        for (int c = s->first[r]; c < r; ++c) {
+            const tch_real* L = block(s, r, c);
+            const tch_real* y = s->rhs + 6 * c;
+            for (int i = 0; i < 6; ++i) {
+                for (int k = 0; k < 6; ++k) {
+                    x[i] -= L[6 * i + k] * y[k];
+                }
+            }
+        }
+        forward_6(block(s, r, r), x);
     }
-    for (int r = s->n - 1; r >= 0; --r) {
-        x[r] /= *entry(s, r, r);
-        const tch_real* l = entry(s, r, s->row_start[r]);
-        for (int k = s->row_start[r]; k < r; ++k) {
-            x[k] -= l[k - s->row_start[r]] * x[r];
+    for (int r = s->node_count - 1; r >= 0; --r) {
+        tch_real* x = s->rhs + 6 * r;
+        backward_6(block(s, r, r), x);
+        for (int c = s->first[r]; c < r; ++c) {
+            const tch_real* L = block(s, r, c);
+            tch_real* y = s->rhs + 6 * c;
+            for (int i = 0; i < 6; ++i) {
+                for (int k = 0; k < 6; ++k) {
+                    y[k] -= L[6 * i + k] * x[i];
+                }
+            }
         }
     }
 }
@@ -435,9 +483,9 @@ static int prepare(const tch_model* m, tch_data* d, implicit_system* s,
         build_skyline(d, s) != 0) {
         return -1;
     }
-    s->v0 = take(d, (size_t)s->n, sizeof(tch_real), "implicit v0");
-    s->v1 = take(d, (size_t)s->n, sizeof(tch_real), "implicit v*");
-    if (!s->v0 || !s->v1) {
+    s->kv = take(d, (size_t)s->n, sizeof(tch_real), "implicit h^2 v*");
+    s->dv = take(d, (size_t)s->n, sizeof(tch_real), "implicit h (v* - v0)");
+    if (!s->kv || !s->dv) {
         return -1;
     }
     assemble_bodies(m, d, s, prediction);
@@ -457,15 +505,15 @@ static tch_status correct(const tch_model* m, tch_data* d, tch_velocity_predicti
         status = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
                           "out of memory for the implicit integrator's system");
     } else if (s.pair_count > 0) {
-        int failed = skyline_cholesky(&s);
+        int failed = block_cholesky(&s);
         if (failed) {
             status = tch_fail(err, TCH_ERR_DIVERGED, NULL, 0,
                               "implicit integrator at t = %.6g s: the system M - h D - h^2 K is "
                               "not positive definite at body '%s' (expected passive contact "
                               "springs and dampers; reduce the time step)",
-                              d->time, m->body_name[body_at(&s, (failed - 1) / 6)]);
+                              d->time, m->body_name[body_at(&s, failed - 1)]);
         } else {
-            skyline_solve(&s);
+            block_solve(&s);
             apply_correction(m, d, &s, prediction);
         }
     }

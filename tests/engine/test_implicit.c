@@ -138,6 +138,7 @@ static void linearized(const tch_model* m, tch_data* d, int n, double K[DIM][DIM
         tch_pair_result* pair = &d->pair_results[p];
         tch_pair_linearization lin;
         memset(&lin, 0, sizeof lin);
+        lin.geometric = 1;
         tch_pair_context context = {pair, NULL, 0, NULL};
         tch_contact_model_ops(pair->model)->linearize(m, d, &context, &lin);
         int body[2] = {m->body_root[m->geom_body[pair->geom_a]],
