@@ -48,11 +48,12 @@ static void add_voxel(const cup_grid* g, int i, int j, int k, const tch_real* ve
                       int* tet_count) {
     int corner[8];
     for (int c = 0; c < 8; ++c) {
-        corner[c] = ((k + (c >> 2 & 1)) * (g->nx + 1) + j + (c >> 1 & 1)) * (g->nx + 1) + i + (c & 1);
+        corner[c] =
+            ((k + (c >> 2 & 1)) * (g->nx + 1) + j + (c >> 1 & 1)) * (g->nx + 1) + i + (c & 1);
     }
     int central_parity = (i + j + k) % 2, m = 0;
     int* central = tets + 4 * *tet_count; /* the four corners of one parity */
-    int* t = central + 4;                  /* each other corner with its three neighbours */
+    int* t = central + 4;                 /* each other corner with its three neighbours */
     for (int c = 0; c < 8; ++c) {
         if (popcount3(c) % 2 == central_parity) {
             central[m++] = corner[c];

@@ -1,19 +1,25 @@
 /* Plane-strain FEM of a periodic layer pressed by a rigid surface (sinusoid_fem_layer.h).
  *
  * Mesh: the quadratic nodes lie on a grid of 2 n_x columns (periodic: column 2 n_x is column 0)
- * by 2 n_y + 1 rows (row 0 at y = -h, bonded or sliding); each of the n_x × n_y cells is split into two
- * 6-node triangles along alternating diagonals. The top nodes carry a frame (tangent t, normal
- * n) in which their two degrees of freedom are expressed (u = a t + b n), so that a contact
- * prescribes b and leaves a free: zero tangential force, frictionless. Elsewhere the frame is
- * the global one.
+ * by 2 n_y + 1 rows (row 0 at y = -h, bonded or sliding); each of the n_x × n_y cells is split
+ * into two 6-node triangles along alternating diagonals.
  *
- * Each solve prescribes the bottom (u = 0) and the contact nodes' b by symmetric elimination:
- * rhs = -K g, prescribed rows and columns of K replaced by the identity; the pattern never
- * changes, so CHOLMOD analyzes once and refactors numerically. The reactions are K u at the
- * prescribed degrees of freedom. The active set starts from the nodes the undeformed surface
- * overlaps and is updated after each solve (Signorini conditions, e.g. Wriggers, Computational
- * Contact Mechanics, 2006, sec. 6.3.2): a held node whose reaction pulls on the surface is
- * released, a free node that passes the surface is held, until no node changes. */
+ * Material: the compressible neo-Hookean energy W = μ/2 (I₁ - 3 - 2 ln J) + Λ/2 ln²J (plane
+ * strain, I₁ = F:F + 1), or its linearization at F = I (linear elasticity with the Lamé
+ * constants μ, Λ of E and ν). Element integrals use the 6-point degree-4 rule (exact for the
+ * linear stiffness of quadratic elements).
+ *
+ * Contact: the top nodes carry a frame (tangent t, normal n of the rigid surface) in which their
+ * two degrees of freedom are expressed (u = a t + b n); a node held by the surface gets its
+ * normal displacement prescribed so as to close its gap, its tangential one stays free: zero
+ * tangential force, frictionless. Each linear solve prescribes the bottom and the held nodes by
+ * symmetric elimination (rhs = f - K g, prescribed rows and columns of K made the identity); the
+ * pattern never changes, so CHOLMOD analyzes once and refactors numerically. Linear elasticity
+ * takes one solve per active set; finite strain takes Newton iterations (the frames and gaps
+ * follow the nodes' current positions) in load steps. After each converged solve the active set
+ * is updated (Signorini conditions, e.g. Wriggers, Computational Contact Mechanics, 2006, sec.
+ * 6.3.2): a held node whose internal force pulls on the surface is released, a free node past
+ * the surface is held, until no node changes. */
 #include "sinusoid_fem_layer.h"
 
 #include <cholmod.h>
@@ -23,7 +29,7 @@
 #include <string.h>
 
 static const double pi = 3.14159265358979323846;
-enum { max_active_set_solves = 100 };
+enum { max_active_set_updates = 100, max_newton_iterations = 40 };
 
 typedef struct lame {
     double lambda, mu;
@@ -39,7 +45,63 @@ double sfem_constrained_modulus(const sfem_layer* layer) {
     return m.lambda + 2 * m.mu;
 }
 
-/* ---- the mesh ---- */
+double sfem_neo_hookean_punch_force(const sfem_layer* layer, double depth) {
+    lame m = lame_of(layer);
+    double stretch = 1 - depth / layer->thickness;
+    return -(m.mu * (stretch - 1 / stretch) + m.lambda * log(stretch) / stretch) * layer->period;
+}
+
+/* ---- the material ---- */
+
+/* First Piola stress P, tangent A = ∂P/∂F and energy density at F (2 × 2, plane strain):
+ * neo-Hookean P = μ (F - F⁻ᵀ) + Λ ln J F⁻ᵀ, A_iJkL = μ δ_ik δ_JL + (μ - Λ ln J) F⁻¹_Jk F⁻¹_Li
+ * + Λ F⁻¹_Ji F⁻¹_Lk; linear: A at F = I and P = A : (F - I). Returns -1 when J <= 0. */
+static int material(double f[2][2], lame m, bool finite, double p[2][2], double a[2][2][2][2],
+                    double* energy) {
+    double j = f[0][0] * f[1][1] - f[0][1] * f[1][0];
+    if (!(j > 0)) {
+        return -1;
+    }
+    double inv[2][2] = {{1, 0}, {0, 1}}, log_j = 0; /* inv[J][k] = F⁻¹ */
+    if (finite) {
+        inv[0][0] = f[1][1] / j, inv[0][1] = -f[0][1] / j;
+        inv[1][0] = -f[1][0] / j, inv[1][1] = f[0][0] / j;
+        log_j = log(j);
+    }
+    for (int i = 0; i < 2; ++i) {
+        for (int jj = 0; jj < 2; ++jj) {
+            for (int k = 0; k < 2; ++k) {
+                for (int l = 0; l < 2; ++l) {
+                    a[i][jj][k][l] = m.mu * (i == k) * (jj == l) +
+                                     (m.mu - m.lambda * log_j) * inv[jj][k] * inv[l][i] +
+                                     m.lambda * inv[jj][i] * inv[l][k];
+                }
+            }
+        }
+    }
+    double strain_energy = 0;
+    for (int i = 0; i < 2; ++i) {
+        for (int jj = 0; jj < 2; ++jj) {
+            double linear = 0;
+            for (int k = 0; k < 2; ++k) {
+                for (int l = 0; l < 2; ++l) {
+                    linear += a[i][jj][k][l] * (f[k][l] - (k == l));
+                }
+            }
+            p[i][jj] =
+                finite ? m.mu * (f[i][jj] - inv[jj][i]) + m.lambda * log_j * inv[jj][i] : linear;
+            strain_energy += 0.5 * p[i][jj] * (f[i][jj] - (i == jj));
+        }
+    }
+    if (finite) {
+        double i1 = f[0][0] * f[0][0] + f[0][1] * f[0][1] + f[1][0] * f[1][0] + f[1][1] * f[1][1];
+        strain_energy = m.mu / 2 * (i1 - 2 - 2 * log_j) + m.lambda / 2 * log_j * log_j;
+    }
+    *energy = strain_energy;
+    return 0;
+}
+
+/* ---- the mesh and the elements ---- */
 
 typedef struct grid {
     int columns, rows;
@@ -57,12 +119,40 @@ static int node_at(const grid* g, int column, int row) {
     return row * g->columns + column % g->columns;
 }
 
-/* Stiffness of a straight-sided 6-node triangle (corners 0-2 counter-clockwise, then the
- * midpoints of edges 0-1, 1-2, 2-0), plane strain, dofs (u_x, u_y) per node:
- * K = ∫ Bᵀ D B dA, exact with the three edge-midpoint points (the integrand is quadratic).
- * Shape gradients from the barycentrics L_i: ∇N_i = (4 L_i - 1) ∇L_i, ∇N_ij = 4 (L_j ∇L_i +
- * L_i ∇L_j). */
-static void triangle_stiffness(const double x[3], const double y[3], lame m, double k[12][12]) {
+/* Gradients of the six quadratic shape functions (corners 0-2, then the midpoints of edges 0-1,
+ * 1-2, 2-0) at barycentrics `bary`: ∇N_i = (4 L_i - 1) ∇L_i, ∇N_ij = 4 (L_j ∇L_i + L_i ∇L_j). */
+static void shape_gradients(const double bary[3], double grad_l[3][2], double g[6][2]) {
+    for (int i = 0; i < 3; ++i) {
+        int j = (i + 1) % 3;
+        for (int c = 0; c < 2; ++c) {
+            g[i][c] = (4 * bary[i] - 1) * grad_l[i][c];
+            g[3 + i][c] = 4 * (bary[j] * grad_l[i][c] + bary[i] * grad_l[j][c]);
+        }
+    }
+}
+
+/* The 6-point degree-4 rule on a triangle (Dunavant 1985): barycentrics and weights (sum 1). */
+static void quadrature_point(int q, double bary[3], double* weight) {
+    static const double a[2] = {0.445948490915965, 0.091576213509771};
+    static const double w[2] = {0.223381589678011, 0.109951743655322};
+    int family = q / 3, rotation = q % 3;
+    for (int i = 0; i < 3; ++i) {
+        bary[(i + rotation) % 3] = i < 2 ? a[family] : 1 - 2 * a[family];
+    }
+    *weight = w[family];
+}
+
+typedef struct element_out {
+    double k[12][12]; /* tangent stiffness */
+    double f[12];     /* internal force */
+    double energy;
+} element_out;
+
+/* Tangent, internal force and energy of a straight-sided 6-node triangle with reference corners
+ * (x, y) and nodal displacements ue (u_x, u_y per node): K = ∫ Gᵀ A G dA, f = ∫ Gᵀ P dA with
+ * F = I + Σ_a u_a ⊗ ∇N_a. Returns -1 when a point's J <= 0. */
+static int triangle(const double x[3], const double y[3], const double ue[12], lame m, bool finite,
+                    element_out* out) {
     double two_area = (x[1] - x[0]) * (y[2] - y[0]) - (x[2] - x[0]) * (y[1] - y[0]);
     double grad_l[3][2];
     for (int i = 0; i < 3; ++i) {
@@ -70,45 +160,53 @@ static void triangle_stiffness(const double x[3], const double y[3], lame m, dou
         grad_l[i][0] = (y[j] - y[l]) / two_area;
         grad_l[i][1] = (x[l] - x[j]) / two_area;
     }
-    static const double points[3][3] = {{0.5, 0.5, 0}, {0, 0.5, 0.5}, {0.5, 0, 0.5}};
-    memset(k, 0, 144 * sizeof(double));
-    for (int q = 0; q < 3; ++q) {
-        const double* bary = points[q];
-        double g[6][2];
-        for (int i = 0; i < 3; ++i) {
-            int j = (i + 1) % 3;
-            for (int c = 0; c < 2; ++c) {
-                g[i][c] = (4 * bary[i] - 1) * grad_l[i][c];
-                g[3 + i][c] = 4 * (bary[j] * grad_l[i][c] + bary[i] * grad_l[j][c]);
+    memset(out, 0, sizeof *out);
+    for (int q = 0; q < 6; ++q) {
+        double bary[3], weight, g[6][2], f[2][2] = {{1, 0}, {0, 1}}, p[2][2], a[2][2][2][2], w;
+        quadrature_point(q, bary, &weight);
+        shape_gradients(bary, grad_l, g);
+        for (int n = 0; n < 6; ++n) {
+            for (int i = 0; i < 2; ++i) {
+                f[i][0] += ue[2 * n + i] * g[n][0], f[i][1] += ue[2 * n + i] * g[n][1];
             }
         }
-        double w = two_area / 6; /* area / 3 */
-        for (int a = 0; a < 6; ++a) {
-            for (int b = 0; b < 6; ++b) {
-                double xx = g[a][0] * g[b][0], yy = g[a][1] * g[b][1];
-                double xy = g[a][0] * g[b][1], yx = g[a][1] * g[b][0];
-                k[2 * a][2 * b] += w * ((m.lambda + 2 * m.mu) * xx + m.mu * yy);
-                k[2 * a][2 * b + 1] += w * (m.lambda * xy + m.mu * yx);
-                k[2 * a + 1][2 * b] += w * (m.lambda * yx + m.mu * xy);
-                k[2 * a + 1][2 * b + 1] += w * ((m.lambda + 2 * m.mu) * yy + m.mu * xx);
+        if (material(f, m, finite, p, a, &w)) {
+            return -1;
+        }
+        double da = weight * two_area / 2;
+        out->energy += da * w;
+        for (int r = 0; r < 12; ++r) {
+            int n = r / 2, i = r % 2;
+            out->f[r] += da * (p[i][0] * g[n][0] + p[i][1] * g[n][1]);
+            for (int c = 0; c < 12; ++c) {
+                int nb = c / 2, k = c % 2;
+                double sum = 0;
+                for (int jj = 0; jj < 2; ++jj) {
+                    sum += g[n][jj] * (a[i][jj][k][0] * g[nb][0] + a[i][jj][k][1] * g[nb][1]);
+                }
+                out->k[r][c] += da * sum;
             }
         }
     }
+    return 0;
 }
 
-/* k ← Tᵀ k T for node a's two dofs, T = [t n] (columns: tangent, normal). */
-static void rotate_node(double k[12][12], int a, const double normal[2]) {
+/* k ← Tᵀ k T and f ← Tᵀ f for node a's two dofs, T = [t n] (columns: tangent, normal). */
+static void rotate_node(element_out* e, int a, const double normal[2]) {
     double t[2][2] = {{normal[1], normal[0]}, {-normal[0], normal[1]}}; /* rows x, y */
-    for (int r = 0; r < 12; ++r) { /* columns: k T */
-        double u = k[r][2 * a], v = k[r][2 * a + 1];
-        k[r][2 * a] = u * t[0][0] + v * t[1][0];
-        k[r][2 * a + 1] = u * t[0][1] + v * t[1][1];
+    for (int r = 0; r < 12; ++r) {                                      /* columns: k T */
+        double u = e->k[r][2 * a], v = e->k[r][2 * a + 1];
+        e->k[r][2 * a] = u * t[0][0] + v * t[1][0];
+        e->k[r][2 * a + 1] = u * t[0][1] + v * t[1][1];
     }
     for (int c = 0; c < 12; ++c) { /* rows: Tᵀ k */
-        double u = k[2 * a][c], v = k[2 * a + 1][c];
-        k[2 * a][c] = t[0][0] * u + t[1][0] * v;
-        k[2 * a + 1][c] = t[0][1] * u + t[1][1] * v;
+        double u = e->k[2 * a][c], v = e->k[2 * a + 1][c];
+        e->k[2 * a][c] = t[0][0] * u + t[1][0] * v;
+        e->k[2 * a + 1][c] = t[0][1] * u + t[1][1] * v;
     }
+    double u = e->f[2 * a], v = e->f[2 * a + 1];
+    e->f[2 * a] = t[0][0] * u + t[1][0] * v;
+    e->f[2 * a + 1] = t[0][1] * u + t[1][1] * v;
 }
 
 /* The grid coordinates (column, row) of triangle e of cell (ci, cj): corners, then midpoints. */
@@ -127,34 +225,46 @@ static void triangle_nodes(int ci, int cj, int e, int nodes[6][2]) {
     }
 }
 
-/* ---- the linear system ---- */
+/* ---- the linear systems ---- */
 
 typedef struct layer_system {
     cholmod_common common;
+    cholmod_triplet* triplets;
     cholmod_sparse* stiffness; /* K in the nodes' frames, lower triangle */
     cholmod_sparse* reduced;   /* K with the prescribed rows and columns made the identity */
-    cholmod_factor* factor;
-    double (*normal)[2]; /* per top column, the frame's normal (t = (n_y, -n_x)) */
+    cholmod_factor* factor;    /* analyzed once: the pattern never changes */
+    double* force;             /* internal force in the nodes' frames */
+    double energy;
+    const sfem_layer* layer;
+    lame m;
     grid g;
     int dofs;
-    bool sliding_base;
 } layer_system;
 
-static void add_element(cholmod_triplet* t, const layer_system* s, int nodes[6][2],
-                        lame m) {
-    double x[3], y[3], k[12][12];
-    for (int i = 0; i < 3; ++i) {
-        x[i] = nodes[i][0] * s->g.dx, y[i] = nodes[i][1] * s->g.dy;
-    }
-    triangle_stiffness(x, y, m, k);
-    int dof[12];
-    for (int a = 0; a < 6; ++a) {
-        if (nodes[a][1] == s->g.rows - 1) {
-            rotate_node(k, a, s->normal[nodes[a][0] % s->g.columns]);
-        }
-        dof[2 * a] = 2 * node_at(&s->g, nodes[a][0], nodes[a][1]);
-        dof[2 * a + 1] = dof[2 * a] + 1;
-    }
+static int system_init(layer_system* s, const sfem_layer* layer) {
+    cholmod_start(&s->common);
+    s->common.print = 0;
+    s->layer = layer;
+    s->m = lame_of(layer);
+    s->g = grid_of(layer);
+    s->dofs = 2 * s->g.columns * s->g.rows;
+    size_t elements = 2 * (size_t)layer->cells_x * (size_t)layer->cells_y;
+    s->triplets = cholmod_allocate_triplet((size_t)s->dofs, (size_t)s->dofs, elements * 78, -1,
+                                           CHOLMOD_REAL, &s->common);
+    s->force = malloc((size_t)s->dofs * sizeof *s->force);
+    return s->triplets && s->force ? 0 : -1;
+}
+
+static void system_free(layer_system* s) {
+    cholmod_free_factor(&s->factor, &s->common);
+    cholmod_free_sparse(&s->reduced, &s->common);
+    cholmod_free_sparse(&s->stiffness, &s->common);
+    cholmod_free_triplet(&s->triplets, &s->common);
+    cholmod_finish(&s->common);
+    free(s->force);
+}
+
+static void add_triplets(cholmod_triplet* t, const int dof[12], double k[12][12]) {
     for (int a = 0; a < 12; ++a) {
         for (int b = 0; b < 12; ++b) {
             if (dof[a] >= dof[b]) {
@@ -167,60 +277,80 @@ static void add_element(cholmod_triplet* t, const layer_system* s, int nodes[6][
     }
 }
 
-static int system_build(layer_system* s, const sfem_layer* layer, double (*normal)[2]) {
-    cholmod_start(&s->common);
-    s->common.print = 0;
-    s->g = grid_of(layer);
-    s->normal = normal;
-    s->sliding_base = layer->sliding_base;
-    s->dofs = 2 * s->g.columns * s->g.rows;
-    size_t elements = 2 * (size_t)layer->cells_x * (size_t)layer->cells_y;
-    cholmod_triplet* t = cholmod_allocate_triplet((size_t)s->dofs, (size_t)s->dofs,
-                                                  elements * 78, -1, CHOLMOD_REAL, &s->common);
-    if (!t) {
+/* Adds one element at displacement u (global frame) with the top nodes' frames `normal`. */
+static int add_element(layer_system* s, int nodes[6][2], const double* u, double (*normal)[2],
+                       element_out* e) {
+    double x[3], y[3], ue[12];
+    int dof[12];
+    for (int a = 0; a < 6; ++a) {
+        dof[2 * a] = 2 * node_at(&s->g, nodes[a][0], nodes[a][1]);
+        dof[2 * a + 1] = dof[2 * a] + 1;
+        ue[2 * a] = u[dof[2 * a]], ue[2 * a + 1] = u[dof[2 * a + 1]];
+    }
+    for (int i = 0; i < 3; ++i) {
+        x[i] = nodes[i][0] * s->g.dx, y[i] = nodes[i][1] * s->g.dy;
+    }
+    if (triangle(x, y, ue, s->m, s->layer->load_steps > 0, e)) {
         return -1;
     }
-    lame m = lame_of(layer);
-    for (int cj = 0; cj < layer->cells_y; ++cj) {
-        for (int ci = 0; ci < layer->cells_x; ++ci) {
-            for (int e = 0; e < 2; ++e) {
+    for (int a = 0; a < 6; ++a) {
+        if (nodes[a][1] == s->g.rows - 1) {
+            rotate_node(e, a, normal[nodes[a][0] % s->g.columns]);
+        }
+    }
+    add_triplets(s->triplets, dof, e->k);
+    for (int r = 0; r < 12; ++r) {
+        s->force[dof[r]] += e->f[r];
+    }
+    s->energy += e->energy;
+    return 0;
+}
+
+/* Tangent K, internal force and energy at u (global frame), in the nodes' frames. Returns -1
+ * when an element is inverted or CHOLMOD fails. */
+static int assemble(layer_system* s, const double* u, double (*normal)[2]) {
+    s->triplets->nnz = 0;
+    s->energy = 0;
+    memset(s->force, 0, (size_t)s->dofs * sizeof *s->force);
+    element_out* e = malloc(sizeof *e);
+    int status = e ? 0 : -1;
+    for (int cj = 0; status == 0 && cj < s->layer->cells_y; ++cj) {
+        for (int ci = 0; status == 0 && ci < s->layer->cells_x; ++ci) {
+            for (int t = 0; status == 0 && t < 2; ++t) {
                 int nodes[6][2];
-                triangle_nodes(ci, cj, e, nodes);
-                add_element(t, s, nodes, m);
+                triangle_nodes(ci, cj, t, nodes);
+                status = add_element(s, nodes, u, normal, e);
             }
         }
     }
-    s->stiffness = cholmod_triplet_to_sparse(t, 0, &s->common);
-    cholmod_free_triplet(&t, &s->common);
-    s->reduced = s->stiffness ? cholmod_copy_sparse(s->stiffness, &s->common) : NULL;
-    s->factor = s->reduced ? cholmod_analyze(s->reduced, &s->common) : NULL;
-    return s->factor ? 0 : -1;
-}
-
-static void system_free(layer_system* s) {
-    cholmod_free_factor(&s->factor, &s->common);
-    cholmod_free_sparse(&s->reduced, &s->common);
+    free(e);
     cholmod_free_sparse(&s->stiffness, &s->common);
-    cholmod_finish(&s->common);
+    cholmod_free_sparse(&s->reduced, &s->common);
+    s->stiffness = status ? NULL : cholmod_triplet_to_sparse(s->triplets, 0, &s->common);
+    s->reduced = s->stiffness ? cholmod_copy_sparse(s->stiffness, &s->common) : NULL;
+    if (s->reduced && !s->factor) {
+        s->factor = cholmod_analyze(s->reduced, &s->common);
+    }
+    return s->factor && s->reduced ? 0 : -1;
 }
 
-/* K u = 0 with u = value where fixed; fills u and the reactions K u (zero where free). */
+/* K x = b with x = value where fixed: b given on the free dofs; fills x. */
 static int solve_prescribed(layer_system* s, const unsigned char* fixed, const double* value,
-                            double* u, double* reaction) {
+                            const double* b, double* x) {
     size_t n = (size_t)s->dofs;
     cholmod_dense* g = cholmod_zeros(n, 1, CHOLMOD_REAL, &s->common);
     cholmod_dense* rhs = cholmod_zeros(n, 1, CHOLMOD_REAL, &s->common);
-    cholmod_dense* r = cholmod_zeros(n, 1, CHOLMOD_REAL, &s->common);
     cholmod_dense* solution = NULL;
-    if (g && rhs && r) {
+    if (g && rhs) {
         double* gx = g->x;
         for (size_t i = 0; i < n; ++i) {
             gx[i] = fixed[i] ? value[i] : 0;
         }
-        double minus_one[2] = {-1, 0}, one[2] = {1, 0}, zero[2] = {0, 0};
+        double minus_one[2] = {-1, 0}, zero[2] = {0, 0};
         cholmod_sdmult(s->stiffness, 0, minus_one, zero, g, rhs, &s->common);
+        double* r = rhs->x;
         for (size_t i = 0; i < n; ++i) {
-            ((double*)rhs->x)[i] = fixed[i] ? value[i] : ((double*)rhs->x)[i];
+            r[i] = fixed[i] ? value[i] : r[i] + b[i];
         }
         const int *cp = s->stiffness->p, *ri = s->stiffness->i;
         const double* kx = s->stiffness->x;
@@ -236,11 +366,7 @@ static int solve_prescribed(layer_system* s, const unsigned char* fixed, const d
             solution = cholmod_solve(CHOLMOD_A, s->factor, rhs, &s->common);
         }
         if (solution) {
-            cholmod_sdmult(s->stiffness, 0, one, zero, solution, r, &s->common);
-            memcpy(u, solution->x, n * sizeof *u);
-            for (size_t i = 0; i < n; ++i) {
-                reaction[i] = fixed[i] ? ((double*)r->x)[i] : 0;
-            }
+            memcpy(x, solution->x, n * sizeof *x);
         }
     }
     int status = solution ? 0 : -1;
@@ -248,7 +374,6 @@ static int solve_prescribed(layer_system* s, const unsigned char* fixed, const d
         fprintf(stderr, "sinusoid_fem: CHOLMOD failed (status %d)\n", s->common.status);
     }
     cholmod_free_dense(&solution, &s->common);
-    cholmod_free_dense(&r, &s->common);
     cholmod_free_dense(&rhs, &s->common);
     cholmod_free_dense(&g, &s->common);
     return status;
@@ -256,85 +381,181 @@ static int solve_prescribed(layer_system* s, const unsigned char* fixed, const d
 
 /* ---- the contact problem ---- */
 
+/* The rigid surface y = offset + coefficient cos(k x), constraining the top nodes vertically or
+ * along its normal. */
+typedef struct surface {
+    double offset, coefficient, k;
+    sfem_gap gap;
+} surface;
+
 typedef struct top_state {
-    double (*normal)[2];   /* per top column */
-    double* target;        /* the normal displacement that puts the node on the surface */
+    double (*normal)[2];   /* per top column, the frame's normal (t = (n_y, -n_x)) */
+    double* gap;           /* n · (node - surface point): > 0 past the surface */
     unsigned char* active; /* held by the surface */
     unsigned char* fixed;  /* per dof */
-    double *value, *u, *reaction;
+    double *value, *u, *start, *step, *minus_force; /* u, start global; the rest in frames */
 } top_state;
 
 static int top_state_alloc(top_state* t, int columns, int dofs) {
     t->normal = malloc((size_t)columns * sizeof *t->normal);
-    t->target = malloc((size_t)columns * sizeof *t->target);
+    t->gap = malloc((size_t)columns * sizeof *t->gap);
     t->active = malloc((size_t)columns);
     t->fixed = malloc((size_t)dofs);
     t->value = calloc((size_t)dofs, sizeof *t->value);
-    t->u = malloc((size_t)dofs * sizeof *t->u);
-    t->reaction = malloc((size_t)dofs * sizeof *t->reaction);
-    return t->normal && t->target && t->active && t->fixed && t->value && t->u && t->reaction
+    t->u = calloc((size_t)dofs, sizeof *t->u);
+    t->start = malloc((size_t)dofs * sizeof *t->start);
+    t->step = malloc((size_t)dofs * sizeof *t->step);
+    t->minus_force = malloc((size_t)dofs * sizeof *t->minus_force);
+    return t->normal && t->gap && t->active && t->fixed && t->value && t->u && t->start &&
+                   t->step && t->minus_force
                ? 0
                : -1;
 }
 
 static void top_state_free(top_state* t) {
-    free(t->normal), free(t->target), free(t->active), free(t->fixed);
-    free(t->value), free(t->u), free(t->reaction);
+    free(t->normal), free(t->gap), free(t->active), free(t->fixed);
+    free(t->value), free(t->u), free(t->start), free(t->step), free(t->minus_force);
 }
 
 static int top_dof(const grid* g, int column, int which) {
     return 2 * node_at(g, column, g->rows - 1) + which;
 }
 
-/* Prescribes the bottom and the active top nodes' normal displacement, solves, and sums the
- * result: the force pressing the layer down, the energy, the share of held nodes. */
-static int solve_active(layer_system* s, top_state* t, sfem_result* result) {
-    const grid* g = &s->g;
-    memset(t->fixed, 0, (size_t)s->dofs);
-    for (int c = 0; c < g->columns; ++c) { /* row 0: bonded, or sliding held at one node */
-        t->fixed[2 * c] = !s->sliding_base || c == 0;
-        t->fixed[2 * c + 1] = 1;
+/* Each top node's frame and gap: linear, the surface at the node's reference x, the gap
+ * n · (u - (0, s(x))); finite strain, the surface at its current x, the gap n_y (y - s(x)). */
+static void update_frames(const layer_system* s, const surface* sf, top_state* t) {
+    bool finite = s->layer->load_steps > 0;
+    for (int c = 0; c < s->g.columns; ++c) {
+        double ux = t->u[top_dof(&s->g, c, 0)], uy = t->u[top_dof(&s->g, c, 1)];
+        double x = c * s->g.dx + (finite ? ux : 0);
+        double height = sf->offset + sf->coefficient * cos(sf->k * x);
+        double slope = sf->gap == SFEM_GAP_NORMAL ? -sf->coefficient * sf->k * sin(sf->k * x) : 0;
+        double norm = hypot(1, slope);
+        t->normal[c][0] = -slope / norm, t->normal[c][1] = 1 / norm;
+        t->gap[c] = finite ? (uy - height) / norm : t->normal[c][0] * ux + (uy - height) / norm;
     }
-    int held = 0;
-    for (int c = 0; c < g->columns; ++c) {
-        int dof = top_dof(g, c, 1);
-        t->fixed[dof] = t->active[c];
-        t->value[dof] = t->target[c];
-        held += t->active[c];
-    }
-    if (solve_prescribed(s, t->fixed, t->value, t->u, t->reaction)) {
-        return -1;
-    }
-    double force = 0, energy = 0;
-    for (int c = 0; c < g->columns; ++c) { /* the y component of (reaction_t t + reaction_n n) */
-        double tangent_y = -t->normal[c][0];
-        force -= t->reaction[top_dof(g, c, 0)] * tangent_y +
-                 t->reaction[top_dof(g, c, 1)] * t->normal[c][1];
-    }
-    for (int i = 0; i < s->dofs; ++i) {
-        energy += 0.5 * t->u[i] * t->reaction[i];
-    }
-    result->force = force, result->energy = energy;
-    result->contact_fraction = (double)held / g->columns;
-    result->dofs = s->dofs;
-    result->iterations++;
-    return 0;
 }
 
-/* Releases held nodes pulled by their reaction, holds free nodes past the surface; returns how
- * many changed. */
+/* The bottom (bonded, or sliding held at one node) and the held nodes' normal dofs. */
+static void prescribe(const layer_system* s, top_state* t) {
+    memset(t->fixed, 0, (size_t)s->dofs);
+    for (int c = 0; c < s->g.columns; ++c) {
+        t->fixed[2 * c] = !s->layer->sliding_base || c == 0;
+        t->fixed[2 * c + 1] = 1;
+        t->value[2 * c] = t->value[2 * c + 1] = 0;
+        int dof = top_dof(&s->g, c, 1);
+        t->fixed[dof] = t->active[c];
+        t->value[dof] = -t->gap[c];
+    }
+}
+
+/* u = start + alpha × the step (in the nodes' frames, rotated back to the global frame at the
+ * top). */
+static void take_step(const layer_system* s, top_state* t, const double* start, double alpha) {
+    for (int i = 0; i < s->dofs; ++i) {
+        t->u[i] = start[i] + alpha * t->step[i];
+    }
+    for (int c = 0; c < s->g.columns; ++c) {
+        int dx = top_dof(&s->g, c, 0), dy = dx + 1;
+        double a = t->step[dx], b = t->step[dy], nx = t->normal[c][0], ny = t->normal[c][1];
+        /* (u_x, u_y) = a t + b n, t = (n_y, -n_x) */
+        t->u[dx] = start[dx] + alpha * (ny * a + nx * b);
+        t->u[dy] = start[dy] + alpha * (-nx * a + ny * b);
+    }
+}
+
+/* Takes the Newton step, halved until no element is inverted (finite strain); -1 if none is. */
+static int step_without_inversion(layer_system* s, top_state* t) {
+    memcpy(t->start, t->u, (size_t)s->dofs * sizeof *t->u);
+    for (double alpha = 1; alpha > 1e-6; alpha /= 2) {
+        take_step(s, t, t->start, alpha);
+        if (s->layer->load_steps == 0 || assemble(s, t->u, t->normal) == 0) {
+            return 0;
+        }
+    }
+    fprintf(stderr, "sinusoid_fem: every fraction of the Newton step inverts an element\n");
+    return -1;
+}
+
+/* Newton's method (one step when linear) for the current active set: K du = -f on the free
+ * dofs, du closing the held nodes' gaps. */
+static int equilibrate(layer_system* s, const surface* sf, top_state* t, sfem_result* result) {
+    int iterations = s->layer->load_steps > 0 ? max_newton_iterations : 1;
+    for (int it = 0; it < iterations; ++it) {
+        update_frames(s, sf, t);
+        prescribe(s, t);
+        if (assemble(s, t->u, t->normal)) {
+            return -1;
+        }
+        for (int i = 0; i < s->dofs; ++i) {
+            t->minus_force[i] = -s->force[i];
+        }
+        if (solve_prescribed(s, t->fixed, t->value, t->minus_force, t->step)) {
+            return -1;
+        }
+        result->iterations++;
+        if (step_without_inversion(s, t)) {
+            return -1;
+        }
+        double largest = 0;
+        for (int i = 0; i < s->dofs; ++i) {
+            largest = fmax(largest, fabs(t->step[i]));
+        }
+        if (largest < 1e-12 * s->layer->thickness) {
+            break;
+        }
+    }
+    update_frames(s, sf, t);
+    return assemble(s, t->u, t->normal);
+}
+
+/* Releases held nodes pulled by their internal force, holds free nodes past the surface;
+ * returns how many changed. */
 static int update_active_set(const layer_system* s, top_state* t, double force_tolerance,
                              double gap_tolerance) {
     int changed = 0;
     for (int c = 0; c < s->g.columns; ++c) {
-        int dof = top_dof(&s->g, c, 1);
-        if (t->active[c] && t->reaction[dof] > force_tolerance) {
+        if (t->active[c] && s->force[top_dof(&s->g, c, 1)] > force_tolerance) {
             t->active[c] = 0, ++changed;
-        } else if (!t->active[c] && t->u[dof] > t->target[c] + gap_tolerance) {
+        } else if (!t->active[c] && t->gap[c] > gap_tolerance) {
             t->active[c] = 1, ++changed;
         }
     }
     return changed;
+}
+
+/* The force pressing the layer down: minus the y component of the top's internal forces
+ * (f_t t + f_n n), with the energy and the share of held nodes. */
+static void summarize(const layer_system* s, const top_state* t, sfem_result* result) {
+    double force = 0;
+    int held = 0;
+    for (int c = 0; c < s->g.columns; ++c) {
+        double tangent_y = -t->normal[c][0];
+        force -= s->force[top_dof(&s->g, c, 0)] * tangent_y +
+                 s->force[top_dof(&s->g, c, 1)] * t->normal[c][1];
+        held += t->active[c];
+    }
+    result->force = force, result->energy = s->energy;
+    result->contact_fraction = (double)held / s->g.columns;
+    result->dofs = s->dofs;
+}
+
+/* Equilibrium and active set at one surface position, starting from t's state. */
+static int solve_contact(layer_system* s, const surface* sf, top_state* t, double depth,
+                         sfem_result* result) {
+    /* nodal forces scale as E d dx / h */
+    double force_tolerance = 1e-10 * s->layer->modulus * depth * s->g.dx / s->layer->thickness;
+    for (int update = 0; update < max_active_set_updates; ++update) {
+        if (equilibrate(s, sf, t, result)) {
+            return -1;
+        }
+        if (update_active_set(s, t, force_tolerance, 1e-10 * depth) == 0) {
+            result->converged = true;
+            break;
+        }
+    }
+    summarize(s, t, result);
+    return 0;
 }
 
 int sfem_press_sinusoid(const sfem_layer* layer, double amplitude, double depth, sfem_gap gap,
@@ -343,25 +564,18 @@ int sfem_press_sinusoid(const sfem_layer* layer, double amplitude, double depth,
     layer_system s = {0};
     top_state t = {0};
     *result = (sfem_result){0};
-    double k = 2 * pi / layer->period;
     int status = top_state_alloc(&t, g.columns, 2 * g.columns * g.rows);
-    for (int c = 0; status == 0 && c < g.columns; ++c) {
-        double x = c * g.dx, height = -depth + amplitude * (1 - cos(k * x));
-        double slope = gap == SFEM_GAP_NORMAL ? amplitude * k * sin(k * x) : 0;
-        double norm = hypot(1, slope);
-        t.normal[c][0] = -slope / norm, t.normal[c][1] = 1 / norm;
-        t.target[c] = height * t.normal[c][1]; /* (0, s(x)) · n: the surface's tangent line */
-        t.active[c] = height < 0;
-    }
-    status = status ? status : system_build(&s, layer, t.normal);
-    /* nodal reactions scale as E d dx / h */
-    double force_tolerance = 1e-10 * layer->modulus * depth * g.dx / layer->thickness;
-    while (status == 0 && result->iterations < max_active_set_solves) {
-        status = solve_active(&s, &t, result);
-        if (status == 0 && update_active_set(&s, &t, force_tolerance, 1e-10 * depth) == 0) {
-            result->converged = true;
-            break;
+    status = status ? status : system_init(&s, layer);
+    int steps = layer->load_steps > 0 ? layer->load_steps : 1;
+    for (int step = 1; status == 0 && step <= steps; ++step) {
+        double d = depth * step / steps;
+        surface sf = {-d + amplitude, -amplitude, 2 * pi / layer->period, gap};
+        update_frames(&s, &sf, &t);
+        for (int c = 0; c < g.columns; ++c) { /* start from the nodes the surface overlaps */
+            t.active[c] = step == 1 ? t.gap[c] > 0 : t.active[c];
         }
+        result->converged = false;
+        status = solve_contact(&s, &sf, &t, d, result);
     }
     system_free(&s);
     top_state_free(&t);
@@ -373,15 +587,15 @@ int sfem_prescribe_mode(const sfem_layer* layer, double amplitude, sfem_result* 
     layer_system s = {0};
     top_state t = {0};
     *result = (sfem_result){0};
+    surface sf = {0, amplitude, 2 * pi / layer->period, SFEM_GAP_VERTICAL};
     int status = top_state_alloc(&t, g.columns, 2 * g.columns * g.rows);
-    for (int c = 0; status == 0 && c < g.columns; ++c) {
-        t.normal[c][0] = 0, t.normal[c][1] = 1;
-        t.target[c] = amplitude * cos(2 * pi * c * g.dx / layer->period);
-        t.active[c] = 1;
+    status = status ? status : system_init(&s, layer);
+    if (status == 0) {
+        memset(t.active, 1, (size_t)g.columns);
+        status = equilibrate(&s, &sf, &t, result);
+        summarize(&s, &t, result);
+        result->converged = status == 0;
     }
-    status = status ? status : system_build(&s, layer, t.normal);
-    status = status ? status : solve_active(&s, &t, result);
-    result->converged = status == 0;
     system_free(&s);
     top_state_free(&t);
     return status;

@@ -1,9 +1,9 @@
-/* A finite-element reference for Elandt et al. 2019, sec. VIII-A: plane-strain linear elasticity
- * of a compliant layer, periodic in x (period λ), y in [-h, 0], bonded at y = -h (or sliding on
- * it), its top pressed
- * by a rigid surface without friction. Six-node (quadratic) triangles on a structured grid,
- * assembled once and factored with CHOLMOD; the unilateral contact is solved by an active-set
- * iteration on the top nodes (sinusoid_fem_layer.c says how). */
+/* A finite-element reference for Elandt et al. 2019, sec. VIII-A: plane-strain elasticity
+ * (linear, or finite-strain neo-Hookean) of a compliant layer, periodic in x (period λ), y in
+ * [-h, 0], bonded at y = -h (or sliding on it), its top pressed by a rigid surface without
+ * friction. Six-node (quadratic) triangles on a structured grid, factored with CHOLMOD; the
+ * unilateral contact is solved by an active-set iteration on the top nodes, with Newton's method
+ * and load steps for finite strain (sinusoid_fem_layer.c says how). */
 #pragma once
 
 #include <stdbool.h>
@@ -14,18 +14,23 @@ typedef struct sfem_layer {
     int cells_x, cells_y;     /* grid cells, each split into two 6-node triangles */
     bool sliding_base;        /* the base slides without friction (u_y = 0; one node holds
                                  u_x = 0 against the rigid drift) instead of being bonded */
+    int load_steps;           /* 0: linear elasticity (small strain); n > 0: finite strain,
+                                 compressible neo-Hookean with the same small-strain E and ν,
+                                 the depth reached in n equal steps */
 } sfem_layer;
 
 /* How the rigid surface constrains a top node: its vertical displacement (small slopes, the
  * classical linear Signorini condition) or its displacement along the surface's normal at the
- * node's x (the linearized normal gap; the node slides freely along the tangent). */
+ * node's x (the linearized normal gap; the node slides freely along the tangent). With finite
+ * strain the surface's height and normal are taken at the node's current x, and the node ends
+ * on the surface. */
 typedef enum sfem_gap { SFEM_GAP_VERTICAL, SFEM_GAP_NORMAL } sfem_gap;
 
 typedef struct sfem_result {
     double force;            /* per period, pressing the layer down (> 0 in compression) */
-    double energy;           /* elastic energy per period, u^T K u / 2 */
+    double energy;           /* elastic energy per period */
     double contact_fraction; /* of the top nodes held by the surface */
-    int iterations;          /* active-set solves */
+    int iterations;          /* linear solves (active-set updates × Newton iterations) */
     bool converged;          /* the active set stopped changing */
     int dofs;
 } sfem_result;
@@ -49,6 +54,10 @@ double sfem_mode_energy(const sfem_layer* layer, double amplitude);
  *     (d - η)/d                         when d >= 2η (full contact)
  *     η (sin θ₀ - c θ₀) / (π d)          otherwise, c = 1 - d/η, θ₀ = acos c. */
 double sfem_pfc_normalized_force(double amplitude, double depth);
+
+/* The flat punch with finite strain: uniaxial stretch λ = 1 - d/h, the neo-Hookean nominal
+ * stress P_yy = μ (λ - 1/λ) + Λ ln(λ) / λ, the force per period -P_yy times the period. */
+double sfem_neo_hookean_punch_force(const sfem_layer* layer, double depth);
 
 /* The plane-strain constrained modulus E' = E (1 - ν) / ((1 + ν)(1 - 2ν)): a flat punch
  * pressed d into the whole top carries E' d λ / h per period. */

@@ -221,9 +221,9 @@ static int measure(scene s, tch_contact_model model, const level* l, const char*
         best = fmin(best, (bench_now_seconds() - t0) / l->steps);
     }
     printf("%s,touche-%s,%d,%d,%.1f,%.0f,%.0f,%.0f,%.2f\n", scene_names[s],
-           tch_contact_model_name(model), tet_count(s, l, cup_tets),
-           contact_elements(d, model), best * 1e6, (heap_model - heap0) / 1024,
-           (heap_in_use() - heap_data) / 1024, (double)d->internal->arena.capacity / 1024,
+           tch_contact_model_name(model), tet_count(s, l, cup_tets), contact_elements(d, model),
+           best * 1e6, (heap_model - heap0) / 1024, (heap_in_use() - heap_data) / 1024,
+           (double)d->internal->arena.capacity / 1024,
            (double)(d->heap_allocation_count - allocations) / (3 * l->steps));
     fflush(stdout);
     tch_data_destroy(d);
@@ -238,28 +238,39 @@ static const char mjcf_head[] =
     "<default><geom friction=\"0.5 0.005 0.0001\"/></default><worldbody>";
 static const char mjcf_plane[] = "<geom type=\"plane\" size=\"5 5 1\"/>";
 
+/* Appends a box geom (half extents, position in the body, a mass or density attribute). */
+static void append_box(char* out, size_t size, int* used, tch_vec3 half, tch_vec3 p,
+                       const char* mass) {
+    if (*used >= 0 && (size_t)*used < size) {
+        *used += snprintf(out + *used, size - (size_t)*used,
+                          "<geom type=\"box\" size=\"%g %g %g\" pos=\"%g %g %g\" %s/>", half.x,
+                          half.y, half.z, p.x, p.y, p.z, mass);
+    }
+}
+
 /* The cup as its bottom and four walls (1 cm thick) at the cup's density, and the handle. */
 static int mjcf_mug(char* out, size_t size) {
-    double wall = cup_half / 4, density = cup_mass / (8 * cup_half * cup_half * cup_half -
-                                                      4 * (cup_half - wall) * (cup_half - wall) *
-                                                          (2 * cup_half - wall));
-    double wall_half_z = cup_half - wall / 2, wall_z = wall / 2, inner = cup_half - wall;
-    return snprintf(
-        out, size,
-        "%s%s<body pos=\"0 0 %g\"><freejoint/>"
-        "<geom type=\"box\" size=\"%g %g %g\" pos=\"0 0 %g\" density=\"%.9g\"/>"
-        "<geom type=\"box\" size=\"%g %g %g\" pos=\"%g 0 %g\" density=\"%.9g\"/>"
-        "<geom type=\"box\" size=\"%g %g %g\" pos=\"%g 0 %g\" density=\"%.9g\"/>"
-        "<geom type=\"box\" size=\"%g %g %g\" pos=\"0 %g %g\" density=\"%.9g\"/>"
-        "<geom type=\"box\" size=\"%g %g %g\" pos=\"0 %g %g\" density=\"%.9g\"/>"
-        "<geom type=\"box\" size=\"%g %g %g\" pos=\"%g %g %g\" mass=\"%g\"/>"
-        "</body></worldbody></mujoco>",
-        mjcf_head, mjcf_plane, cup_half, cup_half, cup_half, wall / 2, -cup_half + wall / 2,
-        density, wall / 2, cup_half, wall_half_z, inner + wall / 2, wall_z, density, wall / 2,
-        cup_half, wall_half_z, -inner - wall / 2, wall_z, density, inner, wall / 2, wall_half_z,
-        inner + wall / 2, wall_z, density, inner, wall / 2, wall_half_z, -inner - wall / 2, wall_z,
-        density, handle_half.x, handle_half.y, handle_half.z, p_handle.x, p_handle.y, p_handle.z,
-        handle_mass);
+    double wall = cup_half / 4, inner = cup_half - wall, h = cup_half;
+    double volume = 8 * h * h * h - 4 * inner * inner * (2 * h - wall);
+    char density[48], handle[48];
+    snprintf(density, sizeof density, "density=\"%.9g\"", cup_mass / volume);
+    snprintf(handle, sizeof handle, "mass=\"%g\"", handle_mass);
+    int used =
+        snprintf(out, size, "%s%s<body pos=\"0 0 %g\"><freejoint/>", mjcf_head, mjcf_plane, h);
+    append_box(out, size, &used, (tch_vec3){h, h, wall / 2}, (tch_vec3){0, 0, -h + wall / 2},
+               density);
+    for (int side = -1; side <= 1; side += 2) {
+        double across = side * (inner + wall / 2);
+        append_box(out, size, &used, (tch_vec3){wall / 2, h, h - wall / 2},
+                   (tch_vec3){across, 0, wall / 2}, density);
+        append_box(out, size, &used, (tch_vec3){inner, wall / 2, h - wall / 2},
+                   (tch_vec3){0, across, wall / 2}, density);
+    }
+    append_box(out, size, &used, handle_half, p_handle, handle);
+    if (used >= 0 && (size_t)used < size) {
+        used += snprintf(out + used, size - (size_t)used, "</body></worldbody></mujoco>");
+    }
+    return used;
 }
 
 static int mjcf_scene(scene s, char* out, size_t size) {
