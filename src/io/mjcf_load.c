@@ -218,20 +218,26 @@ static tch_status load_compiler(tch_mjcf_loader* L, const xmlNode* node) {
 /* ---- option ---- */
 
 static tch_status read_integrator(tch_mjcf_loader* L, const xmlNode* node, tch_option_def* def) {
+    static const char* const names[] = {"Euler", "RK4", "implicit", NULL};
+    static const tch_integrator values[] = {TCH_INTEGRATOR_SEMI_IMPLICIT_EULER,
+                                            TCH_INTEGRATOR_RK4, TCH_INTEGRATOR_IMPLICIT};
     char name[32] = "";
     if (!tch_mjcf_has_attr(node, "integrator")) {
         return TCH_OK;
     }
     tch_mjcf_read_string(L, node, "integrator", name, sizeof name);
-    if (strcmp(name, "Euler") == 0 || strcmp(name, "RK4") == 0) {
-        def->integrator = name[0] == 'E' ? TCH_INTEGRATOR_SEMI_IMPLICIT_EULER : TCH_INTEGRATOR_RK4;
-        return TCH_OK;
+    for (int i = 0; names[i]; ++i) {
+        if (strcmp(name, names[i]) == 0) {
+            def->integrator = values[i];
+            return TCH_OK;
+        }
     }
-    if (strcmp(name, "implicit") == 0 || strcmp(name, "implicitfast") == 0) {
+    if (strcmp(name, "implicitfast") == 0) {
         return tch_mjcf_fail(L, node, TCH_ERR_UNSUPPORTED,
-                             "integrator: '%s' is not supported yet (expected Euler or RK4)", name);
+                             "integrator: '%s' is not supported yet (expected Euler, RK4 or "
+                             "implicit)", name);
     }
-    return tch_mjcf_fail_attr(L, node, "integrator", "Euler or RK4");
+    return tch_mjcf_fail_attr(L, node, "integrator", "Euler, RK4 or implicit");
 }
 
 /* touche:solver, touche:iterations and touche:tolerance: the constraint models' solver. */

@@ -152,7 +152,8 @@ static void write_option(writer* w) {
     fputs("  <compiler angle=\"radian\"/>\n  <option", w->f);
     write_real(w, "timestep", o->timestep);
     write_vec3(w, "gravity", o->gravity);
-    write_string(w, "integrator", o->integrator == TCH_INTEGRATOR_RK4 ? "RK4" : "Euler");
+    static const char* const integrators[] = {"Euler", "RK4", "implicit"};
+    write_string(w, "integrator", integrators[o->integrator]);
     write_touche_contact(w, &o->contact, true);
     if (w->touche) {
         write_string(w, "touche:solver", tch_lcp_solver_name(o->lcp_solver));
