@@ -420,6 +420,7 @@ typedef struct query {
     tch_placed_tet tet_a;
     tch_linear_field bary_a[4];
     tch_real length2_a;               /* the squared length scale L^2 of tet_a */
+    tch_real gradient_norm_a;         /* |∇p| on tet_a */
     int out_of_memory;
 } query;
 
@@ -437,6 +438,7 @@ static void load_tet_a(query* q, int t) {
         l2 = e2 > l2 ? e2 : l2;
     }
     q->length2_a = l2;
+    q->gradient_norm_a = tch_v3_norm(q->tet_a.pressure.gradient);
 }
 
 /* max(x, 0), 0 for NaN (inline: fmax is a libm call). */
@@ -493,26 +495,29 @@ static int compliant_pair(int tet_a, int tet_b, void* user) {
     load_tet_a(q, tet_a);
     const tch_placed_tet* a = &q->tet_a;
     /* On the surface both pressures are equal, so it misses the pair when their ranges miss
-     * (tested before placing tet_b, which costs more). */
+     * (tested before placing tet_b, which costs more; with node ranges the BVH descent has
+     * made this very test already). */
     tch_real b_min, b_max;
-    pressure_range(q->b, tet_b, &b_min, &b_max);
-    if (a->pressure_max < b_min || b_max < a->pressure_min) {
-        q->out->pairs_culled++;
-        return 0;
+    if (q->intervals == NULL) {
+        pressure_range(q->b, tet_b, &b_min, &b_max);
+        if (a->pressure_max < b_min || b_max < a->pressure_min) {
+            q->out->pairs_culled++;
+            return 0;
+        }
     }
     tch_placed_tet b;
     place_field(q->b, tet_b, &q->place_B, &b);
     tch_linear_field g = {tch_v3_sub(a->pressure.gradient, b.pressure.gradient),
                           a->pressure.offset - b.pressure.offset};
-    tch_real g_norm = tch_v3_norm(g.gradient);
-    tch_real scale = tch_v3_norm(a->pressure.gradient) + tch_v3_norm(b.pressure.gradient);
-    if (!(g_norm > TCH_PRESSURE_GRADIENT_TOLERANCE * scale)) {
-        return 0; /* parallel gradients: no plane of equal pressure */
-    }
     /* The plane must cut both tets; tet_a is placed already, so test it before placing the
      * rest of tet_b (slice_tet gives nothing when plane_cuts(a) fails). */
     if (!plane_cuts(a, g)) {
         return 0;
+    }
+    tch_real g_norm = tch_v3_norm(g.gradient);
+    tch_real scale = q->gradient_norm_a + tch_v3_norm(b.pressure.gradient);
+    if (!(g_norm > TCH_PRESSURE_GRADIENT_TOLERANCE * scale)) {
+        return 0; /* parallel gradients: no plane of equal pressure */
     }
     place_corners(q->b, tet_b, &q->place_B, &b);
     tch_vec3 buffer_a[POLYGON_BUFFER], buffer_b[POLYGON_BUFFER];
@@ -636,10 +641,12 @@ static int gather_parts(tch_pressure_surface* s, const part* parts, int count) {
             s->polygons[s->polygon_count] = p->polygons[i];
             s->polygons[s->polygon_count++].first += s->vertex_count;
         }
-        memcpy(s->vertices_A + s->vertex_count, p->vertices_A,
-               (size_t)p->vertex_count * sizeof *s->vertices_A);
-        memcpy(s->pressures + s->vertex_count, p->pressures,
-               (size_t)p->vertex_count * sizeof *s->pressures);
+        if (p->vertex_count > 0) { /* an empty part may have no arrays yet */
+            memcpy(s->vertices_A + s->vertex_count, p->vertices_A,
+                   (size_t)p->vertex_count * sizeof *s->vertices_A);
+            memcpy(s->pressures + s->vertex_count, p->pressures,
+                   (size_t)p->vertex_count * sizeof *s->pressures);
+        }
         s->vertex_count += p->vertex_count;
         s->pairs_tested += p->pairs_tested;
         s->pairs_culled += p->pairs_culled;

