@@ -59,6 +59,16 @@ typedef struct tch_pair_result {
     tch_real elastic_energy; ///< J (pressure model)
 } tch_pair_result;
 
+/// How the constraint stage (lcp model) solved a contact island: the attempts it makes in
+/// turn until one is acceptable (docs/contact-lcp.md, "Fallbacks").
+typedef enum tch_constraint_path {
+    TCH_CONSTRAINT_LEMKE = 0,    ///< Lemke on the Stewart-Trinkle LCP with the cone edges
+    TCH_CONSTRAINT_PGS,          ///< matrix-free projected Gauss-Seidel on the box-friction MLCP
+    TCH_CONSTRAINT_NORMAL_LEMKE, ///< Lemke on the normal rows: no friction in that step
+    TCH_CONSTRAINT_NORMAL_PGS,   ///< PGS on the normal rows from zero: the last resort
+    TCH_CONSTRAINT_PATH_COUNT
+} tch_constraint_path;
+
 typedef struct tch_data {
     tch_real time;              ///< s
     // ---- state ----
@@ -108,8 +118,9 @@ typedef struct tch_data {
     int constraint_island_count;   ///< contact islands solved (each its own LCP)
     int constraint_iterations;     ///< Lemke pivots or PGS sweeps, summed over the islands
     tch_real constraint_residual;  ///< largest natural-map residual of an island's solution, m/s
-    int constraint_failed_islands; ///< islands whose solver failed (Lemke then fell back to PGS;
-                                   ///< PGS's last iterate was applied)
+    int constraint_failed_islands; ///< islands whose first attempt (the model's solver) was not
+                                   ///< applied: a fallback's was, or none (out of memory)
+    int constraint_path_islands[TCH_CONSTRAINT_PATH_COUNT]; ///< islands applied per path
 
     struct tch_data_internal* internal; ///< arena, per-pair contact state, caches; opaque
 } tch_data;

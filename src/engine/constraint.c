@@ -34,7 +34,6 @@
 #include "engine/engine_internal.h"
 #include "math/vec.h"
 #include "solver/lemke.h"
-#include "solver/pgs.h"
 
 /* What the pair state keeps of each point of the last step: where it was on each geom's surface
  * (geom frames: a's surface point p + depth/2 n and b's p - depth/2 n), its normal impulse and
@@ -253,16 +252,21 @@ static tch_real row_coupling(const jacobian_row* i, const jacobian_row* j) {
     return sum;
 }
 
-/* J ν with the stage's current velocities. */
-static tch_real row_velocity(const stage* s, const jacobian_row* row) {
+/* J ν for the velocities (v, w) of the row's bodies. */
+static tch_real row_dot(const jacobian_row* row, const tch_vec3* v, const tch_vec3* w) {
     tch_real sum = 0;
     for (int k = 0; k < 2; ++k) {
         const body_side* side = &row->side[k];
         if (side->body != 0) {
-            sum += tch_v3_dot(side->lin, s->v[side->body]) + tch_v3_dot(side->ang, s->w[side->body]);
+            sum += tch_v3_dot(side->lin, v[side->body]) + tch_v3_dot(side->ang, w[side->body]);
         }
     }
     return sum;
+}
+
+/* J ν with the stage's current velocities. */
+static tch_real row_velocity(const stage* s, const jacobian_row* row) {
+    return row_dot(row, s->v, s->w);
 }
 
 /* (v, w) += M⁻¹ Jᵀ z (eq. 17 of Ruspini and Khatib for one row) for the row's bodies. */
@@ -536,10 +540,10 @@ static int prepare(stage* s, int* island_parent) {
 /* How an island is solved. The model's solver comes first; the others are the fallbacks of
  * solve_island, in this order. */
 typedef enum island_solver {
-    SOLVE_LEMKE,            /* Stewart-Trinkle with the cone edges, Lemke */
-    SOLVE_PGS,              /* box MLCP with two tangent rows, PGS warm-started */
-    SOLVE_NORMAL_LEMKE,     /* normal rows only (no friction this step), Lemke */
-    SOLVE_NORMAL_PGS,       /* normal rows only, PGS from zero: never adds energy */
+    SOLVE_LEMKE = TCH_CONSTRAINT_LEMKE,               /* Stewart-Trinkle, cone edges, Lemke */
+    SOLVE_PGS = TCH_CONSTRAINT_PGS,                   /* box MLCP, matrix-free PGS, warm */
+    SOLVE_NORMAL_LEMKE = TCH_CONSTRAINT_NORMAL_LEMKE, /* normal rows only (no friction), Lemke */
+    SOLVE_NORMAL_PGS = TCH_CONSTRAINT_NORMAL_PGS,     /* normal rows, PGS from zero: no energy */
 } island_solver;
 
 static int is_lemke(island_solver solver) {
@@ -586,7 +590,7 @@ static void build_rows(const stage* s, const contact_rows* cr, const island_layo
     }
 }
 
-/* M = [A, E; μ, -Eᵀ] (A = J M⁻¹ Jᵀ over the Jacobian rows) and q = (J v* - b, 0). */
+/* M = [A, E; μ, -Eᵀ] (A = J M⁻¹ Jᵀ over the Jacobian rows) and q = (J v* - b, 0), for Lemke. */
 static void build_problem(const stage* s, const contact_rows* cr, const island_layout* L,
                           const jacobian_row* rows, tch_real* M, tch_real* q) {
     int n = L->n;
@@ -658,32 +662,90 @@ static void warm_start(const contact_rows* cr, const island_layout* L, island_so
     }
 }
 
-/* PGS on the box MLCP: friction rows bounded by -mu p_n <= z <= mu p_n (solver/lcp.h); without
- * friction rows the plain LCP. `warm`: from z (the last step's impulses), else from zero. */
-static tch_status solve_pgs(stage* s, const contact_rows* cr, const island_layout* L,
-                            const tch_real* M, const tch_real* q, int sweeps, bool warm,
-                            tch_real* z, tch_lcp_result* result) {
-    tch_real* lo = tch_arena_alloc(s->arena, (size_t)L->n * 2 * sizeof *lo, "lcp bounds");
-    int* normal_index =
-        tch_arena_alloc(s->arena, (size_t)L->n * sizeof *normal_index, "lcp normal index");
-    if (!lo || !normal_index) {
-        return TCH_ERR_OUT_OF_MEMORY;
-    }
-    tch_real* hi = lo + L->n;
+/* ---- matrix-free projected Gauss-Seidel over the Jacobian rows ----
+ *
+ * The box MLCP of the rows (normal rows z >= 0, friction rows |z_f| <= μ z_n) solved in
+ * body-velocity form, as sequential impulses do: row i's velocity w_i = J_i ν + rhs_i reads the
+ * two bodies of the row, its update z_i ← P(z_i − w_i / A_ii) moves them by M⁻¹ J_iᵀ Δz_i. A
+ * sweep costs O(rows), with no Delassus matrix: A_ii = J_i M⁻¹ J_iᵀ is all it needs. */
+
+/* Row i's part of a sweep: its natural-map component before the update, |z_i − P(z_i − w_i)|. */
+static tch_real update_row(const jacobian_row* row, tch_real diagonal, tch_real rhs,
+                           tch_real lo, tch_real hi, tch_vec3* v, tch_vec3* w, tch_real* z) {
+    tch_real velocity = row_dot(row, v, w) + rhs;
+    tch_real estimate = fabs(*z - fmin(fmax(*z - velocity, lo), hi));
+    tch_real next = fmin(fmax(*z - velocity / diagonal, lo), hi);
+    add_row_impulse(row, next - *z, v, w);
+    *z = next;
+    return estimate;
+}
+
+/* One sweep over the contacts, each normal row then its friction rows (bounded by μ times the
+ * normal impulse just updated). Returns the largest natural-map component met. */
+static tch_real sweep_rows(const contact_rows* cr, const island_layout* L,
+                           const jacobian_row* rows, const tch_real* diagonal,
+                           const tch_real* rhs, tch_vec3* v, tch_vec3* w, tch_real* z) {
+    tch_real estimate = 0;
     for (int i = 0; i < L->nc; ++i) {
-        lo[i] = 0, hi[i] = INFINITY, normal_index[i] = -1;
-        for (int e = 0; e < L->edges[i]; ++e) {
-            int f = L->friction_start[i] + e;
-            lo[f] = -cr[i].mu, hi[f] = cr[i].mu, normal_index[f] = i;
+        estimate = fmax(estimate, update_row(&rows[i], diagonal[i], rhs[i], 0, INFINITY, v, w,
+                                             &z[i]));
+        tch_real bound = cr[i].mu * z[i];
+        for (int f = L->friction_start[i]; f < L->friction_start[i] + L->edges[i]; ++f) {
+            estimate = fmax(estimate, update_row(&rows[f], diagonal[f], rhs[f], -bound, bound,
+                                                 v, w, &z[f]));
         }
     }
-    tch_pgs_options options = tch_pgs_options_default();
-    options.max_iterations = sweeps;
-    options.tolerance = s->m->lcp_tolerance;
-    options.warm_start = warm;
-    tch_lcp_matrix matrix = tch_lcp_matrix_dense(M, L->n);
-    tch_lcp_bounds bounds = {lo, hi, normal_index};
-    return tch_pgs_solve(&matrix, q, &bounds, &options, z, result, NULL);
+    return estimate;
+}
+
+static tch_real row_residual(const jacobian_row* row, tch_real rhs, tch_real lo, tch_real hi,
+                             const tch_vec3* v, const tch_vec3* w, tch_real z) {
+    tch_real velocity = row_dot(row, v, w) + rhs;
+    return fabs(z - fmin(fmax(z - velocity, lo), hi));
+}
+
+/* The natural-map residual max_i |z_i − P_[lo_i, hi_i](z_i − w_i)| at the velocities (v, w). */
+static tch_real rows_residual(const contact_rows* cr, const island_layout* L,
+                              const jacobian_row* rows, const tch_real* rhs, const tch_vec3* v,
+                              const tch_vec3* w, const tch_real* z) {
+    tch_real residual = 0;
+    for (int i = 0; i < L->nc; ++i) {
+        residual = fmax(residual, row_residual(&rows[i], rhs[i], 0, INFINITY, v, w, z[i]));
+        tch_real bound = cr[i].mu * fmax(z[i], 0);
+        for (int f = L->friction_start[i]; f < L->friction_start[i] + L->edges[i]; ++f) {
+            residual = fmax(residual, row_residual(&rows[f], rhs[f], -bound, bound, v, w, z[f]));
+        }
+    }
+    return residual;
+}
+
+/* PGS over the rows on the velocities (v, w), from z (warm) or from zero, for at most `sweeps`
+ * sweeps or until the residual is within `tolerance`. The impulses stay applied to (v, w). */
+static tch_status pgs_rows(stage* s, const contact_rows* cr, const island_layout* L,
+                           const jacobian_row* rows, const tch_real* rhs, int sweeps,
+                           tch_real tolerance, tch_vec3* v, tch_vec3* w, tch_real* z,
+                           tch_lcp_result* result) {
+    tch_real* diagonal = tch_arena_alloc(s->arena, (size_t)L->nr * sizeof *diagonal, "pgs A_ii");
+    if (!diagonal) {
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    for (int r = 0; r < L->nr; ++r) {
+        diagonal[r] = row_coupling(&rows[r], &rows[r]);
+        add_row_impulse(&rows[r], z[r], v, w);
+    }
+    int done = 0;
+    tch_real residual = rows_residual(cr, L, rows, rhs, v, w, z);
+    while (residual > tolerance && done < sweeps) {
+        tch_real estimate = sweep_rows(cr, L, rows, diagonal, rhs, v, w, z);
+        ++done;
+        if (estimate <= tolerance || done == sweeps) {
+            residual = rows_residual(cr, L, rows, rhs, v, w, z);
+        }
+    }
+    int solved = residual <= tolerance;
+    *result = (tch_lcp_result){solved ? TCH_OK : TCH_ERR_NUMERICAL,
+                               solved ? TCH_LCP_SOLVED : TCH_LCP_MAX_ITERATIONS, done, residual};
+    return result->status;
 }
 
 static tch_status solve_lemke(stage* s, const island_layout* L, const tch_real* M,
@@ -735,64 +797,98 @@ static void apply_solution(stage* s, const contact_rows* cr, const island_layout
     }
 }
 
-/* One attempt at an island: its layout, Jacobian rows, problem (M, q) and impulses z. */
+/* One attempt at an island: its layout, Jacobian rows, impulses z, and the change of the
+ * island's kinetic energy that z makes, ΔT = zᵀ J v* + ½ zᵀ A z. */
 typedef struct island_solution {
     island_layout L;
     jacobian_row* rows;
-    tch_real* M;
-    tch_real* q;
     tch_real* z;
+    tch_real kinetic_change;
     tch_lcp_result result;
 } island_solution;
+
+/* Lemke on the dense problem M = [A, E; μ, -Eᵀ], q = (J v* - b, 0) (build_problem); ΔT from A. */
+static tch_status solve_dense(stage* s, const contact_rows* cr, island_solution* x) {
+    size_t n = (size_t)x->L.n;
+    tch_real* M = tch_arena_alloc(s->arena, n * n * sizeof *M, "lcp matrix");
+    tch_real* q = tch_arena_alloc(s->arena, n * sizeof *q, "lcp q");
+    if (!M || !q) {
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    build_problem(s, cr, &x->L, x->rows, M, q);
+    tch_status status = solve_lemke(s, &x->L, M, q, x->z, &x->result);
+    x->kinetic_change = 0;
+    for (int i = 0; i < x->L.nr; ++i) {
+        tch_real Az = 0;
+        for (int j = 0; j < x->L.nr; ++j) {
+            Az += M[(size_t)i * n + (size_t)j] * x->z[j];
+        }
+        x->kinetic_change += x->z[i] * (0.5 * Az + q[i] + (i < x->L.nc ? cr[i].bias : 0));
+    }
+    return status;
+}
+
+/* Matrix-free PGS on the stage's velocities (rhs = -b on the normal rows), then undone, so
+ * that apply_solution applies whichever attempt is accepted; ΔT = ½ Σ z_i (J_i v* + J_i v+). */
+static tch_status solve_sparse(stage* s, const contact_rows* cr, int sweeps, bool warm,
+                               island_solution* x) {
+    const island_layout* L = &x->L;
+    tch_real* rhs = tch_arena_alloc(s->arena, (size_t)L->nr * 2 * sizeof *rhs, "pgs rhs");
+    if (!rhs) {
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    tch_real* start_velocity = rhs + L->nr;
+    for (int r = 0; r < L->nr; ++r) {
+        rhs[r] = r < L->nc ? -cr[r].bias : 0;
+        start_velocity[r] = row_velocity(s, &x->rows[r]);
+        x->z[r] = warm ? x->z[r] : 0;
+    }
+    tch_status status = pgs_rows(s, cr, L, x->rows, rhs, sweeps, s->m->lcp_tolerance, s->v, s->w,
+                                 x->z, &x->result);
+    x->kinetic_change = 0;
+    for (int r = 0; r < L->nr; ++r) {
+        x->kinetic_change += 0.5 * x->z[r] * (start_velocity[r] + row_velocity(s, &x->rows[r]));
+    }
+    for (int r = 0; r < L->nr; ++r) {
+        add_row_impulse(&x->rows[r], -x->z[r], s->v, s->w);
+    }
+    return status;
+}
 
 /* Builds and solves the island's problem with `solver` (PGS with at most `sweeps` sweeps).
  * Returns the solver's status; x holds the solution or the last iterate. */
 static tch_status solve_island_with(stage* s, const contact_rows* cr, int nc,
                                     island_solver solver, int sweeps, island_solution* x) {
     x->result = (tch_lcp_result){TCH_OK, TCH_LCP_SOLVED, 0, 0};
+    x->kinetic_change = 0;
     if (layout_island(s, cr, nc, solver, &x->L) != 0) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
-    size_t n = (size_t)x->L.n;
     x->rows = tch_arena_alloc(s->arena, (size_t)x->L.nr * sizeof *x->rows, "lcp rows");
-    x->M = tch_arena_alloc(s->arena, n * n * sizeof *x->M, "lcp matrix");
-    x->q = tch_arena_alloc(s->arena, n * sizeof *x->q, "lcp q");
-    x->z = tch_arena_alloc(s->arena, n * sizeof *x->z, "lcp z");
-    if (!x->rows || !x->M || !x->q || !x->z) {
+    x->z = tch_arena_alloc(s->arena, (size_t)x->L.n * sizeof *x->z, "lcp z");
+    if (!x->rows || !x->z) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
     build_rows(s, cr, &x->L, x->rows);
-    build_problem(s, cr, &x->L, x->rows, x->M, x->q);
     warm_start(cr, &x->L, solver, x->z);
-    if (is_lemke(solver)) {
-        return solve_lemke(s, &x->L, x->M, x->q, x->z, &x->result);
-    }
-    return solve_pgs(s, cr, &x->L, x->M, x->q, sweeps, solver == SOLVE_PGS, x->z, &x->result);
+    return is_lemke(solver) ? solve_dense(s, cr, x)
+                            : solve_sparse(s, cr, sweeps, solver == SOLVE_PGS, x);
 }
 
-/* Does z add no more kinetic energy than an exact solution could? The impulses change the
- * island's kinetic energy by ΔT = zᵀ J v* + ½ zᵀ A z over the Jacobian rows. At a solution,
+/* Does z add no more kinetic energy than an exact solution could? At a solution,
  * complementarity gives zᵀ(A z + J v*) = Σ p_n b − Σ λ μ p_n (Lemke; for the box MLCP the
  * friction rows give z_f w_f <= 0 instead), so ΔT = Σ p_n b − Σ λ μ p_n − ½ zᵀ A z <= Σ p_n b:
  * only restitution targets (b > 0) may give energy back. A residual r moves each product by at
  * most |z_i| r, hence the slack r Σ |z_i|. */
 static int adds_no_energy(const contact_rows* cr, const island_solution* x, tch_real r) {
-    const island_layout* L = &x->L;
-    tch_real added = 0, allowed = 0, size = 0;
-    for (int i = 0; i < L->nr; ++i) {
-        const tch_real* row = x->M + (size_t)i * (size_t)L->n;
-        tch_real Az = 0;
-        for (int j = 0; j < L->nr; ++j) {
-            Az += row[j] * x->z[j];
-        }
-        tch_real Jv = x->q[i] + (i < L->nc ? cr[i].bias : 0);
-        added += x->z[i] * (0.5 * Az + Jv);
+    tch_real allowed = 0, size = 0;
+    for (int i = 0; i < x->L.nr; ++i) {
         size += fabs(x->z[i]);
     }
-    for (int i = 0; i < L->nc; ++i) {
+    for (int i = 0; i < x->L.nc; ++i) {
         allowed += x->z[i] * cr[i].bias;
     }
-    return added <= allowed + r * size;
+    return x->kinetic_change <= allowed + r * size;
 }
 
 /* PGS as a fallback runs at least this many sweeps. */
@@ -810,39 +906,43 @@ static int acceptable(const stage* s, const contact_rows* cr, tch_status status,
            adds_no_energy(cr, x, accept);
 }
 
-/* Solves island k and applies the first acceptable attempt of: the model's solver; PGS on the
- * frictional problem, warm-started, with at least FALLBACK_SWEEPS sweeps (after Lemke); Lemke on
- * the normal rows alone (no friction this step); PGS on the normal rows from zero. The last one
+/* The attempts at an island, in order: the model's solver, then the other frictional solver,
+ * then the frictionless problem by Lemke and by PGS from zero. */
+static const island_solver LEMKE_CHAIN[] = {SOLVE_LEMKE, SOLVE_PGS, SOLVE_NORMAL_LEMKE,
+                                            SOLVE_NORMAL_PGS};
+static const island_solver PGS_CHAIN[] = {SOLVE_PGS, SOLVE_LEMKE, SOLVE_NORMAL_LEMKE,
+                                          SOLVE_NORMAL_PGS};
+enum { CHAIN_LENGTH = sizeof LEMKE_CHAIN / sizeof LEMKE_CHAIN[0] };
+
+/* Solves island k and applies the first acceptable attempt of its chain. PGS as the model's
+ * solver runs the model's sweep limit, as a fallback at least FALLBACK_SWEEPS. The last attempt
  * is always applied: from zero, each PGS update lowers ½ pᵀ A_nn p + pᵀ (J_n v* − b) (A_nn is
  * symmetric PSD), so with b <= 0 it never adds kinetic energy, whatever the residual. An island
- * whose first attempt was not applied counts in constraint_failed_islands. */
+ * whose first attempt was not applied counts in constraint_failed_islands; the applied path in
+ * constraint_path_islands. */
 static void solve_island(stage* s, int k) {
     tch_data* d = s->d;
     const contact_rows* cr = s->contacts + s->island_start[k];
     int nc = s->island_start[k + 1] - s->island_start[k];
-    int lemke = s->m->lcp_solver != TCH_LCP_SOLVER_PGS;
+    const island_solver* chain = s->m->lcp_solver == TCH_LCP_SOLVER_PGS ? PGS_CHAIN : LEMKE_CHAIN;
     int fallback_sweeps = s->m->lcp_iterations > FALLBACK_SWEEPS ? s->m->lcp_iterations
                                                                  : FALLBACK_SWEEPS;
-    const island_solver chain[] = {lemke ? SOLVE_LEMKE : SOLVE_PGS, SOLVE_PGS, SOLVE_NORMAL_LEMKE,
-                                   SOLVE_NORMAL_PGS};
-    const int count = sizeof chain / sizeof chain[0];
     size_t mark = tch_arena_mark(s->arena);
     island_solution x;
     int applied = 0;
-    for (int attempt = lemke ? 0 : 1; attempt < count; ++attempt) {
+    for (int attempt = 0; attempt < CHAIN_LENGTH && !applied; ++attempt) {
         tch_arena_release(s->arena, mark);
-        int first = attempt == (lemke ? 0 : 1);
         tch_status status = solve_island_with(s, cr, nc, chain[attempt],
-                                              first ? s->m->lcp_iterations : fallback_sweeps, &x);
+                                              attempt == 0 ? s->m->lcp_iterations
+                                                           : fallback_sweeps, &x);
         d->constraint_iterations += x.result.iterations;
-        int last = attempt == count - 1;
-        applied = last ? status == TCH_OK || status == TCH_ERR_NUMERICAL
-                       : acceptable(s, cr, status, &x);
+        applied = attempt == CHAIN_LENGTH - 1 ? status == TCH_OK || status == TCH_ERR_NUMERICAL
+                                              : acceptable(s, cr, status, &x);
         if (applied) {
-            d->constraint_failed_islands += !first;
+            d->constraint_failed_islands += attempt > 0;
+            d->constraint_path_islands[chain[attempt]]++;
             d->constraint_residual = fmax(d->constraint_residual, x.result.residual);
             apply_solution(s, cr, &x.L, x.rows, x.z);
-            break;
         }
     }
     d->constraint_failed_islands += !applied;
@@ -886,29 +986,20 @@ static void solve_push(stage* s, int k, tch_vec3* u, tch_vec3* u_w) {
         pushes += cr[i].push > 0;
     }
     size_t mark = tch_arena_mark(s->arena);
-    jacobian_row* rows = tch_arena_alloc(s->arena, (size_t)nc * sizeof *rows, "push rows");
-    tch_real* M = tch_arena_alloc(s->arena, (size_t)nc * (size_t)(nc + 2) * sizeof *M, "push");
-    if (pushes > 0 && rows && M) {
-        tch_real* q = M + (size_t)nc * (size_t)nc;
-        tch_real* z = q + nc;
-        for (int i = 0; i < nc; ++i) {
-            const tch_contact* c = cr[i].c;
-            rows[i] = make_row(s, c, c->n_W);
-            q[i] = -cr[i].push;
-            z[i] = 0;
-        }
-        for (int i = 0; i < nc; ++i) {
-            for (int j = i; j < nc; ++j) {
-                M[i * nc + j] = M[j * nc + i] = row_coupling(&rows[i], &rows[j]);
+    island_layout L;
+    if (pushes > 0 && layout_island(s, cr, nc, SOLVE_NORMAL_PGS, &L) == 0) {
+        jacobian_row* rows = tch_arena_alloc(s->arena, (size_t)nc * sizeof *rows, "push rows");
+        tch_real* rhs = tch_arena_alloc(s->arena, (size_t)nc * 2 * sizeof *rhs, "push rhs");
+        if (rows && rhs) {
+            tch_real* z = rhs + nc;
+            build_rows(s, cr, &L, rows);
+            for (int i = 0; i < nc; ++i) {
+                rhs[i] = -cr[i].push;
+                z[i] = 0;
             }
-        }
-        tch_pgs_options options = tch_pgs_options_default();
-        options.max_iterations = s->m->lcp_iterations;
-        options.tolerance = s->m->lcp_tolerance;
-        tch_lcp_matrix matrix = tch_lcp_matrix_dense(M, nc);
-        tch_status status = tch_pgs_solve(&matrix, q, NULL, &options, z, NULL, NULL);
-        for (int i = 0; i < nc && status != TCH_ERR_INVALID_ARGUMENT; ++i) {
-            add_row_impulse(&rows[i], z[i], u, u_w);
+            tch_lcp_result result;
+            pgs_rows(s, cr, &L, rows, rhs, s->m->lcp_iterations, s->m->lcp_tolerance, u, u_w, z,
+                     &result);
         }
     }
     tch_arena_release(s->arena, mark);
@@ -963,6 +1054,7 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
     d->constraint_iterations = 0;
     d->constraint_residual = 0;
     d->constraint_failed_islands = 0;
+    memset(d->constraint_path_islands, 0, sizeof d->constraint_path_islands);
     if (!step_has_constraint_pairs(d)) {
         return;
     }
