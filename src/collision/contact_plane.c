@@ -94,7 +94,8 @@ static int solve_gram(int k, tch_real G[3][3], const tch_real rhs[3], tch_real m
     tch_real scale = k < 3 ? 1 : 0;
     for (int i = 0; i < k; ++i) {
         for (int j = 0; j < k; ++j) {
-            scale = fmax(scale, fabs(G[i][j]));
+            const tch_real g = fabs(G[i][j]);
+            scale = g > scale ? g : scale; /* as fmax, without its call */
         }
     }
     tch_real det = G[0][0];
@@ -168,6 +169,36 @@ static int affine_closest(const simplex* s, int mask, tch_real lambda[4], tch_ve
     return lambda[idx[0]] >= 0;
 }
 
+/* Whether the first `count` weights are all positive. */
+static int positive(const tch_real lambda[4], int count) {
+    for (int i = 0; i < count; ++i) {
+        if (!(lambda[i] > 0)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Keeps the points of W with positive weight `lambda` (their weights go to lambda_out, aligned
+ * with the reduced W); returns v. */
+static tch_vec3 keep_support(simplex* s, const tch_real lambda[4], tch_real lambda_out[4],
+                             tch_vec3 v) {
+    simplex kept = {0};
+    for (int i = 0; i < s->count; ++i) {
+        if (lambda[i] > 0) {
+            lambda_out[kept.count] = lambda[i];
+            kept.w[kept.count] = s->w[i];
+            kept.a[kept.count] = s->a[i];
+            kept.b[kept.count] = s->b[i];
+            kept.ia[kept.count] = s->ia[i];
+            kept.ib[kept.count] = s->ib[i];
+            ++kept.count;
+        }
+    }
+    *s = kept;
+    return v;
+}
+
 /* How far v is from being the closest point of conv(W) to the origin: min_i v.(w_i - v), zero
  * for the closest point and negative for the closest point of any other face. It sees a
  * point off the closest one by δ along a face as δ times the face's size, where |v|^2 sees δ^2,
@@ -190,7 +221,18 @@ static tch_real optimality(const simplex* s, tch_vec3 v) {
 static tch_vec3 reduce_simplex(simplex* s, tch_real lambda_out[4]) {
     tch_vec3 best_v = s->w[0];
     tch_real best_margin = -INFINITY, best_d = INFINITY, best_lambda[4] = {1, 0, 0, 0};
-    for (int mask = 1; mask < (1 << s->count); ++mask) {
+    const int full = (1 << s->count) - 1;
+    /* The affine closest point of all of W with positive weights lies in conv(W), so it is the
+     * closest point of conv(W) (a warm simplex that still holds it, the common case): the
+     * other faces need not be tried. */
+    if (affine_closest(s, full, best_lambda, &best_v) && positive(best_lambda, s->count)) {
+        return keep_support(s, best_lambda, lambda_out, best_v);
+    }
+    best_v = s->w[0];
+    for (int i = 0; i < 4; ++i) {
+        best_lambda[i] = i == 0;
+    }
+    for (int mask = 1; mask < full; ++mask) {
         tch_real lambda[4];
         tch_vec3 v;
         if (!affine_closest(s, mask, lambda, &v)) {
@@ -206,20 +248,7 @@ static tch_vec3 reduce_simplex(simplex* s, tch_real lambda_out[4]) {
             }
         }
     }
-    simplex kept = {0};
-    for (int i = 0; i < s->count; ++i) {
-        if (best_lambda[i] > 0) {
-            lambda_out[kept.count] = best_lambda[i];
-            kept.w[kept.count] = s->w[i];
-            kept.a[kept.count] = s->a[i];
-            kept.b[kept.count] = s->b[i];
-            kept.ia[kept.count] = s->ia[i];
-            kept.ib[kept.count] = s->ib[i];
-            ++kept.count;
-        }
-    }
-    *s = kept;
-    return best_v;
+    return keep_support(s, best_lambda, lambda_out, best_v);
 }
 
 /* Whether w is already a point of the simplex. */

@@ -52,6 +52,8 @@ struct tch_polyhedron_scratch {
     tch_polyhedron other; /* the ping-pong buffer of the clipping */
     tch_real* distance; /* [vertices of the running P] signed distance to the cutting plane */
     int distance_capacity;
+    signed char* side; /* [vertices of the running P] -1 inside, +1 outside, 0 on the plane */
+    int side_capacity;
     int* map; /* old vertex -> new vertex, then the welding map */
     int map_capacity;
     cut_point* cuts;
@@ -159,6 +161,7 @@ void tch_polyhedron_free(tch_polyhedron* p) {
     if (s) {
         free_arrays(&s->other);
         free(s->distance);
+        free(s->side);
         free(s->map);
         free(s->cuts);
         free(s->cap);
@@ -313,24 +316,38 @@ static struct tch_polyhedron_scratch* scratch_of(tch_polyhedron* p) {
     return p->scratch;
 }
 
-/* P = A, in A's frame, every face owned by A. */
-/* Face f of hull h (owner `owner`) as a plane in A's frame, h placed at X_AH:
- * n_A = R_AH n_H, offset_A = offset_H + n_A . p_AH. */
-static plane placed_plane(const tch_convex_hull* h, tch_transform X_AH, int f, int owner) {
-    const tch_vec3 n = tch_q_rotate(X_AH.q, h->face_normals_G[f]);
-    return (plane){n, h->face_offsets[f] + tch_v3_dot(n, X_AH.p), owner, f};
+/* A hull's pose in A's frame with its rotation as a matrix: cheaper than the quaternion for
+ * the many normals and vertices one pair places. */
+typedef struct placement {
+    tch_mat3 R;
+    tch_vec3 p;
+} placement;
+
+static placement placement_of(tch_transform X_AH) {
+    return (placement){tch_q_to_mat3(X_AH.q), X_AH.p};
 }
 
-/* p = hull h placed at X_AH in A's frame, its faces tagged `owner`. */
-static int load_hull(tch_polyhedron* p, const tch_convex_hull* h, tch_transform X_AH, int owner) {
+/* Face f of hull h (owner `owner`) as a plane in A's frame, h placed at X_AH:
+ * n_A = R_AH n_H, offset_A = offset_H + n_A . p_AH. */
+static plane placed_plane(const tch_convex_hull* h, const placement* X_AH, int f, int owner) {
+    const tch_vec3 n = tch_m3_mul_v3(X_AH->R, h->face_normals_G[f]);
+    return (plane){n, h->face_offsets[f] + tch_v3_dot(n, X_AH->p), owner, f};
+}
+
+/* p = hull h placed at X_AH in A's frame, its faces tagged `owner` (A's are copied as they
+ * are). */
+static int load_hull(tch_polyhedron* p, const tch_convex_hull* h, const placement* X_AH,
+                     int owner) {
     const int corners = h->face_start[h->face_count];
     if (reserve(p, h->vertex_count, h->face_count, corners)) {
         return -1;
     }
     clear(p);
     for (int i = 0; i < h->vertex_count; ++i) {
-        p->vertices_A[i] = owner == TCH_FACE_OWNER_A ? h->vertices_G[i]
-                                                     : tch_x_apply(X_AH, h->vertices_G[i]);
+        p->vertices_A[i] =
+            owner == TCH_FACE_OWNER_A
+                ? h->vertices_G[i]
+                : tch_v3_add(tch_m3_mul_v3(X_AH->R, h->vertices_G[i]), X_AH->p);
     }
     p->vertex_count = h->vertex_count;
     memcpy(p->face_vertices, h->face_vertices, (size_t)corners * sizeof *p->face_vertices);
@@ -361,13 +378,15 @@ static int cut_vertex(const tch_polyhedron* in, tch_polyhedron* out,
     return index;
 }
 
-static int crosses(const tch_real* d, int u, int w, tch_real tol) {
-    return (d[u] < -tol && d[w] > tol) || (d[u] > tol && d[w] < -tol);
+/* Whether edge (u, w) goes from one side of the plane to the other (sides -1, 0, +1 from
+ * `measure`; 0 is on the plane). */
+static int crosses(const signed char* side, int u, int w) {
+    return side[u] * side[w] < 0;
 }
 
 /* Cuts every face loop of `in` into `out`; returns the number of cut points. */
 static int clip_faces(const tch_polyhedron* in, tch_polyhedron* out,
-                      struct tch_polyhedron_scratch* s, tch_real tol) {
+                      struct tch_polyhedron_scratch* s) {
     int cut_count = 0;
     for (int f = 0; f < in->face_count; ++f) {
         const int start = in->face_start[f], length = in->face_start[f + 1] - start;
@@ -375,11 +394,11 @@ static int clip_faces(const tch_polyhedron* in, tch_polyhedron* out,
         int* written = out->face_vertices + out->face_start[out->face_count];
         int count = 0;
         for (int k = 0; k < length; ++k) {
-            const int u = loop[k], w = loop[(k + 1) % length];
+            const int u = loop[k], w = loop[k + 1 < length ? k + 1 : 0];
             if (s->map[u] >= 0) {
                 written[count++] = s->map[u];
             }
-            if (crosses(s->distance, u, w, tol)) {
+            if (crosses(s->side, u, w)) {
                 written[count++] = cut_vertex(in, out, s, &cut_count, u, w);
             }
         }
@@ -435,7 +454,7 @@ static int weld_cap(tch_polyhedron* out, struct tch_polyhedron_scratch* s, int c
         int keep = 1;
         for (int j = 0; j < distinct && keep; ++j) {
             const int u = s->cap[j].index;
-            if (tch_v3_dist(out->vertices_A[u], out->vertices_A[v]) <= tol) {
+            if (tch_v3_norm2(tch_v3_sub(out->vertices_A[u], out->vertices_A[v])) <= tol * tol) {
                 weld[v] = u;
                 keep = 0;
                 merged = 1;
@@ -508,9 +527,11 @@ static clip_result measure(const tch_polyhedron* in, struct tch_polyhedron_scrat
     int any_inside = 0, any_outside = 0;
     for (int i = 0; i < in->vertex_count; ++i) {
         const tch_real d = tch_v3_dot(pl->n, in->vertices_A[i]) - pl->offset;
+        const int inside = d < -tol, outside = d > tol;
         s->distance[i] = d;
-        any_inside |= d < -tol;
-        any_outside |= d > tol;
+        s->side[i] = (signed char)(outside - inside);
+        any_inside |= inside;
+        any_outside |= outside;
     }
     return !any_outside ? CLIP_UNCHANGED : (!any_inside ? CLIP_EMPTY : CLIP_CUT);
 }
@@ -520,7 +541,8 @@ static clip_result clip_by_plane(const tch_polyhedron* in, tch_polyhedron* out,
                                  struct tch_polyhedron_scratch* s, const plane* pl,
                                  tch_real tol) {
     const int n = in->vertex_count, corners = corner_count(in);
-    if (grow((void**)&s->distance, &s->distance_capacity, n, sizeof *s->distance)) {
+    if (grow((void**)&s->distance, &s->distance_capacity, n, sizeof *s->distance) ||
+        grow((void**)&s->side, &s->side_capacity, n, sizeof *s->side)) {
         return CLIP_NO_MEMORY;
     }
     const clip_result result = measure(in, s, pl, tol);
@@ -541,7 +563,7 @@ static clip_result clip_by_plane(const tch_polyhedron* in, tch_polyhedron* out,
             out->vertices_A[s->map[i]] = in->vertices_A[i];
         }
     }
-    const int cut_count = clip_faces(in, out, s, tol);
+    const int cut_count = clip_faces(in, out, s);
     int cap_count = 0;
     for (int i = 0; i < n; ++i) {
         if (s->map[i] >= 0 && s->distance[i] >= -tol) {
@@ -583,10 +605,6 @@ tch_real tch_polyhedron_pair_size(const tch_convex_hull* a, const tch_convex_hul
     return fmax(hull_radius(a), hull_radius(b));
 }
 
-/* B's face f as a plane in A's frame. */
-static plane plane_of_b(const tch_convex_hull* b, tch_transform X_AB, int f) {
-    return placed_plane(b, X_AB, f, TCH_FACE_OWNER_B);
-}
 
 /* Clipping starts from the piece with more faces and cuts it by the other's face planes: the
  * planes of the smaller piece (a box, a plane's half-space box) mostly leave the larger one
@@ -600,9 +618,11 @@ tch_status tch_polyhedron_clip(const tch_convex_hull* a, const tch_convex_hull* 
     const int start_from_b = b->face_count > a->face_count;
     const tch_convex_hull* loaded = start_from_b ? b : a;
     const tch_convex_hull* cutter = start_from_b ? a : b;
-    const tch_transform X_AC = start_from_b ? tch_x_identity() : X_AB;
+    const placement X_AB_placed = placement_of(X_AB);
+    const placement X_AC = start_from_b ? placement_of(tch_x_identity()) : X_AB_placed;
     const int cutter_owner = start_from_b ? TCH_FACE_OWNER_A : TCH_FACE_OWNER_B;
-    if (!s || load_hull(out, loaded, X_AB, start_from_b ? TCH_FACE_OWNER_B : TCH_FACE_OWNER_A)) {
+    if (!s || load_hull(out, loaded, &X_AB_placed,
+                        start_from_b ? TCH_FACE_OWNER_B : TCH_FACE_OWNER_A)) {
         return out_of_memory(err);
     }
     const tch_real tol = TCH_POLYHEDRON_TOLERANCE * size;
@@ -610,7 +630,7 @@ tch_status tch_polyhedron_clip(const tch_convex_hull* a, const tch_convex_hull* 
     tch_polyhedron* next = &s->other;
     clip_result result = CLIP_UNCHANGED;
     for (int f = 0; f < cutter->face_count && result != CLIP_EMPTY; ++f) {
-        const plane pl = placed_plane(cutter, X_AC, f, cutter_owner);
+        const plane pl = placed_plane(cutter, &X_AC, f, cutter_owner);
         result = clip_by_plane(current, next, s, &pl, tol);
         if (result == CLIP_NO_MEMORY) {
             return out_of_memory(err);
@@ -647,8 +667,9 @@ static plane* gather_planes(const tch_convex_hull* a, const tch_convex_hull* b,
     for (int f = 0; f < a->face_count; ++f) {
         s->planes[f] = (plane){a->face_normals_G[f], a->face_offsets[f], TCH_FACE_OWNER_A, f};
     }
+    const placement X_AB_placed = placement_of(X_AB);
     for (int f = 0; f < b->face_count; ++f) {
-        s->planes[a->face_count + f] = plane_of_b(b, X_AB, f);
+        s->planes[a->face_count + f] = placed_plane(b, &X_AB_placed, f, TCH_FACE_OWNER_B);
     }
     return s->planes;
 }

@@ -50,14 +50,15 @@ typedef struct volume_state {
 
 _Static_assert(sizeof(volume_state) <= TCH_PAIR_STATE_BYTES, "volume state fits its slot");
 
-/* A vertex of P as the contact plane sees it (relative to o_c, A's axes): its projection p on
- * the plane, its height h above it, the normal velocity n.v of each owner's body there (ḣ of
- * notes §5.3 (b), by tch_face_owner) and the unit traction of the friction law being summed. */
+/* A vertex of P as the contact plane sees it: its projection p on the plane relative to o_c
+ * (A's axes, and (x, y) in the plane axes u1, u2), the face-flux pressure σ = (k^N h + b^N ḣ) /
+ * S_c there for a face of each owner (by tch_face_owner: ḣ is the owner's normal velocity,
+ * notes §5.3 (b)) and the unit traction (tx, ty) of the friction law being summed. */
 typedef struct plane_vertex {
     tch_vec3 p;
-    tch_real h;
-    tch_real h_dot[2];
-    tch_vec3 unit_traction;
+    tch_real x, y;
+    tch_real sigma[2];
+    tch_real tx, ty;
 } plane_vertex;
 
 /* Working memory of one data: the overlap polyhedron, its vertices seen from the plane and the
@@ -135,9 +136,12 @@ static const tch_convex_hull* half_space_box(volume_scratch* s, tch_vec3 c, tch_
 /* What the friction of one evaluation needs to know about the contact. */
 typedef struct contact_frame {
     tch_vec3 n, o_c;             /* plane, A's frame */
+    tch_vec3 u1, u2;             /* plane axes, (u1, u2, n) right-handed */
     tch_contact_area area;       /* moments of C about o_c */
     tch_vec3 v_r, w_r;           /* B relative to A at o_c, A's axes */
     tch_vec3 v_A_o, w_A, v_B_o, w_B; /* each body's velocity at o_c and angular velocity */
+    tch_real slip_x, slip_y;     /* tangential relative velocity at o_c, plane axes */
+    tch_real spin;               /* relative angular velocity about n */
     const tch_polyhedron* P;
     plane_vertex* vertices;      /* P's, about o_c (see_vertices) */
     const tch_volume_params* k;
@@ -156,75 +160,89 @@ static tch_real owner_normal_velocity(const contact_frame* c, int owner, tch_vec
     return tch_v3_dot(c->n, v);
 }
 
-/* Fills c->vertices with P's vertices seen from the plane (n, o_c): once per evaluation, where
- * the triangles of P share each vertex between several faces. */
+/* Fills c->vertices with P's vertices seen from the plane (n, o_c) and the plane axes and slip
+ * of c: once per evaluation (the triangles of P share each vertex between several faces), in
+ * the plane's 2-D axes, where every friction traction and lever arm lies. */
 static void see_vertices(contact_frame* c) {
     const tch_polyhedron* P = c->P;
+    tch_v3_basis(c->n, &c->u1, &c->u2);
+    tch_vec3 slip = slip_velocity(c, tch_v3_zero());
+    c->slip_x = tch_v3_dot(slip, c->u1);
+    c->slip_y = tch_v3_dot(slip, c->u2);
+    c->spin = tch_v3_dot(c->w_r, c->n);
     for (int i = 0; i < P->vertex_count; ++i) {
         const tch_vec3 q = tch_v3_sub(P->vertices_A[i], c->o_c);
         plane_vertex* v = &c->vertices[i];
-        v->h = tch_v3_dot(c->n, q);
-        v->p = tch_v3_madd(q, -v->h, c->n);
-        v->h_dot[TCH_FACE_OWNER_A] = owner_normal_velocity(c, TCH_FACE_OWNER_A, q);
-        v->h_dot[TCH_FACE_OWNER_B] = owner_normal_velocity(c, TCH_FACE_OWNER_B, q);
+        const tch_real h = tch_v3_dot(c->n, q);
+        v->p = tch_v3_madd(q, -h, c->n);
+        v->x = tch_v3_dot(q, c->u1);
+        v->y = tch_v3_dot(q, c->u2);
+        for (int owner = TCH_FACE_OWNER_A; owner <= TCH_FACE_OWNER_B; ++owner) {
+            v->sigma[owner] = tch_volume_pressure(c->k->stiffness, c->k->damping, h,
+                                                  owner_normal_velocity(c, owner, q),
+                                                  c->area.area);
+        }
     }
 }
 
-/* Traction of a friction law at plane point p (relative to o_c) for the bound mu σ: a vector
- * of length mu σ (or zero) opposite the law's direction there; linear in the bound. */
-typedef tch_vec3 (*traction_law)(const contact_frame* c, tch_vec3 p, tch_real bound);
+/* The unit traction (tx, ty) of a friction law at a vertex: the traction for the bound mu σ is
+ * mu σ (tx, ty) (plane axes), opposite the law's direction there or zero. */
+typedef void (*traction_law)(const contact_frame* c, plane_vertex* v);
 
-/* Dynamic friction opposes the local slip (eq. 13), none below TCH_VOLUME_SLIP_EPSILON. */
-static tch_vec3 dynamic_traction(const contact_frame* c, tch_vec3 p, tch_real bound) {
-    return tch_volume_dynamic_traction(1, bound, slip_velocity(c, p));
+/* Dynamic friction opposes the local slip v_T + ω_n n × p, n × p = (-y, x) (eqs. 13, 27), none
+ * below TCH_VOLUME_SLIP_EPSILON. */
+static void dynamic_traction(const contact_frame* c, plane_vertex* v) {
+    tch_vec3 slip = {c->slip_x - c->spin * v->y, c->slip_y + c->spin * v->x, 0};
+    tch_vec3 t = tch_volume_dynamic_traction(1, 1, slip);
+    v->tx = t.x;
+    v->ty = t.y;
 }
 
-/* A traction of length bound circling o_c (the centroid of C): -unit(n × p), the pattern of
- * a pure spin, whose moment is the friction torque the contact can carry about n. */
-static tch_vec3 spin_traction(const contact_frame* c, tch_vec3 p, tch_real bound) {
-    tch_vec3 t = tch_v3_cross(c->n, p);
-    tch_real length = tch_v3_norm(t);
-    return length > 0 ? tch_v3_scale(t, -bound / length) : tch_v3_zero();
-}
-
-/* P's face triangle (v0, v1, v2) from the seen vertices, as tch_contact_triangle_make makes
- * it. */
-static tch_contact_triangle seen_triangle(const contact_frame* c, int v0, int v1, int v2) {
-    const plane_vertex* V = c->vertices;
-    const tch_vec3* q = c->P->vertices_A;
-    tch_contact_triangle t = {{V[v0].p, V[v1].p, V[v2].p}, {V[v0].h, V[v1].h, V[v2].h}, 0};
-    t.area = 0.5 * tch_v3_dot(tch_v3_cross(tch_v3_sub(q[v1], q[v0]), tch_v3_sub(q[v2], q[v0])),
-                              c->n);
-    return t;
+/* A traction circling o_c (the centroid of C): -unit(n × p) = (y, -x) / |p|, the pattern of a
+ * pure spin, whose moment is the friction torque the contact can carry about n. */
+static void spin_traction(const contact_frame* c, plane_vertex* v) {
+    (void)c;
+    tch_real length = sqrt(v->x * v->x + v->y * v->y);
+    v->tx = length > 0 ? v->y / length : 0;
+    v->ty = length > 0 ? -v->x / length : 0;
 }
 
 /* ∫_C mu σ(p) (-unit(direction(p))) dS over P's face triangles with the face-flux pressure
- * σ_i = (k^N h_i + b^N ḣ_i) / S_c (eqs. 13-17): the law's unit traction once per vertex, scaled
- * by mu σ at each corner (σ depends on the face's owner). */
+ * σ_i (eqs. 13-17), the vertex tractions τ_i = mu σ_i (tx, ty)_i interpolated over each
+ * triangle (eq. 14): f = S_t τ̄ (eq. 15) and m = S_t [(3/4) p̄ × τ̄ + (1/12) Σ p_i × τ_i] (eq. 16),
+ * as tch_volume_traction_triangle, in the plane axes, where the moment is along n. */
 static tch_wrench traction_wrench(const contact_frame* c, tch_real mu, traction_law law) {
-    tch_wrench total = {tch_v3_zero(), tch_v3_zero()};
     const tch_polyhedron* P = c->P;
+    plane_vertex* V = c->vertices;
     for (int i = 0; i < P->vertex_count; ++i) {
-        c->vertices[i].unit_traction = law(c, c->vertices[i].p, 1);
+        law(c, &V[i]);
     }
+    tch_real fx = 0, fy = 0, m = 0;
     for (int f = 0; f < P->face_count; ++f) {
         const int* v = P->face_vertices + P->face_start[f];
         int count = P->face_start[f + 1] - P->face_start[f];
         int owner = P->face_owner[f];
         for (int k = 1; k + 1 < count; ++k) {
-            int corner[3] = {v[0], v[k], v[k + 1]};
-            tch_contact_triangle t = seen_triangle(c, corner[0], corner[1], corner[2]);
-            tch_vec3 tau[3];
+            const plane_vertex* t[3] = {&V[v[0]], &V[v[k]], &V[v[k + 1]]};
+            tch_real area = 0.5 * ((t[1]->x - t[0]->x) * (t[2]->y - t[0]->y) -
+                                   (t[1]->y - t[0]->y) * (t[2]->x - t[0]->x));
+            tch_real px = 0, py = 0, tau_x = 0, tau_y = 0, corners = 0;
             for (int i = 0; i < 3; ++i) {
-                const plane_vertex* pv = &c->vertices[corner[i]];
-                tch_real sigma = tch_volume_pressure(c->k->stiffness, c->k->damping, pv->h,
-                                                     pv->h_dot[owner], c->area.area);
-                tau[i] = tch_v3_scale(pv->unit_traction, mu * sigma);
+                tch_real bound = mu * t[i]->sigma[owner];
+                tch_real ax = bound * t[i]->tx, ay = bound * t[i]->ty;
+                px += t[i]->x;
+                py += t[i]->y;
+                tau_x += ax;
+                tau_y += ay;
+                corners += t[i]->x * ay - t[i]->y * ax;
             }
-            total = tch_wrench_add(total, tch_volume_traction_triangle(&t, tau));
+            fx += area * tau_x / 3;
+            fy += area * tau_y / 3;
+            m += area * (0.75 * (px * tau_y - py * tau_x) / 9 + corners / 12);
         }
     }
-    return total;
+    return (tch_wrench){tch_v3_add(tch_v3_scale(c->u1, fx), tch_v3_scale(c->u2, fy)),
+                        tch_v3_scale(c->n, m)};
 }
 
 /* Static friction: distributed springs at extension (r, θ) plus dampers (eqs. 23-24, 28-29). */
@@ -243,8 +261,7 @@ static void match_dynamic_friction(const contact_frame* c, tch_wrench dynamic, t
     tch_vec3 v_T = slip_velocity(c, tch_v3_zero());
     tch_real w_n = tch_v3_dot(c->w_r, c->n);
     tch_wrench damper = tch_volume_static_total(&c->area, c->n, v_T, w_n, c->k->static_damping);
-    tch_vec3 u1, u2;
-    tch_v3_basis(c->n, &u1, &u2);
+    tch_vec3 u1 = c->u1, u2 = c->u2;
     tch_vec3 F = tch_v3_sub(dynamic.force, damper.force);
     tch_real T = tch_v3_dot(tch_v3_sub(dynamic.moment, damper.moment), c->n);
     tch_real F1 = tch_v3_dot(F, u1), F2 = tch_v3_dot(F, u2);
@@ -358,34 +375,33 @@ static void fill_motion(const tch_model* m, const tch_data* d, int a, int b, tch
     c->w_r = tch_v3_sub(c->w_B, c->w_A);
 }
 
-/* The outline of C (P's vertices projected on the plane, convex hull by gift wrapping in the
- * plane's axes) appended to data as one polygon, world frame. */
-static int append_outline(tch_data* d, tch_transform X_WA, const tch_polyhedron* P,
-                          const contact_frame* c) {
-    int n = P->vertex_count;
+/* Whether seen vertex j lies to the right of the line from vertex i to vertex k (the plane's
+ * 2-D cross product (k - i) x (j - i) is negative). */
+static int right_of(const plane_vertex* V, int i, int k, int j) {
+    return (V[k].x - V[i].x) * (V[j].y - V[i].y) - (V[k].y - V[i].y) * (V[j].x - V[i].x) < 0;
+}
+
+/* The outline of C (P's seen vertices, convex hull by gift wrapping in the plane's axes)
+ * appended to data as one polygon, world frame. */
+static int append_outline(tch_data* d, tch_transform X_WA, const contact_frame* c) {
+    int n = c->P->vertex_count;
     if (tch_contact_reserve(d, 1, 1, n) != 0) {
         return -1;
     }
-    tch_vec3 u1, u2;
-    tch_v3_basis(c->n, &u1, &u2);
+    const plane_vertex* V = c->vertices;
     int start = d->polygon_vertex_count, count = 0;
     int first = 0;
     for (int i = 1; i < n; ++i) {
-        tch_vec3 p = tch_v3_sub(P->vertices_A[i], c->o_c), q = tch_v3_sub(P->vertices_A[first], c->o_c);
-        if (tch_v3_dot(p, u1) < tch_v3_dot(q, u1)) first = i;
+        if (V[i].x < V[first].x) first = i;
     }
     int current = first;
     do {
-        tch_vec3 p = tch_v3_sub(P->vertices_A[current], c->o_c);
-        p = tch_v3_madd(p, -tch_v3_dot(p, c->n), c->n);
-        d->polygon_vertices_W[start + count] = tch_x_apply(X_WA, tch_v3_add(c->o_c, p));
+        d->polygon_vertices_W[start + count] = tch_x_apply(X_WA, tch_v3_add(c->o_c, V[current].p));
         d->polygon_vertex_pressure[start + count] = 0;
         count++;
         int next = (current + 1) % n;
         for (int j = 0; j < n; ++j) {
-            tch_vec3 e1 = tch_v3_sub(P->vertices_A[next], P->vertices_A[current]);
-            tch_vec3 e2 = tch_v3_sub(P->vertices_A[j], P->vertices_A[current]);
-            if (tch_v3_dot(tch_v3_cross(e1, e2), c->n) < 0) next = j;
+            if (right_of(V, current, next, j)) next = j;
         }
         current = next;
     } while (current != first && count < n);
@@ -492,7 +508,7 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     state->o_W = tch_x_apply(X_WA, c.o_c);
     state->f_W = tch_q_rotate(X_WA.q, total.force);
     state->m_W = tch_q_rotate(X_WA.q, total.moment);
-    if (append_outline(d, X_WA, &s->overlap, &c) != 0) {
+    if (append_outline(d, X_WA, &c) != 0) {
         return -1;
     }
     /* the reported point is where the wrench acts: the centroid of C */
@@ -566,6 +582,10 @@ tch_status tch_volume_build_pieces(const tch_model* m, tch_convex_hull* hulls, t
         }
         tch_status s =
             tch_polyhedron_approximate_shape(&shape, segments_for(&shape, resolution), &hulls[g], err);
+        /* checked once here: the per-pair clipping and plane search take the pieces as valid */
+        if (s == TCH_OK) {
+            s = tch_polyhedron_check_hull(&hulls[g], m->geom_name ? m->geom_name[g] : NULL, err);
+        }
         if (s != TCH_OK) {
             return s;
         }

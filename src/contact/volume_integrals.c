@@ -128,50 +128,96 @@ static tch_status check_integrate(const tch_polyhedron* P, tch_vec3 n, tch_vec3 
     return TCH_OK;
 }
 
+/* A vertex of P seen from the plane in the plane axes (u1, u2, n): p = (x, y), height h. The
+ * sums below run in these axes, where every p lies. */
+typedef struct seen_vertex {
+    tch_real x, y, h;
+} seen_vertex;
+
+typedef struct plane_axes {
+    tch_vec3 u1, u2, n, o_c;
+} plane_axes;
+
+static seen_vertex see(const plane_axes* axes, tch_vec3 q) {
+    const tch_vec3 r = tch_v3_sub(q, axes->o_c);
+    return (seen_vertex){tch_v3_dot(r, axes->u1), tch_v3_dot(r, axes->u2),
+                         tch_v3_dot(r, axes->n)};
+}
+
+/* A plane vector (a, b) in A's axes. */
+static tch_vec3 in_space(const plane_axes* axes, const tch_real a[2]) {
+    return tch_v3_add(tch_v3_scale(axes->u1, a[0]), tch_v3_scale(axes->u2, a[1]));
+}
+
 /* The sums over P's triangles that the whole-contact closed forms need (S_c = 1: everything
- * scales with 1/S_c at the end). */
+ * scales with 1/S_c at the end); plane vectors in the plane axes. */
 typedef struct overlap_sums {
     tch_real volume;    /* Σ S_t h̄ = V(P) */
     tch_real area;      /* Σ |S_t|/2 = S_c: C is covered twice, from the top and from the bottom */
-    tch_vec3 first;     /* Σ (|S_t|/2) p̄ = ∫_C p dS */
+    tch_real first[2];  /* Σ (|S_t|/2) p̄ = ∫_C p dS */
     tch_real polar;     /* ∫_C |p|^2 dS (eq. 22) */
-    tch_vec3 spring;    /* Σ ∫_T h p dS (signed, eq. 8) = ∫_C d p dS */
-    tch_vec3 damper;    /* ∫_C (p.w) p dS, w = n x w_r (eq. 12) */
+    tch_real spring[2]; /* Σ ∫_T h p dS (signed, eq. 8) = ∫_C d p dS */
+    tch_real damper[2]; /* ∫_C (p.w) p dS, w = n x w_r (eq. 12) */
 } overlap_sums;
 
-static void add_triangle(const tch_contact_triangle* t, tch_vec3 w, overlap_sums* sums) {
-    tch_contact_triangle half = unsigned_area(t);
-    half.area *= 0.5;
-    sums->volume += tch_triangle_integral_linear(t, t->h);
-    sums->area += half.area;
-    sums->first = tch_v3_madd(sums->first, half.area, tch_contact_triangle_centroid(&half));
-    sums->polar += tch_triangle_integral_p2(&half);
-    sums->spring = tch_v3_add(sums->spring, tch_triangle_integral_linear_p(t, t->h));
-    sums->damper = tch_v3_add(sums->damper, tch_triangle_integral_pp(&half, w));
+/* One triangle's terms: tch_triangle_integral_linear and _linear_p of h with the signed S_t
+ * (eqs. 7-8), _p2 and _pp of w with half of |S_t| (eqs. 12, 22), written out in the plane
+ * axes. */
+static void add_triangle(const seen_vertex v[3], const tch_real w[2], overlap_sums* sums) {
+    const tch_real area = 0.5 * ((v[1].x - v[0].x) * (v[2].y - v[0].y) -
+                                 (v[1].y - v[0].y) * (v[2].x - v[0].x));
+    const tch_real half = 0.5 * fabs(area);
+    const tch_real x = (v[0].x + v[1].x + v[2].x) / 3, y = (v[0].y + v[1].y + v[2].y) / 3;
+    const tch_real h = (v[0].h + v[1].h + v[2].h) / 3;
+    tch_real squares = 0, hx = 0, hy = 0, gx = 0, gy = 0;
+    for (int i = 0; i < 3; ++i) {
+        const tch_real g = v[i].x * w[0] + v[i].y * w[1];
+        squares += v[i].x * v[i].x + v[i].y * v[i].y;
+        hx += v[i].h * v[i].x;
+        hy += v[i].h * v[i].y;
+        gx += g * v[i].x;
+        gy += g * v[i].y;
+    }
+    /* Σ_{i<j} p_i.p_j = (|Σ p_i|^2 - Σ |p_i|^2) / 2 */
+    const tch_real products = (9 * (x * x + y * y) - squares) / 2;
+    const tch_real g_mean = x * w[0] + y * w[1];
+    sums->volume += area * h;
+    sums->area += half;
+    sums->first[0] += half * x;
+    sums->first[1] += half * y;
+    sums->polar += half / 6 * (squares + products);
+    sums->spring[0] += area * (0.75 * h * x + hx / 12);
+    sums->spring[1] += area * (0.75 * h * y + hy / 12);
+    sums->damper[0] += half * (0.75 * g_mean * x + gx / 12);
+    sums->damper[1] += half * (0.75 * g_mean * y + gy / 12);
 }
 
 /* The totals of eqs. 7-8 (spring: k^N ∫ d dS n and k^N (∫ d p dS) x n) and eqs. 11-12 (damper:
  * -b^N ∫ n.v_r(p) dS n and -b^N (∫ n.v_r(p) p dS) x n with n.v_r(p) = n.v_r + p.w), each over
  * S_c: the per-triangle kernels tch_volume_normal_triangle and tch_volume_damper_triangle
  * summed, with the cross product with n taken once. */
-static void finish_overlap(const overlap_sums* sums, tch_vec3 n, const tch_volume_params* pr,
-                           tch_vec3 v_r, tch_vec3 w, tch_volume_overlap* out) {
+static void finish_overlap(const overlap_sums* sums, const plane_axes* axes,
+                           const tch_volume_params* pr, tch_vec3 v_r, const tch_real w[2],
+                           tch_volume_overlap* out) {
+    const tch_vec3 n = axes->n;
+    const tch_vec3 first = in_space(axes, sums->first);
     out->volume = sums->volume;
     out->area.area = sums->area;
-    out->area.centroid = sums->first;
+    out->area.centroid = first;
     out->area.polar = sums->polar;
     const tch_real S_c = sums->area;
     if (!(S_c > 0)) {
         return;
     }
     const tch_real v_n = tch_v3_dot(n, v_r);
-    out->area.centroid = tch_v3_scale(sums->first, 1 / S_c);
+    out->area.centroid = tch_v3_scale(first, 1 / S_c);
     out->spring = (tch_wrench){
         tch_v3_scale(n, pr->stiffness * sums->volume / S_c),
-        tch_v3_scale(tch_v3_cross(sums->spring, n), pr->stiffness / S_c)};
-    const tch_vec3 damper_first = tch_v3_madd(sums->damper, v_n, sums->first);
+        tch_v3_scale(tch_v3_cross(in_space(axes, sums->spring), n), pr->stiffness / S_c)};
+    const tch_vec3 damper_first = tch_v3_madd(in_space(axes, sums->damper), v_n, first);
+    const tch_real first_w = sums->first[0] * w[0] + sums->first[1] * w[1];
     out->damper = (tch_wrench){
-        tch_v3_scale(n, -pr->damping * (v_n * S_c + tch_v3_dot(sums->first, w)) / S_c),
+        tch_v3_scale(n, -pr->damping * (v_n * S_c + first_w) / S_c),
         tch_v3_scale(tch_v3_cross(damper_first, n), -pr->damping / S_c)};
 }
 
@@ -183,18 +229,23 @@ tch_status tch_volume_integrate(const tch_polyhedron* P, tch_vec3 n, tch_vec3 o_
     if (status != TCH_OK) {
         return status;
     }
+    plane_axes axes = {.n = n, .o_c = o_c};
+    tch_v3_basis(n, &axes.u1, &axes.u2);
+    const tch_vec3 w_A = tch_v3_cross(n, w_r);
+    const tch_real w[2] = {tch_v3_dot(w_A, axes.u1), tch_v3_dot(w_A, axes.u2)};
     overlap_sums sums = {0};
-    const tch_vec3 w = tch_v3_cross(n, w_r);
     for (int f = 0; f < P->face_count; ++f) {
         const int* loop = P->face_vertices + P->face_start[f];
         const int length = P->face_start[f + 1] - P->face_start[f];
+        seen_vertex v[3];
+        v[0] = see(&axes, P->vertices_A[loop[0]]);
+        v[2] = see(&axes, P->vertices_A[loop[1]]);
         for (int i = 1; i + 1 < length; ++i) {
-            const tch_contact_triangle t = tch_contact_triangle_make(
-                P->vertices_A[loop[0]], P->vertices_A[loop[i]], P->vertices_A[loop[i + 1]], n,
-                o_c);
-            add_triangle(&t, w, &sums);
+            v[1] = v[2];
+            v[2] = see(&axes, P->vertices_A[loop[i + 1]]);
+            add_triangle(v, w, &sums);
         }
     }
-    finish_overlap(&sums, n, params, v_r, w, out);
+    finish_overlap(&sums, &axes, params, v_r, w, out);
     return TCH_OK;
 }
