@@ -127,6 +127,94 @@ static void test_sphere_on_rigid_box_bit_identical(void) {
     fixture_rigid_box_free(&box);
 }
 
+/* Leaf pairs in the order a query reports them. */
+typedef struct pair_list {
+    int (*pairs)[2];
+    int count, capacity;
+} pair_list;
+
+static int record_pair(int a, int b, void* user) {
+    pair_list* list = user;
+    if (list->count < list->capacity) {
+        list->pairs[list->count][0] = a;
+        list->pairs[list->count][1] = b;
+    }
+    list->count++;
+    return 0;
+}
+
+/* The frontier's pairs descended in order report the whole query's pairs in the same order,
+ * for any target size (this is what makes the threaded surface match the one-thread one). */
+static void test_frontier_keeps_the_order(void) {
+    fixture_body a = {0}, b = {0};
+    ENSURE(fixture_sphere(&a, 0.5, 0.2, 1e6) == 0);
+    ENSURE(fixture_sphere(&b, 0.5, 0.25, 1e6) == 0);
+    tch_transform X_AB = {tch_q_axis_angle(tch_v3_normalize((tch_vec3){1, 2, 3}), 0.3),
+                          tch_v3_scale(tch_v3_normalize((tch_vec3){0.3, 0.2, 1}), 0.9)};
+    enum { CAP = 20000 };
+    pair_list whole = {malloc(CAP * sizeof(int[2])), 0, CAP};
+    pair_list split = {malloc(CAP * sizeof(int[2])), 0, CAP};
+    int (*frontier)[2] = malloc(1024 * sizeof *frontier);
+    int (*scratch)[2] = malloc(1024 * sizeof *scratch);
+    tch_bvh_query_pairs(a.body.bvh, b.body.bvh, X_AB, record_pair, &whole);
+    ENSURE(whole.count > 100 && whole.count <= CAP);
+    static const int targets[] = {1, 2, 7, 32, 500};
+    for (size_t k = 0; k < sizeof targets / sizeof targets[0]; ++k) {
+        int n = tch_bvh_query_frontier(a.body.bvh, b.body.bvh, X_AB, NULL, targets[k], 1024,
+                                       frontier, scratch);
+        ENSURE(n >= (targets[k] < 32 ? targets[k] : 32) && n <= 1024);
+        split.count = 0;
+        for (int i = 0; i < n; ++i) {
+            tch_bvh_query_pairs_from(a.body.bvh, b.body.bvh, X_AB, NULL, frontier[i][0],
+                                     frontier[i][1], record_pair, &split);
+        }
+        ENSURE(split.count == whole.count);
+        ENSURE(memcmp(split.pairs, whole.pairs, (size_t)whole.count * sizeof(int[2])) == 0);
+    }
+    free(whole.pairs), free(split.pairs), free(frontier), free(scratch);
+    fixture_body_free(&a);
+    fixture_body_free(&b);
+}
+
+/* Node ranges of ε prune node pairs but leave the surface's bits as they were, on one thread
+ * and on two; a layered body (ε = 1 on a core) gives them pairs to prune. */
+static void test_node_ranges_change_nothing_but_the_pairs(void) {
+    fixture_body a = {0}, b = {0};
+    ENSURE(tch_tetmesh_make_sphere_layer(0.5, 0.15, 0.1, &a.mesh, NULL) == TCH_OK);
+    ENSURE(fixture_finish_body(&a, 1e6) == 0);
+    ENSURE(fixture_sphere(&b, 0.5, 0.1, 2e6) == 0);
+    tch_real(*ranges_a)[2] = malloc((size_t)a.bvh.node_count * sizeof *ranges_a);
+    tch_real(*ranges_b)[2] = malloc((size_t)b.bvh.node_count * sizeof *ranges_b);
+    tch_pressure_node_ranges(&a.mesh, &a.bvh, ranges_a);
+    tch_pressure_node_ranges(&b.mesh, &b.bvh, ranges_b);
+    ENSURE(ranges_a[0][0] == 0 && ranges_a[0][1] == 1); /* the root spans the whole field */
+    tch_transform X_AB = {tch_q_axis_angle((tch_vec3){0, 1, 0}, 0.2), {0.1, 0, 0.75}};
+    tch_pressure_surface plain, ranged;
+    tch_pressure_surface_init(&plain);
+    tch_pressure_surface_init(&ranged);
+    ENSURE(tch_pressure_surface_compliant(&a.body, &b.body, X_AB, &plain, NULL) == TCH_OK);
+    ENSURE(plain.polygon_count > 0 && plain.pairs_culled > 0);
+    tch_workers* pool = NULL;
+    ENSURE(tch_workers_create(2, &pool, NULL) == TCH_OK);
+    for (int threads = 1; threads <= 2; ++threads) {
+        ranged.workers = threads > 1 ? pool : NULL;
+        ranged.parallel_min_work = 1;
+        ENSURE(tch_pressure_surface_compliant_ranged(&a.body, (const tch_real(*)[2])ranges_a,
+                                                     &b.body, (const tch_real(*)[2])ranges_b,
+                                                     X_AB, &ranged, NULL) == TCH_OK);
+        ENSURE(ranged.pairs_tested < plain.pairs_tested - plain.pairs_culled / 2);
+        ranged.pairs_tested = plain.pairs_tested; /* the counters differ by design */
+        ranged.pairs_culled = plain.pairs_culled;
+        ENSURE(same_surface(&ranged, &plain));
+    }
+    tch_pressure_surface_free(&plain);
+    tch_pressure_surface_free(&ranged);
+    tch_workers_destroy(pool);
+    free(ranges_a), free(ranges_b);
+    fixture_body_free(&a);
+    fixture_body_free(&b);
+}
+
 /* After one query to warm the buffers up, repeated queries on 2 threads allocate nothing. */
 static void test_no_allocation_after_warm_up(void) {
     fixture_body a = {0}, b = {0};
@@ -234,6 +322,8 @@ static void test_simulation_bit_identical(void) {
 int main(void) {
     RUN_TEST(test_sphere_sphere_bit_identical);
     RUN_TEST(test_sphere_on_rigid_box_bit_identical);
+    RUN_TEST(test_frontier_keeps_the_order);
+    RUN_TEST(test_node_ranges_change_nothing_but_the_pairs);
     RUN_TEST(test_no_allocation_after_warm_up);
     RUN_TEST(test_simulation_bit_identical);
     return TEST_RESULT();
