@@ -23,28 +23,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "allocation_count.h"
 #include "base/workers.h"
 #include "pressure_bench.h"
 
-static atomic_long allocations;
-void* __real_malloc(size_t size);
-void* __real_calloc(size_t n, size_t size);
-void* __real_realloc(void* p, size_t size);
-void* __wrap_malloc(size_t size);
-void* __wrap_calloc(size_t n, size_t size);
-void* __wrap_realloc(void* p, size_t size);
-void* __wrap_malloc(size_t size) {
-    atomic_fetch_add(&allocations, 1);
-    return __real_malloc(size);
-}
-void* __wrap_calloc(size_t n, size_t size) {
-    atomic_fetch_add(&allocations, 1);
-    return __real_calloc(n, size);
-}
-void* __wrap_realloc(void* p, size_t size) {
-    atomic_fetch_add(&allocations, 1);
-    return __real_realloc(p, size);
-}
 
 /* Bytes of the mesh arrays and the tet BVH. */
 static double memory_mib(const pb_body* b) {
@@ -94,7 +76,7 @@ static double thread_cpu_seconds(void) {
 #define ROUNDS 25
 static timing time_case(const query_case* c, tch_pressure_surface* s) {
     run_query(c, s); /* warm-up */
-    long before = atomic_load(&allocations);
+    long before = atomic_load(&pb_allocations);
     double best = 1e30, best_cpu = 1e30;
     int batch = c->repeats / 5 > 0 ? c->repeats / 5 : 1;
     for (int r = 0; r < ROUNDS; ++r) {
@@ -105,7 +87,7 @@ static timing time_case(const query_case* c, tch_pressure_surface* s) {
         best_cpu = cpu < best_cpu ? cpu : best_cpu;
     }
     return (timing){best, best_cpu,
-                    (double)(atomic_load(&allocations) - before) / (ROUNDS * batch)};
+                    (double)(atomic_load(&pb_allocations) - before) / (ROUNDS * batch)};
 }
 
 static int same_bits(const tch_pressure_surface* a, const tch_pressure_surface* b) {

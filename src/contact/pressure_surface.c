@@ -115,28 +115,6 @@ tch_status tch_rigid_surface_check(const tch_rigid_surface* surface, tch_error* 
     return TCH_OK;
 }
 
-void tch_pressure_node_ranges(const tch_tetmesh* mesh, const tch_bvh* bvh, tch_real (*out)[2]) {
-    /* depth-first order puts both children after their parent: fill from the back */
-    for (int i = bvh->node_count - 1; i >= 0; --i) {
-        const tch_bvh_node* node = &bvh->nodes[i];
-        if (node->right < 0) {
-            const int* corner = mesh->tets[node->primitive];
-            tch_real lo = mesh->epsilon[corner[0]], hi = lo;
-            for (int k = 1; k < 4; ++k) {
-                tch_real e = mesh->epsilon[corner[k]];
-                lo = e < lo ? e : lo;
-                hi = e > hi ? e : hi;
-            }
-            out[i][0] = lo;
-            out[i][1] = hi;
-        } else {
-            const tch_real* l = out[i + 1];
-            const tch_real* r = out[node->right];
-            out[i][0] = l[0] < r[0] ? l[0] : r[0];
-            out[i][1] = l[1] > r[1] ? l[1] : r[1];
-        }
-    }
-}
 
 void tch_pressure_triangle_boxes(const tch_vec3* vertices, const int (*triangles)[3], int count,
                                  tch_aabb* boxes) {
@@ -149,19 +127,39 @@ void tch_pressure_triangle_boxes(const tch_vec3* vertices, const int (*triangles
     }
 }
 
+/* The range of ε over tet t. */
+static void epsilon_range(const tch_tetmesh* mesh, int t, tch_real* lo, tch_real* hi) {
+    const int* corner = mesh->tets[t];
+    *lo = *hi = mesh->epsilon[corner[0]];
+    for (int i = 1; i < 4; ++i) {
+        tch_real x = mesh->epsilon[corner[i]];
+        *lo = x < *lo ? x : *lo; /* not fmin: a libm call in the hot loop */
+        *hi = x > *hi ? x : *hi;
+    }
+}
+
 /* The range of E ε over tet t. */
 static void pressure_range(const tch_pressure_body* body, int t, tch_real* p_min,
                            tch_real* p_max) {
-    const int* corner = body->mesh->tets[t];
-    const tch_real* e = body->mesh->epsilon;
-    tch_real lo = e[corner[0]], hi = lo;
-    for (int i = 1; i < 4; ++i) {
-        tch_real x = e[corner[i]];
-        lo = x < lo ? x : lo; /* not fmin: a libm call in the hot loop */
-        hi = x > hi ? x : hi;
-    }
+    tch_real lo, hi;
+    epsilon_range(body->mesh, t, &lo, &hi);
     *p_min = body->modulus * lo;
     *p_max = body->modulus * hi;
+}
+
+void tch_pressure_node_ranges(const tch_tetmesh* mesh, const tch_bvh* bvh, tch_real (*out)[2]) {
+    /* depth-first order puts both children after their parent: fill from the back */
+    for (int i = bvh->node_count - 1; i >= 0; --i) {
+        const tch_bvh_node* node = &bvh->nodes[i];
+        if (node->right < 0) {
+            epsilon_range(mesh, node->primitive, &out[i][0], &out[i][1]);
+        } else {
+            const tch_real* l = out[i + 1];
+            const tch_real* r = out[node->right];
+            out[i][0] = l[0] < r[0] ? l[0] : r[0];
+            out[i][1] = l[1] > r[1] ? l[1] : r[1];
+        }
+    }
 }
 
 /* A pose as a rotation matrix: cheaper than the quaternion for the many points of a query. */
