@@ -477,10 +477,16 @@ static int body_at(const implicit_system* s, int position) {
     return 0;
 }
 
+/* The system, when some pair is linearized (s->pair_count > 0). -1 when out of memory. */
 static int prepare(const tch_model* m, tch_data* d, implicit_system* s,
                    const tch_velocity_prediction* prediction) {
-    if (index_bodies(m, d, s) != 0 || linearize_pairs(m, d, s) != 0 || order_bodies(d, s) != 0 ||
-        build_skyline(d, s) != 0) {
+    if (index_bodies(m, d, s) != 0 || linearize_pairs(m, d, s) != 0) {
+        return -1;
+    }
+    if (s->pair_count == 0) {
+        return 0;
+    }
+    if (order_bodies(d, s) != 0 || build_skyline(d, s) != 0) {
         return -1;
     }
     s->kv = take(d, (size_t)s->n, sizeof(tch_real), "implicit h^2 v*");

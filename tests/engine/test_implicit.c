@@ -385,6 +385,37 @@ static void test_volume_stack_stands_at_large_step(void) {
     tch_model_destroy(m);
 }
 
+/* The state of a box thrown and spun above the floor after `steps` steps of `integrator`. */
+static void flight(tch_integrator integrator, int steps, double state[13]) {
+    scene_params p = {TCH_CONTACT_POINT, TCH_POINT_LAW_LINEAR, 1e6, 10, 0.5, 0.005, integrator};
+    tch_model* m = box_on_floor(&p, -5, tch_q_from_rotvec((tch_vec3){0.3, 0.2, 0.1}));
+    tch_data* d = make_data(m);
+    tch_data_set_body_state(m, d, 1, &d->body_X_WB[1], (tch_vec3){1, 0, 2}, (tch_vec3){3, -1, 5},
+                            NULL);
+    for (int i = 0; i < steps; ++i) {
+        tch_step(m, d, NULL);
+    }
+    for (int i = 0; i < 7; ++i) {
+        state[i] = d->qpos[i];
+    }
+    for (int i = 0; i < 6; ++i) {
+        state[7 + i] = d->qvel[i];
+    }
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* Without contacts the correction is zero: the step is semi-implicit Euler's, bit for bit. */
+static void test_without_contacts_the_step_is_semi_implicit_euler(void) {
+    double euler[13], implicit[13];
+    flight(TCH_INTEGRATOR_SEMI_IMPLICIT_EULER, 100, euler);
+    flight(TCH_INTEGRATOR_IMPLICIT, 100, implicit);
+    ENSURE(euler[2] > 1); /* still in the air */
+    for (int i = 0; i < 13; ++i) {
+        ENSURE(euler[i] == implicit[i]);
+    }
+}
+
 /* MJCF names it "implicit" (MuJoCo's name), and the writer keeps it. */
 static void test_mjcf_reads_and_writes_the_implicit_integrator(void) {
     tch_spec* spec = NULL;
@@ -420,6 +451,7 @@ int main(void) {
     RUN_TEST(test_hunt_crossley_linearization_matches_finite_differences);
     RUN_TEST(test_volume_linearization_matches_finite_differences);
     RUN_TEST(test_volume_stack_linearization_matches_finite_differences);
+    RUN_TEST(test_without_contacts_the_step_is_semi_implicit_euler);
     RUN_TEST(test_stiff_box_rests_at_closed_form_depth);
     RUN_TEST(test_spring_mass_amplitude_decays_as_implicit_euler);
     RUN_TEST(test_energy_never_grows_in_a_passive_stiff_scene);
