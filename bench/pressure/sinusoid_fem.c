@@ -36,6 +36,7 @@ static sfem_layer layer_at(int level, double poisson) {
 
 static void check(int status) {
     if (status) {
+        fprintf(stderr, "bench_pressure_sinusoid_fem: a linear solve failed\n");
         exit(1);
     }
 }

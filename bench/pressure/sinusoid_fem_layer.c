@@ -55,11 +55,12 @@ double sfem_neo_hookean_punch_force(const sfem_layer* layer, double depth) {
 
 /* First Piola stress P, tangent A = ∂P/∂F and energy density at F (2 × 2, plane strain):
  * neo-Hookean P = μ (F - F⁻ᵀ) + Λ ln J F⁻ᵀ, A_iJkL = μ δ_ik δ_JL + (μ - Λ ln J) F⁻¹_Jk F⁻¹_Li
- * + Λ F⁻¹_Ji F⁻¹_Lk; linear: A at F = I and P = A : (F - I). Returns -1 when J <= 0. */
+ * + Λ F⁻¹_Ji F⁻¹_Lk; linear: A at F = I and P = A : (F - I). Returns -1 when J <= 0 (finite
+ * strain only: the linear energy is defined for any F). */
 static int material(double f[2][2], lame m, bool finite, double p[2][2], double a[2][2][2][2],
                     double* energy) {
     double j = f[0][0] * f[1][1] - f[0][1] * f[1][0];
-    if (!(j > 0)) {
+    if (finite && !(j > 0)) {
         return -1;
     }
     double inv[2][2] = {{1, 0}, {0, 1}}, log_j = 0; /* inv[J][k] = F⁻¹ */
