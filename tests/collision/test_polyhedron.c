@@ -283,6 +283,102 @@ static void test_contact_plane_keeps_the_warm_started_direction(void) {
     tch_hull_free(&cube);
 }
 
+/* Index of the vertex of a hull at point v (-1 if none). */
+static int vertex_at(const tch_convex_hull* hull, tch_vec3 v) {
+    for (int i = 0; i < hull->vertex_count; ++i) {
+        if (tch_v3_dist(hull->vertices_G[i], v) < 1e-12) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void test_warm_simplex_of_a_face_contact_gives_the_face_normal(void) {
+    /* Two unit cubes face to face, B offset sideways by 1e-12 m; the last step's simplex is
+     * the pair of corners above each other. The corner-to-corner vector is off the face
+     * normal by 1e-12 / gap, and passes the distance test of GJK (|v|^2 does not see a
+     * sideways error of 1e-12 against a gap of 0.1): the search must still go on to the
+     * face and return the normal exactly, else the tilt feeds a stack's buckling. */
+    tch_convex_hull cube = fixture_box(tch_v3(0.5, 0.5, 0.5), tch_v3_zero());
+    const double depth = 0.02, offset = 1e-12;
+    const tch_transform X_AB = pose(tch_q_identity(), tch_v3(offset, offset, 1 - depth));
+    tch_contact_plane_warm warm = {1, {vertex_at(&cube, tch_v3(0.5, 0.5, 0.5))},
+                                   {vertex_at(&cube, tch_v3(0.5, 0.5, -0.5))}};
+    ENSURE(warm.a[0] >= 0 && warm.b[0] >= 0);
+    tch_contact_plane plane;
+    ENSURE(tch_contact_plane_search(&cube, &cube, X_AB, tch_v3(0, 0, 1), depth,
+                                    tch_polyhedron_pair_size(&cube, &cube), &warm,
+                                    &plane) == 0);
+    /* the stale corner pair gives offset / gap = 5e-11; round-off of the unit-size points over
+     * the 0.02 m gap is about 1e-14 */
+    ENSURE(fabs(plane.n_A.x) < 1e-13 && fabs(plane.n_A.y) < 1e-13);
+    ENSURE_NEAR(plane.depth, depth, 1e-14);
+    tch_hull_free(&cube);
+}
+
+static void test_warm_started_search_matches_the_cold_one(void) {
+    /* random tilted boxes sinking into each other, stepped along a path: the search from the
+     * previous simplex gives the cold search's plane to round-off */
+    unsigned long long rng = 5;
+    tch_convex_hull a = fixture_box(tch_v3(0.6, 0.4, 0.3), tch_v3_zero());
+    tch_convex_hull b = fixture_box(tch_v3(0.3, 0.5, 0.2), tch_v3(0.01, -0.02, 0.03));
+    const double size = tch_polyhedron_pair_size(&a, &b);
+    int warm_steps = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        const tch_quat q0 = fixture_rotation(&rng);
+        const tch_vec3 axis = fixture_unit_vector(&rng);
+        tch_contact_plane_warm warm = {0, {0}, {0}};
+        tch_vec3 n_prev = tch_v3(0, 0, 1);
+        double d_prev = NAN;
+        for (int step = 0; step < 10; ++step) {
+            const tch_quat q = tch_q_mul(tch_q_axis_angle(axis, 0.002 * step), q0);
+            const tch_transform X_AB = pose(q, tch_v3(0.05, -0.03, 0.75 - 0.005 * step));
+            tch_contact_plane cold, hot;
+            ENSURE(tch_contact_plane_search(&a, &b, X_AB, n_prev, d_prev, size, NULL, &cold) ==
+                   0);
+            warm_steps += warm.count > 0;
+            ENSURE(tch_contact_plane_search(&a, &b, X_AB, n_prev, d_prev, size, &warm, &hot) ==
+                   0);
+            ENSURE(tch_v3_dist(cold.n_A, hot.n_A) < 1e-12);
+            ENSURE_NEAR(cold.depth, hot.depth, 1e-12);
+            ENSURE_NEAR(tch_v3_dot(cold.o_A, cold.n_A), tch_v3_dot(hot.o_A, cold.n_A), 1e-12);
+            n_prev = hot.n_A;
+            d_prev = hot.depth;
+        }
+    }
+    ENSURE(warm_steps > 300);
+    tch_hull_free(&a);
+    tch_hull_free(&b);
+}
+
+static void test_unchecked_clip_matches_intersect(void) {
+    unsigned long long rng = 23;
+    tch_polyhedron checked, fast;
+    tch_polyhedron_init(&checked);
+    tch_polyhedron_init(&fast);
+    for (int trial = 0; trial < 50; ++trial) {
+        tch_convex_hull a = fixture_random_hull(&rng, 8 + trial, 1.0);
+        tch_convex_hull b = fixture_random_hull(&rng, 30 - trial / 2, 0.7);
+        /* the unchecked call takes a unit quaternion, which intersect makes (again: the two
+         * may differ by an ulp) */
+        const tch_transform X_AB = pose(tch_q_normalize(fixture_rotation(&rng)),
+                                        tch_v3_scale(fixture_unit_vector(&rng), 1.2));
+        ENSURE(tch_polyhedron_intersect(&a, &b, X_AB, TCH_POLYHEDRON_CLIP, &checked, NULL) ==
+               TCH_OK);
+        ENSURE(tch_polyhedron_clip(&a, &b, X_AB, tch_polyhedron_pair_size(&a, &b), &fast,
+                                   NULL) == TCH_OK);
+        ENSURE(checked.vertex_count == fast.vertex_count);
+        ENSURE(checked.face_count == fast.face_count);
+        for (int i = 0; i < fast.vertex_count; ++i) {
+            ENSURE(tch_v3_dist(checked.vertices_A[i], fast.vertices_A[i]) < 1e-14);
+        }
+        tch_hull_free(&a);
+        tch_hull_free(&b);
+    }
+    tch_polyhedron_free(&checked);
+    tch_polyhedron_free(&fast);
+}
+
 static void test_closest_points_of_separated_boxes(void) {
     tch_convex_hull a = fixture_box(tch_v3(1, 1, 1), tch_v3_zero());
     const tch_transform X_AB = pose(tch_q_axis_angle(tch_v3(0, 0, 1), TCH_PI / 4),
@@ -400,6 +496,9 @@ int main(void) {
     RUN_TEST(test_dual_with_given_interior_point);
     RUN_TEST(test_contact_plane_of_boxes_overlapping_along_an_axis);
     RUN_TEST(test_contact_plane_keeps_the_warm_started_direction);
+    RUN_TEST(test_warm_simplex_of_a_face_contact_gives_the_face_normal);
+    RUN_TEST(test_warm_started_search_matches_the_cold_one);
+    RUN_TEST(test_unchecked_clip_matches_intersect);
     RUN_TEST(test_closest_points_of_separated_boxes);
     RUN_TEST(test_approximations_of_curved_shapes);
     RUN_TEST(test_bad_input_gives_clear_errors);
