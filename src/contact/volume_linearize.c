@@ -20,17 +20,75 @@
 #include "contact/volume_integrals.h"
 #include "math/vec.h"
 
+enum { MAX_OUTLINE = 256 };
+
+/* A point of the contact plane in its axes (u1, u2) about o. */
+typedef struct plane_point {
+    tch_real x, y;
+} plane_point;
+
+/* (b - a) x (c - a), the plane's 2-D cross product. */
+static tch_real turn(plane_point a, plane_point b, plane_point c) {
+    return (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
+}
+
+/* Appends p to the chain hull[*count] after dropping the points it makes turn clockwise or go
+ * straight (Andrew's monotone chain, one half); `floor` is where this half began. */
+static void push_hull(plane_point* hull, int* count, int floor, plane_point p) {
+    while (*count >= floor + 2 && turn(hull[*count - 2], hull[*count - 1], p) <= 0) {
+        --*count;
+    }
+    hull[(*count)++] = p;
+}
+
+/* The convex hull (counter-clockwise, no repeated or collinear points) of the outline's
+ * vertices in the plane's axes, whatever their order or repetitions: the model's outline walk
+ * may repeat vertices, and the moments below need a simple polygon. Returns its size. */
+static int outline_hull(const tch_vec3* vertices, int count, tch_vec3 o, tch_vec3 u1,
+                        tch_vec3 u2, plane_point hull[2 * MAX_OUTLINE]) {
+    plane_point sorted[MAX_OUTLINE];
+    int n = count < MAX_OUTLINE ? count : MAX_OUTLINE;
+    for (int i = 0; i < n; ++i) { /* insertion sort by (x, y) */
+        tch_vec3 r = tch_v3_sub(vertices[i], o);
+        plane_point p = {tch_v3_dot(r, u1), tch_v3_dot(r, u2)};
+        int j = i;
+        for (; j > 0 && (sorted[j - 1].x > p.x || (sorted[j - 1].x == p.x && sorted[j - 1].y > p.y));
+             --j) {
+            sorted[j] = sorted[j - 1];
+        }
+        sorted[j] = p;
+    }
+    int size = 0;
+    for (int i = 0; i < n; ++i) {
+        push_hull(hull, &size, 0, sorted[i]);
+    }
+    int lower = size;
+    for (int i = n - 2; i >= 0; --i) {
+        push_hull(hull, &size, lower - 1, sorted[i]);
+    }
+    return size > 1 ? size - 1 : size; /* the last point repeats the first */
+}
+
 /* Area S_c, first moment s and second moment P2 = ∫ p p^T dS of C about o (fan triangles of
- * its outline; the signs of the outline's winding cancel). */
+ * the hull of its outline). */
 static tch_real area_moments(const tch_data* data, const tch_contact_polygon* polygon,
                              tch_vec3 o, tch_vec3 n, tch_vec3* s, tch_mat3* P2) {
     static const tch_real ones[3] = {1, 1, 1};
-    const tch_vec3* v = data->polygon_vertices_W + polygon->vertex_start;
+    tch_vec3 u1, u2;
+    tch_v3_basis(n, &u1, &u2);
+    plane_point hull[2 * MAX_OUTLINE];
+    int count = outline_hull(data->polygon_vertices_W + polygon->vertex_start,
+                             polygon->vertex_count, o, u1, u2, hull);
+    tch_vec3 v[3] = {tch_v3_zero(), tch_v3_zero(), tch_v3_zero()};
     tch_real area = 0;
     *s = tch_v3_zero();
     tch_vec3 columns[3] = {tch_v3_zero(), tch_v3_zero(), tch_v3_zero()};
-    for (int i = 1; i + 1 < polygon->vertex_count; ++i) {
-        tch_contact_triangle t = tch_contact_triangle_make(v[0], v[i], v[i + 1], n, o);
+    for (int i = 1; i + 1 < count; ++i) {
+        const plane_point* q[3] = {&hull[0], &hull[i], &hull[i + 1]};
+        for (int k = 0; k < 3; ++k) {
+            v[k] = tch_v3_add(tch_v3_scale(u1, q[k]->x), tch_v3_scale(u2, q[k]->y));
+        }
+        tch_contact_triangle t = tch_contact_triangle_make(v[0], v[1], v[2], n, tch_v3_zero());
         area += t.area;
         *s = tch_v3_add(*s, tch_triangle_integral_linear_p(&t, ones));
         for (int k = 0; k < 3; ++k) {
@@ -39,7 +97,7 @@ static tch_real area_moments(const tch_data* data, const tch_contact_polygon* po
             columns[k] = tch_v3_add(columns[k], tch_triangle_integral_pp(&t, e));
         }
     }
-    tch_real sign = area < 0 ? -1 : 1;
+    tch_real sign = area < 0 ? -1 : 1; /* the hull turns counter-clockwise about u1 x u2 */
     *s = tch_v3_scale(*s, sign);
     for (int k = 0; k < 3; ++k) {
         for (int r = 0; r < 3; ++r) {
