@@ -18,7 +18,7 @@ typedef struct linear_pair {
 } linear_pair;
 
 /* The system over the free bodies (nodes), unknowns ordered by the nodes' positions. */
-typedef struct implicit_system {
+struct tch_implicit_system {
     tch_real h;
     int node_count, pair_count;
     int* node_of_body;    /* [model body_count] node of a free root, else -1 */
@@ -32,7 +32,9 @@ typedef struct implicit_system {
     size_t* row_offset;   /* [node_count] where each block row begins in `blocks` */
     tch_real* blocks;     /* the lower triangle's 6x6 blocks (row-major), block row by row */
     tch_real* rhs;        /* [n] */
-} implicit_system;
+};
+
+typedef struct tch_implicit_system implicit_system;
 
 /* Arena array of count elements of `size` bytes; NULL when out of memory (count 0: a valid
  * empty block). */
@@ -278,18 +280,6 @@ static tch_real* block(const implicit_system* s, int row, int col) {
     return &s->blocks[s->row_offset[row] + (size_t)(36 * (col - s->first[row]))];
 }
 
-/* The centre-of-mass velocities v* of body b: the prediction's, or those of qvel. */
-static void corrected_velocities(const tch_model* m, const tch_data* d,
-                                 const tch_velocity_prediction* prediction, int b, tch_vec3* v,
-                                 tch_vec3* w) {
-    if (prediction) {
-        *v = prediction->v_WCm[b];
-        *w = prediction->w_W[b];
-    } else {
-        tch_free_body_com_velocity(m, d->qpos, d->qvel, b, v, w);
-    }
-}
-
 static void write_twist(tch_real* x, tch_vec3 v, tch_vec3 w) {
     for (int i = 0; i < 3; ++i) {
         x[i] = tch_v3_get(v, i);
@@ -297,10 +287,8 @@ static void write_twist(tch_real* x, tch_vec3 v, tch_vec3 w) {
     }
 }
 
-/* The mass blocks diag(m 1, I_W) and each body's centre-of-mass velocities as the right-hand
- * side uses them: h^2 v* and h (v* - v0), v0 the velocities stage's at the step's start. */
-static void assemble_bodies(const tch_model* m, const tch_data* d, implicit_system* s,
-                            const tch_velocity_prediction* prediction) {
+/* The mass blocks diag(m 1, I_W). */
+static void assemble_bodies(const tch_model* m, const tch_data* d, implicit_system* s) {
     for (int node = 0; node < s->node_count; ++node) {
         int b = s->body_of_node[node];
         tch_real* M = block(s, s->position[node], s->position[node]);
@@ -311,31 +299,44 @@ static void assemble_bodies(const tch_model* m, const tch_data* d, implicit_syst
                 M[6 * (3 + i) + 3 + j] += I_W.m[i][j];
             }
         }
-        tch_vec3 v, w;
-        tch_real h = s->h;
-        corrected_velocities(m, d, prediction, b, &v, &w);
-        write_twist(s->kv + 6 * node, tch_v3_scale(v, h * h), tch_v3_scale(w, h * h));
-        write_twist(s->dv + 6 * node, tch_v3_scale(tch_v3_sub(v, d->body_v_WCm[b]), h),
-                    tch_v3_scale(tch_v3_sub(w, d->body_w_W[b]), h));
     }
 }
 
-/* One pair's blocks of -(h D + h^2 K) (those of the lower triangle, diagonal blocks whole)
- * and of the right-hand side h^2 K v* + h D (v* - v0). */
+/* One pair's blocks of -(h D + h^2 K) (those of the lower triangle, diagonal blocks whole). */
 static void assemble_pair(implicit_system* s, const linear_pair* p) {
     tch_real h = s->h;
+    for (int a = 0; a < 2; ++a) {
+        for (int b = 0; b < 2 && p->node[a] >= 0; ++b) {
+            if (p->node[b] < 0) {
+                continue;
+            }
+            int row = s->position[p->node[a]], col = s->position[p->node[b]];
+            if (col > row) {
+                continue; /* its transpose is the (b, a) block */
+            }
+            tch_real* A = block(s, row, col);
+            for (int i = 0; i < 6; ++i) {
+                for (int j = 0; j < 6; ++j) {
+                    A[6 * i + j] -= h * p->lin.D[6 * a + i][6 * b + j] +
+                                    h * h * p->lin.K[6 * a + i][6 * b + j];
+                }
+            }
+        }
+    }
+}
+
+/* One pair's part of the right-hand side h^2 K v* + h D (v* - v0), from s->kv = h^2 v* and
+ * s->dv = h (v* - v0) by node. */
+static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
     for (int a = 0; a < 2; ++a) {
         if (p->node[a] < 0) {
             continue;
         }
-        int row = s->position[p->node[a]];
-        tch_real* rhs = s->rhs + 6 * row;
+        tch_real* rhs = s->rhs + 6 * s->position[p->node[a]];
         for (int b = 0; b < 2; ++b) {
             if (p->node[b] < 0) {
                 continue;
             }
-            int col = s->position[p->node[b]];
-            tch_real* A = col <= row ? block(s, row, col) : NULL;
             const tch_real* kv = s->kv + 6 * p->node[b];
             const tch_real* dv = s->dv + 6 * p->node[b];
             for (int i = 0; i < 6; ++i) {
@@ -346,9 +347,6 @@ static void assemble_pair(implicit_system* s, const linear_pair* p) {
                     sum += K[j] * kv[j] + D[j] * dv[j];
                 }
                 rhs[i] += sum;
-                for (int j = 0; A && j < 6; ++j) {
-                    A[6 * i + j] -= h * D[j] + h * h * K[j];
-                }
             }
         }
     }
@@ -442,31 +440,6 @@ static void block_solve(implicit_system* s) {
     }
 }
 
-/* Adds the correction (dv_WCm, dw_W) of every body to the prediction, or to qvel in its
- * free-joint coordinates: the origin's velocity changes by dv - dw x r (r = R p_BCm) and w_B
- * by R^T dw. */
-static void apply_correction(const tch_model* m, tch_data* d, const implicit_system* s,
-                             tch_velocity_prediction* prediction) {
-    for (int node = 0; node < s->node_count; ++node) {
-        int b = s->body_of_node[node];
-        const tch_real* x = s->rhs + 6 * s->position[node];
-        tch_vec3 dv = {x[0], x[1], x[2]}, dw = {x[3], x[4], x[5]};
-        if (prediction) {
-            prediction->v_WCm[b] = tch_v3_add(prediction->v_WCm[b], dv);
-            prediction->w_W[b] = tch_v3_add(prediction->w_W[b], dw);
-            continue;
-        }
-        tch_quat q = tch_free_body_pose(m, d->qpos, b).q;
-        tch_vec3 r = tch_q_rotate(q, m->body_total_p_BCm[b]);
-        tch_vec3 dv_o = tch_v3_sub(dv, tch_v3_cross(dw, r)), dw_B = tch_q_inv_rotate(q, dw);
-        tch_real* v = d->qvel + m->body_qvel_adr[b];
-        for (int i = 0; i < 3; ++i) {
-            v[i] += tch_v3_get(dv_o, i);
-            v[3 + i] += tch_v3_get(dw_B, i);
-        }
-    }
-}
-
 /* The body placed at `position` in the elimination order. */
 static int body_at(const implicit_system* s, int position) {
     for (int node = 0; node < s->node_count; ++node) {
@@ -478,60 +451,130 @@ static int body_at(const implicit_system* s, int position) {
 }
 
 /* The system, when some pair is linearized (s->pair_count > 0). -1 when out of memory. */
-static int prepare(const tch_model* m, tch_data* d, implicit_system* s,
-                   const tch_velocity_prediction* prediction) {
+static int prepare(const tch_model* m, tch_data* d, implicit_system* s) {
     if (index_bodies(m, d, s) != 0 || linearize_pairs(m, d, s) != 0) {
         return -1;
     }
     if (s->pair_count == 0) {
         return 0;
     }
-    if (order_bodies(d, s) != 0 || build_skyline(d, s) != 0) {
-        return -1;
-    }
     s->kv = take(d, (size_t)s->n, sizeof(tch_real), "implicit h^2 v*");
     s->dv = take(d, (size_t)s->n, sizeof(tch_real), "implicit h (v* - v0)");
-    if (!s->kv || !s->dv) {
+    if (!s->kv || !s->dv || order_bodies(d, s) != 0 || build_skyline(d, s) != 0) {
         return -1;
     }
-    assemble_bodies(m, d, s, prediction);
+    assemble_bodies(m, d, s);
     for (int p = 0; p < s->pair_count; ++p) {
         assemble_pair(s, &s->pairs[p]);
     }
     return 0;
 }
 
-/* The correction of v* (the prediction's, or qvel's when prediction is NULL). */
-static tch_status correct(const tch_model* m, tch_data* d, tch_velocity_prediction* prediction,
-                          tch_error* err) {
-    size_t mark = tch_arena_mark(&d->internal->arena);
-    implicit_system s = {.h = m->timestep};
-    tch_status status = TCH_OK;
-    if (prepare(m, d, &s, prediction) != 0) {
-        status = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
-                          "out of memory for the implicit integrator's system");
-    } else if (s.pair_count > 0) {
-        int failed = block_cholesky(&s);
-        if (failed) {
-            status = tch_fail(err, TCH_ERR_DIVERGED, NULL, 0,
-                              "implicit integrator at t = %.6g s: the system M - h D - h^2 K is "
-                              "not positive definite at body '%s' (expected passive contact "
-                              "springs and dampers; reduce the time step)",
-                              d->time, m->body_name[body_at(&s, failed - 1)]);
-        } else {
-            block_solve(&s);
-            apply_correction(m, d, &s, prediction);
+tch_status tch_implicit_prepare(const tch_model* m, tch_data* d, tch_implicit_system** out,
+                                tch_error* err) {
+    implicit_system* s = take(d, 1, sizeof *s, "implicit system");
+    *out = s;
+    if (!s) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
+                        "out of memory for the implicit integrator's system");
+    }
+    *s = (implicit_system){.h = m->timestep};
+    if (prepare(m, d, s) != 0) {
+        s->pair_count = 0;
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
+                        "out of memory for the implicit integrator's system");
+    }
+    int failed = s->pair_count > 0 ? block_cholesky(s) : 0;
+    if (failed) {
+        s->pair_count = 0;
+        return tch_fail(err, TCH_ERR_DIVERGED, NULL, 0,
+                        "implicit integrator at t = %.6g s: the system M - h D - h^2 K is not "
+                        "positive definite at body '%s' (expected passive contact springs and "
+                        "dampers; reduce the time step)",
+                        d->time, m->body_name[body_at(s, failed - 1)]);
+    }
+    return TCH_OK;
+}
+
+/* Solves for the correction x of the velocities v* (centre-of-mass coordinates, by node, in
+ * s->kv as given) into s->rhs: kv becomes h^2 v* and dv h (v* - v0). */
+static void solve_correction(const tch_data* d, implicit_system* s) {
+    tch_real h = s->h;
+    for (int node = 0; node < s->node_count; ++node) {
+        int b = s->body_of_node[node];
+        tch_real* v = s->kv + 6 * node;
+        tch_vec3 v0[2] = {d->body_v_WCm[b], d->body_w_W[b]};
+        for (int i = 0; i < 6; ++i) {
+            s->dv[6 * node + i] = h * (v[i] - tch_v3_get(v0[i / 3], i % 3));
+            v[i] *= h * h;
         }
     }
-    tch_arena_release(&d->internal->arena, mark);
-    return status;
+    memset(s->rhs, 0, (size_t)s->n * sizeof(tch_real));
+    for (int p = 0; p < s->pair_count; ++p) {
+        pair_right_hand_side(s, &s->pairs[p]);
+    }
+    block_solve(s);
 }
 
-tch_status tch_implicit_correct_velocities(const tch_model* m, tch_data* d, tch_error* err) {
-    return correct(m, d, NULL, err);
+/* Body b's correction (dv_WCm, dw_W). */
+static void correction(const implicit_system* s, int node, tch_vec3* dv, tch_vec3* dw) {
+    const tch_real* x = s->rhs + 6 * s->position[node];
+    *dv = (tch_vec3){x[0], x[1], x[2]};
+    *dw = (tch_vec3){x[3], x[4], x[5]};
 }
 
-tch_status tch_implicit_correct_prediction(const tch_model* m, tch_data* d,
-                                           tch_velocity_prediction* prediction, tch_error* err) {
-    return correct(m, d, prediction, err);
+void tch_implicit_correct_prediction(tch_implicit_system* s, const tch_data* d,
+                                     tch_velocity_prediction* prediction) {
+    if (s->pair_count == 0) {
+        return;
+    }
+    for (int node = 0; node < s->node_count; ++node) {
+        int b = s->body_of_node[node];
+        write_twist(s->kv + 6 * node, prediction->v_WCm[b], prediction->w_W[b]);
+    }
+    solve_correction(d, s);
+    for (int node = 0; node < s->node_count; ++node) {
+        int b = s->body_of_node[node];
+        tch_vec3 dv, dw;
+        correction(s, node, &dv, &dw);
+        prediction->v_WCm[b] = tch_v3_add(prediction->v_WCm[b], dv);
+        prediction->w_W[b] = tch_v3_add(prediction->w_W[b], dw);
+    }
+}
+
+/* The velocities v* = v + h qacc in centre-of-mass coordinates into s->kv (the map from qvel
+ * is linear for the current pose, so qacc maps the same way). */
+static void step_velocities(const tch_model* m, const tch_data* d, implicit_system* s) {
+    for (int node = 0; node < s->node_count; ++node) {
+        int b = s->body_of_node[node];
+        tch_vec3 v, w, a, alpha;
+        tch_free_body_com_velocity(m, d->qpos, d->qvel, b, &v, &w);
+        tch_free_body_com_velocity(m, d->qpos, d->qacc, b, &a, &alpha);
+        write_twist(s->kv + 6 * node, tch_v3_madd(v, s->h, a), tch_v3_madd(w, s->h, alpha));
+    }
+}
+
+void tch_implicit_correct_accelerations(tch_implicit_system* s, const tch_model* m,
+                                        tch_data* d) {
+    if (s->pair_count == 0) {
+        return;
+    }
+    step_velocities(m, d, s);
+    solve_correction(d, s);
+    /* qacc += x / h in the free-joint coordinates: the origin's part dv - dw x r (r = R p_BCm),
+     * the body-axes part R^T dw */
+    for (int node = 0; node < s->node_count; ++node) {
+        int b = s->body_of_node[node];
+        tch_vec3 dv, dw;
+        correction(s, node, &dv, &dw);
+        tch_quat q = tch_free_body_pose(m, d->qpos, b).q;
+        tch_vec3 r = tch_q_rotate(q, m->body_total_p_BCm[b]);
+        tch_vec3 a_o = tch_v3_scale(tch_v3_sub(dv, tch_v3_cross(dw, r)), 1 / s->h);
+        tch_vec3 alpha_B = tch_v3_scale(tch_q_inv_rotate(q, dw), 1 / s->h);
+        tch_real* qacc = d->qacc + m->body_qvel_adr[b];
+        for (int i = 0; i < 3; ++i) {
+            qacc[i] += tch_v3_get(a_o, i);
+            qacc[3 + i] += tch_v3_get(alpha_B, i);
+        }
+    }
 }

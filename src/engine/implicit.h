@@ -17,26 +17,37 @@
  * any antisymmetric part out is a W-method (any Jacobian approximation keeps the method
  * first-order consistent; the stiff modes are the springs'), and keeps the matrix symmetric
  * positive definite for the passive springs and dampers of penalty contact. It is factored by
- * a variable-band (skyline) Cholesky after a reverse Cuthill-McKee ordering of the bodies, all
- * in the step's arena.
+ * a block variable-band Cholesky after a reverse Cuthill-McKee ordering of the bodies, all in
+ * the step's arena.
  *
- * Friction stays semi-implicit as with the other integrators (contact/contact.h), but the
- * velocities it sees are predicted by this same correction applied to the normal forces alone.
-  */
+ * Once per evaluation of the pipeline (engine/step.c): the forces stage applies the normal
+ * forces, builds and factors the system, corrects friction's velocity prediction with it (so
+ * that friction, semi-implicit as with the other integrators, opposes the slip of the implicit
+ * step), applies friction; after the accelerations, the same factorization corrects them to
+ * qacc = dv / h, and the integration is semi-implicit Euler's update.
+ */
 #pragma once
 
 #include "contact/contact.h"
 #include "touche/data.h"
 
-/* Adds the implicit correction x to data->qvel, which holds v* on entry, with the forces
- * stage's results at the step's start in data (and its velocities in body_v_WCm, body_w_W).
- * Pairs whose model has no `linearize` op stay explicit. TCH_ERR_OUT_OF_MEMORY, or
- * TCH_ERR_DIVERGED when the system is not positive definite. */
-tch_status tch_implicit_correct_velocities(const tch_model* model, tch_data* data,
-                                           tch_error* err);
+typedef struct tch_implicit_system tch_implicit_system;
 
-/* The same correction of a velocity prediction (v* = its velocities), after the normal forces:
- * friction then opposes the slip of the implicit step rather than that of an explicit one,
- * which stiff springs make meaningless (tch_stage_forces). */
-tch_status tch_implicit_correct_prediction(const tch_model* model, tch_data* data,
-                                           tch_velocity_prediction* prediction, tch_error* err);
+/* Linearizes the pairs at the current state (after their normal forces), assembles
+ * M - h D - h^2 K and factors it, in data's arena (released by the caller's mark). *system is
+ * set even on failure (then correcting nothing). Pairs whose model has no `linearize` op stay
+ * explicit. TCH_ERR_OUT_OF_MEMORY, or TCH_ERR_DIVERGED when the matrix is not positive
+ * definite. */
+tch_status tch_implicit_prepare(const tch_model* model, tch_data* data,
+                                tch_implicit_system** system, tch_error* err);
+
+/* Corrects a velocity prediction (v* = its velocities, after the normal forces) by the
+ * system: friction then opposes the slip of the implicit step rather than that of an explicit
+ * one, which stiff springs make meaningless (tch_stage_forces). */
+void tch_implicit_correct_prediction(tch_implicit_system* system, const tch_data* data,
+                                     tch_velocity_prediction* prediction);
+
+/* Adds x / h to data->qacc, so that semi-implicit Euler's update v += h qacc; q += h v is the
+ * implicit step (v* = v + h qacc on entry: all forces, friction included). */
+void tch_implicit_correct_accelerations(tch_implicit_system* system, const tch_model* model,
+                                        tch_data* data);

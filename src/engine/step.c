@@ -238,7 +238,10 @@ static tch_pair_context pair_context(tch_data* d, const tch_contact_ops* ops, in
                               d->internal->model_scratch[pair->model]};
 }
 
-tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
+/* The forces stage; with the implicit integrator, *implicit receives the factored system
+ * (in the arena: the caller releases it) that corrected friction's prediction. */
+static tch_status forces(const tch_model* m, tch_data* d, tch_implicit_system** implicit,
+                         tch_error* err) {
     for (int b = 0; b < m->body_count; ++b) {
         tch_real mass = m->body_free[b] ? m->body_total_mass[b] : 0;
         d->body_force_W[b] = tch_v3_madd(d->body_force_applied_W[b], mass, m->gravity);
@@ -254,10 +257,11 @@ tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
     tch_velocity_prediction* prediction = &d->internal->prediction;
     tch_contact_predict_velocities(m, d, m->timestep, prediction);
     if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
-        tch_status s = tch_implicit_correct_prediction(m, d, prediction, err);
+        tch_status s = tch_implicit_prepare(m, d, implicit, err);
         if (s != TCH_OK) {
             return s;
         }
+        tch_implicit_correct_prediction(*implicit, d, prediction);
     }
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_contact_ops* ops = tch_contact_model_ops(d->pair_results[i].model);
@@ -269,6 +273,14 @@ tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
     return TCH_OK;
 }
 
+tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
+    size_t mark = tch_arena_mark(&d->internal->arena);
+    tch_implicit_system* implicit = NULL;
+    tch_status s = forces(m, d, &implicit, err);
+    tch_arena_release(&d->internal->arena, mark);
+    return s;
+}
+
 static void compute_accelerations(const tch_model* m, tch_data* d) {
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
@@ -278,17 +290,24 @@ static void compute_accelerations(const tch_model* m, tch_data* d) {
     }
 }
 
-/* The whole pipeline at the current state, ending with qacc. */
+/* The whole pipeline at the current state, ending with qacc (with the implicit integrator,
+ * the implicit step's dv / h). */
 static tch_status evaluate(const tch_model* m, tch_data* d, tch_error* err) {
     tch_stage_kinematics(m, d);
     tch_stage_velocities(m, d);
     tch_status s = tch_stage_collision(m, d, err);
+    size_t mark = tch_arena_mark(&d->internal->arena);
+    tch_implicit_system* implicit = NULL;
     if (s == TCH_OK) {
-        s = tch_stage_forces(m, d, err);
+        s = forces(m, d, &implicit, err);
     }
     if (s == TCH_OK) {
         compute_accelerations(m, d);
+        if (implicit) {
+            tch_implicit_correct_accelerations(implicit, m, d);
+        }
     }
+    tch_arena_release(&d->internal->arena, mark);
     return s;
 }
 
@@ -472,15 +491,12 @@ static tch_status refuse_constraint_pairs(const tch_model* m, const tch_data* d,
     return TCH_OK;
 }
 
-/* Linearly implicit Euler (engine/implicit.h): semi-implicit Euler's velocities v*, corrected
- * by the contacts' linearization, then the same position update. */
+/* Linearly implicit Euler (engine/implicit.h): qacc already holds the implicit step's dv / h,
+ * so the update is semi-implicit Euler's, without the constraint stage. */
 static tch_status linearly_implicit_euler(const tch_model* m, tch_data* d, tch_error* err) {
     tch_status s = refuse_constraint_pairs(m, d, err);
     for (int i = 0; i < m->nv && s == TCH_OK; ++i) {
         d->qvel[i] += m->timestep * d->qacc[i];
-    }
-    if (s == TCH_OK) {
-        s = tch_implicit_correct_velocities(m, d, err);
     }
     for (int b = 1; b < m->body_count && s == TCH_OK; ++b) {
         if (m->body_free[b]) {
