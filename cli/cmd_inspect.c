@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "constraint_output.h"
 
 static const char* geom_type_label(int type) {
     return tch_geom_type_name((tch_geom_type)type);
@@ -94,6 +95,7 @@ int cli_cmd_query(const cli_options* options) {
         cli_json_string(stdout, o->scene);
         printf(",\"time\":%.17g,\"pairs\":", t);
         cli_json_pairs(stdout, m, d);
+        cli_json_constraint(stdout, d);
         printf("}\n");
     }
     cli_close_session(&session);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "constraint_output.h"
 
 /* Default time between written states, s (100 Hz): --every N overrides. */
 static const double OUTPUT_PERIOD = 0.01;
@@ -81,11 +82,30 @@ static void write_trajectory_rows(FILE* f, const tch_model* m, const tch_data* d
     }
 }
 
+/* Names of the constraint paths (tch_constraint_path) in the outputs. */
+static const char* const PATH_NAMES[TCH_CONSTRAINT_PATH_COUNT] = {"lemke", "pgs", "normal_lemke",
+                                                                  "normal_pgs"};
+
+void cli_json_constraint(FILE* f, const tch_data* d) {
+    if (d->constraint_island_count == 0) {
+        return;
+    }
+    fprintf(f, ",\"constraint\":{\"islands\":%d,\"iterations\":%d,\"residual\":%.17g,"
+               "\"failed\":%d,\"paths\":{",
+            d->constraint_island_count, d->constraint_iterations, d->constraint_residual,
+            d->constraint_failed_islands);
+    for (int k = 0; k < TCH_CONSTRAINT_PATH_COUNT; ++k) {
+        fprintf(f, "%s\"%s\":%d", k ? "," : "", PATH_NAMES[k], d->constraint_path_islands[k]);
+    }
+    fprintf(f, "}}");
+}
+
 /* The contacts found at time t and the forces of the step from t (constraint models' forces
- * exist only once the step is solved). */
+ * exist only once the step is solved), with the constraint solve's diagnostics. */
 static void write_contacts_line(FILE* f, const tch_model* m, const tch_data* d, double t) {
     fprintf(f, "{\"time\":%.17g,\"pairs\":", t);
     cli_json_pairs(f, m, d);
+    cli_json_constraint(f, d);
     fprintf(f, "}\n");
 }
 
@@ -101,7 +121,25 @@ typedef struct run_stats {
     double max_depth;
     long contact_sum;
     double energy_start, energy_end;
+    long islands[TCH_CONSTRAINT_PATH_COUNT]; /* constraint islands applied per path */
+    long failed_islands;
+    long constraint_iterations;
+    double max_residual;
 } run_stats;
+
+/* The constraint solve over the run (lcp model), when it solved any island. */
+static void print_constraint_summary(const run_stats* s) {
+    long total = 0;
+    for (int k = 0; k < TCH_CONSTRAINT_PATH_COUNT; ++k) total += s->islands[k];
+    if (total == 0) return;
+    fprintf(stderr, "  constraint islands %ld:", total);
+    for (int k = 0; k < TCH_CONSTRAINT_PATH_COUNT; ++k) {
+        fprintf(stderr, " %s %ld", PATH_NAMES[k], s->islands[k]);
+    }
+    fprintf(stderr, "; %ld fell back, largest residual %.3g m/s, %.1f iterations per step\n",
+            s->failed_islands, s->max_residual,
+            s->steps ? (double)s->constraint_iterations / (double)s->steps : 0.0);
+}
 
 static void print_summary(const cli_options* o, const tch_model* m, const tch_data* d,
                           const run_stats* s) {
@@ -115,10 +153,15 @@ static void print_summary(const cli_options* o, const tch_model* m, const tch_da
             s->wall > 0 ? d->time / s->wall : 0.0,
             s->steps ? (double)s->contact_sum / (double)s->steps : 0.0, s->max_depth,
             s->energy_start, s->energy_end, o->out_dir, o->out_dir);
+    print_constraint_summary(s);
 }
 
 static void track(const tch_data* d, run_stats* s) {
     s->contact_sum += d->contact_count;
+    for (int k = 0; k < TCH_CONSTRAINT_PATH_COUNT; ++k) s->islands[k] += d->constraint_path_islands[k];
+    s->failed_islands += d->constraint_failed_islands;
+    s->constraint_iterations += d->constraint_iterations;
+    s->max_residual = fmax(s->max_residual, d->constraint_residual);
     for (int i = 0; i < d->contact_count; ++i) {
         s->max_depth = fmax(s->max_depth, d->contacts[i].depth);
     }

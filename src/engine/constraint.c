@@ -906,13 +906,17 @@ static int acceptable(const stage* s, const contact_rows* cr, tch_status status,
            adds_no_energy(cr, x, accept);
 }
 
-/* The attempts at an island, in order: the model's solver, then the other frictional solver,
- * then the frictionless problem by Lemke and by PGS from zero. */
-static const island_solver LEMKE_CHAIN[] = {SOLVE_LEMKE, SOLVE_PGS, SOLVE_NORMAL_LEMKE,
-                                            SOLVE_NORMAL_PGS};
-static const island_solver PGS_CHAIN[] = {SOLVE_PGS, SOLVE_LEMKE, SOLVE_NORMAL_LEMKE,
-                                          SOLVE_NORMAL_PGS};
-enum { CHAIN_LENGTH = sizeof LEMKE_CHAIN / sizeof LEMKE_CHAIN[0] };
+/* The attempts at an island, in order: the model's solver, then the other frictional solver
+ * (and PGS again with the fallback's sweeps), then the frictionless problem by Lemke and by PGS
+ * from zero. */
+typedef struct solver_chain {
+    int length;
+    island_solver step[5];
+} solver_chain;
+static const solver_chain LEMKE_CHAIN = {
+    4, {SOLVE_LEMKE, SOLVE_PGS, SOLVE_NORMAL_LEMKE, SOLVE_NORMAL_PGS}};
+static const solver_chain PGS_CHAIN = {
+    5, {SOLVE_PGS, SOLVE_LEMKE, SOLVE_PGS, SOLVE_NORMAL_LEMKE, SOLVE_NORMAL_PGS}};
 
 /* Solves island k and applies the first acceptable attempt of its chain. PGS as the model's
  * solver runs the model's sweep limit, as a fallback at least FALLBACK_SWEEPS. The last attempt
@@ -924,23 +928,24 @@ static void solve_island(stage* s, int k) {
     tch_data* d = s->d;
     const contact_rows* cr = s->contacts + s->island_start[k];
     int nc = s->island_start[k + 1] - s->island_start[k];
-    const island_solver* chain = s->m->lcp_solver == TCH_LCP_SOLVER_PGS ? PGS_CHAIN : LEMKE_CHAIN;
+    const solver_chain* chain = s->m->lcp_solver == TCH_LCP_SOLVER_PGS ? &PGS_CHAIN : &LEMKE_CHAIN;
     int fallback_sweeps = s->m->lcp_iterations > FALLBACK_SWEEPS ? s->m->lcp_iterations
                                                                  : FALLBACK_SWEEPS;
     size_t mark = tch_arena_mark(s->arena);
     island_solution x;
     int applied = 0;
-    for (int attempt = 0; attempt < CHAIN_LENGTH && !applied; ++attempt) {
+    int length = chain->length;
+    for (int attempt = 0; attempt < length && !applied; ++attempt) {
         tch_arena_release(s->arena, mark);
-        tch_status status = solve_island_with(s, cr, nc, chain[attempt],
+        tch_status status = solve_island_with(s, cr, nc, chain->step[attempt],
                                               attempt == 0 ? s->m->lcp_iterations
                                                            : fallback_sweeps, &x);
         d->constraint_iterations += x.result.iterations;
-        applied = attempt == CHAIN_LENGTH - 1 ? status == TCH_OK || status == TCH_ERR_NUMERICAL
-                                              : acceptable(s, cr, status, &x);
+        applied = attempt == length - 1 ? status == TCH_OK || status == TCH_ERR_NUMERICAL
+                                        : acceptable(s, cr, status, &x);
         if (applied) {
             d->constraint_failed_islands += attempt > 0;
-            d->constraint_path_islands[chain[attempt]]++;
+            d->constraint_path_islands[chain->step[attempt]]++;
             d->constraint_residual = fmax(d->constraint_residual, x.result.residual);
             apply_solution(s, cr, &x.L, x.rows, x.z);
         }

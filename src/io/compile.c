@@ -67,8 +67,18 @@ static tch_contact_params builtin_contact_defaults(void) {
     return c;
 }
 
-/* Values that are set must be in range: NaN means unset, anything else non-finite or negative
- * (or a zero stiffness) is an error. */
+/* The lcp model's margin when the scene sets none, m: its contacts are found this far before
+ * they touch, so that the speculative target (-gap / h) stops them at the surface instead of
+ * a step later inside it. 5 mm covers closing speeds up to 2.5 m/s at a 2 ms step; measured on
+ * the box piles of tools/gen_scenes.py (docs/contact-lcp.md, "Margin"). */
+static const tch_real LCP_DEFAULT_MARGIN = 0.005;
+/* The lcp model's solver limits when the scene sets none: 1000 pivots or sweeps, and a
+ * natural-map residual of 1e-8 m/s where PGS stops (attempts are applied up to 1e-6). With PGS
+ * stopping at 1e-6 the 50-block stack gained up to 1e-6 J per step and tilted after 8 s; at
+ * 1e-8 it stands 10 s (docs/contact-lcp.md, "Measured"). */
+static const tch_real LCP_DEFAULT_TOLERANCE = 1e-8;
+enum { LCP_DEFAULT_ITERATIONS = 1000 };
+
 /* Values that are set must be in range: NaN means unset, anything else non-finite or negative
  * (or zero where the parameter must be positive) is an error; fractions are at most 1 and the
  * friction cone needs at least 3 edges. */
@@ -154,10 +164,13 @@ static tch_status compile_options(compile_context* ctx, tch_error* err) {
     m->integrator = opt->integrator;
     m->lcp_solver = opt->lcp_solver != TCH_LCP_SOLVER_INHERIT ? opt->lcp_solver
                                                                : TCH_LCP_SOLVER_LEMKE;
-    m->lcp_iterations = opt->lcp_iterations > 0 ? opt->lcp_iterations : 1000;
-    m->lcp_tolerance = isnan(opt->lcp_tolerance) ? 1e-8 : opt->lcp_tolerance;
+    m->lcp_iterations = opt->lcp_iterations > 0 ? opt->lcp_iterations : LCP_DEFAULT_ITERATIONS;
+    m->lcp_tolerance = isnan(opt->lcp_tolerance) ? LCP_DEFAULT_TOLERANCE : opt->lcp_tolerance;
     m->contact_default = tch_contact_params_overlay(builtin_contact_defaults(), opt->contact);
     m->contact_default.model = effective_model(ctx, m->contact_default.model);
+    if (m->contact_default.model == TCH_CONTACT_LCP && isnan(opt->contact.margin)) {
+        m->contact_default.margin = LCP_DEFAULT_MARGIN;
+    }
     return check_model_runnable(ctx, m->contact_default.model, &no_source, err);
 }
 
@@ -316,6 +329,10 @@ static tch_status compile_geom(compile_context* ctx, int g, tch_error* err) {
     m->geom_conaffinity[g] = def->conaffinity;
     m->geom_contact[g] = def->contact;
     m->geom_contact[g].model = effective_model(ctx, def->contact.model);
+    if (m->geom_contact[g].model == TCH_CONTACT_LCP && isnan(def->contact.margin) &&
+        isnan(tch_spec_option(ctx->spec)->contact.margin)) {
+        m->geom_contact[g].margin = LCP_DEFAULT_MARGIN; /* the scene sets no margin */
+    }
     tch_status s = check_contact_params(&def->contact, &def->source, "geom", err);
     if (s != TCH_OK) {
         return s;

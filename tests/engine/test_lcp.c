@@ -438,6 +438,34 @@ static void test_box_on_turned_box_does_not_sink(void) {
     tch_model_destroy(m);
 }
 
+/* The lcp model finds its contacts 5 mm before they touch when the scene sets no margin
+ * (src/io/compile.c): for the scene default and for a geom of a point scene that asks for lcp;
+ * a margin the scene sets is kept. */
+static void test_default_margin(void) {
+    tch_spec* spec = test_spec(G, 1e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.contact.model = TCH_CONTACT_LCP;
+    tch_spec_set_option(spec, &opt, NULL);
+    tch_model* m = test_compile(spec);
+    ENSURE(m != NULL && m->contact_default.margin == 0.005);
+    tch_model_destroy(m);
+
+    spec = lcp_spec(G, 1e-3, 0.002, TCH_LCP_SOLVER_LEMKE);
+    m = test_compile(spec);
+    ENSURE(m != NULL && m->contact_default.margin == 0.002);
+    tch_model_destroy(m);
+
+    spec = test_spec(G, 1e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
+    tch_geom_def g = tch_geom_def_default();
+    g.type = TCH_GEOM_SPHERE;
+    g.size[0] = 0.05;
+    g.contact.model = TCH_CONTACT_LCP;
+    tch_spec_add_geom(spec, TCH_WORLD_BODY, &g, NULL, NULL);
+    m = test_compile(spec);
+    ENSURE(m != NULL && m->contact_default.margin == 0 && m->geom_contact[0].margin == 0.005);
+    tch_model_destroy(m);
+}
+
 /* Two runs of the pile give the same state, bit for bit. */
 static void test_determinism(void) {
     tch_model* m = pile_model(0.2);
@@ -487,6 +515,7 @@ int main(void) {
     RUN_TEST(test_stack_of_blocks_stands);
     RUN_TEST(test_pile_never_applies_a_bad_iterate);
     RUN_TEST(test_box_on_turned_box_does_not_sink);
+    RUN_TEST(test_default_margin);
     RUN_TEST(test_determinism);
     RUN_TEST(test_rk4_is_refused);
     return TEST_RESULT();

@@ -1,0 +1,12 @@
+/* The constraint solve's diagnostics (lcp model) in the CLI's JSON outputs: run's
+ * contacts.jsonl and query. Defined in cmd_run.c. */
+#pragma once
+
+#include <stdio.h>
+
+#include "touche/touche.h"
+
+/* Writes ,"constraint":{...} (islands, iterations, residual, failed first attempts and the
+ * islands per solver path of the last step) when the step solved constraint islands; nothing
+ * otherwise. */
+void cli_json_constraint(FILE* f, const tch_data* data);
