@@ -19,10 +19,12 @@
  * frame. We test it against A's axis-aligned box exactly, with the 15-axis separating-axis test
  * (A's 3 axes, B's 3 axes, then the 9 edge cross products), rather than re-boxing B's box into
  * an AABB of A: re-boxing grows a box by up to √3 under rotation, compounding from the root to
- * the leaves, which reports many more false leaf pairs for the contact code to reject. Since a
- * parent's box contains its children's, the pairs reported are exactly the leaf pairs whose
- * boxes overlap under this test (tch_bvh_boxes_overlap): the test checks this against brute
- * force. Both trees are descended together, always splitting the node with the larger box, from
+ * the leaves, which reports many more false leaf pairs for the contact code to reject. Inner
+ * node pairs get the cheaper test on A's 3 axes only (exact for those axes, no re-boxing: it
+ * lets a few more subtree pairs through but costs less than it saves); leaf pairs get all 15.
+ * Since a parent's box contains its children's, the pairs reported are exactly the leaf pairs
+ * whose boxes overlap under the 15-axis test (tch_bvh_boxes_overlap): the test checks this
+ * against brute force. Both trees are descended together, always splitting the node with the larger box, from
  * a fixed-size stack.
  */
 #pragma once
