@@ -66,7 +66,7 @@ static tch_data* make_data(const tch_model* m) {
 
 /* ---- the linearization against finite differences ---- */
 
-enum { MAX_BODIES = 2, DIM = 6 * MAX_BODIES };
+enum { MAX_BODIES = 6, DIM = 6 * MAX_BODIES };
 
 /* Moves body b's centre of mass by delta and rotates it by phi (world) about it. */
 static void displace(const tch_model* m, tch_data* d, int b, tch_vec3 delta, tch_vec3 phi) {
@@ -127,33 +127,31 @@ static void finite_differences(const tch_model* m, tch_data* d, int n, int veloc
     tch_data_reset(m, d);
 }
 
-/* The pairs' linearizations at the model's initial state, summed over bodies 1..n: the
- * stiffness K + G and the damping D. */
-static void linearized(const tch_model* m, tch_data* d, int n, double K[DIM][DIM],
+/* The pairs' linearizations at data's state (after tch_forward), summed over bodies 1..n: the
+ * stiffness K (+ G when `geometric`) and the damping D. */
+static void linearized(const tch_model* m, tch_data* d, int n, int geometric, double K[DIM][DIM],
                        double D[DIM][DIM]) {
-    tch_data_reset(m, d);
-    tch_forward(m, d, NULL);
     memset(K, 0, sizeof(double) * DIM * DIM);
     memset(D, 0, sizeof(double) * DIM * DIM);
     for (int p = 0; p < d->pair_result_count; ++p) {
         tch_pair_result* pair = &d->pair_results[p];
         tch_pair_linearization lin;
         memset(&lin, 0, sizeof lin);
-        lin.geometric = 1;
+        lin.geometric = geometric;
         tch_pair_context context = {pair, NULL, 0, NULL};
         tch_contact_model_ops(pair->model)->linearize(m, d, &context, &lin);
         int body[2] = {m->body_root[m->geom_body[pair->geom_a]],
                        m->body_root[m->geom_body[pair->geom_b]]};
         for (int s = 0; s < 2; ++s) {
             for (int t = 0; t < 2; ++t) {
-                if (body[s] == 0 || body[t] == 0) {
+                if (body[s] == 0 || body[t] == 0 || body[s] > n || body[t] > n) {
                     continue;
                 }
                 for (int i = 0; i < 6; ++i) {
                     for (int j = 0; j < 6; ++j) {
-                        K[6 * (body[s] - 1) + i][6 * (body[t] - 1) + j] +=
-                            lin.K[6 * s + i][6 * t + j] + lin.G[6 * s + i][6 * t + j];
-                        D[6 * (body[s] - 1) + i][6 * (body[t] - 1) + j] += lin.D[6 * s + i][6 * t + j];
+                        int row = 6 * (body[s] - 1) + i, col = 6 * (body[t] - 1) + j;
+                        K[row][col] += lin.K[6 * s + i][6 * t + j] + lin.G[6 * s + i][6 * t + j];
+                        D[row][col] += lin.D[6 * s + i][6 * t + j];
                     }
                 }
             }
@@ -178,7 +176,9 @@ static void check_linearization(const tch_model* m, int n, double tolerance) {
     tch_data* d = make_data(m);
     ENSURE(d != NULL);
     static double K[DIM][DIM], D[DIM][DIM], K_fd[DIM][DIM], D_fd[DIM][DIM];
-    linearized(m, d, n, K, D);
+    tch_data_reset(m, d);
+    tch_forward(m, d, NULL);
+    linearized(m, d, n, 1, K, D);
     finite_differences(m, d, n, 0, K_fd);
     finite_differences(m, d, n, 1, D_fd);
     double k_error = relative_difference(K, K_fd, n), d_error = relative_difference(D, D_fd, n);
@@ -417,6 +417,104 @@ static void test_without_contacts_the_step_is_semi_implicit_euler(void) {
     }
 }
 
+/* A frictionless pyramid of unit cubes, 3 - 2 - 1, each touching its neighbours in its row
+ * (1 mm overlap) and the two below: a contact graph with cycles. */
+static tch_model* pyramid(tch_integrator integrator) {
+    scene_params p = {TCH_CONTACT_VOLUME, TCH_POINT_LAW_INHERIT, 1e5, 50, 0, 0.005, integrator};
+    tch_spec* spec = scene_spec(&p);
+    static const double x[6] = {-0.999, 0, 0.999, -0.4995, 0.4995, 0};
+    static const int row[6] = {0, 0, 0, 1, 1, 2};
+    for (int i = 0; i < 6; ++i) {
+        char name[16];
+        snprintf(name, sizeof name, "cube%d", i + 1);
+        test_add_body(spec, name, TCH_GEOM_BOX, (tch_vec3){0.5, 0.5, 0.5}, 1,
+                      (tch_vec3){x[i], 0.01 * i, 0.5 + row[i] * 0.998 - 0.001}, tch_q_identity());
+    }
+    return test_compile(spec);
+}
+
+/* Both data at the same state: the pyramid's rest pose, with some velocities. */
+static void shake(const tch_model* m, tch_data* d) {
+    for (int b = 1; b <= 6; ++b) {
+        tch_data_set_body_state(m, d, b, &d->body_X_WB[b],
+                                (tch_vec3){0.01 * b, -0.02, 0.03 * (b % 3) - 0.02},
+                                (tch_vec3){0.05, -0.01 * b, 0.02}, NULL);
+    }
+    tch_forward(m, d, NULL);
+}
+
+/* Body b's accelerations (centre of mass, world angular) from qacc, by the linear map of the
+ * free-joint velocities. */
+static void com_acceleration(const tch_model* m, const tch_data* d, int b, double a[6]) {
+    tch_vec3 v, w;
+    tch_free_body_com_velocity(m, d->qpos, d->qacc, b, &v, &w);
+    for (int i = 0; i < 3; ++i) {
+        a[i] = tch_v3_get(v, i);
+        a[3 + i] = tch_v3_get(w, i);
+    }
+}
+
+/* The implicit step on a contact graph with cycles (reverse Cuthill-McKee order, fill inside
+ * the band) against a dense check: with x = h (a_implicit - a_explicit) and v* = v + h
+ * a_explicit, (M - h D - h^2 K) x = h^2 K v* + h D (v* - v), K and D symmetrized, to 1e-9. */
+static void test_implicit_step_solves_its_system_on_a_pile(void) {
+    const int n = 6;
+    tch_model* mi = pyramid(TCH_INTEGRATOR_IMPLICIT);
+    tch_model* me = pyramid(TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
+    tch_data* di = make_data(mi);
+    tch_data* de = make_data(me);
+    ENSURE(di != NULL && de != NULL);
+    shake(mi, di);
+    shake(me, de);
+    ENSURE(di->pair_result_count >= 9);
+    static double K[DIM][DIM], D[DIM][DIM], A[DIM][DIM];
+    linearized(mi, di, n, 0, K, D);
+    double h = mi->timestep, x[DIM], v[DIM], v_star[DIM];
+    for (int b = 1; b <= n; ++b) {
+        double a_i[6], a_e[6];
+        com_acceleration(mi, di, b, a_i);
+        com_acceleration(me, de, b, a_e);
+        for (int i = 0; i < 6; ++i) {
+            int k = 6 * (b - 1) + i;
+            v[k] = tch_v3_get(i < 3 ? di->body_v_WCm[b] : di->body_w_W[b], i % 3);
+            x[k] = h * (a_i[i] - a_e[i]);
+            v_star[k] = v[k] + h * a_e[i];
+        }
+    }
+    for (int i = 0; i < 6 * n; ++i) {
+        for (int j = 0; j < 6 * n; ++j) {
+            A[i][j] = -h * 0.5 * (D[i][j] + D[j][i]) - h * h * 0.5 * (K[i][j] + K[j][i]);
+        }
+    }
+    for (int b = 1; b <= n; ++b) {
+        int o = 6 * (b - 1);
+        tch_mat3 I_W = tch_m3_rotate_tensor(di->body_R_WB[b], mi->body_total_I_BCm[b]);
+        for (int i = 0; i < 3; ++i) {
+            A[o + i][o + i] += mi->body_total_mass[b];
+            for (int j = 0; j < 3; ++j) {
+                A[o + 3 + i][o + 3 + j] += I_W.m[i][j];
+            }
+        }
+    }
+    double residual = 0, norm = 0;
+    for (int i = 0; i < 6 * n; ++i) {
+        double lhs = 0, rhs = 0;
+        for (int j = 0; j < 6 * n; ++j) {
+            double k = 0.5 * (K[i][j] + K[j][i]), c = 0.5 * (D[i][j] + D[j][i]);
+            lhs += A[i][j] * x[j];
+            rhs += h * h * k * v_star[j] + h * c * (v_star[j] - v[j]);
+        }
+        residual += (lhs - rhs) * (lhs - rhs);
+        norm += rhs * rhs;
+    }
+    ENSURE(norm > 0);
+    ENSURE(sqrt(residual / norm) < 1e-9);
+    tch_data_destroy(di);
+    tch_data_destroy(de);
+    tch_model_destroy(mi);
+    tch_model_destroy(me);
+}
+
 /* MJCF names it "implicit" (MuJoCo's name), and the writer keeps it. */
 static void test_mjcf_reads_and_writes_the_implicit_integrator(void) {
     tch_spec* spec = NULL;
@@ -457,6 +555,7 @@ int main(void) {
     RUN_TEST(test_spring_mass_amplitude_decays_as_implicit_euler);
     RUN_TEST(test_energy_never_grows_in_a_passive_stiff_scene);
     RUN_TEST(test_volume_stack_stands_at_large_step);
+    RUN_TEST(test_implicit_step_solves_its_system_on_a_pile);
     RUN_TEST(test_mjcf_reads_and_writes_the_implicit_integrator);
     RUN_TEST(test_lcp_model_refuses_the_implicit_integrator);
     return TEST_RESULT();
