@@ -183,19 +183,19 @@ static int positive(const tch_real lambda[4], int count) {
  * with the reduced W); returns v. */
 static tch_vec3 keep_support(simplex* s, const tch_real lambda[4], tch_real lambda_out[4],
                              tch_vec3 v) {
-    simplex kept = {0};
+    int kept = 0;
     for (int i = 0; i < s->count; ++i) {
-        if (lambda[i] > 0) {
-            lambda_out[kept.count] = lambda[i];
-            kept.w[kept.count] = s->w[i];
-            kept.a[kept.count] = s->a[i];
-            kept.b[kept.count] = s->b[i];
-            kept.ia[kept.count] = s->ia[i];
-            kept.ib[kept.count] = s->ib[i];
-            ++kept.count;
+        if (lambda[i] > 0) { /* in place: kept <= i */
+            lambda_out[kept] = lambda[i];
+            s->w[kept] = s->w[i];
+            s->a[kept] = s->a[i];
+            s->b[kept] = s->b[i];
+            s->ia[kept] = s->ia[i];
+            s->ib[kept] = s->ib[i];
+            ++kept;
         }
     }
-    *s = kept;
+    s->count = kept;
     return v;
 }
 

@@ -52,8 +52,9 @@ struct tch_polyhedron_scratch {
     tch_polyhedron other; /* the ping-pong buffer of the clipping */
     tch_real* distance; /* [vertices of the running P] signed distance to the cutting plane */
     int distance_capacity;
-    signed char* side; /* [vertices of the running P] -1 inside, +1 outside, 0 on the plane */
+    signed char* side; /* [vertices of a P being cut] -1 inside, +1 outside, 0 on the plane */
     int side_capacity;
+    int orphans; /* a cut may have left vertices that no face uses (a face dropped, a weld) */
     int* map; /* old vertex -> new vertex, then the welding map */
     int map_capacity;
     cut_point* cuts;
@@ -405,6 +406,8 @@ static int clip_faces(const tch_polyhedron* in, tch_polyhedron* out,
         if (count >= 3) {
             const plane pl = face_plane(in, f);
             commit_face(out, count, &pl);
+        } else if (count > 0) {
+            s->orphans = 1; /* its kept vertices may be in no other face */
         }
     }
     return cut_count;
@@ -466,6 +469,7 @@ static int weld_cap(tch_polyhedron* out, struct tch_polyhedron_scratch* s, int c
     }
     if (merged) {
         remap_faces(out, weld);
+        s->orphans = 1;
     }
     return distinct;
 }
@@ -521,19 +525,18 @@ static void add_cap(tch_polyhedron* out, struct tch_polyhedron_scratch* s, int c
 
 typedef enum clip_result { CLIP_UNCHANGED, CLIP_CUT, CLIP_EMPTY, CLIP_NO_MEMORY } clip_result;
 
-/* Signed distances of in's vertices to the plane; classifies the cut. */
+/* Signed distances of in's vertices to the plane; classifies the cut (NaN distances count as
+ * neither side, as the comparisons with the tolerance did). */
 static clip_result measure(const tch_polyhedron* in, struct tch_polyhedron_scratch* s,
                            const plane* pl, tch_real tol) {
-    int any_inside = 0, any_outside = 0;
+    tch_real lowest = INFINITY, highest = -INFINITY;
     for (int i = 0; i < in->vertex_count; ++i) {
         const tch_real d = tch_v3_dot(pl->n, in->vertices_A[i]) - pl->offset;
-        const int inside = d < -tol, outside = d > tol;
         s->distance[i] = d;
-        s->side[i] = (signed char)(outside - inside);
-        any_inside |= inside;
-        any_outside |= outside;
+        lowest = d < lowest ? d : lowest;
+        highest = d > highest ? d : highest;
     }
-    return !any_outside ? CLIP_UNCHANGED : (!any_inside ? CLIP_EMPTY : CLIP_CUT);
+    return !(highest > tol) ? CLIP_UNCHANGED : (!(lowest < -tol) ? CLIP_EMPTY : CLIP_CUT);
 }
 
 /* One cut of `in` by the half-space n.x <= offset into `out`. */
@@ -558,6 +561,7 @@ static clip_result clip_by_plane(const tch_polyhedron* in, tch_polyhedron* out,
     }
     clear(out);
     for (int i = 0; i < n; ++i) {
+        s->side[i] = (signed char)((s->distance[i] > tol) - (s->distance[i] < -tol));
         s->map[i] = s->distance[i] <= tol ? out->vertex_count++ : -1;
         if (s->map[i] >= 0) {
             out->vertices_A[s->map[i]] = in->vertices_A[i];
@@ -626,6 +630,7 @@ tch_status tch_polyhedron_clip(const tch_convex_hull* a, const tch_convex_hull* 
         return out_of_memory(err);
     }
     const tch_real tol = TCH_POLYHEDRON_TOLERANCE * size;
+    s->orphans = 0;
     tch_polyhedron* current = out;
     tch_polyhedron* next = &s->other;
     clip_result result = CLIP_UNCHANGED;
@@ -647,6 +652,9 @@ tch_status tch_polyhedron_clip(const tch_convex_hull* a, const tch_convex_hull* 
     if (result == CLIP_EMPTY || out->face_count < 4) {
         clear(out);
         return TCH_OK;
+    }
+    if (!s->orphans) {
+        return TCH_OK; /* cuts add only vertices that faces use */
     }
     if (grow((void**)&s->map, &s->map_capacity, out->vertex_count, sizeof *s->map)) {
         return out_of_memory(err);

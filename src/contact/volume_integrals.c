@@ -233,16 +233,23 @@ tch_status tch_volume_integrate(const tch_polyhedron* P, tch_vec3 n, tch_vec3 o_
     tch_v3_basis(n, &axes.u1, &axes.u2);
     const tch_vec3 w_A = tch_v3_cross(n, w_r);
     const tch_real w[2] = {tch_v3_dot(w_A, axes.u1), tch_v3_dot(w_A, axes.u2)};
+    /* a vertex is in about three faces: seen once each when P is small enough for the cache */
+    enum { cache_size = 64 };
+    seen_vertex cache[cache_size];
+    const int cached = P->vertex_count <= cache_size;
+    for (int i = 0; cached && i < P->vertex_count; ++i) {
+        cache[i] = see(&axes, P->vertices_A[i]);
+    }
     overlap_sums sums = {0};
     for (int f = 0; f < P->face_count; ++f) {
         const int* loop = P->face_vertices + P->face_start[f];
         const int length = P->face_start[f + 1] - P->face_start[f];
         seen_vertex v[3];
-        v[0] = see(&axes, P->vertices_A[loop[0]]);
-        v[2] = see(&axes, P->vertices_A[loop[1]]);
+        v[0] = cached ? cache[loop[0]] : see(&axes, P->vertices_A[loop[0]]);
+        v[2] = cached ? cache[loop[1]] : see(&axes, P->vertices_A[loop[1]]);
         for (int i = 1; i + 1 < length; ++i) {
             v[1] = v[2];
-            v[2] = see(&axes, P->vertices_A[loop[i + 1]]);
+            v[2] = cached ? cache[loop[i + 1]] : see(&axes, P->vertices_A[loop[i + 1]]);
             add_triangle(v, w, &sums);
         }
     }
