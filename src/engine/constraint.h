@@ -11,10 +11,12 @@
  * sec. 8) with Anitescu and Potra's linearized cone. Per contact: a normal row with the target
  * J_n v+ >= b (margin, stabilization, restitution) and either `cone_edges` friction directions
  * with the Stewart-Trinkle beta/lambda rows (Lemke) or two tangent rows bounded by mu times the
- * normal impulse (PGS). Contacts are grouped into islands (connected components of free bodies
- * through contacts; static bodies do not connect), each solved on its own. The impulses are
- * applied to qvel and reported as forces p / h in data->contacts and the pair results, and the
- * pair state keeps them as the next step's warm start.
+ * normal impulse (matrix-free PGS). The contacts are the narrow phase's points plus the points
+ * of the last step that still touch (a persistent manifold). Contacts are grouped into islands
+ * (connected components of free bodies through contacts; static bodies do not connect), each
+ * solved on its own. The impulses are applied to qvel and reported as forces p / h in
+ * data->contacts and the pair results, and the pair state keeps them as the next step's warm
+ * start.
  */
 #pragma once
 
@@ -33,6 +35,7 @@ void tch_constraint_workspace_free(tch_constraint_workspace* workspace);
  * the constraint pairs' impulses for a step of h from the velocities in data->qvel (v*)
  * at the poses of the step's start, and applies them to qvel. Fills the contacts' f_W, the pair
  * results' f_W and tau_Wo_W, the bodies' force totals, and the constraint diagnostics of tch_data.
- * Never fails: an island whose solver fails keeps the solver's last iterate (Lemke falls back to
- * PGS first) and is counted in data->constraint_failed_islands. */
+ * Never fails: an island whose solver fails falls back along a chain of solvers
+ * (docs/contact-lcp.md, "Fallbacks"), ending with PGS on the normal rows from zero, which never
+ * adds energy; data->constraint_failed_islands and constraint_path_islands say what was used. */
 void tch_constraint_stage(const tch_model* model, tch_data* data, tch_real h);
