@@ -1,13 +1,15 @@
-/* Contact normal and plane by the separation search (see contact_plane.h), libccd's GJK for
- * the intersection tests and EPA for a common point, and a GJK distance for the closest points.
+/* Contact normal and plane by the separation search (see contact_plane.h), libccd's GJK and
+ * EPA for a common point, and a GJK distance for the closest points and the intersection test.
  *
  * GJK distance (Gilbert, Johnson, Keerthi 1988) on the Minkowski difference A - B: the simplex
  * W holds up to 4 support points w = a - b; each iteration finds the point v of conv(W) closest
  * to the origin, keeps the smallest sub-simplex that contains it, and adds the support point
  * along -v, until the support point gains less than a relative 1e-12 on |v|^2. The closest
- * point of conv(W) is found by trying every face of W (up to 15 subsets of 4 points): the
- * affine closest point of a subset with non-negative barycentric weights is a candidate, and
- * the nearest candidate is the answer, since the true closest point lies inside some face.
+ * point of conv(W) is the affine closest point of all of W when its barycentric weights are
+ * positive; otherwise every face of W is tried (up to 15 subsets of 4 points): the affine
+ * closest point of a subset with non-negative weights is a candidate, and the candidate that
+ * is most nearly optimal (`optimality`) is the answer, since the true closest point lies inside
+ * some face. W may start from a previous call's simplex (tch_contact_plane_warm).
  */
 #include "collision/contact_plane.h"
 

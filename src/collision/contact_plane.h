@@ -7,7 +7,7 @@
  *     loop:
  *         s = 2 s                              (doubled before the first try)
  *         translate B by s n_prev              (A fixed)
- *         if GJK (libccd) says they still intersect: continue
+ *         if GJK says they still intersect: continue
  *         closest points a* in A, b* in B (GJK distance)
  *         if |b* - a*|^2 > 1e-10 (scaled by the pair's size squared): break
  *     n   = (b* - a*) / |b* - a*|              (new contact normal, from A into B)
@@ -24,7 +24,10 @@
  *
  * libccd 2.1 has GJK intersection and EPA penetration but no distance query, so the closest
  * points of the separated pieces come from a GJK distance written here (Gilbert, Johnson,
- * Keerthi 1988, with the sub-simplex found by checking every face of the simplex).
+ * Keerthi 1988, with the sub-simplex found by checking the faces of the simplex); it is 0 for
+ * intersecting pieces, so it is the intersection test too. A caller that keeps the final
+ * simplex of a pair (tch_contact_plane_warm) starts the next step's search from it: on a
+ * resting contact the search then takes one support query.
  */
 #pragma once
 

@@ -16,8 +16,9 @@
  * the box of the half-space that holds the other piece (its top face on the plane), which has
  * the same intersection with the piece.
  *
- * The per-pair state (tch_pair_state bytes) holds the last normal and depth, the friction
- * mode and (r, θ), created on first contact and dropped on separation; it advances only in a
+ * The per-pair state (tch_pair_state bytes) holds the last normal, depth and GJK simplex of
+ * the separation search, the friction mode and (r, θ), created on first contact and dropped
+ * on separation; it advances only in a
  * step's first evaluation (tch_pair_context.commit), so RK4's intermediate evaluations and
  * queries leave it alone.
  */
