@@ -18,9 +18,8 @@
  *
  * The per-pair state (tch_pair_state bytes) holds the last normal, depth and GJK simplex of
  * the separation search, the friction mode and (r, θ), created on first contact and dropped
- * on separation; it advances only in a
- * step's first evaluation (tch_pair_context.commit), so RK4's intermediate evaluations and
- * queries leave it alone.
+ * on separation; it advances only in a step's first evaluation (tch_pair_context.commit), so
+ * RK4's intermediate evaluations and queries leave it alone.
  */
 #include <math.h>
 #include <stdlib.h>
