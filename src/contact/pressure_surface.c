@@ -666,6 +666,10 @@ static long estimate_work(const tch_bvh* bvh_a, const tch_bvh* bvh_b,
     return (long)work;
 }
 
+static long parallel_min_work(const tch_pressure_surface* s) {
+    return s->parallel_min_work > 0 ? s->parallel_min_work : TCH_PRESSURE_PARALLEL_MIN_WORK;
+}
+
 /* The query over the BVH frontier: its parts on the workers when it is large enough, else in
  * order on this thread. Returns 0 when the buffers could not be had (nothing done). */
 static int run_frontier(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callback callback) {
@@ -683,12 +687,10 @@ static int run_frontier(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callback ca
     s->frontier_pairs = par->task_count;
     s->work_estimate = estimate_work(q->a->bvh, bvh_b, par);
     parallel_query pq = {q, bvh_b, callback, par};
-    int min_work =
-        s->parallel_min_work > 0 ? s->parallel_min_work : TCH_PRESSURE_PARALLEL_MIN_WORK;
     /* a few parts per thread, taken as threads come free, even out uneven parts */
     int parts = TCH_PRESSURE_PARTS_PER_THREAD * threads;
     parts = parts < par->task_count ? parts : par->task_count;
-    if (s->work_estimate < min_work || parts < 2 || reserve_parts(par, parts) != 0) {
+    if (s->work_estimate < parallel_min_work(s) || parts < 2 || reserve_parts(par, parts) != 0) {
         descend_tasks(q, &pq, 0, par->task_count);
         return 1;
     }
@@ -704,7 +706,11 @@ static tch_status run_query(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callbac
     tch_pressure_surface* s = q->out;
     q->tet_a_index = -1;
     q->out_of_memory = 0;
-    if (tch_workers_thread_count(s->workers) < 2 || !run_frontier(q, bvh_b, callback)) {
+    /* meshes too small for the threads to pay (the estimate of the root pair is under the
+     * threshold) skip even the frontier */
+    double root_work = sqrt((double)q->a->bvh->primitive_count * bvh_b->primitive_count);
+    if (tch_workers_thread_count(s->workers) < 2 || root_work < (double)parallel_min_work(s) ||
+        !run_frontier(q, bvh_b, callback)) {
         tch_bvh_query_pairs_from(q->a->bvh, bvh_b, q->X_AB, q->intervals, 0, 0, callback, q);
     }
     if (q->out_of_memory) {
