@@ -78,13 +78,17 @@ static tch_contact_params rigid(void) {
     return c;
 }
 
+/* A geom of the given type, size, position in the body, mass and contact parameters; a
+ * non-empty tetmesh names its mesh file. */
 static void add_geom(tch_spec* spec, tch_body_id body, tch_geom_type type, tch_vec3 size,
-                     double mass, tch_contact_params c) {
+                     tch_vec3 p_BG, double mass, tch_contact_params c, const char* tetmesh) {
     tch_geom_def g = tch_geom_def_default();
     g.type = type;
     g.size[0] = size.x, g.size[1] = size.y, g.size[2] = size.z;
+    g.p_BG = p_BG;
     g.mass = mass;
     g.contact = c;
+    snprintf(g.tetmesh, sizeof g.tetmesh, "%s", tetmesh);
     tch_spec_add_geom(spec, body, &g, NULL, NULL);
 }
 
@@ -111,20 +115,11 @@ static void add_plane(tch_spec* spec) {
 /* The cup from its tet mesh file, the handle a compliant box, one free body. */
 static void add_mug(tch_spec* spec, const char* cup_path, const level* l) {
     tch_body_id mug = add_body(spec, true, (tch_vec3){0, 0, cup_half});
-    tch_geom_def cup = tch_geom_def_default();
-    cup.type = TCH_GEOM_BOX;
-    cup.size[0] = cup.size[1] = cup.size[2] = cup_half;
-    cup.mass = cup_mass;
-    cup.contact = compliant(cup_half); /* unused: the mesh comes from the file */
-    snprintf(cup.tetmesh, sizeof cup.tetmesh, "%s", cup_path);
-    tch_spec_add_geom(spec, mug, &cup, NULL, NULL);
-    tch_geom_def handle = tch_geom_def_default();
-    handle.type = TCH_GEOM_BOX;
-    handle.size[0] = handle_half.x, handle.size[1] = handle_half.y, handle.size[2] = handle_half.z;
-    handle.p_BG = p_handle;
-    handle.mass = handle_mass;
-    handle.contact = compliant(l->handle_h);
-    tch_spec_add_geom(spec, mug, &handle, NULL, NULL);
+    /* the cup's resolution is unused: its mesh comes from the file */
+    add_geom(spec, mug, TCH_GEOM_BOX, cube(cup_half), tch_v3_zero(), cup_mass, compliant(cup_half),
+             cup_path);
+    add_geom(spec, mug, TCH_GEOM_BOX, handle_half, p_handle, handle_mass, compliant(l->handle_h),
+             "");
 }
 
 static tch_model* make_scene(scene s, tch_contact_model model, const level* l,
@@ -138,18 +133,20 @@ static tch_model* make_scene(scene s, tch_contact_model model, const level* l,
     tch_spec_set_option(spec, &opt, NULL);
     if (s == SPHERE_SPHERE) {
         add_geom(spec, add_body(spec, false, tch_v3_zero()), TCH_GEOM_SPHERE, cube(sphere_radius),
-                 1, compliant(l->sphere_h));
+                 tch_v3_zero(), 1, compliant(l->sphere_h), "");
         add_geom(spec, add_body(spec, true, (tch_vec3){0.05, 0, 2 * sphere_radius}),
-                 TCH_GEOM_SPHERE, cube(sphere_radius), 1, compliant(l->sphere_h));
+                 TCH_GEOM_SPHERE, cube(sphere_radius), tch_v3_zero(), 1, compliant(l->sphere_h),
+                 "");
     } else if (s == SPHERE_BOX) {
-        add_geom(spec, add_body(spec, false, tch_v3_zero()), TCH_GEOM_BOX, cube(box_half), 1,
-                 rigid());
+        add_geom(spec, add_body(spec, false, tch_v3_zero()), TCH_GEOM_BOX, cube(box_half),
+                 tch_v3_zero(), 1, rigid(), "");
         add_geom(spec, add_body(spec, true, (tch_vec3){0.05, 0, box_half + sphere_radius}),
-                 TCH_GEOM_SPHERE, cube(sphere_radius), 1, compliant(l->sphere_h));
+                 TCH_GEOM_SPHERE, cube(sphere_radius), tch_v3_zero(), 1, compliant(l->sphere_h),
+                 "");
     } else if (s == BOX_PLANE) {
         add_plane(spec);
         add_geom(spec, add_body(spec, true, (tch_vec3){0, 0, box_half}), TCH_GEOM_BOX,
-                 cube(box_half), 1, compliant(l->box_h));
+                 cube(box_half), tch_v3_zero(), 1, compliant(l->box_h), "");
     } else {
         add_plane(spec);
         add_mug(spec, cup_path, l);
