@@ -13,8 +13,9 @@
  *                                                 square cells; default 3)
  *
  * stdout: the validation on closed forms (flat punch: F = E' d λ / h with the plane-strain
- * constrained modulus; a prescribed surface mode u_y = A cos kx: the energy of the layer's
- * Fourier-mode solution), then CSV of the mesh convergence and a summary of PFC / FEM. */
+ * constrained modulus, and the neo-Hookean uniaxial stretch; a prescribed surface mode u_y = A
+ * cos kx: the energy of the layer's Fourier-mode solution), then CSV of the mesh convergence, the
+ * mean-line reading and a summary of PFC / FEM. Exits 1 when a validation fails. */
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
