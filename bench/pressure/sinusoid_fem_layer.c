@@ -479,10 +479,12 @@ static int step_without_inversion(layer_system* s, top_state* t) {
 }
 
 /* Newton's method (one step when linear) for the current active set: K du = -f on the free
- * dofs, du closing the held nodes' gaps. */
+ * dofs, du closing the held nodes' gaps. Returns 0, 1 when Newton did not converge (the state
+ * is kept), -1 on failure. */
 static int equilibrate(layer_system* s, const surface* sf, top_state* t, sfem_result* result) {
-    int iterations = s->layer->load_steps > 0 ? max_newton_iterations : 1;
-    for (int it = 0; it < iterations; ++it) {
+    bool finite = s->layer->load_steps > 0;
+    int converged = 0;
+    for (int it = 0; it < max_newton_iterations && !converged; ++it) {
         update_frames(s, sf, t);
         prescribe(s, t);
         if (assemble(s, t->u, t->normal)) {
@@ -502,12 +504,10 @@ static int equilibrate(layer_system* s, const surface* sf, top_state* t, sfem_re
         for (int i = 0; i < s->dofs; ++i) {
             largest = fmax(largest, fabs(t->step[i]));
         }
-        if (largest < 1e-12 * s->layer->thickness) {
-            break;
-        }
+        converged = !finite || largest < 1e-12 * s->layer->thickness;
     }
     update_frames(s, sf, t);
-    return assemble(s, t->u, t->normal);
+    return assemble(s, t->u, t->normal) ? -1 : !converged;
 }
 
 /* Releases held nodes pulled by their internal force, holds free nodes past the surface;
@@ -546,12 +546,15 @@ static int solve_contact(layer_system* s, const surface* sf, top_state* t, doubl
                          sfem_result* result) {
     /* nodal forces scale as E d dx / h */
     double force_tolerance = 1e-10 * s->layer->modulus * depth * s->g.dx / s->layer->thickness;
+    bool newton_converged = true;
     for (int update = 0; update < max_active_set_updates; ++update) {
-        if (equilibrate(s, sf, t, result)) {
+        int status = equilibrate(s, sf, t, result);
+        if (status < 0) {
             return -1;
         }
+        newton_converged = status == 0;
         if (update_active_set(s, t, force_tolerance, 1e-10 * depth) == 0) {
-            result->converged = true;
+            result->converged = newton_converged;
             break;
         }
     }
@@ -593,7 +596,7 @@ int sfem_prescribe_mode(const sfem_layer* layer, double amplitude, sfem_result* 
     status = status ? status : system_init(&s, layer);
     if (status == 0) {
         memset(t.active, 1, (size_t)g.columns);
-        status = equilibrate(&s, &sf, &t, result);
+        status = equilibrate(&s, &sf, &t, result) ? -1 : 0;
         summarize(&s, &t, result);
         result->converged = status == 0;
     }

@@ -31,7 +31,7 @@ typedef struct sfem_result {
     double energy;           /* elastic energy per period */
     double contact_fraction; /* of the top nodes held by the surface */
     int iterations;          /* linear solves (active-set updates × Newton iterations) */
-    bool converged;          /* the active set stopped changing */
+    bool converged;          /* the active set stopped changing (and Newton converged) */
     int dofs;
 } sfem_result;
 
