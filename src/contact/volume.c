@@ -66,6 +66,8 @@ typedef struct plane_vertex {
 typedef struct volume_scratch {
     tch_polyhedron overlap;
     plane_vertex* vertices;
+    int* order; /* [vertex_capacity] P's vertices sorted for the outline */
+    int* chain; /* [2 vertex_capacity] the outline's hull chain */
     int vertex_capacity;
     tch_vec3 box_vertices[8];
     int box_face_start[7];
@@ -76,17 +78,27 @@ typedef struct volume_scratch {
     tch_convex_hull box;
 } volume_scratch;
 
-/* Makes s->vertices hold at least `count` vertices; 0 on success. */
+/* Makes the per-vertex arrays of s hold at least `count` vertices; 0 on success. */
 static int reserve_vertices(volume_scratch* s, int count) {
     if (count <= s->vertex_capacity) {
         return 0;
     }
     int capacity = count + count / 2 + 8;
-    plane_vertex* bigger = realloc(s->vertices, (size_t)capacity * sizeof *bigger);
-    if (!bigger) {
+    plane_vertex* vertices = realloc(s->vertices, (size_t)capacity * sizeof *vertices);
+    if (vertices) {
+        s->vertices = vertices;
+    }
+    int* order = realloc(s->order, (size_t)capacity * sizeof *order);
+    if (order) {
+        s->order = order;
+    }
+    int* chain = realloc(s->chain, 2 * (size_t)capacity * sizeof *chain);
+    if (chain) {
+        s->chain = chain;
+    }
+    if (!vertices || !order || !chain) {
         return -1;
     }
-    s->vertices = bigger;
     s->vertex_capacity = capacity;
     return 0;
 }
@@ -375,36 +387,66 @@ static void fill_motion(const tch_model* m, const tch_data* d, int a, int b, tch
     c->w_r = tch_v3_sub(c->w_B, c->w_A);
 }
 
-/* Whether seen vertex j lies to the right of the line from vertex i to vertex k (the plane's
- * 2-D cross product (k - i) x (j - i) is negative). */
-static int right_of(const plane_vertex* V, int i, int k, int j) {
-    return (V[k].x - V[i].x) * (V[j].y - V[i].y) - (V[k].y - V[i].y) * (V[j].x - V[i].x) < 0;
+/* The plane's 2-D cross product (k - i) x (j - i) of seen vertices: positive when j lies to
+ * the left of the line from i to k. */
+static tch_real turn(const plane_vertex* V, int i, int k, int j) {
+    return (V[k].x - V[i].x) * (V[j].y - V[i].y) - (V[k].y - V[i].y) * (V[j].x - V[i].x);
 }
 
-/* The outline of C (P's seen vertices, convex hull by gift wrapping in the plane's axes)
- * appended to data as one polygon, world frame. */
-static int append_outline(tch_data* d, tch_transform X_WA, const contact_frame* c) {
+/* Whether seen vertex a comes before b from left to right (by x, then y). */
+static int left_of(const plane_vertex* V, int a, int b) {
+    return V[a].x < V[b].x || (V[a].x == V[b].x && V[a].y < V[b].y);
+}
+
+/* The convex hull of the n seen vertices, counter-clockwise from the leftmost, as indices in
+ * chain (room for 2n); returns its size. Andrew's monotone chain: the points sorted from left
+ * to right (insertion sort into order), the lower chain left to right, then the upper chain
+ * back (from the rightmost point, which ends the lower one), each dropping the points where
+ * the chain does not turn left by more than round-off (1e-12 of the squared extent): the
+ * collinear and the repeated points, such as P's top and bottom corners of a flat contact,
+ * which project onto each other. */
+static int outline_hull(const plane_vertex* V, int n, int* order, int* chain) {
+    tch_real extent = 0;
+    for (int i = 0; i < n; ++i) {
+        extent = fmax(extent, fmax(fabs(V[i].x), fabs(V[i].y)));
+        int j = i;
+        for (; j > 0 && left_of(V, i, order[j - 1]); --j) {
+            order[j] = order[j - 1];
+        }
+        order[j] = i;
+    }
+    const tch_real straight = 1e-12 * extent * extent;
+    int k = 0;
+    for (int a = 0; a < n; ++a) {
+        while (k >= 2 && turn(V, chain[k - 2], chain[k - 1], order[a]) <= straight) {
+            --k;
+        }
+        chain[k++] = order[a];
+    }
+    for (int a = n - 2, lower = k + 1; a >= 0; --a) {
+        while (k >= lower && turn(V, chain[k - 2], chain[k - 1], order[a]) <= straight) {
+            --k;
+        }
+        chain[k++] = order[a];
+    }
+    return n == 1 ? 1 : k - 1; /* the upper chain ends on the first point again */
+}
+
+/* The outline of C (the convex hull of P's seen vertices in the plane's axes) appended to data
+ * as one polygon, world frame. */
+static int append_outline(tch_data* d, tch_transform X_WA, const contact_frame* c,
+                          volume_scratch* s) {
     int n = c->P->vertex_count;
     if (tch_contact_reserve(d, 1, 1, n) != 0) {
         return -1;
     }
     const plane_vertex* V = c->vertices;
-    int start = d->polygon_vertex_count, count = 0;
-    int first = 0;
-    for (int i = 1; i < n; ++i) {
-        if (V[i].x < V[first].x) first = i;
+    int start = d->polygon_vertex_count;
+    int count = outline_hull(V, n, s->order, s->chain);
+    for (int k = 0; k < count; ++k) {
+        d->polygon_vertices_W[start + k] = tch_x_apply(X_WA, tch_v3_add(c->o_c, V[s->chain[k]].p));
+        d->polygon_vertex_pressure[start + k] = 0;
     }
-    int current = first;
-    do {
-        d->polygon_vertices_W[start + count] = tch_x_apply(X_WA, tch_v3_add(c->o_c, V[current].p));
-        d->polygon_vertex_pressure[start + count] = 0;
-        count++;
-        int next = (current + 1) % n;
-        for (int j = 0; j < n; ++j) {
-            if (right_of(V, current, next, j)) next = j;
-        }
-        current = next;
-    } while (current != first && count < n);
     d->polygons[d->polygon_count++] =
         (tch_contact_polygon){start, count, tch_q_rotate(X_WA.q, c->n)};
     d->polygon_vertex_count += count;
@@ -508,7 +550,7 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     state->o_W = tch_x_apply(X_WA, c.o_c);
     state->f_W = tch_q_rotate(X_WA.q, total.force);
     state->m_W = tch_q_rotate(X_WA.q, total.moment);
-    if (append_outline(d, X_WA, &c) != 0) {
+    if (append_outline(d, X_WA, &c, s) != 0) {
         return -1;
     }
     /* the reported point is where the wrench acts: the centroid of C */
@@ -543,6 +585,8 @@ static void volume_scratch_destroy(void* scratch) {
     if (s) {
         tch_polyhedron_free(&s->overlap);
         free(s->vertices);
+        free(s->order);
+        free(s->chain);
         free(s);
     }
 }

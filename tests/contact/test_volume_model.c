@@ -43,6 +43,56 @@ static void test_resting_box_sinks_weight_over_stiffness(void) {
     ENSURE_REL(d->contacts[p->contact_start].depth, 9.81 / k, 1e-3);
     ENSURE_REL(p->area, 0.04, 1e-6);
     ENSURE_REL(p->volume, 0.04 * 9.81 / k, 1e-3);
+    /* the outline of C: the face's square, counter-clockwise about the normal (its area vector
+     * by the shoelace sum is +0.04 n), the corners only */
+    const tch_contact_polygon* outline = &d->polygons[p->polygon_start];
+    ENSURE(outline->vertex_count == 4);
+    tch_vec3 area = tch_v3_zero();
+    for (int i = 0; i < outline->vertex_count; ++i) {
+        const tch_vec3 a = d->polygon_vertices_W[outline->vertex_start + i];
+        const tch_vec3 b =
+            d->polygon_vertices_W[outline->vertex_start + (i + 1) % outline->vertex_count];
+        area = tch_v3_madd(area, 0.5, tch_v3_cross(a, b));
+        ENSURE_NEAR(fabs(a.x), 0.1, 1e-12);
+        ENSURE_NEAR(fabs(a.y), 0.1, 1e-12);
+    }
+    ENSURE_NEAR(tch_v3_dot(area, outline->n_W), 0.04, 1e-12);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* The outline of a many-sided contact (a 16-gon prism, the approximation of a cylinder, standing
+ * on its end) is the convex polygon of its rim, counter-clockwise, each corner once: P's corners
+ * on the floor and on the end face project onto each other to round-off (the gift wrapping
+ * used before listed 20 corners here, and 7 for the square of a box at rest). */
+static void test_outline_of_a_prism_end(void) {
+    tch_spec* spec = test_spec(9.81, 1e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.contact.model = TCH_CONTACT_VOLUME;
+    opt.contact.stiffness = 2e4;
+    opt.contact.damping = 200;
+    tch_spec_set_option(spec, &opt, NULL);
+    test_add_plane(spec, tch_q_identity(), 0.5);
+    test_add_body(spec, "can", TCH_GEOM_CYLINDER, (tch_vec3){0.1, 0.1, 0}, 1,
+                  (tch_vec3){0, 0, 0.1 - 9.81 / 2e4}, tch_q_identity());
+    tch_model* m = test_compile(spec);
+    ENSURE(m != NULL);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    run(m, d, 0.5);
+    ENSURE(d->pair_result_count == 1 && d->pair_results[0].polygon_count == 1);
+    const tch_contact_polygon* outline = &d->polygons[d->pair_results[0].polygon_start];
+    ENSURE(outline->vertex_count == 16);
+    for (int i = 0; i < outline->vertex_count; ++i) {
+        const tch_vec3 a = d->polygon_vertices_W[outline->vertex_start + i];
+        const tch_vec3 b =
+            d->polygon_vertices_W[outline->vertex_start + (i + 1) % outline->vertex_count];
+        const tch_vec3 c =
+            d->polygon_vertices_W[outline->vertex_start + (i + 2) % outline->vertex_count];
+        ENSURE_NEAR(hypot(a.x, a.y), 0.1, 1e-9);
+        /* a left turn at every corner: convex and counter-clockwise about +z */
+        ENSURE(tch_v3_cross(tch_v3_sub(b, a), tch_v3_sub(c, b)).z > 1e-6);
+    }
     tch_data_destroy(d);
     tch_model_destroy(m);
 }
@@ -231,6 +281,7 @@ static void test_cube_drop_comes_to_rest_without_spin(void) {
 
 int main(void) {
     RUN_TEST(test_resting_box_sinks_weight_over_stiffness);
+    RUN_TEST(test_outline_of_a_prism_end);
     RUN_TEST(test_block_on_slope_sticks_or_slides);
     RUN_TEST(test_spinning_box_stops_by_friction_torque);
     RUN_TEST(test_rolling_box_feels_damper_moment);
