@@ -296,6 +296,49 @@ static tch_status check_planes(const tch_rigid_plane* planes, int count, tch_err
     return TCH_OK;
 }
 
+/* Whether the box lies wholly outside one of the half-spaces keep_i >= 0: the largest value
+ * of keep_i over the box, offset + Σ_j max(g_j lo_j, g_j hi_j), is negative. */
+static int box_outside(const tch_aabb* box, const tch_linear_field* keep, int count) {
+    for (int i = 0; i < count; ++i) {
+        tch_vec3 g = keep[i].gradient;
+        tch_real top = keep[i].offset + fmax(g.x * box->lo.x, g.x * box->hi.x) +
+                       fmax(g.y * box->lo.y, g.y * box->hi.y) +
+                       fmax(g.z * box->lo.z, g.z * box->hi.z);
+        if (top < 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Σ over A's tets of ∫ p_A over the tet clipped by the half-spaces, descending A's BVH and
+ * skipping the subtrees wholly outside one half-space (their tets give exactly 0: every corner
+ * is outside). The tets are summed in the tree's depth-first order. */
+static tch_real convex_energy(const tch_pressure_body* a, const tch_linear_field* keep,
+                              int count) {
+    const tch_bvh* bvh = a->bvh;
+    int stack[TCH_BVH_MAX_DEPTH + 1];
+    int top = 0;
+    tch_real sum = 0;
+    stack[top++] = 0;
+    while (top > 0) {
+        int i = stack[--top];
+        const tch_bvh_node* node = &bvh->nodes[i];
+        if (box_outside(&node->box, keep, count)) {
+            continue;
+        }
+        if (node->right >= 0) {
+            stack[top++] = node->right;
+            stack[top++] = i + 1;
+            continue;
+        }
+        tch_placed_tet tet;
+        tch_pressure_place_tet(a, node->primitive, tch_x_identity(), &tet);
+        sum += clipped_integral(tet.v, keep, count, tet.pressure);
+    }
+    return sum;
+}
+
 tch_status tch_pressure_energy_rigid_convex(const tch_pressure_body* a,
                                             const tch_rigid_plane* planes_B, int plane_count,
                                             tch_transform X_AB, tch_real* energy,
@@ -316,12 +359,6 @@ tch_status tch_pressure_energy_rigid_convex(const tch_pressure_body* a,
         keep[i] = (tch_linear_field){tch_v3_neg(tch_q_rotate(X_AB.q, n)),
                                      planes_B[i].offset - tch_v3_dot(n, X_BA.p)};
     }
-    tch_real sum = 0;
-    for (int t = 0; t < a->mesh->tet_count; ++t) {
-        tch_placed_tet tet;
-        tch_pressure_place_tet(a, t, tch_x_identity(), &tet);
-        sum += clipped_integral(tet.v, keep, plane_count, tet.pressure);
-    }
-    *energy = sum;
+    *energy = convex_energy(a, keep, plane_count);
     return TCH_OK;
 }
