@@ -34,26 +34,8 @@ static tch_model* stack(int n, double k, double dt) {
     opt.contact.tangential_damping = 10;
     tch_spec_set_option(spec, &opt, NULL);
     vb_add_floor(spec, 0.6);
-    double z = -1;
-    for (int j = 1; j <= n; ++j) {
-        z += 2 - (n - j + 1) * g / k;
-        char name[16];
-        snprintf(name, sizeof name, "block%d", j);
-        tch_body_id b = vb_add_body(spec, name, (tch_vec3){j == n ? 1e-6 : 0, 0, z},
-                                    tch_q_identity());
-        vb_add_box(spec, b, (tch_vec3){0.5, 0.5, 1}, tch_v3_zero(), 1);
-    }
+    vb_add_block_stack(spec, n, k, g);
     return vb_compile(spec);
-}
-
-static bool standing(const tch_data* d, int n, double top_z) {
-    for (int b = 1; b <= n; ++b) {
-        tch_vec3 up = tch_q_rotate(d->body_X_WB[b].q, (tch_vec3){0, 0, 1});
-        if (up.z < cos(0.2)) {
-            return false;
-        }
-    }
-    return d->body_p_WCm[n].z > 0.95 * top_z;
 }
 
 static int run(const char* setting, int n, double k, double dt) {
@@ -72,7 +54,7 @@ static int run(const char* setting, int n, double k, double dt) {
         double c0 = vb_thread_seconds();
         tch_step(m, d, NULL);
         vb_times_add(&times, (vb_thread_seconds() - c0) * 1e6);
-        if (stood == seconds && !standing(d, n, top.z)) {
+        if (stood == seconds && !vb_block_stack_stands(d, n, top.z)) {
             stood = d->time;
         }
     }

@@ -131,6 +131,27 @@ void vb_add_box(tch_spec* spec, tch_body_id body, tch_vec3 half, tch_vec3 p_BG, 
     tch_spec_add_geom(spec, body, &g, NULL, NULL);
 }
 
+void vb_add_block_stack(tch_spec* spec, int n, double k, double g) {
+    double z = -1;
+    for (int j = 1; j <= n; ++j) {
+        z += 2 - (n - j + 1) * g / k;
+        char name[16];
+        snprintf(name, sizeof name, "block%d", j);
+        tch_body_id b =
+            vb_add_body(spec, name, (tch_vec3){j == n ? 1e-6 : 0, 0, z}, tch_q_identity());
+        vb_add_box(spec, b, (tch_vec3){0.5, 0.5, 1}, tch_v3_zero(), 1);
+    }
+}
+
+bool vb_block_stack_stands(const tch_data* d, int n, double top_z) {
+    for (int b = 1; b <= n; ++b) {
+        if (tch_q_rotate(d->body_X_WB[b].q, (tch_vec3){0, 0, 1}).z < cos(0.2)) {
+            return false;
+        }
+    }
+    return d->body_p_WCm[n].z > 0.95 * top_z;
+}
+
 tch_model* vb_compile(tch_spec* spec) {
     tch_model* model = NULL;
     tch_error err = {0};

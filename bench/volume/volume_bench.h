@@ -50,5 +50,13 @@ tch_model* vb_compile(tch_spec* spec);
 /* A data for the model; on failure prints why and returns NULL. */
 tch_data* vb_data(const tch_model* model);
 
+/* Experiment 1's column of n blocks (1 x 1 x 2 m, 1 kg, bodies 1..n from the bottom) on the
+ * floor, at the closed-form equilibrium of contacts of stiffness k (contact j sinks by
+ * (n - j + 1) m g / k), the top block pushed 1e-6 m sideways to seed any buckling. */
+void vb_add_block_stack(tch_spec* spec, int n, double k, double g);
+/* Every block of such a stack within 0.2 rad of upright and the top one (body n) above 95% of
+ * its initial height top_z. */
+bool vb_block_stack_stands(const tch_data* d, int n, double top_z);
+
 /* |v_WCm| and |w_W| of body b below `speed`: at rest. */
 bool vb_body_at_rest(const tch_data* d, int b, double speed);
