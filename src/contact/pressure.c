@@ -366,7 +366,8 @@ static tch_status compute_surface(const tch_model* m, const tch_data* d, pressur
             (const tch_real(*)[2])po->node_epsilon, X_CO, &s->surface, NULL);
         *energy = 0;
         return st == TCH_OK && d->contact_energy
-                   ? tch_pressure_energy_compliant(&body_c, &body_o, X_CO, energy, NULL)
+                   ? tch_pressure_energy_compliant_on(&body_c, &body_o, X_CO, s->workers, energy,
+                                                      NULL)
                    : st;
     }
     tch_rigid_surface rigid;

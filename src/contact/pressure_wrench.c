@@ -3,6 +3,7 @@
 #include "contact/pressure_wrench.h"
 
 #include "base/error.h"
+#include "base/workers.h"
 
 tch_pressure_traction_params tch_pressure_traction_params_default(void) {
     return (tch_pressure_traction_params){
@@ -262,8 +263,35 @@ static int energy_pair(int tet_a, int tet_b, void* user) {
     return 0;
 }
 
+/* The energy split at a BVH frontier of a fixed size: one sum per frontier pair, added in
+ * order, whoever computes them. */
+typedef struct energy_split {
+    const tch_pressure_body* a;
+    const tch_pressure_body* b;
+    tch_transform X_AB;
+    int tasks[TCH_PRESSURE_MAX_TASKS][2];
+    tch_real sums[TCH_PRESSURE_MAX_TASKS];
+} energy_split;
+
+static void energy_part(void* context, int part, int begin, int end) {
+    (void)part;
+    energy_split* e = context;
+    for (int t = begin; t < end; ++t) {
+        energy_query q = {.a = e->a, .b = e->b, .X_AB = e->X_AB};
+        tch_bvh_query_pairs_from(e->a->bvh, e->b->bvh, e->X_AB, NULL, e->tasks[t][0],
+                                 e->tasks[t][1], energy_pair, &q);
+        e->sums[t] = q.energy;
+    }
+}
+
 tch_status tch_pressure_energy_compliant(const tch_pressure_body* a, const tch_pressure_body* b,
                                          tch_transform X_AB, tch_real* energy, tch_error* err) {
+    return tch_pressure_energy_compliant_on(a, b, X_AB, NULL, energy, err);
+}
+
+tch_status tch_pressure_energy_compliant_on(const tch_pressure_body* a, const tch_pressure_body* b,
+                                            tch_transform X_AB, tch_workers* workers,
+                                            tch_real* energy, tch_error* err) {
     *energy = 0;
     tch_status status = tch_pressure_body_check(a, "A", err);
     if (status == TCH_OK) {
@@ -272,9 +300,18 @@ tch_status tch_pressure_energy_compliant(const tch_pressure_body* a, const tch_p
     if (status != TCH_OK) {
         return status;
     }
-    energy_query q = {.a = a, .b = b, .X_AB = X_AB};
-    tch_bvh_query_pairs(a->bvh, b->bvh, X_AB, energy_pair, &q);
-    *energy = q.energy;
+    energy_split e;
+    e.a = a, e.b = b, e.X_AB = X_AB;
+    int scratch[TCH_PRESSURE_MAX_TASKS][2];
+    int n = tch_bvh_query_frontier(a->bvh, b->bvh, X_AB, NULL, TCH_PRESSURE_ENERGY_TASKS,
+                                   TCH_PRESSURE_MAX_TASKS, e.tasks, scratch);
+    int parts = TCH_PRESSURE_PARTS_PER_THREAD * tch_workers_thread_count(workers);
+    tch_workers_parallel_for(workers, n, n < parts ? (n > 0 ? n : 1) : parts, energy_part, &e);
+    tch_real sum = 0;
+    for (int t = 0; t < n; ++t) {
+        sum += e.sums[t];
+    }
+    *energy = sum;
     return TCH_OK;
 }
 

@@ -93,6 +93,14 @@ void tch_rigid_box_planes(tch_vec3 half_size, tch_rigid_plane planes[6]);
  * every pair of tets the BVHs report. Errors: bad bodies. */
 tch_status tch_pressure_energy_compliant(const tch_pressure_body* a, const tch_pressure_body* b,
                                          tch_transform X_AB, tch_real* energy, tch_error* err);
+/* The same on a worker pool (NULL: the calling thread). The sum is split at a BVH frontier of
+ * about TCH_PRESSURE_ENERGY_TASKS node pairs whatever the pool (tch_bvh_query_frontier), one
+ * partial sum per frontier pair added in order, so the result is bit-identical for every
+ * thread count. Allocates nothing (about 24 KB of stack). */
+#define TCH_PRESSURE_ENERGY_TASKS 64
+tch_status tch_pressure_energy_compliant_on(const tch_pressure_body* a, const tch_pressure_body* b,
+                                            tch_transform X_AB, tch_workers* workers,
+                                            tch_real* energy, tch_error* err);
 /* Elastic energy of compliant A against a rigid convex B given as the intersection of
  * plane_count half-spaces in B's frame (a half-space: 1 plane; a box: tch_rigid_box_planes),
  * J: ∫ p_A over A ∩ B. Errors: bad body, no planes, more than TCH_PRESSURE_MAX_PLANES, or a

@@ -91,6 +91,18 @@ static void test_sphere_sphere_bit_identical(void) {
                      tch_v3_scale(tch_v3_normalize((tch_vec3){0.3, 0.2, 1}), 0.95)}};
     ENSURE(threads_agree(&c, 1) > 1);  /* forced onto the threads */
     ENSURE(threads_agree(&c, 0) >= 1); /* the default threshold */
+    /* the elastic energy too */
+    tch_real reference = 0, energy = 0;
+    ENSURE(tch_pressure_energy_compliant(&a.body, &b.body, c.X_AB, &reference, NULL) == TCH_OK);
+    ENSURE(reference > 0);
+    for (int threads = 2; threads <= 3; ++threads) {
+        tch_workers* pool = NULL;
+        ENSURE(tch_workers_create(threads, &pool, NULL) == TCH_OK);
+        tch_status st = tch_pressure_energy_compliant_on(&a.body, &b.body, c.X_AB, pool, &energy,
+                                                         NULL);
+        tch_workers_destroy(pool);
+        ENSURE(st == TCH_OK && memcmp(&energy, &reference, sizeof energy) == 0);
+    }
     fixture_body_free(&a);
     fixture_body_free(&b);
 }
