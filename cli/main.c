@@ -6,18 +6,18 @@
 static const cli_command commands[] = {
     {"run", "simulate a scene and write its trajectory and contacts",
      "touche run SCENE [--duration S] [--dt S] [--every N] [--out DIR] [--vtk DIR] "
-     "[--key NAME] [--contact MODEL]",
+     "[--key NAME] [--contact MODEL] [--threads N]",
      cli_cmd_run},
     {"info", "describe a scene: bodies, geoms, masses, contact models", "touche info SCENE",
      cli_cmd_info},
     {"query", "print the contacts of the scene's initial state as JSON",
-     "touche query SCENE [--key NAME] [--contact MODEL]", cli_cmd_query},
+     "touche query SCENE [--key NAME] [--contact MODEL] [--threads N]", cli_cmd_query},
     {"speed", "measure steps per second", "touche speed SCENE [--steps N] [--dt S] "
-     "[--key NAME] [--contact MODEL]", cli_cmd_speed},
+     "[--key NAME] [--contact MODEL] [--threads N]", cli_cmd_speed},
     {"export-mjcf", "write the scene as plain MJCF that MuJoCo loads",
      "touche export-mjcf SCENE OUT.xml [--keep-touche]", cli_cmd_export},
-    {"mesh", "tetrahedralize a closed surface (gmsh or tetgen) into a .vtk with its pressure field",
-     "touche mesh IN.obj|IN.stl OUT.vtk", cli_cmd_mesh},
+    {"mesh", "tetrahedralize a closed surface (gmsh or tetgen) into a .vtk or .msh with its pressure field",
+     "touche mesh IN.obj|IN.stl OUT.vtk|OUT.msh", cli_cmd_mesh},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
@@ -41,7 +41,9 @@ static void print_command_help(const cli_command* c) {
            "  --vtk DIR        run: also write each written step's contact patches as VTK\n"
            "                   PolyData (DIR/patches_NNNNNN.vtk, point field 'pressure')\n"
            "  --key NAME       start from the scene's keyframe NAME\n"
-           "  --contact MODEL  use MODEL (point, volume, pressure, lcp, peg) for every pair\n"
+           "  --contact MODEL  use MODEL (point, volume, pressure or lcp) for every pair\n"
+           "  --threads N      threads a step may use (default 1); results are identical\n"
+           "                   for every N\n"
            "  --steps N        steps to time (speed: default 10000)\n"
            "  --keep-touche    keep touche's attributes (export-mjcf)\n",
            c->usage, c->summary);
