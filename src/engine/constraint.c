@@ -941,7 +941,7 @@ typedef struct solver_chain {
 static const solver_chain LEMKE_CHAIN = {
     4, {SOLVE_LEMKE, SOLVE_PGS, SOLVE_NORMAL_LEMKE, SOLVE_NORMAL_PGS}};
 static const solver_chain PGS_CHAIN = {
-    5, {SOLVE_PGS, SOLVE_LEMKE, SOLVE_PGS, SOLVE_NORMAL_LEMKE, SOLVE_NORMAL_PGS}};
+    5, {SOLVE_PGS, SOLVE_PGS, SOLVE_LEMKE, SOLVE_NORMAL_LEMKE, SOLVE_NORMAL_PGS}};
 
 /* Solves island k and applies the first acceptable attempt of its chain. PGS as the model's
  * solver runs the model's sweep limit, as a fallback at least FALLBACK_SWEEPS. The last attempt
