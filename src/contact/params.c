@@ -73,19 +73,31 @@ tch_real tch_contact_pair_mass(const tch_model* model, int geom_a, int geom_b) {
     return ma * mb / (ma + mb);
 }
 
+/* k = m (2 pi / (25 h))^2: a contact period of 25 steps; for Hunt-Crossley the k whose force
+ * matches the linear one at the reference depth. */
+static tch_real derived_stiffness(const tch_model* model, tch_point_law law, tch_real exponent,
+                                  tch_real mass) {
+    tch_real omega = 2 * TCH_PI / (DERIVED_PERIOD_STEPS * model->timestep);
+    tch_real k = mass * omega * omega;
+    return law == TCH_POINT_LAW_HUNT_CROSSLEY ? k / pow(HUNT_CROSSLEY_REFERENCE_DEPTH, exponent - 1)
+                                              : k;
+}
+
+/* b = 2 sqrt(k m): critical damping of the linear law (none for Hunt-Crossley, whose
+ * dissipation is its own parameter). */
+static tch_real derived_damping(tch_point_law law, tch_real stiffness, tch_real mass) {
+    return law == TCH_POINT_LAW_LINEAR ? 2 * sqrt(stiffness * mass) : 0;
+}
+
 tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_params c,
                                            int geom_a, int geom_b) {
     c = tch_contact_params_overlay(model->contact_default, c);
     tch_real mass = tch_contact_pair_mass(model, geom_a, geom_b);
-    tch_real omega = 2 * TCH_PI / (DERIVED_PERIOD_STEPS * model->timestep);
     if (isnan(c.stiffness)) {
-        c.stiffness = mass * omega * omega;
-        if (c.law == TCH_POINT_LAW_HUNT_CROSSLEY) {
-            c.stiffness /= pow(HUNT_CROSSLEY_REFERENCE_DEPTH, c.exponent - 1);
-        }
+        c.stiffness = derived_stiffness(model, c.law, c.exponent, mass);
     }
     if (isnan(c.damping)) {
-        c.damping = c.law == TCH_POINT_LAW_LINEAR ? 2 * sqrt(c.stiffness * mass) : 0;
+        c.damping = derived_damping(c.law, c.stiffness, mass);
     }
     if (isnan(c.static_friction)) {
         c.static_friction = c.friction;
@@ -121,4 +133,12 @@ tch_pair_params tch_model_pair_params(const tch_model* model, int geom_a, int ge
     tch_contact_params c =
         tch_contact_params_combine(model->geom_contact[geom_a], model->geom_contact[geom_b]);
     return tch_contact_params_resolve(model, c, geom_a, geom_b);
+}
+
+void tch_contact_params_derived(const tch_model* model, const tch_pair_params* p, int geom_a,
+                                int geom_b, int* stiffness, int* damping) {
+    tch_real mass = tch_contact_pair_mass(model, geom_a, geom_b);
+    *stiffness = p->stiffness == derived_stiffness(model, p->law, p->exponent, mass);
+    *damping = p->law == TCH_POINT_LAW_LINEAR &&
+               p->damping == derived_damping(p->law, p->stiffness, mass);
 }

@@ -10,8 +10,10 @@
  *   - stiction velocity: the smaller; dissipation and exponent: the mean.
  *   A value set on only one geom is taken as it is.
  * Stiffness and damping that nobody sets are derived from the pair's masses and the time step:
- * the contact's natural period is 25 steps and its damping ratio 1, so that the explicit
- * integrators stay stable without tuning.
+ * the contact's natural period is 25 steps and its damping ratio 1. With the explicit
+ * integrators the point model then bounds the derived values of the points that share a body,
+ * so that the body's contact modes stay stable however many points carry it
+ * (docs/contact-point.md, "Derived stiffness and damping").
  */
 #pragma once
 
@@ -31,3 +33,9 @@ tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_p
 /* Effective mass of the pair for a translation of one against the other, kg (the mass of the
  * moving one when the other is static). */
 tch_real tch_contact_pair_mass(const tch_model* model, int geom_a, int geom_b);
+
+/* Whether p's stiffness, and its damping, are the values the derivation gives geoms a and b
+ * (no level set them; a value set to exactly the derived one counts as derived). The damping
+ * of the Hunt-Crossley law is never derived (its dissipation is). */
+void tch_contact_params_derived(const tch_model* model, const tch_pair_params* p, int geom_a,
+                                int geom_b, int* stiffness, int* damping);

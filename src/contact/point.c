@@ -17,12 +17,23 @@
  * before the step is below the stiction velocity v_s, and falls smoothly (cubic) to the dynamic
  * mu_d at 3 v_s. A body can so rest on a slope without creeping, roll without slipping, and
  * slide with the Coulomb deceleration, at any stiffness the step allows.
+ *
+ * Derived stiffness and damping (contact/params.h) describe one point against the pair's mass.
+ * With the explicit integrators, the points that share a body are bounded together before any
+ * force is applied: with M the body's mass matrix and K, D the sums of its points' k J^T J and
+ * b J^T J (J = [n^T, (r x n)^T], twice for a point between two free bodies, which bounds the
+ * coupled system by its bodies alone: (u - v)(u - v)^T <= 2 (u u^T + v v^T)), the derived
+ * values of its points are scaled so that h^2 lambda_max(M^-1 K) <= 1 and
+ * h mu_max(M^-1 D) <= 1 (docs/contact-point.md, "Derived stiffness and damping").
  */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "collision/narrowphase.h"
 #include "contact/contact.h"
 #include "contact/friction.h"
+#include "contact/params.h"
 #include "math/vec.h"
 
 enum { TCH_POINT_MAX_PAIR_POINTS = TCH_MANIFOLD_CAPACITY };
@@ -43,10 +54,262 @@ static tch_vec3 relative_velocity(const tch_model* model, const tch_data* data,
                       tch_contact_point_velocity(model, data, pair->geom_a, p_W));
 }
 
+/* ∂f_n/∂d and ∂f_n/∂d' of the normal law at (depth, rate); zero where it is clamped. */
+static void normal_force_derivatives(const tch_pair_params* p, tch_real depth, tch_real rate,
+                                     tch_real* k, tch_real* b) {
+    *k = *b = 0;
+    if (normal_force(p, depth, rate) <= 0) {
+        return;
+    }
+    if (p->law == TCH_POINT_LAW_HUNT_CROSSLEY) {
+        tch_real e = p->exponent, lambda = 1.5 * p->dissipation;
+        *k = p->stiffness * e * pow(depth, e - 1) * (1 + lambda * rate);
+        *b = p->stiffness * pow(depth, e) * lambda;
+    } else {
+        *k = p->stiffness;
+        *b = p->damping;
+    }
+}
+
+/* ---- the per-body bound of derived stiffness and damping ---- */
+
+/* What the bound keeps per body during one evaluation of the forces. */
+typedef struct body_bound {
+    unsigned epoch;        /* the evaluation that filled it; older entries are stale */
+    tch_mat3 G_B;          /* I^-1/2 about the centre of mass, body axes */
+    tch_real K[6][6];      /* M^-1/2 (sum k J^T J) M^-1/2, translation then rotation (body axes) */
+    tch_real D[6][6];      /* the same with the dampers */
+    tch_real scale_k, scale_b;
+} body_bound;
+
+typedef struct point_scratch {
+    unsigned epoch;
+    int capacity;
+    body_bound* bodies;    /* [capacity] by root body index */
+} point_scratch;
+
+/* Largest eigenvalue of a symmetric 6x6 matrix, by cyclic Jacobi rotations (Golub and Van
+ * Loan, sec. 8.5.2); `a` is overwritten. */
+static tch_real largest_eigenvalue(tch_real a[6][6]) {
+    for (int sweep = 0; sweep < 32; ++sweep) {
+        tch_real off = 0, diag = 0;
+        for (int p = 0; p < 6; ++p) {
+            diag += a[p][p] * a[p][p];
+            for (int q = p + 1; q < 6; ++q) {
+                off += a[p][q] * a[p][q];
+            }
+        }
+        if (off <= 1e-30 * diag) {
+            break;
+        }
+        for (int p = 0; p < 5; ++p) {
+            for (int q = p + 1; q < 6; ++q) {
+                if (a[p][q] == 0) {
+                    continue;
+                }
+                /* the rotation in (p, q) that zeroes a_pq: t = tan of its angle */
+                tch_real theta = (a[q][q] - a[p][p]) / (2 * a[p][q]);
+                tch_real t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
+                tch_real c = 1 / sqrt(t * t + 1), s = t * c;
+                for (int k = 0; k < 6; ++k) {
+                    tch_real kp = a[k][p], kq = a[k][q];
+                    a[k][p] = c * kp - s * kq;
+                    a[k][q] = s * kp + c * kq;
+                }
+                for (int k = 0; k < 6; ++k) {
+                    tch_real pk = a[p][k], qk = a[q][k];
+                    a[p][k] = c * pk - s * qk;
+                    a[q][k] = s * pk + c * qk;
+                }
+            }
+        }
+    }
+    tch_real largest = a[0][0];
+    for (int p = 1; p < 6; ++p) {
+        largest = fmax(largest, a[p][p]);
+    }
+    return largest;
+}
+
+/* I^-1/2 = V diag(1 / sqrt(eigenvalues)) V^T. */
+static tch_mat3 inverse_square_root(tch_mat3 I) {
+    tch_vec3 e;
+    tch_mat3 V;
+    tch_m3_symmetric_eigen(I, &e, &V);
+    tch_mat3 scaled = tch_m3_mul(V, tch_m3_diag((tch_vec3){1 / sqrt(e.x), 1 / sqrt(e.y),
+                                                         1 / sqrt(e.z)}));
+    return tch_m3_mul(scaled, tch_m3_transpose(V));
+}
+
+/* The body's entry for this evaluation, emptied on first use. */
+static body_bound* fresh_bound(const tch_model* model, point_scratch* s, int root) {
+    body_bound* b = &s->bodies[root];
+    if (b->epoch != s->epoch) {
+        memset(b, 0, sizeof *b);
+        b->epoch = s->epoch;
+        b->G_B = inverse_square_root(model->body_total_I_BCm[root]);
+    }
+    return b;
+}
+
+/* Adds weight (k, b) u u^T for the unit load along n at p on `root`, with u = M^-1/2 J^T. */
+static void add_point_to_bound(const tch_model* model, const tch_data* data, point_scratch* s,
+                               int root, tch_vec3 p_W, tch_vec3 n_W, tch_real k, tch_real b) {
+    body_bound* bound = fresh_bound(model, s, root);
+    tch_vec3 n = tch_v3_scale(n_W, 1 / sqrt(model->body_total_mass[root]));
+    tch_vec3 arm = tch_v3_cross(tch_v3_sub(p_W, data->body_p_WCm[root]), n_W);
+    tch_vec3 w = tch_m3_mul_v3(bound->G_B, tch_m3_tmul_v3(data->body_R_WB[root], arm));
+    tch_real u[6] = {n.x, n.y, n.z, w.x, w.y, w.z};
+    for (int i = 0; i < 6; ++i) {
+        for (int j = 0; j < 6; ++j) {
+            bound->K[i][j] += k * u[i] * u[j];
+            bound->D[i][j] += b * u[i] * u[j];
+        }
+    }
+}
+
+static int root_of(const tch_model* model, int geom) {
+    return model->body_root[model->geom_body[geom]];
+}
+
+static int pair_has_derived_values(const tch_model* model, const tch_pair_result* pair) {
+    int k, b;
+    tch_contact_params_derived(model, &pair->params, pair->geom_a, pair->geom_b, &k, &b);
+    return k || b;
+}
+
+/* Adds the springs and dampers of a point pair's touching points to its free bodies. */
+static void add_pair_to_bounds(const tch_model* model, const tch_data* data, point_scratch* s,
+                               const tch_pair_result* pair) {
+    int roots[2] = {root_of(model, pair->geom_a), root_of(model, pair->geom_b)};
+    tch_real weight = roots[0] > 0 && roots[1] > 0 ? 2 : 1;
+    for (int i = 0; i < pair->contact_count; ++i) {
+        const tch_contact* c = &data->contacts[pair->contact_start + i];
+        tch_real k, b;
+        if (c->depth <= 0) {
+            continue;
+        }
+        normal_force_derivatives(&pair->params, c->depth, 0, &k, &b);
+        for (int side = 0; side < 2; ++side) {
+            if (roots[side] > 0) {
+                add_point_to_bound(model, data, s, roots[side], c->p_W, c->n_W, weight * k,
+                                   weight * b);
+            }
+        }
+    }
+}
+
+/* Makes room for every body in the scratch; 0, or -1 when out of memory. */
+static int reserve_bounds(point_scratch* s, int bodies) {
+    if (bodies <= s->capacity) {
+        return 0;
+    }
+    body_bound* grown = realloc(s->bodies, (size_t)bodies * sizeof *grown);
+    if (!grown) {
+        return -1;
+    }
+    for (int i = s->capacity; i < bodies; ++i) {
+        grown[i].epoch = 0;
+    }
+    s->bodies = grown;
+    s->capacity = bodies;
+    return 0;
+}
+
+/* Fills every body's scales for this evaluation: sums its points' springs and dampers (of
+ * every point pair, set or derived), then scale = min(1, 1 / (h^2 lambda_max)) for the
+ * springs and min(1, 1 / (h mu_max)) for the dampers. Nothing when no point pair has derived
+ * values, or when out of memory (the derived values then stand unbounded this step). */
+static void bound_bodies(const tch_model* model, const tch_data* data, point_scratch* s) {
+    int derived = 0;
+    for (int i = 0; i < data->pair_result_count && !derived; ++i) {
+        const tch_pair_result* pair = &data->pair_results[i];
+        derived = pair->model == TCH_CONTACT_POINT && pair_has_derived_values(model, pair);
+    }
+    s->epoch = s->epoch + 1 > 0 ? s->epoch + 1 : 1; /* 0 marks entries never filled */
+    if (!derived || reserve_bounds(s, model->body_count) != 0) {
+        return;
+    }
+    for (int i = 0; i < data->pair_result_count; ++i) {
+        if (data->pair_results[i].model == TCH_CONTACT_POINT) {
+            add_pair_to_bounds(model, data, s, &data->pair_results[i]);
+        }
+    }
+    tch_real h = model->timestep;
+    for (int root = 1; root < model->body_count; ++root) {
+        body_bound* b = &s->bodies[root];
+        if (b->epoch == s->epoch) {
+            b->scale_k = fmin(1, 1 / (h * h * largest_eigenvalue(b->K)));
+            b->scale_b = fmin(1, 1 / (h * largest_eigenvalue(b->D)));
+        }
+    }
+}
+
+/* The bound's scale of `root` in this evaluation (1 for static and unbounded bodies). */
+static void root_scales(const point_scratch* s, int root, tch_real* scale_k, tch_real* scale_b) {
+    const body_bound* b = root > 0 && root < s->capacity ? &s->bodies[root] : NULL;
+    int bounded = b && b->epoch == s->epoch;
+    *scale_k = bounded ? b->scale_k : 1;
+    *scale_b = bounded ? b->scale_b : 1;
+}
+
+/* The pair's parameters with its derived stiffness and damping scaled by the smaller scale of
+ * its two bodies (explicit integrators only: the implicit one integrates the springs and
+ * dampers implicitly, docs/integrators.md). */
+static tch_pair_params bounded_params(const tch_model* model, const point_scratch* s,
+                                      const tch_pair_result* pair) {
+    tch_pair_params p = pair->params;
+    if (model->integrator == TCH_INTEGRATOR_IMPLICIT) {
+        return p;
+    }
+    int derived_k, derived_b;
+    tch_contact_params_derived(model, &p, pair->geom_a, pair->geom_b, &derived_k, &derived_b);
+    tch_real ka, ba, kb, bb;
+    root_scales(s, root_of(model, pair->geom_a), &ka, &ba);
+    root_scales(s, root_of(model, pair->geom_b), &kb, &bb);
+    if (derived_k) {
+        p.stiffness *= fmin(ka, kb);
+    }
+    if (derived_b) {
+        p.damping *= fmin(ba, bb);
+    }
+    return p;
+}
+
+/* Whether `pair` is the evaluation's first point pair: the engine evaluates the pairs' normal
+ * forces in order, so that one fills the bound for all. */
+static int first_point_pair(const tch_data* data, const tch_pair_result* pair) {
+    for (int i = 0; i < data->pair_result_count; ++i) {
+        if (data->pair_results[i].model == TCH_CONTACT_POINT) {
+            return &data->pair_results[i] == pair;
+        }
+    }
+    return 0;
+}
+
+static void* point_scratch_create(void) {
+    return calloc(1, sizeof(point_scratch));
+}
+
+static void point_scratch_destroy(void* scratch) {
+    point_scratch* s = scratch;
+    if (s) {
+        free(s->bodies);
+        free(s);
+    }
+}
+
+/* ---- forces ---- */
+
 static void point_normal_forces(const tch_model* model, tch_data* data,
                                 tch_pair_context* context) {
     tch_pair_result* pair = context->pair;
-    const tch_pair_params* p = &pair->params;
+    point_scratch* scratch = context->scratch;
+    if (model->integrator != TCH_INTEGRATOR_IMPLICIT && first_point_pair(data, pair)) {
+        bound_bodies(model, data, scratch);
+    }
+    tch_pair_params bounded = bounded_params(model, scratch, pair);
+    const tch_pair_params* p = &bounded;
     for (int i = 0; i < pair->contact_count; ++i) {
         tch_contact* c = &data->contacts[pair->contact_start + i];
         c->f_W = tch_v3_zero();
@@ -85,23 +348,6 @@ static void point_friction_forces(const tch_model* model, tch_data* data,
     }
 }
 
-/* ∂f_n/∂d and ∂f_n/∂d' of the normal law at (depth, rate); zero where it is clamped. */
-static void normal_force_derivatives(const tch_pair_params* p, tch_real depth, tch_real rate,
-                                     tch_real* k, tch_real* b) {
-    *k = *b = 0;
-    if (normal_force(p, depth, rate) <= 0) {
-        return;
-    }
-    if (p->law == TCH_POINT_LAW_HUNT_CROSSLEY) {
-        tch_real e = p->exponent, lambda = 1.5 * p->dissipation;
-        *k = p->stiffness * e * pow(depth, e - 1) * (1 + lambda * rate);
-        *b = p->stiffness * pow(depth, e) * lambda;
-    } else {
-        *k = p->stiffness;
-        *b = p->damping;
-    }
-}
-
 /* Each point's spring and damper along n: the depth falls by n.u for a displacement u of b's
  * point relative to a's, so ∂F/∂u = -k' n n^T and ∂F/∂v = -b' n n^T (docs/integrators.md). */
 static void point_linearize(const tch_model* model, const tch_data* data,
@@ -134,5 +380,7 @@ const tch_contact_ops tch_point_ops = {
     .pair_geometry = NULL,
     .normal_forces = point_normal_forces,
     .friction_forces = point_friction_forces,
+    .scratch_create = point_scratch_create,
+    .scratch_destroy = point_scratch_destroy,
     .linearize = point_linearize,
 };
