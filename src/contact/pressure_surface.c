@@ -166,10 +166,20 @@ void tch_pressure_node_ranges(const tch_tetmesh* mesh, const tch_bvh* bvh, tch_r
 typedef struct placement {
     tch_mat3 R_FG;
     tch_vec3 p_FG;
+    int identity; /* R_FG = I, p_FG = 0 */
 } placement;
 
 static placement make_placement(tch_transform X_FG) {
-    return (placement){tch_q_to_mat3(X_FG.q), X_FG.p};
+    return (placement){tch_q_to_mat3(X_FG.q), X_FG.p, 0};
+}
+
+/* Point x of G in F. The identity skips the product: x + 0 has the bits of I x + 0 (a
+ * nonzero coordinate is kept, a zero of either sign becomes +0 in both). */
+static tch_vec3 place_point(const placement* X, tch_vec3 x_G) {
+    if (X->identity) {
+        return tch_v3_add(x_G, tch_v3_zero());
+    }
+    return tch_v3_add(tch_m3_mul_v3(X->R_FG, x_G), X->p_FG);
 }
 
 /* Corner 0 of tet t placed, and the pressure on it: p(x) = E (ε(v0) + ∇ε · (x - v0)), ε being
@@ -178,7 +188,7 @@ static void place_field(const tch_pressure_body* body, int t, const placement* X
                         tch_placed_tet* out) {
     const tch_tetmesh* mesh = body->mesh;
     const int* corner = mesh->tets[t];
-    out->v[0] = tch_v3_add(tch_m3_mul_v3(X->R_FG, mesh->vertices_G[corner[0]]), X->p_FG);
+    out->v[0] = place_point(X, mesh->vertices_G[corner[0]]);
     tch_real E = body->modulus;
     tch_vec3 gradient = tch_v3_scale(tch_m3_mul_v3(X->R_FG, mesh->tet_gradient_G[t]), E);
     out->pressure.gradient = gradient;
@@ -191,7 +201,7 @@ static void place_corners(const tch_pressure_body* body, int t, const placement*
     const tch_tetmesh* mesh = body->mesh;
     const int* corner = mesh->tets[t];
     for (int i = 1; i < 4; ++i) {
-        out->v[i] = tch_v3_add(tch_m3_mul_v3(X->R_FG, mesh->vertices_G[corner[i]]), X->p_FG);
+        out->v[i] = place_point(X, mesh->vertices_G[corner[i]]);
     }
 }
 
@@ -416,20 +426,29 @@ typedef struct query {
     tch_pressure_surface* out;
     int tet_a_index;                  /* the tet of A placed below, or -1 */
     tch_placed_tet tet_a;
-    tch_linear_field bary_a[4];
+    tch_linear_field bary_a[4];        /* tet_a's barycentric coordinates (rigid B only) */
     tch_real length2_a;               /* the squared length scale L^2 of tet_a */
     tch_real gradient_norm_a;         /* |∇p| on tet_a */
     int out_of_memory;
 } query;
 
+/* Places tet t of A (in its own frame) unless it is placed already: its corners and field, its
+ * pressure range when B's tets are culled by theirs one by one (no node ranges), and its
+ * barycentric coordinates when B is rigid (a compliant B is clipped by its own tet). */
 static void load_tet_a(query* q, int t) {
     if (q->tet_a_index == t) {
         return;
     }
     q->tet_a_index = t;
-    placement identity = {tch_m3_identity(), tch_v3_zero()};
-    place_tet(q->a, t, &identity, &q->tet_a);
-    tch_placed_tet_barycentric(&q->tet_a, q->bary_a);
+    placement identity = {tch_m3_identity(), tch_v3_zero(), 1};
+    place_field(q->a, t, &identity, &q->tet_a);
+    place_corners(q->a, t, &identity, &q->tet_a);
+    if (q->b != NULL && q->intervals == NULL) {
+        pressure_range(q->a, t, &q->tet_a.pressure_min, &q->tet_a.pressure_max);
+    }
+    if (q->rigid != NULL) {
+        tch_placed_tet_barycentric(&q->tet_a, q->bary_a);
+    }
     tch_real l2 = 0;
     for (int i = 1; i < 4; ++i) {
         tch_real e2 = tch_v3_norm2(tch_v3_sub(q->tet_a.v[i], q->tet_a.v[0]));
