@@ -76,8 +76,9 @@ static void normal_force_derivatives(const tch_pair_params* p, tch_real depth, t
 /* What the bound keeps per body during one evaluation of the forces. */
 typedef struct body_bound {
     unsigned epoch;        /* the evaluation that filled it; older entries are stale */
-    tch_mat3 G_B;          /* I^-1/2 about the centre of mass, body axes */
-    tch_real K[6][6];      /* M^-1/2 (sum k J^T J) M^-1/2, translation then rotation (body axes) */
+    tch_mat3 G_B;          /* I^-1/2 about the centre of mass, body axes (free roots) */
+    tch_real K[6][6];      /* M^-1/2 (sum k J^T J) M^-1/2, translation then rotation (body
+                            * axes); the upper triangle until scale_within */
     tch_real D[6][6];      /* the same with the dampers */
     tch_real scale_k, scale_b;
 } body_bound;
@@ -88,19 +89,20 @@ typedef struct point_scratch {
     body_bound* bodies;    /* [capacity] by root body index */
 } point_scratch;
 
-/* Largest eigenvalue of a symmetric 6x6 matrix, by cyclic Jacobi rotations (Golub and Van
- * Loan, sec. 8.5.2); `a` is overwritten. */
-static tch_real largest_eigenvalue(tch_real a[6][6]) {
-    for (int sweep = 0; sweep < 32; ++sweep) {
-        tch_real off = 0, diag = 0;
+/* An upper bound within 0.1% of the largest eigenvalue of a symmetric 6x6 matrix: cyclic
+ * Jacobi rotations (Golub and Van Loan, sec. 8.5.2) until the off-diagonal part is small, then
+ * Weyl's bound lambda_max <= max_i a_ii + |off-diagonal part|_F. `a` is overwritten. */
+static tch_real largest_eigenvalue_bound(tch_real a[6][6]) {
+    for (int sweep = 0;; ++sweep) {
+        tch_real off = 0, largest = a[0][0];
         for (int p = 0; p < 6; ++p) {
-            diag += a[p][p] * a[p][p];
+            largest = fmax(largest, a[p][p]);
             for (int q = p + 1; q < 6; ++q) {
-                off += a[p][q] * a[p][q];
+                off += 2 * a[p][q] * a[p][q];
             }
         }
-        if (off <= 1e-30 * diag) {
-            break;
+        if (off <= 1e-6 * largest * largest || sweep == 16) {
+            return largest + sqrt(off);
         }
         for (int p = 0; p < 5; ++p) {
             for (int q = p + 1; q < 6; ++q) {
@@ -124,11 +126,20 @@ static tch_real largest_eigenvalue(tch_real a[6][6]) {
             }
         }
     }
-    tch_real largest = a[0][0];
-    for (int p = 1; p < 6; ++p) {
-        largest = fmax(largest, a[p][p]);
+}
+
+/* min(1, limit / lambda_max(a)), lambda_max taken from above, for a symmetric positive
+ * semidefinite `a` given by its upper triangle (overwritten); the trace, which bounds lambda_max, spares the rotations when
+ * it is within the limit. */
+static tch_real scale_within(tch_real a[6][6], tch_real limit) {
+    tch_real trace = 0;
+    for (int i = 0; i < 6; ++i) {
+        trace += a[i][i];
+        for (int j = 0; j < i; ++j) {
+            a[i][j] = a[j][i];
+        }
     }
-    return largest;
+    return trace <= limit ? 1 : fmin(1, limit / largest_eigenvalue_bound(a));
 }
 
 /* I^-1/2 = V diag(1 / sqrt(eigenvalues)) V^T. */
@@ -142,12 +153,12 @@ static tch_mat3 inverse_square_root(tch_mat3 I) {
 }
 
 /* The body's entry for this evaluation, emptied on first use. */
-static body_bound* fresh_bound(const tch_model* model, point_scratch* s, int root) {
+static body_bound* fresh_bound(point_scratch* s, int root) {
     body_bound* b = &s->bodies[root];
     if (b->epoch != s->epoch) {
-        memset(b, 0, sizeof *b);
+        memset(b->K, 0, sizeof b->K);
+        memset(b->D, 0, sizeof b->D);
         b->epoch = s->epoch;
-        b->G_B = inverse_square_root(model->body_total_I_BCm[root]);
     }
     return b;
 }
@@ -155,13 +166,13 @@ static body_bound* fresh_bound(const tch_model* model, point_scratch* s, int roo
 /* Adds weight (k, b) u u^T for the unit load along n at p on `root`, with u = M^-1/2 J^T. */
 static void add_point_to_bound(const tch_model* model, const tch_data* data, point_scratch* s,
                                int root, tch_vec3 p_W, tch_vec3 n_W, tch_real k, tch_real b) {
-    body_bound* bound = fresh_bound(model, s, root);
+    body_bound* bound = fresh_bound(s, root);
     tch_vec3 n = tch_v3_scale(n_W, 1 / sqrt(model->body_total_mass[root]));
     tch_vec3 arm = tch_v3_cross(tch_v3_sub(p_W, data->body_p_WCm[root]), n_W);
     tch_vec3 w = tch_m3_mul_v3(bound->G_B, tch_m3_tmul_v3(data->body_R_WB[root], arm));
     tch_real u[6] = {n.x, n.y, n.z, w.x, w.y, w.z};
     for (int i = 0; i < 6; ++i) {
-        for (int j = 0; j < 6; ++j) {
+        for (int j = i; j < 6; ++j) { /* the upper triangle: scale_within mirrors it */
             bound->K[i][j] += k * u[i] * u[j];
             bound->D[i][j] += b * u[i] * u[j];
         }
@@ -199,20 +210,23 @@ static void add_pair_to_bounds(const tch_model* model, const tch_data* data, poi
     }
 }
 
-/* Makes room for every body in the scratch; 0, or -1 when out of memory. */
-static int reserve_bounds(point_scratch* s, int bodies) {
-    if (bodies <= s->capacity) {
+/* Makes room for every body of the model in the scratch (a data keeps its model), with each
+ * free root's I^-1/2; 0, or -1 when out of memory. */
+static int reserve_bounds(const tch_model* model, point_scratch* s) {
+    if (model->body_count <= s->capacity) {
         return 0;
     }
-    body_bound* grown = realloc(s->bodies, (size_t)bodies * sizeof *grown);
+    body_bound* grown = realloc(s->bodies, (size_t)model->body_count * sizeof *grown);
     if (!grown) {
         return -1;
     }
-    for (int i = s->capacity; i < bodies; ++i) {
+    for (int i = s->capacity; i < model->body_count; ++i) {
         grown[i].epoch = 0;
+        grown[i].G_B = model->body_free[i] ? inverse_square_root(model->body_total_I_BCm[i])
+                                           : tch_m3_zero();
     }
     s->bodies = grown;
-    s->capacity = bodies;
+    s->capacity = model->body_count;
     return 0;
 }
 
@@ -227,7 +241,7 @@ static void bound_bodies(const tch_model* model, const tch_data* data, point_scr
         derived = pair->model == TCH_CONTACT_POINT && pair_has_derived_values(model, pair);
     }
     s->epoch = s->epoch + 1 > 0 ? s->epoch + 1 : 1; /* 0 marks entries never filled */
-    if (!derived || reserve_bounds(s, model->body_count) != 0) {
+    if (!derived || reserve_bounds(model, s) != 0) {
         return;
     }
     for (int i = 0; i < data->pair_result_count; ++i) {
@@ -239,8 +253,8 @@ static void bound_bodies(const tch_model* model, const tch_data* data, point_scr
     for (int root = 1; root < model->body_count; ++root) {
         body_bound* b = &s->bodies[root];
         if (b->epoch == s->epoch) {
-            b->scale_k = fmin(1, 1 / (h * h * largest_eigenvalue(b->K)));
-            b->scale_b = fmin(1, 1 / (h * largest_eigenvalue(b->D)));
+            b->scale_k = scale_within(b->K, 1 / (h * h));
+            b->scale_b = scale_within(b->D, 1 / h);
         }
     }
 }
