@@ -56,7 +56,8 @@ typedef enum tch_integrator {
 typedef enum tch_lcp_solver {
     TCH_LCP_SOLVER_INHERIT = 0,
     TCH_LCP_SOLVER_LEMKE, ///< Lemke's complementary pivoting: exact, O(n^3)
-    TCH_LCP_SOLVER_PGS,   ///< projected Gauss-Seidel: iterative, warm-started
+    TCH_LCP_SOLVER_PGS,   ///< projected Gauss-Seidel over the contact rows, warm-started, with
+                          ///< Lemke as the exact fallback (the default)
 } tch_lcp_solver;
 
 /// The real-valued contact parameters, as an X-macro:

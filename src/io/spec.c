@@ -60,7 +60,7 @@ tch_option_def tch_option_def_default(void) {
         .gravity = {0, 0, -9.81},
         .integrator = TCH_INTEGRATOR_SEMI_IMPLICIT_EULER,
         .contact = tch_contact_params_unset(),
-        .lcp_solver = TCH_LCP_SOLVER_LEMKE,
+        .lcp_solver = TCH_LCP_SOLVER_PGS,
         .lcp_iterations = 0,
         .lcp_tolerance = NAN,
         .cookie = TCH_SPEC_DEF_COOKIE,
