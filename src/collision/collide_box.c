@@ -4,22 +4,53 @@
  *
  * Along a unit axis L (in A's frame, B at rotation R = R_AB and offset t = p_AB) the boxes'
  * projections have radii  r_A = sum_k a_k |L_k|  and  r_B = sum_j b_j |L . R e_j|,  so the
- * separation is  s(L) = |t . L| - (r_A + r_B)  and the penetration depth is -s. The axis of
- * largest s gives the normal. A face axis then gives a face-clipped manifold (up to 4
- * points); an edge axis gives one point midway between the closest points of the two edges.
- * Edge axes must beat the best face axis by a small tolerance, so that face contact (the
- * stable, multi-point case) wins ties.
+ * separation is  s(L) = |t . L| - (r_A + r_B)  and the penetration depth is -s.
+ *
+ * The largest s over the 15 axes decides whether the boxes are within `margin` (exact). The
+ * contact itself comes from the best face axis F unless the best edge axis E beats it by
+ *
+ *     s_E > s_F + face_bias_relative |s_F| + face_bias_absolute * size,
+ *
+ * with size the smaller of the two boxes' largest half-extents (ODE's dBoxBox weighs face
+ * depths by 1.05 for the same reason; Box2D's polygon test keeps the first face within 0.98
+ * and an absolute slop). Two boxes lying face on face but turned about the normal have edge
+ * axes (a horizontal edge of each, crossed) that are almost the face normal; a tilt of 1e-3 rad
+ * lets one of them beat the face by ~1e-4 * size, and the edge axis's single point (a different
+ * corner each step) let a box pivot into the one below. A face axis gives the face-clipped
+ * manifold (up to 4 points); an edge axis gives one point midway between the closest points of
+ * the two edges. Edge axes within edge_min_angle (1e-3 rad) of a face normal of either box
+ * never give the contact: the two parallel edges of a box that could be extreme along such an
+ * axis project within 2e-3 h of each other, less than the face bias, so which one touches is
+ * not determined by the axis (with the boxes sharing a face normal, by rounding alone), and
+ * the face axis describes that contact.
+ *
+ * When the face clip finds no point within `margin` (the boxes touch corner to edge, their
+ * faces' footprints apart), the edge point is used if an edge axis qualifies, else no contact:
+ * box-box never goes to libccd, whose EPA direction has an arbitrary sign for touching shapes.
  */
 #include <math.h>
 
 #include "collision/collide.h"
 #include "math/vec.h"
 
+/* Face bias (see above): relative to the face separation, and absolute in units of size. */
+static const tch_real face_bias_relative = 0.05;
+static const tch_real face_bias_absolute = 0.01;
+/* Edge axes closer than this (rad) to a face normal of either box give no contact. */
+static const tch_real edge_min_angle = 1e-3;
+
 typedef struct sat_axis {
     tch_vec3 L;       /* unit, from A towards B */
     tch_real separation;
     int edge_a, edge_b; /* edge directions of an edge axis, -1 for a face axis */
 } sat_axis;
+
+/* The axes the contact may come from, and the largest separation over all 15. */
+typedef struct sat_result {
+    sat_axis face;
+    sat_axis edge; /* separation -INFINITY when no edge axis qualifies */
+    tch_real separation;
+} sat_result;
 
 static tch_real projected_radius(tch_vec3 half, tch_mat3 R, tch_vec3 L) {
     const tch_vec3 L_B = tch_m3_tmul_v3(R, L);
@@ -33,17 +64,28 @@ static sat_axis make_axis(tch_vec3 L, tch_vec3 a, tch_vec3 b, tch_mat3 R, tch_ve
     return (sat_axis){along < 0 ? tch_v3_neg(L) : L, fabs(along) - r, edge_a, edge_b};
 }
 
-/* The separating axis of largest separation among the 15. */
-static sat_axis best_axis(tch_vec3 a, tch_vec3 b, tch_mat3 R, tch_vec3 t) {
-    const tch_real edge_tolerance = 1e-9 * (1 + fmax(tch_v3_norm(a), tch_v3_norm(b)));
-    sat_axis best = make_axis(tch_v3(1, 0, 0), a, b, R, t, -1, -1);
-    for (int k = 0; k < 6; ++k) {
+/* Whether unit L (in the frame of rotation R) is farther than sin(angle) ~ angle from every
+ * face normal, i.e. has two components above that: |L_k| > angle for at least two k. */
+static int off_face_normals(tch_mat3 R, tch_vec3 L, tch_real angle) {
+    const tch_vec3 L_R = tch_m3_tmul_v3(R, L);
+    return (fabs(L_R.x) > angle) + (fabs(L_R.y) > angle) + (fabs(L_R.z) > angle) >= 2;
+}
+
+static tch_real largest_half(tch_vec3 h) {
+    return fmax(h.x, fmax(h.y, h.z));
+}
+
+static sat_result separating_axes(tch_vec3 a, tch_vec3 b, tch_mat3 R, tch_vec3 t) {
+    sat_result sat = {make_axis(tch_v3(1, 0, 0), a, b, R, t, -1, -1),
+                      {tch_v3_zero(), -INFINITY, -1, -1}, -INFINITY};
+    for (int k = 1; k < 6; ++k) {
         tch_vec3 L = k < 3 ? tch_m3_col(tch_m3_identity(), k) : tch_m3_col(R, k - 3);
         sat_axis axis = make_axis(L, a, b, R, t, -1, -1);
-        if (axis.separation > best.separation) {
-            best = axis;
+        if (axis.separation > sat.face.separation) {
+            sat.face = axis;
         }
     }
+    sat.separation = sat.face.separation;
     for (int i = 0; i < 3; ++i) {
         for (int j = 0; j < 3; ++j) {
             tch_vec3 L = tch_v3_cross(tch_m3_col(tch_m3_identity(), i), tch_m3_col(R, j));
@@ -52,12 +94,22 @@ static sat_axis best_axis(tch_vec3 a, tch_vec3 b, tch_mat3 R, tch_vec3 t) {
                 continue; /* parallel edges: the face axes already cover this direction */
             }
             sat_axis axis = make_axis(tch_v3_scale(L, 1 / length), a, b, R, t, i, j);
-            if (axis.separation > best.separation + edge_tolerance) {
-                best = axis;
+            sat.separation = fmax(sat.separation, axis.separation);
+            if (axis.separation > sat.edge.separation &&
+                off_face_normals(tch_m3_identity(), axis.L, edge_min_angle) &&
+                off_face_normals(R, axis.L, edge_min_angle)) {
+                sat.edge = axis;
             }
         }
     }
-    return best;
+    return sat;
+}
+
+/* Whether the edge axis beats the face axis by the face bias (see the top of the file). */
+static int edge_wins(const sat_result* sat, tch_real size) {
+    const tch_real s_face = sat->face.separation;
+    return sat->edge.separation >
+           s_face + face_bias_relative * fabs(s_face) + face_bias_absolute * size;
 }
 
 /* The edge of a box (half-extents h) along axis k that is extreme along dir: its ends. */
@@ -93,17 +145,21 @@ int tch_collide_box_box(const tch_shape* a, const tch_shape* b, tch_transform X_
                         tch_real margin, tch_manifold_point* out) {
     const tch_vec3 ha = tch_v3(a->size[0], a->size[1], a->size[2]);
     const tch_vec3 hb = tch_v3(b->size[0], b->size[1], b->size[2]);
-    const sat_axis axis = best_axis(ha, hb, tch_q_to_mat3(X_AB.q), X_AB.p);
-    if (!(axis.separation <= margin)) {
+    const sat_result sat = separating_axes(ha, hb, tch_q_to_mat3(X_AB.q), X_AB.p);
+    if (!(sat.separation <= margin)) {
         return 0;
     }
-    if (axis.edge_a >= 0) {
-        return edge_edge_point(ha, hb, X_AB, axis, out);
+    const int edge_in_margin = sat.edge.edge_a >= 0 && sat.edge.separation <= margin;
+    if (edge_in_margin && edge_wins(&sat, fmin(largest_half(ha), largest_half(hb)))) {
+        return edge_edge_point(ha, hb, X_AB, sat.edge, out);
     }
     tch_polytope pa;
     tch_polytope pb;
     tch_polytope_init(&pa, a);
     tch_polytope_init(&pb, b);
-    const int count = tch_polytope_clip(&pa, &pb, X_AB, axis.L, margin, 0.0, out);
-    return count > 0 ? count : tch_collide_convex(a, b, X_AB, margin, out);
+    const int count = tch_polytope_clip(&pa, &pb, X_AB, sat.face.L, margin, 0.0, out);
+    if (count > 0) {
+        return count;
+    }
+    return edge_in_margin ? edge_edge_point(ha, hb, X_AB, sat.edge, out) : 0;
 }

@@ -90,6 +90,29 @@ static int penetration(const placed_shape* first, const placed_shape* second, tc
     return found;
 }
 
+/* A contact direction from A into B, its exact overlap (the depth) and libccd's position. */
+typedef struct direction_candidate {
+    tch_vec3 n_A;
+    tch_real depth;
+    tch_vec3 p_A;
+} direction_candidate;
+
+/* Replaces *best by n (either sign) when its exact overlap is smaller. libccd's EPA direction
+ * has an arbitrary sign when the shapes only touch (the origin on the boundary of the Minkowski
+ * difference; libccd issue 44, fcl issue 375): two boxes touching corner to edge got the
+ * direction from B into A and the depth of their whole width. Both signs are valid
+ * separating directions, so the smaller overlap is the better depth. */
+static void keep_smaller_overlap(const placed_shape* a, const placed_shape* b, tch_vec3 n,
+                                 tch_vec3 pos, direction_candidate* best) {
+    for (int sign = 1; sign >= -1; sign -= 2) {
+        const tch_vec3 n_signed = tch_v3_scale(n, sign);
+        const tch_real overlap = overlap_along(a, b, n_signed);
+        if (overlap < best->depth) {
+            *best = (direction_candidate){n_signed, overlap, pos};
+        }
+    }
+}
+
 int tch_collide_convex(const tch_shape* a, const tch_shape* b, tch_transform X_AB,
                        tch_real margin, tch_manifold_point* out) {
     const placed_shape pa = {a, tch_x_identity()};
@@ -103,12 +126,14 @@ int tch_collide_convex(const tch_shape* a, const tch_shape* b, tch_transform X_A
     if (!found_ab && !found_ba) {
         return 0;
     }
-    n_ba = tch_v3_neg(n_ba);
-    const tch_real overlap_ab = found_ab ? overlap_along(&pa, &pb, n_ab) : INFINITY;
-    const tch_real overlap_ba = found_ba ? overlap_along(&pa, &pb, n_ba) : INFINITY;
-    const int use_ab = overlap_ab <= overlap_ba;
-    const tch_vec3 n_A = use_ab ? n_ab : n_ba;
-    const tch_real depth = use_ab ? overlap_ab : overlap_ba;
+    direction_candidate best = {tch_v3_zero(), INFINITY, tch_v3_zero()};
+    if (found_ab) {
+        keep_smaller_overlap(&pa, &pb, n_ab, pos_ab, &best);
+    }
+    if (found_ba) {
+        keep_smaller_overlap(&pa, &pb, tch_v3_neg(n_ba), pos_ba, &best);
+    }
+    const tch_vec3 n_A = best.n_A;
     tch_polytope poly_a;
     tch_polytope poly_b;
     if (tch_polytope_init(&poly_a, a) && tch_polytope_init(&poly_b, b)) {
@@ -118,6 +143,6 @@ int tch_collide_convex(const tch_shape* a, const tch_shape* b, tch_transform X_A
             return count;
         }
     }
-    out[0] = (tch_manifold_point){use_ab ? pos_ab : pos_ba, n_A, depth};
+    out[0] = (tch_manifold_point){best.p_A, n_A, best.depth};
     return 1;
 }
