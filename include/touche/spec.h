@@ -31,9 +31,9 @@ typedef enum tch_geom_type {
 typedef enum tch_contact_model {
     TCH_CONTACT_INHERIT = 0,
     TCH_CONTACT_POINT,    ///< penalty spring-damper at contact points, regularized Coulomb
-    TCH_CONTACT_VOLUME,   ///< Hasegawa-Sato contact volume (not supported yet)
-    TCH_CONTACT_PRESSURE, ///< Elandt et al. pressure field (not supported yet)
-    TCH_CONTACT_LCP,      ///< velocity-level complementarity (not supported yet)
+    TCH_CONTACT_VOLUME,   ///< Hasegawa-Sato contact volume: distributed springs and dampers
+    TCH_CONTACT_PRESSURE, ///< Elandt et al. pressure field (hydroelastic) contact surfaces
+    TCH_CONTACT_LCP,      ///< velocity-level complementarity (Stewart-Trinkle, Anitescu-Potra)
     TCH_CONTACT_PEG,      ///< Williams-Lu-Trinkle polytope model (not supported yet)
     TCH_CONTACT_MODEL_END
 } tch_contact_model;

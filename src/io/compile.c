@@ -15,6 +15,7 @@
  * ancestor, or the world (root 0) when there is none. Only free roots carry degrees of freedom.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -123,14 +124,21 @@ static tch_status check_model_supported(tch_contact_model model, const tch_sourc
     if (model == TCH_CONTACT_INHERIT || tch_contact_model_ops(model) != NULL) {
         return TCH_OK;
     }
+    char offered[128] = "";
+    for (int m = TCH_CONTACT_POINT; m < TCH_CONTACT_MODEL_END; ++m) {
+        if (tch_contact_model_ops((tch_contact_model)m) != NULL) {
+            size_t used = strlen(offered);
+            snprintf(offered + used, sizeof offered - used, "%s'%s'", used ? ", " : "",
+                     tch_contact_model_name((tch_contact_model)m));
+        }
+    }
     return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
-                    "contact model '%s' is not supported yet; this build offers 'point' "
-                    "(run with --contact point to use it for every pair)",
-                    tch_contact_model_name(model));
+                    "contact model '%s' is not supported yet; this build offers %s",
+                    tch_contact_model_name(model), offered);
 }
 
 /* A supported model that the scene's integrator can run: the lcp model's impulses live inside
- * the semi-implicit Euler step (engine/constraint.h), so it refuses RK4. */
+ * the semi-implicit Euler step (engine/constraint.h), so it refuses RK4 and implicit. */
 static tch_status check_model_runnable(const compile_context* ctx, tch_contact_model model,
                                        const tch_source* src, tch_error* err) {
     tch_status s = check_model_supported(model, src, err);
@@ -138,7 +146,8 @@ static tch_status check_model_runnable(const compile_context* ctx, tch_contact_m
         ctx->model->integrator != TCH_INTEGRATOR_SEMI_IMPLICIT_EULER) {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
                         "contact model 'lcp' needs the semi-implicit Euler integrator "
-                        "(option integrator=\"Euler\"); the scene uses rk4");
+                        "(option integrator=\"Euler\"); the scene uses %s",
+                        ctx->model->integrator == TCH_INTEGRATOR_RK4 ? "RK4" : "implicit");
     }
     return s;
 }
