@@ -416,6 +416,17 @@ static tch_real polygon_area(const tch_vec3* v, int n, tch_vec3 normal, tch_vec3
 
 /* ---- the queries ---- */
 
+/* Tets of B placed in A during a query, by tet index modulo the size (direct-mapped): a tet of
+ * B meets several tets of A in a row, and placing it costs more than looking it up. */
+#define PLACED_B_SLOTS 128
+
+typedef struct placed_b_cache {
+    int tet[PLACED_B_SLOTS];       /* the tet in each slot, or -1 */
+    char stage[PLACED_B_SLOTS];    /* 0: field and v[0] placed, 1: corners too, 2: and bary */
+    tch_placed_tet placed[PLACED_B_SLOTS];
+    tch_linear_field bary[PLACED_B_SLOTS][4]; /* its barycentric coordinates (stage 2) */
+} placed_b_cache;
+
 typedef struct query {
     const tch_pressure_body* a;
     const tch_pressure_body* b;       /* compliant B, or NULL */
@@ -430,7 +441,16 @@ typedef struct query {
     tch_real length2_a;               /* the squared length scale L^2 of tet_a */
     tch_real gradient_norm_a;         /* |∇p| on tet_a */
     int out_of_memory;
+    placed_b_cache* cache_b;          /* compliant B: this thread's, on its stack */
 } query;
+
+/* Empties the cache and lends it to q for one descent. */
+static void lend_placed_b(query* q, placed_b_cache* cache) {
+    for (int k = 0; k < PLACED_B_SLOTS; ++k) {
+        cache->tet[k] = -1;
+    }
+    q->cache_b = cache;
+}
 
 /* Places tet t of A (in its own frame) unless it is placed already: its corners and field, its
  * pressure range when B's tets are culled by theirs one by one (no node ranges), and its
@@ -522,29 +542,39 @@ static int compliant_pair(int tet_a, int tet_b, void* user) {
             return 0;
         }
     }
-    tch_placed_tet b;
-    place_field(q->b, tet_b, &q->place_B, &b);
-    tch_linear_field g = {tch_v3_sub(a->pressure.gradient, b.pressure.gradient),
-                          a->pressure.offset - b.pressure.offset};
+    int slot = tet_b & (PLACED_B_SLOTS - 1);
+    tch_placed_tet* b = &q->cache_b->placed[slot];
+    if (q->cache_b->tet[slot] != tet_b) {
+        place_field(q->b, tet_b, &q->place_B, b);
+        q->cache_b->tet[slot] = tet_b;
+        q->cache_b->stage[slot] = 0;
+    }
+    tch_linear_field g = {tch_v3_sub(a->pressure.gradient, b->pressure.gradient),
+                          a->pressure.offset - b->pressure.offset};
     /* The plane must cut both tets; tet_a is placed already, so test it before placing the
      * rest of tet_b (slice_tet gives nothing when plane_cuts(a) fails). */
     if (!plane_cuts(a, g)) {
         return 0;
     }
     tch_real g_norm = tch_v3_norm(g.gradient);
-    tch_real scale = q->gradient_norm_a + tch_v3_norm(b.pressure.gradient);
+    tch_real scale = q->gradient_norm_a + tch_v3_norm(b->pressure.gradient);
     if (!(g_norm > TCH_PRESSURE_GRADIENT_TOLERANCE * scale)) {
         return 0; /* parallel gradients: no plane of equal pressure */
     }
-    place_corners(q->b, tet_b, &q->place_B, &b);
+    if (q->cache_b->stage[slot] == 0) {
+        place_corners(q->b, tet_b, &q->place_B, b);
+        q->cache_b->stage[slot] = 1;
+    }
     tch_vec3 buffer_a[POLYGON_BUFFER], buffer_b[POLYGON_BUFFER];
-    int n = plane_cuts(&b, g) ? slice_tet(a, g, buffer_a) : 0;
+    int n = plane_cuts(b, g) ? slice_tet(a, g, buffer_a) : 0;
     if (n == 0) {
         return 0;
     }
-    tch_linear_field bary_b[4];
-    tch_placed_tet_barycentric(&b, bary_b);
-    tch_vec3* poly = clip_by_tet(buffer_a, buffer_b, &n, bary_b);
+    if (q->cache_b->stage[slot] == 1) {
+        tch_placed_tet_barycentric(b, q->cache_b->bary[slot]);
+        q->cache_b->stage[slot] = 2;
+    }
+    tch_vec3* poly = clip_by_tet(buffer_a, buffer_b, &n, q->cache_b->bary[slot]);
     /* n = ∇(p_B - p_A) / |...|: from A into B. */
     return emit_polygon(q, poly, n, tch_v3_scale(g.gradient, -1 / g_norm), tet_b);
 }
@@ -618,6 +648,8 @@ static void run_part(void* context, int k, int begin, int end) {
     q.out = &p->surface;
     q.tet_a_index = -1;
     q.out_of_memory = 0;
+    placed_b_cache cache;
+    lend_placed_b(&q, &cache);
     clear_output(q.out);
     descend_tasks(&q, pq, begin, end);
     p->out_of_memory = q.out_of_memory;
@@ -725,6 +757,8 @@ static tch_status run_query(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callbac
     tch_pressure_surface* s = q->out;
     q->tet_a_index = -1;
     q->out_of_memory = 0;
+    placed_b_cache cache;
+    lend_placed_b(q, &cache);
     /* meshes too small for the threads to pay (the estimate of the root pair is under the
      * threshold) skip even the frontier */
     double root_work = sqrt((double)q->a->bvh->primitive_count * bvh_b->primitive_count);

@@ -22,10 +22,15 @@
  * the leaves, which reports many more false leaf pairs for the contact code to reject. Inner
  * node pairs get the cheaper test on A's 3 axes only (exact for those axes, no re-boxing: it
  * lets a few more subtree pairs through but costs less than it saves); leaf pairs get all 15.
- * Since a parent's box contains its children's, the pairs reported are exactly the leaf pairs
- * whose boxes overlap under the 15-axis test (tch_bvh_boxes_overlap): the test checks this
- * against brute force. Both trees are descended together, always splitting the node with the larger box, from
- * a fixed-size stack.
+ * When X_AB's rotation maps axes onto axes (a signed permutation, e.g. the identity) B's axes
+ * are A's and the cross axes are zero or A's again, so every pair gets A's 3 axes only (the
+ * 15-axis test up to the 1e-12 padding of |R|). Since a parent's box contains its children's,
+ * the pairs reported are exactly the leaf pairs whose boxes overlap under the 15-axis test
+ * (tch_bvh_boxes_overlap): the test checks this against brute force. Both trees are descended
+ * together, always splitting the node with the larger box, from a fixed-size stack; a split
+ * pair's children are tested when it is split (B's box placed in A once for both children
+ * of A), and the three comparisons of A's axes make one branch (their outcome is hard to
+ * predict: mispredictions, not arithmetic, bound the descent).
  */
 #pragma once
 
