@@ -65,7 +65,7 @@ int cli_cmd_info(const cli_options* o) {
     const tch_model* m = session.model;
     printf("scene: %s\n", o->scene);
     printf("timestep %.6g s, integrator %s, gravity (%.4g %.4g %.4g) m/s^2, %d keyframes\n",
-           m->timestep, m->integrator == TCH_INTEGRATOR_RK4 ? "RK4" : "semi-implicit Euler",
+           m->timestep, tch_integrator_description(m->integrator),
            m->gravity.x, m->gravity.y, m->gravity.z, m->key_count);
     print_bodies(m);
     print_geoms(m);

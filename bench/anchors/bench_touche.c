@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
                                           : tch_contact_model_name(model->contact_default.model);
     snprintf(settings, sizeof settings, "touche %s: contact %s%s integrator %s (scene options)",
              tch_version(), contact, options.contact ? " (forced)" : "",
-             model->integrator == TCH_INTEGRATOR_RK4 ? "RK4" : "semi-implicit Euler");
+             tch_integrator_description(model->integrator));
     /* A forced contact model runs as its own engine, "touche-<model>" (bench/run.sh); the
      * scene's own models keep the name "touche". */
     char engine[64];

@@ -274,6 +274,9 @@ TCH_API tch_mesh_id tch_spec_find_mesh(const tch_spec* spec, const char* name);
 /// Names of the enums as used in scene files ("point", "box", "rk4", ...). Never NULL.
 TCH_API const char* tch_contact_model_name(tch_contact_model model);
 TCH_API const char* tch_geom_type_name(tch_geom_type type);
+/// What an integrator does, for reports ("semi-implicit Euler", "RK4", "linearly implicit
+/// Euler"). Never NULL.
+TCH_API const char* tch_integrator_description(tch_integrator integrator);
 /// Name of an LCP solver as in scene files ("lemke", "pgs"). Never NULL.
 TCH_API const char* tch_lcp_solver_name(tch_lcp_solver solver);
 /// Parses a contact model name; false when unknown.

@@ -640,6 +640,18 @@ bool tch_point_law_parse(const char* name, tch_point_law* out) {
     return true;
 }
 
+const char* tch_integrator_description(tch_integrator integrator) {
+    static const char* const descriptions[] = {
+        [TCH_INTEGRATOR_SEMI_IMPLICIT_EULER] = "semi-implicit Euler",
+        [TCH_INTEGRATOR_RK4] = "RK4",
+        [TCH_INTEGRATOR_IMPLICIT] = "linearly implicit Euler",
+    };
+    return integrator >= TCH_INTEGRATOR_SEMI_IMPLICIT_EULER &&
+                   integrator <= TCH_INTEGRATOR_IMPLICIT
+               ? descriptions[integrator]
+               : "unknown";
+}
+
 static const char* const lcp_solver_names[] = {"inherit", "lemke", "pgs"};
 
 const char* tch_lcp_solver_name(tch_lcp_solver solver) {
