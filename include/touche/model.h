@@ -33,6 +33,8 @@ typedef struct tch_pair_params {
     tch_contact_model requested; ///< the model the scene asked for (differs when a pressure
                                  ///< pair of two rigid geoms falls back to point)
     tch_point_law law;
+    bool stiffness_derived;      ///< stiffness was unset and derived from mass and time step
+    bool damping_derived;        ///< damping was unset and derived (critical damping)
 #define TCH_DECLARE_PARAM(field, positive, combine, doc) tch_real field;
     TCH_CONTACT_REAL_PARAMS(TCH_DECLARE_PARAM)
 #undef TCH_DECLARE_PARAM

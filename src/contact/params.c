@@ -93,10 +93,11 @@ tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_p
                                            int geom_a, int geom_b) {
     c = tch_contact_params_overlay(model->contact_default, c);
     tch_real mass = tch_contact_pair_mass(model, geom_a, geom_b);
-    if (isnan(c.stiffness)) {
+    bool stiffness_derived = isnan(c.stiffness), damping_derived = isnan(c.damping);
+    if (stiffness_derived) {
         c.stiffness = derived_stiffness(model, c.law, c.exponent, mass);
     }
-    if (isnan(c.damping)) {
+    if (damping_derived) {
         c.damping = derived_damping(c.law, c.stiffness, mass);
     }
     if (isnan(c.static_friction)) {
@@ -117,6 +118,8 @@ tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_p
         p.model = TCH_CONTACT_POINT; /* two rigid geoms have no pressure field (pressure.h) */
     }
     p.law = c.law;
+    p.stiffness_derived = stiffness_derived;
+    p.damping_derived = damping_derived && c.law == TCH_POINT_LAW_LINEAR;
 #define COPY_PARAM(field, positive, combine, doc) p.field = c.field;
     TCH_CONTACT_REAL_PARAMS(COPY_PARAM)
 #undef COPY_PARAM
@@ -135,10 +138,3 @@ tch_pair_params tch_model_pair_params(const tch_model* model, int geom_a, int ge
     return tch_contact_params_resolve(model, c, geom_a, geom_b);
 }
 
-void tch_contact_params_derived(const tch_model* model, const tch_pair_params* p, int geom_a,
-                                int geom_b, int* stiffness, int* damping) {
-    tch_real mass = tch_contact_pair_mass(model, geom_a, geom_b);
-    *stiffness = p->stiffness == derived_stiffness(model, p->law, p->exponent, mass);
-    *damping = p->law == TCH_POINT_LAW_LINEAR &&
-               p->damping == derived_damping(p->law, p->stiffness, mass);
-}

@@ -34,8 +34,3 @@ tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_p
  * moving one when the other is static). */
 tch_real tch_contact_pair_mass(const tch_model* model, int geom_a, int geom_b);
 
-/* Whether p's stiffness, and its damping, are the values the derivation gives geoms a and b
- * (no level set them; a value set to exactly the derived one counts as derived). The damping
- * of the Hunt-Crossley law is never derived (its dissipation is). */
-void tch_contact_params_derived(const tch_model* model, const tch_pair_params* p, int geom_a,
-                                int geom_b, int* stiffness, int* damping);

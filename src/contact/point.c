@@ -183,10 +183,8 @@ static int root_of(const tch_model* model, int geom) {
     return model->body_root[model->geom_body[geom]];
 }
 
-static int pair_has_derived_values(const tch_model* model, const tch_pair_result* pair) {
-    int k, b;
-    tch_contact_params_derived(model, &pair->params, pair->geom_a, pair->geom_b, &k, &b);
-    return k || b;
+static int pair_has_derived_values(const tch_pair_result* pair) {
+    return pair->params.stiffness_derived || pair->params.damping_derived;
 }
 
 /* Adds the springs and dampers of a point pair's touching points to its free bodies. */
@@ -238,7 +236,7 @@ static void bound_bodies(const tch_model* model, const tch_data* data, point_scr
     int derived = 0;
     for (int i = 0; i < data->pair_result_count && !derived; ++i) {
         const tch_pair_result* pair = &data->pair_results[i];
-        derived = pair->model == TCH_CONTACT_POINT && pair_has_derived_values(model, pair);
+        derived = pair->model == TCH_CONTACT_POINT && pair_has_derived_values(pair);
     }
     s->epoch = s->epoch + 1 > 0 ? s->epoch + 1 : 1; /* 0 marks entries never filled */
     if (!derived || reserve_bounds(model, s) != 0) {
@@ -276,15 +274,13 @@ static tch_pair_params bounded_params(const tch_model* model, const point_scratc
     if (model->integrator == TCH_INTEGRATOR_IMPLICIT) {
         return p;
     }
-    int derived_k, derived_b;
-    tch_contact_params_derived(model, &p, pair->geom_a, pair->geom_b, &derived_k, &derived_b);
     tch_real ka, ba, kb, bb;
     root_scales(s, root_of(model, pair->geom_a), &ka, &ba);
     root_scales(s, root_of(model, pair->geom_b), &kb, &bb);
-    if (derived_k) {
+    if (p.stiffness_derived) {
         p.stiffness *= fmin(ka, kb);
     }
-    if (derived_b) {
+    if (p.damping_derived) {
         p.damping *= fmin(ba, bb);
     }
     return p;
