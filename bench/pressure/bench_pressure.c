@@ -14,7 +14,7 @@
  * polygon, BVH frontier pairs and parts of the threaded query, the memory of each mesh with its
  * BVH, heap allocations per query after a warm-up (malloc, calloc and realloc are wrapped by
  * the linker with -Wl,--wrap, counting every call) and whether both thread counts gave the same
- * bits; for Drake's cases, Drake's time over ours (wall clock on 1 and N threads, and CPU time
+ * bits (and a checksum of them, to compare builds); for Drake's cases, Drake's time over ours (wall clock on 1 and N threads, and CPU time
  * on 1). `--threads N` sets the second thread count (2 by default); `--case TEXT` runs only the
  * cases whose name holds TEXT (e.g. for perf). */
 #define _POSIX_C_SOURCE 200809L
@@ -98,6 +98,24 @@ static int same_bits(const tch_pressure_surface* a, const tch_pressure_surface* 
            memcmp(a->pressures, b->pressures, (size_t)a->vertex_count * sizeof(tch_real)) == 0;
 }
 
+/* FNV-1a over n bytes, continuing from h. */
+static unsigned long long fnv1a(const void* data, size_t n, unsigned long long h) {
+    const unsigned char* c = data;
+    for (size_t i = 0; i < n; ++i) {
+        h = (h ^ c[i]) * 1099511628211ULL;
+    }
+    return h;
+}
+
+/* A checksum of the surface's bits (polygons, vertices, pressures): equal in two builds when
+ * their surfaces are. */
+static unsigned long long surface_hash(const tch_pressure_surface* s) {
+    unsigned long long h = 14695981039346656037ULL;
+    h = fnv1a(s->polygons, (size_t)s->polygon_count * sizeof *s->polygons, h);
+    h = fnv1a(s->vertices_A, (size_t)s->vertex_count * sizeof(tch_vec3), h);
+    return fnv1a(s->pressures, (size_t)s->vertex_count * sizeof(tch_real), h);
+}
+
 /* Only the cases whose name holds this (--case), or all. */
 static const char* selected = "";
 
@@ -112,12 +130,12 @@ static void measure(const query_case* c, tch_workers* pool, double drake_us) {
     timing t1 = time_case(c, &one), tn = time_case(c, &many);
     int triangles = one.vertex_count; /* a polygon of k vertices is fanned into k triangles */
     double per = triangles > 0 ? triangles : 1;
-    printf("%s,%d,%d,%d,%d,%d,%d,%d,%ld,%d,%d,%.2f,%.2f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3g,%.3g,%s,", c->name,
+    printf("%s,%d,%d,%d,%d,%d,%d,%d,%ld,%d,%d,%.2f,%.2f,%.2f,%.3f,%.3f,%.3f,%.3f,%.3g,%.3g,%s,%016llx,", c->name,
            c->a->mesh.tet_count, c->rigid ? c->b->mesh.face_count : c->b->mesh.tet_count,
            one.pairs_tested, one.pairs_culled, one.polygon_count, triangles, many.frontier_pairs,
            many.work_estimate, many.parts, tch_workers_thread_count(pool), t1.seconds * 1e6, tn.seconds * 1e6,
            t1.cpu_seconds * 1e6, t1.seconds * 1e6 / per, tn.seconds * 1e6 / per, memory_mib(c->a), memory_mib(c->b),
-           t1.allocations, tn.allocations, same_bits(&one, &many) ? "yes" : "NO");
+           t1.allocations, tn.allocations, same_bits(&one, &many) ? "yes" : "NO", surface_hash(&one));
     if (drake_us > 0)
         printf("%.1f,%.1f,%.1f,%.1f\n", drake_us, drake_us / (t1.seconds * 1e6),
                drake_us / (tn.seconds * 1e6), drake_us / (t1.cpu_seconds * 1e6));
@@ -194,7 +212,7 @@ int main(int argc, char** argv) {
     printf("query,tets_a,elements_b,pairs_tested,pairs_culled,polygons,triangles,frontier_pairs,"
            "work_estimate,parts,threads,us_per_query_1t,us_per_query_nt,cpu_us_per_query_1t,us_per_triangle_1t,"
            "us_per_triangle_nt,mib_a,mib_b,allocations_per_query_1t,allocations_per_query_nt,"
-           "identical,drake_us,drake_over_1t,drake_over_nt,drake_over_cpu_1t\n");
+           "identical,surface_hash,drake_us,drake_over_1t,drake_over_nt,drake_over_cpu_1t\n");
     run_sizes(pool);
     run_drake(pool);
     tch_workers_destroy(pool);
