@@ -28,7 +28,9 @@
  *
  * Memory: a tch_pressure_surface keeps its arrays between calls and grows them only when a
  * query needs more, so after a warm-up a query allocates nothing. Queries never print and keep
- * no global state.
+ * no global state. A compliant query keeps the tets of B it has placed in A (field, corners,
+ * barycentric coordinates) in a small direct-mapped cache on the stack of each thread (about
+ * 35 KB): a tet of B meets several tets of A in a row, and is placed once rather than for each.
  *
  * Threads: with `workers` set (a pool of two or more threads, owned by the caller) a query
  * splits the BVH descent at a frontier of about TCH_PRESSURE_TASKS_PER_THREAD node pairs per
