@@ -416,16 +416,27 @@ static tch_real polygon_area(const tch_vec3* v, int n, tch_vec3 normal, tch_vec3
 
 /* ---- the queries ---- */
 
-/* Tets of B placed in A during a query, by tet index modulo the size (direct-mapped): a tet of
- * B meets several tets of A in a row, and placing it costs more than looking it up. */
-#define PLACED_B_SLOTS 128
+/* Tets placed during a query, by tet index modulo the size (direct-mapped): the descent
+ * meets a tet of either body with several of the other, in turns, and placing it costs more
+ * than looking it up. */
+#define PLACED_SLOTS 128
 
-typedef struct placed_b_cache {
-    int tet[PLACED_B_SLOTS];       /* the tet in each slot, or -1 */
-    char stage[PLACED_B_SLOTS];    /* 0: field and v[0] placed, 1: corners too, 2: and bary */
-    tch_placed_tet placed[PLACED_B_SLOTS];
-    tch_linear_field bary[PLACED_B_SLOTS][4]; /* its barycentric coordinates (stage 2) */
-} placed_b_cache;
+/* A tet of A in its own frame, with what the pairs read of it. */
+typedef struct placed_a {
+    tch_placed_tet tet;
+    tch_linear_field bary[4]; /* barycentric coordinates (rigid B only) */
+    tch_real length2;         /* the squared length scale L^2 */
+    tch_real gradient_norm;   /* |∇p| */
+} placed_a;
+
+typedef struct placed_cache {
+    int tet_a[PLACED_SLOTS];       /* the tet of A in each slot, or -1 */
+    placed_a a[PLACED_SLOTS];
+    int tet_b[PLACED_SLOTS];       /* the tet of compliant B in each slot, or -1 */
+    char stage_b[PLACED_SLOTS];    /* 0: field and v[0] placed, 1: corners too, 2: and bary */
+    tch_placed_tet b[PLACED_SLOTS];
+    tch_linear_field bary_b[PLACED_SLOTS][4]; /* B's barycentric coordinates (stage 2) */
+} placed_cache;
 
 typedef struct query {
     const tch_pressure_body* a;
@@ -435,21 +446,20 @@ typedef struct query {
     placement place_B;                /* X_AB as a matrix */
     const tch_bvh_intervals* intervals; /* the bodies' pressure ranges per node, or NULL */
     tch_pressure_surface* out;
-    int tet_a_index;                  /* the tet of A placed below, or -1 */
-    tch_placed_tet tet_a;
-    tch_linear_field bary_a[4];        /* tet_a's barycentric coordinates (rigid B only) */
-    tch_real length2_a;               /* the squared length scale L^2 of tet_a */
-    tch_real gradient_norm_a;         /* |∇p| on tet_a */
+    int tet_a_index;                  /* the tet of A of the last pair, or -1 */
+    const placed_a* tet_a;            /* it placed (in `cache`) */
     int out_of_memory;
-    placed_b_cache* cache_b;          /* compliant B: this thread's, on its stack */
+    placed_cache* cache;              /* this thread's, on its stack */
 } query;
 
 /* Empties the cache and lends it to q for one descent. */
-static void lend_placed_b(query* q, placed_b_cache* cache) {
-    for (int k = 0; k < PLACED_B_SLOTS; ++k) {
-        cache->tet[k] = -1;
+static void lend_cache(query* q, placed_cache* cache) {
+    for (int k = 0; k < PLACED_SLOTS; ++k) {
+        cache->tet_a[k] = -1;
+        cache->tet_b[k] = -1;
     }
-    q->cache_b = cache;
+    q->cache = cache;
+    q->tet_a_index = -1;
 }
 
 /* Places tet t of A (in its own frame) unless it is placed already: its corners and field, its
@@ -460,22 +470,29 @@ static void load_tet_a(query* q, int t) {
         return;
     }
     q->tet_a_index = t;
+    int slot = t & (PLACED_SLOTS - 1);
+    placed_a* a = &q->cache->a[slot];
+    q->tet_a = a;
+    if (q->cache->tet_a[slot] == t) {
+        return;
+    }
+    q->cache->tet_a[slot] = t;
     placement identity = {tch_m3_identity(), tch_v3_zero(), 1};
-    place_field(q->a, t, &identity, &q->tet_a);
-    place_corners(q->a, t, &identity, &q->tet_a);
+    place_field(q->a, t, &identity, &a->tet);
+    place_corners(q->a, t, &identity, &a->tet);
     if (q->b != NULL && q->intervals == NULL) {
-        pressure_range(q->a, t, &q->tet_a.pressure_min, &q->tet_a.pressure_max);
+        pressure_range(q->a, t, &a->tet.pressure_min, &a->tet.pressure_max);
     }
     if (q->rigid != NULL) {
-        tch_placed_tet_barycentric(&q->tet_a, q->bary_a);
+        tch_placed_tet_barycentric(&a->tet, a->bary);
     }
     tch_real l2 = 0;
     for (int i = 1; i < 4; ++i) {
-        tch_real e2 = tch_v3_norm2(tch_v3_sub(q->tet_a.v[i], q->tet_a.v[0]));
+        tch_real e2 = tch_v3_norm2(tch_v3_sub(a->tet.v[i], a->tet.v[0]));
         l2 = e2 > l2 ? e2 : l2;
     }
-    q->length2_a = l2;
-    q->gradient_norm_a = tch_v3_norm(q->tet_a.pressure.gradient);
+    a->length2 = l2;
+    a->gradient_norm = tch_v3_norm(a->tet.pressure.gradient);
 }
 
 /* max(x, 0), 0 for NaN (inline: fmax is a libm call). */
@@ -487,7 +504,7 @@ static tch_real positive_part(tch_real x) {
  * sliver. Returns nonzero (stopping the BVH query) when out of memory. */
 static int emit_polygon(query* q, tch_vec3* poly, int n, tch_vec3 normal, int element_b) {
     tch_real weld_tol = TCH_PRESSURE_WELD_TOLERANCE;
-    n = weld(poly, n, weld_tol * weld_tol * q->length2_a);
+    n = weld(poly, n, weld_tol * weld_tol * q->tet_a->length2);
     if (n < 3 || n > TCH_PRESSURE_MAX_POLYGON) {
         return 0; /* a point, a segment, or round-off zigzags on a sliver */
     }
@@ -497,7 +514,7 @@ static int emit_polygon(query* q, tch_vec3* poly, int n, tch_vec3 normal, int el
         reverse(poly, n);
         area = -area;
     }
-    if (area <= TCH_PRESSURE_AREA_TOLERANCE * q->length2_a) {
+    if (area <= TCH_PRESSURE_AREA_TOLERANCE * q->tet_a->length2) {
         return 0;
     }
     tch_pressure_surface* s = q->out;
@@ -505,7 +522,7 @@ static int emit_polygon(query* q, tch_vec3* poly, int n, tch_vec3 normal, int el
         q->out_of_memory = 1;
         return 1;
     }
-    tch_linear_field p = q->tet_a.pressure;
+    tch_linear_field p = q->tet_a->tet.pressure;
     for (int i = 0; i < n; ++i) {
         s->vertices_A[s->vertex_count + i] = poly[i];
         s->pressures[s->vertex_count + i] = positive_part(tch_linear_field_at(p, poly[i]));
@@ -530,7 +547,7 @@ static int compliant_pair(int tet_a, int tet_b, void* user) {
     query* q = user;
     q->out->pairs_tested++;
     load_tet_a(q, tet_a);
-    const tch_placed_tet* a = &q->tet_a;
+    const tch_placed_tet* a = &q->tet_a->tet;
     /* On the surface both pressures are equal, so it misses the pair when their ranges miss
      * (tested before placing tet_b, which costs more; with node ranges the BVH descent has
      * made this very test already). */
@@ -542,12 +559,13 @@ static int compliant_pair(int tet_a, int tet_b, void* user) {
             return 0;
         }
     }
-    int slot = tet_b & (PLACED_B_SLOTS - 1);
-    tch_placed_tet* b = &q->cache_b->placed[slot];
-    if (q->cache_b->tet[slot] != tet_b) {
+    placed_cache* cache = q->cache;
+    int slot = tet_b & (PLACED_SLOTS - 1);
+    tch_placed_tet* b = &cache->b[slot];
+    if (cache->tet_b[slot] != tet_b) {
         place_field(q->b, tet_b, &q->place_B, b);
-        q->cache_b->tet[slot] = tet_b;
-        q->cache_b->stage[slot] = 0;
+        cache->tet_b[slot] = tet_b;
+        cache->stage_b[slot] = 0;
     }
     tch_linear_field g = {tch_v3_sub(a->pressure.gradient, b->pressure.gradient),
                           a->pressure.offset - b->pressure.offset};
@@ -557,24 +575,24 @@ static int compliant_pair(int tet_a, int tet_b, void* user) {
         return 0;
     }
     tch_real g_norm = tch_v3_norm(g.gradient);
-    tch_real scale = q->gradient_norm_a + tch_v3_norm(b->pressure.gradient);
+    tch_real scale = q->tet_a->gradient_norm + tch_v3_norm(b->pressure.gradient);
     if (!(g_norm > TCH_PRESSURE_GRADIENT_TOLERANCE * scale)) {
         return 0; /* parallel gradients: no plane of equal pressure */
     }
-    if (q->cache_b->stage[slot] == 0) {
+    if (cache->stage_b[slot] == 0) {
         place_corners(q->b, tet_b, &q->place_B, b);
-        q->cache_b->stage[slot] = 1;
+        cache->stage_b[slot] = 1;
     }
     tch_vec3 buffer_a[POLYGON_BUFFER], buffer_b[POLYGON_BUFFER];
     int n = plane_cuts(b, g) ? slice_tet(a, g, buffer_a) : 0;
     if (n == 0) {
         return 0;
     }
-    if (q->cache_b->stage[slot] == 1) {
-        tch_placed_tet_barycentric(b, q->cache_b->bary[slot]);
-        q->cache_b->stage[slot] = 2;
+    if (cache->stage_b[slot] == 1) {
+        tch_placed_tet_barycentric(b, cache->bary_b[slot]);
+        cache->stage_b[slot] = 2;
     }
-    tch_vec3* poly = clip_by_tet(buffer_a, buffer_b, &n, q->cache_b->bary[slot]);
+    tch_vec3* poly = clip_by_tet(buffer_a, buffer_b, &n, cache->bary_b[slot]);
     /* n = ∇(p_B - p_A) / |...|: from A into B. */
     return emit_polygon(q, poly, n, tch_v3_scale(g.gradient, -1 / g_norm), tet_b);
 }
@@ -593,7 +611,7 @@ static int rigid_pair(int tet_a, int triangle, void* user) {
     tch_vec3 outward = tch_v3_cross(tch_v3_sub(buffer_a[1], buffer_a[0]),
                                     tch_v3_sub(buffer_a[2], buffer_a[0]));
     int n = 3;
-    tch_vec3* poly = clip_by_tet(buffer_a, buffer_b, &n, q->bary_a);
+    tch_vec3* poly = clip_by_tet(buffer_a, buffer_b, &n, q->tet_a->bary);
     /* B's outward normal points into A: n is its negative. */
     return emit_polygon(q, poly, n, tch_v3_neg(tch_v3_normalize(outward)), triangle);
 }
@@ -646,10 +664,9 @@ static void run_part(void* context, int k, int begin, int end) {
     part* p = &pq->parallel->parts[k];
     query q = *pq->base;
     q.out = &p->surface;
-    q.tet_a_index = -1;
     q.out_of_memory = 0;
-    placed_b_cache cache;
-    lend_placed_b(&q, &cache);
+    placed_cache cache;
+    lend_cache(&q, &cache);
     clear_output(q.out);
     descend_tasks(&q, pq, begin, end);
     p->out_of_memory = q.out_of_memory;
@@ -755,10 +772,9 @@ static int run_frontier(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callback ca
 static tch_status run_query(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callback callback,
                             tch_error* err) {
     tch_pressure_surface* s = q->out;
-    q->tet_a_index = -1;
     q->out_of_memory = 0;
-    placed_b_cache cache;
-    lend_placed_b(q, &cache);
+    placed_cache cache;
+    lend_cache(q, &cache);
     /* meshes too small for the threads to pay (the estimate of the root pair is under the
      * threshold) skip even the frontier */
     double root_work = sqrt((double)q->a->bvh->primitive_count * bvh_b->primitive_count);

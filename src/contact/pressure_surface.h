@@ -28,9 +28,10 @@
  *
  * Memory: a tch_pressure_surface keeps its arrays between calls and grows them only when a
  * query needs more, so after a warm-up a query allocates nothing. Queries never print and keep
- * no global state. A compliant query keeps the tets of B it has placed in A (field, corners,
- * barycentric coordinates) in a small direct-mapped cache on the stack of each thread (about
- * 35 KB): a tet of B meets several tets of A in a row, and is placed once rather than for each.
+ * no global state. A query keeps the tets it has placed (field, corners, barycentric
+ * coordinates, of A and of a compliant B) in a direct-mapped cache of 128 slots per body on
+ * the stack of each thread that runs it (about 72 KB): the descent meets a tet with several
+ * of the other body's in turns, and places it once rather than for each.
  *
  * Threads: with `workers` set (a pool of two or more threads, owned by the caller) a query
  * splits the BVH descent at a frontier of about TCH_PRESSURE_TASKS_PER_THREAD node pairs per
