@@ -25,8 +25,11 @@
  * the face axis describes that contact.
  *
  * When the face clip finds no point within `margin` (the boxes touch corner to edge, their
- * faces' footprints apart), the edge point is used if an edge axis qualifies, else no contact:
- * box-box never goes to libccd, whose EPA direction has an arbitrary sign for touching shapes.
+ * faces' footprints apart), the edge point is used if the best edge axis separates at least as
+ * much as the face axis (it would have won without the bias), else there is no contact. An
+ * edge axis worse than the face gives no point: its separation is not the pair's (the vertical
+ * edges of two stacked boxes, crossed, gave a horizontal normal 0.13 m deep). Box-box never goes
+ * to libccd, whose EPA direction has an arbitrary sign for shapes that only touch.
  */
 #include <math.h>
 
@@ -161,5 +164,7 @@ int tch_collide_box_box(const tch_shape* a, const tch_shape* b, tch_transform X_
     if (count > 0) {
         return count;
     }
-    return edge_in_margin ? edge_edge_point(ha, hb, X_AB, sat.edge, out) : 0;
+    /* the bias gave the contact to the face; with no face point the unbiased choice stands */
+    const int edge_better = sat.edge.separation >= sat.face.separation;
+    return edge_in_margin && edge_better ? edge_edge_point(ha, hb, X_AB, sat.edge, out) : 0;
 }
