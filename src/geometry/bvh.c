@@ -277,7 +277,8 @@ static int intervals_meet(const tch_bvh_intervals* iv, int ia, int ib) {
 
 /* Whether node ia of A and node b of B (placed as placed_b) pass the box test: inner nodes on
  * A's axes only (B's axes and the 9 edge axes would prune a few more subtrees but cost more
- * than they save: bench/pressure, 5-10% faster queries); leaves on all 15, exactly. */
+ * than they save: bench/pressure, 5-10% faster queries); leaves on all 15, exactly (A's 3
+ * under an aligned pose, which are the 15 there). */
 static int boxes_meet(const tch_bvh* bvh_a, int ia, const tch_bvh_node* b,
                       const placed_box* placed_b, const relative_pose* pose) {
     const tch_bvh_node* a = &bvh_a->nodes[ia];
