@@ -422,15 +422,17 @@ static tch_real box_penetration(const tch_shape* a, const tch_shape* b, tch_tran
 }
 
 /* No point deeper than the exact overlap along its normal, nor than the boxes' penetration
- * depth plus the face bias (0.05 relative, 0.01 of the smaller box's largest half-extent); the
- * normal is the sign of its direction with the smaller overlap (a reversed normal has the
- * boxes' whole width as overlap). */
+ * depth d plus the face bias: the face is kept while s_E <= s_F + 0.05 |s_F| + 0.01 size (size
+ * the smaller box's largest half-extent), so its depth is at most (d + 0.01 size) / 0.95 (or
+ * / 1.05 when that is negative). The normal is the sign of its direction with the smaller
+ * overlap (a reversed normal has the boxes' whole width as overlap). */
 static int normals_point_into_b(const tch_shape* a, const tch_shape* b, tch_transform X_AB,
                                 const tch_manifold_point* p, int n) {
     const tch_real size = fmin(fmax(a->size[0], fmax(a->size[1], a->size[2])),
                                fmax(b->size[0], fmax(b->size[1], b->size[2])));
     const tch_real penetration = box_penetration(a, b, X_AB);
-    const tch_real deepest_allowed = penetration + 0.05 * fabs(penetration) + 0.01 * size + 1e-9;
+    const tch_real biased = penetration + 0.01 * size;
+    const tch_real deepest_allowed = biased / (biased > 0 ? 0.95 : 1.05) + 1e-9;
     for (int k = 0; k < n; ++k) {
         const tch_real along = box_overlap_along(a, b, X_AB, p[k].n_A);
         if (p[k].depth > along + 1e-9 || p[k].depth > deepest_allowed ||
