@@ -24,6 +24,7 @@
  */
 #pragma once
 
+#include "collision/broadphase.h"
 #include "contact/pair_state.h"
 #include "touche/data.h"
 
@@ -92,6 +93,15 @@ typedef struct tch_contact_ops {
      * touching, 0 when apart (the engine then discards what was appended), -1 when out of
      * memory. NULL: the narrow phase's points are the pair's geometry. */
     int (*pair_geometry)(const tch_model* model, tch_data* data, tch_pair_context* context);
+    /* Optional, for models with pair_geometry. Called by the collision stage once per
+     * evaluation, before any pair_geometry call of it, with the candidate pairs of this model
+     * in the order their pair_geometry calls will come (broad-phase order, pairs[i].a =
+     * geom_a) when the data asks for more than one thread (tch_data.thread_count), else with
+     * none (count 0). The model may compute their geometry ahead (e.g. on its threads) into
+     * its scratch and hand it out in pair_geometry; it reads data only, and pair_geometry must
+     * give the same bits whether or not this ran. */
+    void (*prepare_pairs)(const tch_model* model, const tch_data* data, const tch_pair* pairs,
+                          int count, void* scratch);
     /* FORCE models: sets f_W of the pair's points to their normal forces and applies them with
      * tch_contact_apply_force. */
     void (*normal_forces)(const tch_model* model, tch_data* data, tch_pair_context* context);

@@ -43,17 +43,31 @@ typedef struct pressure_state {
 
 _Static_assert(sizeof(pressure_state) <= TCH_PAIR_STATE_BYTES, "pressure state fits its slot");
 
-/* Working memory of one data. */
-typedef struct pressure_scratch {
+/* The working memory of one contact-surface query and what it found: the surface, against a
+ * plane the box of the half-space, and the pair's wrench and energy. */
+typedef struct pair_work {
+    int geom_a, geom_b;
+    int touching;                   /* 1: a surface with polygons and its wrench */
+    tch_real energy;
+    tch_wrench wrench;              /* on `other`, about frame's origin, in frame's axes */
     tch_pressure_surface surface;
-    tch_workers* workers;           /* made when the data asks for threads, else NULL */
-    int workers_wanted;             /* the thread count the pool was last set up for */
-    tch_friction_point* friction;   /* one per polygon of the pair being solved */
-    int friction_capacity;
     tch_vec3 box_vertices[8];
     int box_triangles[12][3];
     tch_bvh box_bvh;
     tch_rigid_plane box_planes[6];
+} pair_work;
+
+/* Working memory of one data. */
+typedef struct pressure_scratch {
+    pair_work single;               /* the pair computed in pair_geometry itself */
+    tch_workers* workers;           /* made when the data asks for threads, else NULL */
+    int workers_wanted;             /* the thread count the pool was last set up for */
+    pair_work* prepared;            /* pairs computed ahead on the pool (prepare_pairs) */
+    int prepared_capacity;
+    int prepared_count;             /* of this evaluation (0: none) */
+    int prepared_next;              /* the one the next pair_geometry call should take */
+    tch_friction_point* friction;   /* one per polygon of the pair being solved */
+    int friction_capacity;
 } pressure_scratch;
 
 int tch_pressure_geom_is_rigid(const tch_model* m, int g) {
@@ -288,14 +302,11 @@ void tch_pressure_free_geoms(tch_model* m) {
 
 /* ---- per pair ---- */
 
-/* The rigid half-space z <= 0 of a plane's frame as the closed box that holds a body of
- * bounding radius r centred at c (same intersection with the body), with its BVH and planes. */
-static tch_status half_space_box(pressure_scratch* s, tch_vec3 c, tch_real r,
-                                 tch_rigid_surface* out, tch_error* err) {
+/* The closed box [lo, hi] as 12 triangles with its 6 planes into work's box arrays, and the
+ * triangles' boxes. */
+static void fill_box(pair_work* s, tch_vec3 lo, tch_vec3 hi, tch_aabb boxes[12]) {
     static const int faces[6][4] = {{0, 4, 6, 2}, {1, 3, 7, 5}, {0, 1, 5, 4},
                                     {2, 6, 7, 3}, {0, 2, 3, 1}, {4, 5, 7, 6}};
-    tch_real pad = r + 1e-3;
-    tch_vec3 lo = {c.x - pad, c.y - pad, fmin(c.z, 0) - 2 * pad}, hi = {c.x + pad, c.y + pad, 0};
     for (int i = 0; i < 8; ++i) {
         s->box_vertices[i] = (tch_vec3){i & 1 ? hi.x : lo.x, i & 2 ? hi.y : lo.y,
                                         i & 4 ? hi.z : lo.z};
@@ -309,14 +320,27 @@ static tch_status half_space_box(pressure_scratch* s, tch_vec3 c, tch_real r,
         tch_v3_set(&n, f / 2, f % 2 ? 1 : -1);
         s->box_planes[f] = (tch_rigid_plane){n, tch_v3_dot(n, f % 2 ? hi : lo)};
     }
-    tch_aabb boxes[12];
     tch_pressure_triangle_boxes(s->box_vertices, (const int(*)[3])s->box_triangles, 12, boxes);
-    /* the tree is built once and refitted after, so a step allocates nothing */
+}
+
+/* The rigid half-space z <= 0 of a plane's frame as the closed box that holds a body of
+ * bounding radius r centred at c (same intersection with the body), with its BVH and planes. */
+static tch_status half_space_box(pair_work* s, tch_vec3 c, tch_real r,
+                                 tch_rigid_surface* out, tch_error* err) {
+    tch_aabb boxes[12];
     tch_status st = TCH_OK;
-    if (s->box_bvh.nodes) {
-        tch_bvh_refit(&s->box_bvh, boxes);
-    } else {
+    /* The tree is built once, over the same cube in every work, and refitted after: a step
+     * allocates nothing, and every work's tree has one shape, which the order of the
+     * surface's polygons follows (so the pair's bits do not depend on which work ran it). */
+    if (!s->box_bvh.nodes) {
+        fill_box(s, (tch_vec3){-1, -1, -1}, (tch_vec3){1, 1, 1}, boxes);
         st = tch_bvh_build(boxes, 12, &s->box_bvh, err);
+    }
+    tch_real pad = r + 1e-3;
+    tch_vec3 lo = {c.x - pad, c.y - pad, fmin(c.z, 0) - 2 * pad}, hi = {c.x + pad, c.y + pad, 0};
+    fill_box(s, lo, hi, boxes);
+    if (st == TCH_OK) {
+        tch_bvh_refit(&s->box_bvh, boxes);
     }
     *out = (tch_rigid_surface){s->box_vertices, 8, (const int(*)[3])s->box_triangles, 12,
                                &s->box_bvh};
@@ -346,14 +370,8 @@ static tch_pressure_motion relative_motion(const tch_model* m, const tch_data* d
                                  tch_q_inv_rotate(X_WF.q, tch_v3_sub(w_m, w_f))};
 }
 
-typedef struct surface_job {
-    int frame, other;       /* the surface is computed in geom `frame`'s frame; the wrench is on
-                               `other` */
-    tch_real energy;
-} surface_job;
-
 /* The surface of compliant `c` against geom `o` (compliant or rigid) in c's frame. */
-static tch_status compute_surface(const tch_model* m, const tch_data* d, pressure_scratch* s,
+static tch_status compute_surface(const tch_model* m, const tch_data* d, pair_work* s,
                                   int c, int o, tch_real* energy) {
     const struct tch_pressure_geom* pc = &m->internal->pressure_geoms[c];
     const struct tch_pressure_geom* po = &m->internal->pressure_geoms[o];
@@ -366,8 +384,8 @@ static tch_status compute_surface(const tch_model* m, const tch_data* d, pressur
             (const tch_real(*)[2])po->node_epsilon, X_CO, &s->surface, NULL);
         *energy = 0;
         return st == TCH_OK && d->contact_energy
-                   ? tch_pressure_energy_compliant_on(&body_c, &body_o, X_CO, s->workers, energy,
-                                                      NULL)
+                   ? tch_pressure_energy_compliant_on(&body_c, &body_o, X_CO, s->surface.workers,
+                                                      energy, NULL)
                    : st;
     }
     tch_rigid_surface rigid;
@@ -456,7 +474,39 @@ static void use_threads(pressure_scratch* s, int thread_count) {
             s->workers = NULL;
         }
     }
-    s->surface.workers = s->workers;
+}
+
+/* The surface of pair (work->geom_a, work->geom_b), its energy and its wrench into work,
+ * splitting the query over `workers` (or NULL). Reads model and data only. */
+static void compute_pair(const tch_model* m, const tch_data* d, const tch_pair_params* params,
+                         tch_workers* workers, pair_work* work) {
+    int a = work->geom_a, b = work->geom_b;
+    /* The surface is computed from a compliant side: A's when it is compliant, else B's. */
+    int flip = !m->internal->pressure_geoms[a].compliant;
+    int frame = flip ? b : a, other = flip ? a : b;
+    work->surface.workers = workers;
+    work->energy = 0;
+    work->touching = compute_surface(m, d, work, frame, other, &work->energy) == TCH_OK &&
+                     work->surface.polygon_count > 0;
+    if (work->touching) {
+        tch_pressure_traction_params tp = traction_params(m, params, a, b);
+        tch_pressure_motion motion = relative_motion(m, d, frame, other);
+        work->touching =
+            tch_pressure_wrench(&work->surface, &tp, &motion, &work->wrench, NULL) == TCH_OK;
+    }
+}
+
+/* The prepared work of pair (a, b) when it is the next one prepared, else NULL. */
+static pair_work* take_prepared(pressure_scratch* s, int a, int b) {
+    if (s->prepared_next >= s->prepared_count) {
+        return NULL;
+    }
+    pair_work* work = &s->prepared[s->prepared_next];
+    if (work->geom_a != a || work->geom_b != b) {
+        return NULL;
+    }
+    s->prepared_next++;
+    return work;
 }
 
 static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
@@ -464,29 +514,84 @@ static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
     int a = pair->geom_a, b = pair->geom_b;
     pressure_scratch* s = ctx->scratch;
     use_threads(s, d->thread_count);
-    /* The surface is computed from a compliant side: A's when it is compliant, else B's. */
-    int flip = !m->internal->pressure_geoms[a].compliant;
-    int frame = flip ? b : a, other = flip ? a : b;
-    tch_real energy = 0;
-    if (compute_surface(m, d, s, frame, other, &energy) != TCH_OK ||
-        s->surface.polygon_count == 0) {
-        return 0;
+    pair_work* work = take_prepared(s, a, b);
+    if (!work) {
+        work = &s->single;
+        work->geom_a = a, work->geom_b = b;
+        compute_pair(m, d, &pair->params, s->workers, work);
     }
-    tch_pressure_traction_params tp = traction_params(m, &pair->params, a, b);
-    tch_pressure_motion motion = relative_motion(m, d, frame, other);
-    tch_wrench w;
-    if (tch_pressure_wrench(&s->surface, &tp, &motion, &w, NULL) != TCH_OK) {
+    if (!work->touching) {
         return 0;
     }
     /* The wrench is on `other`, about frame's origin, in frame's axes: world, and on B. */
-    tch_transform X_WF = d->geom_X_WG[frame];
+    int flip = !m->internal->pressure_geoms[a].compliant;
+    tch_transform X_WF = d->geom_X_WG[flip ? b : a];
     pressure_state* state = (pressure_state*)ctx->state->bytes;
     tch_real sign = flip ? -1 : 1;
     state->o_W = X_WF.p;
-    state->f_W = tch_v3_scale(tch_q_rotate(X_WF.q, w.force), sign);
-    state->m_W = tch_v3_scale(tch_q_rotate(X_WF.q, w.moment), sign);
-    pair->elastic_energy = energy;
-    return append_patch(d, pair, &s->surface, X_WF, flip) == 0 ? 1 : -1;
+    state->f_W = tch_v3_scale(tch_q_rotate(X_WF.q, work->wrench.force), sign);
+    state->m_W = tch_v3_scale(tch_q_rotate(X_WF.q, work->wrench.moment), sign);
+    pair->elastic_energy = work->energy;
+    return append_patch(d, pair, &work->surface, X_WF, flip) == 0 ? 1 : -1;
+}
+
+/* ---- pairs prepared on the pool ---- */
+
+/* Makes room for `count` prepared pairs (kept, grown only). -1 when out of memory. */
+static int reserve_prepared(pressure_scratch* s, int count) {
+    if (count <= s->prepared_capacity) {
+        return 0;
+    }
+    pair_work* grown = realloc(s->prepared, (size_t)count * sizeof *grown);
+    if (!grown) {
+        return -1;
+    }
+    memset(grown + s->prepared_capacity, 0,
+           (size_t)(count - s->prepared_capacity) * sizeof *grown);
+    for (int i = s->prepared_capacity; i < count; ++i) {
+        tch_pressure_surface_init(&grown[i].surface);
+    }
+    s->prepared = grown;
+    s->prepared_capacity = count;
+    return 0;
+}
+
+typedef struct prepare_job {
+    const tch_model* m;
+    const tch_data* d;
+    pair_work* prepared;
+} prepare_job;
+
+/* Pairs [begin, end) of the job, each into its own work on the calling worker's thread. */
+static void prepare_part(void* context, int part, int begin, int end) {
+    const prepare_job* job = context;
+    (void)part;
+    for (int i = begin; i < end; ++i) {
+        pair_work* work = &job->prepared[i];
+        tch_pair_params params = tch_model_pair_params(job->m, work->geom_a, work->geom_b);
+        compute_pair(job->m, job->d, &params, NULL, work);
+    }
+}
+
+/* Two or more pairs are spread over the pool, one pair per part, each query on one thread
+ * (the pool is not nested); a lone pair is left to pair_geometry, whose query is split over
+ * the pool instead. Each pair's work is its own, so the results are those of the serial path
+ * bit for bit (docs/contact-pressure.md, "Threads"). */
+static void pressure_prepare_pairs(const tch_model* m, const tch_data* d, const tch_pair* pairs,
+                                   int count, void* scratch) {
+    pressure_scratch* s = scratch;
+    s->prepared_count = s->prepared_next = 0;
+    use_threads(s, d->thread_count);
+    if (count < 2 || !s->workers || reserve_prepared(s, count) != 0) {
+        return;
+    }
+    for (int i = 0; i < count; ++i) {
+        s->prepared[i].geom_a = pairs[i].a;
+        s->prepared[i].geom_b = pairs[i].b;
+    }
+    prepare_job job = {m, d, s->prepared};
+    tch_workers_parallel_for(s->workers, count, count, prepare_part, &job);
+    s->prepared_count = count;
 }
 
 static void pressure_forces(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
@@ -560,18 +665,26 @@ static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context*
 static void* pressure_scratch_create(void) {
     pressure_scratch* s = calloc(1, sizeof *s);
     if (s) {
-        tch_pressure_surface_init(&s->surface);
+        tch_pressure_surface_init(&s->single.surface);
         s->workers_wanted = 1;
     }
     return s;
 }
 
+static void pair_work_free(pair_work* work) {
+    tch_pressure_surface_free(&work->surface);
+    tch_bvh_free(&work->box_bvh);
+}
+
 static void pressure_scratch_destroy(void* scratch) {
     pressure_scratch* s = scratch;
     if (s) {
-        tch_pressure_surface_free(&s->surface);
+        pair_work_free(&s->single);
+        for (int i = 0; i < s->prepared_capacity; ++i) {
+            pair_work_free(&s->prepared[i]);
+        }
+        free(s->prepared);
         tch_workers_destroy(s->workers);
-        tch_bvh_free(&s->box_bvh);
         free(s->friction);
         free(s);
     }
@@ -581,6 +694,7 @@ const tch_contact_ops tch_pressure_ops = {
     .kind = TCH_CONTACT_KIND_FORCE,
     .uses_state = 1,
     .pair_geometry = pressure_geometry,
+    .prepare_pairs = pressure_prepare_pairs,
     .normal_forces = pressure_forces,
     .friction_forces = pressure_friction,
     .scratch_create = pressure_scratch_create,

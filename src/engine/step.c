@@ -196,6 +196,35 @@ static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, tc
     return TCH_OK;
 }
 
+/* Hands every model that prepares its pairs ahead (tch_contact_ops.prepare_pairs) the
+ * candidate pairs it will see in the loop below, in the same order; only worth it on threads,
+ * so on one thread none (which drops what an earlier evaluation left). The list lives in the
+ * arena until the stage releases it. -1 when out of memory. */
+static int prepare_models(const tch_model* m, tch_data* d, const tch_pair* pairs, int count) {
+    count = d->thread_count > 1 ? count : 0;
+    tch_pair* mine = count > 0 ? tch_arena_alloc(&d->internal->arena,
+                                                 (size_t)count * sizeof *mine, "pairs to prepare")
+                               : NULL;
+    if (count > 0 && !mine) {
+        return -1;
+    }
+    for (int model = 0; model < TCH_CONTACT_MODEL_END; ++model) {
+        const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)model);
+        if (!ops || !ops->prepare_pairs) {
+            continue;
+        }
+        int n = 0;
+        for (int i = 0; i < count; ++i) {
+            if (pair_may_collide(m, pairs[i].a, pairs[i].b) &&
+                (int)tch_model_pair_params(m, pairs[i].a, pairs[i].b).model == model) {
+                mine[n++] = pairs[i];
+            }
+        }
+        ops->prepare_pairs(m, d, mine, n, d->internal->model_scratch[model]);
+    }
+    return 0;
+}
+
 tch_status tch_stage_collision(const tch_model* m, tch_data* d, tch_error* err) {
     struct tch_data_internal* in = d->internal;
     d->contact_count = 0;
@@ -216,6 +245,9 @@ tch_status tch_stage_collision(const tch_model* m, tch_data* d, tch_error* err) 
     }
     d->broadphase_pair_count = count;
     tch_status status = TCH_OK;
+    if (prepare_models(m, d, pairs, count) != 0) {
+        status = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for contacts");
+    }
     for (int i = 0; i < count && status == TCH_OK; ++i) {
         if (pair_may_collide(m, pairs[i].a, pairs[i].b)) {
             status = collide_pair(m, d, pairs[i].a, pairs[i].b, err);

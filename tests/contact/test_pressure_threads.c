@@ -1,6 +1,7 @@
 /* The pressure model on several threads (contact/pressure_surface.h, "Threads"): contact
- * surfaces, wrenches and whole simulations bit-identical for 1, 2 and 3 threads, and no heap
- * allocation per query after a warm-up with the threads on. Allocations are counted by
+ * surfaces, wrenches and whole simulations bit-identical for 1, 2 and 3 threads, whether the
+ * threads split one query or take the pairs of a step one each (contact/pressure.c), and no
+ * heap allocation per query or step after a warm-up with the threads on. Allocations are counted by
  * wrapping malloc, calloc and realloc at link time (tests/contact/CMakeLists.txt). */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -230,21 +231,22 @@ static void test_no_allocation_after_warm_up(void) {
     fixture_body_free(&b);
 }
 
-/* A compliant ball between a compliant box (the lid) and a rigid floor, and another ball on the
- * floor beside it. */
-static tch_model* ball_scene(void) {
+typedef struct scene_body {
+    const char* name;
+    tch_geom_type type;
+    tch_vec3 size, p;
+} scene_body;
+
+/* Compliant free bodies of mass 1 (E = 1e5 Pa, χ = 1 s/m, meshes of edge `resolution`) on a
+ * rigid floor, with the pressure model, friction and semi-implicit Euler at 1 ms. */
+static tch_model* compliant_scene(const scene_body* bodies, int count, tch_real resolution) {
     tch_spec* spec = test_spec(9.81, 1e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
     tch_option_def opt = *tch_spec_option(spec);
     opt.contact.model = TCH_CONTACT_PRESSURE;
     opt.contact.friction = 0.5;
     tch_spec_set_option(spec, &opt, NULL);
     test_add_plane(spec, tch_q_identity(), 0.5);
-    static const struct { const char* name; tch_geom_type type; tch_vec3 size, p; } bodies[] = {
-        {"ball", TCH_GEOM_SPHERE, {0.1, 0, 0}, {0, 0, 0.098}},
-        {"lid", TCH_GEOM_BOX, {0.08, 0.08, 0.03}, {0.01, 0, 0.225}},
-        {"other", TCH_GEOM_SPHERE, {0.1, 0, 0}, {0.3, 0, 0.099}},
-    };
-    for (int i = 0; i < 3; ++i) {
+    for (int i = 0; i < count; ++i) {
         tch_body_def b = tch_body_def_default();
         snprintf(b.name, sizeof b.name, "%s", bodies[i].name);
         b.free_joint = true;
@@ -257,14 +259,40 @@ static tch_model* ball_scene(void) {
         g.mass = 1;
         g.contact.modulus = 1e5;
         g.contact.dissipation = 1;
-        g.contact.resolution = 0.04;
+        g.contact.resolution = resolution;
         tch_spec_add_geom(spec, id, &g, NULL, NULL);
     }
     return test_compile(spec);
 }
 
-/* Steps the scene from its initial state with a sliding, spinning ball; returns the pairs
- * touching at the end. */
+/* A compliant ball between a compliant box (the lid) and a rigid floor, and another ball on the
+ * floor beside it. */
+static tch_model* ball_scene(void) {
+    static const scene_body bodies[] = {
+        {"ball", TCH_GEOM_SPHERE, {0.1, 0, 0}, {0, 0, 0.098}},
+        {"lid", TCH_GEOM_BOX, {0.08, 0.08, 0.03}, {0.01, 0, 0.225}},
+        {"other", TCH_GEOM_SPHERE, {0.1, 0, 0}, {0.3, 0, 0.099}},
+    };
+    return compliant_scene(bodies, 3, 0.04);
+}
+
+/* Three compliant boxes in a row on the floor, each pressing its neighbour, and two compliant
+ * balls each set across two of them: up to nine pressure pairs in one step (three box-floor,
+ * two box-box, four ball-box; six or more touch after 40 steps on these coarse meshes), which
+ * the threads take pair by pair. */
+static tch_model* row_scene(void) {
+    static const scene_body bodies[] = {
+        {"left", TCH_GEOM_BOX, {0.08, 0.08, 0.05}, {-0.155, 0, 0.049}},
+        {"middle", TCH_GEOM_BOX, {0.08, 0.08, 0.05}, {0, 0, 0.049}},
+        {"right", TCH_GEOM_BOX, {0.08, 0.08, 0.05}, {0.155, 0, 0.049}},
+        {"ball_left", TCH_GEOM_SPHERE, {0.07, 0, 0}, {-0.0775, 0, 0.167}},
+        {"ball_right", TCH_GEOM_SPHERE, {0.07, 0, 0}, {0.0775, 0, 0.167}},
+    };
+    return compliant_scene(bodies, 5, 0.08); /* coarse: nine pairs stay cheap under ASan */
+}
+
+/* Steps the scene from its initial state with its first body sliding and spinning; returns the
+ * pairs touching at the end. */
 static int run_steps(const tch_model* m, tch_data* d) {
     tch_data_reset(m, d);
     d->qvel[0] = 0.2;
@@ -275,37 +303,104 @@ static int run_steps(const tch_model* m, tch_data* d) {
     return d->pair_result_count;
 }
 
-/* qpos after the steps on `threads` threads, and the allocations of a second run of the same
- * steps (after the first warmed the buffers up). */
-static int simulate(const tch_model* m, int threads, tch_real* qpos, long* second_run) {
+/* The data after the steps on `threads` threads, run twice from the same state: the second
+ * run's allocations (after the first warmed the buffers up) go to *second_run. NULL when the
+ * two runs differ or the data cannot be made. */
+static tch_data* simulate(const tch_model* m, int threads, long* second_run) {
     tch_data* d = NULL;
     if (tch_data_create(m, &d, NULL) != TCH_OK) {
-        return -1;
+        return NULL;
     }
     d->thread_count = threads;
     d->contact_energy = true;
     int touching = run_steps(m, d);
+    tch_real qpos[64];
     memcpy(qpos, d->qpos, (size_t)m->nq * sizeof *qpos);
     long before = atomic_load(&pb_allocations);
-    touching = run_steps(m, d) == touching ? touching : -1;
+    int again = run_steps(m, d);
     *second_run = atomic_load(&pb_allocations) - before;
-    touching = memcmp(qpos, d->qpos, (size_t)m->nq * sizeof *qpos) == 0 ? touching : -1;
-    tch_data_destroy(d);
-    return touching;
+    if (again != touching || memcmp(qpos, d->qpos, (size_t)m->nq * sizeof *qpos) != 0) {
+        tch_data_destroy(d);
+        return NULL;
+    }
+    return d;
 }
 
+#define SAME_FIELD(x, y, field) (memcmp(&(x).field, &(y).field, sizeof (x).field) == 0)
+
+static int same_pair_result(const tch_pair_result* x, const tch_pair_result* y) {
+    return x->geom_a == y->geom_a && x->geom_b == y->geom_b && x->model == y->model &&
+           x->contact_start == y->contact_start && x->contact_count == y->contact_count &&
+           x->polygon_start == y->polygon_start && x->polygon_count == y->polygon_count &&
+           SAME_FIELD(*x, *y, f_W) && SAME_FIELD(*x, *y, tau_Wo_W) && SAME_FIELD(*x, *y, area) &&
+           SAME_FIELD(*x, *y, max_pressure) && SAME_FIELD(*x, *y, elastic_energy);
+}
+
+static int same_contact(const tch_contact* x, const tch_contact* y) {
+    return x->geom_a == y->geom_a && x->geom_b == y->geom_b && SAME_FIELD(*x, *y, p_W) &&
+           SAME_FIELD(*x, *y, n_W) && SAME_FIELD(*x, *y, depth) && SAME_FIELD(*x, *y, f_W);
+}
+
+/* Whether two data hold the same bits: state, pair results, contacts and patches. */
+static int same_step(const tch_model* m, const tch_data* x, const tch_data* y) {
+    if (memcmp(x->qpos, y->qpos, (size_t)m->nq * sizeof *x->qpos) != 0 ||
+        memcmp(x->qvel, y->qvel, (size_t)m->nv * sizeof *x->qvel) != 0 ||
+        x->pair_result_count != y->pair_result_count || x->contact_count != y->contact_count ||
+        x->polygon_count != y->polygon_count ||
+        x->polygon_vertex_count != y->polygon_vertex_count) {
+        return 0;
+    }
+    int same = 1;
+    for (int i = 0; i < x->pair_result_count; ++i) {
+        same &= same_pair_result(&x->pair_results[i], &y->pair_results[i]);
+    }
+    for (int i = 0; i < x->contact_count; ++i) {
+        same &= same_contact(&x->contacts[i], &y->contacts[i]);
+    }
+    size_t np = (size_t)x->polygon_count, nv = (size_t)x->polygon_vertex_count;
+    return same && memcmp(x->polygons, y->polygons, np * sizeof *x->polygons) == 0 &&
+           memcmp(x->polygon_vertices_W, y->polygon_vertices_W,
+                  nv * sizeof *x->polygon_vertices_W) == 0 &&
+           memcmp(x->polygon_vertex_pressure, y->polygon_vertex_pressure,
+                  nv * sizeof *x->polygon_vertex_pressure) == 0;
+}
+
+/* The scene on 2 and 3 threads ends with the bits of the one-thread run, with at least
+ * `min_pairs` pairs touching, and its second run allocates nothing. */
+static void ensure_threads_agree(const tch_model* m, int min_pairs) {
+    ENSURE(m != NULL && m->nq <= 64);
+    long second_run = 0;
+    tch_data* reference = simulate(m, 1, &second_run);
+    ENSURE(reference != NULL && reference->pair_result_count >= min_pairs);
+    for (int threads = 2; threads <= 3; ++threads) {
+        tch_data* d = simulate(m, threads, &second_run);
+        ENSURE(d != NULL && same_step(m, d, reference));
+        ENSURE(second_run == 0);
+        tch_data_destroy(d);
+    }
+    tch_data_destroy(reference);
+}
+
+/* Three pairs, taken by the threads one each: ball-floor, ball-lid, other-floor. */
 static void test_simulation_bit_identical(void) {
     tch_model* m = ball_scene();
-    ENSURE(m != NULL);
-    tch_real reference[64], qpos[64];
-    ENSURE(m->nq <= 64);
-    long second_run = 0;
-    ENSURE(simulate(m, 1, reference, &second_run) >= 3); /* ball-floor, ball-lid, other-floor */
-    for (int threads = 2; threads <= 3; ++threads) {
-        ENSURE(simulate(m, threads, qpos, &second_run) >= 3);
-        ENSURE(memcmp(qpos, reference, (size_t)m->nq * sizeof *qpos) == 0);
-        ENSURE(second_run == 0);
-    }
+    ensure_threads_agree(m, 3);
+    tch_model_destroy(m);
+}
+
+/* A lone pair (a ball on the floor): no pairs prepared; pair_geometry runs its query with the
+ * pool (split when large enough). */
+static void test_lone_pair_bit_identical(void) {
+    static const scene_body ball[] = {{"ball", TCH_GEOM_SPHERE, {0.1, 0, 0}, {0, 0, 0.098}}};
+    tch_model* m = compliant_scene(ball, 1, 0.04);
+    ensure_threads_agree(m, 1);
+    tch_model_destroy(m);
+}
+
+/* Many pairs of moderate size, spread over the threads pair by pair. */
+static void test_many_pairs_bit_identical(void) {
+    tch_model* m = row_scene();
+    ensure_threads_agree(m, 6);
     tch_model_destroy(m);
 }
 
@@ -316,5 +411,7 @@ int main(void) {
     RUN_TEST(test_node_ranges_change_nothing_but_the_pairs);
     RUN_TEST(test_no_allocation_after_warm_up);
     RUN_TEST(test_simulation_bit_identical);
+    RUN_TEST(test_lone_pair_bit_identical);
+    RUN_TEST(test_many_pairs_bit_identical);
     return TEST_RESULT();
 }
