@@ -47,6 +47,8 @@ _Static_assert(sizeof(pressure_state) <= TCH_PAIR_STATE_BYTES, "pressure state f
  * plane the box of the half-space, and the pair's wrench and energy. */
 typedef struct pair_work {
     int geom_a, geom_b;
+    int ahead;                      /* 1: computed on the pool by prepare_pairs */
+    int size;                       /* element pairs its last query tested (0: unknown) */
     int touching;                   /* 1: a surface with polygons and its wrench */
     tch_real energy;
     tch_wrench wrench;              /* on `other`, about frame's origin, in frame's axes */
@@ -62,7 +64,7 @@ typedef struct pressure_scratch {
     pair_work single;               /* the pair computed in pair_geometry itself */
     tch_workers* workers;           /* made when the data asks for threads, else NULL */
     int workers_wanted;             /* the thread count the pool was last set up for */
-    pair_work* prepared;            /* pairs computed ahead on the pool (prepare_pairs) */
+    pair_work* prepared;            /* one per candidate pair of prepare_pairs */
     int prepared_capacity;
     int prepared_count;             /* of this evaluation (0: none) */
     int prepared_next;              /* the one the next pair_geometry call should take */
@@ -496,7 +498,7 @@ static void compute_pair(const tch_model* m, const tch_data* d, const tch_pair_p
     }
 }
 
-/* The prepared work of pair (a, b) when it is the next one prepared, else NULL. */
+/* The work of pair (a, b) when it is the next candidate of prepare_pairs, else NULL. */
 static pair_work* take_prepared(pressure_scratch* s, int a, int b) {
     if (s->prepared_next >= s->prepared_count) {
         return NULL;
@@ -515,8 +517,8 @@ static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
     pressure_scratch* s = ctx->scratch;
     use_threads(s, d->thread_count);
     pair_work* work = take_prepared(s, a, b);
-    if (!work) {
-        work = &s->single;
+    if (!work || !work->ahead) {
+        work = work ? work : &s->single;
         work->geom_a = a, work->geom_b = b;
         compute_pair(m, d, &pair->params, s->workers, work);
     }
@@ -568,15 +570,40 @@ static void prepare_part(void* context, int part, int begin, int end) {
     (void)part;
     for (int i = begin; i < end; ++i) {
         pair_work* work = &job->prepared[i];
+        if (!work->ahead) {
+            continue;
+        }
         tch_pair_params params = tch_model_pair_params(job->m, work->geom_a, work->geom_b);
         compute_pair(job->m, job->d, &params, NULL, work);
     }
 }
 
+/* Marks the pairs to compute on the pool. A pair's size is the element pairs its last query
+ * tested (kept in its work when the same pair held that slot then, else 0). A pair larger than
+ * the threads' share of the total would keep one thread busy while the others wait: it is left
+ * to pair_geometry, whose query is split over the whole pool. Only the speed depends on this
+ * choice, never the results. */
+static void choose_ahead(pressure_scratch* s, const tch_pair* pairs, int count) {
+    long total = 0;
+    for (int i = 0; i < count; ++i) {
+        pair_work* work = &s->prepared[i];
+        int same = work->geom_a == pairs[i].a && work->geom_b == pairs[i].b;
+        work->size = same ? work->surface.pairs_tested : 0;
+        work->geom_a = pairs[i].a;
+        work->geom_b = pairs[i].b;
+        total += work->size;
+    }
+    long threads = tch_workers_thread_count(s->workers);
+    for (int i = 0; i < count; ++i) {
+        s->prepared[i].ahead = s->prepared[i].size * threads <= total;
+    }
+}
+
 /* Two or more pairs are spread over the pool, one pair per part, each query on one thread
- * (the pool is not nested); a lone pair is left to pair_geometry, whose query is split over
- * the pool instead. Each pair's work is its own, so the results are those of the serial path
- * bit for bit (docs/contact-pressure.md, "Threads"). */
+ * (the pool is not nested); a lone pair, or one larger than the threads' share, is left to
+ * pair_geometry, whose query is split over the pool instead. Each pair's work is its own, so
+ * the results are those of the serial path bit for bit (docs/contact-pressure.md,
+ * "Threads"). */
 static void pressure_prepare_pairs(const tch_model* m, const tch_data* d, const tch_pair* pairs,
                                    int count, void* scratch) {
     pressure_scratch* s = scratch;
@@ -585,10 +612,7 @@ static void pressure_prepare_pairs(const tch_model* m, const tch_data* d, const 
     if (count < 2 || !s->workers || reserve_prepared(s, count) != 0) {
         return;
     }
-    for (int i = 0; i < count; ++i) {
-        s->prepared[i].geom_a = pairs[i].a;
-        s->prepared[i].geom_b = pairs[i].b;
-    }
+    choose_ahead(s, pairs, count);
     prepare_job job = {m, d, s->prepared};
     tch_workers_parallel_for(s->workers, count, count, prepare_part, &job);
     s->prepared_count = count;
