@@ -115,4 +115,18 @@ XML
 }
 check "info says when rigid pressure pairs fall back to point" rigid_pairs_fall_back
 
+same_for_every_thread_count() {
+  local scene="$root/examples/pressure_spheres.xml" n
+  for n in 1 2 3; do
+    "$touche" run "$scene" --duration 0.01 --every 1 --threads "$n" --out "$work/threads$n" \
+      2>/dev/null || return 1
+  done
+  for n in 2 3; do
+    cmp "$work/threads1/trajectory.csv" "$work/threads$n/trajectory.csv" &&
+      cmp "$work/threads1/contacts.jsonl" "$work/threads$n/contacts.jsonl" || return 1
+  done
+}
+check "pressure pairs on 1, 2 or 3 threads give byte-identical outputs" same_for_every_thread_count
+check "a bad thread count exits 2" exits_with 2 "$touche" run "$root/examples/stack13.xml" --threads 0
+
 finish
