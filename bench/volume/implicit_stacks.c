@@ -78,11 +78,7 @@ static int run(const stack_run* r, double seconds) {
            tch_contact_model_name(r->model), integrator_name(r->integrator), n, k, dt, steps,
            vb_times_mean(&times), vb_times_quantile(&times, 0.99), stood,
            hypot(moved.x, moved.y), status == TCH_OK ? "ok" : err.message);
-    fflush(stdout);
-    vb_times_free(&times);
-    tch_data_destroy(d);
-    tch_model_destroy(m);
-    return 0;
+    return vb_run_end(&times, d, m);
 }
 
 int main(int argc, char** argv) {

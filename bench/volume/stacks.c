@@ -62,11 +62,7 @@ static int run(const char* setting, int n, double k, double dt) {
     tch_vec3 moved = tch_v3_sub(d->body_p_WCm[n], top);
     printf("%s,%s,%d,%g,%g,%ld,%.2f,%.2f,%.2f,%.3f,%.3e\n", vb_csv_prefix(), setting, n, k, dt,
            steps, mean, p99, mean / n, stood, hypot(moved.x, moved.y));
-    fflush(stdout);
-    vb_times_free(&times);
-    tch_data_destroy(d);
-    tch_model_destroy(m);
-    return 0;
+    return vb_run_end(&times, d, m);
 }
 
 int main(int argc, char** argv) {

@@ -152,6 +152,14 @@ bool vb_block_stack_stands(const tch_data* d, int n, double top_z) {
     return d->body_p_WCm[n].z > 0.95 * top_z;
 }
 
+int vb_run_end(vb_times* times, tch_data* d, tch_model* m) {
+    fflush(stdout);
+    vb_times_free(times);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+    return 0;
+}
+
 tch_model* vb_compile(tch_spec* spec) {
     tch_model* model = NULL;
     tch_error err = {0};

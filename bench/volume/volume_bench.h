@@ -58,5 +58,9 @@ void vb_add_block_stack(tch_spec* spec, int n, double k, double g);
  * its initial height top_z. */
 bool vb_block_stack_stands(const tch_data* d, int n, double top_z);
 
+/* The end of a run whose line has been printed: flushes stdout, frees the times, the data and
+ * the model; returns 0. */
+int vb_run_end(vb_times* times, tch_data* d, tch_model* m);
+
 /* |v_WCm| and |w_W| of body b below `speed`: at rest. */
 bool vb_body_at_rest(const tch_data* d, int b, double speed);
