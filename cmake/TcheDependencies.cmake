@@ -4,6 +4,9 @@ pkg_check_modules(CCD REQUIRED IMPORTED_TARGET ccd)
 pkg_check_modules(QHULL REQUIRED IMPORTED_TARGET qhull_r)
 find_package(LibXml2 REQUIRED)
 find_library(MATH_LIBRARY m REQUIRED)
+# LAPACKE (Debian's, over the system LAPACK: OpenBLAS when installed) for the solver module's
+# large dense LU and Cholesky factorizations (solver/dense_lapack.c).
+pkg_check_modules(LAPACKE REQUIRED IMPORTED_TARGET lapacke)
 # POSIX threads for the worker pool (base/workers.c).
 find_package(Threads REQUIRED)
 # SuiteSparse CHOLMOD (sparse Cholesky for the Laplace pressure fields); Debian ships no

@@ -3,7 +3,9 @@
 #include <float.h>
 #include <math.h>
 
-static tch_real largest_magnitude(const tch_real* a, size_t count) {
+#include "solver/dense_lapack.h"
+
+tch_real tch_solver_largest_magnitude(const tch_real* a, size_t count) {
     tch_real m = 0;
     for (size_t k = 0; k < count; ++k) {
         m = fmax(m, fabs(a[k]));
@@ -23,8 +25,8 @@ static void swap_rows(tch_real* a, int n, int r, int s) {
 
 /* Step k: pick the largest |a_ik|, i >= k, swap it to row k, then
  * l_ik = a_ik / a_kk and a_ij -= l_ik a_kj for i, j > k. */
-int tch_solver_lu_factor(tch_real* a, int n, int* pivot) {
-    const tch_real tiny = n * DBL_EPSILON * largest_magnitude(a, (size_t)n * (size_t)n);
+int tch_solver_lu_factor_loops(tch_real* a, int n, int* pivot) {
+    const tch_real tiny = n * DBL_EPSILON * tch_solver_largest_magnitude(a, (size_t)n * (size_t)n);
     for (int i = 0; i < n; ++i) {
         pivot[i] = i;
     }
@@ -59,8 +61,8 @@ int tch_solver_lu_factor(tch_real* a, int n, int* pivot) {
 }
 
 /* P A = L U: y = P b, L c = y (forward), U x = c (backward). */
-void tch_solver_lu_solve(const tch_real* lu, int n, const int* pivot, tch_real* b,
-                         tch_real* work) {
+void tch_solver_lu_solve_loops(const tch_real* lu, int n, const int* pivot, tch_real* b,
+                               tch_real* work) {
     for (int i = 0; i < n; ++i) {
         work[i] = b[pivot[i]];
     }
@@ -82,5 +84,19 @@ void tch_solver_lu_solve(const tch_real* lu, int n, const int* pivot, tch_real* 
     }
     for (int i = 0; i < n; ++i) {
         b[i] = work[i];
+    }
+}
+
+int tch_solver_lu_factor(tch_real* a, int n, int* pivot) {
+    return n >= TCH_SOLVER_LU_LAPACK_MIN_N ? tch_solver_lapack_lu_factor(a, n, pivot)
+                                           : tch_solver_lu_factor_loops(a, n, pivot);
+}
+
+void tch_solver_lu_solve(const tch_real* lu, int n, const int* pivot, tch_real* b,
+                         tch_real* work) {
+    if (n >= TCH_SOLVER_LU_LAPACK_MIN_N) {
+        tch_solver_lapack_lu_solve(lu, n, pivot, b);
+    } else {
+        tch_solver_lu_solve_loops(lu, n, pivot, b, work);
     }
 }

@@ -6,6 +6,7 @@
 
 #include "base/error.h"
 #include "math/dense.h"
+#include "solver/dense_lapack.h"
 #include "solver/lu.h"
 
 /* The factorized equality block A (e x e): A = L Lᵀ, -A = L Lᵀ, or P A = L U. */
@@ -16,7 +17,7 @@ typedef struct equality_block {
     block_kind kind;
     tch_real* factor; /* [e*e] */
     int* pivot;       /* [e] (LU) */
-    tch_real* work;   /* [e] (LU) */
+    tch_real* work;   /* [e] (LU; A's diagonal for LAPACK's Cholesky) */
 } equality_block;
 
 static bool is_symmetric(const tch_real* a, int e) {
@@ -42,6 +43,15 @@ static void copy_block(const tch_real* m, int n, int e, tch_real sign, tch_real*
     }
 }
 
+/* L Lᵀ of the block in block->factor: LAPACK's from TCH_SOLVER_CHOLESKY_LAPACK_MIN_N up
+ * (measured, docs/solvers.md), the loops of math/dense.h below. Both leave L in the same place,
+ * so tch_dense_cholesky_solve serves either. Returns 0 or 1 + the failing pivot. */
+static int cholesky(equality_block* block) {
+    return block->e >= TCH_SOLVER_CHOLESKY_LAPACK_MIN_N
+               ? tch_solver_lapack_cholesky(block->factor, block->e, block->work)
+               : tch_dense_cholesky(block->factor, block->e);
+}
+
 /* Cholesky of A, else of -A, when A is symmetric; LU otherwise or when neither is definite.
  * Returns false when A is singular. */
 static bool factor_block(equality_block* block, const tch_real* m, int n) {
@@ -49,12 +59,12 @@ static bool factor_block(equality_block* block, const tch_real* m, int n) {
     copy_block(m, n, e, 1, block->factor);
     if (is_symmetric(block->factor, e)) {
         block->kind = BLOCK_CHOLESKY;
-        if (tch_dense_cholesky(block->factor, e) == 0) {
+        if (cholesky(block) == 0) {
             return true;
         }
         block->kind = BLOCK_NEGATIVE_CHOLESKY;
         copy_block(m, n, e, -1, block->factor);
-        if (tch_dense_cholesky(block->factor, e) == 0) {
+        if (cholesky(block) == 0) {
             return true;
         }
         copy_block(m, n, e, 1, block->factor);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lcp_problems.h"
+#include "solver/dense_lapack.h"
 #include "solver/lemke.h"
 #include "solver/mlcp.h"
 #include "test.h"
@@ -63,6 +64,26 @@ static void test_random_spd_equality_block(void) {
         ENSURE(r.residual <= 1e-9);
         ensure_mlcp_solution(g_m, g_q, g_z, n, e, 1e-10);
     }
+}
+
+/* An SPD equality block of 60 rows is factored by LAPACK's Cholesky
+ * (TCH_SOLVER_CHOLESKY_LAPACK_MIN_N); a negative definite one (-M) by LAPACK's too, on -A. */
+static void test_large_equality_block_through_lapack(void) {
+    lcp_rng rng = {23};
+    const int n = MAX_N, e = n / 2;
+    ENSURE(e >= TCH_SOLVER_CHOLESKY_LAPACK_MIN_N);
+    lcp_random_gram(&rng, n, n, 0.1, g_m);
+    lcp_random_vector(&rng, n, g_q);
+    tch_lcp_result r;
+    ENSURE(mlcp(g_m, g_q, n, e, g_z, &r, NULL) == TCH_OK);
+    ensure_mlcp_solution(g_m, g_q, g_z, n, e, 1e-10);
+    for (int i = 0; i < e; ++i) {
+        for (int j = 0; j < e; ++j) {
+            g_m[i * n + j] = -g_m[i * n + j];
+        }
+    }
+    ENSURE(mlcp(g_m, g_q, n, e, g_z, &r, NULL) == TCH_OK);
+    ensure_mlcp_solution(g_m, g_q, g_z, n, e, 1e-10);
 }
 
 /* Stewart-Trinkle's MCP (peg.md eq. 8): [-Mass G; Gᵀ 0] with q = (Mass v + h f, psi/h). The
@@ -171,6 +192,7 @@ static void test_singular_equality_block(void) {
 int main(void) {
     RUN_TEST(test_closed_form);
     RUN_TEST(test_random_spd_equality_block);
+    RUN_TEST(test_large_equality_block_through_lapack);
     RUN_TEST(test_stewart_trinkle_negative_definite_block);
     RUN_TEST(test_nonsymmetric_equality_block);
     RUN_TEST(test_pure_linear_and_pure_lcp);
