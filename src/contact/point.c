@@ -408,10 +408,11 @@ static int reserve_friction(friction_set* set, int points, int pairs) {
 }
 
 /* Sweeps over all pairs at most; they stop earlier once no point's force changes by more than
- * a 1e-6 share of the total Coulomb bound. Four keep the towers of test_point_energy below
- * 2e-8 J of positive work in 5 s and cost about twice the single pass in a pile of 100 boxes;
- * eight cost four times as much for no gain there (docs/contact-point.md). */
-enum { FRICTION_PAIR_SWEEPS = 4 };
+ * a 1e-6 share of the total Coulomb bound. Two keep the towers of test_point_energy below
+ * 1e-7 J of positive work in 5 s (one pass: 0.26 J) for 1.5 times the single pass's step in a
+ * pile of 100 boxes; four cost 3.7 times (docs/contact-point.md, "Friction between several
+ * pairs"). */
+enum { FRICTION_PAIR_SWEEPS = 2 };
 
 /* The largest change of a point's friction between `before` and `after`, N. */
 static tch_real largest_change(const tch_friction_point* before, const tch_friction_point* after,

@@ -210,7 +210,7 @@ static void energy_now(const tch_model* m, tch_data* d, double* energy) {
  * other left a box's earlier pairs pushing along the slip that its later pairs made: after the
  * first second (the boxes' 1 mm drop), 0.26 J (aligned) and 0.19 J (twisted) of positive work
  * by 6 s, the energy up to 0.04 and 0.05 J above its value at 1 s, and the towers swaying at
- * 0.09 and 0.24 rad/s at 6 s; now 4e-9 and 2e-8 J, no rise, 0.0007 and 0.002 rad/s. Checked
+ * 0.09 and 0.24 rad/s at 6 s; now 0 and 8e-8 J, no rise, 0.0002 and 0.003 rad/s. Checked
  * from 1 s to 6 s: friction's positive work on the after-step velocities below 1e-6 J in
  * all, the energy never more than 0.1 mJ above its value at 1 s (the springs' share of the
  * discrete energy), and at the end every box slower than 1 cm/s and 0.01 rad/s. */
