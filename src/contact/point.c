@@ -146,8 +146,8 @@ static tch_real largest_eigenvalue_bound(tch_real a[6][6]) {
 }
 
 /* min(1, limit / lambda_max(a)), lambda_max taken from above, for a symmetric positive
- * semidefinite `a` given by its upper triangle (overwritten); the trace, which bounds lambda_max, spares the rotations when
- * it is within the limit. */
+ * semidefinite `a` given by its upper triangle (overwritten); the trace, which bounds
+ * lambda_max, spares the rotations when it is within the limit. */
 static tch_real scale_within(tch_real a[6][6], tch_real limit) {
     tch_real trace = 0;
     for (int i = 0; i < 6; ++i) {

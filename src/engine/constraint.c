@@ -505,17 +505,6 @@ static int read_bodies(stage* s) {
     return 0;
 }
 
-/* Two convex geoms overlap along any direction by at most the smaller one's width, which is at
- * most twice its bounding radius (a plane's is unbounded). A deeper point is not a contact: the
- * narrow phase's libccd fallback has returned points 0.4 to 0.6 m deep with a reversed normal
- * for 0.2 m boxes that touch at an edge (docs/contact-lcp.md, "Persistent manifold"). Such
- * points get no rows. */
-static int is_possible_depth(const tch_model* m, const tch_contact* c) {
-    tch_real ra = m->geom_rbound[c->geom_a], rb = m->geom_rbound[c->geom_b];
-    tch_real width = 2 * fmin(ra > 0 ? ra : INFINITY, rb > 0 ? rb : INFINITY);
-    return !(c->depth > width);
-}
-
 static int prepare(stage* s, int* island_parent) {
     tch_data* d = s->d;
     if (read_bodies(s) != 0 || recall_pair_memory(s) != 0) {
@@ -535,14 +524,10 @@ static int prepare(stage* s, int* island_parent) {
             continue;
         }
         contact_rows* rows = s->contacts + s->contact_count;
-        int count = 0;
         for (int k = 0; k < pair->contact_count; ++k) {
-            tch_contact* c = &d->contacts[pair->contact_start + k];
-            if (is_possible_depth(s->m, c)) {
-                rows[count++] = prepare_current_point(s, i, c);
-            }
+            rows[k] = prepare_current_point(s, i, &d->contacts[pair->contact_start + k]);
         }
-        s->contact_count += retain_points(s, i, rows, count);
+        s->contact_count += retain_points(s, i, rows, pair->contact_count);
         if (s->memory[i]) {
             s->memory[i]->count = 0; /* refilled by remember() from this step's points */
         }
