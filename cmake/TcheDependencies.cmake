@@ -7,6 +7,13 @@ find_library(MATH_LIBRARY m REQUIRED)
 # LAPACKE (Debian's, over the system LAPACK: OpenBLAS when installed) for the solver module's
 # large dense LU and Cholesky factorizations (solver/dense_lapack.c).
 pkg_check_modules(LAPACKE REQUIRED IMPORTED_TARGET lapacke)
+# CBLAS for Lemke's per-pivot products (solver/lemke.c): OpenBLAS's cblas.h and library
+# (Debian's libopenblas-dev; its liblapack.so.3 does not export cblas_*). It rides on the LAPACKE
+# target, which every target linking the library already names, so LAPACKE and CBLAS share
+# the one OpenBLAS (and its one thread pool).
+pkg_check_modules(OPENBLAS REQUIRED IMPORTED_TARGET openblas)
+set_property(TARGET PkgConfig::LAPACKE APPEND PROPERTY INTERFACE_LINK_LIBRARIES
+  PkgConfig::OPENBLAS)
 # POSIX threads for the worker pool (base/workers.c).
 find_package(Threads REQUIRED)
 # SuiteSparse CHOLMOD (sparse Cholesky for the Laplace pressure fields); Debian ships no

@@ -3,7 +3,10 @@
  * dpotrf/dpotrs (solver/dense_lapack.h: the column-major *_work calls the library makes),
  * for n = 4 to 1024 (powers of two, and 24, 48, 96; up to the argument). Each time is one
  * factorization plus one solve with one right-hand side, best of N repetitions (N = 1000 up to
- * n = 64, 30 up to n = 256, 3 above).
+ * n = 64, 30 up to n = 256, 3 above). The row "cholesky n rhs" is one Cholesky plus n solves,
+ * as the contact space's dynamically consistent inverse makes them (m contacts, n >= m
+ * coordinates: here n = m): tch_dense_cholesky_solve per right-hand side against one dpotrs
+ * with n right-hand sides (tch_solver_lapack_cholesky_solve_many).
  *
  * Matrices: LU on A = U(-1, 1) + n I (diagonally dominant, well-conditioned, not symmetric);
  * Cholesky and LDLᵀ on the symmetric S = (B + Bᵀ)/2 + n I with B = U(-1, 1) (positive definite
@@ -38,7 +41,9 @@ typedef enum method {
     LU_LAPACK,
     CHOLESKY_LOOPS,
     LDLT_LOOPS,
-    CHOLESKY_LAPACK
+    CHOLESKY_LAPACK,
+    CHOLESKY_MANY_LOOPS,
+    CHOLESKY_MANY_LAPACK
 } method;
 
 typedef struct dense_system {
@@ -46,7 +51,7 @@ typedef struct dense_system {
     const tch_real* a; /* the matrix, kept */
     const tch_real* b; /* the right-hand side, kept */
     tch_real* factor;  /* [n*n] scratch */
-    tch_real* x;       /* [n] */
+    tch_real* x;       /* [n*n]: one right-hand side, or n of them for the *_MANY methods */
     tch_real* work;    /* [n] */
     int* pivot;        /* [n] */
 } dense_system;
@@ -71,10 +76,13 @@ static void random_matrix(tch_real* a, int n, int symmetric, unsigned long long 
     }
 }
 
-/* One factorization and one solve into s->x; 0 on success. */
+/* One factorization and one solve (n solves for the *_MANY methods) into s->x; 0 on success. */
 static int factor_and_solve(dense_system* s, method m) {
     const int n = s->n;
-    memcpy(s->x, s->b, (size_t)n * sizeof *s->x);
+    const int count = m == CHOLESKY_MANY_LOOPS || m == CHOLESKY_MANY_LAPACK ? n : 1;
+    for (int k = 0; k < count; ++k) {
+        memcpy(s->x + (size_t)k * (size_t)n, s->b, (size_t)n * sizeof *s->x);
+    }
     int failed = 0;
     switch (m) {
     case LU_LOOPS:
@@ -96,6 +104,16 @@ static int factor_and_solve(dense_system* s, method m) {
     case CHOLESKY_LAPACK:
         failed = tch_solver_lapack_cholesky(s->factor, n, s->work);
         tch_solver_lapack_cholesky_solve(s->factor, n, s->x);
+        break;
+    case CHOLESKY_MANY_LOOPS:
+        failed = tch_dense_cholesky(s->factor, n);
+        for (int k = 0; k < count; ++k) {
+            tch_dense_cholesky_solve(s->factor, n, s->x + (size_t)k * (size_t)n);
+        }
+        break;
+    case CHOLESKY_MANY_LAPACK:
+        failed = tch_solver_lapack_cholesky(s->factor, n, s->work);
+        tch_solver_lapack_cholesky_solve_many(s->factor, n, s->x, count);
         break;
     }
     return failed;
@@ -129,7 +147,7 @@ static void bench_size(const char* context, int n) {
     tch_real* spd = malloc((size_t)n * (size_t)n * sizeof *spd);
     tch_real* b = malloc((size_t)n * sizeof *b);
     tch_real* factor = malloc((size_t)n * (size_t)n * sizeof *factor);
-    tch_real* x = malloc((size_t)n * sizeof *x);
+    tch_real* x = malloc((size_t)n * (size_t)n * sizeof *x);
     tch_real* work = malloc((size_t)n * sizeof *work);
     int* pivot = malloc((size_t)n * sizeof *pivot);
     random_matrix(a, n, 0, 11u + (unsigned)n);
@@ -146,9 +164,12 @@ static void bench_size(const char* context, int n) {
     const double chol_loops = best_time(&s, CHOLESKY_LOOPS, repetitions);
     const double ldlt_loops = best_time(&s, LDLT_LOOPS, repetitions);
     const double chol_lapack = best_time(&s, CHOLESKY_LAPACK, repetitions);
+    const double many_loops = best_time(&s, CHOLESKY_MANY_LOOPS, repetitions);
+    const double many_lapack = best_time(&s, CHOLESKY_MANY_LAPACK, repetitions);
     print_row(context, "lu", n, repetitions, lu_loops, lu_lapack);
     print_row(context, "cholesky", n, repetitions, chol_loops, chol_lapack);
     print_row(context, "ldlt vs lapack cholesky", n, repetitions, ldlt_loops, chol_lapack);
+    print_row(context, "cholesky n rhs", n, repetitions, many_loops, many_lapack);
     free(a);
     free(spd);
     free(b);

@@ -9,8 +9,18 @@
  *
  * Solvers: Lemke (cold, and warm-started from the previous step's solution), PGS on the dense
  * matrix and on its CSR copy (tolerance 1e-6 in m/s, at most 1000 sweeps, cold and warm).
+ * Lemke runs three times: as the library picks its pivot kernels by size ("lemke"), and with the
+ * hand-written loops ("lemke loops") and CBLAS ("lemke blas") forced at every size
+ * (solver/lemke.h), to place the crossover TCH_LEMKE_BLAS_MIN_N.
  *
- *     bench_lcp [max_boxes]     (default 50)
+ * Then Lemke alone (the three kernels, cold) on random positive definite LCPs of the tests'
+ * family (tests/solver/lcp_problems.h: M = A Aᵀ + 0.1 I, q uniform) for n = 8 to 200; the
+ * "boxes" column holds 0 there.
+ *
+ * Times are the best single solve over at least 3 repetitions and 50 ms. OpenBLAS's thread count
+ * is the environment's (OPENBLAS_NUM_THREADS): the library never sets it.
+ *
+ *     bench_lcp [max_boxes [max_random_n]]     (defaults 50 and 200)
  *
  * Prints CSV: date,commit,cpu,problem,solver,boxes,rows,iterations,residual,us_per_solve,status.
  * The commit comes from the TCH_COMMIT environment variable, else from the build.
@@ -22,6 +32,7 @@
 #include <time.h>
 
 #include "bench_machine.h"
+#include "lcp_problems.h"
 #include "base/arena.h"
 #include "solver/lemke.h"
 #include "solver/pgs.h"
@@ -29,8 +40,6 @@
 #ifndef TCH_GIT_COMMIT
 #define TCH_GIT_COMMIT "unknown"
 #endif
-
-enum { DOF = 6 };
 
 typedef struct problem {
     int rows;
@@ -44,84 +53,18 @@ typedef struct problem {
     tch_real* value;
 } problem;
 
-static double uniform(unsigned long long* state) {
-    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-    return 2.0 * (double)(*state >> 11) * (1.0 / 9007199254740992.0) - 1.0;
-}
-
-/* Row of J for direction d at contact point with offsets r_a (from the lower body's centre,
- * body a, -1 for the ground) and r_b (from the upper body's centre, body b):
- * a: [-d; -(r_a × d)], b: [d; r_b × d]. */
-static void jacobian_row(tch_real* row, int body_a, int body_b, const tch_real r_a[3],
-                         const tch_real r_b[3], const tch_real d[3]) {
-    const tch_real* r[2] = {r_a, r_b};
-    const int body[2] = {body_a, body_b};
-    for (int s = 0; s < 2; ++s) {
-        if (body[s] < 0) {
-            continue;
-        }
-        const tch_real sign = s == 0 ? -1 : 1;
-        tch_real* block = row + body[s] * DOF;
-        const tch_real* p = r[s];
-        const tch_real cross[3] = {p[1] * d[2] - p[2] * d[1], p[2] * d[0] - p[0] * d[2],
-                                   p[0] * d[1] - p[1] * d[0]};
-        for (int k = 0; k < 3; ++k) {
-            block[k] = sign * d[k];
-            block[3 + k] = sign * cross[k];
-        }
-    }
-}
-
-/* The stack's problem with `directions` rows per contact (1: normal only; 3: with friction). */
+/* The stack's problem with `directions` rows per contact (1: normal only; 3: with friction),
+ * tests/solver/lcp_problems.h. */
 static void build_stack(problem* p, int boxes, int directions, unsigned long long seed) {
-    const int dofs = DOF * boxes, rows = 4 * boxes * directions;
-    const tch_real h = 0.005, g = 9.81, mu = 0.5;
-    const tch_real inverse_mass[DOF] = {1, 1, 1, 6, 6, 6}; /* unit cube: I = 1/6 kg m² */
-    tch_real* j = calloc((size_t)rows * dofs, sizeof *j);
-    tch_real* v = malloc((size_t)dofs * sizeof *v);
+    const int rows = 4 * boxes * directions;
     p->rows = rows;
     p->m = malloc((size_t)rows * rows * sizeof *p->m);
     p->q = malloc((size_t)rows * sizeof *p->q);
     p->lo = malloc((size_t)rows * sizeof *p->lo);
     p->hi = malloc((size_t)rows * sizeof *p->hi);
     p->normal_index = malloc((size_t)rows * sizeof *p->normal_index);
-    for (int k = 0; k < dofs; ++k) { /* v + h W f: gravity plus a small random velocity */
-        v[k] = 1e-3 * uniform(&seed) - (k % DOF == 2 ? h * g : 0);
-    }
-    static const tch_real directions_xyz[3][3] = {{0, 0, 1}, {1, 0, 0}, {0, 1, 0}};
-    int row = 0;
-    for (int layer = 0; layer < boxes; ++layer) {
-        for (int corner = 0; corner < 4; ++corner) {
-            const tch_real x = corner & 1 ? 0.5 : -0.5, y = corner & 2 ? 0.5 : -0.5;
-            const tch_real r_a[3] = {x, y, 0.5}, r_b[3] = {x, y, -0.5};
-            const int normal_row = row;
-            for (int d = 0; d < directions; ++d, ++row) {
-                jacobian_row(j + (size_t)row * dofs, layer - 1, layer, r_a, r_b,
-                             directions_xyz[d]);
-                p->lo[row] = d == 0 ? 0 : -mu;
-                p->hi[row] = d == 0 ? INFINITY : mu;
-                p->normal_index[row] = d == 0 ? -1 : normal_row;
-            }
-        }
-    }
-    for (int a = 0; a < rows; ++a) {
-        const tch_real* ja = j + (size_t)a * dofs;
-        tch_real s = 0;
-        for (int k = 0; k < dofs; ++k) {
-            s += ja[k] * v[k];
-        }
-        p->q[a] = s;
-        for (int b = 0; b < rows; ++b) {
-            const tch_real* jb = j + (size_t)b * dofs;
-            tch_real e = 0;
-            for (int k = 0; k < dofs; ++k) {
-                e += ja[k] * inverse_mass[k % DOF] * jb[k];
-            }
-            p->m[(size_t)a * rows + b] = e;
-        }
-    }
-    free(j);
-    free(v);
+    lcp_rng rng = {seed};
+    lcp_stack_problem(&rng, boxes, directions, p->m, p->q, p->lo, p->hi, p->normal_index);
 }
 
 static void build_csr(problem* p) {
@@ -176,8 +119,15 @@ static void print_row(const bench_context* c, const run* r, int rows, const tch_
            1e6 * seconds, tch_lcp_reason_name(res->reason));
 }
 
-/* Repeats one solve (z reset from z_start each time) for at least 50 ms; mean seconds. */
-typedef enum solver_kind { LEMKE, PGS_DENSE, PGS_CSR } solver_kind;
+/* Repeats one solve (z reset from z_start each time) for at least 50 ms and 3 times; the best
+ * time in seconds. */
+typedef enum solver_kind { LEMKE, LEMKE_LOOPS, LEMKE_BLAS, PGS_DENSE, PGS_CSR } solver_kind;
+
+static tch_lemke_kernels lemke_kernels(solver_kind kind) {
+    return kind == LEMKE_LOOPS  ? TCH_LEMKE_KERNELS_LOOPS
+           : kind == LEMKE_BLAS ? TCH_LEMKE_KERNELS_BLAS
+                                : TCH_LEMKE_KERNELS_BY_SIZE;
+}
 
 static double time_solve(const problem* p, solver_kind kind, const tch_lcp_bounds* bounds,
                          bool warm, const tch_real* z_start, tch_real* z, tch_arena* arena,
@@ -191,18 +141,21 @@ static double time_solve(const problem* p, solver_kind kind, const tch_lcp_bound
     pgs.max_iterations = 1000;
     int repeats = 0;
     const double start = bench_now_seconds();
-    double elapsed = 0;
-    while (elapsed < 0.05 || repeats < 3) {
+    double best = 1e30;
+    while (bench_now_seconds() - start < 0.05 || repeats < 3) {
         memcpy(z, z_start, (size_t)p->rows * sizeof *z);
-        if (kind == LEMKE) {
-            tch_lemke_solve(p->m, p->q, p->rows, &lemke, arena, z, result, NULL);
-        } else {
+        const double solve_start = bench_now_seconds();
+        if (kind == PGS_DENSE || kind == PGS_CSR) {
             tch_pgs_solve(kind == PGS_DENSE ? &dense : &csr, p->q, bounds, &pgs, z, result, NULL);
+        } else {
+            tch_lemke_solve_kernels(p->m, p->q, p->rows, &lemke, lemke_kernels(kind), arena, z,
+                                    result, NULL);
         }
+        const double elapsed = bench_now_seconds() - solve_start;
+        best = elapsed < best ? elapsed : best;
         ++repeats;
-        elapsed = bench_now_seconds() - start;
     }
-    return elapsed / repeats;
+    return best;
 }
 
 /* Cold solve, then a warm solve of the same step from the cold solution scaled by 0.9 (as if
@@ -229,8 +182,49 @@ static void bench_solver(const bench_context* c, const problem* p, run r, solver
     free(previous);
 }
 
+/* Lemke with its three kernel choices on one problem (cold and warm for the stacks). */
+static void bench_lemke(const bench_context* c, const problem* p, const char* problem_name,
+                        int boxes, bool warm, tch_arena* arena) {
+    static const struct {
+        const char* name;
+        solver_kind kind;
+    } kernels[] = {{"lemke", LEMKE}, {"lemke loops", LEMKE_LOOPS}, {"lemke blas", LEMKE_BLAS}};
+    for (size_t k = 0; k < sizeof kernels / sizeof kernels[0]; ++k) {
+        const run r = {problem_name, kernels[k].name, boxes};
+        if (warm) {
+            bench_solver(c, p, r, kernels[k].kind, NULL, arena);
+            continue;
+        }
+        tch_real* zero = calloc((size_t)p->rows, sizeof *zero);
+        tch_real* z = malloc((size_t)p->rows * sizeof *z);
+        tch_lcp_result result;
+        const double seconds = time_solve(p, kernels[k].kind, NULL, false, zero, z, arena,
+                                          &result);
+        print_row(c, &r, p->rows, &result, seconds);
+        free(zero);
+        free(z);
+    }
+}
+
+/* Random positive definite LCPs (the tests' family, trial 0) for n = 8 to max_n. */
+static void bench_random(const bench_context* c, int max_n, tch_arena* arena) {
+    static const int sizes[] = {8, 16, 24, 32, 48, 64, 96, 128, 160, 200};
+    for (size_t k = 0; k < sizeof sizes / sizeof sizes[0] && sizes[k] <= max_n; ++k) {
+        const int n = sizes[k];
+        problem p = {.rows = n};
+        p.m = malloc((size_t)n * (size_t)n * sizeof *p.m);
+        p.q = malloc((size_t)n * sizeof *p.q);
+        lcp_rng rng = {1234u + (unsigned)n};
+        lcp_random_problem(&rng, n, 0, 0, p.m, p.q);
+        bench_lemke(c, &p, "random pd", 0, false, arena);
+        problem_free(&p);
+        tch_arena_grow_if_needed(arena);
+    }
+}
+
 int main(int argc, char** argv) {
     const int max_boxes = argc > 1 ? atoi(argv[1]) : 50;
+    const int max_random_n = argc > 2 ? atoi(argv[2]) : 200;
     char cpu[256], date[32];
     bench_cpu_model(cpu, sizeof cpu);
     const time_t t = time(NULL);
@@ -252,7 +246,7 @@ int main(int argc, char** argv) {
         build_stack(&friction, boxes, 3, 7);
         build_csr(&friction);
         const tch_lcp_bounds box = {friction.lo, friction.hi, friction.normal_index};
-        bench_solver(&c, &normal, (run){"normal", "lemke", boxes}, LEMKE, NULL, &arena);
+        bench_lemke(&c, &normal, "normal", boxes, true, &arena);
         bench_solver(&c, &normal, (run){"normal", "pgs dense", boxes}, PGS_DENSE, NULL, &arena);
         bench_solver(&c, &normal, (run){"normal", "pgs csr", boxes}, PGS_CSR, NULL, &arena);
         bench_solver(&c, &friction, (run){"friction", "pgs dense", boxes}, PGS_DENSE, &box,
@@ -262,6 +256,7 @@ int main(int argc, char** argv) {
         problem_free(&friction);
         tch_arena_grow_if_needed(&arena);
     }
+    bench_random(&c, max_random_n, &arena);
     tch_arena_destroy(&arena);
     return 0;
 }

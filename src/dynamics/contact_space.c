@@ -17,6 +17,7 @@
 #include "dynamics/free_body.h"
 #include "math/dense.h"
 #include "math/vec.h"
+#include "solver/dense_lapack.h"
 #include "solver/lemke.h"
 #include "touche/step.h"
 
@@ -228,32 +229,31 @@ tch_status tch_contact_space_resting(const tch_inverse_inertia* A_inv, const tch
     return status;
 }
 
-/* J̄ = A⁻¹ Jᵀ Λ (eq. 19): row k of J̄ is Λ times column k of G, by Cholesky of Λ⁻¹. */
+/* J̄ = A⁻¹ Jᵀ Λ (eq. 19): row k of J̄ is Λ times column k of G, i.e. the solution of
+ * Λ⁻¹ x = G e_k. Λ⁻¹ = L Lᵀ by the solver module's Cholesky (LAPACK's from
+ * TCH_SOLVER_CHOLESKY_LAPACK_MIN_N contacts up, solver/dense_lapack.h), then the n right-hand
+ * sides, Gᵀ copied into J̄, solved in place together. */
 static tch_status consistent_inverse(const contact_space* s, tch_real* jbar, tch_error* err) {
-    int m = s->m, n = s->n;
-    tch_real* chol = malloc((size_t)(m > 0 ? m * m : 1) * sizeof *chol);
-    tch_real* column = malloc((size_t)(m > 0 ? m : 1) * sizeof *column);
-    tch_status status = TCH_OK;
-    if (!chol || !column) {
-        status = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "contact space: out of memory");
-    } else {
-        memcpy(chol, s->lambda_inv, (size_t)m * (size_t)m * sizeof *chol);
-        if (tch_dense_cholesky(chol, m) != 0) {
-            status = tch_fail(err, TCH_ERR_NUMERICAL, NULL, 0,
-                              "contact space: J A⁻¹ Jᵀ is singular (the %d contacts are not "
-                              "independent), so J has no dynamically consistent inverse", m);
-        }
+    const int m = s->m, n = s->n;
+    tch_real* chol = malloc((size_t)(m > 0 ? m * (m + 1) : 1) * sizeof *chol);
+    if (!chol) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "contact space: out of memory");
     }
-    for (int k = 0; status == TCH_OK && k < n; ++k) {
+    memcpy(chol, s->lambda_inv, (size_t)m * (size_t)m * sizeof *chol);
+    if (tch_solver_cholesky(chol, m, chol + (size_t)m * (size_t)m) != 0) {
+        free(chol);
+        return tch_fail(err, TCH_ERR_NUMERICAL, NULL, 0,
+                        "contact space: J A⁻¹ Jᵀ is singular (the %d contacts are not "
+                        "independent), so J has no dynamically consistent inverse", m);
+    }
+    for (int k = 0; k < n; ++k) {
         for (int i = 0; i < m; ++i) {
-            column[i] = s->G[(size_t)i * n + k];
+            jbar[(size_t)k * m + i] = s->G[(size_t)i * n + k];
         }
-        tch_dense_cholesky_solve(chol, m, column);
-        memcpy(jbar + (size_t)k * m, column, (size_t)m * sizeof *column);
     }
+    tch_solver_cholesky_solve_many(chol, m, jbar, n);
     free(chol);
-    free(column);
-    return status;
+    return TCH_OK;
 }
 
 tch_status tch_contact_space_consistent_inverse(const tch_inverse_inertia* A_inv,

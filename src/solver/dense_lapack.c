@@ -4,6 +4,7 @@
 #include <lapacke.h>
 #include <math.h>
 
+#include "math/dense.h"
 #include "solver/lu.h"
 
 _Static_assert(sizeof(lapack_int) == sizeof(int), "LAPACKE must use 32-bit integers (LP64)");
@@ -46,4 +47,24 @@ int tch_solver_lapack_cholesky(tch_real* a, int n, tch_real* diagonal) {
 
 void tch_solver_lapack_cholesky_solve(const tch_real* l, int n, tch_real* b) {
     LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', n, 1, l, n, b, n);
+}
+
+/* B is n x count column-major with leading dimension n: right-hand side k at b + k n. */
+void tch_solver_lapack_cholesky_solve_many(const tch_real* l, int n, tch_real* b, int count) {
+    LAPACKE_dpotrs_work(LAPACK_COL_MAJOR, 'U', n, count, l, n, b, n);
+}
+
+int tch_solver_cholesky(tch_real* a, int n, tch_real* diagonal) {
+    return n >= TCH_SOLVER_CHOLESKY_LAPACK_MIN_N ? tch_solver_lapack_cholesky(a, n, diagonal)
+                                                 : tch_dense_cholesky(a, n);
+}
+
+void tch_solver_cholesky_solve_many(const tch_real* l, int n, tch_real* b, int count) {
+    if (n >= TCH_SOLVER_CHOLESKY_LAPACK_MIN_N) {
+        tch_solver_lapack_cholesky_solve_many(l, n, b, count);
+        return;
+    }
+    for (int k = 0; k < count; ++k) {
+        tch_dense_cholesky_solve(l, n, b + (size_t)k * (size_t)n);
+    }
 }

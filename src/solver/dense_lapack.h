@@ -36,3 +36,20 @@ int tch_solver_lapack_cholesky(tch_real* a, int n, tch_real* diagonal);
 
 /* Solves L Lᵀ x = b in place with L from tch_solver_lapack_cholesky (LAPACK dpotrs). */
 void tch_solver_lapack_cholesky_solve(const tch_real* l, int n, tch_real* b);
+
+/* Solves L Lᵀ X = B in place for `count` right-hand sides stored one after the other
+ * (b + k n is the k-th), with L from tch_solver_lapack_cholesky (one dpotrs call: two
+ * triangular solves with many right-hand sides, blocked). */
+void tch_solver_lapack_cholesky_solve_many(const tch_real* l, int n, tch_real* b, int count);
+
+/* The solver module's Cholesky by size: tch_solver_lapack_cholesky from
+ * TCH_SOLVER_CHOLESKY_LAPACK_MIN_N up, tch_dense_cholesky (math/dense.h) under it, with the
+ * same storage (L in the lower triangle) and failure test; `diagonal` (n reals) is scratch.
+ * Returns 0 or 1 + the failing pivot. */
+int tch_solver_cholesky(tch_real* a, int n, tch_real* diagonal);
+
+/* Solves L Lᵀ X = B in place for `count` right-hand sides stored one after the other, with L
+ * from tch_solver_cholesky: tch_solver_lapack_cholesky_solve_many from
+ * TCH_SOLVER_CHOLESKY_LAPACK_MIN_N up, tch_dense_cholesky_solve per right-hand side under it
+ * (either reads either factor; the split is by speed). */
+void tch_solver_cholesky_solve_many(const tch_real* l, int n, tch_real* b, int count);

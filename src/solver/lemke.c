@@ -1,5 +1,6 @@
 #include "solver/lemke.h"
 
+#include <cblas.h>
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -28,6 +29,7 @@ typedef struct lemke {
     tch_real* start_rhs; /* [n] */
     tch_real x_noise;    /* rounding level of x, for ties in the ratio test */
     tch_real pivot_tolerance;
+    bool blas;           /* the O(n²) products by CBLAS (dgemv, dger) rather than the loops */
 } lemke;
 
 static int var_w(const lemke* s, int j) { (void)s; return j; }
@@ -52,7 +54,11 @@ static tch_real max_abs(const tch_real* v, int count) {
 }
 
 /* y = A v for the n x n row-major A. */
-static void mat_vec(const tch_real* a, int n, const tch_real* v, tch_real* y) {
+static void mat_vec(const tch_real* a, int n, const tch_real* v, tch_real* y, bool blas) {
+    if (blas) {
+        cblas_dgemv(CblasRowMajor, CblasNoTrans, n, n, 1, a, n, v, 1, 0, y, 1);
+        return;
+    }
     for (int i = 0; i < n; ++i) {
         const tch_real* row = a + (size_t)i * (size_t)n;
         tch_real sum = 0;
@@ -110,7 +116,7 @@ static void starting_column(lemke* s, int var, tch_real* out) {
 
 static void compute_entering_column(lemke* s, int var) {
     starting_column(s, var, s->gathered);
-    mat_vec(s->inverse, s->n, s->gathered, s->column);
+    mat_vec(s->inverse, s->n, s->gathered, s->column, s->blas);
 }
 
 /* a and b agree to within the sum of their rounding noises. */
@@ -159,6 +165,30 @@ static int ratio_test(const lemke* s) {
     return best;
 }
 
+/* B̄⁻¹_i -= f_i B̄⁻¹_r for the rows i != r with f_i != 0 (f = ā, and row r already divided by
+ * the pivot): the loops skip the zero f_i; CBLAS's dger makes the rank-one update on the whole
+ * matrix with f_r set to 0 (in s->work), so row r is left as it is. */
+static void eliminate_column(lemke* s, int r) {
+    const int n = s->n;
+    const tch_real* row_r = s->inverse + (size_t)r * (size_t)n;
+    if (s->blas) {
+        memcpy(s->work, s->column, (size_t)n * sizeof *s->work);
+        s->work[r] = 0;
+        cblas_dger(CblasRowMajor, n, n, -1, s->work, 1, row_r, 1, s->inverse, n);
+        return;
+    }
+    for (int i = 0; i < n; ++i) {
+        const tch_real f = s->column[i];
+        if (i == r || f == 0) {
+            continue;
+        }
+        tch_real* row_i = s->inverse + (size_t)i * (size_t)n;
+        for (int k = 0; k < n; ++k) {
+            row_i[k] -= f * row_r[k];
+        }
+    }
+}
+
 /* Gauss-Jordan step on (x, B̄⁻¹) with pivot ā_r; `entering` replaces basis[r]. */
 static void pivot(lemke* s, int r, int entering) {
     const int n = s->n;
@@ -169,16 +199,11 @@ static void pivot(lemke* s, int r, int entering) {
         row_r[k] /= p;
     }
     for (int i = 0; i < n; ++i) {
-        const tch_real f = s->column[i];
-        if (i == r || f == 0) {
-            continue;
-        }
-        tch_real* row_i = s->inverse + (size_t)i * (size_t)n;
-        s->x[i] -= f * s->x[r];
-        for (int k = 0; k < n; ++k) {
-            row_i[k] -= f * row_r[k];
+        if (i != r) {
+            s->x[i] -= s->column[i] * s->x[r];
         }
     }
+    eliminate_column(s, r);
     s->row_of[s->basis[r]] = -1;
     s->basis[r] = entering;
     s->row_of[entering] = r;
@@ -369,6 +394,26 @@ static tch_status report(tch_lcp_result* result, tch_lcp_reason reason, int pivo
 tch_status tch_lemke_solve(const tch_real* m, const tch_real* q, int n,
                            const tch_lemke_options* options, tch_arena* arena, tch_real* z,
                            tch_lcp_result* result, tch_error* err) {
+    return tch_lemke_solve_kernels(m, q, n, options, TCH_LEMKE_KERNELS_BY_SIZE, arena, z, result,
+                                   err);
+}
+
+static bool use_blas(tch_lemke_kernels kernels, int n) {
+    switch (kernels) {
+    case TCH_LEMKE_KERNELS_LOOPS:
+        return false;
+    case TCH_LEMKE_KERNELS_BLAS:
+        return true;
+    case TCH_LEMKE_KERNELS_BY_SIZE:
+        break;
+    }
+    return n >= TCH_LEMKE_BLAS_MIN_N;
+}
+
+tch_status tch_lemke_solve_kernels(const tch_real* m, const tch_real* q, int n,
+                                   const tch_lemke_options* options, tch_lemke_kernels kernels,
+                                   tch_arena* arena, tch_real* z, tch_lcp_result* result,
+                                   tch_error* err) {
     const tch_lemke_options opt = options ? *options : tch_lemke_options_default();
     tch_status status = check_input(m, q, n, arena, z, err);
     if (status != TCH_OK) {
@@ -379,7 +424,8 @@ tch_status tch_lemke_solve(const tch_real* m, const tch_real* q, int n,
         return report(result, TCH_LCP_SOLVED, 0, 0, max_pivots, err);
     }
     const size_t mark = tch_arena_mark(arena);
-    lemke s = {.n = n, .m = m, .q = q, .pivot_tolerance = opt.pivot_tolerance};
+    lemke s = {.n = n, .m = m, .q = q, .pivot_tolerance = opt.pivot_tolerance,
+               .blas = use_blas(kernels, n)};
     if (!allocate(&s, arena, opt.warm_start)) {
         tch_arena_release(arena, mark);
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,

@@ -18,7 +18,11 @@
  * not cycle. When z0 ties for the minimum ratio it leaves (and the solve ends).
  *
  * Pivoting: revised form with the explicit n x n inverse B̄⁻¹ updated by one Gauss-Jordan step
- * per pivot, O(n^2) per pivot. The returned z is then recomputed from the final basis with a
+ * per pivot, O(n^2) per pivot: the entering column is a matrix-vector product with B̄⁻¹ and the
+ * update a rank-one one. From TCH_LEMKE_BLAS_MIN_N unknowns up these two products are CBLAS's
+ * (dgemv, dger: OpenBLAS on Debian), under it hand-written loops (the measured crossover,
+ * docs/solvers.md). The library never changes OpenBLAS's thread count (docs/solvers.md,
+ * "Threads and determinism"). The returned z is then recomputed from the final basis with a
  * fresh LU factorization of M_AA (A = the basic z), and the better of the two by natural-map
  * residual is kept.
  *
@@ -54,6 +58,17 @@ typedef struct tch_lemke_options {
 
 tch_lemke_options tch_lemke_options_default(void);
 
+/* The size from which the pivots' matrix-vector product and rank-one update are CBLAS's. */
+enum { TCH_LEMKE_BLAS_MIN_N = 32 };
+
+/* Which code makes the O(n²) products of a pivot: by n (TCH_LEMKE_BLAS_MIN_N), or one path
+ * for any n (the tests and the benchmark compare the two). */
+typedef enum tch_lemke_kernels {
+    TCH_LEMKE_KERNELS_BY_SIZE,
+    TCH_LEMKE_KERNELS_LOOPS,
+    TCH_LEMKE_KERNELS_BLAS
+} tch_lemke_kernels;
+
 /* Solves LCP(M, q) for n >= 0 unknowns. m: [n*n] row-major, q: [n], both finite.
  * options: may be NULL (defaults). arena: scratch of about (2n^2 + 8n) reals, released before
  * return. z: [n], the warm start on input when asked for, the solution on output.
@@ -63,3 +78,10 @@ tch_lemke_options tch_lemke_options_default(void);
 tch_status tch_lemke_solve(const tch_real* m, const tch_real* q, int n,
                            const tch_lemke_options* options, tch_arena* arena, tch_real* z,
                            tch_lcp_result* result, tch_error* err);
+
+/* tch_lemke_solve with the pivots' products made by `kernels` (tch_lemke_solve is this with
+ * TCH_LEMKE_KERNELS_BY_SIZE). */
+tch_status tch_lemke_solve_kernels(const tch_real* m, const tch_real* q, int n,
+                                   const tch_lemke_options* options, tch_lemke_kernels kernels,
+                                   tch_arena* arena, tch_real* z, tch_lcp_result* result,
+                                   tch_error* err);

@@ -1,6 +1,7 @@
 /* Random LCPs with known structure for the solver tests, the Siconos cross-check and the
- * benchmark: positive definite M = A Aᵀ + eps I, positive semi-definite M = A Aᵀ of lower rank,
- * and q = w* - M z* built from a complementary pair (z*, w*) so that a solution exists. */
+ * benchmark (bench/solver/bench_lcp.c): positive definite M = A Aᵀ + eps I, positive
+ * semi-definite M = A Aᵀ of lower rank, and q = w* - M z* built from a complementary pair
+ * (z*, w*) so that a solution exists; and the contact problem of a stack of boxes. */
 #pragma once
 
 #include "touche/base.h"
@@ -36,3 +37,13 @@ tch_real lcp_scale(const tch_real* m, const tch_real* q, const tch_real* z, int 
 
 /* w = M z + q. */
 void lcp_w(const tch_real* m, const tch_real* q, const tch_real* z, int n, tch_real* w);
+
+/* A stack of `boxes` unit boxes (1 kg, 1 m, I = 1/6 kg m²) on the ground, four corner contacts
+ * per interface, one time step h = 5 ms under gravity from rest plus small random velocities
+ * (1e-3 m/s, from rng), with `directions` rows per contact (1: the normal; 3: the normal, then
+ * the x and y tangents): m[rows*rows] = J W Jᵀ (block-banded, positive semi-definite: four
+ * contacts on a face act on three degrees of freedom), q[rows] = J (v + h W f_gravity), for
+ * rows = 4 boxes directions. lo, hi, normal_index [rows]: the box-MLCP bounds of the friction
+ * rows (|z_t| <= 0.5 z_n, normal_index as in solver/lcp.h), or all three NULL. */
+void lcp_stack_problem(lcp_rng* rng, int boxes, int directions, tch_real* m, tch_real* q,
+                       tch_real* lo, tch_real* hi, int* normal_index);
