@@ -78,7 +78,9 @@ static tch_real largest_half(tch_vec3 h) {
     return fmax(h.x, fmax(h.y, h.z));
 }
 
-static sat_result separating_axes(tch_vec3 a, tch_vec3 b, tch_mat3 R, tch_vec3 t) {
+/* The face and edge axes; past the face axes only when they leave the boxes within margin. */
+static sat_result separating_axes(tch_vec3 a, tch_vec3 b, tch_mat3 R, tch_vec3 t,
+                                  tch_real margin) {
     sat_result sat = {make_axis(tch_v3(1, 0, 0), a, b, R, t, -1, -1),
                       {tch_v3_zero(), -INFINITY, -1, -1}, -INFINITY};
     for (int k = 1; k < 6; ++k) {
@@ -89,6 +91,9 @@ static sat_result separating_axes(tch_vec3 a, tch_vec3 b, tch_mat3 R, tch_vec3 t
         }
     }
     sat.separation = sat.face.separation;
+    if (sat.face.separation > margin) {
+        return sat; /* apart: the edge axes can only separate more */
+    }
     for (int i = 0; i < 3; ++i) {
         for (int j = 0; j < 3; ++j) {
             tch_vec3 L = tch_v3_cross(tch_m3_col(tch_m3_identity(), i), tch_m3_col(R, j));
@@ -148,7 +153,7 @@ int tch_collide_box_box(const tch_shape* a, const tch_shape* b, tch_transform X_
                         tch_real margin, tch_manifold_point* out) {
     const tch_vec3 ha = tch_v3(a->size[0], a->size[1], a->size[2]);
     const tch_vec3 hb = tch_v3(b->size[0], b->size[1], b->size[2]);
-    const sat_result sat = separating_axes(ha, hb, tch_q_to_mat3(X_AB.q), X_AB.p);
+    const sat_result sat = separating_axes(ha, hb, tch_q_to_mat3(X_AB.q), X_AB.p, margin);
     if (!(sat.separation <= margin)) {
         return 0;
     }

@@ -6,18 +6,33 @@
  * slip at its points, each point with its 2x2 tangential inverse-mass matrix of both bodies, in
  * a few Gauss-Seidel sweeps over the points, each point's force clamped to its Coulomb disk and
  * opposing the slip when it slides. The predictions follow every change.
+ *
+ * Each point keeps the rows of its tangents (the Jacobian of the tangential slip with respect to
+ * its bodies' velocities, and the predicted velocity change per unit of force), so that a sweep
+ * reads and moves the predictions with a few dot products; the forces are applied to the
+ * bodies once, when the sweeps are done.
  */
 #pragma once
 
 #include "contact/contact.h"
 
-/* One point of the pair: where, along which normal, and its Coulomb bound; the rest is the
- * solver's (tangent basis, inverse tangential mass, accumulated force). */
+/* One body's side of a friction point: slip along t_i = t_i . v + u_i . w with u_i = r x t_i
+ * (r from the centre of mass to the point); a force f_i along t_i on it changes the predicted
+ * v by f_i h/m t_i and w by f_i du_i, du_i = h I^-1 u_i. root 0: static, no row. */
+typedef struct tch_friction_side {
+    int root;
+    tch_real h_over_m;
+    tch_vec3 u[2], du[2];
+} tch_friction_side;
+
+/* One point of the pair: where and its Coulomb bound; the rest is the solver's (tangent basis,
+ * inverse tangential mass over h, the sides a and b, accumulated force). */
 typedef struct tch_friction_point {
-    tch_vec3 p_W, n_W;
+    tch_vec3 p_W;
     tch_real limit;      /* mu f_n, N */
     tch_vec3 t1, t2;
-    tch_real K_inv[2][2];
+    tch_real K_inv_h[2][2]; /* K^-1 / h: the force that stops a slip in one step, per m/s */
+    tch_friction_side side[2]; /* a, b */
     tch_real f1, f2;     /* friction along t1, t2, N */
 } tch_friction_point;
 
@@ -30,7 +45,16 @@ void tch_friction_point_init(const tch_model* model, const tch_data* data,
                              const tch_velocity_prediction* pred, const tch_pair_result* pair,
                              tch_vec3 p_W, tch_vec3 n_W, tch_real limit, tch_friction_point* fp);
 
-/* Solves the points' friction and applies it to the bodies and the pair's totals. */
+/* Gauss-Seidel sweeps over the points from the forces they hold, moving the predictions only
+ * (the bodies' loads are untouched until tch_friction_apply). */
+void tch_friction_relax(tch_velocity_prediction* pred, tch_friction_point* points, int count);
+
+/* Applies each point's friction to the bodies and the pair's totals. */
+void tch_friction_apply(const tch_model* model, tch_data* data, tch_pair_result* pair,
+                        const tch_friction_point* points, int count);
+
+/* Solves the points' friction (from zero after tch_friction_point_init) and applies it to the
+ * bodies and the pair's totals: tch_friction_relax, then tch_friction_apply. */
 void tch_friction_solve(const tch_model* model, tch_data* data, tch_velocity_prediction* pred,
                         tch_pair_result* pair, tch_friction_point* points, int count);
 

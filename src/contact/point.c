@@ -414,19 +414,31 @@ static int reserve_friction(friction_set* set, int points, int pairs) {
  * pairs"). */
 enum { FRICTION_PAIR_SWEEPS = 2 };
 
-/* The largest change of a point's friction between `before` and `after`, N. */
-static tch_real largest_change(const tch_friction_point* before, const tch_friction_point* after,
-                               int count) {
+/* A point's friction before a pass. */
+typedef struct saved_force {
+    tch_real f1, f2;
+} saved_force;
+
+static void save_forces(const tch_friction_point* points, int count, saved_force* saved) {
+    for (int i = 0; i < count; ++i) {
+        saved[i] = (saved_force){points[i].f1, points[i].f2};
+    }
+}
+
+/* The largest change of a point's friction since `saved`, squared, N^2. */
+static tch_real largest_change_squared(const saved_force* saved,
+                                       const tch_friction_point* points, int count) {
     tch_real largest = 0;
     for (int i = 0; i < count; ++i) {
-        largest = fmax(largest, hypot(after[i].f1 - before[i].f1, after[i].f2 - before[i].f2));
+        tch_real d1 = points[i].f1 - saved[i].f1, d2 = points[i].f2 - saved[i].f2;
+        largest = fmax(largest, d1 * d1 + d2 * d2);
     }
     return largest;
 }
 
-/* Block Gauss-Seidel over the pairs of the set: each pass solves every pair's points (their
- * own sweeps) from the forces it had, against predictions that include every other pair's
- * latest friction, until the forces settle. */
+/* Block Gauss-Seidel over the pairs of the set: each pass relaxes every pair's points (their
+ * own sweeps) from the forces they had, against predictions that include every other pair's
+ * latest friction, until the forces settle; then every pair's friction is applied. */
 static void solve_friction_set(const tch_model* model, tch_data* data,
                                tch_velocity_prediction* pred, friction_set* set, int pairs) {
     tch_real total_limit = 0;
@@ -435,19 +447,24 @@ static void solve_friction_set(const tch_model* model, tch_data* data,
             total_limit += set->points[set->pairs[j].start + i].limit;
         }
     }
+    tch_real tolerance = 1e-6 * total_limit;
     for (int sweep = 0; sweep < FRICTION_PAIR_SWEEPS; ++sweep) {
         tch_real largest = 0;
         for (int j = 0; j < pairs; ++j) {
-            tch_friction_point before[TCH_POINT_MAX_PAIR_POINTS];
+            saved_force before[TCH_POINT_MAX_PAIR_POINTS];
             const friction_pair* fp = &set->pairs[j];
             tch_friction_point* points = set->points + fp->start;
-            memcpy(before, points, (size_t)fp->count * sizeof *points);
-            tch_friction_solve(model, data, pred, fp->pair, points, fp->count);
-            largest = fmax(largest, largest_change(before, points, fp->count));
+            save_forces(points, fp->count, before);
+            tch_friction_relax(pred, points, fp->count);
+            largest = fmax(largest, largest_change_squared(before, points, fp->count));
         }
-        if (largest <= 1e-6 * total_limit || pairs == 1) {
+        if (largest <= tolerance * tolerance || pairs == 1) {
             break;
         }
+    }
+    for (int j = 0; j < pairs; ++j) {
+        const friction_pair* fp = &set->pairs[j];
+        tch_friction_apply(model, data, fp->pair, set->points + fp->start, fp->count);
     }
 }
 
