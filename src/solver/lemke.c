@@ -165,24 +165,23 @@ static int ratio_test(const lemke* s) {
     return best;
 }
 
-/* B̄⁻¹_i -= f_i B̄⁻¹_r for the rows i != r with f_i != 0 (f = ā, and row r already divided by
- * the pivot): the loops skip the zero f_i; CBLAS's dger makes the rank-one update on the whole
- * matrix with f_r set to 0 (in s->work), so row r is left as it is. */
+/* B̄⁻¹_i -= f_i B̄⁻¹_r for the rows i != r with f_i != 0 (f = ā, row r already divided by the
+ * pivot), by CBLAS's daxpy per row or the loop. Rows with f_i = 0 are skipped on both paths: on
+ * contact problems ā is often sparse, and a dger over the whole matrix would do the n² work
+ * that the skip saves. */
 static void eliminate_column(lemke* s, int r) {
     const int n = s->n;
     const tch_real* row_r = s->inverse + (size_t)r * (size_t)n;
-    if (s->blas) {
-        memcpy(s->work, s->column, (size_t)n * sizeof *s->work);
-        s->work[r] = 0;
-        cblas_dger(CblasRowMajor, n, n, -1, s->work, 1, row_r, 1, s->inverse, n);
-        return;
-    }
     for (int i = 0; i < n; ++i) {
         const tch_real f = s->column[i];
         if (i == r || f == 0) {
             continue;
         }
         tch_real* row_i = s->inverse + (size_t)i * (size_t)n;
+        if (s->blas) {
+            cblas_daxpy(n, -f, row_r, 1, row_i, 1);
+            continue;
+        }
         for (int k = 0; k < n; ++k) {
             row_i[k] -= f * row_r[k];
         }

@@ -19,9 +19,9 @@
  *
  * Pivoting: revised form with the explicit n x n inverse B̄⁻¹ updated by one Gauss-Jordan step
  * per pivot, O(n^2) per pivot: the entering column is a matrix-vector product with B̄⁻¹ and the
- * update a rank-one one. From TCH_LEMKE_BLAS_MIN_N unknowns up these two products are CBLAS's
- * (dgemv, dger: OpenBLAS on Debian), under it hand-written loops (the measured crossover,
- * docs/solvers.md). The library never changes OpenBLAS's thread count (docs/solvers.md,
+ * update a rank-one one, row by row over the rows whose entry of the entering column is not
+ * zero. From TCH_LEMKE_BLAS_MIN_N unknowns up these are CBLAS's (dgemv, daxpy per row: OpenBLAS
+ * on Debian), under it hand-written loops (the measured crossover, docs/solvers.md). The library never changes OpenBLAS's thread count (docs/solvers.md,
  * "Threads and determinism"). The returned z is then recomputed from the final basis with a
  * fresh LU factorization of M_AA (A = the basic z), and the better of the two by natural-map
  * residual is kept.

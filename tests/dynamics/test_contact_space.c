@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "dynamics/contact_space.h"
+#include "math/dense.h"
 #include "math/vec.h"
+#include "solver/dense_lapack.h"
 #include "scene_builder.h"
 #include "test.h"
 
@@ -182,6 +184,50 @@ static void test_dynamically_consistent_inverse(void) {
     ENSURE(tch_contact_space_consistent_velocity(&A, J, K, x, Jx, same, NULL) == TCH_OK);
     for (int k = 0; k < N; ++k) {
         ENSURE_NEAR(same[k], x[k], 1e-10);
+    }
+}
+
+/* The consistent inverse J̄ = A⁻¹ Jᵀ Λ for m contacts on both sides of the solver module's
+ * Cholesky crossover (loops under TCH_SOLVER_CHOLESKY_LAPACK_MIN_N, LAPACK from it): J J̄ = I
+ * and J̄ equal to the one from the hand-written Cholesky (math/dense.h) to 1e-10; and with a
+ * repeated contact (Λ⁻¹ singular) the failure is reported on either side. */
+static void test_consistent_inverse_across_cholesky_crossover(void) {
+    enum { N = 40, MAX_M = 2 * TCH_SOLVER_CHOLESKY_LAPACK_MIN_N + 3 };
+    _Static_assert(MAX_M < N, "the contacts must be independent");
+    static const int contacts[] = {TCH_SOLVER_CHOLESKY_LAPACK_MIN_N - 1,
+                                   TCH_SOLVER_CHOLESKY_LAPACK_MIN_N, MAX_M};
+    static tch_real A_inv[N * N], J[MAX_M * N], a_inv_jt[MAX_M * N], lambda_inv[MAX_M * MAX_M],
+        jbar[N * MAX_M], column[MAX_M];
+    unsigned state = 11;
+    random_spd(N, &state, A_inv);
+    tch_inverse_inertia A = dense_inverse(A_inv, N);
+    for (size_t c = 0; c < sizeof contacts / sizeof contacts[0]; ++c) {
+        const int m = contacts[c];
+        for (int i = 0; i < m * N; ++i) J[i] = uniform(&state);
+        ENSURE(tch_contact_space_consistent_inverse(&A, J, m, jbar, NULL) == TCH_OK);
+        for (int i = 0; i < m; ++i) { /* row i: A⁻¹ J_iᵀ */
+            mat_vec(A_inv, N, N, J + i * N, a_inv_jt + i * N);
+        }
+        ENSURE(tch_contact_space_inverse_inertia(&A, J, m, lambda_inv, NULL) == TCH_OK);
+        ENSURE(tch_dense_cholesky(lambda_inv, m) == 0);
+        for (int k = 0; k < N; ++k) {
+            for (int i = 0; i < m; ++i) column[i] = a_inv_jt[i * N + k];
+            tch_dense_cholesky_solve(lambda_inv, m, column);
+            for (int i = 0; i < m; ++i) {
+                ENSURE_NEAR(jbar[k * m + i], column[i], 1e-10 * fmax(1, fabs(column[i])));
+            }
+        }
+        for (int i = 0; i < m; ++i) {
+            for (int j = 0; j < m; ++j) {
+                double s = 0;
+                for (int k = 0; k < N; ++k) s += J[i * N + k] * jbar[k * m + j];
+                ENSURE_NEAR(s, i == j, 1e-10);
+            }
+        }
+        memcpy(J + (m - 1) * N, J, N * sizeof *J);
+        tch_error err = {0};
+        ENSURE(tch_contact_space_consistent_inverse(&A, J, m, jbar, &err) == TCH_ERR_NUMERICAL);
+        ENSURE(strstr(err.message, "not independent") != NULL);
     }
 }
 
@@ -365,6 +411,7 @@ int main(void) {
     RUN_TEST(test_rod_flat_landing);
     RUN_TEST(test_redundant_table_contacts);
     RUN_TEST(test_dynamically_consistent_inverse);
+    RUN_TEST(test_consistent_inverse_across_cholesky_crossover);
     RUN_TEST(test_impacts_never_create_energy);
     RUN_TEST(test_inverse_inertia_matches_explicit_construction);
     RUN_TEST(test_ball_impact_agrees_with_time_stepping);
