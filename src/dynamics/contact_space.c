@@ -230,9 +230,9 @@ tch_status tch_contact_space_resting(const tch_inverse_inertia* A_inv, const tch
 }
 
 /* J̄ = A⁻¹ Jᵀ Λ (eq. 19): row k of J̄ is Λ times column k of G, i.e. the solution of
- * Λ⁻¹ x = G e_k. Λ⁻¹ = L Lᵀ by the solver module's Cholesky (LAPACK's from
- * TCH_SOLVER_CHOLESKY_LAPACK_MIN_N contacts up, solver/dense_lapack.h), then the n right-hand
- * sides, Gᵀ copied into J̄, solved in place together. */
+ * Λ⁻¹ x = G e_k. Λ⁻¹ = L Lᵀ by the solver module's Cholesky, then the n right-hand sides, Gᵀ
+ * copied into J̄, solved in place together (LAPACK's dpotrf from 16 contacts up, dpotrs from 8:
+ * the measured crossovers of solver/dense_lapack.h). */
 static tch_status consistent_inverse(const contact_space* s, tch_real* jbar, tch_error* err) {
     const int m = s->m, n = s->n;
     tch_real* chol = malloc((size_t)(m > 0 ? m * (m + 1) : 1) * sizeof *chol);

@@ -60,7 +60,7 @@ int tch_solver_cholesky(tch_real* a, int n, tch_real* diagonal) {
 }
 
 void tch_solver_cholesky_solve_many(const tch_real* l, int n, tch_real* b, int count) {
-    if (n >= TCH_SOLVER_CHOLESKY_LAPACK_MIN_N) {
+    if (n >= TCH_SOLVER_CHOLESKY_SOLVE_MANY_LAPACK_MIN_N) {
         tch_solver_lapack_cholesky_solve_many(l, n, b, count);
         return;
     }

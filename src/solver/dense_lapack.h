@@ -16,6 +16,10 @@
  * docs/solvers.md). */
 enum { TCH_SOLVER_CHOLESKY_LAPACK_MIN_N = 16 };
 
+/* The size from which tch_solver_cholesky_solve_many uses LAPACK (measured with n right-hand
+ * sides, as the contact space's consistent inverse has at least: bench_dense "cholesky n rhs"). */
+enum { TCH_SOLVER_CHOLESKY_SOLVE_MANY_LAPACK_MIN_N = 8 };
+
 /* P Aᵀ = L U of the transpose of the n x n row-major `a` (LAPACK dgetrf on the column-major
  * view), in place. `pivot` receives LAPACK's row interchanges (1-based). Returns 0, or 1 + the
  * first k whose pivot u_kk is at most n DBL_EPSILON times the largest entry of A (numerically
@@ -50,6 +54,6 @@ int tch_solver_cholesky(tch_real* a, int n, tch_real* diagonal);
 
 /* Solves L Lᵀ X = B in place for `count` right-hand sides stored one after the other, with L
  * from tch_solver_cholesky: tch_solver_lapack_cholesky_solve_many from
- * TCH_SOLVER_CHOLESKY_LAPACK_MIN_N up, tch_dense_cholesky_solve per right-hand side under it
- * (either reads either factor; the split is by speed). */
+ * TCH_SOLVER_CHOLESKY_SOLVE_MANY_LAPACK_MIN_N up, tch_dense_cholesky_solve per right-hand side
+ * under it (either reads either factor; the split is by speed). */
 void tch_solver_cholesky_solve_many(const tch_real* l, int n, tch_real* b, int count);

@@ -188,13 +188,15 @@ static void test_dynamically_consistent_inverse(void) {
 }
 
 /* The consistent inverse J̄ = A⁻¹ Jᵀ Λ for m contacts on both sides of the solver module's
- * Cholesky crossover (loops under TCH_SOLVER_CHOLESKY_LAPACK_MIN_N, LAPACK from it): J J̄ = I
+ * Cholesky crossovers (solver/dense_lapack.h: the factor and the solves by the loops, the
+ * factor by the loops and the solves by LAPACK, both by LAPACK): J J̄ = I
  * and J̄ equal to the one from the hand-written Cholesky (math/dense.h) to 1e-10; and with a
  * repeated contact (Λ⁻¹ singular) the failure is reported on either side. */
 static void test_consistent_inverse_across_cholesky_crossover(void) {
     enum { N = 40, MAX_M = 2 * TCH_SOLVER_CHOLESKY_LAPACK_MIN_N + 3 };
     _Static_assert(MAX_M < N, "the contacts must be independent");
-    static const int contacts[] = {TCH_SOLVER_CHOLESKY_LAPACK_MIN_N - 1,
+    static const int contacts[] = {TCH_SOLVER_CHOLESKY_SOLVE_MANY_LAPACK_MIN_N - 1,
+                                   TCH_SOLVER_CHOLESKY_LAPACK_MIN_N - 1,
                                    TCH_SOLVER_CHOLESKY_LAPACK_MIN_N, MAX_M};
     static tch_real A_inv[N * N], J[MAX_M * N], a_inv_jt[MAX_M * N], lambda_inv[MAX_M * MAX_M],
         jbar[N * MAX_M], column[MAX_M];

@@ -1,7 +1,8 @@
 /* The LAPACK path of the dense factorizations (solver/dense_lapack.h) above the crossovers: the
  * factorization residuals to 1e-12 relative, agreement with the hand-written loops to 1e-10,
  * the same failure tests (a singular LU, an indefinite Cholesky), the strict upper triangle left
- * alone by Cholesky, and the same bits from the same input. */
+ * alone by Cholesky, the many-right-hand-side Cholesky solve against one solve at a time, and
+ * the same bits from the same input. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -163,6 +164,38 @@ static void test_cholesky_above_crossover(void) {
     }
 }
 
+/* tch_solver_cholesky_solve_many against one tch_dense_cholesky_solve per right-hand side, at
+ * sizes on both sides of its crossover and of the factor's (n = 7, 8, 15, 16, 40), with the
+ * factor of tch_solver_cholesky: the same solutions to 1e-10 relative for n + 2 right-hand
+ * sides, which also satisfy S x = b to 1e-12. */
+static void test_cholesky_solve_many(void) {
+    enum { COUNT_MAX = 42 };
+    static tch_real many[COUNT_MAX * 40], one[40], diagonal[40];
+    static const int sizes[] = {TCH_SOLVER_CHOLESKY_SOLVE_MANY_LAPACK_MIN_N - 1,
+                                TCH_SOLVER_CHOLESKY_SOLVE_MANY_LAPACK_MIN_N,
+                                TCH_SOLVER_CHOLESKY_LAPACK_MIN_N - 1,
+                                TCH_SOLVER_CHOLESKY_LAPACK_MIN_N, 40};
+    lcp_rng rng = {8};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
+        const int n = sizes[s], count = n + 2;
+        lcp_random_gram(&rng, n, n, 0.1, g_a);
+        memcpy(g_f, g_a, sizeof(tch_real) * (size_t)(n * n));
+        ENSURE(tch_solver_cholesky(g_f, n, diagonal) == 0);
+        lcp_random_vector(&rng, n * count, many);
+        memcpy(g_g, many, sizeof(tch_real) * (size_t)(n * count)); /* the right-hand sides */
+        tch_solver_cholesky_solve_many(g_f, n, many, count);
+        for (int k = 0; k < count; ++k) {
+            memcpy(one, g_g + k * n, sizeof(tch_real) * (size_t)n);
+            tch_dense_cholesky_solve(g_f, n, one);
+            ENSURE(max_difference(many + k * n, one, n) <= 1e-10 * max_magnitude(one, n));
+            tch_real ax[40];
+            tch_dense_mat_vec(g_a, n, n, many + k * n, ax);
+            ENSURE(max_difference(ax, g_g + k * n, n) <=
+                   1e-12 * norm_inf(g_a, n, n) * max_magnitude(many + k * n, n));
+        }
+    }
+}
+
 /* The identity with a_40,40 = -1: both stop there (returning 41), LAPACK by its own info. With
  * a_40,39 = 1 and a_40,40 = 1 + DBL_EPSILON instead, the pivot DBL_EPSILON is positive (LAPACK
  * accepts it) but below 4 DBL_EPSILON a_40,40, rounding noise: both fail there too. */
@@ -206,6 +239,7 @@ int main(void) {
     RUN_TEST(test_lu_singular);
     RUN_TEST(test_cholesky_above_crossover);
     RUN_TEST(test_cholesky_indefinite);
+    RUN_TEST(test_cholesky_solve_many);
     RUN_TEST(test_same_bits);
     return TEST_RESULT();
 }
