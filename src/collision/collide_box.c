@@ -55,23 +55,22 @@ typedef struct sat_result {
     tch_real separation;
 } sat_result;
 
-static tch_real projected_radius(tch_vec3 half, tch_mat3 R, tch_vec3 L) {
-    const tch_vec3 L_B = tch_m3_tmul_v3(R, L);
-    return half.x * fabs(L_B.x) + half.y * fabs(L_B.y) + half.z * fabs(L_B.z);
+/* The projection radius along L of a box with half-extents `half`, L in the box's frame. */
+static tch_real projected_radius(tch_vec3 half, tch_vec3 L) {
+    return half.x * fabs(L.x) + half.y * fabs(L.y) + half.z * fabs(L.z);
 }
 
 static sat_axis make_axis(tch_vec3 L, tch_vec3 a, tch_vec3 b, tch_mat3 R, tch_vec3 t,
                           int edge_a, int edge_b) {
     const tch_real along = tch_v3_dot(t, L);
-    const tch_real r = projected_radius(a, tch_m3_identity(), L) + projected_radius(b, R, L);
+    const tch_real r = projected_radius(a, L) + projected_radius(b, tch_m3_tmul_v3(R, L));
     return (sat_axis){along < 0 ? tch_v3_neg(L) : L, fabs(along) - r, edge_a, edge_b};
 }
 
-/* Whether unit L (in the frame of rotation R) is farther than sin(angle) ~ angle from every
- * face normal, i.e. has two components above that: |L_k| > angle for at least two k. */
-static int off_face_normals(tch_mat3 R, tch_vec3 L, tch_real angle) {
-    const tch_vec3 L_R = tch_m3_tmul_v3(R, L);
-    return (fabs(L_R.x) > angle) + (fabs(L_R.y) > angle) + (fabs(L_R.z) > angle) >= 2;
+/* Whether unit L (in a box's frame) is farther than sin(angle) ~ angle from every face normal
+ * of the box, i.e. has two components above that: |L_k| > angle for at least two k. */
+static int off_face_normals(tch_vec3 L, tch_real angle) {
+    return (fabs(L.x) > angle) + (fabs(L.y) > angle) + (fabs(L.z) > angle) >= 2;
 }
 
 static tch_real largest_half(tch_vec3 h) {
@@ -104,8 +103,8 @@ static sat_result separating_axes(tch_vec3 a, tch_vec3 b, tch_mat3 R, tch_vec3 t
             sat_axis axis = make_axis(tch_v3_scale(L, 1 / length), a, b, R, t, i, j);
             sat.separation = fmax(sat.separation, axis.separation);
             if (axis.separation > sat.edge.separation &&
-                off_face_normals(tch_m3_identity(), axis.L, edge_min_angle) &&
-                off_face_normals(R, axis.L, edge_min_angle)) {
+                off_face_normals(axis.L, edge_min_angle) &&
+                off_face_normals(tch_m3_tmul_v3(R, axis.L), edge_min_angle)) {
                 sat.edge = axis;
             }
         }

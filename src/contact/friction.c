@@ -19,28 +19,31 @@ tch_real tch_friction_coefficient(const tch_pair_params* p, tch_real speed) {
     return p->static_friction - (p->static_friction - p->friction) * smoothstep((s - 1) / 2);
 }
 
-/* Geom g's body's side of the point at p for tangents t, and its share of the tangential
- * inverse mass K_ij = sum over the bodies of (delta_ij / m + u_i . I^-1 u_j), u_i = r x t_i. */
-static tch_friction_side make_side(const tch_model* model, const tch_data* data,
-                                   const tch_velocity_prediction* pred, int geom, tch_vec3 p_W,
-                                   const tch_vec3 t[2], tch_real K[2][2]) {
-    tch_friction_side side = {.root = model->body_root[model->geom_body[geom]]};
-    if (side.root == 0) {
-        return side;
+/* Fills geom g's body's side of the point at p for tangents t, with the sign of the side
+ * (-1 for a, whose slip counts against b's), and adds its share of the tangential inverse mass
+ * K_ij = sum over the bodies of (delta_ij / m + u_i . I^-1 u_j), u_i = r x t_i. */
+static void fill_side(const tch_model* model, const tch_data* data,
+                      const tch_velocity_prediction* pred, int geom, tch_real sign, tch_vec3 p_W,
+                      const tch_vec3 t[2], tch_real K[2][2], tch_friction_side* side) {
+    side->root = model->body_root[model->geom_body[geom]];
+    if (side->root == 0) {
+        *side = (tch_friction_side){0};
+        return;
     }
-    tch_vec3 r = tch_v3_sub(p_W, data->body_p_WCm[side.root]);
-    tch_real inv_m = 1 / model->body_total_mass[side.root];
-    side.h_over_m = pred->h * inv_m;
-    side.u[0] = tch_v3_cross(r, t[0]);
-    side.u[1] = tch_v3_cross(r, t[1]);
+    const tch_mat3* I_inv = &pred->I_inv_W[side->root];
+    tch_vec3 r = tch_v3_sub(p_W, data->body_p_WCm[side->root]);
+    tch_vec3 u[2] = {tch_v3_cross(r, t[0]), tch_v3_cross(r, t[1])};
+    tch_real inv_m = 1 / model->body_total_mass[side->root];
+    side->h_over_m = sign * pred->h * inv_m;
+    tch_vec3 Iu[2] = {tch_m3_mul_v3(*I_inv, u[0]), tch_m3_mul_v3(*I_inv, u[1])};
     for (int i = 0; i < 2; ++i) {
-        tch_vec3 Iu = tch_m3_mul_v3(pred->I_inv_W[side.root], side.u[i]);
-        side.du[i] = tch_v3_scale(Iu, pred->h);
-        for (int j = 0; j < 2; ++j) {
-            K[i][j] += tch_v3_dot(side.u[j], Iu) + (i == j ? inv_m : 0);
-        }
+        side->u[i] = tch_v3_scale(u[i], sign);
+        side->du[i] = tch_v3_scale(Iu[i], sign * pred->h);
+        K[i][i] += tch_v3_dot(u[i], Iu[i]) + inv_m;
     }
-    return side;
+    tch_real coupling = tch_v3_dot(u[1], Iu[0]);
+    K[0][1] += coupling;
+    K[1][0] += coupling;
 }
 
 void tch_friction_point_init(const tch_model* model, const tch_data* data,
@@ -49,66 +52,64 @@ void tch_friction_point_init(const tch_model* model, const tch_data* data,
     tch_vec3 t[2];
     tch_v3_basis(n_W, &t[0], &t[1]);
     tch_real K[2][2] = {{0, 0}, {0, 0}};
-    tch_friction_side a = make_side(model, data, pred, pair->geom_a, p_W, t, K);
-    tch_friction_side b = make_side(model, data, pred, pair->geom_b, p_W, t, K);
-    tch_real hdet = pred->h * (K[0][0] * K[1][1] - K[0][1] * K[1][0]);
-    *fp = (tch_friction_point){
-        p_W, limit, t[0], t[1],
-        {{K[1][1] / hdet, -K[0][1] / hdet}, {-K[1][0] / hdet, K[0][0] / hdet}}, {a, b}, 0, 0};
+    fill_side(model, data, pred, pair->geom_a, -1, p_W, t, K, &fp->side[0]);
+    fill_side(model, data, pred, pair->geom_b, 1, p_W, t, K, &fp->side[1]);
+    tch_real inv_hdet = 1 / (pred->h * (K[0][0] * K[1][1] - K[0][1] * K[1][0]));
+    fp->p_W = p_W;
+    fp->limit = limit;
+    fp->t1 = t[0];
+    fp->t2 = t[1];
+    fp->K_inv_h[0][0] = K[1][1] * inv_hdet;
+    fp->K_inv_h[0][1] = -K[0][1] * inv_hdet;
+    fp->K_inv_h[1][0] = -K[1][0] * inv_hdet;
+    fp->K_inv_h[1][1] = K[0][0] * inv_hdet;
+    fp->f1 = fp->f2 = 0;
 }
 
-/* The predicted slip of b against a at the point along t1 (s[0]) and t2 (s[1]). */
-static void predicted_slip(const tch_velocity_prediction* pred, const tch_friction_point* fp,
-                           tch_real s[2]) {
-    s[0] = s[1] = 0;
-    for (int k = 0; k < 2; ++k) {
-        const tch_friction_side* side = &fp->side[k];
-        if (side->root == 0) {
-            continue;
-        }
-        tch_real sign = k == 1 ? 1 : -1; /* the slip is b's velocity less a's */
-        tch_vec3 v = pred->v_WCm[side->root], w = pred->w_W[side->root];
-        s[0] += sign * (tch_v3_dot(fp->t1, v) + tch_v3_dot(side->u[0], w));
-        s[1] += sign * (tch_v3_dot(fp->t2, v) + tch_v3_dot(side->u[1], w));
-    }
+/* A side's body's predicted velocity (zero for a static side). */
+static void side_velocity(const tch_velocity_prediction* pred, const tch_friction_side* side,
+                          tch_vec3* v, tch_vec3* w) {
+    *v = side->root ? pred->v_WCm[side->root] : tch_v3_zero();
+    *w = side->root ? pred->w_W[side->root] : tch_v3_zero();
 }
 
-/* Moves the predictions by a change (d1, d2) of the point's friction on b (its opposite on a). */
-static void predict_change(tch_velocity_prediction* pred, const tch_friction_point* fp,
-                           tch_real d1, tch_real d2) {
-    tch_vec3 f = tch_v3_add(tch_v3_scale(fp->t1, d1), tch_v3_scale(fp->t2, d2));
-    for (int k = 0; k < 2; ++k) {
-        const tch_friction_side* side = &fp->side[k];
-        if (side->root == 0) {
-            continue;
-        }
-        tch_real sign = k == 1 ? 1 : -1;
-        tch_vec3* v = &pred->v_WCm[side->root];
-        tch_vec3* w = &pred->w_W[side->root];
-        *v = tch_v3_madd(*v, sign * side->h_over_m, f);
-        *w = tch_v3_madd(tch_v3_madd(*w, sign * d1, side->du[0]), sign * d2, side->du[1]);
+/* Stores a side's body's predicted velocity moved by the force f = d1 t1 + d2 t2 on b. */
+static void move_side(tch_velocity_prediction* pred, const tch_friction_side* side, tch_vec3 v,
+                      tch_vec3 w, tch_vec3 f, tch_real d1, tch_real d2) {
+    if (side->root) {
+        pred->v_WCm[side->root] = tch_v3_madd(v, side->h_over_m, f);
+        pred->w_W[side->root] = tch_v3_madd(tch_v3_madd(w, d1, side->du[0]), d2, side->du[1]);
     }
 }
 
 /* One Gauss-Seidel update of a point's friction: the change that stops the predicted slip,
  * the total clamped to the Coulomb disk. Returns the size of the change squared, N^2. */
 static tch_real update_point(tch_velocity_prediction* pred, tch_friction_point* fp) {
-    tch_real s[2];
-    predicted_slip(pred, fp, s);
-    tch_real f1 = fp->f1 - (fp->K_inv_h[0][0] * s[0] + fp->K_inv_h[0][1] * s[1]);
-    tch_real f2 = fp->f2 - (fp->K_inv_h[1][0] * s[0] + fp->K_inv_h[1][1] * s[1]);
+    const tch_friction_side* a = &fp->side[0];
+    const tch_friction_side* b = &fp->side[1];
+    tch_vec3 v_a, w_a, v_b, w_b;
+    side_velocity(pred, a, &v_a, &w_a);
+    side_velocity(pred, b, &v_b, &w_b);
+    /* the slip of b against a: t_i . (v_b - v_a) + u_i . w on each side (u signed) */
+    tch_vec3 dv = tch_v3_sub(v_b, v_a);
+    tch_real s1 = tch_v3_dot(fp->t1, dv) + tch_v3_dot(b->u[0], w_b) + tch_v3_dot(a->u[0], w_a);
+    tch_real s2 = tch_v3_dot(fp->t2, dv) + tch_v3_dot(b->u[1], w_b) + tch_v3_dot(a->u[1], w_a);
+    tch_real f1 = fp->f1 - (fp->K_inv_h[0][0] * s1 + fp->K_inv_h[0][1] * s2);
+    tch_real f2 = fp->f2 - (fp->K_inv_h[1][0] * s1 + fp->K_inv_h[1][1] * s2);
     tch_real norm_squared = f1 * f1 + f2 * f2;
     if (norm_squared > fp->limit * fp->limit) {
         /* Sliding: Coulomb's friction opposes the slip (maximum dissipation), which the
          * stopping force, skewed by K, would not. */
-        tch_real speed = sqrt(s[0] * s[0] + s[1] * s[1]), norm = sqrt(norm_squared);
-        f1 = speed > 0 ? -fp->limit * s[0] / speed : f1 * fp->limit / norm;
-        f2 = speed > 0 ? -fp->limit * s[1] / speed : f2 * fp->limit / norm;
+        tch_real speed = sqrt(s1 * s1 + s2 * s2), norm = sqrt(norm_squared);
+        f1 = speed > 0 ? -fp->limit * s1 / speed : f1 * fp->limit / norm;
+        f2 = speed > 0 ? -fp->limit * s2 / speed : f2 * fp->limit / norm;
     }
     tch_real d1 = f1 - fp->f1, d2 = f2 - fp->f2;
     fp->f1 = f1;
     fp->f2 = f2;
-    predict_change(pred, fp, d1, d2);
+    tch_vec3 f = tch_v3_add(tch_v3_scale(fp->t1, d1), tch_v3_scale(fp->t2, d2));
+    move_side(pred, a, v_a, w_a, f, d1, d2);
+    move_side(pred, b, v_b, w_b, f, d1, d2);
     return d1 * d1 + d2 * d2;
 }
 

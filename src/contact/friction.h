@@ -16,9 +16,11 @@
 
 #include "contact/contact.h"
 
-/* One body's side of a friction point: slip along t_i = t_i . v + u_i . w with u_i = r x t_i
- * (r from the centre of mass to the point); a force f_i along t_i on it changes the predicted
- * v by f_i h/m t_i and w by f_i du_i, du_i = h I^-1 u_i. root 0: static, no row. */
+/* One body's side of a friction point, signed by the side (sigma = -1 for a, +1 for b): the
+ * slip of b against a along t_i is t_i . (v_b - v_a) + sum over the sides of u_i . w, with
+ * u_i = sigma r x t_i (r from the centre of mass to the point); a force f = f_1 t_1 + f_2 t_2
+ * on b changes the side's predicted v by h_over_m f (h_over_m = sigma h / m) and its w by
+ * f_1 du_1 + f_2 du_2 (du_i = sigma h I^-1 r x t_i). root 0: static, no row. */
 typedef struct tch_friction_side {
     int root;
     tch_real h_over_m;

@@ -366,8 +366,12 @@ static int gather_friction_points(const tch_model* model, tch_data* data,
     int n = 0;
     for (int i = 0; i < pair->contact_count && n < TCH_POINT_MAX_PAIR_POINTS; ++i) {
         tch_contact* c = &data->contacts[pair->contact_start + i];
+        tch_real f_n = tch_v3_norm(c->f_W);
+        if (!(f_n > 0)) {
+            continue; /* no load, no friction */
+        }
         tch_real slip = tch_v3_norm(tangential(relative_velocity(model, data, pair, c->p_W), c->n_W));
-        tch_real limit = tch_friction_coefficient(&pair->params, slip) * tch_v3_norm(c->f_W);
+        tch_real limit = tch_friction_coefficient(&pair->params, slip) * f_n;
         if (limit > 0) {
             owners[n] = c;
             tch_friction_point_init(model, data, pred, pair, c->p_W, c->n_W, limit, &points[n++]);
