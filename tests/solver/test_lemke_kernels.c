@@ -3,7 +3,9 @@
  * answers: the same z to 1e-10 where it is unique (positive definite M), the same w = M z + q
  * where only w is (positive semi-definite M: the stacks' contact problems, rank-deficient
  * random ones, warm starts), the same ray reports on problems without a solution, and the
- * same bits from the same input. */
+ * same bits from the same input, also for 1 and 2 OpenBLAS threads (set here, by the test as
+ * the application: the library never sets it). */
+#include <cblas.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,11 +158,30 @@ static void test_by_size_and_repeatable(void) {
     }
 }
 
+/* The CBLAS path gives the same bits with 1 and 2 OpenBLAS threads (n = 150: OpenBLAS threads
+ * dgemv from about 96 x 96; its polish LU of M_AA, LAPACK's from 64 rows, is another place
+ * where the thread count could show). */
+static void test_same_bits_for_one_and_two_threads(void) {
+    const int n = sizes[SIZE_COUNT - 1];
+    lcp_rng rng = {505};
+    lcp_random_problem(&rng, n, 2, 1, g_m, g_q);
+    const int threads = openblas_get_num_threads();
+    openblas_set_num_threads(1);
+    solve(g_m, g_q, n, NULL, TCH_LEMKE_KERNELS_BLAS, &g_loops);
+    openblas_set_num_threads(2);
+    solve(g_m, g_q, n, NULL, TCH_LEMKE_KERNELS_BLAS, &g_blas);
+    openblas_set_num_threads(threads);
+    ENSURE(g_loops.status == TCH_OK && g_blas.status == TCH_OK);
+    ENSURE(memcmp(g_loops.z, g_blas.z, (size_t)n * sizeof(tch_real)) == 0);
+    ENSURE(g_loops.result.iterations == g_blas.result.iterations);
+}
+
 int main(void) {
     RUN_TEST(test_positive_definite_same_solution);
     RUN_TEST(test_semidefinite_same_w);
     RUN_TEST(test_stack_contact_problems);
     RUN_TEST(test_same_ray_reports);
     RUN_TEST(test_by_size_and_repeatable);
+    RUN_TEST(test_same_bits_for_one_and_two_threads);
     return TEST_RESULT();
 }
