@@ -60,10 +60,12 @@ static tch_real projected_radius(tch_vec3 half, tch_vec3 L) {
     return half.x * fabs(L.x) + half.y * fabs(L.y) + half.z * fabs(L.z);
 }
 
-static sat_axis make_axis(tch_vec3 L, tch_vec3 a, tch_vec3 b, tch_mat3 R, tch_vec3 t,
+/* The axis L (A's frame; L_B = R^T L, the same in B's frame) oriented from A towards B, with
+ * its separation. */
+static sat_axis make_axis(tch_vec3 L, tch_vec3 L_B, tch_vec3 a, tch_vec3 b, tch_vec3 t,
                           int edge_a, int edge_b) {
     const tch_real along = tch_v3_dot(t, L);
-    const tch_real r = projected_radius(a, L) + projected_radius(b, tch_m3_tmul_v3(R, L));
+    const tch_real r = projected_radius(a, L) + projected_radius(b, L_B);
     return (sat_axis){along < 0 ? tch_v3_neg(L) : L, fabs(along) - r, edge_a, edge_b};
 }
 
@@ -80,11 +82,13 @@ static tch_real largest_half(tch_vec3 h) {
 /* The face and edge axes; past the face axes only when they leave the boxes within margin. */
 static sat_result separating_axes(tch_vec3 a, tch_vec3 b, tch_mat3 R, tch_vec3 t,
                                   tch_real margin) {
-    sat_result sat = {make_axis(tch_v3(1, 0, 0), a, b, R, t, -1, -1),
+    /* A's face normals e_k are row k of R in B's frame */
+    sat_result sat = {make_axis(tch_v3(1, 0, 0), tch_m3_row(R, 0), a, b, t, -1, -1),
                       {tch_v3_zero(), -INFINITY, -1, -1}, -INFINITY};
     for (int k = 1; k < 6; ++k) {
         tch_vec3 L = k < 3 ? tch_m3_col(tch_m3_identity(), k) : tch_m3_col(R, k - 3);
-        sat_axis axis = make_axis(L, a, b, R, t, -1, -1);
+        tch_vec3 L_B = k < 3 ? tch_m3_row(R, k) : tch_m3_tmul_v3(R, L);
+        sat_axis axis = make_axis(L, L_B, a, b, t, -1, -1);
         if (axis.separation > sat.face.separation) {
             sat.face = axis;
         }
@@ -100,11 +104,12 @@ static sat_result separating_axes(tch_vec3 a, tch_vec3 b, tch_mat3 R, tch_vec3 t
             if (length < 1e-6) {
                 continue; /* parallel edges: the face axes already cover this direction */
             }
-            sat_axis axis = make_axis(tch_v3_scale(L, 1 / length), a, b, R, t, i, j);
+            const tch_vec3 unit = tch_v3_scale(L, 1 / length);
+            const tch_vec3 unit_B = tch_m3_tmul_v3(R, unit);
+            sat_axis axis = make_axis(unit, unit_B, a, b, t, i, j);
             sat.separation = fmax(sat.separation, axis.separation);
-            if (axis.separation > sat.edge.separation &&
-                off_face_normals(axis.L, edge_min_angle) &&
-                off_face_normals(tch_m3_tmul_v3(R, axis.L), edge_min_angle)) {
+            if (axis.separation > sat.edge.separation && off_face_normals(unit, edge_min_angle) &&
+                off_face_normals(unit_B, edge_min_angle)) {
                 sat.edge = axis;
             }
         }
