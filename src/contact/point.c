@@ -359,6 +359,18 @@ static tch_vec3 tangential(tch_vec3 v, tch_vec3 n) {
     return tch_v3_madd(v, -tch_v3_dot(v, n), n);
 }
 
+/* The pair's friction coefficient at point c: at its slip speed before the step, which only
+ * matters when the static coefficient differs from the dynamic one. */
+static tch_real coefficient_at(const tch_model* model, const tch_data* data,
+                               const tch_pair_result* pair, const tch_contact* c) {
+    const tch_pair_params* p = &pair->params;
+    if (p->static_friction == p->friction) {
+        return p->friction;
+    }
+    tch_real slip = tch_v3_norm(tangential(relative_velocity(model, data, pair, c->p_W), c->n_W));
+    return tch_friction_coefficient(p, slip);
+}
+
 /* Prepares the pair's touching points for friction into points/owners; returns their count. */
 static int gather_friction_points(const tch_model* model, tch_data* data,
                                   const tch_velocity_prediction* pred, tch_pair_result* pair,
@@ -370,8 +382,7 @@ static int gather_friction_points(const tch_model* model, tch_data* data,
         if (!(f_n > 0)) {
             continue; /* no load, no friction */
         }
-        tch_real slip = tch_v3_norm(tangential(relative_velocity(model, data, pair, c->p_W), c->n_W));
-        tch_real limit = tch_friction_coefficient(&pair->params, slip) * f_n;
+        tch_real limit = coefficient_at(model, data, pair, c) * f_n;
         if (limit > 0) {
             owners[n] = c;
             tch_friction_point_init(model, data, pred, pair, c->p_W, c->n_W, limit, &points[n++]);
