@@ -66,34 +66,44 @@ void tch_friction_point_init(const tch_model* model, const tch_data* data,
     fp->f1 = fp->f2 = 0;
 }
 
-/* A side's body's predicted velocity (zero for a static side). */
-static void side_velocity(const tch_velocity_prediction* pred, const tch_friction_side* side,
-                          tch_vec3* v, tch_vec3* w) {
-    *v = side->root ? pred->v_WCm[side->root] : tch_v3_zero();
-    *w = side->root ? pred->w_W[side->root] : tch_v3_zero();
+/* The predicted motion of a pair's two bodies (a, b; zero for a static side), carried through
+ * the pair's sweeps and stored back once. */
+typedef struct pair_motion {
+    tch_vec3 v[2], w[2];
+} pair_motion;
+
+static pair_motion load_motion(const tch_velocity_prediction* pred, const tch_friction_point* fp) {
+    pair_motion m;
+    for (int k = 0; k < 2; ++k) {
+        int root = fp->side[k].root;
+        m.v[k] = root ? pred->v_WCm[root] : tch_v3_zero();
+        m.w[k] = root ? pred->w_W[root] : tch_v3_zero();
+    }
+    return m;
 }
 
-/* Stores a side's body's predicted velocity moved by the force f = d1 t1 + d2 t2 on b. */
-static void move_side(tch_velocity_prediction* pred, const tch_friction_side* side, tch_vec3 v,
-                      tch_vec3 w, tch_vec3 f, tch_real d1, tch_real d2) {
-    if (side->root) {
-        pred->v_WCm[side->root] = tch_v3_madd(v, side->h_over_m, f);
-        pred->w_W[side->root] = tch_v3_madd(tch_v3_madd(w, d1, side->du[0]), d2, side->du[1]);
+static void store_motion(tch_velocity_prediction* pred, const tch_friction_point* fp,
+                         const pair_motion* m) {
+    for (int k = 0; k < 2; ++k) {
+        int root = fp->side[k].root;
+        if (root) {
+            pred->v_WCm[root] = m->v[k];
+            pred->w_W[root] = m->w[k];
+        }
     }
 }
 
 /* One Gauss-Seidel update of a point's friction: the change that stops the predicted slip,
  * the total clamped to the Coulomb disk. Returns the size of the change squared, N^2. */
-static tch_real update_point(tch_velocity_prediction* pred, tch_friction_point* fp) {
+static tch_real update_point(pair_motion* m, tch_friction_point* fp) {
     const tch_friction_side* a = &fp->side[0];
     const tch_friction_side* b = &fp->side[1];
-    tch_vec3 v_a, w_a, v_b, w_b;
-    side_velocity(pred, a, &v_a, &w_a);
-    side_velocity(pred, b, &v_b, &w_b);
     /* the slip of b against a: t_i . (v_b - v_a) + u_i . w on each side (u signed) */
-    tch_vec3 dv = tch_v3_sub(v_b, v_a);
-    tch_real s1 = tch_v3_dot(fp->t1, dv) + tch_v3_dot(b->u[0], w_b) + tch_v3_dot(a->u[0], w_a);
-    tch_real s2 = tch_v3_dot(fp->t2, dv) + tch_v3_dot(b->u[1], w_b) + tch_v3_dot(a->u[1], w_a);
+    tch_vec3 dv = tch_v3_sub(m->v[1], m->v[0]);
+    tch_real s1 = tch_v3_dot(fp->t1, dv) + tch_v3_dot(b->u[0], m->w[1]) +
+                  tch_v3_dot(a->u[0], m->w[0]);
+    tch_real s2 = tch_v3_dot(fp->t2, dv) + tch_v3_dot(b->u[1], m->w[1]) +
+                  tch_v3_dot(a->u[1], m->w[0]);
     tch_real f1 = fp->f1 - (fp->K_inv_h[0][0] * s1 + fp->K_inv_h[0][1] * s2);
     tch_real f2 = fp->f2 - (fp->K_inv_h[1][0] * s1 + fp->K_inv_h[1][1] * s2);
     tch_real norm_squared = f1 * f1 + f2 * f2;
@@ -108,21 +118,30 @@ static tch_real update_point(tch_velocity_prediction* pred, tch_friction_point* 
     fp->f1 = f1;
     fp->f2 = f2;
     tch_vec3 f = tch_v3_add(tch_v3_scale(fp->t1, d1), tch_v3_scale(fp->t2, d2));
-    move_side(pred, a, v_a, w_a, f, d1, d2);
-    move_side(pred, b, v_b, w_b, f, d1, d2);
+    for (int k = 0; k < 2; ++k) {
+        const tch_friction_side* side = &fp->side[k];
+        if (side->root) {
+            m->v[k] = tch_v3_madd(m->v[k], side->h_over_m, f);
+            m->w[k] = tch_v3_madd(tch_v3_madd(m->w[k], d1, side->du[0]), d2, side->du[1]);
+        }
+    }
     return d1 * d1 + d2 * d2;
 }
 
 void tch_friction_relax(tch_velocity_prediction* pred, tch_friction_point* points, int count) {
+    if (count == 0) {
+        return;
+    }
     tch_real total_limit = 0;
     for (int i = 0; i < count; ++i) {
         total_limit += points[i].limit;
     }
     tch_real tolerance = 1e-6 * total_limit;
-    for (int sweep = 0; sweep < FRICTION_SWEEPS && count > 0; ++sweep) {
+    pair_motion m = load_motion(pred, &points[0]);
+    for (int sweep = 0; sweep < FRICTION_SWEEPS; ++sweep) {
         tch_real largest_change_squared = 0;
         for (int i = 0; i < count; ++i) {
-            tch_real change_squared = update_point(pred, &points[i]);
+            tch_real change_squared = update_point(&m, &points[i]);
             largest_change_squared = change_squared > largest_change_squared
                                          ? change_squared : largest_change_squared;
         }
@@ -130,6 +149,7 @@ void tch_friction_relax(tch_velocity_prediction* pred, tch_friction_point* point
             break;
         }
     }
+    store_motion(pred, &points[0], &m);
 }
 
 void tch_friction_apply(const tch_model* model, tch_data* data, tch_pair_result* pair,

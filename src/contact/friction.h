@@ -47,8 +47,9 @@ void tch_friction_point_init(const tch_model* model, const tch_data* data,
                              const tch_velocity_prediction* pred, const tch_pair_result* pair,
                              tch_vec3 p_W, tch_vec3 n_W, tch_real limit, tch_friction_point* fp);
 
-/* Gauss-Seidel sweeps over the points from the forces they hold, moving the predictions only
- * (the bodies' loads are untouched until tch_friction_apply). */
+/* Gauss-Seidel sweeps over the points of one pair (they share its two bodies) from the forces
+ * they hold, moving the predictions only (the bodies' loads are untouched until
+ * tch_friction_apply). */
 void tch_friction_relax(tch_velocity_prediction* pred, tch_friction_point* points, int count);
 
 /* Applies each point's friction to the bodies and the pair's totals. */
