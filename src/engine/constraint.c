@@ -31,6 +31,7 @@
 #include "contact/contact.h"
 #include "dynamics/contact_space.h"
 #include "dynamics/free_body.h"
+#include "engine/constraint_pgs.h"
 #include "engine/engine_internal.h"
 #include "math/vec.h"
 #include "solver/lemke.h"
@@ -44,8 +45,8 @@ enum { MEMORY_POINTS = 5 };
 typedef struct point_memory {
     float p_A[3];
     float p_B[3];
-    float normal;
-    float tangent[2];
+    double normal;      /* double: a resting stack's warm start must hold below the tolerance */
+    double tangent[2];
 } point_memory;
 typedef struct pair_memory {
     int count;
@@ -63,17 +64,6 @@ static const tch_real RETAIN_GAP = 1e-3;
 /* Restitution acts on approach speeds above max(this, 4 |g| h), m/s: slower contacts (a body
  * settling under gravity) are plastic. */
 static const tch_real RESTITUTION_MIN_SPEED = 1e-3;
-
-/* One body's block of a Jacobian row and of M⁻¹ times its transpose. */
-typedef struct body_side {
-    int body;                   /* free root; 0 (static) leaves the block zero */
-    tch_vec3 lin, ang;          /* ±(d, r x d) */
-    tch_vec3 inv_lin, inv_ang;  /* ±(d / m, I_W⁻¹ (r x d)) */
-} body_side;
-
-typedef struct jacobian_row {
-    body_side side[2];          /* [0]: geom b's root (+d), [1]: geom a's root (-d) */
-} jacobian_row;
 
 /* A constraint contact and what its rows need. */
 typedef struct contact_rows {
@@ -98,6 +88,7 @@ typedef struct island_layout {
     int* friction_start;        /* [nc] first friction row of each contact */
     int* edges;                 /* [nc] its friction rows */
     int* lambda;                /* [nc] its λ unknown, -1 when none */
+    tch_real* mu;               /* [nc] its friction coefficient */
 } island_layout;
 
 typedef struct stage {
@@ -117,6 +108,7 @@ typedef struct stage {
     int retained_count;
     int* island_start;          /* [island_count + 1] */
     int island_count;
+    tch_sparse_spd* subspace;   /* the row solver's sparse Cholesky (the workspace's) */
 } stage;
 
 static int geom_root(const tch_model* m, int geom) {
@@ -130,12 +122,15 @@ static int is_constraint_pair(const tch_pair_result* pair) {
 
 int tch_constraint_workspace_init(tch_constraint_workspace* ws, const tch_model* m) {
     ws->island_parent = calloc((size_t)m->body_count, sizeof *ws->island_parent);
-    return ws->island_parent ? 0 : -1;
+    ws->subspace = tch_sparse_spd_create();
+    return ws->island_parent && ws->subspace ? 0 : -1;
 }
 
 void tch_constraint_workspace_free(tch_constraint_workspace* ws) {
     free(ws->island_parent);
+    tch_sparse_spd_destroy(ws->subspace);
     ws->island_parent = NULL;
+    ws->subspace = NULL;
 }
 
 static int step_has_constraint_pairs(const tch_data* d) {
@@ -216,8 +211,8 @@ static int group_islands(stage* s, int* parent) {
 
 /* ---- Jacobian rows ---- */
 
-static body_side make_side(const stage* s, int body, tch_vec3 p_W, tch_vec3 d_W, tch_real sign) {
-    body_side side;
+static tch_row_side make_side(const stage* s, int body, tch_vec3 p_W, tch_vec3 d_W, tch_real sign) {
+    tch_row_side side;
     memset(&side, 0, sizeof side);
     if (body == 0) {
         return side;
@@ -231,58 +226,21 @@ static body_side make_side(const stage* s, int body, tch_vec3 p_W, tch_vec3 d_W,
     return side;
 }
 
-static jacobian_row make_row(const stage* s, const tch_contact* c, tch_vec3 d_W) {
-    jacobian_row row;
+static tch_jacobian_row make_row(const stage* s, const tch_contact* c, tch_vec3 d_W) {
+    tch_jacobian_row row;
     row.side[0] = make_side(s, geom_root(s->m, c->geom_b), c->p_W, d_W, 1);
     row.side[1] = make_side(s, geom_root(s->m, c->geom_a), c->p_W, d_W, -1);
     return row;
 }
 
-/* J_i M⁻¹ J_jᵀ: the two rows' coupling through the bodies they share. */
-static tch_real row_coupling(const jacobian_row* i, const jacobian_row* j) {
-    tch_real sum = 0;
-    for (int s = 0; s < 2; ++s) {
-        for (int t = 0; t < 2; ++t) {
-            if (i->side[s].body != 0 && i->side[s].body == j->side[t].body) {
-                sum += tch_v3_dot(i->side[s].lin, j->side[t].inv_lin) +
-                       tch_v3_dot(i->side[s].ang, j->side[t].inv_ang);
-            }
-        }
-    }
-    return sum;
-}
-
-/* J ν for the velocities (v, w) of the row's bodies. */
-static tch_real row_dot(const jacobian_row* row, const tch_vec3* v, const tch_vec3* w) {
-    tch_real sum = 0;
-    for (int k = 0; k < 2; ++k) {
-        const body_side* side = &row->side[k];
-        if (side->body != 0) {
-            sum += tch_v3_dot(side->lin, v[side->body]) + tch_v3_dot(side->ang, w[side->body]);
-        }
-    }
-    return sum;
-}
-
 /* J ν with the stage's current velocities. */
-static tch_real row_velocity(const stage* s, const jacobian_row* row) {
-    return row_dot(row, s->v, s->w);
-}
-
-/* (v, w) += M⁻¹ Jᵀ z (eq. 17 of Ruspini and Khatib for one row) for the row's bodies. */
-static void add_row_impulse(const jacobian_row* row, tch_real z, tch_vec3* v, tch_vec3* w) {
-    for (int k = 0; k < 2; ++k) {
-        const body_side* side = &row->side[k];
-        if (side->body != 0 && z != 0) {
-            v[side->body] = tch_v3_madd(v[side->body], z, side->inv_lin);
-            w[side->body] = tch_v3_madd(w[side->body], z, side->inv_ang);
-        }
-    }
+static tch_real row_velocity(const stage* s, const tch_jacobian_row* row) {
+    return tch_row_dot(row, s->v, s->w);
 }
 
 /* ν += M⁻¹ Jᵀ z on the stage's velocities, marking the bodies reached. */
-static void apply_row_impulse(stage* s, const jacobian_row* row, tch_real z) {
-    add_row_impulse(row, z, s->v, s->w);
+static void apply_row_impulse(stage* s, const tch_jacobian_row* row, tch_real z) {
+    tch_row_add_impulse(row, z, s->v, s->w);
     for (int k = 0; k < 2 && z != 0; ++k) {
         s->moved[row->side[k].body] = 1;
     }
@@ -307,7 +265,7 @@ static tch_real restitution_threshold(const stage* s) {
 /* Target b of the contact's normal velocity (see the file comment). */
 static tch_real normal_target(const stage* s, const tch_contact* c, const tch_pair_params* p) {
     tch_real h = s->h;
-    jacobian_row normal = make_row(s, c, c->n_W);
+    tch_jacobian_row normal = make_row(s, c, c->n_W);
     tch_real v_star = row_velocity(s, &normal);
     tch_real v_before = tch_v3_dot(
         tch_v3_sub(tch_contact_point_velocity(s->m, s->d, c->geom_b, c->p_W),
@@ -558,7 +516,8 @@ static int layout_island(stage* s, const contact_rows* cr, int nc, island_solver
                          island_layout* L) {
     L->nc = nc;
     L->friction_start = tch_arena_alloc(s->arena, (size_t)nc * 3 * sizeof(int), "lcp layout");
-    if (!L->friction_start) {
+    L->mu = tch_arena_alloc(s->arena, (size_t)nc * sizeof *L->mu, "lcp layout mu");
+    if (!L->friction_start || !L->mu) {
         return -1;
     }
     L->edges = L->friction_start + nc;
@@ -570,6 +529,7 @@ static int layout_island(stage* s, const contact_rows* cr, int nc, island_solver
                                                                    : 2;
         L->friction_start[i] = L->nr;
         L->nr += L->edges[i];
+        L->mu[i] = cr[i].mu;
     }
     L->n = L->nr;
     for (int i = 0; i < nc; ++i) {
@@ -579,7 +539,7 @@ static int layout_island(stage* s, const contact_rows* cr, int nc, island_solver
 }
 
 static void build_rows(const stage* s, const contact_rows* cr, const island_layout* L,
-                       jacobian_row* rows) {
+                       tch_jacobian_row* rows) {
     for (int i = 0; i < L->nc; ++i) {
         const tch_contact* c = cr[i].c;
         rows[i] = make_row(s, c, c->n_W);
@@ -592,12 +552,12 @@ static void build_rows(const stage* s, const contact_rows* cr, const island_layo
 
 /* M = [A, E; μ, -Eᵀ] (A = J M⁻¹ Jᵀ over the Jacobian rows) and q = (J v* - b, 0), for Lemke. */
 static void build_problem(const stage* s, const contact_rows* cr, const island_layout* L,
-                          const jacobian_row* rows, tch_real* M, tch_real* q) {
+                          const tch_jacobian_row* rows, tch_real* M, tch_real* q) {
     int n = L->n;
     memset(M, 0, (size_t)n * (size_t)n * sizeof *M);
     for (int i = 0; i < L->nr; ++i) {
         for (int j = i; j < L->nr; ++j) {
-            M[i * n + j] = M[j * n + i] = row_coupling(&rows[i], &rows[j]);
+            M[i * n + j] = M[j * n + i] = tch_row_coupling(&rows[i], &rows[j]);
         }
         q[i] = row_velocity(s, &rows[i]) - (i < L->nc ? cr[i].bias : 0);
     }
@@ -662,104 +622,38 @@ static void warm_start(const contact_rows* cr, const island_layout* L, island_so
     }
 }
 
-/* ---- matrix-free projected Gauss-Seidel over the Jacobian rows ----
- *
- * The box MLCP of the rows (normal rows z >= 0, friction rows |z_f| <= μ z_n) solved in
- * body-velocity form, as sequential impulses do: row i's velocity w_i = J_i ν + rhs_i reads the
- * two bodies of the row, its update z_i ← P(z_i − w_i / A_ii) moves them by M⁻¹ J_iᵀ Δz_i. A
- * sweep costs O(rows), with no Delassus matrix: A_ii = J_i M⁻¹ J_iᵀ is all it needs. */
-
-/* Row i's part of a sweep: its natural-map component before the update, |z_i − P(z_i − w_i)|. */
-static tch_real update_row(const jacobian_row* row, tch_real diagonal, tch_real rhs,
-                           tch_real lo, tch_real hi, tch_vec3* v, tch_vec3* w, tch_real* z) {
-    tch_real velocity = row_dot(row, v, w) + rhs;
-    tch_real estimate = fabs(*z - fmin(fmax(*z - velocity, lo), hi));
-    tch_real next = fmin(fmax(*z - velocity / diagonal, lo), hi);
-    add_row_impulse(row, next - *z, v, w);
-    *z = next;
-    return estimate;
-}
-
-/* One sweep over the contacts, each normal row then its friction rows (bounded by μ times the
- * normal impulse just updated). Returns the largest natural-map component met. */
-static tch_real sweep_rows(const contact_rows* cr, const island_layout* L,
-                           const jacobian_row* rows, const tch_real* diagonal,
-                           const tch_real* rhs, tch_vec3* v, tch_vec3* w, tch_real* z) {
-    tch_real estimate = 0;
-    for (int i = 0; i < L->nc; ++i) {
-        estimate = fmax(estimate, update_row(&rows[i], diagonal[i], rhs[i], 0, INFINITY, v, w,
-                                             &z[i]));
-        tch_real bound = cr[i].mu * z[i];
-        for (int f = L->friction_start[i]; f < L->friction_start[i] + L->edges[i]; ++f) {
-            estimate = fmax(estimate, update_row(&rows[f], diagonal[f], rhs[f], -bound, bound,
-                                                 v, w, &z[f]));
-        }
-    }
-    return estimate;
-}
-
-static tch_real row_residual(const jacobian_row* row, tch_real rhs, tch_real lo, tch_real hi,
-                             const tch_vec3* v, const tch_vec3* w, tch_real z) {
-    tch_real velocity = row_dot(row, v, w) + rhs;
-    return fabs(z - fmin(fmax(z - velocity, lo), hi));
-}
-
-/* The natural-map residual max_i |z_i − P_[lo_i, hi_i](z_i − w_i)| at the velocities (v, w). */
-static tch_real rows_residual(const contact_rows* cr, const island_layout* L,
-                              const jacobian_row* rows, const tch_real* rhs, const tch_vec3* v,
-                              const tch_vec3* w, const tch_real* z) {
-    tch_real residual = 0;
-    for (int i = 0; i < L->nc; ++i) {
-        residual = fmax(residual, row_residual(&rows[i], rhs[i], 0, INFINITY, v, w, z[i]));
-        tch_real bound = cr[i].mu * fmax(z[i], 0);
-        for (int f = L->friction_start[i]; f < L->friction_start[i] + L->edges[i]; ++f) {
-            residual = fmax(residual, row_residual(&rows[f], rhs[f], -bound, bound, v, w, z[f]));
-        }
-    }
-    return residual;
+/* An island's box MLCP for the stage's row solver, with the right-hand side rhs. */
+static tch_row_problem row_problem(const stage* s, const island_layout* L,
+                                   const tch_jacobian_row* rows, const tch_real* rhs) {
+    return (tch_row_problem){L->nc, L->nr, L->friction_start, L->edges, L->mu, rows, rhs,
+                             s->m->body_count};
 }
 
 /* An island's impulses are applied when their natural-map residual is at most the model's
  * tolerance or this, m/s (the issue's target for frictional problems), whichever is larger. */
 static const tch_real ACCEPT_RESIDUAL = 1e-6;
-/* PGS checks its true residual every this many sweeps; it stops early, short of the tolerance,
- * when the residual is acceptable and has not halved since the last check (a degenerate island,
- * such as a resting pile's, would spend its whole sweep limit between 1e-6 and 1e-8). */
-enum { STALL_CHECK = 16 };
 
-/* PGS over the rows on the velocities (v, w), from z (warm) or from zero, for at most `sweeps`
- * sweeps or until the residual is within `tolerance`, or acceptable and stalled (STALL_CHECK).
- * The impulses stay applied to (v, w). */
-static tch_status pgs_rows(stage* s, const contact_rows* cr, const island_layout* L,
-                           const jacobian_row* rows, const tch_real* rhs, int sweeps,
-                           tch_real tolerance, tch_vec3* v, tch_vec3* w, tch_real* z,
-                           tch_lcp_result* result) {
-    tch_real* diagonal = tch_arena_alloc(s->arena, (size_t)L->nr * sizeof *diagonal, "pgs A_ii");
-    if (!diagonal) {
-        return TCH_ERR_OUT_OF_MEMORY;
+/* The row solver's options: the model's tolerance and `sweeps`, subspace minimization on. */
+static tch_row_solve_options row_options(const stage* s, int sweeps) {
+    return (tch_row_solve_options){sweeps, s->m->lcp_tolerance,
+                                   fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL), s->subspace,
+                                   false};
+}
+
+/* PGS gives up on an island early when it converges slowly and Lemke's problem has at most this
+ * many unknowns: PGS on a box that slides and tilts with box friction can need 1e5 sweeps, and
+ * Lemke solves a single box's 40 unknowns in tens of microseconds. Lemke's O(n³) makes it the
+ * dearer solver on large islands, which PGS keeps with its subspace steps. */
+enum { CHEAP_LEMKE_SIZE = 96 };
+
+/* The unknowns of the island's Lemke problem: a normal row per contact, and for a frictional
+ * one its cone edges and λ. */
+static int lemke_size(const contact_rows* cr, int nc) {
+    int n = 0;
+    for (int i = 0; i < nc; ++i) {
+        n += 1 + (cr[i].cone_edges > 0 ? cr[i].cone_edges + 1 : 0);
     }
-    for (int r = 0; r < L->nr; ++r) {
-        diagonal[r] = row_coupling(&rows[r], &rows[r]);
-        add_row_impulse(&rows[r], z[r], v, w);
-    }
-    int done = 0, stalled = 0;
-    tch_real accept = fmax(tolerance, ACCEPT_RESIDUAL);
-    tch_real residual = rows_residual(cr, L, rows, rhs, v, w, z), checked = residual;
-    while (residual > tolerance && done < sweeps && !stalled) {
-        tch_real estimate = sweep_rows(cr, L, rows, diagonal, rhs, v, w, z);
-        ++done;
-        if (estimate <= tolerance || done == sweeps || done % STALL_CHECK == 0) {
-            residual = rows_residual(cr, L, rows, rhs, v, w, z);
-        }
-        if (done % STALL_CHECK == 0) {
-            stalled = residual <= accept && residual > 0.5 * checked;
-            checked = residual;
-        }
-    }
-    int solved = residual <= tolerance;
-    *result = (tch_lcp_result){solved ? TCH_OK : TCH_ERR_NUMERICAL,
-                               solved ? TCH_LCP_SOLVED : TCH_LCP_MAX_ITERATIONS, done, residual};
-    return result->status;
+    return n;
 }
 
 static tch_status solve_lemke(stage* s, const island_layout* L, const tch_real* M,
@@ -791,14 +685,14 @@ static void remember(stage* s, const contact_rows* cr, tch_vec3 impulse) {
     point_memory* pm = &memory->points[memory->count++];
     memcpy(pm->p_A, cr->p_A, sizeof pm->p_A);
     memcpy(pm->p_B, cr->p_B, sizeof pm->p_B);
-    pm->normal = (float)tch_v3_dot(impulse, cr->c->n_W);
-    pm->tangent[0] = (float)tch_v3_dot(impulse, cr->t1);
-    pm->tangent[1] = (float)tch_v3_dot(impulse, cr->t2);
+    pm->normal = tch_v3_dot(impulse, cr->c->n_W);
+    pm->tangent[0] = tch_v3_dot(impulse, cr->t1);
+    pm->tangent[1] = tch_v3_dot(impulse, cr->t2);
 }
 
 /* Applies the solution: velocities, forces p / h on the contacts, pairs and bodies, memory. */
 static void apply_solution(stage* s, const contact_rows* cr, const island_layout* L,
-                           const jacobian_row* rows, const tch_real* z) {
+                           const tch_jacobian_row* rows, const tch_real* z) {
     for (int r = 0; r < L->nr; ++r) {
         apply_row_impulse(s, &rows[r], z[r]);
     }
@@ -815,7 +709,7 @@ static void apply_solution(stage* s, const contact_rows* cr, const island_layout
  * island's kinetic energy that z makes, ΔT = zᵀ J v* + ½ zᵀ A z. */
 typedef struct island_solution {
     island_layout L;
-    jacobian_row* rows;
+    tch_jacobian_row* rows;
     tch_real* z;
     tch_real kinetic_change;
     tch_lcp_result result;
@@ -857,14 +751,16 @@ static tch_status solve_sparse(stage* s, const contact_rows* cr, int sweeps, boo
         start_velocity[r] = row_velocity(s, &x->rows[r]);
         x->z[r] = warm ? x->z[r] : 0;
     }
-    tch_status status = pgs_rows(s, cr, L, x->rows, rhs, sweeps, s->m->lcp_tolerance, s->v, s->w,
-                                 x->z, &x->result);
+    tch_row_problem problem = row_problem(s, L, x->rows, rhs);
+    tch_row_solve_options options = row_options(s, sweeps);
+    options.give_up_when_slow = lemke_size(cr, L->nc) <= CHEAP_LEMKE_SIZE;
+    tch_status status = tch_row_solve(&problem, &options, s->arena, s->v, s->w, x->z, &x->result);
     x->kinetic_change = 0;
     for (int r = 0; r < L->nr; ++r) {
         x->kinetic_change += 0.5 * x->z[r] * (start_velocity[r] + row_velocity(s, &x->rows[r]));
     }
     for (int r = 0; r < L->nr; ++r) {
-        add_row_impulse(&x->rows[r], -x->z[r], s->v, s->w);
+        tch_row_add_impulse(&x->rows[r], -x->z[r], s->v, s->w);
     }
     return status;
 }
@@ -1003,7 +899,7 @@ static void solve_push(stage* s, int k, tch_vec3* u, tch_vec3* u_w) {
     size_t mark = tch_arena_mark(s->arena);
     island_layout L;
     if (pushes > 0 && layout_island(s, cr, nc, SOLVE_NORMAL_PGS, &L) == 0) {
-        jacobian_row* rows = tch_arena_alloc(s->arena, (size_t)nc * sizeof *rows, "push rows");
+        tch_jacobian_row* rows = tch_arena_alloc(s->arena, (size_t)nc * sizeof *rows, "push rows");
         tch_real* rhs = tch_arena_alloc(s->arena, (size_t)nc * 2 * sizeof *rhs, "push rhs");
         if (rows && rhs) {
             tch_real* z = rhs + nc;
@@ -1013,8 +909,9 @@ static void solve_push(stage* s, int k, tch_vec3* u, tch_vec3* u_w) {
                 z[i] = 0;
             }
             tch_lcp_result result;
-            pgs_rows(s, cr, &L, rows, rhs, s->m->lcp_iterations, s->m->lcp_tolerance, u, u_w, z,
-                     &result);
+            tch_row_problem problem = row_problem(s, &L, rows, rhs);
+            tch_row_solve_options options = row_options(s, s->m->lcp_iterations);
+            tch_row_solve(&problem, &options, s->arena, u, u_w, z, &result);
         }
     }
     tch_arena_release(s->arena, mark);
@@ -1033,6 +930,24 @@ static void displace_body(const stage* s, int b, tch_vec3 u, tch_vec3 u_w, tch_r
     tch_contact_space_write_body_velocity(m, qpos, s->d->qvel, b, s->v[b], w_W);
 }
 
+/* The push is not solved when the energy budget would scale it below this share of the
+ * potential energy that lifting every body the impulses reached by the largest push would take
+ * (a resting stack dissipates rounding-level energy: its push would be scaled to nothing). */
+static const tch_real PUSH_MIN_SHARE = 1e-3;
+
+/* h max(push) Σ m |g| over the bodies the impulses reached: the potential energy of lifting
+ * them all by the largest push of the step. */
+static tch_real largest_lift_energy(const stage* s) {
+    tch_real largest = 0, mass = 0;
+    for (int i = 0; i < s->contact_count; ++i) {
+        largest = fmax(largest, s->contacts[i].push);
+    }
+    for (int b = 1; b < s->m->body_count; ++b) {
+        mass += s->moved[b] ? s->m->body_total_mass[b] : 0;
+    }
+    return s->h * largest * mass * tch_v3_norm(s->m->gravity);
+}
+
 /* Split impulse (docs/contact-lcp.md, "Stabilization"): the velocity rows of penetrating
  * contacts aim at J_n v+ >= 0, and the penetration is pushed out by a pseudo-velocity u with
  * J_n u >= stabilization * depth / h that moves the poses (q += h u) and is then dropped, so it
@@ -1041,10 +956,13 @@ static void displace_body(const stage* s, int b, tch_vec3 u, tch_vec3 u_w, tch_r
 static void correct_positions(stage* s) {
     const tch_model* m = s->m;
     tch_real budget = 0.5 * dissipated_energy(s);
+    if (!(budget > 0) || budget < PUSH_MIN_SHARE * largest_lift_energy(s)) {
+        return;
+    }
     size_t nb = (size_t)m->body_count;
     tch_vec3* u = tch_arena_alloc(s->arena, 2 * nb * sizeof *u, "push velocities");
     tch_real* pseudo = tch_arena_alloc(s->arena, (size_t)m->nv * sizeof *pseudo, "push qvel");
-    if (!(budget > 0) || !u || !pseudo) {
+    if (!u || !pseudo) {
         return;
     }
     tch_vec3* u_w = u + nb;
@@ -1076,7 +994,7 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
     struct tch_data_internal* in = d->internal;
     stage s;
     memset(&s, 0, sizeof s);
-    s.m = m, s.d = d, s.h = h, s.arena = &in->arena;
+    s.m = m, s.d = d, s.h = h, s.arena = &in->arena, s.subspace = in->constraint.subspace;
     size_t mark = tch_arena_mark(s.arena);
     if (prepare(&s, in->constraint.island_parent) != 0) {
         d->constraint_failed_islands = 1; /* out of memory: no impulse this step */

@@ -20,11 +20,14 @@
  */
 #pragma once
 
+#include "solver/sparse_spd.h"
 #include "touche/data.h"
 
-/* Persistent scratch sized by the model: the island union-find. */
+/* Persistent scratch sized by the model: the island union-find, and the sparse Cholesky context
+ * of the row solver's subspace steps (engine/constraint_pgs.h). */
 typedef struct tch_constraint_workspace {
     int* island_parent;   /* [body_count] union-find parent of each free root */
+    tch_sparse_spd* subspace;
 } tch_constraint_workspace;
 
 /* Returns 0, or -1 when out of memory. */

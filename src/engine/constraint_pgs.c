@@ -1,0 +1,350 @@
+/* Projected Gauss-Seidel with subspace minimization over an island's Jacobian rows
+ * (engine/constraint_pgs.h).
+ *
+ * PGS: row i's velocity w_i = J_i ν + rhs_i reads the row's two bodies; its update
+ * z_i ← P(z_i − w_i / A_ii) moves them by M⁻¹ J_iᵀ Δz_i. A sweep costs O(rows) and needs no
+ * Delassus matrix A = J M⁻¹ Jᵀ, only its diagonal. Its error along the smooth modes of a long
+ * chain of bodies (a stack, a settling pile) decays by a factor close to 1 per sweep.
+ *
+ * Subspace minimization (the PGS-SM scheme of Silcowski, Andrews, Kry and Teichmann's
+ * "interactive rigid body simulation with subspace minimization"): the rows strictly inside
+ * their bounds (z_n > 0; |z_f| < μ z_n) are the free set F, the others stay where they are.
+ * Solving A_FF Δz_F = −w_F makes every free row's velocity zero at once; the impulses are then
+ * projected back onto their bounds and PGS goes on from there, which lets the active set
+ * change. A_FF is sparse: rows couple only through a shared body, and A_FF is the sum over the
+ * bodies of their blocks' products. It is singular when a body pair has more rows than relative
+ * degrees of freedom (four corners of a face), so the solve regularizes it by a small multiple
+ * of its diagonal, and the next sweeps take the regularization's error out.
+ */
+#include "engine/constraint_pgs.h"
+
+#include <math.h>
+#include <string.h>
+
+static tch_real clamp(tch_real x, tch_real lo, tch_real hi) {
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+static tch_real larger(tch_real a, tch_real b) {
+    return a > b ? a : b;
+}
+
+/* The bound μ z_n of contact i's friction rows. */
+static tch_real friction_bound(const tch_row_problem* p, int i, const tch_real* z) {
+    return p->mu[i] * (z[i] > 0 ? z[i] : 0);
+}
+
+/* Row r's part of a sweep; returns its natural-map component before the update. */
+static tch_real update_row(const tch_row_problem* p, int r, tch_real diagonal, tch_real lo,
+                           tch_real hi, tch_vec3* v, tch_vec3* w, tch_real* z) {
+    const tch_jacobian_row* row = &p->rows[r];
+    tch_real velocity = tch_row_dot(row, v, w) + p->rhs[r];
+    tch_real estimate = fabs(z[r] - clamp(z[r] - velocity, lo, hi));
+    tch_real next = clamp(z[r] - velocity / diagonal, lo, hi);
+    tch_row_add_impulse(row, next - z[r], v, w);
+    z[r] = next;
+    return estimate;
+}
+
+/* One sweep over the contacts, each normal row then its friction rows (bounded by μ times the
+ * normal impulse just updated). Returns the largest natural-map component met. */
+static tch_real sweep(const tch_row_problem* p, const tch_real* diagonal, tch_vec3* v,
+                      tch_vec3* w, tch_real* z) {
+    tch_real estimate = 0;
+    for (int i = 0; i < p->nc; ++i) {
+        estimate = larger(estimate, update_row(p, i, diagonal[i], 0, INFINITY, v, w, z));
+        tch_real bound = p->mu[i] * z[i];
+        for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i]; ++f) {
+            estimate = larger(estimate, update_row(p, f, diagonal[f], -bound, bound, v, w, z));
+        }
+    }
+    return estimate;
+}
+
+static tch_real row_residual(const tch_row_problem* p, int r, tch_real lo, tch_real hi,
+                             const tch_vec3* v, const tch_vec3* w, const tch_real* z) {
+    tch_real velocity = tch_row_dot(&p->rows[r], v, w) + p->rhs[r];
+    return fabs(z[r] - clamp(z[r] - velocity, lo, hi));
+}
+
+tch_real tch_row_residual(const tch_row_problem* p, const tch_vec3* v, const tch_vec3* w,
+                          const tch_real* z) {
+    tch_real residual = 0;
+    for (int i = 0; i < p->nc; ++i) {
+        residual = larger(residual, row_residual(p, i, 0, INFINITY, v, w, z));
+        tch_real bound = friction_bound(p, i, z);
+        for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i]; ++f) {
+            residual = larger(residual, row_residual(p, f, -bound, bound, v, w, z));
+        }
+    }
+    return residual;
+}
+
+/* ---- subspace minimization ---- */
+
+/* The regularization of A_FF, relative to its diagonal. */
+static const tch_real SUBSPACE_REGULARIZATION = 1e-9;
+/* A friction row is free when |z_f| is below this share of its bound. */
+static const tch_real FREE_FRICTION_SHARE = 1 - 1e-9;
+
+/* The free rows: index[r] is row r's place in F, or -1. Returns |F|. */
+static int free_rows(const tch_row_problem* p, const tch_real* z, int* index) {
+    int count = 0;
+    for (int r = 0; r < p->nr; ++r) {
+        index[r] = -1;
+    }
+    for (int i = 0; i < p->nc; ++i) {
+        if (!(z[i] > 0)) {
+            continue;
+        }
+        index[i] = count++;
+        tch_real bound = FREE_FRICTION_SHARE * p->mu[i] * z[i];
+        for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i]; ++f) {
+            index[f] = fabs(z[f]) < bound ? count++ : -1;
+        }
+    }
+    return count;
+}
+
+/* The free rows that touch each body, as (row, side) entries: body b's are
+ * entries[start[b] .. start[b + 1]). */
+typedef struct body_rows {
+    int* start;     /* [body_count + 1] */
+    int* entries;   /* row * 2 + side */
+} body_rows;
+
+static int list_body_rows(const tch_row_problem* p, const int* index, tch_arena* arena,
+                          body_rows* out) {
+    out->start = tch_arena_alloc(arena, (size_t)(p->body_count + 1) * sizeof(int), "sm bodies");
+    out->entries = tch_arena_alloc(arena, (size_t)p->nr * 2 * sizeof(int), "sm body rows");
+    if (!out->start || !out->entries) {
+        return -1;
+    }
+    int* start = out->start;
+    memset(start, 0, (size_t)(p->body_count + 1) * sizeof(int));
+    for (int r = 0; r < p->nr; ++r) {
+        for (int k = 0; k < 2 && index[r] >= 0; ++k) {
+            start[p->rows[r].side[k].body + 1] += p->rows[r].side[k].body != 0;
+        }
+    }
+    for (int b = 0; b < p->body_count; ++b) {
+        start[b + 1] += start[b];
+    }
+    for (int r = 0; r < p->nr; ++r) {
+        for (int k = 0; k < 2 && index[r] >= 0; ++k) {
+            int body = p->rows[r].side[k].body;
+            if (body != 0) {
+                out->entries[start[body]++] = r * 2 + k;
+            }
+        }
+    }
+    for (int b = p->body_count; b > 0; --b) {
+        start[b] = start[b - 1];
+    }
+    start[0] = 0;
+    return 0;
+}
+
+typedef struct triplet_builder {
+    int* row;
+    int* col;
+    tch_real* value;
+    int count;
+} triplet_builder;
+
+/* The upper triangle of A_FF = Σ_b J_Fb M_b⁻¹ J_Fbᵀ, body by body (duplicates are summed by
+ * the sparse solve), then the regularization on the diagonal. */
+static int build_free_matrix(const tch_row_problem* p, const int* index, int free_count,
+                             const body_rows* bodies, tch_arena* arena, triplet_builder* t) {
+    size_t capacity = (size_t)free_count;
+    for (int b = 1; b < p->body_count; ++b) {
+        size_t degree = (size_t)(bodies->start[b + 1] - bodies->start[b]);
+        capacity += degree * (degree + 1) / 2;
+    }
+    t->row = tch_arena_alloc(arena, capacity * sizeof(int), "sm rows");
+    t->col = tch_arena_alloc(arena, capacity * sizeof(int), "sm cols");
+    t->value = tch_arena_alloc(arena, capacity * sizeof(tch_real), "sm values");
+    tch_real* diagonal = tch_arena_alloc(arena, (size_t)free_count * sizeof(tch_real), "sm diag");
+    if (!t->row || !t->col || !t->value || !diagonal) {
+        return -1;
+    }
+    memset(diagonal, 0, (size_t)free_count * sizeof *diagonal);
+    t->count = 0;
+    for (int b = 1; b < p->body_count; ++b) {
+        for (int e = bodies->start[b]; e < bodies->start[b + 1]; ++e) {
+            const int ra = bodies->entries[e] / 2, sa = bodies->entries[e] % 2;
+            for (int g = e; g < bodies->start[b + 1]; ++g) {
+                const int rb = bodies->entries[g] / 2, sb = bodies->entries[g] % 2;
+                int i = index[ra], j = index[rb];
+                tch_real value = tch_row_side_coupling(&p->rows[ra].side[sa],
+                                                       &p->rows[rb].side[sb]);
+                t->row[t->count] = i < j ? i : j;
+                t->col[t->count] = i < j ? j : i;
+                t->value[t->count++] = value;
+                diagonal[i] += i == j ? value : 0;
+            }
+        }
+    }
+    for (int i = 0; i < free_count; ++i) {
+        t->row[t->count] = t->col[t->count] = i;
+        t->value[t->count++] = SUBSPACE_REGULARIZATION * diagonal[i];
+    }
+    return 0;
+}
+
+/* Moves every impulse back onto its bounds, applying the change to (v, w). */
+static void project(const tch_row_problem* p, tch_vec3* v, tch_vec3* w, tch_real* z) {
+    for (int i = 0; i < p->nc; ++i) {
+        if (z[i] < 0) {
+            tch_row_add_impulse(&p->rows[i], -z[i], v, w);
+            z[i] = 0;
+        }
+        tch_real bound = p->mu[i] * z[i];
+        for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i]; ++f) {
+            tch_real inside = clamp(z[f], -bound, bound);
+            tch_row_add_impulse(&p->rows[f], inside - z[f], v, w);
+            z[f] = inside;
+        }
+    }
+}
+
+/* Δz_F = −A_FF⁻¹ w_F on the free rows, applied, then the projection. Returns 0, or -1 when
+ * nothing was changed (no free row, out of memory, A_FF not numerically positive definite). */
+static int subspace_move(const tch_row_problem* p, tch_sparse_spd* context, tch_arena* arena,
+                         tch_vec3* v, tch_vec3* w, tch_real* z) {
+    int* index = tch_arena_alloc(arena, (size_t)p->nr * sizeof *index, "sm index");
+    int free_count = index ? free_rows(p, z, index) : 0;
+    body_rows bodies;
+    triplet_builder t;
+    tch_real* delta = tch_arena_alloc(arena, (size_t)p->nr * sizeof *delta, "sm delta");
+    if (free_count == 0 || !delta || list_body_rows(p, index, arena, &bodies) != 0 ||
+        build_free_matrix(p, index, free_count, &bodies, arena, &t) != 0) {
+        return -1;
+    }
+    for (int r = 0; r < p->nr; ++r) {
+        if (index[r] >= 0) {
+            delta[index[r]] = -(tch_row_dot(&p->rows[r], v, w) + p->rhs[r]);
+        }
+    }
+    tch_sparse_triplets a = {free_count, t.count, t.row, t.col, t.value};
+    if (tch_sparse_spd_solve(context, &a, delta, delta) != TCH_OK) {
+        return -1;
+    }
+    for (int r = 0; r < p->nr; ++r) {
+        if (index[r] >= 0) {
+            z[r] += delta[index[r]];
+            tch_row_add_impulse(&p->rows[r], delta[index[r]], v, w);
+        }
+    }
+    project(p, v, w, z);
+    return 0;
+}
+
+/* Sets the impulses back to `saved`, applying the change to (v, w). */
+static void restore(const tch_row_problem* p, const tch_real* saved, tch_vec3* v, tch_vec3* w,
+                    tch_real* z) {
+    for (int r = 0; r < p->nr; ++r) {
+        tch_row_add_impulse(&p->rows[r], saved[r] - z[r], v, w);
+        z[r] = saved[r];
+    }
+}
+
+/* A subspace step, kept only when it lowers the natural-map residual from `residual`: A_FF may
+ * be inconsistent with w_F (two rows at one point with different targets), and then the
+ * regularized solve makes large impulses that cancel in ν until the projection breaks them
+ * apart. Returns the residual after the step (`residual` when it was undone). */
+static tch_real subspace_step(const tch_row_problem* p, tch_sparse_spd* context,
+                              tch_arena* arena, tch_real residual, tch_vec3* v, tch_vec3* w,
+                              tch_real* z) {
+    size_t mark = tch_arena_mark(arena);
+    tch_real* saved = tch_arena_alloc(arena, (size_t)p->nr * sizeof *saved, "sm saved");
+    if (saved) {
+        memcpy(saved, z, (size_t)p->nr * sizeof *saved);
+        if (subspace_move(p, context, arena, v, w, z) == 0) {
+            tch_real after = tch_row_residual(p, v, w, z);
+            if (after < residual) {
+                residual = after;
+            } else {
+                restore(p, saved, v, w, z);
+            }
+        }
+    }
+    tch_arena_release(arena, mark);
+    return residual;
+}
+
+/* ---- the solve ---- */
+
+/* The residual is checked every CHECK_EVERY sweeps. When SUBSPACE_AFTER_SLOW_CHECKS checks in
+ * a row find it not halved since the check before, a subspace step is tried (a warm-started
+ * resting stack needs a few sweeps, which cost less than a sparse factorization; a cold one or a
+ * settling pile needs thousands); after a step that was undone, the next waits twice as many
+ * checks as the last wait. The solve stops short of the tolerance when the residual is
+ * acceptable and has not halved since the last check (a degenerate island, such as a resting
+ * pile's, would spend its whole sweep limit between the acceptance and the tolerance), and,
+ * when the options say so, gives up when SLOW_CHECKS checks in a row have not halved it. */
+enum { CHECK_EVERY = 8, SLOW_CHECKS = 8, SUBSPACE_AFTER_SLOW_CHECKS = 2 };
+
+typedef struct progress {
+    int sweeps;
+    tch_real residual;
+    tch_real checked;       /* the residual at the last check */
+    int slow_checks;        /* checks in a row that have not halved the residual */
+    int stalled;
+    int subspace_wait;      /* checks to pass before the next subspace step */
+    int subspace_backoff;   /* the wait after a subspace step that was undone */
+} progress;
+
+static void check_progress(const tch_row_problem* p, const tch_row_solve_options* o,
+                           tch_arena* arena, tch_vec3* v, tch_vec3* w, tch_real* z,
+                           progress* g) {
+    int halved = g->residual <= 0.5 * g->checked;
+    if (!halved && g->slow_checks + 1 >= SUBSPACE_AFTER_SLOW_CHECKS &&
+        g->residual > o->tolerance && o->subspace && g->subspace_wait-- <= 0) {
+        tch_real before = g->residual;
+        g->residual = subspace_step(p, o->subspace, arena, g->residual, v, w, z);
+        if (g->residual == before) {
+            g->subspace_wait = g->subspace_backoff;
+            g->subspace_backoff *= 2;
+        }
+        halved = g->residual <= 0.5 * g->checked;
+    }
+    g->stalled = g->residual <= o->accept && !halved;
+    g->slow_checks = halved ? 0 : g->slow_checks + 1;
+    g->checked = g->residual;
+}
+
+static int keeps_going(const tch_row_solve_options* o, const progress* g) {
+    return g->residual > o->tolerance && g->sweeps < o->sweeps && !g->stalled &&
+           !(o->give_up_when_slow && g->slow_checks >= SLOW_CHECKS);
+}
+
+tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* o,
+                         tch_arena* arena, tch_vec3* v, tch_vec3* w, tch_real* z,
+                         tch_lcp_result* result) {
+    tch_real* diagonal = tch_arena_alloc(arena, (size_t)p->nr * sizeof *diagonal, "pgs A_ii");
+    if (!diagonal) {
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    for (int r = 0; r < p->nr; ++r) {
+        diagonal[r] = tch_row_coupling(&p->rows[r], &p->rows[r]);
+        tch_row_add_impulse(&p->rows[r], z[r], v, w);
+    }
+    progress g = {0, tch_row_residual(p, v, w, z), 0, 0, 0, 0, 1};
+    g.checked = g.residual;
+    while (keeps_going(o, &g)) {
+        tch_real estimate = sweep(p, diagonal, v, w, z);
+        int check = ++g.sweeps % CHECK_EVERY == 0;
+        if (estimate <= o->tolerance || g.sweeps == o->sweeps || check) {
+            g.residual = tch_row_residual(p, v, w, z);
+        }
+        if (check) {
+            check_progress(p, o, arena, v, w, z, &g);
+        }
+    }
+    int solved = g.residual <= o->tolerance;
+    *result = (tch_lcp_result){solved ? TCH_OK : TCH_ERR_NUMERICAL,
+                               solved ? TCH_LCP_SOLVED : TCH_LCP_MAX_ITERATIONS, g.sweeps,
+                               g.residual};
+    return result->status;
+}

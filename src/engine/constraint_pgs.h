@@ -1,0 +1,54 @@
+/* The box MLCP of a contact island's Jacobian rows, solved in body-velocity form by projected
+ * Gauss-Seidel with subspace minimization (docs/contact-lcp.md, "Solvers of the stage").
+ *
+ * Unknowns: one impulse per row; a contact's normal row has z_n >= 0, its friction rows
+ * |z_f| <= μ z_n. The row velocities are w = J ν + rhs, ν the bodies' velocities with the
+ * impulses applied (ν = ν0 + M⁻¹ Jᵀ z); the problem is
+ *
+ *     z_n >= 0 ⊥ w_n >= 0,    z_f = P_[-μ z_n, μ z_n](z_f - w_f)
+ *
+ * (Anitescu-Potra's box friction; Stewart-Trinkle's normal rows, reference/peg.md eqs. 5-9).
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "base/arena.h"
+#include "engine/constraint_rows.h"
+#include "solver/lcp.h"
+#include "solver/sparse_spd.h"
+
+typedef struct tch_row_problem {
+    int nc;                         /* contacts; their normal rows are rows 0 .. nc-1 */
+    int nr;                         /* rows */
+    const int* friction_start;      /* [nc] first friction row of each contact */
+    const int* edges;               /* [nc] its friction rows (0 or 2) */
+    const tch_real* mu;             /* [nc] friction coefficient */
+    const tch_jacobian_row* rows;   /* [nr] */
+    const tch_real* rhs;            /* [nr] */
+    int body_count;                 /* the rows' bodies are below this */
+} tch_row_problem;
+
+typedef struct tch_row_solve_options {
+    int sweeps;                     /* sweep limit */
+    tch_real tolerance;             /* stop when the natural-map residual is within this */
+    tch_real accept;                /* stop short of the tolerance when the residual is within
+                                     * this and stalls (see constraint_pgs.c) */
+    tch_sparse_spd* subspace;       /* sparse Cholesky context for subspace minimization, or
+                                     * NULL for plain PGS */
+    bool give_up_when_slow;         /* stop when 64 sweeps in a row have not halved the
+                                     * residual (when an exact solver can take over cheaply) */
+} tch_row_solve_options;
+
+/* Solves from the impulses z (warm start; zero for a cold one) on the velocities (v, w)
+ * [body_count each], which do not include them yet; the solver's impulses stay applied to
+ * (v, w). Returns TCH_OK
+ * when the residual is within the tolerance, TCH_ERR_NUMERICAL at the sweep limit or a stall,
+ * TCH_ERR_OUT_OF_MEMORY; `result` has the reason, sweeps and residual. */
+tch_status tch_row_solve(const tch_row_problem* problem, const tch_row_solve_options* options,
+                         tch_arena* arena, tch_vec3* v, tch_vec3* w, tch_real* z,
+                         tch_lcp_result* result);
+
+/* The natural-map residual max_i |z_i − P_[lo_i, hi_i](z_i − w_i)| at the velocities (v, w). */
+tch_real tch_row_residual(const tch_row_problem* problem, const tch_vec3* v, const tch_vec3* w,
+                          const tch_real* z);
