@@ -100,10 +100,10 @@ static tch_real update_point(pair_motion* m, tch_friction_point* fp) {
     const tch_friction_side* b = &fp->side[1];
     /* the slip of b against a: t_i . (v_b - v_a) + u_i . w on each side (u signed) */
     tch_vec3 dv = tch_v3_sub(m->v[1], m->v[0]);
-    tch_real s1 = tch_v3_dot(fp->t1, dv) + tch_v3_dot(b->u[0], m->w[1]) +
-                  tch_v3_dot(a->u[0], m->w[0]);
-    tch_real s2 = tch_v3_dot(fp->t2, dv) + tch_v3_dot(b->u[1], m->w[1]) +
-                  tch_v3_dot(a->u[1], m->w[0]);
+    tch_real s1 =
+        tch_v3_dot(fp->t1, dv) + tch_v3_dot(b->u[0], m->w[1]) + tch_v3_dot(a->u[0], m->w[0]);
+    tch_real s2 =
+        tch_v3_dot(fp->t2, dv) + tch_v3_dot(b->u[1], m->w[1]) + tch_v3_dot(a->u[1], m->w[0]);
     tch_real f1 = fp->f1 - (fp->K_inv_h[0][0] * s1 + fp->K_inv_h[0][1] * s2);
     tch_real f2 = fp->f2 - (fp->K_inv_h[1][0] * s1 + fp->K_inv_h[1][1] * s2);
     tch_real norm_squared = f1 * f1 + f2 * f2;
@@ -142,8 +142,8 @@ void tch_friction_relax(tch_velocity_prediction* pred, tch_friction_point* point
         tch_real largest_change_squared = 0;
         for (int i = 0; i < count; ++i) {
             tch_real change_squared = update_point(&m, &points[i]);
-            largest_change_squared = change_squared > largest_change_squared
-                                         ? change_squared : largest_change_squared;
+            largest_change_squared =
+                change_squared > largest_change_squared ? change_squared : largest_change_squared;
         }
         if (largest_change_squared <= tolerance * tolerance || count == 1) {
             break;

@@ -85,7 +85,8 @@ static tch_vec3 predicted_at(const scene* s, int geom, tch_vec3 p_W) {
 }
 
 static tch_vec3 predicted_slip(const scene* s, tch_vec3 p_W, tch_vec3 n_W) {
-    tch_vec3 v = tch_v3_sub(predicted_at(s, s->pair.geom_b, p_W), predicted_at(s, s->pair.geom_a, p_W));
+    tch_vec3 v =
+        tch_v3_sub(predicted_at(s, s->pair.geom_b, p_W), predicted_at(s, s->pair.geom_a, p_W));
     return tch_v3_madd(v, -tch_v3_dot(v, n_W), n_W);
 }
 
@@ -156,8 +157,7 @@ static void test_apply_loads_both_bodies_and_the_pair(void) {
     scene s;
     make_scene(&s, 0);
     tch_friction_point fp;
-    tch_friction_point_init(s.model, s.data, &s.pred, &s.pair, point_W, tilted_normal(), 1e9,
-                            &fp);
+    tch_friction_point_init(s.model, s.data, &s.pred, &s.pair, point_W, tilted_normal(), 1e9, &fp);
     tch_friction_relax(&s.pred, &fp, 1);
     tch_friction_apply(s.model, s.data, &s.pair, &fp, 1);
     tch_vec3 f = tch_friction_point_force(&fp);
