@@ -105,6 +105,7 @@ typedef struct stage {
     contact_rows* contacts;     /* [contact_count], sorted by island */
     int contact_count;
     tch_contact* retained;      /* points of the last step kept as contacts (retain_points) */
+    int* retained_pair;         /* [retained_count] the pair of each */
     int retained_count;
     int* island_start;          /* [island_count + 1] */
     int island_count;
@@ -387,6 +388,7 @@ static int retain_points(stage* s, int pair_index, contact_rows* rows, int count
         if (depth < -gap || drift > RETAIN_DRIFT || !is_new_point(rows, count, p_W)) {
             continue;
         }
+        s->retained_pair[s->retained_count] = pair_index;
         tch_contact* c = &s->retained[s->retained_count++];
         *c = (tch_contact){pair->geom_a, pair->geom_b, pair->model, p_W, n_W, depth, tch_v3_zero()};
         rows[count] = prepare_contact(s, pair_index, c);
@@ -472,7 +474,8 @@ static int prepare(stage* s, int* island_parent) {
     s->contacts = tch_arena_alloc(s->arena, ((size_t)d->contact_count + retained) *
                                                 sizeof *s->contacts, "lcp contacts");
     s->retained = tch_arena_alloc(s->arena, retained * sizeof *s->retained, "lcp retained");
-    if (!s->contacts || !s->retained) {
+    s->retained_pair = tch_arena_alloc(s->arena, retained * sizeof(int), "lcp retained pairs");
+    if (!s->contacts || !s->retained || !s->retained_pair) {
         return -1;
     }
     s->contact_count = s->retained_count = 0;
@@ -982,6 +985,37 @@ static void correct_positions(stage* s) {
     }
 }
 
+/* Lists the retained points in data->contacts after their pairs' own points (each pair's range
+ * grows), so that a pair's contacts carry every force the stage applied to it. Returns 0, or -1
+ * when out of memory: the list is then left as the narrow phase made it (the pairs' and bodies'
+ * totals include the retained points' forces either way). */
+static int list_retained_points(stage* s) {
+    tch_data* d = s->d;
+    if (s->retained_count == 0) {
+        return 0;
+    }
+    size_t narrow = (size_t)d->contact_count;
+    tch_contact* copy = tch_arena_alloc(s->arena, narrow * sizeof *copy, "lcp contact list");
+    if (!copy || tch_contact_reserve(d, s->retained_count, 0, 0) != 0) {
+        return -1;
+    }
+    memcpy(copy, d->contacts, narrow * sizeof *copy);
+    int next = 0, k = 0; /* the retained points are in pair order (prepare) */
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        tch_pair_result* pair = &d->pair_results[i];
+        memcpy(d->contacts + next, copy + pair->contact_start,
+               (size_t)pair->contact_count * sizeof *copy);
+        pair->contact_start = next;
+        next += pair->contact_count;
+        for (; k < s->retained_count && s->retained_pair[k] == i; ++k) {
+            d->contacts[next++] = s->retained[k];
+            pair->contact_count++;
+        }
+    }
+    d->contact_count = next;
+    return 0;
+}
+
 void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
     d->constraint_island_count = 0;
     d->constraint_iterations = 0;
@@ -1004,6 +1038,7 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
         }
         write_velocities(&s);
         correct_positions(&s);
+        list_retained_points(&s);
         d->constraint_island_count = s.island_count;
     }
     tch_arena_release(s.arena, mark);
