@@ -14,6 +14,7 @@
 #                             bullet; touche-<model> is touche with --contact <model>, e.g.
 #                             touche-volume)
 #   SCENES="a b" bench/run.sh run only these scenes (names as below, e.g. "stack13 pile100")
+#   TIMEOUT=s bench/run.sh   stop a program after s seconds (default 600)
 #   REALTIME=0 bench/run.sh   do not raise the programs to SCHED_FIFO (by default they run under
 #                             `chrt -f 1` when allowed, so that other processes do not preempt
 #                             them in the middle of a step; the kernel still keeps 5% for others)
@@ -40,7 +41,10 @@ scale=$([[ -n "${QUICK:-}" ]] && echo 0.1 || echo 1)
 read -r -a engines <<<"${ENGINES:-touche touche-lcp mujoco ode bullet}"
 read -r -a only_scenes <<<"${SCENES:-}"
 rounds=${ROUNDS:-3}
-runner=(timeout 600)
+runner=(timeout "${TIMEOUT:-600}")
+# One OpenBLAS thread (touche's dense LU/Cholesky and Lemke's pivots): the anchors run on one
+# thread, and an idle OpenBLAS worker spins in sched_yield on the second core of this 2-CPU VM.
+export OPENBLAS_NUM_THREADS=${OPENBLAS_NUM_THREADS:-1}
 if [[ ${REALTIME:-1} == 1 ]] && chrt -f 1 true 2>/dev/null; then
   runner+=(chrt -f 1)
 fi
