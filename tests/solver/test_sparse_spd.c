@@ -138,6 +138,19 @@ static tch_real relative_residual(const matrix_build* m, const tch_real* x, cons
     return max_difference(ax, b, m->n) / (norm_a * max_abs(x, m->n) + max_abs(b, m->n));
 }
 
+/* One random matrix of order n solved with the context, against the dense solve. */
+static void check_random_solve(tch_sparse_spd* context, lcp_rng* rng, int n) {
+    tch_real b[MAX_N], x[MAX_N], x_dense[MAX_N];
+    random_spd(&g_build, rng, n);
+    lcp_random_vector(rng, n, b);
+    const tch_sparse_triplets a = triplets_of(&g_build);
+    ENSURE(a.count > n); /* the diagonal shift alone is n duplicates */
+    ENSURE(tch_sparse_spd_solve(context, &a, b, x) == TCH_OK);
+    ENSURE(dense_solve(&g_build, b, x_dense) == 0);
+    ENSURE(max_difference(x, x_dense, n) <= 1e-10 * max_abs(x_dense, n));
+    ENSURE(relative_residual(&g_build, x, b) <= 1e-13);
+}
+
 static void test_random_sparse_matches_dense_cholesky(void) {
     static const int sizes[] = {1, 2, 3, 5, 8, 13, 30, 64, 100, 177, 300};
     lcp_rng rng = {2026};
@@ -145,20 +158,7 @@ static void test_random_sparse_matches_dense_cholesky(void) {
     ENSURE(context != NULL);
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s) {
         for (int trial = 0; trial < 3; ++trial) {
-            const int n = sizes[s];
-            tch_real b[MAX_N], x[MAX_N], x_dense[MAX_N];
-            random_spd(&g_build, &rng, n);
-            lcp_random_vector(&rng, n, b);
-            const tch_sparse_triplets a = triplets_of(&g_build);
-            ENSURE(a.count > n); /* the diagonal shift alone is n duplicates */
-            tch_status status = tch_sparse_spd_solve(context, &a, b, x);
-            if (status != TCH_OK) {
-                tch_sparse_spd_destroy(context);
-            }
-            ENSURE(status == TCH_OK);
-            ENSURE(dense_solve(&g_build, b, x_dense) == 0);
-            ENSURE(max_difference(x, x_dense, n) <= 1e-10 * max_abs(x_dense, n));
-            ENSURE(relative_residual(&g_build, x, b) <= 1e-13);
+            check_random_solve(context, &rng, sizes[s]);
         }
     }
     tch_sparse_spd_destroy(context);
