@@ -465,6 +465,40 @@ static int read_bodies(stage* s) {
     return 0;
 }
 
+/* A pair's points are ordered by their position in geom a's frame on a grid of this pitch, m,
+ * before they become rows (sort_pair_points). */
+static const tch_real POINT_ORDER_PITCH = 1e-4;
+
+/* Is point c before point d in the canonical order of their pair: lexicographic in geom a's
+ * frame, each coordinate rounded to POINT_ORDER_PITCH. */
+static int point_precedes(const stage* s, const tch_contact* c, const tch_contact* d) {
+    tch_transform X_WA = s->d->geom_X_WG[c->geom_a];
+    tch_vec3 pc = tch_v3_scale(tch_x_apply_inverse(X_WA, c->p_W), 1 / POINT_ORDER_PITCH);
+    tch_vec3 pd = tch_v3_scale(tch_x_apply_inverse(X_WA, d->p_W), 1 / POINT_ORDER_PITCH);
+    for (int k = 0; k < 3; ++k) {
+        tch_real a = round(tch_v3_get(pc, k)), b = round(tch_v3_get(pd, k));
+        if (a != b) {
+            return a < b;
+        }
+    }
+    return 0;
+}
+
+/* Sorts a pair's narrow-phase points into a canonical order (insertion sort: a pair has a few).
+ * The narrow phase may list the same corners in another order from one step to the next (box-box
+ * clips whichever face is the reference); the rows' order then stays put, and with it the sweep
+ * order and the free rows' matrix that a subspace step can reuse (engine/constraint_pgs.c). */
+static void sort_pair_points(const stage* s, tch_contact* points, int count) {
+    for (int i = 1; i < count; ++i) {
+        tch_contact point = points[i];
+        int j = i;
+        for (; j > 0 && point_precedes(s, &point, &points[j - 1]); --j) {
+            points[j] = points[j - 1];
+        }
+        points[j] = point;
+    }
+}
+
 static int prepare(stage* s, int* island_parent) {
     tch_data* d = s->d;
     if (read_bodies(s) != 0 || recall_pair_memory(s) != 0) {
@@ -485,6 +519,7 @@ static int prepare(stage* s, int* island_parent) {
             continue;
         }
         contact_rows* rows = s->contacts + s->contact_count;
+        sort_pair_points(s, d->contacts + pair->contact_start, pair->contact_count);
         for (int k = 0; k < pair->contact_count; ++k) {
             rows[k] = prepare_current_point(s, i, &d->contacts[pair->contact_start + k]);
         }
@@ -639,8 +674,8 @@ static const tch_real ACCEPT_RESIDUAL = 1e-6;
 /* The row solver's options: the model's tolerance and `sweeps`, subspace minimization on. */
 static tch_row_solve_options row_options(const stage* s, int sweeps) {
     return (tch_row_solve_options){sweeps, s->m->lcp_tolerance,
-                                   fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL), s->subspace,
-                                   false};
+                                   fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL),
+                                   s->subspace, false};
 }
 
 /* PGS gives up on an island early when it converges slowly and Lemke's problem has at most this

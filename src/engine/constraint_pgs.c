@@ -208,11 +208,12 @@ static void project(const tch_row_problem* p, tch_vec3* v, tch_vec3* w, tch_real
     }
 }
 
-/* Δz_F = −A_FF⁻¹ w_F on the free rows, applied, then the projection; with the context's last
- * factor when `reuse` allows and A_FF has its pattern (*reused). Returns 0, or -1 when nothing
- * was changed (no free row, out of memory, A_FF not numerically positive definite). */
-static int subspace_move(const tch_row_problem* p, tch_sparse_spd* context, tch_arena* arena,
-                         bool reuse, tch_vec3* v, tch_vec3* w, tch_real* z, bool* reused) {
+/* The subspace direction Δ (every row; zero off the free set): Δz_F = −A_FF⁻¹ w_F, with the
+ * context's last factor when `reuse` allows and A_FF has its pattern (*reused). Returns 0, or
+ * -1 when there is none (no free row, out of memory, A_FF not numerically positive definite). */
+static int subspace_direction(const tch_row_problem* p, tch_sparse_spd* context,
+                              tch_arena* arena, bool reuse, const tch_vec3* v, const tch_vec3* w,
+                              const tch_real* z, tch_real* step, bool* reused) {
     *reused = false;
     int* index = tch_arena_alloc(arena, (size_t)p->nr * sizeof *index, "sm index");
     int free_count = index ? free_rows(p, z, index) : 0;
@@ -231,17 +232,42 @@ static int subspace_move(const tch_row_problem* p, tch_sparse_spd* context, tch_
     tch_sparse_triplets a = {free_count, t.count, t.row, t.col, t.value};
     tch_status status = reuse ? tch_sparse_spd_solve_reusing(context, &a, delta, delta, reused)
                               : tch_sparse_spd_solve(context, &a, delta, delta);
-    if (status != TCH_OK) {
-        return -1;
+    for (int r = 0; r < p->nr && status == TCH_OK; ++r) {
+        step[r] = index[r] >= 0 ? delta[index[r]] : 0;
     }
-    for (int r = 0; r < p->nr; ++r) {
-        if (index[r] >= 0) {
-            z[r] += delta[index[r]];
-            tch_row_add_impulse(&p->rows[r], delta[index[r]], v, w);
+    return status == TCH_OK ? 0 : -1;
+}
+
+/* The ratio test: the largest α in [0, 1] for which z + α Δ keeps z_n >= 0 and
+ * -μ z_n <= z_f <= μ z_n (the friction bound moves with the normal impulse). */
+static tch_real feasible_fraction(const tch_row_problem* p, const tch_real* z,
+                                  const tch_real* step) {
+    tch_real alpha = 1;
+    for (int i = 0; i < p->nc; ++i) {
+        alpha = step[i] < 0 ? fmin(alpha, z[i] / -step[i]) : alpha;
+        for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i]; ++f) {
+            for (int sign = -1; sign <= 1; sign += 2) { /* sign z_f <= μ z_n */
+                tch_real rate = sign * step[f] - p->mu[i] * step[i];
+                tch_real room = p->mu[i] * z[i] - sign * z[f];
+                alpha = rate > 0 ? fmin(alpha, fmax(room, 0) / rate) : alpha;
+            }
         }
     }
-    project(p, v, w, z);
-    return 0;
+    return alpha;
+}
+
+/* z += α Δ, applied to (v, w), then projected onto the bounds when `projected`. */
+static void move_along(const tch_row_problem* p, const tch_real* step, tch_real alpha,
+                       bool projected, tch_vec3* v, tch_vec3* w, tch_real* z) {
+    for (int r = 0; r < p->nr; ++r) {
+        if (step[r] != 0) {
+            z[r] += alpha * step[r];
+            tch_row_add_impulse(&p->rows[r], alpha * step[r], v, w);
+        }
+    }
+    if (projected) {
+        project(p, v, w, z);
+    }
 }
 
 /* Sets the impulses back to `saved`, applying the change to (v, w). */
@@ -253,24 +279,72 @@ static void restore(const tch_row_problem* p, const tch_real* saved, tch_vec3* v
     }
 }
 
-/* A subspace move, kept only when it lowers the natural-map residual from `residual`: A_FF may
- * be inconsistent with w_F (two rows at one point with different targets), and then the
- * regularized solve makes large impulses that cancel in ν until the projection breaks them
- * apart. Returns the residual after it (`residual` when it was undone). */
+/* Moves along Δ by α (projected or not) and keeps the move only when it lowers the natural-map
+ * residual from *residual, which it then updates. */
+static int keep_if_better(const tch_row_problem* p, const tch_real* step, tch_real alpha,
+                          bool projected, const tch_real* saved, tch_vec3* v, tch_vec3* w,
+                          tch_real* z, tch_real* residual) {
+    move_along(p, step, alpha, projected, v, w, z);
+    tch_real after = tch_row_residual(p, v, w, z);
+    if (after < *residual) {
+        *residual = after;
+        return 1;
+    }
+    restore(p, saved, v, w, z);
+    return 0;
+}
+
+/* A projected subspace step may fail to lower the residual when the projection moved rows onto
+ * their bounds; the active set it leaves is then solved again, at most this many times in all. */
+enum { SUBSPACE_ACTIVE_SET_PASSES = 3 };
+
+/* Projected subspace steps from z, each from the active set the last one left, until one lowers
+ * the natural-map residual below `residual` (at most SUBSPACE_ACTIVE_SET_PASSES). Returns 1 and
+ * updates *residual when one did; z and (v, w) are then that step's, else anywhere. */
+static int projected_passes(const tch_row_problem* p, tch_sparse_spd* context, tch_arena* arena,
+                            bool reuse, tch_real* step, tch_vec3* v, tch_vec3* w, tch_real* z,
+                            tch_real* residual, bool* reused) {
+    for (int pass = 0; pass < SUBSPACE_ACTIVE_SET_PASSES; ++pass) {
+        bool pass_reused;
+        if (subspace_direction(p, context, arena, reuse && pass == 0, v, w, z, step,
+                               &pass_reused) != 0) {
+            return 0;
+        }
+        *reused = *reused || pass_reused;
+        move_along(p, step, 1, true, v, w, z);
+        tch_real after = tch_row_residual(p, v, w, z);
+        if (after < *residual) {
+            *residual = after;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A subspace move: projected steps (projected_passes), else the first step stopped where the
+ * first bound is met (ratio test), kept only when it lowers the natural-map residual from
+ * `residual`. The projection of a whole step can raise the residual: with friction, free rows
+ * near ±μ z_n overshoot their moved bounds; and A_FF may be inconsistent with w_F (two rows at
+ * one point with different targets), when the regularized solve makes large impulses that cancel
+ * in ν until the projection breaks them apart. Returns the residual after the move (`residual`
+ * when nothing was kept). */
 static tch_real try_subspace_move(const tch_row_problem* p, tch_sparse_spd* context,
                                   tch_arena* arena, tch_real residual, bool reuse, tch_vec3* v,
                                   tch_vec3* w, tch_real* z, bool* reused) {
     size_t mark = tch_arena_mark(arena);
-    tch_real* saved = tch_arena_alloc(arena, (size_t)p->nr * sizeof *saved, "sm saved");
+    tch_real* saved = tch_arena_alloc(arena, (size_t)p->nr * 2 * sizeof *saved, "sm saved");
     *reused = false;
     if (saved) {
+        tch_real* step = saved + p->nr;
         memcpy(saved, z, (size_t)p->nr * sizeof *saved);
-        if (subspace_move(p, context, arena, reuse, v, w, z, reused) == 0) {
-            tch_real after = tch_row_residual(p, v, w, z);
-            if (after < residual) {
-                residual = after;
-            } else {
-                restore(p, saved, v, w, z);
+        if (!projected_passes(p, context, arena, reuse, step, v, w, z, &residual, reused)) {
+            restore(p, saved, v, w, z);
+            bool first_reused;
+            if (subspace_direction(p, context, arena, reuse, v, w, z, step, &first_reused) == 0) {
+                tch_real alpha = feasible_fraction(p, z, step);
+                if (alpha > 0) {
+                    keep_if_better(p, step, alpha, false, saved, v, w, z, &residual);
+                }
             }
         }
     }
@@ -355,6 +429,9 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
     }
     progress g = {0, tch_row_residual(p, v, w, z), 0, 0, 0, 0, 1};
     g.checked = g.residual;
+    if (g.residual > o->tolerance && g.residual <= o->accept && o->subspace) {
+        g.residual = subspace_step(p, o->subspace, arena, g.residual, v, w, z);
+    }
     while (keeps_going(o, &g)) {
         tch_real estimate = sweep(p, diagonal, v, w, z);
         int check = ++g.sweeps % CHECK_EVERY == 0;

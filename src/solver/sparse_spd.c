@@ -33,6 +33,9 @@ tch_sparse_spd* tch_sparse_spd_create(void) {
     context->common.method[0].ordering = CHOLMOD_AMD;
     context->common.postorder = 1;
     context->common.print = 0;
+    /* LLᵀ: CHOLMOD's default simplicial LDLᵀ reports only zero pivots, not negative ones, and
+     * would solve an indefinite matrix as if it were positive definite. */
+    context->common.final_ll = 1;
     return context;
 }
 
@@ -65,8 +68,10 @@ static cholmod_sparse* upper_matrix(tch_sparse_spd* context, const tch_sparse_tr
 static int close_values(const tch_sparse_spd* context, const tch_sparse_triplets* a) {
     tch_real largest = 0, change = 0;
     for (int k = 0; k < a->count; ++k) {
-        largest = fmax(largest, fabs(context->values[k]));
-        change = fmax(change, fabs(a->value[k] - context->values[k]));
+        tch_real value = fabs(context->values[k]);
+        tch_real difference = fabs(a->value[k] - context->values[k]);
+        largest = value > largest ? value : largest;
+        change = difference > change ? difference : change;
     }
     return change <= REUSE_CHANGE * largest;
 }
