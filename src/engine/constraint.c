@@ -537,7 +537,7 @@ static int prepare(stage* s, int* island_parent) {
  * solve_island, in this order. */
 typedef enum island_solver {
     SOLVE_LEMKE = TCH_CONSTRAINT_LEMKE,               /* Stewart-Trinkle, cone edges, Lemke */
-    SOLVE_PGS = TCH_CONSTRAINT_PGS,                   /* box MLCP, matrix-free PGS, warm */
+    SOLVE_PGS = TCH_CONSTRAINT_PGS,                   /* box MLCP, PGS with subspace steps */
     SOLVE_NORMAL_LEMKE = TCH_CONSTRAINT_NORMAL_LEMKE, /* normal rows only (no friction), Lemke */
     SOLVE_NORMAL_PGS = TCH_CONSTRAINT_NORMAL_PGS,     /* normal rows, PGS from zero: no energy */
 } island_solver;

@@ -11,12 +11,13 @@
  * sec. 8) with Anitescu and Potra's linearized cone. Per contact: a normal row with the target
  * J_n v+ >= b (margin, stabilization, restitution) and either `cone_edges` friction directions
  * with the Stewart-Trinkle beta/lambda rows (Lemke) or two tangent rows bounded by mu times the
- * normal impulse (matrix-free PGS). The contacts are the narrow phase's points plus the points
- * of the last step that still touch (a persistent manifold). Contacts are grouped into islands
- * (connected components of free bodies through contacts; static bodies do not connect), each
- * solved on its own. The impulses are applied to qvel and reported as forces p / h in
- * data->contacts and the pair results, and the pair state keeps them as the next step's warm
- * start.
+ * normal impulse (matrix-free PGS with sparse subspace steps, engine/constraint_pgs.h). The
+ * contacts are the narrow phase's points plus the points of the last step that still touch (a
+ * persistent manifold, listed in data->contacts after their pair's points). Contacts are grouped
+ * into islands (connected components of free bodies through contacts; static bodies do not
+ * connect), each solved on its own. The impulses are applied to qvel and reported as forces
+ * p / h in data->contacts and the pair results, and the pair state keeps them as the next step's
+ * warm start.
  */
 #pragma once
 
