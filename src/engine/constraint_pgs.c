@@ -300,15 +300,22 @@ enum { SUBSPACE_ACTIVE_SET_PASSES = 3 };
 
 /* Projected subspace steps from z, each from the active set the last one left, until one lowers
  * the natural-map residual below `residual` (at most SUBSPACE_ACTIVE_SET_PASSES). Returns 1 and
- * updates *residual when one did; z and (v, w) are then that step's, else anywhere. */
+ * updates *residual when one did; z and (v, w) are then that step's, else anywhere. The first
+ * step's direction is left in `first` (*has_first). */
 static int projected_passes(const tch_row_problem* p, tch_sparse_spd* context, tch_arena* arena,
-                            bool reuse, tch_real* step, tch_vec3* v, tch_vec3* w, tch_real* z,
-                            tch_real* residual, bool* reused) {
+                            bool reuse, tch_real* step, tch_real* first, bool* has_first,
+                            tch_vec3* v, tch_vec3* w, tch_real* z, tch_real* residual,
+                            bool* reused) {
+    *has_first = false;
     for (int pass = 0; pass < SUBSPACE_ACTIVE_SET_PASSES; ++pass) {
         bool pass_reused;
         if (subspace_direction(p, context, arena, reuse && pass == 0, v, w, z, step,
                                &pass_reused) != 0) {
             return 0;
+        }
+        if (pass == 0) {
+            memcpy(first, step, (size_t)p->nr * sizeof *first);
+            *has_first = true;
         }
         *reused = *reused || pass_reused;
         move_along(p, step, 1, true, v, w, z);
@@ -332,19 +339,19 @@ static tch_real try_subspace_move(const tch_row_problem* p, tch_sparse_spd* cont
                                   tch_arena* arena, tch_real residual, bool reuse, tch_vec3* v,
                                   tch_vec3* w, tch_real* z, bool* reused) {
     size_t mark = tch_arena_mark(arena);
-    tch_real* saved = tch_arena_alloc(arena, (size_t)p->nr * 2 * sizeof *saved, "sm saved");
+    tch_real* saved = tch_arena_alloc(arena, (size_t)p->nr * 3 * sizeof *saved, "sm saved");
     *reused = false;
     if (saved) {
         tch_real* step = saved + p->nr;
+        tch_real* first = step + p->nr;
+        bool has_first;
         memcpy(saved, z, (size_t)p->nr * sizeof *saved);
-        if (!projected_passes(p, context, arena, reuse, step, v, w, z, &residual, reused)) {
+        if (!projected_passes(p, context, arena, reuse, step, first, &has_first, v, w, z,
+                              &residual, reused)) {
             restore(p, saved, v, w, z);
-            bool first_reused;
-            if (subspace_direction(p, context, arena, reuse, v, w, z, step, &first_reused) == 0) {
-                tch_real alpha = feasible_fraction(p, z, step);
-                if (alpha > 0) {
-                    keep_if_better(p, step, alpha, false, saved, v, w, z, &residual);
-                }
+            tch_real alpha = has_first ? feasible_fraction(p, z, first) : 0;
+            if (alpha > 0) {
+                keep_if_better(p, first, alpha, false, saved, v, w, z, &residual);
             }
         }
     }
