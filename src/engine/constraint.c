@@ -894,7 +894,7 @@ static void solve_island(stage* s, int k) {
             continue;
         }
         tch_arena_release(s->arena, mark);
-        tch_status status = solve_island_with(s, cr, nc, chain->step[attempt],
+        tch_status status = solve_island_with(s, cr, nc, solver,
                                               attempt == 0 ? s->m->lcp_iterations
                                                            : fallback_sweeps, &x);
         d->constraint_iterations += x.result.iterations;
@@ -903,7 +903,7 @@ static void solve_island(stage* s, int k) {
                                         : acceptable(cr, status, &x, attempt_accept);
         if (applied) {
             d->constraint_failed_islands += attempt > 0;
-            d->constraint_path_islands[chain->step[attempt]]++;
+            d->constraint_path_islands[solver]++;
             d->constraint_residual = fmax(d->constraint_residual, x.result.residual);
             apply_solution(s, cr, &x.L, x.rows, x.z);
         }
