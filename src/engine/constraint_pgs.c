@@ -208,20 +208,58 @@ static void project(const tch_row_problem* p, tch_vec3* v, tch_vec3* w, tch_real
     }
 }
 
+/* The name of A_FF's factor: each free row's two bodies, in the order of F. Two islands'
+ * matrices of one name have the same pattern and differ only as far as their bodies have moved
+ * or turned. */
+static int* free_matrix_key(const tch_row_problem* p, const int* index, int free_count,
+                            tch_arena* arena) {
+    int* key = tch_arena_alloc(arena, (size_t)free_count * 2 * sizeof *key, "sm key");
+    for (int r = 0; r < p->nr && key; ++r) {
+        if (index[r] >= 0) {
+            key[2 * index[r]] = p->rows[r].side[0].body;
+            key[2 * index[r] + 1] = p->rows[r].side[1].body;
+        }
+    }
+    return key;
+}
+
+/* Solves A_FF x = b in place (b: free_count reals): with the context's factor when `reuse`
+ * allows and it was made for a matrix of A_FF's name (*reused; A_FF is then not built), else
+ * with a new factorization named for later steps. */
+static tch_status solve_free_system(const tch_row_problem* p, tch_sparse_spd* context,
+                                    tch_arena* arena, bool reuse, const int* index,
+                                    int free_count, tch_real* b, bool* reused) {
+    int* key = free_matrix_key(p, index, free_count, arena);
+    if (!key) {
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    *reused = reuse && tch_sparse_spd_has_key(context, key, 2 * free_count);
+    if (*reused) {
+        return tch_sparse_spd_solve_with_factor(context, free_count, b, b);
+    }
+    body_rows bodies;
+    triplet_builder t;
+    if (list_body_rows(p, index, arena, &bodies) != 0 ||
+        build_free_matrix(p, index, free_count, &bodies, arena, &t) != 0) {
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    tch_sparse_triplets a = {free_count, t.count, t.row, t.col, t.value};
+    tch_status status = tch_sparse_spd_solve(context, &a, b, b);
+    return status == TCH_OK ? tch_sparse_spd_set_key(context, key, 2 * free_count) : status;
+}
+
 /* The subspace direction Δ (every row; zero off the free set): Δz_F = −A_FF⁻¹ w_F, with the
- * context's last factor when `reuse` allows and A_FF has its pattern (*reused). Returns 0, or
- * -1 when there is none (no free row, out of memory, A_FF not numerically positive definite). */
+ * context's last factor when `reuse` allows and it was made for a matrix of A_FF's name
+ * (*reused). Returns 0, or -1 when there is none (no free row, out of memory, A_FF not
+ * numerically positive definite). */
 static int subspace_direction(const tch_row_problem* p, tch_sparse_spd* context,
                               tch_arena* arena, bool reuse, const tch_vec3* v, const tch_vec3* w,
                               const tch_real* z, tch_real* step, bool* reused) {
     *reused = false;
     int* index = tch_arena_alloc(arena, (size_t)p->nr * sizeof *index, "sm index");
     int free_count = index ? free_rows(p, z, index) : 0;
-    body_rows bodies;
-    triplet_builder t;
     tch_real* delta = tch_arena_alloc(arena, (size_t)p->nr * sizeof *delta, "sm delta");
-    if (free_count == 0 || !delta || list_body_rows(p, index, arena, &bodies) != 0 ||
-        build_free_matrix(p, index, free_count, &bodies, arena, &t) != 0) {
+    if (free_count == 0 || !delta) {
         return -1;
     }
     for (int r = 0; r < p->nr; ++r) {
@@ -229,13 +267,13 @@ static int subspace_direction(const tch_row_problem* p, tch_sparse_spd* context,
             delta[index[r]] = -(tch_row_dot(&p->rows[r], v, w) + p->rhs[r]);
         }
     }
-    tch_sparse_triplets a = {free_count, t.count, t.row, t.col, t.value};
-    tch_status status = reuse ? tch_sparse_spd_solve_reusing(context, &a, delta, delta, reused)
-                              : tch_sparse_spd_solve(context, &a, delta, delta);
-    for (int r = 0; r < p->nr && status == TCH_OK; ++r) {
+    if (solve_free_system(p, context, arena, reuse, index, free_count, delta, reused) != TCH_OK) {
+        return -1;
+    }
+    for (int r = 0; r < p->nr; ++r) {
         step[r] = index[r] >= 0 ? delta[index[r]] : 0;
     }
-    return status == TCH_OK ? 0 : -1;
+    return 0;
 }
 
 /* The ratio test: the largest α in [0, 1] for which z + α Δ keeps z_n >= 0 and
@@ -359,9 +397,9 @@ static tch_real try_subspace_move(const tch_row_problem* p, tch_sparse_spd* cont
     return residual;
 }
 
-/* A subspace step: first with the last factor when A_FF has its pattern and nearly its values
- * (a resting island's A_FF barely changes from step to step), and with a new factorization when
- * that did not halve the residual. */
+/* A subspace step: first with the last factor when it was made for a matrix of A_FF's name (a
+ * resting island's A_FF barely changes from step to step, and is then not even built), and with
+ * a new factorization when that did not halve the residual. */
 static tch_real subspace_step(const tch_row_problem* p, tch_sparse_spd* context,
                               tch_arena* arena, tch_real residual, tch_vec3* v, tch_vec3* w,
                               tch_real* z) {

@@ -1,25 +1,17 @@
 #include "solver/sparse_spd.h"
 
 #include <cholmod.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The context keeps the factor of its last factorization with the pattern it was made for, so
- * that a matrix of the same pattern can reuse it (tch_sparse_spd_solve_reusing). */
+/* The context keeps the factor of its last factorization and the key the caller named it by. */
 struct tch_sparse_spd {
     cholmod_common common;
     cholmod_factor* factor;     /* of the last factorization, or NULL */
-    int n, count;               /* its matrix's size and triplet count */
-    int* pattern;               /* [2 * capacity]: its triplets' rows, then columns */
-    tch_real* values;           /* [capacity]: its triplets' values */
-    int capacity;
+    int* key;                   /* [key_capacity]: the factor's name */
+    int key_count;              /* -1: the factor has none */
+    int key_capacity;
 };
-
-/* A factor is reused for a matrix of its pattern whose entries differ from its own by at most
- * this share of its largest entry: a step from it then leaves about this share of the residual
- * (a contact island whose points came in another order has the same pattern and other values). */
-static const tch_real REUSE_CHANGE = 1e-4;
 
 tch_sparse_spd* tch_sparse_spd_create(void) {
     tch_sparse_spd* context = calloc(1, sizeof *context);
@@ -36,6 +28,7 @@ tch_sparse_spd* tch_sparse_spd_create(void) {
     /* LLᵀ: CHOLMOD's default simplicial LDLᵀ reports only zero pivots, not negative ones, and
      * would solve an indefinite matrix as if it were positive definite. */
     context->common.final_ll = 1;
+    context->key_count = -1;
     return context;
 }
 
@@ -43,8 +36,7 @@ void tch_sparse_spd_destroy(tch_sparse_spd* context) {
     if (context) {
         cholmod_free_factor(&context->factor, &context->common);
         cholmod_finish(&context->common);
-        free(context->pattern);
-        free(context->values);
+        free(context->key);
         free(context);
     }
 }
@@ -65,49 +57,11 @@ static cholmod_sparse* upper_matrix(tch_sparse_spd* context, const tch_sparse_tr
     return matrix;
 }
 
-static int close_values(const tch_sparse_spd* context, const tch_sparse_triplets* a) {
-    tch_real largest = 0, change = 0;
-    for (int k = 0; k < a->count; ++k) {
-        tch_real value = fabs(context->values[k]);
-        tch_real difference = fabs(a->value[k] - context->values[k]);
-        largest = value > largest ? value : largest;
-        change = difference > change ? difference : change;
-    }
-    return change <= REUSE_CHANGE * largest;
-}
-
-/* Can a reuse the context's factor: the same pattern and close values? */
-static int can_reuse(const tch_sparse_spd* context, const tch_sparse_triplets* a) {
-    size_t bytes = (size_t)a->count * sizeof(int);
-    return context->factor && context->n == a->n && context->count == a->count &&
-           memcmp(context->pattern, a->row, bytes) == 0 &&
-           memcmp(context->pattern + a->count, a->col, bytes) == 0 && close_values(context, a);
-}
-
-/* Remembers a's pattern and values for the factor just made; forgets the factor when out of memory. */
-static void remember_pattern(tch_sparse_spd* context, const tch_sparse_triplets* a) {
-    if (a->count > context->capacity) {
-        int* grown = realloc(context->pattern, 2 * (size_t)a->count * sizeof(int));
-        context->pattern = grown ? grown : context->pattern;
-        tch_real* values = realloc(context->values, (size_t)a->count * sizeof(tch_real));
-        context->values = values ? values : context->values;
-        if (!grown || !values) {
-            cholmod_free_factor(&context->factor, &context->common);
-            return;
-        }
-        context->capacity = a->count;
-    }
-    memcpy(context->pattern, a->row, (size_t)a->count * sizeof(int));
-    memcpy(context->pattern + a->count, a->col, (size_t)a->count * sizeof(int));
-    memcpy(context->values, a->value, (size_t)a->count * sizeof(tch_real));
-    context->n = a->n;
-    context->count = a->count;
-}
-
 /* A new factor of a in the context (ordered, analysed, factorized). */
 static tch_status factorize(tch_sparse_spd* context, const tch_sparse_triplets* a) {
     cholmod_common* cc = &context->common;
     cholmod_free_factor(&context->factor, cc);
+    context->key_count = -1;
     cholmod_sparse* matrix = upper_matrix(context, a);
     context->factor = matrix ? cholmod_analyze(matrix, cc) : NULL;
     int factorized = context->factor && cholmod_factorize(matrix, context->factor, cc);
@@ -118,16 +72,17 @@ static tch_status factorize(tch_sparse_spd* context, const tch_sparse_triplets* 
     cholmod_free_sparse(&matrix, cc);
     if (status != TCH_OK) {
         cholmod_free_factor(&context->factor, cc);
-    } else {
-        remember_pattern(context, a);
     }
     return status;
 }
 
-/* x = L⁻ᵀ D⁻¹ L⁻¹ b with the context's factor. */
-static tch_status solve_with_factor(tch_sparse_spd* context, int n, const tch_real* b,
-                                    tch_real* x) {
+/* x = L⁻ᵀ L⁻¹ b with the context's factor. */
+tch_status tch_sparse_spd_solve_with_factor(tch_sparse_spd* context, int n, const tch_real* b,
+                                            tch_real* x) {
     cholmod_common* cc = &context->common;
+    if (!context->factor || context->factor->n != (size_t)n) {
+        return TCH_ERR_INVALID_ARGUMENT;
+    }
     cholmod_dense* rhs = cholmod_allocate_dense((size_t)n, 1, (size_t)n, CHOLMOD_REAL, cc);
     if (!rhs) {
         return TCH_ERR_OUT_OF_MEMORY;
@@ -147,12 +102,30 @@ tch_status tch_sparse_spd_solve(tch_sparse_spd* context, const tch_sparse_triple
                                 const tch_real* b, tch_real* x) {
     _Static_assert(sizeof(tch_real) == sizeof(double), "CHOLMOD_REAL holds doubles");
     tch_status status = factorize(context, a);
-    return status == TCH_OK ? solve_with_factor(context, a->n, b, x) : status;
+    return status == TCH_OK ? tch_sparse_spd_solve_with_factor(context, a->n, b, x) : status;
 }
 
-tch_status tch_sparse_spd_solve_reusing(tch_sparse_spd* context, const tch_sparse_triplets* a,
-                                        const tch_real* b, tch_real* x, bool* reused) {
-    *reused = can_reuse(context, a);
-    return *reused ? solve_with_factor(context, a->n, b, x)
-                   : tch_sparse_spd_solve(context, a, b, x);
+tch_status tch_sparse_spd_set_key(tch_sparse_spd* context, const int* key, int count) {
+    if (!context->factor || count < 0) {
+        return TCH_ERR_INVALID_ARGUMENT;
+    }
+    if (count > context->key_capacity) {
+        int* grown = realloc(context->key, (size_t)count * sizeof *grown);
+        if (!grown) {
+            context->key_count = -1;
+            return TCH_ERR_OUT_OF_MEMORY;
+        }
+        context->key = grown;
+        context->key_capacity = count;
+    }
+    if (count > 0) {
+        memcpy(context->key, key, (size_t)count * sizeof *key);
+    }
+    context->key_count = count;
+    return TCH_OK;
+}
+
+bool tch_sparse_spd_has_key(const tch_sparse_spd* context, const int* key, int count) {
+    return context->factor && context->key_count == count &&
+           (count == 0 || memcmp(context->key, key, (size_t)count * sizeof *key) == 0);
 }

@@ -5,7 +5,7 @@
  * A context keeps CHOLMOD's workspace (cholmod_common) between solves; the matrix is given as
  * upper-triangle triplets (row <= col; duplicates are summed, so a matrix that is a sum of
  * per-body contributions can be given term by term). A solve orders (AMD), factorizes and
- * solves, or reuses the last factor (tch_sparse_spd_solve_reusing).
+ * solves; the context keeps the factor for later solves (tch_sparse_spd_solve_with_factor).
  */
 #pragma once
 
@@ -33,11 +33,21 @@ typedef struct tch_sparse_triplets {
 tch_status tch_sparse_spd_solve(tch_sparse_spd* context, const tch_sparse_triplets* a,
                                 const tch_real* b, tch_real* x);
 
-/* As tch_sparse_spd_solve, except that when `a` has the same pattern as the matrix of the
- * context's last factorization (the same n and the same row and col arrays, in order) and
- * values within 1e-4 of its largest entry, that factor is used as it is and *reused is set: an
- * approximate solve, for a matrix that changes slowly from call to call (a resting island's
- * Delassus matrix, step to step), at the cost of two triangular solves instead of an ordering
- * and a factorization. */
-tch_status tch_sparse_spd_solve_reusing(tch_sparse_spd* context, const tch_sparse_triplets* a,
-                                        const tch_real* b, tch_real* x, bool* reused);
+/* A factor can be kept for later right-hand sides and named by a key: the caller's description
+ * of the matrix it was made for (engine/constraint_pgs.c names an island's free rows by their
+ * bodies). A matrix that changes slowly from call to call (a resting island's Delassus matrix,
+ * step to step) can then be solved approximately with the factor of an earlier one, at the cost
+ * of two triangular solves instead of building the matrix, ordering and factorizing it. */
+
+/* Names the context's current factor (that of its last successful solve) by key[0..count).
+ * Returns TCH_OK, TCH_ERR_INVALID_ARGUMENT when there is no factor, TCH_ERR_OUT_OF_MEMORY. */
+tch_status tch_sparse_spd_set_key(tch_sparse_spd* context, const int* key, int count);
+
+/* Does the context hold a factor named by key[0..count)? A new factorization, successful or
+ * not, drops the name. */
+bool tch_sparse_spd_has_key(const tch_sparse_spd* context, const int* key, int count);
+
+/* Solves with the context's current factor (n its size; b and x may alias). Returns TCH_OK,
+ * TCH_ERR_INVALID_ARGUMENT when there is no factor of size n, TCH_ERR_OUT_OF_MEMORY. */
+tch_status tch_sparse_spd_solve_with_factor(tch_sparse_spd* context, int n, const tch_real* b,
+                                            tch_real* x);

@@ -1,7 +1,7 @@
 /* The CHOLMOD wrapper (solver/sparse_spd.h): random sparse symmetric positive definite matrices
  * built as the constraint stage builds A_FF (a sum of per-body dense blocks over random index
  * sets, given term by term as upper-triangle triplets with duplicates) solved against a dense
- * Cholesky solve of the same matrix; aliasing, 1x1, repeatability, reuse of a factor and
+ * Cholesky solve of the same matrix; aliasing, 1x1, repeatability, a kept factor under its key and
  * matrices that are not positive definite. */
 #include <math.h>
 #include <stdbool.h>
@@ -311,53 +311,44 @@ static void test_negative_diagonal_is_refused(void) {
     expect_not_positive_definite(&a);
 }
 
-/* tch_sparse_spd_solve_reusing: a fresh context factorizes; the same triplets, or values within
- * 1e-4 of the largest entry, reuse the factor (the solution of the first matrix, bit for bit);
- * a larger change or another pattern factorizes anew (the exact solution); a failed
- * factorization leaves no factor to reuse. */
-static void test_reusing_a_factor(void) {
+/* A kept factor and its key: a fresh context has neither; a solve keeps its factor unnamed
+ * until tch_sparse_spd_set_key; the named factor solves later right-hand sides with the bits of
+ * the first solve; another key (other values or length), another size, a new factorization and a
+ * failed one all leave nothing to reuse under the old key. */
+static void test_keyed_factor(void) {
     static matrix_build changed;
     lcp_rng rng = {404};
     const int n = 90;
-    tch_real b[MAX_N], first[MAX_N], x[MAX_N], x_dense[MAX_N];
+    const int key[4] = {3, 1, 4, 1}, other[4] = {3, 1, 4, 2};
+    tch_real b[MAX_N], first[MAX_N], x[MAX_N];
     random_spd(&g_build, &rng, n);
     lcp_random_vector(&rng, n, b);
     changed = g_build;
+    changed.value[changed.count - 1] *= 2;
     tch_sparse_spd* context = tch_sparse_spd_create();
     ENSURE(context != NULL);
     const tch_sparse_triplets a = triplets_of(&g_build), c = triplets_of(&changed);
-    bool reused[6] = {true, false, false, true, true, true};
-    tch_status status[6];
-    status[0] = tch_sparse_spd_solve_reusing(context, &a, b, first, &reused[0]);
-    status[1] = tch_sparse_spd_solve_reusing(context, &a, b, x, &reused[1]);
-    int same = memcmp(first, x, (size_t)n * sizeof *x) == 0;
-    /* a change of 1e-6 of the largest entry on one diagonal entry: reused */
-    changed.value[changed.count - 1] += 1e-6 * max_abs(g_build.value, g_build.count);
-    status[2] = tch_sparse_spd_solve_reusing(context, &c, b, x, &reused[2]);
-    same &= memcmp(first, x, (size_t)n * sizeof *x) == 0;
-    /* a change of 1e-2: factorized anew, exact */
-    changed.value[changed.count - 1] += 1e-2 * max_abs(g_build.value, g_build.count);
-    changed.dense[(n - 1) * n + n - 1] += (1e-2 + 1e-6) * max_abs(g_build.value, g_build.count);
-    status[3] = tch_sparse_spd_solve_reusing(context, &c, b, x, &reused[3]);
-    int exact = dense_solve(&changed, b, x_dense) == 0 &&
-                max_difference(x, x_dense, n) <= 1e-10 * max_abs(x_dense, n);
-    /* another pattern (one triplet fewer) */
-    const tch_sparse_triplets shorter = {n, a.count - 1, a.row, a.col, a.value};
-    status[4] = tch_sparse_spd_solve_reusing(context, &shorter, b, x, &reused[4]);
-    /* a failed factorization (the zero matrix of a's pattern), then a itself: nothing to reuse */
+    ENSURE(!tch_sparse_spd_has_key(context, key, 4));
+    ENSURE(tch_sparse_spd_set_key(context, key, 4) == TCH_ERR_INVALID_ARGUMENT);
+    ENSURE(tch_sparse_spd_solve_with_factor(context, n, b, x) == TCH_ERR_INVALID_ARGUMENT);
+    ENSURE(tch_sparse_spd_solve(context, &a, b, first) == TCH_OK);
+    ENSURE(!tch_sparse_spd_has_key(context, key, 4));
+    ENSURE(tch_sparse_spd_set_key(context, key, 4) == TCH_OK);
+    ENSURE(tch_sparse_spd_has_key(context, key, 4));
+    ENSURE(!tch_sparse_spd_has_key(context, other, 4) && !tch_sparse_spd_has_key(context, key, 3));
+    ENSURE(tch_sparse_spd_solve_with_factor(context, n, b, x) == TCH_OK);
+    ENSURE(memcmp(first, x, (size_t)n * sizeof *x) == 0);
+    ENSURE(tch_sparse_spd_solve_with_factor(context, n - 1, b, x) == TCH_ERR_INVALID_ARGUMENT);
+    ENSURE(tch_sparse_spd_solve(context, &c, b, x) == TCH_OK);
+    ENSURE(!tch_sparse_spd_has_key(context, key, 4));
+    ENSURE(tch_sparse_spd_set_key(context, key, 4) == TCH_OK);
+    /* a failed factorization (the zero matrix of a's pattern) drops the factor and its key */
     static const tch_real zeros[MAX_TRIPLETS];
     const tch_sparse_triplets zero = {n, a.count, a.row, a.col, zeros};
-    bool refused_reuse = true;
-    tch_status refused = tch_sparse_spd_solve_reusing(context, &zero, b, x, &refused_reuse);
-    status[5] = tch_sparse_spd_solve_reusing(context, &a, b, x, &reused[5]);
+    ENSURE(tch_sparse_spd_solve(context, &zero, b, x) == TCH_ERR_NUMERICAL);
+    ENSURE(!tch_sparse_spd_has_key(context, key, 4));
+    ENSURE(tch_sparse_spd_solve_with_factor(context, n, b, x) == TCH_ERR_INVALID_ARGUMENT);
     tch_sparse_spd_destroy(context);
-    for (int k = 0; k < 6; ++k) {
-        ENSURE(status[k] == TCH_OK);
-    }
-    ENSURE(!reused[0] && reused[1] && reused[2] && !reused[3] && !reused[4] && !reused[5]);
-    ENSURE(same);
-    ENSURE(exact);
-    ENSURE(refused == TCH_ERR_NUMERICAL && !refused_reuse);
 }
 
 int main(void) {
@@ -366,7 +357,7 @@ int main(void) {
     RUN_TEST(test_solution_may_alias_right_hand_side);
     RUN_TEST(test_one_by_one);
     RUN_TEST(test_repeated_solves_give_the_same_bits);
-    RUN_TEST(test_reusing_a_factor);
+    RUN_TEST(test_keyed_factor);
     RUN_TEST(test_indefinite_two_by_two_is_refused);
     RUN_TEST(test_singular_is_refused);
     RUN_TEST(test_indefinite_sparse_is_refused);
