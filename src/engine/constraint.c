@@ -212,26 +212,25 @@ static int group_islands(stage* s, int* parent) {
 
 /* ---- Jacobian rows ---- */
 
-static tch_row_side make_side(const stage* s, int body, tch_vec3 p_W, tch_vec3 d_W, tch_real sign) {
-    tch_row_side side;
-    memset(&side, 0, sizeof side);
+/* Writes the side in place: a side returned by value went through the stack, and reading it
+ * back as wider words than it was written in stalled the stage (a tenth of a stack's step). */
+static void make_side(const stage* s, int body, tch_vec3 p_W, tch_vec3 d_W, tch_real sign,
+                      tch_row_side* side) {
+    side->body = body;
     if (body == 0) {
-        return side;
+        side->lin = side->ang = side->inv_lin = side->inv_ang = tch_v3_zero();
+        return;
     }
     tch_vec3 r = tch_v3_sub(p_W, s->d->body_p_WCm[body]);
-    side.body = body;
-    side.lin = tch_v3_scale(d_W, sign);
-    side.ang = tch_v3_scale(tch_v3_cross(r, d_W), sign);
-    side.inv_lin = tch_v3_scale(side.lin, 1 / s->m->body_total_mass[body]);
-    side.inv_ang = tch_m3_mul_v3(s->I_inv_W[body], side.ang);
-    return side;
+    side->lin = tch_v3_scale(d_W, sign);
+    side->ang = tch_v3_scale(tch_v3_cross(r, d_W), sign);
+    side->inv_lin = tch_v3_scale(side->lin, 1 / s->m->body_total_mass[body]);
+    side->inv_ang = tch_m3_mul_v3(s->I_inv_W[body], side->ang);
 }
 
-static tch_jacobian_row make_row(const stage* s, const tch_contact* c, tch_vec3 d_W) {
-    tch_jacobian_row row;
-    row.side[0] = make_side(s, geom_root(s->m, c->geom_b), c->p_W, d_W, 1);
-    row.side[1] = make_side(s, geom_root(s->m, c->geom_a), c->p_W, d_W, -1);
-    return row;
+static void make_row(const stage* s, const tch_contact* c, tch_vec3 d_W, tch_jacobian_row* row) {
+    make_side(s, geom_root(s->m, c->geom_b), c->p_W, d_W, 1, &row->side[0]);
+    make_side(s, geom_root(s->m, c->geom_a), c->p_W, d_W, -1, &row->side[1]);
 }
 
 /* J ν with the stage's current velocities. */
@@ -266,7 +265,8 @@ static tch_real restitution_threshold(const stage* s) {
 /* Target b of the contact's normal velocity (see the file comment). */
 static tch_real normal_target(const stage* s, const tch_contact* c, const tch_pair_params* p) {
     tch_real h = s->h;
-    tch_jacobian_row normal = make_row(s, c, c->n_W);
+    tch_jacobian_row normal;
+    make_row(s, c, c->n_W, &normal);
     tch_real v_star = row_velocity(s, &normal);
     tch_real v_before = tch_v3_dot(
         tch_v3_sub(tch_contact_point_velocity(s->m, s->d, c->geom_b, c->p_W),
@@ -288,22 +288,28 @@ static void store_vec3(float* x, tch_vec3 v) {
     x[0] = (float)v.x, x[1] = (float)v.y, x[2] = (float)v.z;
 }
 
-/* A stored point's two surface points in the world at the geoms' current poses. */
-static void memory_points_W(const stage* s, int geom_a, int geom_b, const point_memory* pm,
-                            tch_vec3* pa_W, tch_vec3* pb_W) {
-    *pa_W = tch_x_apply(s->d->geom_X_WG[geom_a], float_vec3(pm->p_A));
-    *pb_W = tch_x_apply(s->d->geom_X_WG[geom_b], float_vec3(pm->p_B));
+/* A pair's stored points at the geoms' current poses: each one's two surface points, world. */
+typedef struct memory_world {
+    int count;
+    tch_vec3 pa_W[MEMORY_POINTS], pb_W[MEMORY_POINTS];
+} memory_world;
+
+static void locate_memory(const stage* s, const tch_pair_result* pair, const pair_memory* memory,
+                          memory_world* out) {
+    out->count = memory ? memory->count : 0;
+    tch_transform X_WA = s->d->geom_X_WG[pair->geom_a], X_WB = s->d->geom_X_WG[pair->geom_b];
+    for (int k = 0; k < out->count; ++k) {
+        out->pa_W[k] = tch_x_apply(X_WA, float_vec3(memory->points[k].p_A));
+        out->pb_W[k] = tch_x_apply(X_WB, float_vec3(memory->points[k].p_B));
+    }
 }
 
-/* The stored point of the pair nearest to p_W within MEMORY_MATCH_DISTANCE, or -1. */
-static int nearest_memory_point(const stage* s, const pair_memory* memory, const tch_contact* c,
-                                tch_vec3 p_W) {
+/* The stored point nearest to p_W within MEMORY_MATCH_DISTANCE, or -1. */
+static int nearest_memory_point(const memory_world* located, tch_vec3 p_W) {
     int best = -1;
     tch_real best_distance = MEMORY_MATCH_DISTANCE;
-    for (int k = 0; memory && k < memory->count; ++k) {
-        tch_vec3 pa_W, pb_W;
-        memory_points_W(s, c->geom_a, c->geom_b, &memory->points[k], &pa_W, &pb_W);
-        tch_real distance = tch_v3_dist(tch_v3_lerp(pa_W, pb_W, 0.5), p_W);
+    for (int k = 0; k < located->count; ++k) {
+        tch_real distance = tch_v3_dist(tch_v3_lerp(located->pa_W[k], located->pb_W[k], 0.5), p_W);
         if (distance < best_distance) {
             best = k;
             best_distance = distance;
@@ -319,33 +325,30 @@ static void warm_from_memory(const point_memory* pm, contact_rows* cr) {
 }
 
 /* Everything but the surface points and the warm start: parameters, basis and targets. */
-static contact_rows prepare_contact(const stage* s, int pair_index, tch_contact* c) {
+static void prepare_contact(const stage* s, int pair_index, tch_contact* c, contact_rows* cr) {
     const tch_pair_params* p = &s->d->pair_results[pair_index].params;
-    contact_rows cr;
-    memset(&cr, 0, sizeof cr);
-    cr.c = c;
-    cr.pair = pair_index;
-    cr.mu = p->friction;
-    cr.cone_edges = p->friction > 0 ? (int)p->cone_edges : 0;
-    tch_v3_basis(c->n_W, &cr.t1, &cr.t2);
-    cr.bias = normal_target(s, c, p);
-    cr.push = c->depth > 0 ? p->stabilization * c->depth / s->h : 0;
-    return cr;
+    memset(cr, 0, sizeof *cr);
+    cr->c = c;
+    cr->pair = pair_index;
+    cr->mu = p->friction;
+    cr->cone_edges = p->friction > 0 ? (int)p->cone_edges : 0;
+    tch_v3_basis(c->n_W, &cr->t1, &cr->t2);
+    cr->bias = normal_target(s, c, p);
+    cr->push = c->depth > 0 ? p->stabilization * c->depth / s->h : 0;
 }
 
 /* A point of the narrow phase: its surface points in the geoms' frames, and the warm start of
  * the stored point nearest to it. */
-static contact_rows prepare_current_point(const stage* s, int pair_index, tch_contact* c) {
-    contact_rows cr = prepare_contact(s, pair_index, c);
+static void prepare_current_point(const stage* s, int pair_index, tch_contact* c,
+                                  const memory_world* located, contact_rows* cr) {
+    prepare_contact(s, pair_index, c, cr);
     tch_vec3 half = tch_v3_scale(c->n_W, 0.5 * c->depth);
-    store_vec3(cr.p_A, tch_x_apply_inverse(s->d->geom_X_WG[c->geom_a], tch_v3_add(c->p_W, half)));
-    store_vec3(cr.p_B, tch_x_apply_inverse(s->d->geom_X_WG[c->geom_b], tch_v3_sub(c->p_W, half)));
-    const pair_memory* memory = s->memory[pair_index];
-    int k = nearest_memory_point(s, memory, c, c->p_W);
+    store_vec3(cr->p_A, tch_x_apply_inverse(s->d->geom_X_WG[c->geom_a], tch_v3_add(c->p_W, half)));
+    store_vec3(cr->p_B, tch_x_apply_inverse(s->d->geom_X_WG[c->geom_b], tch_v3_sub(c->p_W, half)));
+    int k = nearest_memory_point(located, c->p_W);
     if (k >= 0) {
-        warm_from_memory(&memory->points[k], &cr);
+        warm_from_memory(&s->memory[pair_index]->points[k], cr);
     }
-    return cr;
 }
 
 /* Is p_W farther than MEMORY_MATCH_DISTANCE from the points of rows[0..count)? */
@@ -366,7 +369,8 @@ static int is_new_point(const contact_rows* rows, int count, tch_vec3 p_W) {
  * along the pair's normal (that of its deepest current point) and within RETAIN_DRIFT of each
  * other along the contact plane; its depth is their distance along the normal. Appends to
  * rows[count..); returns the new count. */
-static int retain_points(stage* s, int pair_index, contact_rows* rows, int count) {
+static int retain_points(stage* s, int pair_index, const memory_world* located,
+                         contact_rows* rows, int count) {
     const pair_memory* memory = s->memory[pair_index];
     const tch_pair_result* pair = &s->d->pair_results[pair_index];
     if (!memory || count == 0 || count >= MEMORY_POINTS) {
@@ -378,20 +382,18 @@ static int retain_points(stage* s, int pair_index, contact_rows* rows, int count
     }
     tch_vec3 n_W = deepest->n_W;
     tch_real gap = fmax(pair->params.margin, RETAIN_GAP);
-    for (int k = 0; k < memory->count && count < MEMORY_POINTS; ++k) {
-        tch_vec3 pa_W, pb_W;
-        memory_points_W(s, pair->geom_a, pair->geom_b, &memory->points[k], &pa_W, &pb_W);
-        tch_vec3 apart = tch_v3_sub(pa_W, pb_W);
+    for (int k = 0; k < located->count && count < MEMORY_POINTS; ++k) {
+        tch_vec3 apart = tch_v3_sub(located->pa_W[k], located->pb_W[k]);
         tch_real depth = tch_v3_dot(apart, n_W);
         tch_real drift = tch_v3_norm(tch_v3_madd(apart, -depth, n_W));
-        tch_vec3 p_W = tch_v3_lerp(pa_W, pb_W, 0.5);
+        tch_vec3 p_W = tch_v3_lerp(located->pa_W[k], located->pb_W[k], 0.5);
         if (depth < -gap || drift > RETAIN_DRIFT || !is_new_point(rows, count, p_W)) {
             continue;
         }
         s->retained_pair[s->retained_count] = pair_index;
         tch_contact* c = &s->retained[s->retained_count++];
         *c = (tch_contact){pair->geom_a, pair->geom_b, pair->model, p_W, n_W, depth, tch_v3_zero()};
-        rows[count] = prepare_contact(s, pair_index, c);
+        prepare_contact(s, pair_index, c, &rows[count]);
         memcpy(rows[count].p_A, memory->points[k].p_A, sizeof rows[count].p_A);
         memcpy(rows[count].p_B, memory->points[k].p_B, sizeof rows[count].p_B);
         warm_from_memory(&memory->points[k], &rows[count]);
@@ -519,11 +521,13 @@ static int prepare(stage* s, int* island_parent) {
             continue;
         }
         contact_rows* rows = s->contacts + s->contact_count;
+        memory_world located;
+        locate_memory(s, pair, s->memory[i], &located);
         sort_pair_points(s, d->contacts + pair->contact_start, pair->contact_count);
         for (int k = 0; k < pair->contact_count; ++k) {
-            rows[k] = prepare_current_point(s, i, &d->contacts[pair->contact_start + k]);
+            prepare_current_point(s, i, &d->contacts[pair->contact_start + k], &located, &rows[k]);
         }
-        s->contact_count += retain_points(s, i, rows, pair->contact_count);
+        s->contact_count += retain_points(s, i, &located, rows, pair->contact_count);
         if (s->memory[i]) {
             s->memory[i]->count = 0; /* refilled by remember() from this step's points */
         }
@@ -580,10 +584,10 @@ static void build_rows(const stage* s, const contact_rows* cr, const island_layo
                        tch_jacobian_row* rows) {
     for (int i = 0; i < L->nc; ++i) {
         const tch_contact* c = cr[i].c;
-        rows[i] = make_row(s, c, c->n_W);
+        make_row(s, c, c->n_W, &rows[i]);
         for (int e = 0; e < L->edges[i]; ++e) {
-            rows[L->friction_start[i] + e] = make_row(s, c, friction_direction(&cr[i], e,
-                                                                               L->edges[i]));
+            make_row(s, c, friction_direction(&cr[i], e, L->edges[i]),
+                     &rows[L->friction_start[i] + e]);
         }
     }
 }
