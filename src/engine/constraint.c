@@ -262,16 +262,30 @@ static tch_real restitution_threshold(const stage* s) {
     return fmax(RESTITUTION_MIN_SPEED, 4 * tch_v3_norm(s->m->gravity) * s->h);
 }
 
+/* The velocity of geom's point p_W for per-body velocities (v, w) (centre of mass, world). */
+static tch_vec3 point_velocity(const stage* s, const tch_vec3* v, const tch_vec3* w, int geom,
+                               tch_vec3 p_W) {
+    int body = geom_root(s->m, geom);
+    if (body == 0) {
+        return tch_v3_zero();
+    }
+    tch_vec3 r = tch_v3_sub(p_W, s->d->body_p_WCm[body]);
+    return tch_v3_add(v[body], tch_v3_cross(w[body], r));
+}
+
+/* The contact's normal velocity, b's point relative to a's, for per-body velocities (v, w). */
+static tch_real normal_velocity(const stage* s, const tch_vec3* v, const tch_vec3* w,
+                                const tch_contact* c) {
+    return tch_v3_dot(tch_v3_sub(point_velocity(s, v, w, c->geom_b, c->p_W),
+                                 point_velocity(s, v, w, c->geom_a, c->p_W)),
+                      c->n_W);
+}
+
 /* Target b of the contact's normal velocity (see the file comment). */
 static tch_real normal_target(const stage* s, const tch_contact* c, const tch_pair_params* p) {
     tch_real h = s->h;
-    tch_jacobian_row normal;
-    make_row(s, c, c->n_W, &normal);
-    tch_real v_star = row_velocity(s, &normal);
-    tch_real v_before = tch_v3_dot(
-        tch_v3_sub(tch_contact_point_velocity(s->m, s->d, c->geom_b, c->p_W),
-                   tch_contact_point_velocity(s->m, s->d, c->geom_a, c->p_W)),
-        c->n_W);
+    tch_real v_star = normal_velocity(s, s->v, s->w, c);
+    tch_real v_before = normal_velocity(s, s->d->body_v_WCm, s->d->body_w_W, c);
     tch_real target = c->depth < 0 ? c->depth / h : 0; /* penetration: split impulse, below */
     int closes = c->depth >= 0 || v_star < c->depth / h;
     if (p->restitution > 0 && closes && v_before < -restitution_threshold(s)) {
@@ -471,33 +485,37 @@ static int read_bodies(stage* s) {
  * before they become rows (sort_pair_points). */
 static const tch_real POINT_ORDER_PITCH = 1e-4;
 
-/* Is point c before point d in the canonical order of their pair: lexicographic in geom a's
- * frame, each coordinate rounded to POINT_ORDER_PITCH. */
-static int point_precedes(const stage* s, const tch_contact* c, const tch_contact* d) {
-    tch_transform X_WA = s->d->geom_X_WG[c->geom_a];
-    tch_vec3 pc = tch_v3_scale(tch_x_apply_inverse(X_WA, c->p_W), 1 / POINT_ORDER_PITCH);
-    tch_vec3 pd = tch_v3_scale(tch_x_apply_inverse(X_WA, d->p_W), 1 / POINT_ORDER_PITCH);
-    for (int k = 0; k < 3; ++k) {
-        tch_real a = round(tch_v3_get(pc, k)), b = round(tch_v3_get(pd, k));
-        if (a != b) {
-            return a < b;
-        }
-    }
-    return 0;
+/* A point's key in the canonical order of its pair: its position in geom a's frame, each
+ * coordinate rounded to POINT_ORDER_PITCH. */
+static tch_vec3 point_order_key(tch_transform X_WA, tch_vec3 p_W) {
+    tch_vec3 p = tch_v3_scale(tch_x_apply_inverse(X_WA, p_W), 1 / POINT_ORDER_PITCH);
+    return (tch_vec3){round(p.x), round(p.y), round(p.z)};
 }
 
-/* Sorts a pair's narrow-phase points into a canonical order (insertion sort: a pair has a few).
- * The narrow phase may list the same corners in another order from one step to the next (box-box
- * clips whichever face is the reference); the rows' order then stays put, and with it the sweep
- * order and the free rows' matrix that a subspace step can reuse (engine/constraint_pgs.c). */
-static void sort_pair_points(const stage* s, tch_contact* points, int count) {
+/* Lexicographic order of keys. */
+static int key_precedes(tch_vec3 a, tch_vec3 b) {
+    return a.x != b.x ? a.x < b.x : a.y != b.y ? a.y < b.y : a.z < b.z;
+}
+
+/* Sorts a pair's narrow-phase points into a canonical order (insertion sort: a pair has a few;
+ * keys: scratch of `count`). The narrow phase may list the same corners in another order from
+ * one step to the next (box-box clips whichever face is the reference); the rows' order then
+ * stays put, and with it the sweep order and the free rows' matrix that a subspace step can
+ * reuse (engine/constraint_pgs.c). */
+static void sort_pair_points(const stage* s, tch_contact* points, int count, tch_vec3* keys) {
+    for (int i = 0; i < count; ++i) {
+        keys[i] = point_order_key(s->d->geom_X_WG[points[i].geom_a], points[i].p_W);
+    }
     for (int i = 1; i < count; ++i) {
         tch_contact point = points[i];
+        tch_vec3 key = keys[i];
         int j = i;
-        for (; j > 0 && point_precedes(s, &point, &points[j - 1]); --j) {
+        for (; j > 0 && key_precedes(key, keys[j - 1]); --j) {
             points[j] = points[j - 1];
+            keys[j] = keys[j - 1];
         }
         points[j] = point;
+        keys[j] = key;
     }
 }
 
@@ -511,7 +529,9 @@ static int prepare(stage* s, int* island_parent) {
                                                 sizeof *s->contacts, "lcp contacts");
     s->retained = tch_arena_alloc(s->arena, retained * sizeof *s->retained, "lcp retained");
     s->retained_pair = tch_arena_alloc(s->arena, retained * sizeof(int), "lcp retained pairs");
-    if (!s->contacts || !s->retained || !s->retained_pair) {
+    tch_vec3* keys = tch_arena_alloc(s->arena, ((size_t)d->contact_count + 1) * sizeof *keys,
+                                     "lcp point order");
+    if (!s->contacts || !s->retained || !s->retained_pair || !keys) {
         return -1;
     }
     s->contact_count = s->retained_count = 0;
@@ -523,7 +543,7 @@ static int prepare(stage* s, int* island_parent) {
         contact_rows* rows = s->contacts + s->contact_count;
         memory_world located;
         locate_memory(s, pair, s->memory[i], &located);
-        sort_pair_points(s, d->contacts + pair->contact_start, pair->contact_count);
+        sort_pair_points(s, d->contacts + pair->contact_start, pair->contact_count, keys);
         for (int k = 0; k < pair->contact_count; ++k) {
             prepare_current_point(s, i, &d->contacts[pair->contact_start + k], &located, &rows[k]);
         }
