@@ -238,12 +238,17 @@ static tch_real row_velocity(const stage* s, const tch_jacobian_row* row) {
     return tch_row_dot(row, s->v, s->w);
 }
 
-/* ν += M⁻¹ Jᵀ z on the stage's velocities, marking the bodies reached. */
-static void apply_row_impulse(stage* s, const tch_jacobian_row* row, tch_real z) {
-    tch_row_add_impulse(row, z, s->v, s->w);
+/* Marks the bodies an impulse z on the row reaches. */
+static void mark_moved(stage* s, const tch_jacobian_row* row, tch_real z) {
     for (int k = 0; k < 2 && z != 0; ++k) {
         s->moved[row->side[k].body] = 1;
     }
+}
+
+/* ν += M⁻¹ Jᵀ z on the stage's velocities, marking the bodies reached. */
+static void apply_row_impulse(stage* s, const tch_jacobian_row* row, tch_real z) {
+    tch_row_add_impulse(row, z, s->v, s->w);
+    mark_moved(s, row, z);
 }
 
 /* Friction direction e of `count` of a contact: the tangents t1, t2 (PGS, count 2) or the
@@ -752,21 +757,6 @@ static void remember(stage* s, const contact_rows* cr, tch_vec3 impulse) {
     pm->tangent[1] = tch_v3_dot(impulse, cr->t2);
 }
 
-/* Applies the solution: velocities, forces p / h on the contacts, pairs and bodies, memory. */
-static void apply_solution(stage* s, const contact_rows* cr, const island_layout* L,
-                           const tch_jacobian_row* rows, const tch_real* z) {
-    for (int r = 0; r < L->nr; ++r) {
-        apply_row_impulse(s, &rows[r], z[r]);
-    }
-    for (int i = 0; i < L->nc; ++i) {
-        tch_contact* c = cr[i].c;
-        tch_vec3 impulse = contact_impulse(&cr[i], c, L, i, z);
-        c->f_W = tch_v3_scale(impulse, 1 / s->h);
-        tch_contact_apply_force(s->m, s->d, &s->d->pair_results[cr[i].pair], c->p_W, c->f_W);
-        remember(s, &cr[i], impulse);
-    }
-}
-
 /* One attempt at an island: its layout, Jacobian rows, impulses z, and the change of the
  * island's kinetic energy that z makes, ΔT = zᵀ J v* + ½ zᵀ A z. */
 typedef struct island_solution {
@@ -775,7 +765,36 @@ typedef struct island_solution {
     tch_real* z;
     tch_real kinetic_change;
     tch_lcp_result result;
+    bool in_velocities;         /* the stage's velocities include z (the row solver's) */
 } island_solution;
+
+/* Applies the solution: velocities (unless they have it), forces p / h on the contacts, pairs
+ * and bodies, memory. */
+static void apply_solution(stage* s, const contact_rows* cr, const island_solution* x) {
+    const island_layout* L = &x->L;
+    for (int r = 0; r < L->nr; ++r) {
+        if (x->in_velocities) {
+            mark_moved(s, &x->rows[r], x->z[r]);
+        } else {
+            apply_row_impulse(s, &x->rows[r], x->z[r]);
+        }
+    }
+    for (int i = 0; i < L->nc; ++i) {
+        tch_contact* c = cr[i].c;
+        tch_vec3 impulse = contact_impulse(&cr[i], c, L, i, x->z);
+        c->f_W = tch_v3_scale(impulse, 1 / s->h);
+        tch_contact_apply_force(s->m, s->d, &s->d->pair_results[cr[i].pair], c->p_W, c->f_W);
+        remember(s, &cr[i], impulse);
+    }
+}
+
+/* Takes an attempt's impulses back out of the stage's velocities when they are in them. */
+static void withdraw(stage* s, island_solution* x) {
+    for (int r = 0; r < x->L.nr && x->in_velocities; ++r) {
+        tch_row_add_impulse(&x->rows[r], -x->z[r], s->v, s->w);
+    }
+    x->in_velocities = false;
+}
 
 /* Lemke on the dense problem M = [A, E; μ, -Eᵀ], q = (J v* - b, 0) (build_problem); ΔT from A. */
 static tch_status solve_dense(stage* s, const contact_rows* cr, island_solution* x) {
@@ -798,8 +817,9 @@ static tch_status solve_dense(stage* s, const contact_rows* cr, island_solution*
     return status;
 }
 
-/* Matrix-free PGS on the stage's velocities (rhs = -b on the normal rows), then undone, so
- * that apply_solution applies whichever attempt is accepted; ΔT = ½ Σ z_i (J_i v* + J_i v+). */
+/* Matrix-free PGS on the stage's velocities (rhs = -b on the normal rows), which keep the
+ * impulses (withdraw takes them out when the attempt is not applied); ΔT = ½ Σ z_i (J_i v* +
+ * J_i v+). */
 static tch_status solve_sparse(stage* s, const contact_rows* cr, int sweeps, bool warm,
                                island_solution* x) {
     const island_layout* L = &x->L;
@@ -821,9 +841,7 @@ static tch_status solve_sparse(stage* s, const contact_rows* cr, int sweeps, boo
     for (int r = 0; r < L->nr; ++r) {
         x->kinetic_change += 0.5 * x->z[r] * (start_velocity[r] + row_velocity(s, &x->rows[r]));
     }
-    for (int r = 0; r < L->nr; ++r) {
-        tch_row_add_impulse(&x->rows[r], -x->z[r], s->v, s->w);
-    }
+    x->in_velocities = true;
     return status;
 }
 
@@ -833,6 +851,7 @@ static tch_status solve_island_with(stage* s, const contact_rows* cr, int nc,
                                     island_solver solver, int sweeps, island_solution* x) {
     x->result = (tch_lcp_result){TCH_OK, TCH_LCP_SOLVED, 0, 0};
     x->kinetic_change = 0;
+    x->in_velocities = false;
     if (layout_island(s, cr, nc, solver, &x->L) != 0) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
@@ -929,7 +948,9 @@ static void solve_island(stage* s, int k) {
             d->constraint_failed_islands += attempt > 0;
             d->constraint_path_islands[solver]++;
             d->constraint_residual = fmax(d->constraint_residual, x.result.residual);
-            apply_solution(s, cr, &x.L, x.rows, x.z);
+            apply_solution(s, cr, &x);
+        } else {
+            withdraw(s, &x);
         }
     }
     d->constraint_failed_islands += !applied;
