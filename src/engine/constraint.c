@@ -108,6 +108,8 @@ typedef struct stage {
     int* retained_pair;         /* [retained_count] the pair of each */
     int retained_count;
     int* island_start;          /* [island_count + 1] */
+    int* island_body_start;     /* [island_count + 1] */
+    int* island_bodies;         /* island k's free bodies: island_body_start[k] .. [k + 1] */
     int island_count;
     tch_sparse_spd* subspace;   /* the row solver's sparse Cholesky (the workspace's) */
 } stage;
@@ -161,6 +163,39 @@ static void join_islands(int* parent, int a, int b) {
     }
 }
 
+/* The free bodies of each island (island_of_root[r]: the island of union-find root r, or -1),
+ * in body order. Returns 0, -1 when out of memory. */
+static int list_island_bodies(stage* s, int* parent, const int* island_of_root) {
+    const tch_model* m = s->m;
+    s->island_body_start = tch_arena_alloc(s->arena, (size_t)(s->island_count + 1) * sizeof(int),
+                                           "island body starts");
+    s->island_bodies = tch_arena_alloc(s->arena, (size_t)m->body_count * sizeof(int),
+                                       "island bodies");
+    if (!s->island_body_start || !s->island_bodies) {
+        return -1;
+    }
+    int* start = s->island_body_start;
+    memset(start, 0, (size_t)(s->island_count + 1) * sizeof *start);
+    for (int b = 1; b < m->body_count; ++b) {
+        int k = island_of_root[find_island(parent, b)];
+        start[k + 1] += k >= 0;
+    }
+    for (int k = 0; k < s->island_count; ++k) {
+        start[k + 1] += start[k];
+    }
+    for (int b = 1; b < m->body_count; ++b) {
+        int k = island_of_root[find_island(parent, b)];
+        if (k >= 0) {
+            s->island_bodies[start[k]++] = b;
+        }
+    }
+    for (int k = s->island_count; k > 0; --k) {
+        start[k] = start[k - 1];
+    }
+    start[0] = 0;
+    return 0;
+}
+
 /* The island of every contact (numbered in order of first appearance) and the contacts sorted
  * by island, stably. Returns 0, -1 when out of memory. */
 static int group_islands(stage* s, int* parent) {
@@ -200,6 +235,9 @@ static int group_islands(stage* s, int* parent) {
     }
     for (int k = 0; k < s->island_count; ++k) {
         s->island_start[k + 1] += s->island_start[k];
+    }
+    if (list_island_bodies(s, parent, index) != 0) {
+        return -1;
     }
     int* fill = index; /* reused: next free slot per island */
     memcpy(fill, s->island_start, (size_t)s->island_count * sizeof *fill);
@@ -326,12 +364,13 @@ static void locate_memory(const stage* s, const tch_pair_result* pair, const pai
 /* The stored point nearest to p_W within MEMORY_MATCH_DISTANCE, or -1. */
 static int nearest_memory_point(const memory_world* located, tch_vec3 p_W) {
     int best = -1;
-    tch_real best_distance = MEMORY_MATCH_DISTANCE;
+    tch_real best_distance2 = MEMORY_MATCH_DISTANCE * MEMORY_MATCH_DISTANCE;
     for (int k = 0; k < located->count; ++k) {
-        tch_real distance = tch_v3_dist(tch_v3_lerp(located->pa_W[k], located->pb_W[k], 0.5), p_W);
-        if (distance < best_distance) {
+        tch_vec3 midpoint = tch_v3_lerp(located->pa_W[k], located->pb_W[k], 0.5);
+        tch_real distance2 = tch_v3_norm2(tch_v3_sub(midpoint, p_W));
+        if (distance2 < best_distance2) {
             best = k;
-            best_distance = distance;
+            best_distance2 = distance2;
         }
     }
     return best;
@@ -373,7 +412,8 @@ static void prepare_current_point(const stage* s, int pair_index, tch_contact* c
 /* Is p_W farther than MEMORY_MATCH_DISTANCE from the points of rows[0..count)? */
 static int is_new_point(const contact_rows* rows, int count, tch_vec3 p_W) {
     for (int i = 0; i < count; ++i) {
-        if (tch_v3_dist(rows[i].c->p_W, p_W) < MEMORY_MATCH_DISTANCE) {
+        if (tch_v3_norm2(tch_v3_sub(rows[i].c->p_W, p_W)) <
+            MEMORY_MATCH_DISTANCE * MEMORY_MATCH_DISTANCE) {
             return 0;
         }
     }
@@ -817,38 +857,46 @@ static tch_status solve_dense(stage* s, const contact_rows* cr, island_solution*
     return status;
 }
 
-/* Matrix-free PGS on the stage's velocities (rhs = -b on the normal rows), which keep the
- * impulses (withdraw takes them out when the attempt is not applied); ΔT = ½ Σ z_i (J_i v* +
- * J_i v+). */
-static tch_status solve_sparse(stage* s, const contact_rows* cr, int sweeps, bool warm,
-                               island_solution* x) {
+/* The kinetic energy of island k's bodies at the stage's velocities. */
+static tch_real island_kinetic_energy(const stage* s, int k) {
+    tch_real energy = 0;
+    for (int i = s->island_body_start[k]; i < s->island_body_start[k + 1]; ++i) {
+        int b = s->island_bodies[i];
+        energy += kinetic_energy(s, b, s->v[b], s->w[b]);
+    }
+    return energy;
+}
+
+/* Matrix-free PGS for island k on the stage's velocities (rhs = -b on the normal rows), which
+ * keep the impulses (withdraw takes them out when the attempt is not applied); ΔT from the
+ * island's bodies before and after. */
+static tch_status solve_sparse(stage* s, int k, int sweeps, bool warm, island_solution* x) {
+    const contact_rows* cr = s->contacts + s->island_start[k];
     const island_layout* L = &x->L;
-    tch_real* rhs = tch_arena_alloc(s->arena, (size_t)L->nr * 2 * sizeof *rhs, "pgs rhs");
+    tch_real* rhs = tch_arena_alloc(s->arena, (size_t)L->nr * sizeof *rhs, "pgs rhs");
     if (!rhs) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
-    tch_real* start_velocity = rhs + L->nr;
     for (int r = 0; r < L->nr; ++r) {
         rhs[r] = r < L->nc ? -cr[r].bias : 0;
-        start_velocity[r] = row_velocity(s, &x->rows[r]);
         x->z[r] = warm ? x->z[r] : 0;
     }
+    tch_real kinetic_before = island_kinetic_energy(s, k);
     tch_row_problem problem = row_problem(s, L, x->rows, rhs);
     tch_row_solve_options options = row_options(s, sweeps);
     options.give_up_when_slow = lemke_size(cr, L->nc) <= CHEAP_LEMKE_SIZE;
     tch_status status = tch_row_solve(&problem, &options, s->arena, s->v, s->w, x->z, &x->result);
-    x->kinetic_change = 0;
-    for (int r = 0; r < L->nr; ++r) {
-        x->kinetic_change += 0.5 * x->z[r] * (start_velocity[r] + row_velocity(s, &x->rows[r]));
-    }
+    x->kinetic_change = island_kinetic_energy(s, k) - kinetic_before;
     x->in_velocities = true;
     return status;
 }
 
 /* Builds and solves the island's problem with `solver` (PGS with at most `sweeps` sweeps).
  * Returns the solver's status; x holds the solution or the last iterate. */
-static tch_status solve_island_with(stage* s, const contact_rows* cr, int nc,
-                                    island_solver solver, int sweeps, island_solution* x) {
+static tch_status solve_island_with(stage* s, int k, island_solver solver, int sweeps,
+                                    island_solution* x) {
+    const contact_rows* cr = s->contacts + s->island_start[k];
+    int nc = s->island_start[k + 1] - s->island_start[k];
     x->result = (tch_lcp_result){TCH_OK, TCH_LCP_SOLVED, 0, 0};
     x->kinetic_change = 0;
     x->in_velocities = false;
@@ -863,7 +911,7 @@ static tch_status solve_island_with(stage* s, const contact_rows* cr, int nc,
     build_rows(s, cr, &x->L, x->rows);
     warm_start(cr, &x->L, solver, x->z);
     return is_lemke(solver) ? solve_dense(s, cr, x)
-                            : solve_sparse(s, cr, sweeps, solver == SOLVE_PGS, x);
+                            : solve_sparse(s, k, sweeps, solver == SOLVE_PGS, x);
 }
 
 /* Does z add no more kinetic energy than an exact solution could? At a solution,
@@ -937,7 +985,7 @@ static void solve_island(stage* s, int k) {
             continue;
         }
         tch_arena_release(s->arena, mark);
-        tch_status status = solve_island_with(s, cr, nc, solver,
+        tch_status status = solve_island_with(s, k, solver,
                                               attempt == 0 ? s->m->lcp_iterations
                                                            : fallback_sweeps, &x);
         d->constraint_iterations += x.result.iterations;
