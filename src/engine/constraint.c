@@ -250,25 +250,43 @@ static int group_islands(stage* s, int* parent) {
 
 /* ---- Jacobian rows ---- */
 
+/* What a contact's rows share on one side: the body, the lever arm r = p - p_WCm and the
+ * inverse mass and inertia. */
+typedef struct row_body {
+    int body;                   /* free root, or 0 (static) */
+    tch_vec3 r;
+    tch_real inverse_mass;
+    const tch_mat3* I_inv_W;
+} row_body;
+
+static row_body row_body_at(const stage* s, int geom, tch_vec3 p_W) {
+    row_body side = {geom_root(s->m, geom), tch_v3_zero(), 0, NULL};
+    if (side.body != 0) {
+        side.r = tch_v3_sub(p_W, s->d->body_p_WCm[side.body]);
+        side.inverse_mass = 1 / s->m->body_total_mass[side.body];
+        side.I_inv_W = &s->I_inv_W[side.body];
+    }
+    return side;
+}
+
 /* Writes the side in place: a side returned by value went through the stack, and reading it
  * back as wider words than it was written in stalled the stage (a tenth of a stack's step). */
-static void make_side(const stage* s, int body, tch_vec3 p_W, tch_vec3 d_W, tch_real sign,
-                      tch_row_side* side) {
-    side->body = body;
-    if (body == 0) {
+static void make_side(const row_body* b, tch_vec3 d_W, tch_real sign, tch_row_side* side) {
+    side->body = b->body;
+    if (b->body == 0) {
         side->lin = side->ang = side->inv_lin = side->inv_ang = tch_v3_zero();
         return;
     }
-    tch_vec3 r = tch_v3_sub(p_W, s->d->body_p_WCm[body]);
     side->lin = tch_v3_scale(d_W, sign);
-    side->ang = tch_v3_scale(tch_v3_cross(r, d_W), sign);
-    side->inv_lin = tch_v3_scale(side->lin, 1 / s->m->body_total_mass[body]);
-    side->inv_ang = tch_m3_mul_v3(s->I_inv_W[body], side->ang);
+    side->ang = tch_v3_scale(tch_v3_cross(b->r, d_W), sign);
+    side->inv_lin = tch_v3_scale(side->lin, b->inverse_mass);
+    side->inv_ang = tch_m3_mul_v3(*b->I_inv_W, side->ang);
 }
 
-static void make_row(const stage* s, const tch_contact* c, tch_vec3 d_W, tch_jacobian_row* row) {
-    make_side(s, geom_root(s->m, c->geom_b), c->p_W, d_W, 1, &row->side[0]);
-    make_side(s, geom_root(s->m, c->geom_a), c->p_W, d_W, -1, &row->side[1]);
+/* The row along d_W of a contact whose sides are (geom b's root, geom a's root). */
+static void make_row(const row_body sides[2], tch_vec3 d_W, tch_jacobian_row* row) {
+    make_side(&sides[0], d_W, 1, &row->side[0]);
+    make_side(&sides[1], d_W, -1, &row->side[1]);
 }
 
 /* J ν with the stage's current velocities. */
@@ -649,9 +667,11 @@ static void build_rows(const stage* s, const contact_rows* cr, const island_layo
                        tch_jacobian_row* rows) {
     for (int i = 0; i < L->nc; ++i) {
         const tch_contact* c = cr[i].c;
-        make_row(s, c, c->n_W, &rows[i]);
+        const row_body sides[2] = {row_body_at(s, c->geom_b, c->p_W),
+                                   row_body_at(s, c->geom_a, c->p_W)};
+        make_row(sides, c->n_W, &rows[i]);
         for (int e = 0; e < L->edges[i]; ++e) {
-            make_row(s, c, friction_direction(&cr[i], e, L->edges[i]),
+            make_row(sides, friction_direction(&cr[i], e, L->edges[i]),
                      &rows[L->friction_start[i] + e]);
         }
     }
