@@ -99,7 +99,8 @@ typedef struct stage {
     tch_vec3* v;                /* [body_count] centre-of-mass velocity, world (v*, then v+) */
     tch_vec3* w;                /* [body_count] angular velocity, world */
     tch_real* kinetic_start;    /* [body_count] kinetic energy at the step's start (before v*) */
-    tch_mat3* I_inv_W;          /* [body_count] inverse inertia about the centre of mass */
+    tch_mat3* I_W;              /* [body_count] inertia about the centre of mass, world */
+    tch_mat3* I_inv_W;          /* [body_count] its inverse */
     unsigned char* moved;       /* [body_count] 1 when an impulse reached the body */
     pair_memory** memory;       /* [pair_result_count] warm start of constraint pairs */
     contact_rows* contacts;     /* [contact_count], sorted by island */
@@ -367,11 +368,13 @@ static void store_vec3(float* x, tch_vec3 v) {
 typedef struct memory_world {
     int count;
     tch_vec3 pa_W[MEMORY_POINTS], pb_W[MEMORY_POINTS];
+    bool matched[MEMORY_POINTS];    /* the nearest stored point of a current point */
 } memory_world;
 
 static void locate_memory(const stage* s, const tch_pair_result* pair, const pair_memory* memory,
                           memory_world* out) {
     out->count = memory ? memory->count : 0;
+    memset(out->matched, 0, sizeof out->matched);
     tch_transform X_WA = s->d->geom_X_WG[pair->geom_a], X_WB = s->d->geom_X_WG[pair->geom_b];
     for (int k = 0; k < out->count; ++k) {
         out->pa_W[k] = tch_x_apply(X_WA, float_vec3(memory->points[k].p_A));
@@ -416,7 +419,7 @@ static void prepare_contact(const stage* s, int pair_index, tch_contact* c, cont
 /* A point of the narrow phase: its surface points in the geoms' frames, and the warm start of
  * the stored point nearest to it. */
 static void prepare_current_point(const stage* s, int pair_index, tch_contact* c,
-                                  const memory_world* located, contact_rows* cr) {
+                                  memory_world* located, contact_rows* cr) {
     prepare_contact(s, pair_index, c, cr);
     tch_vec3 half = tch_v3_scale(c->n_W, 0.5 * c->depth);
     store_vec3(cr->p_A, tch_x_apply_inverse(s->d->geom_X_WG[c->geom_a], tch_v3_add(c->p_W, half)));
@@ -424,6 +427,7 @@ static void prepare_current_point(const stage* s, int pair_index, tch_contact* c
     int k = nearest_memory_point(located, c->p_W);
     if (k >= 0) {
         warm_from_memory(&s->memory[pair_index]->points[k], cr);
+        located->matched[k] = true;
     }
 }
 
@@ -460,6 +464,9 @@ static int retain_points(stage* s, int pair_index, const memory_world* located,
     tch_vec3 n_W = deepest->n_W;
     tch_real gap = fmax(pair->params.margin, RETAIN_GAP);
     for (int k = 0; k < located->count && count < MEMORY_POINTS; ++k) {
+        if (located->matched[k]) {
+            continue; /* a current point is within MEMORY_MATCH_DISTANCE of it */
+        }
         tch_vec3 apart = tch_v3_sub(located->pa_W[k], located->pb_W[k]);
         tch_real depth = tch_v3_dot(apart, n_W);
         tch_real drift = tch_v3_norm(tch_v3_madd(apart, -depth, n_W));
@@ -509,9 +516,8 @@ static int recall_pair_memory(stage* s) {
 
 /* Kinetic energy of free body b with centre-of-mass velocity v and angular velocity w (world). */
 static tch_real kinetic_energy(const stage* s, int b, tch_vec3 v, tch_vec3 w) {
-    tch_mat3 I_W = tch_m3_rotate_tensor(s->d->body_R_WB[b], s->m->body_total_I_BCm[b]);
     return 0.5 * s->m->body_total_mass[b] * tch_v3_dot(v, v) +
-           0.5 * tch_v3_dot(w, tch_m3_mul_v3(I_W, w));
+           0.5 * tch_v3_dot(w, tch_m3_mul_v3(s->I_W[b], w));
 }
 
 /* Body velocities and inverse inertias from qvel (v*), and the kinetic energies of the step's
@@ -522,10 +528,12 @@ static int read_bodies(stage* s) {
     s->v = tch_arena_alloc(s->arena, nb * sizeof *s->v, "lcp v");
     s->w = tch_arena_alloc(s->arena, nb * sizeof *s->w, "lcp w");
     s->kinetic_start = tch_arena_alloc(s->arena, nb * sizeof *s->kinetic_start, "lcp energy");
+    s->I_W = tch_arena_alloc(s->arena, nb * sizeof *s->I_W, "lcp inertia");
     s->I_inv_W = tch_arena_alloc(s->arena, nb * sizeof *s->I_inv_W, "lcp inverse inertia");
     s->moved = tch_arena_alloc(s->arena, nb, "lcp moved");
     tch_real* qvel_start = tch_arena_alloc(s->arena, (size_t)m->nv * sizeof *qvel_start, "lcp v0");
-    if (!s->v || !s->w || !s->kinetic_start || !s->I_inv_W || !s->moved || !qvel_start) {
+    if (!s->v || !s->w || !s->kinetic_start || !s->I_W || !s->I_inv_W || !s->moved ||
+        !qvel_start) {
         return -1;
     }
     memset(s->moved, 0, nb);
@@ -535,6 +543,7 @@ static int read_bodies(stage* s) {
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
             tch_vec3 v0, w0;
+            s->I_W[b] = tch_m3_rotate_tensor(s->d->body_R_WB[b], m->body_total_I_BCm[b]);
             tch_free_body_com_velocity(m, s->d->qpos, qvel_start, b, &v0, &w0);
             s->kinetic_start[b] = kinetic_energy(s, b, v0, w0);
             tch_free_body_com_velocity(m, s->d->qpos, s->d->qvel, b, &s->v[b], &s->w[b]);
