@@ -11,6 +11,10 @@ struct tch_sparse_spd {
     int* key;                   /* [key_capacity]: the factor's name */
     int key_count;              /* -1: the factor has none */
     int key_capacity;
+    cholmod_dense* rhs;         /* the solves' right-hand side, solution and workspaces, kept */
+    cholmod_dense* solution;    /* between solves so that a solve allocates nothing once they */
+    cholmod_dense* work_y;      /* are large enough (cholmod_solve2) */
+    cholmod_dense* work_e;
 };
 
 tch_sparse_spd* tch_sparse_spd_create(void) {
@@ -35,6 +39,10 @@ tch_sparse_spd* tch_sparse_spd_create(void) {
 void tch_sparse_spd_destroy(tch_sparse_spd* context) {
     if (context) {
         cholmod_free_factor(&context->factor, &context->common);
+        cholmod_free_dense(&context->rhs, &context->common);
+        cholmod_free_dense(&context->solution, &context->common);
+        cholmod_free_dense(&context->work_y, &context->common);
+        cholmod_free_dense(&context->work_e, &context->common);
         cholmod_finish(&context->common);
         free(context->key);
         free(context);
@@ -76,6 +84,20 @@ static tch_status factorize(tch_sparse_spd* context, const tch_sparse_triplets* 
     return status;
 }
 
+/* The context's right-hand side as an n x 1 matrix, grown when smaller; NULL when out of
+ * memory. */
+static cholmod_dense* right_hand_side(tch_sparse_spd* context, int n) {
+    if (!context->rhs || context->rhs->nzmax < (size_t)n) {
+        cholmod_free_dense(&context->rhs, &context->common);
+        context->rhs = cholmod_allocate_dense((size_t)n, 1, (size_t)n, CHOLMOD_REAL,
+                                              &context->common);
+    }
+    if (context->rhs) {
+        context->rhs->nrow = context->rhs->d = (size_t)n;
+    }
+    return context->rhs;
+}
+
 /* x = L⁻ᵀ L⁻¹ b with the context's factor. */
 tch_status tch_sparse_spd_solve_with_factor(tch_sparse_spd* context, int n, const tch_real* b,
                                             tch_real* x) {
@@ -83,19 +105,17 @@ tch_status tch_sparse_spd_solve_with_factor(tch_sparse_spd* context, int n, cons
     if (!context->factor || context->factor->n != (size_t)n) {
         return TCH_ERR_INVALID_ARGUMENT;
     }
-    cholmod_dense* rhs = cholmod_allocate_dense((size_t)n, 1, (size_t)n, CHOLMOD_REAL, cc);
+    cholmod_dense* rhs = right_hand_side(context, n);
     if (!rhs) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
     memcpy(rhs->x, b, (size_t)n * sizeof *b);
-    cholmod_dense* solution = cholmod_solve(CHOLMOD_A, context->factor, rhs, cc);
-    tch_status status = solution ? TCH_OK : TCH_ERR_OUT_OF_MEMORY;
-    if (solution) {
-        memcpy(x, solution->x, (size_t)n * sizeof *x);
+    if (!cholmod_solve2(CHOLMOD_A, context->factor, rhs, NULL, &context->solution, NULL,
+                        &context->work_y, &context->work_e, cc)) {
+        return TCH_ERR_OUT_OF_MEMORY;
     }
-    cholmod_free_dense(&solution, cc);
-    cholmod_free_dense(&rhs, cc);
-    return status;
+    memcpy(x, context->solution->x, (size_t)n * sizeof *x);
+    return TCH_OK;
 }
 
 tch_status tch_sparse_spd_solve(tch_sparse_spd* context, const tch_sparse_triplets* a,
