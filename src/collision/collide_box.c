@@ -61,12 +61,15 @@ static tch_real projected_radius(tch_vec3 half, tch_vec3 L) {
 }
 
 /* The axis L (A's frame; L_B = R^T L, the same in B's frame) oriented from A towards B, with
- * its separation. */
-static sat_axis make_axis(tch_vec3 L, tch_vec3 L_B, tch_vec3 a, tch_vec3 b, tch_vec3 t,
-                          int edge_a, int edge_b) {
+ * its separation, written to *axis. */
+static void make_axis(tch_vec3 L, tch_vec3 L_B, tch_vec3 a, tch_vec3 b, tch_vec3 t, int edge_a,
+                      int edge_b, sat_axis* axis) {
     const tch_real along = tch_v3_dot(t, L);
     const tch_real r = projected_radius(a, L) + projected_radius(b, L_B);
-    return (sat_axis){along < 0 ? tch_v3_neg(L) : L, fabs(along) - r, edge_a, edge_b};
+    axis->L = along < 0 ? tch_v3_neg(L) : L;
+    axis->separation = fabs(along) - r;
+    axis->edge_a = edge_a;
+    axis->edge_b = edge_b;
 }
 
 /* Whether unit L (in a box's frame) is farther than sin(angle) ~ angle from every face normal
@@ -79,42 +82,83 @@ static tch_real largest_half(tch_vec3 h) {
     return fmax(h.x, fmax(h.y, h.z));
 }
 
-/* The face and edge axes; past the face axes only when they leave the boxes within margin. */
-static sat_result separating_axes(tch_vec3 a, tch_vec3 b, tch_mat3 R, tch_vec3 t,
-                                  tch_real margin) {
-    /* A's face normals e_k are row k of R in B's frame */
-    sat_result sat = {make_axis(tch_v3(1, 0, 0), tch_m3_row(R, 0), a, b, t, -1, -1),
-                      {tch_v3_zero(), -INFINITY, -1, -1}, -INFINITY};
+/* A's face normals e_k in A's frame. */
+static const tch_vec3 unit_axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+
+/* R^T v from the columns c of R: (c_0 . v, c_1 . v, c_2 . v), the sums of tch_m3_tmul_v3. */
+static tch_vec3 transpose_times(const tch_vec3 c[3], tch_vec3 v) {
+    return tch_v3(tch_v3_dot(c[0], v), tch_v3_dot(c[1], v), tch_v3_dot(c[2], v));
+}
+
+/* The best of the 6 face axes (the first of equals) in sat->face; c holds R's columns, B's
+ * face normals in A's frame (A's face normal e_k is row k of R in B's frame). */
+static void face_axes(tch_vec3 a, tch_vec3 b, const tch_vec3 c[3], tch_vec3 t, sat_result* sat) {
+    make_axis(unit_axes[0], tch_v3(c[0].x, c[1].x, c[2].x), a, b, t, -1, -1, &sat->face);
+    sat_axis axis;
     for (int k = 1; k < 6; ++k) {
-        tch_vec3 L = k < 3 ? tch_m3_col(tch_m3_identity(), k) : tch_m3_col(R, k - 3);
-        tch_vec3 L_B = k < 3 ? tch_m3_row(R, k) : tch_m3_tmul_v3(R, L);
-        sat_axis axis = make_axis(L, L_B, a, b, t, -1, -1);
-        if (axis.separation > sat.face.separation) {
-            sat.face = axis;
+        const tch_vec3 L = k < 3 ? unit_axes[k] : c[k - 3];
+        const tch_vec3 L_B =
+            k < 3 ? tch_v3(tch_v3_get(c[0], k), tch_v3_get(c[1], k), tch_v3_get(c[2], k))
+                  : transpose_times(c, L);
+        make_axis(L, L_B, a, b, t, -1, -1, &axis);
+        if (axis.separation > sat->face.separation) {
+            sat->face = axis;
         }
     }
-    sat.separation = sat.face.separation;
-    if (sat.face.separation > margin) {
-        return sat; /* apart: the edge axes can only separate more */
+}
+
+/* The 9 edge axes e_i x c_j: the best one far enough from the face normals in sat->edge and
+ * the largest separation in sat->separation. Stops at the first axis that separates by more
+ * than margin: the boxes are then apart whatever the rest. The lengths and their reciprocals
+ * are taken for all 9 axes first, so that the square roots and divisions overlap instead of
+ * each waiting for the one before. */
+static void edge_axes(tch_vec3 a, tch_vec3 b, const tch_vec3 c[3], tch_vec3 t, tch_real margin,
+                      sat_result* sat) {
+    tch_vec3 L[9];
+    tch_real length[9];
+    tch_real inverse[9];
+    for (int n = 0; n < 9; ++n) {
+        L[n] = tch_v3_cross(unit_axes[n / 3], c[n % 3]);
     }
-    for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) {
-            tch_vec3 L = tch_v3_cross(tch_m3_col(tch_m3_identity(), i), tch_m3_col(R, j));
-            const tch_real length = tch_v3_norm(L);
-            if (length < 1e-6) {
-                continue; /* parallel edges: the face axes already cover this direction */
-            }
-            const tch_vec3 unit = tch_v3_scale(L, 1 / length);
-            const tch_vec3 unit_B = tch_m3_tmul_v3(R, unit);
-            sat_axis axis = make_axis(unit, unit_B, a, b, t, i, j);
-            sat.separation = fmax(sat.separation, axis.separation);
-            if (axis.separation > sat.edge.separation && off_face_normals(unit, edge_min_angle) &&
-                off_face_normals(unit_B, edge_min_angle)) {
-                sat.edge = axis;
-            }
+    for (int n = 0; n < 9; ++n) {
+        length[n] = tch_v3_norm(L[n]);
+    }
+    for (int n = 0; n < 9; ++n) {
+        inverse[n] = 1 / length[n];
+    }
+    sat_axis axis;
+    for (int n = 0; n < 9; ++n) {
+        if (length[n] < 1e-6) {
+            continue; /* parallel edges: the face axes already cover this direction */
+        }
+        const tch_vec3 unit = tch_v3_scale(L[n], inverse[n]);
+        const tch_vec3 unit_B = transpose_times(c, unit);
+        make_axis(unit, unit_B, a, b, t, n / 3, n % 3, &axis);
+        if (axis.separation > margin) {
+            sat->separation = axis.separation;
+            return;
+        }
+        if (axis.separation > sat->separation) {
+            sat->separation = axis.separation;
+        }
+        if (axis.separation > sat->edge.separation && off_face_normals(unit, edge_min_angle) &&
+            off_face_normals(unit_B, edge_min_angle)) {
+            sat->edge = axis;
         }
     }
-    return sat;
+}
+
+/* The face and edge axes; past the face axes only when they leave the boxes within margin.
+ * c holds the columns of R = R_AB. */
+static void separating_axes(tch_vec3 a, tch_vec3 b, const tch_vec3 c[3], tch_vec3 t,
+                            tch_real margin, sat_result* sat) {
+    sat->edge = (sat_axis){tch_v3_zero(), -INFINITY, -1, -1};
+    face_axes(a, b, c, t, sat);
+    sat->separation = sat->face.separation;
+    if (sat->face.separation > margin) {
+        return; /* apart: the edge axes can only separate more */
+    }
+    edge_axes(a, b, c, t, margin, sat);
 }
 
 /* Whether the edge axis beats the face axis by the face bias (see the top of the file). */
@@ -157,7 +201,10 @@ int tch_collide_box_box(const tch_shape* a, const tch_shape* b, tch_transform X_
                         tch_real margin, tch_manifold_point* out) {
     const tch_vec3 ha = tch_v3(a->size[0], a->size[1], a->size[2]);
     const tch_vec3 hb = tch_v3(b->size[0], b->size[1], b->size[2]);
-    const sat_result sat = separating_axes(ha, hb, tch_q_to_mat3(X_AB.q), X_AB.p, margin);
+    const tch_mat3 R = tch_q_to_mat3(X_AB.q);
+    const tch_vec3 columns[3] = {tch_m3_col(R, 0), tch_m3_col(R, 1), tch_m3_col(R, 2)};
+    sat_result sat;
+    separating_axes(ha, hb, columns, X_AB.p, margin, &sat);
     if (!(sat.separation <= margin)) {
         return 0;
     }

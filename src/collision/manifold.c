@@ -34,7 +34,10 @@ static tch_real area_added(tch_vec3 a, tch_vec3 b, tch_vec3 c, tch_vec3 q) {
     tch_real added = -INFINITY;
     for (int e = 0; e < 3; ++e) {
         tch_vec3 w = tch_v3_cross(tch_v3_sub(q, u[e]), tch_v3_sub(v[e], u[e]));
-        added = fmax(added, tch_v3_dot(N, w));
+        const tch_real edge = tch_v3_dot(N, w);
+        if (edge > added) {
+            added = edge; /* fmax, inline: a NaN is skipped */
+        }
     }
     return added;
 }
@@ -209,16 +212,25 @@ static int best_face(const tch_polytope* poly, tch_vec3 dir, tch_real* alignment
 
 enum { CLIP_CAPACITY = 64 };
 
-/* Sutherland-Hodgman (1974), one plane: keeps the part of polygon in[0..n) with
- * normal . x <= offset. Returns the new vertex count (at most n + 1). */
+/* Index after k in a loop of n. */
+static int next_in_loop(int k, int n) {
+    return k + 1 < n ? k + 1 : 0;
+}
+
+/* Sutherland-Hodgman (1974), one plane: keeps the part of polygon in[0..n) (n > 0) with
+ * normal . x <= offset. Returns the new vertex count (at most n + 1). Each vertex's distance
+ * to the plane is computed once. */
 static int clip_by_plane(const tch_vec3* in, int n, tch_vec3 normal, tch_real offset,
                          tch_vec3* out) {
     int count = 0;
+    const tch_real d_first = tch_v3_dot(normal, in[0]) - offset;
+    tch_real dn = d_first;
     for (int k = 0; k < n; ++k) {
+        const int k_next = next_in_loop(k, n);
         const tch_vec3 cur = in[k];
-        const tch_vec3 next = in[(k + 1) % n];
-        const tch_real dc = tch_v3_dot(normal, cur) - offset;
-        const tch_real dn = tch_v3_dot(normal, next) - offset;
+        const tch_vec3 next = in[k_next];
+        const tch_real dc = dn;
+        dn = k_next == 0 ? d_first : tch_v3_dot(normal, next) - offset;
         if (dc <= 0) {
             out[count++] = cur;
         }
@@ -251,7 +263,7 @@ static int clip_against_reference(const tch_polytope* ref, int ref_face, const t
     int current = 0;
     for (int k = 0; k < ref_n && n > 0; ++k) {
         const tch_vec3 v0 = ref->vertices[ref->face_vertices[ref_begin + k]];
-        const tch_vec3 v1 = ref->vertices[ref->face_vertices[ref_begin + (k + 1) % ref_n]];
+        const tch_vec3 v1 = ref->vertices[ref->face_vertices[ref_begin + next_in_loop(k, ref_n)]];
         /* outward side normal of a counter-clockwise edge: (v1 - v0) x n */
         const tch_vec3 side = tch_v3_cross(tch_v3_sub(v1, v0), n_ref);
         n = clip_by_plane(buffers[current], n, side, tch_v3_dot(side, v0), buffers[1 - current]);
