@@ -135,6 +135,33 @@ TCH_API void tch_data_reset(const tch_model* model, tch_data* data);
 TCH_API tch_status tch_data_reset_key(const tch_model* model, tch_data* data, int key,
                                       tch_error* err);
 
+/// A contact island's complementarity problem as the `lcp` model posed it in a step, with the
+/// impulses it applied: w = M z + q (velocities, m/s; impulses, N s). With bounds (the paths
+/// TCH_CONSTRAINT_PGS and TCH_CONSTRAINT_NORMAL_PGS) it is the box MLCP of the Jacobian rows
+/// (each normal row, lo 0 and hi +inf; each friction row, lo -mu and hi mu times its normal
+/// row's impulse, normal_index): z_i = P_[lo_i, hi_i](z_i - w_i). Without (the Lemke paths) it
+/// is the Stewart-Trinkle LCP with the cone edges and the lambda rows: 0 <= z ⊥ w >= 0.
+/// docs/contact-lcp.md, "Island problems".
+typedef struct tch_island_problem {
+    int n;                     ///< unknowns
+    const tch_real* matrix;    ///< [n * n] M, row-major
+    const tch_real* q;         ///< [n]
+    const tch_real* lo;        ///< [n] box form, or NULL (LCP)
+    const tch_real* hi;        ///< [n] box form, or NULL (LCP)
+    const int* normal_index;   ///< [n] box form (-1: fixed bounds), or NULL (LCP)
+    const tch_real* z;         ///< [n] the impulses applied
+    tch_constraint_path path;  ///< the attempt that was applied
+    tch_real residual;         ///< its natural-map residual as the stage measured it, m/s
+} tch_island_problem;
+
+/// Receives every island problem the `lcp` model solves; the arrays are valid during the call.
+typedef void (*tch_island_observer)(const tch_island_problem* problem, void* user);
+
+/// Calls `observer` for every contact island the `lcp` model solves in later steps of `data`
+/// (NULL: none, the default). For tests, solver research and export: forming the dense matrix
+/// costs O(n^2) per island and step.
+TCH_API void tch_data_observe_islands(tch_data* data, tch_island_observer observer, void* user);
+
 /// Kinetic plus gravitational potential energy of all free bodies, J (contact potential
 /// energy excluded).
 TCH_API tch_real tch_data_energy(const tch_model* model, const tch_data* data);

@@ -127,6 +127,8 @@ static int is_constraint_pair(const tch_pair_result* pair) {
 int tch_constraint_workspace_init(tch_constraint_workspace* ws, const tch_model* m) {
     ws->island_parent = calloc((size_t)m->body_count, sizeof *ws->island_parent);
     ws->subspace = tch_sparse_spd_create();
+    ws->observer = NULL;
+    ws->observer_user = NULL;
     return ws->island_parent && ws->subspace ? 0 : -1;
 }
 
@@ -835,6 +837,8 @@ typedef struct island_solution {
     tch_real kinetic_change;
     tch_lcp_result result;
     bool in_velocities;         /* the stage's velocities include z (the row solver's) */
+    const tch_real* lemke_M;    /* Lemke's problem (n x n and n), or NULL */
+    const tch_real* lemke_q;
 } island_solution;
 
 /* Applies the solution: velocities (unless they have it), forces p / h on the contacts, pairs
@@ -874,6 +878,8 @@ static tch_status solve_dense(stage* s, const contact_rows* cr, island_solution*
         return TCH_ERR_OUT_OF_MEMORY;
     }
     build_problem(s, cr, &x->L, x->rows, M, q);
+    x->lemke_M = M;
+    x->lemke_q = q;
     tch_status status = solve_lemke(s, &x->L, M, q, x->z, &x->result);
     x->kinetic_change = 0;
     for (int i = 0; i < x->L.nr; ++i) {
@@ -929,6 +935,7 @@ static tch_status solve_island_with(stage* s, int k, island_solver solver, int s
     x->result = (tch_lcp_result){TCH_OK, TCH_LCP_SOLVED, 0, 0};
     x->kinetic_change = 0;
     x->in_velocities = false;
+    x->lemke_M = x->lemke_q = NULL;
     if (layout_island(s, cr, nc, solver, &x->L) != 0) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
@@ -967,6 +974,58 @@ static int acceptable(const contact_rows* cr, tch_status status, const island_so
                       tch_real accept) {
     return (status == TCH_OK || status == TCH_ERR_NUMERICAL) && x->result.residual <= accept &&
            adds_no_energy(cr, x, accept);
+}
+
+/* The box MLCP of an applied row-solver attempt, for the observer: M = A = J M⁻¹ Jᵀ over the
+ * rows, q = w - A z from the row velocities w = J v+ + rhs after the attempt. */
+static int box_problem(stage* s, const contact_rows* cr, const island_solution* x,
+                       tch_island_problem* out) {
+    const island_layout* L = &x->L;
+    size_t n = (size_t)L->nr;
+    tch_real* A = tch_arena_alloc(s->arena, n * n * sizeof *A, "observed matrix");
+    tch_real* q = tch_arena_alloc(s->arena, 3 * n * sizeof *q, "observed q");
+    int* normal_index = tch_arena_alloc(s->arena, n * sizeof *normal_index, "observed index");
+    if (!A || !q || !normal_index) {
+        return -1;
+    }
+    tch_real *lo = q + n, *hi = lo + n;
+    for (size_t i = 0; i < n; ++i) {
+        tch_real w = row_velocity(s, &x->rows[i]) - ((int)i < L->nc ? cr[i].bias : 0);
+        for (size_t j = 0; j < n; ++j) {
+            A[i * n + j] = tch_row_coupling(&x->rows[i], &x->rows[j]);
+            w -= A[i * n + j] * x->z[j];
+        }
+        q[i] = w;
+        lo[i] = 0, hi[i] = INFINITY, normal_index[i] = -1;
+    }
+    for (int i = 0; i < L->nc; ++i) {
+        for (int f = L->friction_start[i]; f < L->friction_start[i] + L->edges[i]; ++f) {
+            lo[f] = -L->mu[i], hi[f] = L->mu[i], normal_index[f] = i;
+        }
+    }
+    *out = (tch_island_problem){L->nr, A, q, lo, hi, normal_index, x->z, 0, 0};
+    return 0;
+}
+
+/* Hands the applied attempt's problem to the user's observer (tch_data_observe_islands). */
+static void report_island(stage* s, const contact_rows* cr, const island_solution* x,
+                          island_solver solver) {
+    const tch_constraint_workspace* ws = &s->d->internal->constraint;
+    if (!ws->observer) {
+        return;
+    }
+    tch_island_problem problem = {x->L.n, x->lemke_M, x->lemke_q, NULL, NULL, NULL, x->z, 0, 0};
+    if (!is_lemke(solver) && box_problem(s, cr, x, &problem) != 0) {
+        return; /* out of memory: this island is not reported */
+    }
+    problem.path = (tch_constraint_path)solver;
+    problem.residual = x->result.residual;
+    ws->observer(&problem, ws->observer_user);
+}
+
+void tch_data_observe_islands(tch_data* d, tch_island_observer observer, void* user) {
+    d->internal->constraint.observer = observer;
+    d->internal->constraint.observer_user = user;
 }
 
 /* With the `pgs` solver, an island whose Lemke problem has more unknowns than this skips the
@@ -1026,6 +1085,7 @@ static void solve_island(stage* s, int k) {
             d->constraint_path_islands[solver]++;
             d->constraint_residual = fmax(d->constraint_residual, x.result.residual);
             apply_solution(s, cr, &x);
+            report_island(s, cr, &x, solver);
         } else {
             withdraw(s, &x);
         }

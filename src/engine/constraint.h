@@ -24,11 +24,13 @@
 #include "solver/sparse_spd.h"
 #include "touche/data.h"
 
-/* Persistent scratch sized by the model: the island union-find, and the sparse Cholesky context
- * of the row solver's subspace steps (engine/constraint_pgs.h). */
+/* Persistent scratch sized by the model: the island union-find, the sparse Cholesky context of
+ * the row solver's subspace steps (engine/constraint_pgs.h), and the user's island observer. */
 typedef struct tch_constraint_workspace {
     int* island_parent;   /* [body_count] union-find parent of each free root */
     tch_sparse_spd* subspace;
+    tch_island_observer observer;   /* tch_data_observe_islands, or NULL */
+    void* observer_user;
 } tch_constraint_workspace;
 
 /* Returns 0, or -1 when out of memory. */
