@@ -78,6 +78,19 @@ PY
 }
 check "the launched box stops after v^2/(2 mu g)" box_slide_stops
 
+cradle_passes_momentum() {
+  "$touche" run "$root/examples/newton_cradle.xml" --key launch --duration 0.5 --out "$work/cradle" \
+    2>/dev/null || return 1
+  /usr/bin/python3 - "$work/cradle/trajectory.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+last = {r["body"]: float(r["vx"]) for r in rows}
+assert abs(last["ball5"] - 1.0) < 0.03, last        # the last ball leaves at the first's speed
+assert all(abs(last[b]) < 0.03 for b in ("ball1", "ball2", "ball3", "ball4")), last
+PY
+}
+check "the lcp Newton's cradle passes the first ball's momentum to the last" cradle_passes_momentum
+
 export_round_trip() {
   "$touche" export-mjcf "$root/examples/stack13.xml" "$work/plain.xml" 2>/dev/null || return 1
   ! grep -q "touche" "$work/plain.xml" || return 1
