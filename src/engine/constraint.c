@@ -522,8 +522,8 @@ static tch_real kinetic_energy(const stage* s, int b, tch_vec3 v, tch_vec3 w) {
            0.5 * tch_v3_dot(w, tch_m3_mul_v3(s->I_W[b], w));
 }
 
-/* Body velocities and inverse inertias from qvel (v*), and the kinetic energies of the step's
- * start from v = v* - h qacc (semi-implicit Euler has just added h qacc). */
+/* Body velocities and inertias from qvel (v*), and the kinetic energies of the step's start
+ * from the velocities the step started from (data->body_v_WCm, body_w_W). */
 static int read_bodies(stage* s) {
     const tch_model* m = s->m;
     size_t nb = (size_t)m->body_count;
@@ -533,23 +533,16 @@ static int read_bodies(stage* s) {
     s->I_W = tch_arena_alloc(s->arena, nb * sizeof *s->I_W, "lcp inertia");
     s->I_inv_W = tch_arena_alloc(s->arena, nb * sizeof *s->I_inv_W, "lcp inverse inertia");
     s->moved = tch_arena_alloc(s->arena, nb, "lcp moved");
-    tch_real* qvel_start = tch_arena_alloc(s->arena, (size_t)m->nv * sizeof *qvel_start, "lcp v0");
-    if (!s->v || !s->w || !s->kinetic_start || !s->I_W || !s->I_inv_W || !s->moved ||
-        !qvel_start) {
+    if (!s->v || !s->w || !s->kinetic_start || !s->I_W || !s->I_inv_W || !s->moved) {
         return -1;
     }
     memset(s->moved, 0, nb);
-    for (int i = 0; i < m->nv; ++i) {
-        qvel_start[i] = s->d->qvel[i] - s->h * s->d->qacc[i];
-    }
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
-            tch_vec3 v0, w0;
             s->I_W[b] = tch_m3_rotate_tensor(s->d->body_R_WB[b], m->body_total_I_BCm[b]);
-            tch_free_body_com_velocity(m, s->d->qpos, qvel_start, b, &v0, &w0);
-            s->kinetic_start[b] = kinetic_energy(s, b, v0, w0);
-            tch_free_body_com_velocity(m, s->d->qpos, s->d->qvel, b, &s->v[b], &s->w[b]);
             s->I_inv_W[b] = tch_m3_rotate_tensor(s->d->body_R_WB[b], m->body_total_I_inv[b]);
+            s->kinetic_start[b] = kinetic_energy(s, b, s->d->body_v_WCm[b], s->d->body_w_W[b]);
+            tch_free_body_com_velocity(m, s->d->qpos, s->d->qvel, b, &s->v[b], &s->w[b]);
         }
     }
     return 0;
