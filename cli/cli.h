@@ -53,6 +53,19 @@ int cli_open_session(const cli_options* options, int with_data, cli_session* ses
 /* Frees what the session holds. */
 void cli_close_session(cli_session* session);
 
+/* A file written under a temporary name (PATH.tmpPID) and renamed into place only when complete,
+ * so that a failed or interrupted command leaves no half-written file. */
+typedef struct cli_output_file {
+    char final_path[1024];
+    char temp_path[1040];
+    FILE* f;
+} cli_output_file;
+
+/* Opens PATH's temporary file; returns 0 after printing why it could not. */
+int cli_open_output(cli_output_file* o, const char* path, const char* command);
+/* Closes; renames into place when `keep`, else removes. Returns 0 on a write error. */
+int cli_finish_output(cli_output_file* o, int keep, const char* command);
+
 /* Monotonic wall-clock time, s. */
 double cli_now_seconds(void);
 
@@ -76,3 +89,4 @@ int cli_cmd_query(const cli_options* options);
 int cli_cmd_speed(const cli_options* options);
 int cli_cmd_export(const cli_options* options);
 int cli_cmd_mesh(const cli_options* options);
+int cli_cmd_islands(const cli_options* options);

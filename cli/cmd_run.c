@@ -23,33 +23,11 @@ static void on_interrupt(int sig) {
     interrupted = 1;
 }
 
-typedef struct output_file {
-    char final_path[1024];
-    char temp_path[1040];
-    FILE* f;
-} output_file;
-
-static int open_output(output_file* o, const char* dir, const char* name) {
-    snprintf(o->final_path, sizeof o->final_path, "%s/%s", dir, name);
-    snprintf(o->temp_path, sizeof o->temp_path, "%s.tmp%ld", o->final_path, (long)getpid());
-    o->f = fopen(o->temp_path, "w");
-    if (!o->f) {
-        fprintf(stderr, "touche run: cannot write %s: %s\n", o->temp_path, strerror(errno));
-        return 0;
-    }
-    return 1;
-}
-
-/* Closes; renames into place when `keep`, else removes. Returns 0 on a write error. */
-static int finish_output(output_file* o, int keep) {
-    if (!o->f) return 1;
-    int ok = !ferror(o->f);
-    ok &= fclose(o->f) == 0;
-    o->f = NULL;
-    if (keep && ok && rename(o->temp_path, o->final_path) == 0) return 1;
-    remove(o->temp_path);
-    if (keep) fprintf(stderr, "touche run: could not complete %s\n", o->final_path);
-    return !keep;
+/* DIR/name, written under a temporary name (cli_open_output). */
+static int open_output(cli_output_file* o, const char* dir, const char* name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return cli_open_output(o, path, "run");
 }
 
 static int make_dir(const char* dir) {
@@ -85,6 +63,10 @@ static void write_trajectory_rows(FILE* f, const tch_model* m, const tch_data* d
 /* Names of the constraint paths (tch_constraint_path) in the outputs. */
 static const char* const PATH_NAMES[TCH_CONSTRAINT_PATH_COUNT] = {"lemke", "pgs", "normal_lemke",
                                                                   "normal_pgs"};
+
+const char* cli_constraint_path_name(tch_constraint_path path) {
+    return path >= 0 && path < TCH_CONSTRAINT_PATH_COUNT ? PATH_NAMES[path] : "?";
+}
 
 void cli_json_constraint(FILE* f, const tch_data* d) {
     if (d->constraint_island_count == 0) {
@@ -223,7 +205,7 @@ int cli_cmd_run(const cli_options* options) {
     tch_data* data = session.data;
     if (code == EXIT_OK && !make_dir(o.out_dir)) code = EXIT_BAD_INPUT;
     if (code == EXIT_OK && o.vtk_dir && !make_dir(o.vtk_dir)) code = EXIT_BAD_INPUT;
-    output_file traj = {0}, contacts = {0};
+    cli_output_file traj = {0}, contacts = {0};
     if (code == EXIT_OK && (!open_output(&traj, o.out_dir, "trajectory.csv") ||
                             !open_output(&contacts, o.out_dir, "contacts.jsonl"))) {
         code = EXIT_BAD_INPUT;
@@ -236,7 +218,9 @@ int cli_cmd_run(const cli_options* options) {
         code = simulate(&o, model, data, traj.f, contacts.f, &stats);
     }
     int keep = code == EXIT_OK;
-    if (!finish_output(&traj, keep) || !finish_output(&contacts, keep)) code = EXIT_FAILURE_GENERIC;
+    if (!cli_finish_output(&traj, keep, "run") || !cli_finish_output(&contacts, keep, "run")) {
+        code = EXIT_FAILURE_GENERIC;
+    }
     if (code == EXIT_OK) print_summary(&o, model, data, &stats);
     cli_close_session(&session);
     return code;

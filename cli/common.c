@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -297,4 +298,27 @@ void cli_json_pairs(FILE* f, const tch_model* model, const tch_data* data) {
         json_pair(f, model, data, &data->pair_results[i]);
     }
     fprintf(f, "]");
+}
+
+int cli_open_output(cli_output_file* o, const char* path, const char* command) {
+    snprintf(o->final_path, sizeof o->final_path, "%s", path);
+    snprintf(o->temp_path, sizeof o->temp_path, "%s.tmp%ld", o->final_path, (long)getpid());
+    o->f = fopen(o->temp_path, "w");
+    if (!o->f) {
+        fprintf(stderr, "touche %s: cannot write %s: %s\n", command, o->temp_path,
+                strerror(errno));
+        return 0;
+    }
+    return 1;
+}
+
+int cli_finish_output(cli_output_file* o, int keep, const char* command) {
+    if (!o->f) return 1;
+    int ok = !ferror(o->f);
+    ok &= fclose(o->f) == 0;
+    o->f = NULL;
+    if (keep && ok && rename(o->temp_path, o->final_path) == 0) return 1;
+    remove(o->temp_path);
+    if (keep) fprintf(stderr, "touche %s: could not complete %s\n", command, o->final_path);
+    return !keep;
 }

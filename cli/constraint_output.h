@@ -1,5 +1,5 @@
 /* The constraint solve's diagnostics (lcp model) in the CLI's JSON outputs: run's
- * contacts.jsonl and query. Defined in cmd_run.c. */
+ * contacts.jsonl, query and islands. Defined in cmd_run.c. */
 #pragma once
 
 #include <stdio.h>
@@ -10,3 +10,6 @@
  * islands per solver path of the last step) when the step solved constraint islands; nothing
  * otherwise. */
 void cli_json_constraint(FILE* f, const tch_data* data);
+
+/* The name of a constraint path in the outputs ("lemke", "pgs", "normal_lemke", "normal_pgs"). */
+const char* cli_constraint_path_name(tch_constraint_path path);

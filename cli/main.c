@@ -16,6 +16,9 @@ static const cli_command commands[] = {
      "[--key NAME] [--contact MODEL] [--threads N]", cli_cmd_speed},
     {"export-mjcf", "write the scene as plain MJCF that MuJoCo loads",
      "touche export-mjcf SCENE OUT.xml [--keep-touche]", cli_cmd_export},
+    {"islands", "write the lcp model's island problems of a run as JSON lines",
+     "touche islands SCENE OUT.jsonl [--steps N] [--every N] [--dt S] [--key NAME] "
+     "[--contact MODEL]", cli_cmd_islands},
     {"mesh", "tetrahedralize a closed surface (gmsh or tetgen) into a .vtk or .msh with its pressure field",
      "touche mesh IN.obj|IN.stl OUT.vtk|OUT.msh", cli_cmd_mesh},
 };
@@ -36,7 +39,8 @@ static void print_command_help(const cli_command* c) {
            "options:\n"
            "  --duration S     simulated time, s (run: default 5)\n"
            "  --dt S           time step, s (default: the scene's)\n"
-           "  --every N        write every N-th step (run: default, every 10 ms of simulated time)\n"
+           "  --every N        write every N-th step (run: default, every 10 ms of simulated time;\n"
+           "                   islands: every step)\n"
            "  --out DIR        output directory (run: default ./out)\n"
            "  --vtk DIR        run: also write each written step's contact patches as VTK\n"
            "                   PolyData (DIR/patches_NNNNNN.vtk, point field 'pressure')\n"
@@ -44,7 +48,8 @@ static void print_command_help(const cli_command* c) {
            "  --contact MODEL  use MODEL (point, volume, pressure or lcp) for every pair\n"
            "  --threads N      threads a step may use (default 1); results are identical\n"
            "                   for every N\n"
-           "  --steps N        steps to time (speed: default 10000)\n"
+           "  --steps N        steps to time (speed: default 10000) or to run (islands:\n"
+           "                   default 1)\n"
            "  --keep-touche    keep touche's attributes (export-mjcf)\n",
            c->usage, c->summary);
 }

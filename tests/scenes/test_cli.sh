@@ -91,6 +91,36 @@ PY
 }
 check "the lcp Newton's cradle passes the first ball's momentum to the last" cradle_passes_momentum
 
+islands_residuals_recompute() {
+  "$touche" islands "$root/examples/stack13.xml" "$work/islands.jsonl" --steps 2 --contact lcp \
+    2>/dev/null || return 1
+  /usr/bin/python3 - "$work/islands.jsonl" <<'PY'
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert [(p["step"], p["island"]) for p in lines] == [(1, 0), (2, 0)], lines
+for p in lines:
+    n, M, q, z = p["n"], p["M"], p["q"], p["z"]
+    assert p["path"] == "pgs" and n == 156 and len(M) == n * n
+    worst = 0.0
+    for i in range(n):
+        w = q[i] + sum(M[i * n + j] * z[j] for j in range(n))
+        k = p["normal_index"][i]
+        scale = max(z[k], 0.0) if k >= 0 else 1.0
+        lo = p["lo"][i] * scale
+        hi = float("inf") if p["hi"][i] is None else p["hi"][i] * scale
+        worst = max(worst, abs(z[i] - min(max(z[i] - w, lo), hi)))
+    assert abs(worst - p["residual"]) <= 1e-12, (worst, p["residual"])
+PY
+}
+check "islands writes the lcp problems, whose residual recomputes" islands_residuals_recompute
+check "islands without an output file exits 2" exits_with 2 "$touche" islands "$root/examples/stack13.xml"
+islands_bad_scene_leaves_nothing() {
+  echo "<mujoco><worldbody><body>" >"$work/broken.xml"
+  "$touche" islands "$work/broken.xml" "$work/never.jsonl" 2>/dev/null
+  [[ $? -eq 2 && ! -e "$work/never.jsonl" ]] && ! ls "$work"/never.jsonl.tmp* >/dev/null 2>&1
+}
+check "islands on a broken scene exits 2 and writes nothing" islands_bad_scene_leaves_nothing
+
 export_round_trip() {
   "$touche" export-mjcf "$root/examples/stack13.xml" "$work/plain.xml" 2>/dev/null || return 1
   ! grep -q "touche" "$work/plain.xml" || return 1
