@@ -71,39 +71,34 @@ static tch_data* run(const tch_model* m, int steps, observed* o) {
     return d;
 }
 
-/* examples/stack13.xml, 300 steps with PGS (box form): one island per step, 156 rows (13 faces,
- * 4 corners, a normal and two friction rows each); the reported residual is the recomputed one
- * (to rounding) and within the model's tolerance, 1e-8. */
-static void test_stack_problems_box_form(void) {
-    tch_model* m = lcp_scene("examples/stack13.xml", TCH_LCP_SOLVER_PGS);
+/* examples/stack13.xml for `steps` steps with `solver`: one island per step, solved by `path`,
+ * of n unknowns; the reported residual is the recomputed one (to rounding) and within the
+ * model's tolerance, 1e-8. */
+static void check_stack_problems(tch_lcp_solver solver, int steps, tch_constraint_path path,
+                                 int n) {
+    tch_model* m = lcp_scene("examples/stack13.xml", solver);
     ENSURE(m != NULL);
     observed o = {0};
-    tch_data* d = run(m, 300, &o);
+    tch_data* d = run(m, steps, &o);
     ENSURE(d != NULL);
-    ENSURE(o.problems == 300);
-    ENSURE(o.path_count[TCH_CONSTRAINT_PGS] == 300);
-    ENSURE(o.largest_n == 156);
+    ENSURE(o.problems == steps);
+    ENSURE(o.path_count[path] == steps);
+    ENSURE(o.largest_n == n);
     ENSURE(o.largest_disagreement <= 1e-12);
     ENSURE(o.largest_residual <= 1e-8);
     tch_data_destroy(d);
     tch_model_destroy(m);
 }
 
-/* The same stack with Lemke (LCP form: 13 x 4 contacts, each a normal row, 4 cone edges and a
- * lambda row): the recomputed LCP residual min(z, w) agrees with the reported one. */
+/* PGS, the box form: 156 rows (13 faces, 4 corners, a normal and two friction rows each). */
+static void test_stack_problems_box_form(void) {
+    check_stack_problems(TCH_LCP_SOLVER_PGS, 300, TCH_CONSTRAINT_PGS, 156);
+}
+
+/* Lemke, the LCP form: 13 x 4 contacts, each a normal row, 4 cone edges and a lambda row; the
+ * recomputed residual is min(z, w). */
 static void test_stack_problems_lcp_form(void) {
-    tch_model* m = lcp_scene("examples/stack13.xml", TCH_LCP_SOLVER_LEMKE);
-    ENSURE(m != NULL);
-    observed o = {0};
-    tch_data* d = run(m, 40, &o);
-    ENSURE(d != NULL);
-    ENSURE(o.problems == 40);
-    ENSURE(o.path_count[TCH_CONSTRAINT_LEMKE] == 40);
-    ENSURE(o.largest_n == 13 * 4 * 6);
-    ENSURE(o.largest_disagreement <= 1e-12);
-    ENSURE(o.largest_residual <= 1e-8);
-    tch_data_destroy(d);
-    tch_model_destroy(m);
+    check_stack_problems(TCH_LCP_SOLVER_LEMKE, 40, TCH_CONSTRAINT_LEMKE, 13 * 4 * 6);
 }
 
 /* examples/pile100.xml, the first 0.2 s (the boxes land on each other; islands of up to 126
