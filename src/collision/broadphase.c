@@ -50,6 +50,8 @@ struct tch_broadphase {
     tch_pair* found;   /* pair buffer, grown on demand and kept */
     int found_count;
     int found_capacity;
+    tch_pair* by_b;    /* [found_capacity] the found pairs sorted by b, a step of their sort */
+    int* counts;       /* [count + 1] buckets of the counting sort */
 };
 
 /* ---- shared helpers ---- */
@@ -63,15 +65,23 @@ static int box_is_bounded(const tch_aabb* a) {
     return tch_v3_isfinite(a->lo) && tch_v3_isfinite(a->hi);
 }
 
-/* Appends (min, max) of i and j; returns -1 when the buffer cannot grow. */
+/* Reallocates *buffer to `capacity` pairs; -1 when out of memory (*buffer kept). */
+static int resize_pairs(tch_pair** buffer, int capacity) {
+    tch_pair* grown = realloc(*buffer, (size_t)capacity * sizeof *grown);
+    if (!grown) {
+        return -1;
+    }
+    *buffer = grown;
+    return 0;
+}
+
+/* Appends (min, max) of i and j; returns -1 when the buffers cannot grow. */
 static int push_pair(tch_broadphase* bp, int i, int j) {
     if (bp->found_count == bp->found_capacity) {
         int capacity = bp->found_capacity ? 2 * bp->found_capacity : 256;
-        tch_pair* grown = realloc(bp->found, (size_t)capacity * sizeof *grown);
-        if (!grown) {
+        if (resize_pairs(&bp->found, capacity) < 0 || resize_pairs(&bp->by_b, capacity) < 0) {
             return -1;
         }
-        bp->found = grown;
         bp->found_capacity = capacity;
     }
     bp->found[bp->found_count++] = i < j ? (tch_pair){i, j} : (tch_pair){j, i};
@@ -85,15 +95,6 @@ static int test_pair(tch_broadphase* bp, const tch_aabb* boxes, const unsigned c
         return 0;
     }
     return push_pair(bp, i, j);
-}
-
-static int compare_pairs(const void* pa, const void* pb) {
-    const tch_pair* a = pa;
-    const tch_pair* b = pb;
-    if (a->a != b->a) {
-        return a->a < b->a ? -1 : 1;
-    }
-    return (a->b > b->b) - (a->b < b->b);
 }
 
 static tch_real box_centre(const tch_aabb* a, int axis) {
@@ -386,7 +387,8 @@ tch_broadphase* tch_broadphase_create(tch_broadphase_method method, int count) {
     bp->unbounded = malloc(n * sizeof *bp->unbounded);
     bp->order = malloc(n * sizeof *bp->order);
     bp->nodes = malloc(2 * n * sizeof *bp->nodes);
-    if (!bp->bounded || !bp->unbounded || !bp->order || !bp->nodes) {
+    bp->counts = malloc((n + 1) * sizeof *bp->counts);
+    if (!bp->bounded || !bp->unbounded || !bp->order || !bp->nodes || !bp->counts) {
         tch_broadphase_destroy(bp);
         return NULL;
     }
@@ -402,6 +404,8 @@ void tch_broadphase_destroy(tch_broadphase* bp) {
     free(bp->order);
     free(bp->nodes);
     free(bp->found);
+    free(bp->by_b);
+    free(bp->counts);
     free(bp);
 }
 
@@ -428,6 +432,30 @@ static int run_method(tch_broadphase* bp, const tch_aabb* boxes, const unsigned 
     return status;
 }
 
+/* Stable counting sort of in[0..n) by their first (first != 0) or second box index, in
+ * [0, count), into out; counts has count + 1 entries. */
+static void counting_sort_pairs(const tch_pair* in, int n, int first, int count, int* counts,
+                                tch_pair* out) {
+    memset(counts, 0, (size_t)(count + 1) * sizeof *counts);
+    for (int k = 0; k < n; ++k) {
+        counts[(first ? in[k].a : in[k].b) + 1]++;
+    }
+    for (int i = 0; i < count; ++i) {
+        counts[i + 1] += counts[i];
+    }
+    for (int k = 0; k < n; ++k) {
+        out[counts[first ? in[k].a : in[k].b]++] = in[k];
+    }
+}
+
+/* The found pairs sorted by (a, b) into sorted: counting sorts by b, then (stable) by a, in
+ * O(pairs + boxes) instead of qsort's calls of a comparison function. The pairs are distinct,
+ * so this is the one sorted order. */
+static void sort_found(tch_broadphase* bp, tch_pair* sorted) {
+    counting_sort_pairs(bp->found, bp->found_count, 0, bp->count, bp->counts, bp->by_b);
+    counting_sort_pairs(bp->by_b, bp->found_count, 1, bp->count, bp->counts, sorted);
+}
+
 int tch_broadphase_find_pairs(tch_broadphase* bp, const tch_aabb* boxes,
                               const unsigned char* is_static, int count, tch_arena* arena,
                               tch_pair** pairs) {
@@ -438,16 +466,13 @@ int tch_broadphase_find_pairs(tch_broadphase* bp, const tch_aabb* boxes,
         unbounded_pairs(bp, boxes, is_static) < 0) {
         return -1;
     }
-    if (bp->found_count > 1) {
-        qsort(bp->found, (size_t)bp->found_count, sizeof *bp->found, compare_pairs);
-    }
     *pairs = tch_arena_alloc(arena, (size_t)bp->found_count * sizeof **pairs + 1,
                              "broad phase pairs");
     if (!*pairs) {
         return -1;
     }
     if (bp->found_count > 0) {
-        memcpy(*pairs, bp->found, (size_t)bp->found_count * sizeof **pairs);
+        sort_found(bp, *pairs);
     }
     return bp->found_count;
 }

@@ -69,18 +69,24 @@ int tch_collide_convex(const tch_shape* a, const tch_shape* b, tch_transform X_A
 
 /* ---- manifold.c ---- */
 
-/* Collects candidate points and keeps at most four of them by the manifold rules above. */
+/* Collects candidate points for `out` (TCH_MANIFOLD_CAPACITY points) and keeps at most four
+ * of them by the manifold rules above. Candidates that fit in out are collected there and
+ * reduced in place (nothing to copy); more go to the builder's own buffer, which is reduced
+ * whenever it fills up. */
 enum { TCH_MANIFOLD_BUILDER_CAPACITY = 32 };
 typedef struct tch_manifold_builder {
-    tch_manifold_point points[TCH_MANIFOLD_BUILDER_CAPACITY];
+    tch_manifold_point* points; /* out or buffer */
     int count;
+    tch_manifold_point buffer[TCH_MANIFOLD_BUILDER_CAPACITY];
 } tch_manifold_builder;
 
-void tch_manifold_builder_init(tch_manifold_builder* builder);
+/* Starts collecting at most `candidates` points (the number of add calls to come) for out. */
+void tch_manifold_builder_init(tch_manifold_builder* builder, tch_manifold_point* out,
+                               int candidates);
 /* Adds p when p.depth >= -margin. */
 void tch_manifold_builder_add(tch_manifold_builder* builder, tch_manifold_point p,
                               tch_real margin);
-/* Writes the reduced points (at most 4) to out and returns their count. */
+/* Leaves the reduced points (at most 4) in the out given to init and returns their count. */
 int tch_manifold_builder_finish(tch_manifold_builder* builder, tch_manifold_point* out);
 
 /* Points found with the roles swapped (frame B, normal from B into A) re-expressed in A's

@@ -38,7 +38,7 @@ static tch_manifold_point plane_point(tch_vec3 x) {
 static int plane_points(const tch_vec3* points_B, int count, tch_transform X_AB,
                         tch_real margin, tch_manifold_point* out) {
     tch_manifold_builder builder;
-    tch_manifold_builder_init(&builder);
+    tch_manifold_builder_init(&builder, out, count);
     for (int k = 0; k < count; ++k) {
         tch_manifold_builder_add(&builder, plane_point(tch_x_apply(X_AB, points_B[k])), margin);
     }
@@ -156,7 +156,7 @@ int tch_collide_rounded_rounded(const tch_shape* a, const tch_shape* b, tch_tran
         return 0;
     }
     tch_manifold_builder builder;
-    tch_manifold_builder_init(&builder);
+    tch_manifold_builder_init(&builder, out, 2);
     const tch_vec3 da = tch_v3_sub(pa1, pa0);
     const tch_vec3 db = tch_v3_sub(pb1, pb0);
     const tch_real cross2 = tch_v3_norm2(tch_v3_cross(da, db));

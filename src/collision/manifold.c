@@ -25,16 +25,32 @@ static int argmax_positive(const tch_real* scores, const tch_manifold_point* poi
     return best;
 }
 
-/* How much area q adds to triangle (a, b, c) with normal N = (b - a) x (c - a): the largest
- * over the edges of N . ((q - u) x (v - u)), positive only outside the triangle. */
-static tch_real area_added(tch_vec3 a, tch_vec3 b, tch_vec3 c, tch_vec3 q) {
-    const tch_vec3 N = tch_v3_cross(tch_v3_sub(b, a), tch_v3_sub(c, a));
-    const tch_vec3 u[3] = {a, b, c};
+/* Triangle (a, b, c) with normal N = (b - a) x (c - a), its corners u and edges v - u
+ * (v the next corner), set up once for the area_added of every candidate. */
+typedef struct triangle {
+    tch_vec3 N;
+    tch_vec3 u[3];
+    tch_vec3 edge[3];
+} triangle;
+
+static void triangle_init(tch_vec3 a, tch_vec3 b, tch_vec3 c, triangle* t) {
+    t->N = tch_v3_cross(tch_v3_sub(b, a), tch_v3_sub(c, a));
     const tch_vec3 v[3] = {b, c, a};
+    t->u[0] = a;
+    t->u[1] = b;
+    t->u[2] = c;
+    for (int e = 0; e < 3; ++e) {
+        t->edge[e] = tch_v3_sub(v[e], t->u[e]);
+    }
+}
+
+/* How much area q adds to the triangle: the largest over the edges of
+ * N . ((q - u) x (v - u)), positive only outside the triangle. */
+static tch_real area_added(const triangle* t, tch_vec3 q) {
     tch_real added = -INFINITY;
     for (int e = 0; e < 3; ++e) {
-        tch_vec3 w = tch_v3_cross(tch_v3_sub(q, u[e]), tch_v3_sub(v[e], u[e]));
-        const tch_real edge = tch_v3_dot(N, w);
+        tch_vec3 w = tch_v3_cross(tch_v3_sub(q, t->u[e]), t->edge[e]);
+        const tch_real edge = tch_v3_dot(t->N, w);
         if (edge > added) {
             added = edge; /* fmax, inline: a NaN is skipped */
         }
@@ -75,8 +91,10 @@ int tch_manifold_reduce(tch_manifold_point* points, int count) {
         }
         if ((pick[2] = argmax_positive(scores, points, count)) >= 0) {
             picked = 3;
+            triangle t;
+            triangle_init(flat[pick[0]], flat[pick[1]], flat[pick[2]], &t);
             for (int k = 0; k < count; ++k) {
-                scores[k] = area_added(flat[pick[0]], flat[pick[1]], flat[pick[2]], flat[k]);
+                scores[k] = area_added(&t, flat[k]);
             }
             if ((pick[3] = argmax_positive(scores, points, count)) >= 0) {
                 picked = 4;
@@ -93,7 +111,9 @@ int tch_manifold_reduce(tch_manifold_point* points, int count) {
     return picked;
 }
 
-void tch_manifold_builder_init(tch_manifold_builder* builder) {
+void tch_manifold_builder_init(tch_manifold_builder* builder, tch_manifold_point* out,
+                               int candidates) {
+    builder->points = candidates <= TCH_MANIFOLD_CAPACITY ? out : builder->buffer;
     builder->count = 0;
 }
 
@@ -102,6 +122,7 @@ void tch_manifold_builder_add(tch_manifold_builder* builder, tch_manifold_point 
     if (!(p.depth >= -margin)) {
         return;
     }
+    TCH_ASSERT(builder->points == builder->buffer || builder->count < TCH_MANIFOLD_CAPACITY);
     if (builder->count == TCH_MANIFOLD_BUILDER_CAPACITY) {
         builder->count = tch_manifold_reduce(builder->points, builder->count);
     }
@@ -110,8 +131,10 @@ void tch_manifold_builder_add(tch_manifold_builder* builder, tch_manifold_point 
 
 int tch_manifold_builder_finish(tch_manifold_builder* builder, tch_manifold_point* out) {
     const int count = tch_manifold_reduce(builder->points, builder->count);
-    for (int k = 0; k < count; ++k) {
-        out[k] = builder->points[k];
+    if (builder->points != out) {
+        for (int k = 0; k < count; ++k) {
+            out[k] = builder->points[k];
+        }
     }
     return count;
 }
@@ -242,11 +265,11 @@ static int clip_by_plane(const tch_vec3* in, int n, tch_vec3 normal, tch_real of
 }
 
 /* Clips face `inc_face` of `inc` (pose X_RI in the reference frame R) against face `ref_face`
- * of `ref`, adding the points (frame R, normal n_ref) to the builder. Returns -1 when the
- * faces have too many vertices to clip in the fixed buffers. */
+ * of `ref`: the reduced points (frame R, normal n_ref) in out, their count returned. Returns
+ * -1 when the faces have too many vertices to clip in the fixed buffers. */
 static int clip_against_reference(const tch_polytope* ref, int ref_face, const tch_polytope* inc,
                                   int inc_face, tch_transform X_RI, tch_real margin,
-                                  tch_manifold_builder* builder) {
+                                  tch_manifold_point* out) {
     const int ref_begin = ref->face_start[ref_face];
     const int ref_n = ref->face_start[ref_face + 1] - ref_begin;
     const int inc_begin = inc->face_start[inc_face];
@@ -270,14 +293,16 @@ static int clip_against_reference(const tch_polytope* ref, int ref_face, const t
         current = 1 - current;
     }
     const tch_real offset = tch_v3_dot(n_ref, ref->vertices[ref->face_vertices[ref_begin]]);
+    tch_manifold_builder builder;
+    tch_manifold_builder_init(&builder, out, n);
     for (int k = 0; k < n; ++k) {
         const tch_vec3 q = buffers[current][k];
         const tch_real depth = offset - tch_v3_dot(n_ref, q);
         /* q lies on the incident surface; the reference surface is depth along +n_ref */
         tch_manifold_point p = {tch_v3_madd(q, 0.5 * depth, n_ref), n_ref, depth};
-        tch_manifold_builder_add(builder, p, margin);
+        tch_manifold_builder_add(&builder, p, margin);
     }
-    return 0;
+    return tch_manifold_builder_finish(&builder, out);
 }
 
 int tch_polytope_clip(const tch_polytope* P, const tch_polytope* Q, tch_transform X_AB,
@@ -290,24 +315,20 @@ int tch_polytope_clip(const tch_polytope* P, const tch_polytope* Q, tch_transfor
     if (fmax(align_p, align_q) < min_alignment) {
         return 0;
     }
-    tch_manifold_builder builder;
-    tch_manifold_builder_init(&builder);
     tch_real unused = 0;
     if (align_p >= align_q) {
         const tch_vec3 n_ref_B = tch_q_inv_rotate(X_AB.q, P->face_normals[face_p]);
         const int inc = best_face(Q, tch_v3_neg(n_ref_B), &unused);
-        if (clip_against_reference(P, face_p, Q, inc, X_AB, margin, &builder) < 0) {
-            return 0;
-        }
-        return tch_manifold_builder_finish(&builder, out);
+        const int count = clip_against_reference(P, face_p, Q, inc, X_AB, margin, out);
+        return count < 0 ? 0 : count;
     }
     const tch_transform X_BA = tch_x_inverse(X_AB);
     const tch_vec3 n_ref_A = tch_q_rotate(X_AB.q, Q->face_normals[face_q]);
     const int inc = best_face(P, tch_v3_neg(n_ref_A), &unused);
-    if (clip_against_reference(Q, face_q, P, inc, X_BA, margin, &builder) < 0) {
+    const int count = clip_against_reference(Q, face_q, P, inc, X_BA, margin, out);
+    if (count < 0) {
         return 0;
     }
-    const int count = tch_manifold_builder_finish(&builder, out);
     tch_manifold_flip(out, count, X_AB);
     return count;
 }

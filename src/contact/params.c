@@ -10,15 +10,21 @@ enum { DERIVED_PERIOD_STEPS = 25 };
 /* Depth at which a derived Hunt-Crossley stiffness matches the linear one, m. */
 static const tch_real HUNT_CROSSLEY_REFERENCE_DEPTH = 1e-3;
 
+/* The fields of c that are unset take base's values: c becomes base overlaid by c. In place,
+ * as the per-pair lookup of every step uses it (the structs are large). */
+static void inherit_unset(tch_contact_params* c, const tch_contact_params* base) {
+    if (c->model == TCH_CONTACT_INHERIT) c->model = base->model;
+    if (c->law == TCH_POINT_LAW_INHERIT) c->law = base->law;
+    if (c->rigid == TCH_RIGIDITY_INHERIT) c->rigid = base->rigid;
+#define INHERIT_PARAM(field, positive, combine, doc) \
+    if (isnan(c->field)) c->field = base->field;
+    TCH_CONTACT_REAL_PARAMS(INHERIT_PARAM)
+#undef INHERIT_PARAM
+}
+
 tch_contact_params tch_contact_params_overlay(tch_contact_params base, tch_contact_params over) {
-    if (over.model != TCH_CONTACT_INHERIT) base.model = over.model;
-    if (over.law != TCH_POINT_LAW_INHERIT) base.law = over.law;
-    if (over.rigid != TCH_RIGIDITY_INHERIT) base.rigid = over.rigid;
-#define OVERLAY_PARAM(field, positive, combine, doc) \
-    if (!isnan(over.field)) base.field = over.field;
-    TCH_CONTACT_REAL_PARAMS(OVERLAY_PARAM)
-#undef OVERLAY_PARAM
-    return base;
+    inherit_unset(&over, &base);
+    return over;
 }
 
 typedef tch_real (*combine_rule)(tch_real, tch_real);
@@ -50,14 +56,20 @@ static int combine_enum(int a, int b, int inherit) {
     return inherit;
 }
 
-tch_contact_params tch_contact_params_combine(tch_contact_params a, tch_contact_params b) {
-    tch_contact_params c;
-    c.model = (tch_contact_model)combine_enum(a.model, b.model, TCH_CONTACT_INHERIT);
-    c.law = (tch_point_law)combine_enum(a.law, b.law, TCH_POINT_LAW_INHERIT);
-    c.rigid = TCH_RIGIDITY_INHERIT; /* a property of each geom, not of the pair */
-#define COMBINE_PARAM(field, positive, rule, doc) c.field = combine_value(a.field, b.field, rule);
+static void combine_into(const tch_contact_params* a, const tch_contact_params* b,
+                         tch_contact_params* c) {
+    c->model = (tch_contact_model)combine_enum(a->model, b->model, TCH_CONTACT_INHERIT);
+    c->law = (tch_point_law)combine_enum(a->law, b->law, TCH_POINT_LAW_INHERIT);
+    c->rigid = TCH_RIGIDITY_INHERIT; /* a property of each geom, not of the pair */
+#define COMBINE_PARAM(field, positive, rule, doc) \
+    c->field = combine_value(a->field, b->field, rule);
     TCH_CONTACT_REAL_PARAMS(COMBINE_PARAM)
 #undef COMBINE_PARAM
+}
+
+tch_contact_params tch_contact_params_combine(tch_contact_params a, tch_contact_params b) {
+    tch_contact_params c;
+    combine_into(&a, &b, &c);
     return c;
 }
 
@@ -89,52 +101,67 @@ static tch_real derived_damping(tch_point_law law, tch_real stiffness, tch_real 
     return law == TCH_POINT_LAW_LINEAR ? 2 * sqrt(stiffness * mass) : 0;
 }
 
-tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_params c,
-                                           int geom_a, int geom_b) {
-    c = tch_contact_params_overlay(model->contact_default, c);
-    tch_real mass = tch_contact_pair_mass(model, geom_a, geom_b);
-    bool stiffness_derived = isnan(c.stiffness), damping_derived = isnan(c.damping);
+/* tch_contact_params_resolve with c completed in place and the result written to *p. */
+static void resolve_into(const tch_model* model, tch_contact_params* c, int geom_a, int geom_b,
+                         tch_pair_params* p) {
+    inherit_unset(c, &model->contact_default);
+    bool stiffness_derived = isnan(c->stiffness), damping_derived = isnan(c->damping);
+    tch_real mass = stiffness_derived || damping_derived
+                        ? tch_contact_pair_mass(model, geom_a, geom_b)
+                        : NAN; /* only derived values need it */
     if (stiffness_derived) {
-        c.stiffness = derived_stiffness(model, c.law, c.exponent, mass);
+        c->stiffness = derived_stiffness(model, c->law, c->exponent, mass);
     }
     if (damping_derived) {
-        c.damping = derived_damping(c.law, c.stiffness, mass);
+        c->damping = derived_damping(c->law, c->stiffness, mass);
     }
-    if (isnan(c.static_friction)) {
-        c.static_friction = c.friction;
+    if (isnan(c->static_friction)) {
+        c->static_friction = c->friction;
     }
-    if (isnan(c.tangential_stiffness)) {
-        c.tangential_stiffness = c.stiffness;
+    if (isnan(c->tangential_stiffness)) {
+        c->tangential_stiffness = c->stiffness;
     }
-    if (isnan(c.tangential_damping)) {
-        c.tangential_damping = c.damping;
+    if (isnan(c->tangential_damping)) {
+        c->tangential_damping = c->damping;
     }
-    c.static_friction = fmax(c.static_friction, c.friction);
-    tch_pair_params p;
-    p.model = c.model;
-    p.requested = c.model;
-    if (p.model == TCH_CONTACT_PRESSURE && tch_pressure_geom_is_rigid(model, geom_a) &&
+    c->static_friction = fmax(c->static_friction, c->friction);
+    p->model = c->model;
+    p->requested = c->model;
+    if (p->model == TCH_CONTACT_PRESSURE && tch_pressure_geom_is_rigid(model, geom_a) &&
         tch_pressure_geom_is_rigid(model, geom_b)) {
-        p.model = TCH_CONTACT_POINT; /* two rigid geoms have no pressure field (pressure.h) */
+        p->model = TCH_CONTACT_POINT; /* two rigid geoms have no pressure field (pressure.h) */
     }
-    p.law = c.law;
-    p.stiffness_derived = stiffness_derived;
-    p.damping_derived = damping_derived && c.law == TCH_POINT_LAW_LINEAR;
-#define COPY_PARAM(field, positive, combine, doc) p.field = c.field;
+    p->law = c->law;
+    p->stiffness_derived = stiffness_derived;
+    p->damping_derived = damping_derived && c->law == TCH_POINT_LAW_LINEAR;
+#define COPY_PARAM(field, positive, combine, doc) p->field = c->field;
     TCH_CONTACT_REAL_PARAMS(COPY_PARAM)
 #undef COPY_PARAM
+}
+
+tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_params c,
+                                           int geom_a, int geom_b) {
+    tch_pair_params p;
+    resolve_into(model, &c, geom_a, geom_b, &p);
     return p;
 }
 
-tch_pair_params tch_model_pair_params(const tch_model* model, int geom_a, int geom_b) {
+void tch_pair_params_lookup(const tch_model* model, int geom_a, int geom_b,
+                            tch_pair_params* out) {
     for (int p = 0; p < model->pair_count; ++p) {
         if ((model->pair_geom_a[p] == geom_a && model->pair_geom_b[p] == geom_b) ||
             (model->pair_geom_a[p] == geom_b && model->pair_geom_b[p] == geom_a)) {
-            return model->pair_params[p];
+            *out = model->pair_params[p];
+            return;
         }
     }
-    tch_contact_params c =
-        tch_contact_params_combine(model->geom_contact[geom_a], model->geom_contact[geom_b]);
-    return tch_contact_params_resolve(model, c, geom_a, geom_b);
+    tch_contact_params c;
+    combine_into(&model->geom_contact[geom_a], &model->geom_contact[geom_b], &c);
+    resolve_into(model, &c, geom_a, geom_b, out);
 }
 
+tch_pair_params tch_model_pair_params(const tch_model* model, int geom_a, int geom_b) {
+    tch_pair_params p;
+    tch_pair_params_lookup(model, geom_a, geom_b, &p);
+    return p;
+}

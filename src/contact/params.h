@@ -30,6 +30,11 @@ tch_contact_params tch_contact_params_combine(tch_contact_params a, tch_contact_
 tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_params c,
                                            int geom_a, int geom_b);
 
+/* tch_model_pair_params written to *out (the struct is large: the collision stage builds it
+ * in place in the pair's result). */
+void tch_pair_params_lookup(const tch_model* model, int geom_a, int geom_b,
+                            tch_pair_params* out);
+
 /* Effective mass of the pair for a translation of one against the other, kg (the mass of the
  * moving one when the other is static). */
 tch_real tch_contact_pair_mass(const tch_model* model, int geom_a, int geom_b);

@@ -15,6 +15,7 @@
 #include "base/error.h"
 #include "collision/narrowphase.h"
 #include "contact/contact.h"
+#include "contact/params.h"
 #include "dynamics/free_body.h"
 #include "engine/engine_internal.h"
 #include "engine/implicit.h"
@@ -157,22 +158,23 @@ static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, tc
     if (tch_contact_reserve(d, 0, 0, 0) != 0) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for contacts");
     }
-    tch_pair_params params = tch_model_pair_params(m, a, b);
-    const tch_contact_ops* ops = tch_contact_model_ops(params.model);
+    /* the next pair result, kept only when the pair touches; its parameters built in place */
+    tch_pair_result* pair = &d->pair_results[d->pair_result_count];
+    *pair = (tch_pair_result){.geom_a = a, .geom_b = b, .contact_start = d->contact_count,
+                              .polygon_start = d->polygon_count};
+    tch_pair_params_lookup(m, a, b, &pair->params);
+    pair->model = pair->params.model;
+    const tch_contact_ops* ops = tch_contact_model_ops(pair->model);
     if (!ops) {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
                         "contact model '%s' is not supported yet",
-                        tch_contact_model_name(params.model));
+                        tch_contact_model_name(pair->model));
     }
-    tch_pair_result* pair = &d->pair_results[d->pair_result_count];
-    *pair = (tch_pair_result){.geom_a = a, .geom_b = b, .model = params.model,
-                              .contact_start = d->contact_count, .params = params,
-                              .polygon_start = d->polygon_count};
     int touching;
     if (ops->pair_geometry) {
         tch_pair_state scratch;
         tch_pair_context context = {pair, NULL, d->internal->committing,
-                                    d->internal->model_scratch[params.model]};
+                                    d->internal->model_scratch[pair->model]};
         context.state = ops->uses_state ? lookup_state(d, a, b, &scratch) : NULL;
         int saved_contacts = d->contact_count, saved_polygons = d->polygon_count;
         int saved_vertices = d->polygon_vertex_count;
