@@ -4,10 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The context keeps the factor of its last factorization and the key the caller named it by. */
+/* The context keeps the factor of its last factorization, the pattern of the matrix it was
+ * analysed for, and the key the caller named it by. */
 struct tch_sparse_spd {
     cholmod_common common;
     cholmod_factor* factor;     /* of the last factorization, or NULL */
+    int* pattern;               /* [2 * pattern_capacity]: the analysed triplets' rows, columns */
+    int pattern_n, pattern_count;   /* pattern_count -1: none */
+    int pattern_capacity;
     int* key;                   /* [key_capacity]: the factor's name */
     int key_count;              /* -1: the factor has none */
     int key_capacity;
@@ -33,6 +37,7 @@ tch_sparse_spd* tch_sparse_spd_create(void) {
      * would solve an indefinite matrix as if it were positive definite. */
     context->common.final_ll = 1;
     context->key_count = -1;
+    context->pattern_count = -1;
     return context;
 }
 
@@ -45,6 +50,7 @@ void tch_sparse_spd_destroy(tch_sparse_spd* context) {
         cholmod_free_dense(&context->work_e, &context->common);
         cholmod_finish(&context->common);
         free(context->key);
+        free(context->pattern);
         free(context);
     }
 }
@@ -65,21 +71,59 @@ static cholmod_sparse* upper_matrix(tch_sparse_spd* context, const tch_sparse_tr
     return matrix;
 }
 
-/* A new factor of a in the context (ordered, analysed, factorized). */
+/* Is a's pattern (size and triplet positions, in order) the one the factor was analysed for? */
+static bool has_pattern(const tch_sparse_spd* context, const tch_sparse_triplets* a) {
+    size_t bytes = (size_t)a->count * sizeof(int);
+    return context->factor && context->pattern_n == a->n && context->pattern_count == a->count &&
+           (a->count == 0 || (memcmp(context->pattern, a->row, bytes) == 0 &&
+                              memcmp(context->pattern + a->count, a->col, bytes) == 0));
+}
+
+/* Remembers a's pattern as the analysed one (none when out of memory). */
+static void remember_pattern(tch_sparse_spd* context, const tch_sparse_triplets* a) {
+    context->pattern_count = -1;
+    if (a->count > context->pattern_capacity) {
+        int* grown = realloc(context->pattern, 2 * (size_t)a->count * sizeof *grown);
+        if (!grown) {
+            return;
+        }
+        context->pattern = grown;
+        context->pattern_capacity = a->count;
+    }
+    if (a->count > 0) {
+        memcpy(context->pattern, a->row, (size_t)a->count * sizeof(int));
+        memcpy(context->pattern + a->count, a->col, (size_t)a->count * sizeof(int));
+    }
+    context->pattern_n = a->n;
+    context->pattern_count = a->count;
+}
+
+/* A new factor of a in the context: ordered and analysed (symbolic factorization) unless a has
+ * the pattern of the last analysis, whose ordering and symbolic factor are then kept (an island
+ * whose bodies moved since its last factorization), then factorized. */
 static tch_status factorize(tch_sparse_spd* context, const tch_sparse_triplets* a) {
     cholmod_common* cc = &context->common;
-    cholmod_free_factor(&context->factor, cc);
+    bool analysed = has_pattern(context, a);
     context->key_count = -1;
+    if (!analysed) {
+        cholmod_free_factor(&context->factor, cc);
+        context->pattern_count = -1;
+    }
     cholmod_sparse* matrix = upper_matrix(context, a);
-    context->factor = matrix ? cholmod_analyze(matrix, cc) : NULL;
-    int factorized = context->factor && cholmod_factorize(matrix, context->factor, cc);
+    if (!analysed) {
+        context->factor = matrix ? cholmod_analyze(matrix, cc) : NULL;
+    }
+    int factorized = matrix && context->factor && cholmod_factorize(matrix, context->factor, cc);
     tch_status status = factorized && cc->status == CHOLMOD_OK ? TCH_OK
-                        : cc->status == CHOLMOD_OUT_OF_MEMORY || !context->factor
+                        : cc->status == CHOLMOD_OUT_OF_MEMORY || !context->factor || !matrix
                             ? TCH_ERR_OUT_OF_MEMORY
                             : TCH_ERR_NUMERICAL;
     cholmod_free_sparse(&matrix, cc);
     if (status != TCH_OK) {
         cholmod_free_factor(&context->factor, cc);
+        context->pattern_count = -1;
+    } else if (!analysed) {
+        remember_pattern(context, a);
     }
     return status;
 }

@@ -29,7 +29,10 @@ typedef struct tch_sparse_triplets {
 } tch_sparse_triplets;
 
 /* Solves A x = b (b, x: n reals; they may alias). Returns TCH_OK, TCH_ERR_NUMERICAL when A is
- * not numerically positive definite, TCH_ERR_OUT_OF_MEMORY. The context keeps the factor. */
+ * not numerically positive definite, TCH_ERR_OUT_OF_MEMORY. The context keeps the factor; when
+ * A has the pattern of the last matrix it analysed (the same n and triplet positions, in order),
+ * that ordering and symbolic factorization are kept and only the numeric factorization is
+ * redone. */
 tch_status tch_sparse_spd_solve(tch_sparse_spd* context, const tch_sparse_triplets* a,
                                 const tch_real* b, tch_real* x);
 

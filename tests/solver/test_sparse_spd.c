@@ -252,6 +252,38 @@ static void test_repeated_solves_give_the_same_bits(void) {
     ENSURE(same);
 }
 
+/* Matrices of one pattern with other values, in turn, keep the first one's analysis: each
+ * solution matches the dense Cholesky of its own matrix, and the first matrix again gives its
+ * first bits. */
+static void test_same_pattern_new_values(void) {
+    lcp_rng rng = {512};
+    const int n = 120;
+    static matrix_build scaled;
+    tch_real b[MAX_N], first[MAX_N], x[MAX_N], x_dense[MAX_N];
+    random_spd(&g_build, &rng, n);
+    lcp_random_vector(&rng, n, b);
+    tch_sparse_spd* context = tch_sparse_spd_create();
+    ENSURE(context != NULL);
+    const tch_sparse_triplets a = triplets_of(&g_build);
+    ENSURE(tch_sparse_spd_solve(context, &a, b, first) == TCH_OK);
+    for (int k = 1; k <= 3; ++k) {
+        scaled = g_build; /* the same triplets with each diagonal one raised by k */
+        for (int t = 0; t < scaled.count; ++t) {
+            if (scaled.row[t] == scaled.col[t]) {
+                scaled.value[t] += k;
+                scaled.dense[scaled.row[t] * n + scaled.row[t]] += k;
+            }
+        }
+        const tch_sparse_triplets c = triplets_of(&scaled);
+        ENSURE(tch_sparse_spd_solve(context, &c, b, x) == TCH_OK);
+        ENSURE(dense_solve(&scaled, b, x_dense) == 0);
+        ENSURE(max_difference(x, x_dense, n) <= 1e-10 * max_abs(x_dense, n));
+    }
+    ENSURE(tch_sparse_spd_solve(context, &a, b, x) == TCH_OK);
+    ENSURE(memcmp(first, x, (size_t)n * sizeof *x) == 0);
+    tch_sparse_spd_destroy(context);
+}
+
 /* Solves a with the context, expecting TCH_ERR_NUMERICAL, then checks that the same context
  * still solves a positive definite matrix. */
 static void expect_not_positive_definite(const tch_sparse_triplets* a) {
@@ -358,6 +390,7 @@ int main(void) {
     RUN_TEST(test_solution_may_alias_right_hand_side);
     RUN_TEST(test_one_by_one);
     RUN_TEST(test_repeated_solves_give_the_same_bits);
+    RUN_TEST(test_same_pattern_new_values);
     RUN_TEST(test_keyed_factor);
     RUN_TEST(test_indefinite_two_by_two_is_refused);
     RUN_TEST(test_singular_is_refused);
