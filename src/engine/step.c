@@ -10,6 +10,7 @@
  * the step are those of the first evaluation (the state at the start of the step).
  */
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -153,17 +154,31 @@ static int keep_state(tch_data* d, tch_pair_state* state, const tch_pair_state* 
     return 0;
 }
 
+/* The next pair result for (a, b): no contacts or patch yet, its parameters built in place.
+ * It is kept only when the pair touches. Everything around the parameters is zeroed as two
+ * short blocks (zeroing the whole struct and then writing the parameters over it took a
+ * `rep stos` of 256 bytes per pair). */
+static void start_pair_result(const tch_model* m, const tch_data* d, int a, int b,
+                              tch_pair_result* pair) {
+    const size_t params_begin = offsetof(tch_pair_result, params);
+    const size_t params_end = params_begin + sizeof pair->params;
+    memset(pair, 0, params_begin);
+    memset((unsigned char*)pair + params_end, 0, sizeof *pair - params_end);
+    tch_pair_params_lookup(m, a, b, &pair->params);
+    pair->geom_a = a;
+    pair->geom_b = b;
+    pair->model = pair->params.model;
+    pair->contact_start = d->contact_count;
+    pair->polygon_start = d->polygon_count;
+}
+
 /* Runs the geometry of candidate pair (a, b) and keeps it as a pair result when touching. */
 static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, tch_error* err) {
     if (tch_contact_reserve(d, 0, 0, 0) != 0) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for contacts");
     }
-    /* the next pair result, kept only when the pair touches; its parameters built in place */
     tch_pair_result* pair = &d->pair_results[d->pair_result_count];
-    *pair = (tch_pair_result){.geom_a = a, .geom_b = b, .contact_start = d->contact_count,
-                              .polygon_start = d->polygon_count};
-    tch_pair_params_lookup(m, a, b, &pair->params);
-    pair->model = pair->params.model;
+    start_pair_result(m, d, a, b, pair);
     const tch_contact_ops* ops = tch_contact_model_ops(pair->model);
     if (!ops) {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
