@@ -219,12 +219,16 @@ int tch_polytope_init(tch_polytope* poly, const tch_shape* shape) {
     return 0;
 }
 
-/* The face whose outward normal is best aligned with dir (unit); its cosine in *alignment. */
+/* The face whose outward normal is best aligned with dir (unit); its cosine in *alignment.
+ * A box's normals are +-e_k, so its cosines are +-dir_k: the dot products' other terms are
+ * signed zeros, which change no comparison (and *alignment is only compared). */
 static int best_face(const tch_polytope* poly, tch_vec3 dir, tch_real* alignment) {
+    const int box = poly->face_normals == box_face_normals;
+    const tch_real box_cosines[6] = {dir.x, -dir.x, dir.y, -dir.y, dir.z, -dir.z};
     int best = 0;
     *alignment = -INFINITY;
     for (int f = 0; f < poly->face_count; ++f) {
-        tch_real c = tch_v3_dot(poly->face_normals[f], dir);
+        tch_real c = box ? box_cosines[f] : tch_v3_dot(poly->face_normals[f], dir);
         if (c > *alignment) {
             *alignment = c;
             best = f;

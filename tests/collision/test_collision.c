@@ -2,6 +2,7 @@
  * symmetry under swapping A and B, and random poses of every type pair. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "collision/collide.h"
 #include "collision/narrowphase.h"
@@ -743,6 +744,83 @@ static void test_swapping_flips_normal_keeps_depth(void) {
     ENSURE(normal_ties * 100 <= compared);
 }
 
+/* ---- the fast paths give what the general ones give ---- */
+
+/* Crossed edges apart by `gap` while every face axis overlaps (the edge-on-edge pose of
+ * test_box_box_edge_on_edge lifted): beyond the margin the edge axis alone says the boxes are
+ * apart; within it, its one point is gap below touching, on the vertical through the edges. */
+static void test_box_box_apart_along_crossed_edges(void) {
+    tch_shape a = make_shape(TCH_GEOM_BOX, 0.5, 0.5, 0.5);
+    tch_shape b = make_shape(TCH_GEOM_BOX, 0.5, 0.5, 0.5);
+    const tch_real reach = 0.5 * sqrt(2.0);
+    const tch_real gap = 0.05;
+    const tch_quat q_WA = tch_q_axis_angle(ey, PI / 4);
+    const tch_transform X_WA = pose(tch_v3_zero(), q_WA);
+    const tch_transform X_WB = pose(tch_v3(0, 0, 2 * reach + gap), tch_q_axis_angle(ex, PI / 4));
+    const tch_transform X_AB = tch_x_relative(X_WA, X_WB);
+    tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+    ENSURE(tch_collide(&a, &b, X_AB, 0.01, p) == 0);
+    ENSURE(tch_collide(&a, &b, X_AB, 0.1, p) == 1);
+    ENSURE_NEAR(p[0].depth, -gap, 1e-9);
+    ENSURE(near_vec(tch_q_rotate(q_WA, p[0].n_A), ez, 1e-9));
+    ENSURE(near_vec(tch_x_apply(X_WA, p[0].p_A), tch_v3(0, 0, reach + 0.5 * gap), 1e-9));
+}
+
+/* Bit for bit (the point struct is 7 doubles, no padding). */
+static int same_points(const tch_manifold_point* p, const tch_manifold_point* q, int n) {
+    return n == 0 || memcmp(p, q, (size_t)n * sizeof *p) == 0;
+}
+
+/* Face clipping takes a box's face cosines as +-components of the direction instead of dot
+ * products: a box and the hull of the same cube (same faces, same order) clip to the same
+ * points, bit for bit, in near face-to-face and in random poses. */
+static void test_box_and_cube_hull_clip_alike(void) {
+    cube_hull cube;
+    make_cube_hull(&cube, 0.1);
+    tch_shape box = make_shape(TCH_GEOM_BOX, 0.1, 0.1, 0.1);
+    tch_shape mesh = mesh_shape(&cube);
+    tch_polytope box_a, box_b, hull_a, hull_b;
+    ENSURE(tch_polytope_init(&box_a, &box) && tch_polytope_init(&box_b, &box));
+    ENSURE(tch_polytope_init(&hull_a, &mesh) && tch_polytope_init(&hull_b, &mesh));
+    unsigned long long rng = 17;
+    int clipped = 0;
+    for (int trial = 0; trial < 2000; ++trial) {
+        const tch_transform X_AB = trial % 2 ? stacked_pose(&rng) : random_pose(&rng, 0.2);
+        const tch_vec3 n_A = tch_v3_normalize(tch_v3_madd(X_AB.p, trial % 3, ez));
+        tch_manifold_point p[TCH_MANIFOLD_CAPACITY];
+        tch_manifold_point q[TCH_MANIFOLD_CAPACITY];
+        const int n = tch_polytope_clip(&box_a, &box_b, X_AB, n_A, 0.01, 0.0, p);
+        ENSURE(tch_polytope_clip(&hull_a, &hull_b, X_AB, n_A, 0.01, 0.0, q) == n);
+        ENSURE(same_points(p, q, n));
+        clipped += n > 0;
+    }
+    ENSURE(clipped > 500);
+}
+
+/* The builder collects candidates in the caller's points when they fit there, else in its own
+ * buffer: the same candidates give the same reduced points either way. */
+static void test_builder_in_place_equals_buffered(void) {
+    unsigned long long rng = 3;
+    for (int trial = 0; trial < 200; ++trial) {
+        const int candidates = 1 + trial % TCH_MANIFOLD_CAPACITY;
+        tch_manifold_point in_place[TCH_MANIFOLD_CAPACITY];
+        tch_manifold_point buffered[TCH_MANIFOLD_CAPACITY];
+        tch_manifold_builder a, b;
+        tch_manifold_builder_init(&a, in_place, candidates);
+        tch_manifold_builder_init(&b, buffered, TCH_MANIFOLD_BUILDER_CAPACITY + 1);
+        for (int k = 0; k < candidates; ++k) {
+            const tch_manifold_point x = {tch_v3(uniform(&rng), uniform(&rng), 0), ez,
+                                          0.02 * uniform(&rng) - 0.01};
+            tch_manifold_builder_add(&a, x, 0.005);
+            tch_manifold_builder_add(&b, x, 0.005);
+        }
+        const int n = tch_manifold_builder_finish(&a, in_place);
+        ENSURE(n >= 0 && n <= 4 && n <= candidates);
+        ENSURE(tch_manifold_builder_finish(&b, buffered) == n);
+        ENSURE(same_points(in_place, buffered, n));
+    }
+}
+
 static void test_random_poses_of_every_pair_are_sane(void) {
     cube_hull cube;
     make_cube_hull(&cube, 0.35);
@@ -796,5 +874,8 @@ int main(void) {
     RUN_TEST(test_general_path_agrees_with_analytic);
     RUN_TEST(test_swapping_flips_normal_keeps_depth);
     RUN_TEST(test_random_poses_of_every_pair_are_sane);
+    RUN_TEST(test_box_box_apart_along_crossed_edges);
+    RUN_TEST(test_box_and_cube_hull_clip_alike);
+    RUN_TEST(test_builder_in_place_equals_buffered);
     return TEST_RESULT();
 }
