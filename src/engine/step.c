@@ -114,10 +114,15 @@ static int narrow_phase_points(const tch_model* m, tch_data* d, tch_pair_result*
         return count == 0 ? 0 : -1;
     }
     const tch_transform X_WA = d->geom_X_WG[a];
+    tch_vec3 n_W = tch_q_rotate(X_WA.q, points[0].n_A);
     for (int i = 0; i < count; ++i) {
+        /* a face manifold's points share their normal: rotated once (bit for bit the same) */
+        if (i > 0 && memcmp(&points[i].n_A, &points[i - 1].n_A, sizeof n_W) != 0) {
+            n_W = tch_q_rotate(X_WA.q, points[i].n_A);
+        }
         tch_contact* c = &d->contacts[d->contact_count++];
-        *c = (tch_contact){a, b, pair->model, tch_x_apply(X_WA, points[i].p_A),
-                           tch_q_rotate(X_WA.q, points[i].n_A), points[i].depth, tch_v3_zero()};
+        *c = (tch_contact){a, b, pair->model, tch_x_apply(X_WA, points[i].p_A), n_W,
+                           points[i].depth, tch_v3_zero()};
     }
     pair->contact_count = count;
     return 1;
