@@ -92,15 +92,6 @@ void tch_m3_symmetric_eigen(tch_mat3 a, tch_vec3* eigenvalues, tch_mat3* eigenve
     *eigenvectors = v;
 }
 
-tch_mat3 tch_q_to_mat3(tch_quat q) {
-    tch_real ww = q.w * q.w, xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
-    tch_real xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
-    tch_real wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
-    return (tch_mat3){{{ww + xx - yy - zz, 2 * (xy - wz), 2 * (xz + wy)},
-                       {2 * (xy + wz), ww - xx + yy - zz, 2 * (yz - wx)},
-                       {2 * (xz - wy), 2 * (yz + wx), ww - xx - yy + zz}}};
-}
-
 tch_quat tch_q_from_mat3(tch_mat3 R) {
     tch_real trace = R.m[0][0] + R.m[1][1] + R.m[2][2];
     tch_quat q;

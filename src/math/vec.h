@@ -233,7 +233,16 @@ static inline tch_quat tch_q_from_rotvec(tch_vec3 r) {
     }
     return tch_q_axis_angle(tch_v3_scale(r, 1 / angle), angle);
 }
-tch_mat3 tch_q_to_mat3(tch_quat q);
+/* The rotation matrix of a unit quaternion (inline: the 72-byte result of an out-of-line call
+ * was copied through the stack on the kinematics stage's path). */
+static inline tch_mat3 tch_q_to_mat3(tch_quat q) {
+    tch_real ww = q.w * q.w, xx = q.x * q.x, yy = q.y * q.y, zz = q.z * q.z;
+    tch_real xy = q.x * q.y, xz = q.x * q.z, yz = q.y * q.z;
+    tch_real wx = q.w * q.x, wy = q.w * q.y, wz = q.w * q.z;
+    return (tch_mat3){{{ww + xx - yy - zz, 2 * (xy - wz), 2 * (xz + wy)},
+                       {2 * (xy + wz), ww - xx + yy - zz, 2 * (yz - wx)},
+                       {2 * (xz - wy), 2 * (yz + wx), ww - xx - yy + zz}}};
+}
 /* Unit quaternion of a rotation matrix (Shepperd's method), with w >= 0. */
 tch_quat tch_q_from_mat3(tch_mat3 R);
 
