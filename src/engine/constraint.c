@@ -552,11 +552,18 @@ static int read_bodies(stage* s) {
  * before they become rows (sort_pair_points). */
 static const tch_real POINT_ORDER_PITCH = 1e-4;
 
+/* x rounded to a whole number (ties to even) for |x| < 2^51: adding and taking back 1.5 2^52
+ * leaves no fraction bits (without a libm call, which round() is on baseline x86-64). */
+static tch_real nearest_whole(tch_real x) {
+    const tch_real shift = 6755399441055744.0; /* 1.5 * 2^52 */
+    return (x + shift) - shift;
+}
+
 /* A point's key in the canonical order of its pair: its position in geom a's frame, each
  * coordinate rounded to POINT_ORDER_PITCH. */
 static tch_vec3 point_order_key(tch_transform X_WA, tch_vec3 p_W) {
     tch_vec3 p = tch_v3_scale(tch_x_apply_inverse(X_WA, p_W), 1 / POINT_ORDER_PITCH);
-    return (tch_vec3){round(p.x), round(p.y), round(p.z)};
+    return (tch_vec3){nearest_whole(p.x), nearest_whole(p.y), nearest_whole(p.z)};
 }
 
 /* Lexicographic order of keys. */
