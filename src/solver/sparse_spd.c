@@ -32,6 +32,10 @@ tch_sparse_spd* tch_sparse_spd_create(void) {
     context->common.nmethods = 1;
     context->common.method[0].ordering = CHOLMOD_AMD;
     context->common.postorder = 1;
+    /* Simplicial: an island's free rows (tens to hundreds) are too few for supernodes to pay,
+     * and the supernodal factorization calls BLAS, whose idle worker threads then spin on the
+     * other core. */
+    context->common.supernodal = CHOLMOD_SIMPLICIAL;
     context->common.print = 0;
     /* LLᵀ: CHOLMOD's default simplicial LDLᵀ reports only zero pivots, not negative ones, and
      * would solve an indefinite matrix as if it were positive definite. */
