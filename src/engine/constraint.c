@@ -926,10 +926,11 @@ static tch_status solve_sparse(stage* s, int k, int sweeps, bool warm, island_so
     return status;
 }
 
-/* Builds and solves the island's problem with `solver` (PGS with at most `sweeps` sweeps).
+/* Builds and solves the island's problem with `solver` (PGS with at most `sweeps` sweeps), from
+ * `start` (the unknowns of the same solver's last attempt) or, when NULL, from the warm start.
  * Returns the solver's status; x holds the solution or the last iterate. */
 static tch_status solve_island_with(stage* s, int k, island_solver solver, int sweeps,
-                                    island_solution* x) {
+                                    const tch_real* start, island_solution* x) {
     const contact_rows* cr = s->contacts + s->island_start[k];
     int nc = s->island_start[k + 1] - s->island_start[k];
     x->result = (tch_lcp_result){TCH_OK, TCH_LCP_SOLVED, 0, 0};
@@ -945,7 +946,11 @@ static tch_status solve_island_with(stage* s, int k, island_solver solver, int s
         return TCH_ERR_OUT_OF_MEMORY;
     }
     build_rows(s, cr, &x->L, x->rows);
-    warm_start(cr, &x->L, solver, x->z);
+    if (start) {
+        memcpy(x->z, start, (size_t)x->L.n * sizeof *x->z);
+    } else {
+        warm_start(cr, &x->L, solver, x->z);
+    }
     return is_lemke(solver) ? solve_dense(s, cr, x)
                             : solve_sparse(s, k, sweeps, solver == SOLVE_PGS, x);
 }
@@ -1048,8 +1053,24 @@ static const solver_chain LEMKE_CHAIN = {
 static const solver_chain PGS_CHAIN = {
     5, {SOLVE_PGS, SOLVE_PGS, SOLVE_LEMKE, SOLVE_NORMAL_LEMKE, SOLVE_NORMAL_PGS}};
 
+/* A PGS attempt that was not applied, for the next PGS attempt of the chain to go on from
+ * instead of starting over from the warm start (its sweeps would repeat the first's). */
+typedef struct carried_pgs {
+    tch_real* z;        /* [3 nc]: the attempt's impulses, or NULL when out of memory */
+    int sweeps;         /* the sweeps it took; 0: nothing carried */
+} carried_pgs;
+
+static void carry_over(island_solver solver, const island_solution* x, carried_pgs* carry) {
+    carry->sweeps = 0;
+    if (solver == SOLVE_PGS && carry->z && x->z && x->result.iterations > 0) {
+        memcpy(carry->z, x->z, (size_t)x->L.n * sizeof *carry->z);
+        carry->sweeps = x->result.iterations;
+    }
+}
+
 /* Solves island k and applies the first acceptable attempt of its chain. PGS as the model's
- * solver runs the model's sweep limit, as a fallback at least FALLBACK_SWEEPS. The last attempt
+ * solver runs the model's sweep limit; as the fallback it goes on from where that attempt
+ * stopped, up to FALLBACK_SWEEPS in all (or the model's limit when larger). The last attempt
  * is always applied: from zero, each PGS update lowers ½ pᵀ A_nn p + pᵀ (J_n v* − b) (A_nn is
  * symmetric PSD), so with b <= 0 it never adds kinetic energy, whatever the residual. An island
  * whose first attempt was not applied counts in constraint_failed_islands; the applied path in
@@ -1063,6 +1084,9 @@ static void solve_island(stage* s, int k) {
     tch_real accept = fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL);
     int fallback_sweeps = s->m->lcp_iterations > FALLBACK_SWEEPS ? s->m->lcp_iterations
                                                                  : FALLBACK_SWEEPS;
+    size_t outer = tch_arena_mark(s->arena);
+    tch_real* carried = tch_arena_alloc(s->arena, (size_t)nc * 3 * sizeof *carried, "lcp carry");
+    carried_pgs carry = {carried, 0};
     size_t mark = tch_arena_mark(s->arena);
     island_solution x;
     int applied = 0;
@@ -1073,9 +1097,13 @@ static void solve_island(stage* s, int k) {
             continue;
         }
         tch_arena_release(s->arena, mark);
-        tch_status status = solve_island_with(s, k, solver,
-                                              attempt == 0 ? s->m->lcp_iterations
-                                                           : fallback_sweeps, &x);
+        const tch_real* start = solver == SOLVE_PGS && carry.sweeps > 0 ? carry.z : NULL;
+        int sweeps = (attempt == 0 ? s->m->lcp_iterations : fallback_sweeps) -
+                     (start ? carry.sweeps : 0);
+        if (sweeps <= 0) {
+            continue; /* the last attempt already ran this attempt's sweeps */
+        }
+        tch_status status = solve_island_with(s, k, solver, sweeps, start, &x);
         d->constraint_iterations += x.result.iterations;
         tch_real attempt_accept = large && solver == SOLVE_PGS ? LARGE_ISLAND_ACCEPT : accept;
         applied = attempt == length - 1 ? status == TCH_OK || status == TCH_ERR_NUMERICAL
@@ -1088,10 +1116,11 @@ static void solve_island(stage* s, int k) {
             report_island(s, cr, &x, solver);
         } else {
             withdraw(s, &x);
+            carry_over(solver, &x, &carry);
         }
     }
     d->constraint_failed_islands += !applied;
-    tch_arena_release(s->arena, mark);
+    tch_arena_release(s->arena, outer);
 }
 
 /* qvel of every body an impulse reached, from (v_WCm, w_W). */
