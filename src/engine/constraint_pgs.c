@@ -468,15 +468,19 @@ static int keeps_going(const tch_row_solve_options* o, const progress* g) {
            !(o->give_up_when_slow && g->slow_checks >= SLOW_CHECKS);
 }
 
+/* The diagonal A_ii = J_i M⁻¹ J_iᵀ of every row, or NULL when out of memory. */
+static tch_real* row_diagonals(const tch_row_problem* p, tch_arena* arena) {
+    tch_real* diagonal = tch_arena_alloc(arena, (size_t)p->nr * sizeof *diagonal, "pgs A_ii");
+    for (int r = 0; r < p->nr && diagonal; ++r) {
+        diagonal[r] = tch_row_coupling(&p->rows[r], &p->rows[r]);
+    }
+    return diagonal;
+}
+
 tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* o,
                          tch_arena* arena, tch_vec3* v, tch_vec3* w, tch_real* z,
                          tch_lcp_result* result) {
-    tch_real* diagonal = tch_arena_alloc(arena, (size_t)p->nr * sizeof *diagonal, "pgs A_ii");
-    if (!diagonal) {
-        return TCH_ERR_OUT_OF_MEMORY;
-    }
     for (int r = 0; r < p->nr; ++r) {
-        diagonal[r] = tch_row_coupling(&p->rows[r], &p->rows[r]);
         tch_row_add_impulse(&p->rows[r], z[r], v, w);
     }
     progress g = {0, tch_row_residual(p, v, w, z), 0, 0, 0, 0, 0, 1};
@@ -484,7 +488,12 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
     if (g.residual > o->tolerance && g.residual <= o->accept && o->subspace) {
         g.residual = subspace_step(p, o->subspace, arena, g.residual, v, w, z);
     }
+    tch_real* diagonal = NULL; /* formed for the first sweep: a warm start often needs none */
     while (keeps_going(o, &g)) {
+        diagonal = diagonal ? diagonal : row_diagonals(p, arena);
+        if (!diagonal) {
+            return TCH_ERR_OUT_OF_MEMORY;
+        }
         tch_real estimate = sweep(p, diagonal, v, w, z);
         int check = ++g.sweeps % CHECK_EVERY == 0;
         if (estimate <= o->tolerance || g.sweeps == o->sweeps || check) {
