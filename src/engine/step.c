@@ -10,6 +10,7 @@
  * the step are those of the first evaluation (the state at the start of the step).
  */
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -292,6 +293,17 @@ static tch_pair_context pair_context(tch_data* d, const tch_contact_ops* ops, in
                               d->internal->model_scratch[pair->model]};
 }
 
+/* Does a pair of the step take friction forces from the velocity prediction? */
+static bool has_friction_forces(const tch_data* d) {
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        const tch_contact_ops* ops = tch_contact_model_ops(d->pair_results[i].model);
+        if (ops->kind == TCH_CONTACT_KIND_FORCE && ops->friction_forces) {
+            return true;
+        }
+    }
+    return false;
+}
+
 /* The forces stage; with the implicit integrator, *implicit receives the factored system
  * (in the arena: the caller releases it) that corrected friction's prediction. */
 static tch_status forces(const tch_model* m, tch_data* d, tch_implicit_system** implicit,
@@ -307,6 +319,9 @@ static tch_status forces(const tch_model* m, tch_data* d, tch_implicit_system** 
             tch_pair_context context = pair_context(d, ops, i);
             ops->normal_forces(m, d, &context);
         }
+    }
+    if (m->integrator != TCH_INTEGRATOR_IMPLICIT && !has_friction_forces(d)) {
+        return TCH_OK; /* no prediction to make (a scene of constraint pairs only, or none) */
     }
     tch_velocity_prediction* prediction = &d->internal->prediction;
     tch_contact_predict_velocities(m, d, m->timestep, prediction);
