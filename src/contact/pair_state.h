@@ -17,7 +17,7 @@
 #include "touche/base.h"
 
 /* Bytes of model state per slot; static asserts in each model check that theirs fits. */
-#define TCH_PAIR_STATE_BYTES 256
+#define TCH_PAIR_STATE_BYTES 384
 
 typedef struct tch_pair_state {
     int geom_a, geom_b;   /* a < b */

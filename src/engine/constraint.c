@@ -47,6 +47,7 @@ typedef struct point_memory {
     float p_B[3];
     double normal;      /* double: a resting stack's warm start must hold below the tolerance */
     double tangent[2];
+    float error[3];     /* the velocity error its normal and tangent rows were left with */
 } point_memory;
 typedef struct pair_memory {
     int count;
@@ -77,6 +78,7 @@ typedef struct contact_rows {
     tch_real push;              /* target of J_n u, the pseudo-velocity: stabilization depth / h */
     tch_real warm_normal;       /* warm start: impulses of the matching point of the last step */
     tch_real warm_tangent[2];
+    tch_real warm_error[3];     /* and the velocity error its rows were left with */
     float p_A[3], p_B[3];       /* its surface points in the geoms' frames (point_memory) */
 } contact_rows;
 
@@ -403,6 +405,9 @@ static void warm_from_memory(const point_memory* pm, contact_rows* cr) {
     cr->warm_normal = pm->normal;
     cr->warm_tangent[0] = pm->tangent[0];
     cr->warm_tangent[1] = pm->tangent[1];
+    for (int k = 0; k < 3; ++k) {
+        cr->warm_error[k] = pm->error[k];
+    }
 }
 
 /* Everything but the surface points and the warm start: parameters, basis and targets. */
@@ -764,7 +769,7 @@ static void warm_start(const contact_rows* cr, const island_layout* L, island_so
 static tch_row_problem row_problem(const stage* s, const island_layout* L,
                                    const tch_jacobian_row* rows, const tch_real* rhs) {
     return (tch_row_problem){L->nc, L->nr, L->friction_start, L->edges, L->mu, rows, rhs,
-                             s->m->body_count};
+                             s->m->body_count, NULL, NULL};
 }
 
 /* An island's impulses are applied when their natural-map residual is at most the model's
@@ -815,7 +820,7 @@ static tch_vec3 contact_impulse(const contact_rows* cr, const tch_contact* c,
 }
 
 /* Stores contact cr's impulses as the warm start of its point in its pair's memory. */
-static void remember(stage* s, const contact_rows* cr, tch_vec3 impulse) {
+static void remember(stage* s, const contact_rows* cr, tch_vec3 impulse, const tch_real* error) {
     pair_memory* memory = s->memory[cr->pair];
     if (!memory || memory->count >= MEMORY_POINTS) {
         return;
@@ -826,6 +831,9 @@ static void remember(stage* s, const contact_rows* cr, tch_vec3 impulse) {
     pm->normal = tch_v3_dot(impulse, cr->c->n_W);
     pm->tangent[0] = tch_v3_dot(impulse, cr->t1);
     pm->tangent[1] = tch_v3_dot(impulse, cr->t2);
+    for (int k = 0; k < 3; ++k) {
+        pm->error[k] = (float)error[k];
+    }
 }
 
 /* One attempt at an island: its layout, Jacobian rows, impulses z, and the change of the
@@ -839,6 +847,8 @@ typedef struct island_solution {
     bool in_velocities;         /* the stage's velocities include z (the row solver's) */
     const tch_real* lemke_M;    /* Lemke's problem (n x n and n), or NULL */
     const tch_real* lemke_q;
+    const tch_real* steady;     /* the row solver's impulses for the next warm start, or NULL */
+    const tch_real* errors;     /* [nr] its rows' velocity errors (tch_row_errors), or NULL */
 } island_solution;
 
 /* Applies the solution: velocities (unless they have it), forces p / h on the contacts, pairs
@@ -857,7 +867,13 @@ static void apply_solution(stage* s, const contact_rows* cr, const island_soluti
         tch_vec3 impulse = contact_impulse(&cr[i], c, L, i, x->z);
         c->f_W = tch_v3_scale(impulse, 1 / s->h);
         tch_contact_apply_force(s->m, s->d, &s->d->pair_results[cr[i].pair], c->p_W, c->f_W);
-        remember(s, &cr[i], impulse);
+        tch_vec3 warm = x->steady ? contact_impulse(&cr[i], c, L, i, x->steady) : impulse;
+        tch_real error[3] = {0, 0, 0};
+        for (int k = 0; k < 3 && x->errors; ++k) {
+            error[k] = k == 0 ? x->errors[i]
+                       : k <= L->edges[i] ? x->errors[L->friction_start[i] + k - 1] : 0;
+        }
+        remember(s, &cr[i], warm, error);
     }
 }
 
@@ -892,6 +908,16 @@ static tch_status solve_dense(stage* s, const contact_rows* cr, island_solution*
     return status;
 }
 
+/* The velocity errors the last step left on the island's rows (its memory), in row order. */
+static void carried_errors(const contact_rows* cr, const island_layout* L, tch_real* carried) {
+    for (int i = 0; i < L->nc; ++i) {
+        carried[i] = cr[i].warm_error[0];
+        for (int e = 0; e < L->edges[i]; ++e) {
+            carried[L->friction_start[i] + e] = e < 2 ? cr[i].warm_error[1 + e] : 0;
+        }
+    }
+}
+
 /* The kinetic energy of island k's bodies at the stage's velocities. */
 static tch_real island_kinetic_energy(const stage* s, int k) {
     tch_real energy = 0;
@@ -908,21 +934,28 @@ static tch_real island_kinetic_energy(const stage* s, int k) {
 static tch_status solve_sparse(stage* s, int k, int sweeps, bool warm, island_solution* x) {
     const contact_rows* cr = s->contacts + s->island_start[k];
     const island_layout* L = &x->L;
-    tch_real* rhs = tch_arena_alloc(s->arena, (size_t)L->nr * sizeof *rhs, "pgs rhs");
+    tch_real* rhs = tch_arena_alloc(s->arena, (size_t)L->nr * 4 * sizeof *rhs, "pgs rhs");
     if (!rhs) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
+    tch_real *carried = rhs + L->nr, *steady = carried + L->nr, *errors = steady + L->nr;
     for (int r = 0; r < L->nr; ++r) {
         rhs[r] = r < L->nc ? -cr[r].bias : 0;
         x->z[r] = warm ? x->z[r] : 0;
     }
+    carried_errors(cr, L, carried);
     tch_real kinetic_before = island_kinetic_energy(s, k);
     tch_row_problem problem = row_problem(s, L, x->rows, rhs);
+    problem.carried = warm ? carried : NULL;
+    problem.steady = steady;
     tch_row_solve_options options = row_options(s, sweeps);
     options.give_up_when_slow = lemke_size(cr, L->nc) <= CHEAP_LEMKE_SIZE;
     tch_status status = tch_row_solve(&problem, &options, s->arena, s->v, s->w, x->z, &x->result);
     x->kinetic_change = island_kinetic_energy(s, k) - kinetic_before;
     x->in_velocities = true;
+    tch_row_errors(&problem, s->v, s->w, x->z, errors);
+    x->steady = steady;
+    x->errors = errors;
     return status;
 }
 
@@ -937,6 +970,7 @@ static tch_status solve_island_with(stage* s, int k, island_solver solver, int s
     x->kinetic_change = 0;
     x->in_velocities = false;
     x->lemke_M = x->lemke_q = NULL;
+    x->steady = x->errors = NULL;
     if (layout_island(s, cr, nc, solver, &x->L) != 0) {
         return TCH_ERR_OUT_OF_MEMORY;
     }

@@ -80,6 +80,19 @@ tch_real tch_row_residual(const tch_row_problem* p, const tch_vec3* v, const tch
     return residual;
 }
 
+void tch_row_errors(const tch_row_problem* p, const tch_vec3* v, const tch_vec3* w,
+                    const tch_real* z, tch_real* errors) {
+    for (int i = 0; i < p->nc; ++i) {
+        bool loaded = z[i] > 0;
+        errors[i] = loaded ? tch_row_dot(&p->rows[i], v, w) + p->rhs[i] : 0;
+        tch_real bound = p->mu[i] * z[i];
+        for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i]; ++f) {
+            bool inside = loaded && fabs(z[f]) < bound;
+            errors[f] = inside ? tch_row_dot(&p->rows[f], v, w) + p->rhs[f] : 0;
+        }
+    }
+}
+
 /* ---- subspace minimization ---- */
 
 /* The regularization of A_FF, relative to its diagonal. */
@@ -411,6 +424,69 @@ static tch_real subspace_step(const tch_row_problem* p, tch_sparse_spd* context,
     return after;
 }
 
+/* ---- the next step's warm start ---- */
+
+/* The warm start's two-step cycle (docs/contact-lcp.md): a step that ends exact by a subspace
+ * step has z = z* − A_FF⁻¹ e, z* the steady impulse and e the velocity error the last step left
+ * (p->carried), since its free rows' velocities w(z) = e + A_FF (z − z*) are zero. Warm-starting
+ * the next step with z would bring −e back; z + A_FF⁻¹ e does not. The correction is solved with
+ * the kept factor when it fits the free set at z, and kept only when it is small beside z
+ * (STEADY_SHARE) and leaves every row inside its bounds: A_FF is regularized, and on an island
+ * whose rows are nearly dependent (a settling pile's) A_FF⁻¹ e can be large along directions
+ * that do not move the bodies, which would spoil the warm start instead. */
+static const tch_real STEADY_SHARE = 1e-3;
+
+/* Does z + c (c on the free rows, c[index[r]]) keep every row inside its bounds, with c small? */
+static bool correction_fits(const tch_row_problem* p, const int* index, const tch_real* c,
+                            const tch_real* z) {
+    tch_real largest_z = 0, largest_c = 0;
+    for (int r = 0; r < p->nr; ++r) {
+        largest_z = larger(largest_z, fabs(z[r]));
+        largest_c = larger(largest_c, index[r] >= 0 ? fabs(c[index[r]]) : 0);
+    }
+    bool fits = largest_c <= STEADY_SHARE * largest_z;
+    for (int i = 0; i < p->nc && fits; ++i) {
+        tch_real normal = z[i] + (index[i] >= 0 ? c[index[i]] : 0);
+        fits = index[i] < 0 || normal > 0;
+        for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i] && fits; ++f) {
+            fits = index[f] < 0 || fabs(z[f] + c[index[f]]) < p->mu[i] * normal;
+        }
+    }
+    return fits;
+}
+
+static void correct_steady(const tch_row_problem* p, tch_sparse_spd* context, tch_arena* arena) {
+    size_t mark = tch_arena_mark(arena);
+    int* index = tch_arena_alloc(arena, (size_t)p->nr * sizeof *index, "steady index");
+    int free_count = index ? free_rows(p, p->steady, index) : 0;
+    int* key = free_count > 0 ? free_matrix_key(p, index, free_count, arena) : NULL;
+    tch_real* c = tch_arena_alloc(arena, (size_t)free_count * sizeof *c + 1, "steady c");
+    if (free_count == p->nr && key && c && tch_sparse_spd_has_key(context, key, 2 * free_count)) {
+        for (int r = 0; r < p->nr; ++r) {
+            if (index[r] >= 0) {
+                c[index[r]] = p->carried[r];
+            }
+        }
+        if (tch_sparse_spd_solve_with_factor(context, free_count, c, c) == TCH_OK &&
+            correction_fits(p, index, c, p->steady)) {
+            for (int r = 0; r < p->nr; ++r) {
+                p->steady[r] += index[r] >= 0 ? c[index[r]] : 0;
+            }
+        }
+    }
+    tch_arena_release(arena, mark);
+}
+
+/* problem->steady: z, corrected when the solve ended within the tolerance by a kept subspace
+ * step (only then are the free rows' velocities zero, which the correction assumes). */
+static void steady_impulses(const tch_row_problem* p, tch_sparse_spd* context, tch_arena* arena,
+                            const tch_real* z, bool subspace_last) {
+    memcpy(p->steady, z, (size_t)p->nr * sizeof *z);
+    if (subspace_last && p->carried && context) {
+        correct_steady(p, context, arena);
+    }
+}
+
 /* ---- the solve ---- */
 
 /* The residual is checked every CHECK_EVERY sweeps. A subspace step is tried when the residual
@@ -439,6 +515,7 @@ typedef struct progress {
     int subspace_undone;    /* subspace steps undone */
     int subspace_wait;      /* checks to pass before the next subspace step */
     int subspace_backoff;   /* the wait after the next undone step */
+    bool subspace_last;     /* the last move was a kept subspace step */
 } progress;
 
 static void check_progress(const tch_row_problem* p, const tch_row_solve_options* o,
@@ -451,6 +528,7 @@ static void check_progress(const tch_row_problem* p, const tch_row_solve_options
         g->subspace_wait-- <= 0) {
         tch_real before = g->residual;
         g->residual = subspace_step(p, o->subspace, arena, g->residual, v, w, z);
+        g->subspace_last = g->residual < before;
         if (g->residual == before) {
             g->subspace_undone++;
             g->subspace_wait = g->subspace_backoff;
@@ -483,10 +561,12 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
     for (int r = 0; r < p->nr; ++r) {
         tch_row_add_impulse(&p->rows[r], z[r], v, w);
     }
-    progress g = {0, tch_row_residual(p, v, w, z), 0, 0, 0, 0, 0, 1};
+    progress g = {0, tch_row_residual(p, v, w, z), 0, 0, 0, 0, 0, 1, false};
     g.checked = g.residual;
     if (g.residual > o->tolerance && g.residual <= o->accept && o->subspace) {
+        tch_real before = g.residual;
         g.residual = subspace_step(p, o->subspace, arena, g.residual, v, w, z);
+        g.subspace_last = g.residual < before;
     }
     tch_real* diagonal = NULL; /* formed for the first sweep: a warm start often needs none */
     while (keeps_going(o, &g)) {
@@ -495,6 +575,7 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
             return TCH_ERR_OUT_OF_MEMORY;
         }
         tch_real estimate = sweep(p, diagonal, v, w, z);
+        g.subspace_last = false;
         int check = ++g.sweeps % CHECK_EVERY == 0;
         if (estimate <= o->tolerance || g.sweeps == o->sweeps || check) {
             g.residual = tch_row_residual(p, v, w, z);
@@ -502,6 +583,9 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
         if (check) {
             check_progress(p, o, arena, v, w, z, &g);
         }
+    }
+    if (p->steady) {
+        steady_impulses(p, o->subspace, arena, z, g.subspace_last && g.residual <= o->tolerance);
     }
     int solved = g.residual <= o->tolerance;
     *result = (tch_lcp_result){solved ? TCH_OK : TCH_ERR_NUMERICAL,

@@ -27,6 +27,10 @@ typedef struct tch_row_problem {
     const tch_jacobian_row* rows;   /* [nr] */
     const tch_real* rhs;            /* [nr] */
     int body_count;                 /* the rows' bodies are below this */
+    const tch_real* carried;        /* [nr] the velocity error the last step left on each row
+                                     * (tch_row_errors), or NULL */
+    tch_real* steady;               /* [nr] out, or NULL: the impulses for the next step's warm
+                                     * start (tch_row_solve) */
 } tch_row_problem;
 
 typedef struct tch_row_solve_options {
@@ -42,12 +46,21 @@ typedef struct tch_row_solve_options {
 
 /* Solves from the impulses z (warm start; zero for a cold one) on the velocities (v, w)
  * [body_count each], which do not include them yet; the solver's impulses stay applied to
- * (v, w). Returns TCH_OK
+ * (v, w). With problem->steady, also gives the impulses to warm-start the next step from: z,
+ * except after a final subspace step whose factor still fits the free set, when the part of z
+ * that only corrected the last step's leftover velocity error (problem->carried) is taken out,
+ * z + A_FF⁻¹ e_F (docs/contact-lcp.md, "The warm start's two-step cycle"). Returns TCH_OK
  * when the residual is within the tolerance, TCH_ERR_NUMERICAL at the sweep limit or a stall,
  * TCH_ERR_OUT_OF_MEMORY; `result` has the reason, sweeps and residual. */
 tch_status tch_row_solve(const tch_row_problem* problem, const tch_row_solve_options* options,
                          tch_arena* arena, tch_vec3* v, tch_vec3* w, tch_real* z,
                          tch_lcp_result* result);
+
+/* The velocity error w_i = J_i ν + rhs_i of each row strictly inside its bounds, zero on the
+ * others (their w_i is a complementary velocity, not an error), into errors[nr]: what a step that
+ * accepts z leaves in the bodies' velocities, for the next step's `carried`. */
+void tch_row_errors(const tch_row_problem* problem, const tch_vec3* v, const tch_vec3* w,
+                    const tch_real* z, tch_real* errors);
 
 /* The natural-map residual max_i |z_i − P_[lo_i, hi_i](z_i − w_i)| at the velocities (v, w). */
 tch_real tch_row_residual(const tch_row_problem* problem, const tch_vec3* v, const tch_vec3* w,
