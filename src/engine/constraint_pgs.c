@@ -430,7 +430,8 @@ static tch_real subspace_step(const tch_row_problem* p, tch_sparse_spd* context,
  * step has z = z* − A_FF⁻¹ e, z* the steady impulse and e the velocity error the last step left
  * (p->carried), since its free rows' velocities w(z) = e + A_FF (z − z*) are zero. Warm-starting
  * the next step with z would bring −e back; z + A_FF⁻¹ e does not. The correction is solved with
- * the kept factor when it fits the free set at z, and kept only when it is small beside z
+ * the kept factor when every row of the island is free and the factor fits that free set (a
+ * resting stack), and kept only when it is small beside z
  * (STEADY_SHARE) and leaves every row inside its bounds: A_FF is regularized, and on an island
  * whose rows are nearly dependent (a settling pile's) A_FF⁻¹ e can be large along directions
  * that do not move the bodies, which would spoil the warm start instead. */
