@@ -72,7 +72,10 @@ static int write_islands(const cli_options* o, cli_session* session, FILE* f) {
     tch_data_observe_islands(session->data, write_island, &w);
     for (long k = 1; k <= steps; ++k) {
         tch_error err = {0};
-        w = (island_writer){f, k, session->data->time, 0, k % every == 0, w.written};
+        w.step = k;
+        w.time = session->data->time;
+        w.island = 0;
+        w.writing = k % every == 0;
         if (tch_step(session->model, session->data, &err) != TCH_OK) {
             cli_print_error("the simulation failed", &err);
             return EXIT_DIVERGED;

@@ -9,7 +9,7 @@
 struct tch_sparse_spd {
     cholmod_common common;
     cholmod_factor* factor;     /* of the last factorization, or NULL */
-    int* pattern;               /* [2 * pattern_capacity]: the analysed triplets' rows, columns */
+    int* pattern;               /* [pattern_capacity]: the analysed triplets' rows, then columns */
     int pattern_n, pattern_count;   /* pattern_count -1: none */
     int pattern_capacity;
     int* key;                   /* [key_capacity]: the factor's name */
@@ -83,16 +83,25 @@ static bool has_pattern(const tch_sparse_spd* context, const tch_sparse_triplets
                               memcmp(context->pattern + a->count, a->col, bytes) == 0));
 }
 
+/* *buffer grown to hold at least `count` ints (*capacity of them); 0, or -1 when out of memory
+ * (the buffer is then as it was). */
+static int reserve_ints(int** buffer, int* capacity, int count) {
+    if (count > *capacity) {
+        int* grown = realloc(*buffer, (size_t)count * sizeof *grown);
+        if (!grown) {
+            return -1;
+        }
+        *buffer = grown;
+        *capacity = count;
+    }
+    return 0;
+}
+
 /* Remembers a's pattern as the analysed one (none when out of memory). */
 static void remember_pattern(tch_sparse_spd* context, const tch_sparse_triplets* a) {
     context->pattern_count = -1;
-    if (a->count > context->pattern_capacity) {
-        int* grown = realloc(context->pattern, 2 * (size_t)a->count * sizeof *grown);
-        if (!grown) {
-            return;
-        }
-        context->pattern = grown;
-        context->pattern_capacity = a->count;
+    if (reserve_ints(&context->pattern, &context->pattern_capacity, 2 * a->count) != 0) {
+        return;
     }
     if (a->count > 0) {
         memcpy(context->pattern, a->row, (size_t)a->count * sizeof(int));
@@ -177,14 +186,9 @@ tch_status tch_sparse_spd_set_key(tch_sparse_spd* context, const int* key, int c
     if (!context->factor || count < 0) {
         return TCH_ERR_INVALID_ARGUMENT;
     }
-    if (count > context->key_capacity) {
-        int* grown = realloc(context->key, (size_t)count * sizeof *grown);
-        if (!grown) {
-            context->key_count = -1;
-            return TCH_ERR_OUT_OF_MEMORY;
-        }
-        context->key = grown;
-        context->key_capacity = count;
+    if (reserve_ints(&context->key, &context->key_capacity, count) != 0) {
+        context->key_count = -1;
+        return TCH_ERR_OUT_OF_MEMORY;
     }
     if (count > 0) {
         memcpy(context->key, key, (size_t)count * sizeof *key);
