@@ -95,7 +95,8 @@ TCH_API tch_status tch_contact_space_consistent_velocity(const tch_inverse_inert
 /// (6 each, model->nv in all), ν = (v_WCm, w_W): the world velocity of its centre of mass and
 /// its world angular velocity. A = diag(m I₃, I_W) per body, I_W = R_WB I_B R_WBᵀ.
 
-/// A⁻¹ at data's current poses: [nv*nv] out (block diagonal).
+/// A⁻¹ at the poses of data's kinematics (tch_data.body_I_inv_W: current after tch_forward,
+/// tch_step, a reset or tch_stage_kinematics): [nv*nv] out (block diagonal).
 TCH_API void tch_contact_space_free_body_inverse_inertia(const tch_model* model,
                                                          const tch_data* data, tch_real* A_inv);
 /// ν of data's current state: [nv] out.
@@ -105,7 +106,8 @@ TCH_API void tch_contact_space_free_body_velocity(const tch_model* model, const 
 TCH_API void tch_contact_space_free_body_set_velocity(const tch_model* model, tch_data* data,
                                                       const tch_real* nu);
 /// The Jacobian row [nv] of a contact's normal velocity n_Wᵀ(v_b(p_W) - v_a(p_W)) (geom b's
-/// body minus geom a's body at the contact point, zero columns for static bodies).
+/// body minus geom a's body at the contact point, zero columns for static bodies), about the
+/// centres of mass of data's kinematics (tch_data.body_p_WCm).
 TCH_API void tch_contact_space_free_body_row(const tch_model* model, const tch_data* data,
                                              const tch_contact* contact, tch_real* row);
 

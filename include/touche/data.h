@@ -87,6 +87,9 @@ typedef struct tch_data {
     tch_transform* body_X_WB;   ///< [body_count] body frames in the world
     tch_mat3* body_R_WB;        ///< [body_count]
     tch_vec3* body_p_WCm;       ///< [body_count] composite centre of mass of free bodies
+    tch_mat3* body_I_W;         ///< [body_count] each free body's inertia about its centre of
+                                ///< mass, world axes (R I_B R^T; zero for other bodies)
+    tch_mat3* body_I_inv_W;     ///< [body_count] its inverse (R I_B^-1 R^T)
     tch_transform* geom_X_WG;   ///< [geom_count]
     tch_mat3* geom_R_WG;        ///< [geom_count]
     // ---- velocities (velocity stage), free bodies ----

@@ -41,15 +41,31 @@ int tch_contact_reserve(tch_data* d, int points, int polygons, int vertices) {
     return failed ? -1 : 0;
 }
 
+/* The models this build offers; the others have no entry, and the compiler refuses them. */
+static const tch_contact_ops* const model_ops[TCH_CONTACT_MODEL_END] = {
+    [TCH_CONTACT_POINT] = &tch_point_ops,
+    [TCH_CONTACT_VOLUME] = &tch_volume_ops,
+    [TCH_CONTACT_PRESSURE] = &tch_pressure_ops,
+    [TCH_CONTACT_LCP] = &tch_lcp_ops,
+};
+
+/* Names of the entries without ops: the scene's "not set here", and the models that arrive
+ * with their issues. */
+static const char* const names_without_ops[TCH_CONTACT_MODEL_END] = {
+    [TCH_CONTACT_INHERIT] = "inherit",
+    [TCH_CONTACT_PEG] = "peg",
+};
+
 const tch_contact_ops* tch_contact_model_ops(tch_contact_model model) {
-    /* Models arrive with their issues; a NULL entry is refused by the compiler. */
-    switch (model) {
-    case TCH_CONTACT_POINT: return &tch_point_ops;
-    case TCH_CONTACT_LCP: return &tch_lcp_ops;
-    case TCH_CONTACT_VOLUME: return &tch_volume_ops;
-    case TCH_CONTACT_PRESSURE: return &tch_pressure_ops;
-    default: return NULL;
+    return model >= 0 && model < TCH_CONTACT_MODEL_END ? model_ops[model] : NULL;
+}
+
+const char* tch_contact_model_label(tch_contact_model model) {
+    const tch_contact_ops* ops = tch_contact_model_ops(model);
+    if (ops) {
+        return ops->name;
     }
+    return model >= 0 && model < TCH_CONTACT_MODEL_END ? names_without_ops[model] : "unknown";
 }
 
 static int geom_root(const tch_model* model, int geom) {
@@ -105,15 +121,13 @@ void tch_contact_predict_velocities(const tch_model* model, const tch_data* data
             continue;
         }
         const tch_mat3* R = &data->body_R_WB[b];
-        tch_mat3 I_inv_W = tch_m3_rotate_tensor(*R, model->body_total_I_inv[b]);
         tch_vec3 w = data->body_w_W[b];
         /* Euler's equation about the centre of mass: I dw/dt = tau - w x (I w), with
          * I w = R I_B R^T w (three products instead of forming I_W). */
         tch_vec3 Iw = tch_m3_mul_v3(*R, tch_m3_mul_v3(model->body_total_I_BCm[b],
                                                       tch_m3_tmul_v3(*R, w)));
-        tch_vec3 dw = tch_m3_mul_v3(I_inv_W,
+        tch_vec3 dw = tch_m3_mul_v3(data->body_I_inv_W[b],
                                     tch_v3_sub(data->body_torque_W[b], tch_v3_cross(w, Iw)));
-        prediction->I_inv_W[b] = I_inv_W;
         prediction->w_W[b] = tch_v3_madd(w, h, dw);
         prediction->v_WCm[b] = tch_v3_madd(data->body_v_WCm[b], h / model->body_total_mass[b],
                                            data->body_force_W[b]);
@@ -142,7 +156,7 @@ static void predict_change(const tch_model* model, const tch_data* data,
     prediction->v_WCm[root] =
         tch_v3_madd(prediction->v_WCm[root], h / model->body_total_mass[root], f_W);
     prediction->w_W[root] = tch_v3_madd(prediction->w_W[root], h,
-                                        tch_m3_mul_v3(prediction->I_inv_W[root],
+                                        tch_m3_mul_v3(data->body_I_inv_W[root],
                                                       tch_v3_cross(r, f_W)));
 }
 
@@ -153,18 +167,6 @@ void tch_contact_apply_friction(const tch_model* model, tch_data* data,
     predict_change(model, data, prediction, geom_root(model, pair->geom_b), p_W, f_W);
     predict_change(model, data, prediction, geom_root(model, pair->geom_a), p_W,
                    tch_v3_neg(f_W));
-}
-
-tch_real tch_contact_inverse_mass(const tch_model* model, const tch_data* data,
-                                  const tch_velocity_prediction* prediction, int geom,
-                                  tch_vec3 p_W, tch_vec3 t_W) {
-    int root = geom_root(model, geom);
-    if (root == 0) {
-        return 0;
-    }
-    tch_vec3 u = tch_v3_cross(tch_v3_sub(p_W, data->body_p_WCm[root]), t_W);
-    return 1 / model->body_total_mass[root] +
-           tch_v3_dot(u, tch_m3_mul_v3(prediction->I_inv_W[root], u));
 }
 
 /* ---- linearization (docs/integrators.md) ---- */

@@ -26,16 +26,17 @@
 
 #include "collision/broadphase.h"
 #include "contact/pair_state.h"
+#include "contact/params.h"
 #include "touche/data.h"
 
 /* Every free root's velocity after one step of h under its current loads, kept up to date as
  * friction forces are added (tch_contact_apply_friction). Arrays [body_count], owned by the
- * engine; entries of non-root bodies are unused. */
+ * engine; entries of non-root bodies are unused. The inverse inertias it uses are the
+ * kinematics outputs (tch_data.body_I_inv_W). */
 typedef struct tch_velocity_prediction {
     tch_real h;
     tch_vec3* v_WCm;      /* predicted centre-of-mass velocity, world */
     tch_vec3* w_W;        /* predicted angular velocity, world */
-    tch_mat3* I_inv_W;    /* inverse inertia about the centre of mass, world axes */
 } tch_velocity_prediction;
 
 typedef enum tch_contact_kind {
@@ -85,9 +86,22 @@ typedef struct tch_wrench_linearization {
     tch_real D[6][6];
 } tch_wrench_linearization;
 
+/* What a model's build_geoms reads from the scene beyond the compiled model. */
+typedef struct tch_geom_sources {
+    const char* const* tetmesh_files; /* [geom_count] each geom's touche:tetmesh, or "" */
+} tch_geom_sources;
+
 typedef struct tch_contact_ops {
+    const char* name; /* in scenes (touche:contact) and outputs: the one place a model is named */
     tch_contact_kind kind;
     int uses_state;
+    /* Optional: the model's compiled per-geom data (the volume model's convex pieces, the
+     * pressure model's tet meshes and surfaces), built by the compiler once when a pair of the
+     * scene may use the model. *geoms receives it, also when the build fails part way, and the
+     * model keeps it (tch_contact_model_geoms) until free_geoms. Errors name the geom. */
+    tch_status (*build_geoms)(const tch_model* model, const tch_geom_sources* sources,
+                              void** geoms, tch_error* err);
+    void (*free_geoms)(const tch_model* model, void* geoms);
     /* Optional. The model's own geometry for candidate pair->geom_a/b: appends the pair's points
      * and polygons after tch_contact_reserve and fills the patch fields of pair. Returns 1 when
      * touching, 0 when apart (the engine then discards what was appended), -1 when out of
@@ -128,6 +142,24 @@ int tch_contact_reserve(tch_data* data, int points, int polygons, int vertices);
 /* The ops of `model`, or NULL when this build does not offer it. */
 const tch_contact_ops* tch_contact_model_ops(tch_contact_model model);
 
+/* The name of `model` in scenes and outputs: its ops' name, or, for "inherit" and the models
+ * this build does not offer (peg), contact.c's; "unknown" out of range. Every other place
+ * (touche/spec.h's tch_contact_model_name, the MJCF reader) takes names from here. */
+const char* tch_contact_model_label(tch_contact_model model);
+
+/* What tch_model keeps beyond its public arrays (model->internal), built by io/compile.c. */
+struct tch_model_internal {
+    void* model_geoms[TCH_CONTACT_MODEL_END]; /* each model's build_geoms result, or NULL */
+    tch_pair_table pairs;                     /* the explicit pairs by geoms (params.h) */
+};
+
+/* The per-geom data that `model`'s build_geoms made for this model (NULL when no pair of the
+ * scene uses it). */
+static inline const void* tch_contact_model_geoms(const tch_model* model,
+                                                  tch_contact_model contact_model) {
+    return model->internal->model_geoms[contact_model];
+}
+
 /* Adds force f_W (on geom b's body, -f_W on a's) acting at p_W: to the bodies' totals (about
  * their centres of mass) and to the pair's net force and torque about the world origin. */
 void tch_contact_apply_force(const tch_model* model, tch_data* data, tch_pair_result* pair,
@@ -155,12 +187,6 @@ tch_vec3 tch_contact_predicted_point_velocity(const tch_model* model, const tch_
 void tch_contact_apply_friction(const tch_model* model, tch_data* data,
                                 tch_velocity_prediction* prediction, tch_pair_result* pair,
                                 tch_vec3 p_W, tch_vec3 f_W);
-
-/* Inverse effective mass of geom g's body for a unit force along unit t_W at p_W:
- * 1/m + (r x t) . I_W^-1 (r x t), zero for static bodies. */
-tch_real tch_contact_inverse_mass(const tch_model* model, const tch_data* data,
-                                  const tch_velocity_prediction* prediction, int geom,
-                                  tch_vec3 p_W, tch_vec3 t_W);
 
 /* Adds to `out` the body-level Jacobians of the wrench `w` of `pair` (docs/integrators.md):
  * its local stiffness and damping carried to both bodies' centres of mass (K, D) and the

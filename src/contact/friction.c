@@ -30,7 +30,7 @@ static void fill_side(const tch_model* model, const tch_data* data,
         *side = (tch_friction_side){0};
         return;
     }
-    const tch_mat3* I_inv = &pred->I_inv_W[side->root];
+    const tch_mat3* I_inv = &data->body_I_inv_W[side->root];
     tch_vec3 r = tch_v3_sub(p_W, data->body_p_WCm[side->root]);
     tch_vec3 u[2] = {tch_v3_cross(r, t[0]), tch_v3_cross(r, t[1])};
     tch_real inv_m = 1 / model->body_total_mass[side->root];

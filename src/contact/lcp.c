@@ -10,6 +10,7 @@
 #include "contact/contact.h"
 
 const tch_contact_ops tch_lcp_ops = {
+    .name = "lcp",
     .kind = TCH_CONTACT_KIND_CONSTRAINT,
     .uses_state = 1,
     .pair_geometry = NULL,

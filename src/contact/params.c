@@ -1,7 +1,9 @@
 #include "contact/params.h"
 
 #include <math.h>
+#include <stdlib.h>
 
+#include "contact/contact.h"
 #include "contact/pressure.h"
 #include "math/vec.h"
 
@@ -101,6 +103,17 @@ static tch_real derived_damping(tch_point_law law, tch_real stiffness, tch_real 
     return law == TCH_POINT_LAW_LINEAR ? 2 * sqrt(stiffness * mass) : 0;
 }
 
+/* The model that runs a pair whose scene asks for `requested`: two rigid geoms have no
+ * pressure field (pressure.h), so the point model runs them. */
+static tch_contact_model model_running(const tch_model* model, tch_contact_model requested,
+                                       int geom_a, int geom_b) {
+    if (requested == TCH_CONTACT_PRESSURE && tch_pressure_geom_is_rigid(model, geom_a) &&
+        tch_pressure_geom_is_rigid(model, geom_b)) {
+        return TCH_CONTACT_POINT;
+    }
+    return requested;
+}
+
 /* tch_contact_params_resolve with c completed in place and the result written to *p. */
 static void resolve_into(const tch_model* model, tch_contact_params* c, int geom_a, int geom_b,
                          tch_pair_params* p) {
@@ -125,12 +138,8 @@ static void resolve_into(const tch_model* model, tch_contact_params* c, int geom
         c->tangential_damping = c->damping;
     }
     c->static_friction = fmax(c->static_friction, c->friction);
-    p->model = c->model;
+    p->model = model_running(model, c->model, geom_a, geom_b);
     p->requested = c->model;
-    if (p->model == TCH_CONTACT_PRESSURE && tch_pressure_geom_is_rigid(model, geom_a) &&
-        tch_pressure_geom_is_rigid(model, geom_b)) {
-        p->model = TCH_CONTACT_POINT; /* two rigid geoms have no pressure field (pressure.h) */
-    }
     p->law = c->law;
     p->stiffness_derived = stiffness_derived;
     p->damping_derived = damping_derived && c->law == TCH_POINT_LAW_LINEAR;
@@ -146,14 +155,89 @@ tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_p
     return p;
 }
 
-void tch_pair_params_lookup(const tch_model* model, int geom_a, int geom_b,
-                            tch_pair_params* out) {
+/* ---- the pair table ---- */
+
+/* The slot where the probe for the unordered pair (a, b) starts. */
+static int table_start(const tch_pair_table* table, int a, int b) {
+    unsigned lo = (unsigned)(a < b ? a : b), hi = (unsigned)(a < b ? b : a);
+    unsigned hash = (lo * 0x9E3779B1u) ^ (hi * 0x85EBCA77u);
+    return (int)(hash & (unsigned)(table->capacity - 1));
+}
+
+static int is_pair(const tch_model* model, int p, int a, int b) {
+    return (model->pair_geom_a[p] == a && model->pair_geom_b[p] == b) ||
+           (model->pair_geom_a[p] == b && model->pair_geom_b[p] == a);
+}
+
+/* Slot of the pair of (a, b) or the empty slot where it would go. */
+static int table_probe(const tch_model* model, const tch_pair_table* table, int a, int b) {
+    int mask = table->capacity - 1;
+    int i = table_start(table, a, b);
+    while (table->slots[i] >= 0 && !is_pair(model, table->slots[i], a, b)) {
+        i = (i + 1) & mask;
+    }
+    return i;
+}
+
+int tch_pair_table_build(const tch_model* model, tch_pair_table* table) {
+    table->slots = NULL;
+    table->capacity = 0;
+    if (model->pair_count == 0) {
+        return 0;
+    }
+    int capacity = 2;
+    while (capacity < 2 * model->pair_count) {
+        capacity *= 2;
+    }
+    table->slots = malloc((size_t)capacity * sizeof *table->slots);
+    if (!table->slots) {
+        return -1;
+    }
+    table->capacity = capacity;
+    for (int i = 0; i < capacity; ++i) {
+        table->slots[i] = -1;
+    }
     for (int p = 0; p < model->pair_count; ++p) {
-        if ((model->pair_geom_a[p] == geom_a && model->pair_geom_b[p] == geom_b) ||
-            (model->pair_geom_a[p] == geom_b && model->pair_geom_b[p] == geom_a)) {
-            *out = model->pair_params[p];
-            return;
+        int slot = table_probe(model, table, model->pair_geom_a[p], model->pair_geom_b[p]);
+        if (table->slots[slot] < 0) { /* the first of repeated pairs wins, as the scan did */
+            table->slots[slot] = p;
         }
+    }
+    return 0;
+}
+
+void tch_pair_table_free(tch_pair_table* table) {
+    free(table->slots);
+    table->slots = NULL;
+    table->capacity = 0;
+}
+
+int tch_pair_table_find(const tch_model* model, int geom_a, int geom_b) {
+    const tch_pair_table* table = &model->internal->pairs;
+    if (table->capacity == 0) {
+        return -1;
+    }
+    return table->slots[table_probe(model, table, geom_a, geom_b)];
+}
+
+tch_contact_model tch_pair_model(const tch_model* model, int geom_a, int geom_b,
+                                 int explicit_pair) {
+    if (explicit_pair >= 0) {
+        return model->pair_params[explicit_pair].model;
+    }
+    int requested = combine_enum(model->geom_contact[geom_a].model,
+                                 model->geom_contact[geom_b].model, TCH_CONTACT_INHERIT);
+    if (requested == TCH_CONTACT_INHERIT) {
+        requested = model->contact_default.model;
+    }
+    return model_running(model, (tch_contact_model)requested, geom_a, geom_b);
+}
+
+void tch_pair_params_lookup(const tch_model* model, int geom_a, int geom_b, int explicit_pair,
+                            tch_pair_params* out) {
+    if (explicit_pair >= 0) {
+        *out = model->pair_params[explicit_pair];
+        return;
     }
     tch_contact_params c;
     combine_into(&model->geom_contact[geom_a], &model->geom_contact[geom_b], &c);
@@ -162,6 +246,7 @@ void tch_pair_params_lookup(const tch_model* model, int geom_a, int geom_b,
 
 tch_pair_params tch_model_pair_params(const tch_model* model, int geom_a, int geom_b) {
     tch_pair_params p;
-    tch_pair_params_lookup(model, geom_a, geom_b, &p);
+    tch_pair_params_lookup(model, geom_a, geom_b, tch_pair_table_find(model, geom_a, geom_b),
+                           &p);
     return p;
 }

@@ -30,9 +30,32 @@ tch_contact_params tch_contact_params_combine(tch_contact_params a, tch_contact_
 tch_pair_params tch_contact_params_resolve(const tch_model* model, tch_contact_params c,
                                            int geom_a, int geom_b);
 
-/* tch_model_pair_params written to *out (the struct is large: the collision stage builds it
- * in place in the pair's result). */
-void tch_pair_params_lookup(const tch_model* model, int geom_a, int geom_b,
+/* The scene's explicit pairs by their geoms, compiled into the model: open addressing over a
+ * power-of-two table at most half full, each slot an index into model->pair_params or -1, so
+ * that finding a candidate's explicit pair costs a probe or two instead of a scan over every
+ * pair. */
+typedef struct tch_pair_table {
+    int* slots;
+    int capacity; /* 0 when the scene has no explicit pair */
+} tch_pair_table;
+
+/* Builds the table of model's explicit pairs (model->pair_geom_a/b). 0, or -1 when out of
+ * memory. */
+int tch_pair_table_build(const tch_model* model, tch_pair_table* table);
+void tch_pair_table_free(tch_pair_table* table);
+
+/* The explicit pair of geoms a and b (either order), or -1 when the scene names none. */
+int tch_pair_table_find(const tch_model* model, int geom_a, int geom_b);
+
+/* The model of geoms a and b, whose explicit pair is `explicit_pair` (-1: none):
+ * tch_model_pair_params(...).model without resolving the rest. */
+tch_contact_model tch_pair_model(const tch_model* model, int geom_a, int geom_b,
+                                 int explicit_pair);
+
+/* tch_model_pair_params written to *out, with the explicit pair already found (-1: none):
+ * the collision stage resolves each touching pair once per evaluation, in place in its result
+ * (the struct is large). */
+void tch_pair_params_lookup(const tch_model* model, int geom_a, int geom_b, int explicit_pair,
                             tch_pair_params* out);
 
 /* Effective mass of the pair for a translation of one against the other, kg (the mass of the

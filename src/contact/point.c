@@ -559,6 +559,7 @@ static void point_linearize(const tch_model* model, const tch_data* data,
 }
 
 const tch_contact_ops tch_point_ops = {
+    .name = "point",
     .kind = TCH_CONTACT_KIND_FORCE,
     .uses_state = 0,
     .pair_geometry = NULL,

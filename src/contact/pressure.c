@@ -257,14 +257,18 @@ static tch_status build_rigid(const tch_model* m, int g, struct tch_pressure_geo
     return s == TCH_OK ? triangulate_hull(pg, err) : s;
 }
 
-tch_status tch_pressure_build_geoms(tch_model* m, const char* const* files, tch_error* err) {
-    m->internal->pressure_geoms = calloc((size_t)(m->geom_count > 0 ? m->geom_count : 1),
-                                         sizeof *m->internal->pressure_geoms);
-    if (!m->internal->pressure_geoms) {
+/* Every geom's body (pressure.h) as the model's per-geom data. */
+static tch_status pressure_build_geoms(const tch_model* m, const tch_geom_sources* sources,
+                                       void** geoms, tch_error* err) {
+    const char* const* files = sources->tetmesh_files;
+    struct tch_pressure_geom* built =
+        calloc((size_t)(m->geom_count > 0 ? m->geom_count : 1), sizeof *built);
+    *geoms = built;
+    if (!built) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the geoms");
     }
     for (int g = 0; g < m->geom_count; ++g) {
-        struct tch_pressure_geom* pg = &m->internal->pressure_geoms[g];
+        struct tch_pressure_geom* pg = &built[g];
         if (m->geom_type[g] == TCH_GEOM_PLANE) {
             if (m->geom_contact[g].rigid == TCH_RIGIDITY_COMPLIANT) {
                 return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
@@ -285,12 +289,10 @@ tch_status tch_pressure_build_geoms(tch_model* m, const char* const* files, tch_
     return TCH_OK;
 }
 
-void tch_pressure_free_geoms(tch_model* m) {
-    if (!m->internal || !m->internal->pressure_geoms) {
-        return;
-    }
-    for (int g = 0; g < m->geom_count; ++g) {
-        struct tch_pressure_geom* pg = &m->internal->pressure_geoms[g];
+static void pressure_free_geoms(const tch_model* m, void* geoms) {
+    struct tch_pressure_geom* built = geoms;
+    for (int g = 0; built && g < m->geom_count; ++g) {
+        struct tch_pressure_geom* pg = &built[g];
         tch_tetmesh_free(&pg->mesh);
         tch_bvh_free(&pg->bvh);
         free(pg->node_epsilon);
@@ -298,8 +300,12 @@ void tch_pressure_free_geoms(tch_model* m) {
         free(pg->vertices);
         free(pg->triangles);
     }
-    free(m->internal->pressure_geoms);
-    m->internal->pressure_geoms = NULL;
+    free(built);
+}
+
+/* The geoms' bodies that pressure_build_geoms made. */
+static const struct tch_pressure_geom* pressure_geoms(const tch_model* m) {
+    return tch_contact_model_geoms(m, TCH_CONTACT_PRESSURE);
 }
 
 /* ---- per pair ---- */
@@ -375,8 +381,8 @@ static tch_pressure_motion relative_motion(const tch_model* m, const tch_data* d
 /* The surface of compliant `c` against geom `o` (compliant or rigid) in c's frame. */
 static tch_status compute_surface(const tch_model* m, const tch_data* d, pair_work* s,
                                   int c, int o, tch_real* energy) {
-    const struct tch_pressure_geom* pc = &m->internal->pressure_geoms[c];
-    const struct tch_pressure_geom* po = &m->internal->pressure_geoms[o];
+    const struct tch_pressure_geom* pc = &pressure_geoms(m)[c];
+    const struct tch_pressure_geom* po = &pressure_geoms(m)[o];
     tch_transform X_CO = tch_x_relative(d->geom_X_WG[c], d->geom_X_WG[o]);
     tch_pressure_body body_c = {&pc->mesh, &pc->bvh, pc->modulus};
     if (po->compliant) {
@@ -416,8 +422,8 @@ static tch_status compute_surface(const tch_model* m, const tch_data* d, pair_wo
 
 static tch_pressure_traction_params traction_params(const tch_model* m, const tch_pair_params* p,
                                                     int a, int b) {
-    const struct tch_pressure_geom* pa = &m->internal->pressure_geoms[a];
-    const struct tch_pressure_geom* pb = &m->internal->pressure_geoms[b];
+    const struct tch_pressure_geom* pa = &pressure_geoms(m)[a];
+    const struct tch_pressure_geom* pb = &pressure_geoms(m)[b];
     tch_real chi_a = geom_param(m, a, m->geom_contact[a].dissipation, p->dissipation);
     tch_real chi_b = geom_param(m, b, m->geom_contact[b].dissipation, p->dissipation);
     tch_real chi = pa->compliant && pb->compliant
@@ -484,7 +490,7 @@ static void compute_pair(const tch_model* m, const tch_data* d, const tch_pair_p
                          tch_workers* workers, pair_work* work) {
     int a = work->geom_a, b = work->geom_b;
     /* The surface is computed from a compliant side: A's when it is compliant, else B's. */
-    int flip = !m->internal->pressure_geoms[a].compliant;
+    int flip = !pressure_geoms(m)[a].compliant;
     int frame = flip ? b : a, other = flip ? a : b;
     work->surface.workers = workers;
     work->energy = 0;
@@ -526,7 +532,7 @@ static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
         return 0;
     }
     /* The wrench is on `other`, about frame's origin, in frame's axes: world, and on B. */
-    int flip = !m->internal->pressure_geoms[a].compliant;
+    int flip = !pressure_geoms(m)[a].compliant;
     tch_transform X_WF = d->geom_X_WG[flip ? b : a];
     pressure_state* state = (pressure_state*)ctx->state->bytes;
     tch_real sign = flip ? -1 : 1;
@@ -715,8 +721,11 @@ static void pressure_scratch_destroy(void* scratch) {
 }
 
 const tch_contact_ops tch_pressure_ops = {
+    .name = "pressure",
     .kind = TCH_CONTACT_KIND_FORCE,
     .uses_state = 1,
+    .build_geoms = pressure_build_geoms,
+    .free_geoms = pressure_free_geoms,
     .pair_geometry = pressure_geometry,
     .prepare_pairs = pressure_prepare_pairs,
     .normal_forces = pressure_forces,

@@ -25,14 +25,6 @@
 /* Whether geom g is rigid for the pressure model (planes always are). */
 int tch_pressure_geom_is_rigid(const tch_model* model, int geom);
 
-/* Builds every geom's body into model->internal->pressure_geoms. `tetmesh_files[g]` is the
- * geom's tet mesh file or "" (from the spec). Errors name the geom. */
-tch_status tch_pressure_build_geoms(tch_model* model, const char* const* tetmesh_files,
-                                    tch_error* err);
-
-/* Frees what tch_pressure_build_geoms made. */
-void tch_pressure_free_geoms(tch_model* model);
-
 /* Attaches to a mesh without a field (e.g. read from a file) the Laplace field of sec. VI-A2,
  * eq. 4: harmonic, 0 on the boundary and 1 on the vertices farthest (in edges) from it.
  * Fails when the mesh has no interior vertex. Used by the model and by `touche mesh`. */

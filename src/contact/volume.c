@@ -30,6 +30,7 @@
 #include "contact/contact.h"
 #include "contact/volume.h"
 #include "contact/volume_integrals.h"
+#include "geometry/hull.h"
 #include "geometry/model_shape.h"
 #include "math/vec.h"
 
@@ -459,7 +460,7 @@ static const tch_convex_hull* piece(const tch_model* m, int g, int other, tch_tr
     if (m->geom_type[g] == TCH_GEOM_PLANE) {
         return half_space_box(s, X_GO.p, m->geom_rbound[other]);
     }
-    return &m->internal->geom_hull[g];
+    return (const tch_convex_hull*)tch_contact_model_geoms(m, TCH_CONTACT_VOLUME) + g;
 }
 
 /* Moves the contact point to the centroid of the contact area (on the plane): the separation
@@ -591,9 +592,16 @@ static void volume_scratch_destroy(void* scratch) {
     }
 }
 
+static tch_status volume_build_geoms(const tch_model* m, const tch_geom_sources* sources,
+                                     void** geoms, tch_error* err);
+static void volume_free_geoms(const tch_model* m, void* geoms);
+
 const tch_contact_ops tch_volume_ops = {
+    .name = "volume",
     .kind = TCH_CONTACT_KIND_FORCE,
     .uses_state = 1,
+    .build_geoms = volume_build_geoms,
+    .free_geoms = volume_free_geoms,
     .pair_geometry = volume_geometry,
     .normal_forces = volume_forces,
     .friction_forces = NULL,
@@ -635,4 +643,30 @@ tch_status tch_volume_build_pieces(const tch_model* m, tch_convex_hull* hulls, t
         }
     }
     return TCH_OK;
+}
+
+/* The convex pieces of every geom as the model's per-geom data (planes zeroed). */
+static tch_status volume_build_geoms(const tch_model* m, const tch_geom_sources* sources,
+                                     void** geoms, tch_error* err) {
+    (void)sources;
+    tch_convex_hull* hulls = calloc((size_t)(m->geom_count > 0 ? m->geom_count : 1), sizeof *hulls);
+    *geoms = hulls;
+    if (!hulls) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the pieces");
+    }
+    tch_error piece_err;
+    tch_status s = tch_volume_build_pieces(m, hulls, &piece_err);
+    if (s != TCH_OK) {
+        return tch_fail(err, s, NULL, 0, "the contact-volume model needs a convex piece per "
+                        "geom: %s", piece_err.message);
+    }
+    return TCH_OK;
+}
+
+static void volume_free_geoms(const tch_model* m, void* geoms) {
+    tch_convex_hull* hulls = geoms;
+    for (int g = 0; hulls && g < m->geom_count; ++g) {
+        tch_hull_free(&hulls[g]);
+    }
+    free(hulls);
 }

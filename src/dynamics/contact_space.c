@@ -15,11 +15,11 @@
 #include "base/arena.h"
 #include "base/error.h"
 #include "dynamics/free_body.h"
+#include "dynamics/kinematics.h"
 #include "math/dense.h"
 #include "math/vec.h"
 #include "solver/dense_lapack.h"
 #include "solver/lemke.h"
-#include "touche/step.h"
 
 /* G = A⁻¹ Jᵀ (transposed, [m*n]) and Λ⁻¹ = J A⁻¹ Jᵀ ([m*m]) of one problem. */
 typedef struct contact_space {
@@ -324,8 +324,7 @@ void tch_contact_space_free_body_inverse_inertia(const tch_model* m, const tch_d
             continue;
         }
         int k = m->body_qvel_adr[b];
-        tch_mat3 I_inv_W = tch_m3_rotate_tensor(tch_q_to_mat3(tch_free_body_pose(m, d->qpos, b).q),
-                                                m->body_total_I_inv[b]);
+        const tch_mat3 I_inv_W = d->body_I_inv_W[b];
         for (int i = 0; i < 3; ++i) {
             A_inv[(k + i) * nv + k + i] = 1 / m->body_total_mass[b];
             for (int j = 0; j < 3; ++j) {
@@ -356,7 +355,7 @@ void tch_contact_space_free_body_set_velocity(const tch_model* m, tch_data* d,
                                                   (tch_vec3){x[3], x[4], x[5]});
         }
     }
-    tch_stage_velocities(m, d);
+    tch_kinematics_velocities(m, d);
 }
 
 /* Adds sign * (n, r x n) to the row's columns of geom g's free root. */
@@ -367,8 +366,7 @@ static void add_body_columns(const tch_model* m, const tch_data* d, int geom, tc
         return;
     }
     tch_real* x = row + m->body_qvel_adr[root];
-    tch_vec3 p_Cm = tch_x_apply(tch_free_body_pose(m, d->qpos, root), m->body_total_p_BCm[root]);
-    tch_vec3 ang = tch_v3_cross(tch_v3_sub(p_W, p_Cm), n_W);
+    tch_vec3 ang = tch_v3_cross(tch_v3_sub(p_W, d->body_p_WCm[root]), n_W);
     for (int i = 0; i < 3; ++i) {
         x[i] += sign * tch_v3_get(n_W, i);
         x[3 + i] += sign * tch_v3_get(ang, i);

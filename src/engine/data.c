@@ -16,6 +16,7 @@ enum { INITIAL_ARENA_BYTES = 1 << 16, INITIAL_CONTACTS = 64 };
 static void free_arrays(tch_data* d) {
     void* arrays[] = {d->qpos, d->qvel, d->qacc, d->body_force_applied_W,
                       d->body_torque_applied_W, d->body_X_WB, d->body_R_WB, d->body_p_WCm,
+                      d->body_I_W, d->body_I_inv_W,
                       d->geom_X_WG, d->geom_R_WG, d->body_v_WCm, d->body_w_W, d->contacts,
                       d->pair_results, d->body_force_W, d->body_torque_W, d->polygons,
                       d->polygon_vertices_W, d->polygon_vertex_pressure};
@@ -35,7 +36,8 @@ void tch_data_destroy(tch_data* d) {
         free(d->internal->geom_static);
         free(d->internal->prediction.v_WCm);
         free(d->internal->prediction.w_W);
-        free(d->internal->prediction.I_inv_W);
+        free(d->internal->kinematics_qpos);
+        free(d->internal->kinematics_qvel);
         tch_pair_state_destroy(&d->internal->pair_states);
         tch_constraint_workspace_free(&d->internal->constraint);
         for (int i = 0; i < TCH_CONTACT_MODEL_END; ++i) {
@@ -58,6 +60,7 @@ static int allocate_arrays(const tch_model* m, tch_data* d) {
            CALLOC_ARRAY(d->qacc, m->nv) && CALLOC_ARRAY(d->body_force_applied_W, nb) &&
            CALLOC_ARRAY(d->body_torque_applied_W, nb) && CALLOC_ARRAY(d->body_X_WB, nb) &&
            CALLOC_ARRAY(d->body_R_WB, nb) && CALLOC_ARRAY(d->body_p_WCm, nb) &&
+           CALLOC_ARRAY(d->body_I_W, nb) && CALLOC_ARRAY(d->body_I_inv_W, nb) &&
            CALLOC_ARRAY(d->geom_X_WG, ng) && CALLOC_ARRAY(d->geom_R_WG, ng) &&
            CALLOC_ARRAY(d->body_v_WCm, nb) && CALLOC_ARRAY(d->body_w_W, nb) &&
            CALLOC_ARRAY(d->contacts, d->contact_capacity) &&
@@ -83,7 +86,7 @@ static int allocate_internal(const tch_model* m, tch_data* d) {
            CALLOC_ARRAY(in->geom_static, m->geom_count) &&
            CALLOC_ARRAY(in->prediction.v_WCm, m->body_count) &&
            CALLOC_ARRAY(in->prediction.w_W, m->body_count) &&
-           CALLOC_ARRAY(in->prediction.I_inv_W, m->body_count);
+           CALLOC_ARRAY(in->kinematics_qpos, m->nq) && CALLOC_ARRAY(in->kinematics_qvel, m->nv);
 }
 
 tch_status tch_data_create(const tch_model* m, tch_data** out, tch_error* err) {

@@ -292,7 +292,7 @@ static void assemble_bodies(const tch_model* m, const tch_data* d, implicit_syst
     for (int node = 0; node < s->node_count; ++node) {
         int b = s->body_of_node[node];
         tch_real* M = block(s, s->position[node], s->position[node]);
-        tch_mat3 I_W = tch_m3_rotate_tensor(d->body_R_WB[b], m->body_total_I_BCm[b]);
+        const tch_mat3 I_W = d->body_I_W[b];
         for (int i = 0; i < 3; ++i) {
             M[7 * i] += m->body_total_mass[b];
             for (int j = 0; j < 3; ++j) {

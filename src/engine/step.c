@@ -1,13 +1,9 @@
-/* The step pipeline (docs/design.md):
- *
- *     kinematics -> velocities -> collision (broad + narrow) -> forces (gravity, applied,
- *     contact models) -> accelerations -> integration
- *
- * This file alone knows the order. tch_step = tch_step_begin (everything up to the forces and
- * accelerations at the current state) + tch_step_end (the integrator). Semi-implicit Euler uses
- * the accelerations of tch_step_begin once; RK4 evaluates the whole pipeline again at three
- * intermediate states, so contacts are part of its derivative, and the contacts reported after
- * the step are those of the first evaluation (the state at the start of the step).
+/* The step of include/touche/step.h, whose diagram this file follows: tch_step =
+ * tch_step_begin (kinematics, velocities, collision, forces, accelerations at the current
+ * state) + tch_step_end (the integrator: semi-implicit Euler with the constraints stage between
+ * its velocity and position updates, linearly implicit Euler, or RK4, whose three more
+ * evaluations make the contacts part of its derivative while the step reports those of the
+ * first). This file alone knows the order.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -19,6 +15,7 @@
 #include "contact/contact.h"
 #include "contact/params.h"
 #include "dynamics/free_body.h"
+#include "dynamics/kinematics.h"
 #include "engine/engine_internal.h"
 #include "engine/implicit.h"
 #include "geometry/model_shape.h"
@@ -32,45 +29,30 @@ static const tch_real RUNAWAY_ANGULAR_SPEED = 1e5;
 /* ---- positions and velocities ---- */
 
 void tch_stage_kinematics(const tch_model* m, tch_data* d) {
-    d->body_X_WB[0] = tch_x_identity();
-    d->body_R_WB[0] = tch_m3_identity();
-    for (int b = 1; b < m->body_count; ++b) {
-        int root = m->body_root[b];
-        if (m->body_free[b]) {
-            d->body_X_WB[b] = tch_free_body_pose(m, d->qpos, b);
-            d->body_X_WB[b].q = tch_q_normalize(d->body_X_WB[b].q);
-        } else {
-            d->body_X_WB[b] = tch_x_mul(d->body_X_WB[root], m->body_X_RB[b]);
-        }
-        d->body_R_WB[b] = tch_q_to_mat3(d->body_X_WB[b].q);
-        d->body_p_WCm[b] = tch_x_apply(d->body_X_WB[b], m->body_free[b]
-                                                            ? m->body_total_p_BCm[b]
-                                                            : m->body_p_BCm[b]);
-    }
-    for (int g = 0; g < m->geom_count; ++g) {
-        int root = m->body_root[m->geom_body[g]];
-        d->geom_X_WG[g] = root ? tch_x_mul(d->body_X_WB[root], m->geom_X_RG[g]) : m->geom_X_RG[g];
-        d->geom_R_WG[g] = tch_q_to_mat3(d->geom_X_WG[g].q);
-    }
+    tch_kinematics_positions(m, d);
+    d->internal->kinematics_current = 0; /* the velocities may be of another state */
 }
 
 void tch_stage_velocities(const tch_model* m, tch_data* d) {
-    for (int b = 1; b < m->body_count; ++b) {
-        int root = m->body_root[b];
-        if (root == 0) {
-            d->body_v_WCm[b] = d->body_w_W[b] = tch_v3_zero();
-        } else if (root == b) {
-            tch_free_body_com_velocity(m, d->qpos, d->qvel, b, &d->body_v_WCm[b], &d->body_w_W[b]);
-        }
+    tch_kinematics_velocities(m, d);
+    d->internal->kinematics_current = 0;
+}
+
+/* The kinematics and velocities stages, skipped while qpos and qvel are bit for bit those they
+ * were last computed from here: tch_step_end leaves them for the new state, so the next
+ * evaluation does not compute them again (step.h). */
+static void update_kinematics(const tch_model* m, tch_data* d) {
+    struct tch_data_internal* in = d->internal;
+    size_t q = (size_t)m->nq * sizeof *d->qpos, v = (size_t)m->nv * sizeof *d->qvel;
+    if (in->kinematics_current && memcmp(in->kinematics_qpos, d->qpos, q) == 0 &&
+        memcmp(in->kinematics_qvel, d->qvel, v) == 0) {
+        return;
     }
-    for (int b = 1; b < m->body_count; ++b) {
-        int root = m->body_root[b];
-        if (root != 0 && root != b) {
-            d->body_w_W[b] = d->body_w_W[root];
-            tch_vec3 r = tch_v3_sub(d->body_p_WCm[b], d->body_p_WCm[root]);
-            d->body_v_WCm[b] = tch_v3_add(d->body_v_WCm[root], tch_v3_cross(d->body_w_W[root], r));
-        }
-    }
+    tch_kinematics_positions(m, d);
+    tch_kinematics_velocities(m, d);
+    memcpy(in->kinematics_qpos, d->qpos, q);
+    memcpy(in->kinematics_qvel, d->qvel, v);
+    in->kinematics_current = 1;
 }
 
 /* ---- collision ---- */
@@ -80,27 +62,15 @@ static tch_real geom_margin(const tch_model* m, int g) {
     return isnan(margin) ? m->contact_default.margin : margin;
 }
 
-static int has_explicit_pair(const tch_model* m, int a, int b) {
-    for (int p = 0; p < m->pair_count; ++p) {
-        if ((m->pair_geom_a[p] == a && m->pair_geom_b[p] == b) ||
-            (m->pair_geom_a[p] == b && m->pair_geom_b[p] == a)) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 /* MuJoCo's filter: geoms of one rigid body never collide; otherwise the contype/conaffinity
- * bitmasks must match in one direction, unless an explicit pair names the two geoms. */
-static int pair_may_collide(const tch_model* m, int a, int b) {
+ * bitmasks must match in one direction, unless an explicit pair names the two geoms
+ * (explicit_pair >= 0, from the model's pair table). */
+static int pair_may_collide(const tch_model* m, int a, int b, int explicit_pair) {
     if (m->body_root[m->geom_body[a]] == m->body_root[m->geom_body[b]]) {
         return 0;
     }
-    if ((m->geom_contype[a] & m->geom_conaffinity[b]) ||
-        (m->geom_contype[b] & m->geom_conaffinity[a])) {
-        return 1;
-    }
-    return has_explicit_pair(m, a, b);
+    return (m->geom_contype[a] & m->geom_conaffinity[b]) ||
+           (m->geom_contype[b] & m->geom_conaffinity[a]) || explicit_pair >= 0;
 }
 
 /* The narrow phase's points for pair (a, b), appended to data; returns their count. */
@@ -160,17 +130,17 @@ static int keep_state(tch_data* d, tch_pair_state* state, const tch_pair_state* 
     return 0;
 }
 
-/* The next pair result for (a, b): no contacts or patch yet, its parameters built in place.
- * It is kept only when the pair touches. Everything around the parameters is zeroed as two
- * short blocks (zeroing the whole struct and then writing the parameters over it took a
- * `rep stos` of 256 bytes per pair). */
+/* The next pair result for (a, b): no contacts or patch yet, its parameters resolved in place
+ * (once per evaluation). It is kept only when the pair touches. Everything around the
+ * parameters is zeroed as two short blocks (zeroing the whole struct and then writing the
+ * parameters over it took a `rep stos` of 256 bytes per pair). */
 static void start_pair_result(const tch_model* m, const tch_data* d, int a, int b,
-                              tch_pair_result* pair) {
+                              int explicit_pair, tch_pair_result* pair) {
     const size_t params_begin = offsetof(tch_pair_result, params);
     const size_t params_end = params_begin + sizeof pair->params;
     memset(pair, 0, params_begin);
     memset((unsigned char*)pair + params_end, 0, sizeof *pair - params_end);
-    tch_pair_params_lookup(m, a, b, &pair->params);
+    tch_pair_params_lookup(m, a, b, explicit_pair, &pair->params);
     pair->geom_a = a;
     pair->geom_b = b;
     pair->model = pair->params.model;
@@ -179,17 +149,18 @@ static void start_pair_result(const tch_model* m, const tch_data* d, int a, int 
 }
 
 /* Runs the geometry of candidate pair (a, b) and keeps it as a pair result when touching. */
-static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, tch_error* err) {
+static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, int explicit_pair,
+                               tch_error* err) {
     if (tch_contact_reserve(d, 0, 0, 0) != 0) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for contacts");
     }
     tch_pair_result* pair = &d->pair_results[d->pair_result_count];
-    start_pair_result(m, d, a, b, pair);
+    start_pair_result(m, d, a, b, explicit_pair, pair);
     const tch_contact_ops* ops = tch_contact_model_ops(pair->model);
     if (!ops) {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
                         "contact model '%s' is not supported yet",
-                        tch_contact_model_name(pair->model));
+                        tch_contact_model_label(pair->model));
     }
     int touching;
     if (ops->pair_geometry) {
@@ -238,8 +209,9 @@ static int prepare_models(const tch_model* m, tch_data* d, const tch_pair* pairs
         }
         int n = 0;
         for (int i = 0; i < count; ++i) {
-            if (pair_may_collide(m, pairs[i].a, pairs[i].b) &&
-                (int)tch_model_pair_params(m, pairs[i].a, pairs[i].b).model == model) {
+            int a = pairs[i].a, b = pairs[i].b, explicit_pair = tch_pair_table_find(m, a, b);
+            if (pair_may_collide(m, a, b, explicit_pair) &&
+                (int)tch_pair_model(m, a, b, explicit_pair) == model) {
                 mine[n++] = pairs[i];
             }
         }
@@ -272,8 +244,9 @@ tch_status tch_stage_collision(const tch_model* m, tch_data* d, tch_error* err) 
         status = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for contacts");
     }
     for (int i = 0; i < count && status == TCH_OK; ++i) {
-        if (pair_may_collide(m, pairs[i].a, pairs[i].b)) {
-            status = collide_pair(m, d, pairs[i].a, pairs[i].b, err);
+        int a = pairs[i].a, b = pairs[i].b, explicit_pair = tch_pair_table_find(m, a, b);
+        if (pair_may_collide(m, a, b, explicit_pair)) {
+            status = collide_pair(m, d, a, b, explicit_pair, err);
         }
     }
     tch_arena_release(&in->arena, mark);
@@ -362,8 +335,7 @@ static void compute_accelerations(const tch_model* m, tch_data* d) {
 /* The whole pipeline at the current state, ending with qacc (with the implicit integrator,
  * the implicit step's dv / h). */
 static tch_status evaluate(const tch_model* m, tch_data* d, tch_error* err) {
-    tch_stage_kinematics(m, d);
-    tch_stage_velocities(m, d);
+    update_kinematics(m, d);
     tch_status s = tch_stage_collision(m, d, err);
     size_t mark = tch_arena_mark(&d->internal->arena);
     tch_implicit_system* implicit = NULL;
@@ -395,19 +367,34 @@ tch_status tch_step_begin(const tch_model* m, tch_data* d, tch_error* err) {
     return s;
 }
 
+/* ---- constraints ---- */
+
+void tch_stage_constraints(const tch_model* m, tch_data* d) {
+    tch_constraint_stage(m, d, m->timestep);
+}
+
 /* ---- integration ---- */
 
-static void semi_implicit_euler(const tch_model* m, tch_data* d) {
-    tch_real h = m->timestep;
+/* v += h qacc. */
+static void integrate_velocities(const tch_model* m, tch_data* d) {
     for (int i = 0; i < m->nv; ++i) {
-        d->qvel[i] += h * d->qacc[i];
+        d->qvel[i] += m->timestep * d->qacc[i];
     }
-    tch_constraint_stage(m, d, h); /* v* -> v+ by the constraint models' impulses, if any */
+}
+
+/* q += h v (free bodies; the rotation exact for the body-frame rate). */
+static void integrate_positions(const tch_model* m, tch_data* d) {
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
-            tch_free_body_advance_position(m, d->qpos, d->qvel, b, h);
+            tch_free_body_advance_position(m, d->qpos, d->qvel, b, m->timestep);
         }
     }
+}
+
+static void semi_implicit_euler(const tch_model* m, tch_data* d) {
+    integrate_velocities(m, d);
+    tch_stage_constraints(m, d);
+    integrate_positions(m, d);
 }
 
 /* qpos_rate[nq] of the current (qpos, qvel). */
@@ -541,8 +528,8 @@ static tch_status runge_kutta_4(const tch_model* m, tch_data* d, tch_error* err)
     return status;
 }
 
-/* The constraint models' impulses live inside semi-implicit Euler's velocity update (as
- * io/compile.c refuses them with RK4): the linearly implicit step has no place for them. */
+/* The constraints stage sits in semi-implicit Euler alone (as io/compile.c refuses constraint
+ * models with RK4): the linearly implicit step has no place for it. */
 static tch_status refuse_constraint_pairs(const tch_model* m, const tch_data* d,
                                           tch_error* err) {
     for (int i = 0; i < d->pair_result_count; ++i) {
@@ -552,7 +539,7 @@ static tch_status refuse_constraint_pairs(const tch_model* m, const tch_data* d,
                             "contact model '%s' (geoms '%s' and '%s') needs the semi-implicit "
                             "Euler integrator (option integrator=\"Euler\"); the scene uses "
                             "the implicit integrator, which takes force models only",
-                            tch_contact_model_name(model),
+                            tch_contact_model_label(model),
                             m->geom_name[d->pair_results[i].geom_a],
                             m->geom_name[d->pair_results[i].geom_b]);
         }
@@ -561,16 +548,12 @@ static tch_status refuse_constraint_pairs(const tch_model* m, const tch_data* d,
 }
 
 /* Linearly implicit Euler (engine/implicit.h): qacc already holds the implicit step's dv / h,
- * so the update is semi-implicit Euler's, without the constraint stage. */
+ * so the update is semi-implicit Euler's, without the constraints stage. */
 static tch_status linearly_implicit_euler(const tch_model* m, tch_data* d, tch_error* err) {
     tch_status s = refuse_constraint_pairs(m, d, err);
-    for (int i = 0; i < m->nv && s == TCH_OK; ++i) {
-        d->qvel[i] += m->timestep * d->qacc[i];
-    }
-    for (int b = 1; b < m->body_count && s == TCH_OK; ++b) {
-        if (m->body_free[b]) {
-            tch_free_body_advance_position(m, d->qpos, d->qvel, b, m->timestep);
-        }
+    if (s == TCH_OK) {
+        integrate_velocities(m, d);
+        integrate_positions(m, d);
     }
     return s;
 }
@@ -617,8 +600,7 @@ tch_status tch_step_end(const tch_model* m, tch_data* d, tch_error* err) {
     tch_data_update_allocation_count(d);
     s = check_divergence(m, d, err);
     if (s == TCH_OK) {
-        tch_stage_kinematics(m, d);
-        tch_stage_velocities(m, d);
+        update_kinematics(m, d);
     }
     return s;
 }

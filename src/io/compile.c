@@ -24,8 +24,6 @@
 #include "geometry/mass.h"
 #include "contact/contact.h"
 #include "contact/params.h"
-#include "contact/pressure.h"
-#include "contact/volume.h"
 #include "geometry/model_shape.h"
 #include "io/spec_internal.h"
 #include "math/vec.h"
@@ -129,12 +127,12 @@ static tch_status check_model_supported(tch_contact_model model, const tch_sourc
         if (tch_contact_model_ops((tch_contact_model)m) != NULL) {
             size_t used = strlen(offered);
             snprintf(offered + used, sizeof offered - used, "%s'%s'", used ? ", " : "",
-                     tch_contact_model_name((tch_contact_model)m));
+                     tch_contact_model_label((tch_contact_model)m));
         }
     }
     return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
                     "contact model '%s' is not supported yet; this build offers %s",
-                    tch_contact_model_name(model), offered);
+                    tch_contact_model_label(model), offered);
 }
 
 /* A supported model that the scene's integrator can run: the lcp model's impulses live inside
@@ -555,7 +553,7 @@ static tch_status compile_pairs(compile_context* ctx, tch_error* err) {
     return TCH_OK;
 }
 
-/* ---- per-geom caches of the contact models ---- */
+/* ---- what the contact models compile ---- */
 
 static int scene_uses_model(const tch_model* m, tch_contact_model model) {
     if (m->contact_default.model == model) {
@@ -574,8 +572,8 @@ static int scene_uses_model(const tch_model* m, tch_contact_model model) {
     return 0;
 }
 
-/* The pressure model's bodies; a geom's error names its source line. */
-static tch_status compile_pressure_geoms(compile_context* ctx, tch_error* err) {
+/* Each used model's per-geom data (tch_contact_ops.build_geoms), from the geoms' files. */
+static tch_status compile_model_geoms(compile_context* ctx, tch_error* err) {
     tch_model* m = ctx->model;
     const char** files = calloc((size_t)(m->geom_count > 0 ? m->geom_count : 1), sizeof *files);
     if (!files) {
@@ -584,31 +582,26 @@ static tch_status compile_pressure_geoms(compile_context* ctx, tch_error* err) {
     for (int g = 0; g < m->geom_count; ++g) {
         files[g] = tch_spec_geom(ctx->spec, (tch_geom_id){g + 1})->tetmesh;
     }
-    tch_status s = tch_pressure_build_geoms(m, files, err);
+    const tch_geom_sources sources = {files};
+    tch_status s = TCH_OK;
+    for (int model = TCH_CONTACT_POINT; model < TCH_CONTACT_MODEL_END && s == TCH_OK; ++model) {
+        const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)model);
+        if (ops && ops->build_geoms && scene_uses_model(m, (tch_contact_model)model)) {
+            s = ops->build_geoms(m, &sources, &m->internal->model_geoms[model], err);
+        }
+    }
     free(files);
     return s;
 }
 
-static tch_status compile_model_caches(compile_context* ctx, tch_error* err) {
+/* What the model keeps beyond its arrays: the pair table and the models' per-geom data. */
+static tch_status compile_model_internal(compile_context* ctx, tch_error* err) {
     tch_model* m = ctx->model;
-    if (!(m->internal = calloc(1, sizeof *m->internal))) {
+    if (!(m->internal = calloc(1, sizeof *m->internal)) ||
+        tch_pair_table_build(m, &m->internal->pairs) != 0) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the model");
     }
-    tch_status s = scene_uses_model(m, TCH_CONTACT_PRESSURE) ? compile_pressure_geoms(ctx, err)
-                                                              : TCH_OK;
-    if (s != TCH_OK || !scene_uses_model(m, TCH_CONTACT_VOLUME)) {
-        return s;
-    }
-    if (!ALLOC_ARRAY(m->internal->geom_hull, m->geom_count)) {
-        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the pieces");
-    }
-    tch_error piece_err;
-    s = tch_volume_build_pieces(m, m->internal->geom_hull, &piece_err);
-    if (s != TCH_OK) {
-        return tch_fail(err, s, NULL, 0, "the contact-volume model needs a convex piece per "
-                        "geom: %s", piece_err.message);
-    }
-    return TCH_OK;
+    return compile_model_geoms(ctx, err);
 }
 
 /* ---- keyframes and the initial state ---- */
@@ -678,7 +671,7 @@ tch_status tch_compile(const tch_spec* spec, tch_model** out, tch_error* err) {
     if (s == TCH_OK) s = compile_masses(&ctx, err);
     if (s == TCH_OK) s = compile_pairs(&ctx, err);
     if (s == TCH_OK) s = compile_keys(&ctx, err);
-    if (s == TCH_OK) s = compile_model_caches(&ctx, err);
+    if (s == TCH_OK) s = compile_model_internal(&ctx, err);
     free(ctx.mesh_X_MI);
     if (s != TCH_OK) {
         tch_model_destroy(m);

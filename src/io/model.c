@@ -2,9 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "contact/pressure.h"
+#include "contact/contact.h"
 #include "geometry/hull.h"
-#include "geometry/model_shape.h"
 #include "touche/model.h"
 
 void tch_model_destroy(tch_model* m) {
@@ -15,11 +14,13 @@ void tch_model_destroy(tch_model* m) {
         tch_hull_free(&m->mesh_hull[i]);
     }
     if (m->internal) {
-        tch_pressure_free_geoms(m);
-        for (int g = 0; m->internal->geom_hull && g < m->geom_count; ++g) {
-            tch_hull_free(&m->internal->geom_hull[g]);
+        for (int i = 0; i < TCH_CONTACT_MODEL_END; ++i) {
+            const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)i);
+            if (ops && ops->free_geoms && m->internal->model_geoms[i]) {
+                ops->free_geoms(m, m->internal->model_geoms[i]);
+            }
         }
-        free(m->internal->geom_hull);
+        tch_pair_table_free(&m->internal->pairs);
         free(m->internal);
     }
     void* arrays[] = {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "contact/contact.h"
 #include "io/spec_internal.h"
 
 typedef struct geom_record {
@@ -566,12 +567,6 @@ tch_mesh_id tch_spec_find_mesh(const tch_spec* spec, const char* name) {
 
 /* ---- enum names ---- */
 
-static const char* const contact_model_names[TCH_CONTACT_MODEL_END] = {
-    [TCH_CONTACT_INHERIT] = "inherit", [TCH_CONTACT_POINT] = "point",
-    [TCH_CONTACT_VOLUME] = "volume",   [TCH_CONTACT_PRESSURE] = "pressure",
-    [TCH_CONTACT_LCP] = "lcp",         [TCH_CONTACT_PEG] = "peg",
-};
-
 static const char* const geom_type_names[TCH_GEOM_TYPE_END] = {
     [TCH_GEOM_PLANE] = "plane",
     [1] = "hfield",
@@ -599,17 +594,19 @@ static int parse_name(const char* const* names, int first, int count, const char
     return -1;
 }
 
+/* Contact model names come from the models (contact/contact.h). */
 const char* tch_contact_model_name(tch_contact_model model) {
-    return model >= 0 && model < TCH_CONTACT_MODEL_END ? contact_model_names[model] : "unknown";
+    return tch_contact_model_label(model);
 }
 
 bool tch_contact_model_parse(const char* name, tch_contact_model* out) {
-    int i = parse_name(contact_model_names, TCH_CONTACT_POINT, TCH_CONTACT_MODEL_END, name);
-    if (i < 0) {
-        return false;
+    for (int i = TCH_CONTACT_POINT; name && i < TCH_CONTACT_MODEL_END; ++i) {
+        if (strcmp(tch_contact_model_label((tch_contact_model)i), name) == 0) {
+            *out = (tch_contact_model)i;
+            return true;
+        }
     }
-    *out = (tch_contact_model)i;
-    return true;
+    return false;
 }
 
 const char* tch_geom_type_name(tch_geom_type type) {

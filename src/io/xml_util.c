@@ -541,8 +541,6 @@ static bool scene_level_only(const touche_real_attr* a) {
     return strcmp(field, "friction") == 0 || strcmp(field, "margin") == 0;
 }
 
-static const char* const contact_model_choices[] = {"point", "volume", "pressure",
-                                                    "lcp",   "peg",    NULL};
 static const char* const point_law_choices[] = {"linear", "hunt-crossley", NULL};
 
 /* Attributes of <option> alone that are not contact parameters (read by load_option). */
@@ -569,11 +567,16 @@ static bool is_known_touche_attr(const char* local_name, bool scene_level) {
 
 static tch_status read_touche_enums(tch_mjcf_loader* L, const xmlNode* node,
                                     tch_contact_params* params) {
+    enum { MODEL_COUNT = TCH_CONTACT_MODEL_END - TCH_CONTACT_POINT };
+    const char* model_choices[MODEL_COUNT + 1] = {NULL}; /* the models' names, NULL last */
+    for (int i = 0; i < MODEL_COUNT; ++i) {
+        model_choices[i] = tch_contact_model_name((tch_contact_model)(TCH_CONTACT_POINT + i));
+    }
     int index = -1;
     tch_status status =
-        tch_mjcf_read_keyword(L, node, "touche:contact", contact_model_choices, &index);
+        tch_mjcf_read_keyword(L, node, "touche:contact", model_choices, &index);
     if (status == TCH_OK && index >= 0) {
-        tch_contact_model_parse(contact_model_choices[index], &params->model);
+        params->model = (tch_contact_model)(TCH_CONTACT_POINT + index);
     }
     index = -1;
     if (status == TCH_OK) {

@@ -45,8 +45,7 @@ static void make_scene(scene* out, int with_plane) {
     int bodies = s->model->body_count;
     s->pred.v_WCm = calloc((size_t)bodies, sizeof *s->pred.v_WCm);
     s->pred.w_W = calloc((size_t)bodies, sizeof *s->pred.w_W);
-    s->pred.I_inv_W = calloc((size_t)bodies, sizeof *s->pred.I_inv_W);
-    ENSURE(s->pred.v_WCm && s->pred.w_W && s->pred.I_inv_W);
+    ENSURE(s->pred.v_WCm && s->pred.w_W);
     for (int b = 0; b < bodies; ++b) {
         s->data->body_force_W[b] = s->data->body_torque_W[b] = tch_v3_zero();
     }
@@ -65,7 +64,6 @@ static void make_scene(scene* out, int with_plane) {
 static void destroy_scene(scene* s) {
     free(s->pred.v_WCm);
     free(s->pred.w_W);
-    free(s->pred.I_inv_W);
     tch_data_destroy(s->data);
     tch_model_destroy(s->model);
 }
