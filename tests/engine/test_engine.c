@@ -265,6 +265,53 @@ static void test_steps_allocate_nothing_after_warm_up(void) {
     tch_model_destroy(m);
 }
 
+/* A step leaves the kinematics of the new state, with each free body's world inertia
+ * R I_B R^T and its inverse; the next step reuses them, but sees a state written directly
+ * into qpos and qvel between steps: the data then follows the same path as one whose
+ * kinematics were recomputed by hand. */
+static void test_kinematics_follow_the_state(void) {
+    tch_model* m = small_pile();
+    ENSURE(m != NULL);
+    tch_data *a = NULL, *b = NULL;
+    ENSURE(tch_data_create(m, &a, NULL) == TCH_OK && tch_data_create(m, &b, NULL) == TCH_OK);
+    run_steps(m, a, 300);
+    run_steps(m, b, 300);
+    for (int body = 1; body < m->body_count; ++body) {
+        tch_mat3 R = tch_q_to_mat3(a->body_X_WB[body].q);
+        tch_mat3 I_W = tch_m3_mul(tch_m3_mul(R, m->body_total_I_BCm[body]), tch_m3_transpose(R));
+        tch_mat3 product = tch_m3_mul(a->body_I_W[body], a->body_I_inv_W[body]);
+        for (int i = 0; i < 3; ++i) {
+            for (int j = 0; j < 3; ++j) {
+                ENSURE_NEAR(a->body_I_W[body].m[i][j], I_W.m[i][j], 1e-15);
+                ENSURE_NEAR(product.m[i][j], i == j, 1e-12);
+            }
+        }
+    }
+    size_t nq = (size_t)m->nq * sizeof(tch_real), nv = (size_t)m->nv * sizeof(tch_real);
+    for (int change = 0; change < 2; ++change) {
+        tch_data* both[2] = {a, b};
+        for (int k = 0; k < 2; ++k) {
+            if (change == 0) {
+                both[k]->qpos[2] += 0.3; /* lift the first body */
+            } else {
+                both[k]->qvel[5] += 2; /* spin it */
+            }
+        }
+        tch_stage_kinematics(m, b);
+        tch_stage_velocities(m, b);
+        ENSURE(tch_forward(m, a, NULL) == TCH_OK && tch_forward(m, b, NULL) == TCH_OK);
+        ENSURE(memcmp(a->geom_X_WG, b->geom_X_WG,
+                      (size_t)m->geom_count * sizeof(tch_transform)) == 0);
+        ENSURE(memcmp(a->body_w_W, b->body_w_W, (size_t)m->body_count * sizeof(tch_vec3)) == 0);
+    }
+    run_steps(m, a, 200);
+    run_steps(m, b, 200);
+    ENSURE(memcmp(a->qpos, b->qpos, nq) == 0 && memcmp(a->qvel, b->qvel, nv) == 0);
+    tch_data_destroy(a);
+    tch_data_destroy(b);
+    tch_model_destroy(m);
+}
+
 static void test_divergence_names_the_body(void) {
     tch_spec* spec = test_spec(9.81, 1e-2, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
     tch_option_def opt = *tch_spec_option(spec);
@@ -299,6 +346,7 @@ int main(void) {
     RUN_TEST(test_same_scene_gives_identical_states);
     RUN_TEST(test_two_datas_step_in_two_threads);
     RUN_TEST(test_steps_allocate_nothing_after_warm_up);
+    RUN_TEST(test_kinematics_follow_the_state);
     RUN_TEST(test_divergence_names_the_body);
     return TEST_RESULT();
 }

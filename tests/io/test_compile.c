@@ -123,6 +123,50 @@ static void test_pair_parameters_combine_geoms_then_pairs(void) {
     tch_model_destroy(m);
 }
 
+/* The model finds each explicit pair in its pair table, in either order, however many pairs
+ * share a probe sequence: 12 spheres and a pair for every (i, j) with j - i odd, each with its
+ * own friction; the other pairs keep the geoms' combination (the larger friction). */
+static void test_pair_table_finds_every_explicit_pair(void) {
+    enum { N = 12 };
+    tch_spec* spec = test_spec(9.81, 1e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
+    tch_body_def b = tch_body_def_default();
+    b.free_joint = true;
+    tch_geom_id ids[N];
+    for (int i = 0; i < N; ++i) {
+        tch_body_id body;
+        b.p_PB = (tch_vec3){i, 0, 1};
+        tch_spec_add_body(spec, &b, &body, NULL);
+        tch_geom_def g = tch_geom_def_default();
+        g.type = TCH_GEOM_SPHERE;
+        g.size[0] = 0.1;
+        g.contact.friction = 0.5 + 0.01 * i;
+        tch_spec_add_geom(spec, body, &g, &ids[i], NULL);
+    }
+    for (int i = 0; i < N; ++i) {
+        for (int j = i + 1; j < N; j += 2) {
+            tch_pair_def pair = tch_pair_def_default();
+            pair.geom_a = ids[j]; /* named in the reverse order half the time */
+            pair.geom_b = ids[i];
+            if (i % 2) {
+                pair.geom_a = ids[i];
+                pair.geom_b = ids[j];
+            }
+            pair.contact.friction = 0.001 * (N * i + j);
+            ENSURE(tch_spec_add_pair(spec, &pair, NULL) == TCH_OK);
+        }
+    }
+    tch_model* m = test_compile(spec);
+    ENSURE(m != NULL);
+    for (int i = 0; i < N; ++i) {
+        for (int j = i + 1; j < N; ++j) {
+            double expected = (j - i) % 2 ? 0.001 * (N * i + j) : 0.5 + 0.01 * j;
+            ENSURE_REL(tch_model_pair_params(m, i, j).friction, expected, 1e-12);
+            ENSURE_REL(tch_model_pair_params(m, j, i).friction, expected, 1e-12);
+        }
+    }
+    tch_model_destroy(m);
+}
+
 /* Every contact parameter is a touche attribute (generated from TCH_CONTACT_REAL_PARAMS), and
  * the solver settings live on <option>. */
 static void test_contact_and_solver_attributes_reach_the_model(void) {
@@ -175,6 +219,7 @@ int main(void) {
     RUN_TEST(test_massless_free_body_is_an_error);
     RUN_TEST(test_models_not_built_yet_are_refused_unless_overridden);
     RUN_TEST(test_pair_parameters_combine_geoms_then_pairs);
+    RUN_TEST(test_pair_table_finds_every_explicit_pair);
     RUN_TEST(test_contact_and_solver_attributes_reach_the_model);
     RUN_TEST(test_out_of_range_parameters_are_refused);
     return TEST_RESULT();
