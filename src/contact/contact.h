@@ -1,4 +1,5 @@
-/* One interface for all contact models (docs/design.md, "The pipeline of one step").
+/* One interface for all contact models. Their part of the step (the whole step is the
+ * diagram of include/touche/step.h):
  *
  *     collision stage:  candidate pairs -> narrow phase -> data->contacts, grouped per pair in
  *                       data->pair_results (points with normal and depth, forces zero)
@@ -13,10 +14,11 @@
  * letting it creep at the speed one step of gravity gives (see docs/contact-point.md).
  *
  * Models of kind FORCE (point, volume, pressure) add wrenches as above. Models of kind
- * CONSTRAINT (lcp, peg) add none here: the engine hands their pairs to the constraint solve of
- * the integration stage. A model may find its own contact geometry (pair_geometry: the volume
- * model's overlap polyhedron, the pressure model's contact surface) instead of taking the
- * narrow phase's points, and may keep per-pair state across steps (uses_state).
+ * CONSTRAINT (lcp, peg) add none here: the engine hands their pairs to the constraints stage
+ * (tch_stage_constraints, between semi-implicit Euler's velocity and position updates). A model
+ * may find its own contact geometry (pair_geometry: the volume model's overlap polyhedron, the
+ * pressure model's contact surface) instead of taking the narrow phase's points, keep per-pair
+ * state across steps (uses_state), and compile per-geom data into the model (build_geoms).
  *
  * The engine never looks inside a model: it calls the table below. A model that this build
  * does not offer has a NULL entry and the compiler refuses scenes that use it, so the step

@@ -649,7 +649,8 @@ tch_status tch_volume_build_pieces(const tch_model* m, tch_convex_hull* hulls, t
 static tch_status volume_build_geoms(const tch_model* m, const tch_geom_sources* sources,
                                      void** geoms, tch_error* err) {
     (void)sources;
-    tch_convex_hull* hulls = calloc((size_t)(m->geom_count > 0 ? m->geom_count : 1), sizeof *hulls);
+    tch_convex_hull* hulls =
+        calloc((size_t)(m->geom_count > 0 ? m->geom_count : 1), sizeof *hulls);
     *geoms = hulls;
     if (!hulls) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the pieces");
