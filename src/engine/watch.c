@@ -16,7 +16,6 @@
 
 #include "base/error.h"
 #include "collision/narrowphase.h"
-#include "dynamics/free_body.h"
 #include "engine/engine_internal.h"
 #include "engine/watch.h"
 #include "geometry/model_shape.h"
@@ -40,11 +39,7 @@ struct tch_watch {
     tch_real* work_pending;   /* h/2 (F.v + T.w) of the last step at its start, J */
     tch_real* body_budget;    /* free roots: E_b at the start + the work put into b, J */
     tch_real* body_energy;    /* free roots: E_b (kinetic + gravitational) at the last step */
-    int (*body_pair)[2];      /* free roots: of the pairs touching b in the last step it
-                               * touched anything, the one doing work on the bodies the
-                               * fastest (geoms a, b) */
-    tch_real* body_pair_power; /* its power, W */
-    long* body_pair_step;     /* the step that was, counted in report.steps */
+    int (*body_pair)[2];      /* free roots: the geoms of the last pair that touched b, or -1 */
     /* the account */
     bool started;
     bool state_set;
@@ -102,8 +97,7 @@ tch_watch* tch_watch_create(const tch_model* m) {
     if (!w || !CALLOC_ARRAY(w->geom_thickness, m->geom_count) ||
         !CALLOC_ARRAY(w->force_last, nb) || !CALLOC_ARRAY(w->torque_last, nb) ||
         !CALLOC_ARRAY(w->work_pending, nb) || !CALLOC_ARRAY(w->body_budget, nb) ||
-        !CALLOC_ARRAY(w->body_energy, nb) || !CALLOC_ARRAY(w->body_pair, nb) ||
-        !CALLOC_ARRAY(w->body_pair_power, nb) || !CALLOC_ARRAY(w->body_pair_step, nb)) {
+        !CALLOC_ARRAY(w->body_energy, nb) || !CALLOC_ARRAY(w->body_pair, nb)) {
         tch_watch_destroy(w);
         return NULL;
     }
@@ -121,8 +115,7 @@ void tch_watch_destroy(tch_watch* w) {
         return;
     }
     void* arrays[] = {w->geom_thickness, w->force_last, w->torque_last, w->work_pending,
-                      w->body_budget, w->body_energy, w->body_pair, w->body_pair_power,
-                      w->body_pair_step};
+                      w->body_budget, w->body_energy, w->body_pair};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
         free(arrays[i]);
     }
@@ -135,7 +128,9 @@ void tch_watch_restart(tch_watch* w) {
     w->kinetic_peak = 0;
     w->work_magnitude = 0;
     memset(&w->report, 0, sizeof w->report);
-    memset(w->body_pair_step, 0, (size_t)w->body_count * sizeof *w->body_pair_step);
+    for (int b = 0; b < w->body_count; ++b) {
+        w->body_pair[b][0] = w->body_pair[b][1] = -1;
+    }
 }
 
 void tch_watch_note_state_set(tch_watch* w) {
@@ -144,15 +139,24 @@ void tch_watch_note_state_set(tch_watch* w) {
 
 /* ---- energy ---- */
 
-/* Kinetic and gravitational energy of free body b, J; its kinetic part in *kinetic. */
+/* Kinetic and gravitational energy of free body b, J, from the velocities stage's centre-of-mass
+ * velocity and the body-frame angular velocity in qvel; its kinetic part in *kinetic. */
 static tch_real body_energy(const tch_model* m, const tch_data* d, int b, tch_real* kinetic) {
-    *kinetic = tch_free_body_kinetic_energy(m, d->qpos, d->qvel, b);
-    return *kinetic - m->body_total_mass[b] * tch_v3_dot(m->gravity, d->body_p_WCm[b]);
+    const tch_real* w = d->qvel + m->body_qvel_adr[b] + 3;
+    tch_vec3 w_B = {w[0], w[1], w[2]};
+    tch_real mass = m->body_total_mass[b];
+    *kinetic = 0.5 * (mass * tch_v3_dot(d->body_v_WCm[b], d->body_v_WCm[b]) +
+                      tch_v3_dot(w_B, tch_m3_mul_v3(m->body_total_I_BCm[b], w_B)));
+    return *kinetic - mass * tch_v3_dot(m->gravity, d->body_p_WCm[b]);
 }
 
 /* h/2 (F.v + T.w) of body b's applied loads at its current velocity. */
 static tch_real half_step_power(const tch_data* d, tch_real h, int b, tch_vec3 F, tch_vec3 T) {
     return 0.5 * h * (tch_v3_dot(F, d->body_v_WCm[b]) + tch_v3_dot(T, d->body_w_W[b]));
+}
+
+static bool is_zero(tch_vec3 v) {
+    return v.x == 0 && v.y == 0 && v.z == 0;
 }
 
 /* Adds the work of the last step's applied loads (W_k-1 of the header) to the account and to
@@ -161,8 +165,10 @@ static void account_applied_work(const tch_model* m, const tch_data* d, tch_watc
     tch_real h = m->timestep;
     for (int b = 1; b < m->body_count; ++b) {
         int root = m->body_root[b];
-        if (root == 0) {
-            continue;
+        if (root == 0 || (w->work_pending[b] == 0 && is_zero(w->force_last[b]) &&
+                          is_zero(w->torque_last[b]) && is_zero(d->body_force_applied_W[b]) &&
+                          is_zero(d->body_torque_applied_W[b]))) {
+            continue; /* no load on b, last step or this one */
         }
         if (w->started) {
             tch_real work = w->work_pending[b] +
@@ -258,31 +264,25 @@ static tch_real pair_power(const tch_model* m, const tch_data* d, int i) {
     return power;
 }
 
-/* Keeps, for each free root touched in this step, its pair doing work on the bodies the
- * fastest: the pair an energy warning names (the gain often shows a step after the contact
- * that made it, when the body has left it). */
+/* Keeps each free root's last pair: the one an energy warning names when the body has left
+ * its contact by the time the gain shows (often a step after the contact that made it). */
 static void follow_pairs(const tch_model* m, const tch_data* d, tch_watch* w) {
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_pair_result* p = &d->pair_results[i];
-        tch_real power = pair_power(m, d, i);
         int roots[2] = {m->body_root[m->geom_body[p->geom_a]],
                         m->body_root[m->geom_body[p->geom_b]]};
         for (int k = 0; k < 2; ++k) {
-            int r = roots[k];
-            if (r != 0 && (w->body_pair_step[r] != w->report.steps ||
-                           power > w->body_pair_power[r])) {
-                w->body_pair_step[r] = w->report.steps;
-                w->body_pair_power[r] = power;
-                w->body_pair[r][0] = p->geom_a;
-                w->body_pair[r][1] = p->geom_b;
-            }
+            w->body_pair[roots[k]][0] = p->geom_a;
+            w->body_pair[roots[k]][1] = p->geom_b;
         }
     }
 }
 
-/* The free root that gained the most against its budget, and its pair of follow_pairs (-1
- * when it never touched anything). */
-static void name_gainer(const tch_model* m, const tch_watch* w, tch_watch_warning* out) {
+/* The free root that gained the most against its budget, and of its pairs in this step the
+ * one doing work on the bodies the fastest, else its last pair (-1 when it never touched
+ * anything). */
+static void name_gainer(const tch_model* m, const tch_data* d, const tch_watch* w,
+                        tch_watch_warning* out) {
     tch_real most = -INFINITY;
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b] && w->body_energy[b] - w->body_budget[b] > most) {
@@ -290,9 +290,21 @@ static void name_gainer(const tch_model* m, const tch_watch* w, tch_watch_warnin
             out->body = b;
         }
     }
-    if (out->body > 0 && w->body_pair_step[out->body] > 0) {
-        out->geom_a = w->body_pair[out->body][0];
-        out->geom_b = w->body_pair[out->body][1];
+    if (out->body < 0) {
+        return;
+    }
+    out->geom_a = w->body_pair[out->body][0];
+    out->geom_b = w->body_pair[out->body][1];
+    tch_real fastest = -INFINITY;
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        const tch_pair_result* p = &d->pair_results[i];
+        if ((m->body_root[m->geom_body[p->geom_a]] == out->body ||
+             m->body_root[m->geom_body[p->geom_b]] == out->body) &&
+            pair_power(m, d, i) > fastest) {
+            fastest = pair_power(m, d, i);
+            out->geom_a = p->geom_a;
+            out->geom_b = p->geom_b;
+        }
     }
 }
 
@@ -303,7 +315,7 @@ static void check_energy(const tch_model* m, tch_data* d, tch_watch* w, tch_real
     }
     tch_watch_warning now = {TCH_WARN_ENERGY_GAIN, d->time, -1, -1, -1, gain, limit, gain, 0};
     if (d->warning_count[TCH_WARN_ENERGY_GAIN] == 0) {
-        name_gainer(m, w, &now); /* only the first step names them: they are kept once */
+        name_gainer(m, d, w, &now); /* only the first step names them: they are kept once */
     }
     record(d, w, &now);
 }
@@ -318,7 +330,7 @@ static void check_energy(const tch_model* m, tch_data* d, tch_watch* w, tch_real
 static tch_real pair_depth(const tch_model* m, const tch_data* d, const tch_pair_result* p) {
     tch_real depth = 0;
     for (int i = p->contact_start; i < p->contact_start + p->contact_count; ++i) {
-        depth = fmax(depth, d->contacts[i].depth);
+        depth = d->contacts[i].depth > depth ? d->contacts[i].depth : depth; /* no fmax call */
     }
     if (p->model != TCH_CONTACT_PRESSURE || depth > 0 ||
         m->geom_type[p->geom_a] == TCH_GEOM_MESH || m->geom_type[p->geom_b] == TCH_GEOM_MESH) {
@@ -338,9 +350,10 @@ static void check_penetration(const tch_model* m, tch_data* d, tch_watch* w) {
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_pair_result* p = &d->pair_results[i];
         tch_real depth = pair_depth(m, d, p);
-        w->report.deepest[p->model] = fmax(w->report.deepest[p->model], depth);
+        tch_real* deepest = &w->report.deepest[p->model];
+        *deepest = depth > *deepest ? depth : *deepest;
         tch_real thin_a = w->geom_thickness[p->geom_a], thin_b = w->geom_thickness[p->geom_b];
-        tch_real limit = w->settings.penetration_fraction * fmin(thin_a, thin_b);
+        tch_real limit = w->settings.penetration_fraction * (thin_a < thin_b ? thin_a : thin_b);
         if (depth > limit) {
             int sinking = thin_a <= thin_b ? p->geom_a : p->geom_b;
             if (m->body_root[m->geom_body[sinking]] == 0) {
