@@ -56,7 +56,8 @@ void cli_print_watch_summary(const tch_data* d) {
                     "the scale %.4g J)\n",
             r.energy_start, r.energy, r.work_applied, r.largest_gain,
             r.energy_scale > 0 ? r.largest_gain / r.energy_scale : 0.0, r.energy_scale);
-    fprintf(stderr, "  warnings %d", r.warning_count + r.warnings_dropped);
+    fprintf(stderr, "  warnings %d%s", r.warning_count,
+            r.warnings_dropped ? " (and more past the 64 the library keeps)" : "");
     static const tch_warning kinds[] = {TCH_WARN_ENERGY_GAIN, TCH_WARN_DEEP_PENETRATION};
     static const char* const names[] = {"energy gain", "deep penetration"};
     static const char* const units[] = {"J", "m"};

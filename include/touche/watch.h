@@ -56,20 +56,21 @@ typedef struct tch_watch_report {
                                              ///< seen, m (0: none); for `pressure`, the
                                              ///< depth of the overlap of the two geoms' shapes
     int warning_count;       ///< warnings recorded (tch_data_watch_warning)
-    int warnings_dropped;    ///< further distinct warnings that found no room (beyond 64)
+    int warnings_dropped;    ///< steps of warnings that found no record (64 are kept)
 } tch_watch_report;
 
 /// The watch's settings of `data`.
 TCH_API tch_watch_settings tch_data_watch_settings(const tch_data* data);
 /// Changes them; TCH_ERR_INVALID_ARGUMENT (nothing changed) unless both fractions are
-/// positive and finite. Warnings already recorded stay.
+/// positive and finite. Warnings already recorded stay; enabling a disabled watch starts a new
+/// energy account at the next step.
 TCH_API tch_status tch_data_set_watch_settings(tch_data* data,
                                                const tch_watch_settings* settings,
                                                tch_error* err);
 /// The account so far.
 TCH_API void tch_data_watch_report(const tch_data* data, tch_watch_report* out);
-/// Warning i (0-based, in the order they were first found), or NULL out of range. Valid
-/// until the next step or reset of `data`.
+/// Warning i (0-based, in the order they were first found), or NULL out of range. The record
+/// is updated by later steps and valid until `data` is destroyed.
 TCH_API const tch_watch_warning* tch_data_watch_warning(const tch_data* data, int i);
 
 #ifdef __cplusplus

@@ -219,13 +219,15 @@ static tch_real elastic_energy(const tch_data* d) {
 
 /* ---- warnings ---- */
 
-/* The record of (kind, a, b), made with the given first values when new; NULL when full. */
-static tch_watch_warning* find_or_add(tch_watch* w, tch_warning kind, int a, int b,
-                                      const tch_watch_warning* first) {
+/* The record of first's kind and pair (an energy gain has one record whatever its pair), made
+ * from `first` when new; NULL when the records are full. */
+static tch_watch_warning* find_or_add(tch_watch* w, const tch_watch_warning* first) {
     tch_watch_report* r = &w->report;
     for (int i = 0; i < r->warning_count; ++i) {
         tch_watch_warning* x = &w->warnings[i];
-        if (x->kind == kind && (kind == TCH_WARN_ENERGY_GAIN || (x->geom_a == a && x->geom_b == b))) {
+        if (x->kind == first->kind &&
+            (x->kind == TCH_WARN_ENERGY_GAIN ||
+             (x->geom_a == first->geom_a && x->geom_b == first->geom_b))) {
             return x;
         }
     }
@@ -240,7 +242,7 @@ static tch_watch_warning* find_or_add(tch_watch* w, tch_warning kind, int a, int
 /* Records one step in which the warning `now` held. */
 static void record(tch_data* d, tch_watch* w, const tch_watch_warning* now) {
     d->warning_count[now->kind]++;
-    tch_watch_warning* x = find_or_add(w, now->kind, now->geom_a, now->geom_b, now);
+    tch_watch_warning* x = find_or_add(w, now);
     if (x) {
         x->worst = fmax(x->worst, now->value);
         x->steps++;
@@ -251,7 +253,8 @@ static void record(tch_data* d, tch_watch* w, const tch_watch_warning* now) {
  * on a) and torque T about the world origin, against each body's velocity field there. */
 static tch_real pair_power(const tch_model* m, const tch_data* d, int i) {
     const tch_pair_result* p = &d->pair_results[i];
-    int roots[2] = {m->body_root[m->geom_body[p->geom_a]], m->body_root[m->geom_body[p->geom_b]]};
+    int roots[2] = {m->body_root[m->geom_body[p->geom_a]],
+                    m->body_root[m->geom_body[p->geom_b]]};
     tch_real power = 0, sign[2] = {-1, 1};
     for (int k = 0; k < 2; ++k) {
         int r = roots[k];
@@ -408,7 +411,11 @@ tch_status tch_data_set_watch_settings(tch_data* d, const tch_watch_settings* s,
                         "and finite, got %g and %g",
                         s->energy_tolerance, s->penetration_fraction);
     }
-    d->internal->watch->settings = *s;
+    tch_watch* w = d->internal->watch;
+    if (s->enabled && !w->settings.enabled) {
+        w->started = false; /* the steps it did not watch are not in the account: a new one */
+    }
+    w->settings = *s;
     return TCH_OK;
 }
 

@@ -241,6 +241,12 @@ static void test_settings(void) {
     s.enabled = false;
     ENSURE(tch_data_set_watch_settings(d, &s, &err) == TCH_OK);
     ENSURE(run(model, d, 10) && report_of(d).steps == 0);
+    s.enabled = true; /* a new account: the fall it did not watch is not a loss or a gain */
+    ENSURE(tch_data_set_watch_settings(d, &s, &err) == TCH_OK);
+    ENSURE(run(model, d, 100));
+    tch_watch_report r = report_of(d);
+    ENSURE(r.steps == 100 && r.warning_count == 0 && r.largest_gain <= 1e-9);
+    ENSURE_NEAR(r.energy - r.energy_start, -99 * 0.5 * 9.81 * 9.81 * 1e-6, 1e-9);
     tch_data_destroy(d);
     tch_model_destroy(model);
 }
