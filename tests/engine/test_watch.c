@@ -21,6 +21,22 @@ static int run(const tch_model* m, tch_data* d, int steps) {
     return 1;
 }
 
+/* A ball of radius 0.1 m and mass m at p, alone under gravity g. */
+static tch_model* lone_ball(double g, double h, tch_integrator integrator, double m, tch_vec3 p) {
+    tch_spec* spec = test_spec(g, h, integrator);
+    test_add_body(spec, "ball", TCH_GEOM_SPHERE, (tch_vec3){0.1, 0, 0}, m, p, IDENTITY);
+    return test_compile(spec);
+}
+
+/* Every pair on the pressure model, modulus 1e5 Pa, tet meshes of edge `resolution`. */
+static void use_pressure(tch_spec* spec, double resolution) {
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.contact.model = TCH_CONTACT_PRESSURE;
+    opt.contact.modulus = 1e5;
+    opt.contact.resolution = resolution;
+    tch_spec_set_option(spec, &opt, NULL);
+}
+
 static tch_watch_report report_of(const tch_data* d) {
     tch_watch_report r;
     tch_data_watch_report(d, &r);
@@ -34,10 +50,7 @@ static tch_watch_report report_of(const tch_data* d) {
 static void check_free_fall(tch_integrator integrator, double expected_loss_per_step) {
     const double g = 9.81, h = 1e-3, m = 2;
     const int n = 1000;
-    tch_spec* spec = test_spec(g, h, integrator);
-    test_add_body(spec, "ball", TCH_GEOM_SPHERE, (tch_vec3){0.1, 0, 0}, m, (tch_vec3){0, 0, 100},
-                  IDENTITY);
-    tch_model* model = test_compile(spec);
+    tch_model* model = lone_ball(g, h, integrator, m, (tch_vec3){0, 0, 100});
     tch_data* d = make_data(model);
     ENSURE(d && run(model, d, n));
     tch_watch_report r = report_of(d);
@@ -87,10 +100,8 @@ static void test_applied_work_closes(void) {
 static void test_elastic_bounce_closes(void) {
     const double g = 9.81, m = 1, R = 0.1, drop = 0.05;
     tch_spec* spec = test_spec(g, 1e-4, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
+    use_pressure(spec, 0.02);
     tch_option_def opt = *tch_spec_option(spec);
-    opt.contact.model = TCH_CONTACT_PRESSURE;
-    opt.contact.modulus = 1e5;
-    opt.contact.resolution = 0.02;
     opt.contact.dissipation = 0;
     tch_spec_set_option(spec, &opt, NULL);
     test_add_plane(spec, IDENTITY, 0.5);
@@ -181,10 +192,8 @@ static void test_deep_penetration_warns_once(void) {
  * the step between them, whose free-fall loss (m g^2 h^2 / 2) it then misses: 1000 steps
  * measured, 20 of them across a lift. */
 static void test_state_set_by_hand_is_input(void) {
-    tch_spec* spec = test_spec(9.81, 1e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
-    test_add_body(spec, "ball", TCH_GEOM_SPHERE, (tch_vec3){0.1, 0, 0}, 1, (tch_vec3){0, 0, 0},
-                  IDENTITY);
-    tch_model* model = test_compile(spec);
+    tch_model* model =
+        lone_ball(9.81, 1e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER, 1, (tch_vec3){0, 0, 0});
     tch_data* d = make_data(model);
     ENSURE(d);
     for (int lift = 0; lift < 20; ++lift) {
@@ -208,11 +217,7 @@ static void test_state_set_by_hand_is_input(void) {
  * at the bottom pole). */
 static void test_pressure_depth(void) {
     tch_spec* spec = test_spec(0, 1e-4, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
-    tch_option_def opt = *tch_spec_option(spec);
-    opt.contact.model = TCH_CONTACT_PRESSURE;
-    opt.contact.modulus = 1e5;
-    opt.contact.resolution = 0.02;
-    tch_spec_set_option(spec, &opt, NULL);
+    use_pressure(spec, 0.02);
     test_add_plane(spec, IDENTITY, 0.5);
     test_add_body(spec, "ball", TCH_GEOM_SPHERE, (tch_vec3){0.1, 0, 0}, 1,
                   (tch_vec3){0, 0, 0.09}, IDENTITY);
@@ -225,10 +230,8 @@ static void test_pressure_depth(void) {
 }
 
 static void test_settings(void) {
-    tch_spec* spec = test_spec(9.81, 1e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
-    test_add_body(spec, "ball", TCH_GEOM_SPHERE, (tch_vec3){0.1, 0, 0}, 1, (tch_vec3){0, 0, 0},
-                  IDENTITY);
-    tch_model* model = test_compile(spec);
+    tch_model* model =
+        lone_ball(9.81, 1e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER, 1, (tch_vec3){0, 0, 0});
     tch_data* d = make_data(model);
     ENSURE(d);
     tch_watch_settings s = tch_data_watch_settings(d);
