@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The comparison benchmark: touche's point model against MuJoCo, ODE and Bullet on the same
-# scenes, in one run so that the ratios come from one machine state (docs/benchmarks.md).
+# scenes, in one run so that the ratios come from one machine state (docs/benchmarks.md); and
+# every contact model of touche on the shared comparison scenes (../shared/bench-scenes,
+# plain MJCF used unmodified: MuJoCo loads the very files), beside the three anchors.
 #
 #   bench/run.sh              build (build/bench), run every engine on every scene, print tables
 #   BUILD=dir bench/run.sh    use another build directory
@@ -13,7 +15,13 @@
 #   ENGINES="a b" bench/run.sh  run only these engines (default: touche touche-lcp mujoco ode
 #                             bullet; touche-<model> is touche with --contact <model>, e.g.
 #                             touche-volume)
-#   SCENES="a b" bench/run.sh run only these scenes (names as below, e.g. "stack13 pile100")
+#   SHARED_ENGINES="a b" bench/run.sh  engines on the shared scenes (default: touche
+#                             touche-volume touche-pressure touche-lcp mujoco ode bullet; touche
+#                             alone is the point model, the scenes' default)
+#   SHARED=dir bench/run.sh   the shared scenes' folder (default: ../shared/bench-scenes from the
+#                             repository; none there: only the generated scenes run)
+#   SCENES="a b" bench/run.sh run only these scenes (names as below, e.g. "stack13 pile100", or
+#                             a shared scene's file name without .xml, e.g. "stack_13 pile_100")
 #   TIMEOUT=s bench/run.sh   stop a program after s seconds (default 600)
 #   REALTIME=0 bench/run.sh   do not raise the programs to SCHED_FIFO (by default they run under
 #                             `chrt -f 1` when allowed, so that other processes do not preempt
@@ -40,6 +48,8 @@ scale=$([[ -n "${QUICK:-}" ]] && echo 0.1 || echo 1)
 # touche-<model>: touche with that contact model forced on every pair (bench_touche --contact).
 read -r -a engines <<<"${ENGINES:-touche touche-lcp mujoco ode bullet}"
 read -r -a only_scenes <<<"${SCENES:-}"
+read -r -a shared_engines <<<"${SHARED_ENGINES:-touche touche-volume touche-pressure touche-lcp mujoco ode bullet}"
+shared=${SHARED:-$root/../shared/bench-scenes}
 rounds=${ROUNDS:-3}
 runner=(timeout "${TIMEOUT:-600}")
 # One OpenBLAS thread (touche's dense LU/Cholesky and Lemke's pivots): the anchors run on one
@@ -78,21 +88,30 @@ make_scenes() {
   for scene in "$work"/scenes/*.xml; do
     "$build/cli/touche" export-mjcf "$scene" "$work/mjcf/$(basename "$scene")" >/dev/null
   done
+  # The shared scenes, copied as they are: every engine (MuJoCo too) reads the same bytes.
+  mkdir -p "$work/shared"
+  if [[ -d $shared ]]; then
+    cp "$shared"/*.xml "$work/shared/"
+  else
+    log "no shared scenes at $shared: only the generated scenes run"
+  fi
 }
 
 duration_of() {
   case $1 in
     stack*) echo 10 ;;     # the standing check is after 10 s
     cube_drop) echo 10 ;;  # at rest after 10 s?
-    pile1000) echo 2 ;;    # the most expensive scene: 2 s keeps the whole run near 10 minutes
-    pile100*) echo 5 ;;
+    pile1000 | pile_1000) echo 2 ;;  # the most expensive scenes: 2 s
+    pile*) echo 5 ;;
+    haptic_100 | drop) echo 2 ;;     # as the shared scenes' README says
   esac
 }
 
 run_engine() {
-  local engine=$1 name=$2 seconds=$3 round=$4
-  local file=$work/scenes/$name.xml extra=() program=$engine
-  [[ $engine == mujoco ]] && file=$work/mjcf/$name.xml
+  local engine=$1 file=$2 seconds=$3 round=$4
+  local name extra=() program=$engine
+  name=$(basename "$file" .xml)
+  [[ $engine == mujoco && $file == "$work/scenes/"* ]] && file=$work/mjcf/$name.xml
   if [[ $engine == touche-* ]]; then
     program=touche
     extra=(--contact "${engine#touche-}")
@@ -103,6 +122,27 @@ run_engine() {
       "${extra[@]}" >>"$csv" 2>>"$work/stderr-$engine.log"; then
     log "$engine failed on $name (see $work/stderr-$engine.log)"
   fi
+}
+
+# run_scenes ROUND SCENE... -- ENGINE...: every engine on every scene (of SCENES, when set).
+run_scenes() {
+  local round=$1 scenes=() scene name seconds engine
+  shift
+  while [[ $1 != -- ]]; do
+    [[ -f $1 ]] && scenes+=("$1")
+    shift
+  done
+  shift
+  for scene in "${scenes[@]}"; do
+    name=$(basename "$scene" .xml)
+    if [[ ${#only_scenes[@]} -gt 0 && " ${only_scenes[*]} " != *" $name "* ]]; then
+      continue
+    fi
+    seconds=$(/usr/bin/python3 -c "print($(duration_of "$name") * $scale)")
+    for engine in "$@"; do
+      run_engine "$engine" "$scene" "$seconds" "$round"
+    done
+  done
 }
 
 describe_machine() {
@@ -132,18 +172,10 @@ main() {
   make_scenes
   "$build/bench/anchors/bench_touche" --csv-header >"$csv"
   describe_machine >"$work/machine.txt"
-  local round scene name seconds engine
+  local round
   for ((round = 1; round <= rounds; ++round)); do
-    for scene in "$work"/scenes/*.xml; do
-      name=$(basename "$scene" .xml)
-      if [[ ${#only_scenes[@]} -gt 0 && " ${only_scenes[*]} " != *" $name "* ]]; then
-        continue
-      fi
-      seconds=$(/usr/bin/python3 -c "print($(duration_of "$name") * $scale)")
-      for engine in "${engines[@]}"; do
-        run_engine "$engine" "$name" "$seconds" "$round"
-      done
-    done
+    run_scenes "$round" "$work"/scenes/*.xml -- "${engines[@]}"
+    run_scenes "$round" "$work"/shared/*.xml -- "${shared_engines[@]}"
   done
   echo "load_end=$(cut -d' ' -f1-3 /proc/loadavg)" >>"$work/machine.txt"
   /usr/bin/python3 "$root/bench/anchors/results_table.py" "$csv" "$work/machine.txt" | tee "$md"

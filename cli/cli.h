@@ -23,6 +23,7 @@ typedef struct cli_options {
     const char* output;    /* for export-mjcf */
     int touche_attributes; /* export-mjcf --keep-touche */
     int contact_energy;    /* set by run and query: report the pressure model's elastic energy */
+    int strict;            /* run --strict: a watch warning stops the run with exit 3 */
     int threads;           /* --threads N: threads a step may use (tch_data.thread_count); 0:
                               the calling thread only. Results are the same for every N. */
 } cli_options;
@@ -78,6 +79,13 @@ void cli_json_vec3(FILE* f, tch_vec3 v);
 void cli_json_string(FILE* f, const char* s);
 /* Writes the contact pairs of `data` as a JSON array. */
 void cli_json_pairs(FILE* f, const tch_model* model, const tch_data* data);
+
+/* Prints the watch's warnings of `data` from the `printed`-th on, one line each (the library
+ * keeps each kind and pair once); returns how many it has printed in all. */
+int cli_print_watch_warnings(const tch_model* model, const tch_data* data, int printed);
+/* Prints the watch's account of a run: each contact model's deepest penetration, the energy
+ * against its start plus the work put in, and the warnings. */
+void cli_print_watch_summary(const tch_data* data);
 
 /* Writes data's contact polygons as DIR/patches_<index>.vtk (PolyData with a "pressure" point
  * field); returns 0 after printing why it could not. */

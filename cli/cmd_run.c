@@ -100,9 +100,8 @@ static void show_progress(long step, long total) {
 typedef struct run_stats {
     long steps;
     double wall;
-    double max_depth;
     long contact_sum;
-    double energy_start, energy_end;
+    int warnings_printed;
     long islands[TCH_CONSTRAINT_PATH_COUNT]; /* constraint islands applied per path */
     long failed_islands;
     long constraint_iterations;
@@ -128,14 +127,14 @@ static void print_summary(const cli_options* o, const tch_model* m, const tch_da
     fprintf(stderr,
             "touche run: %s: %ld steps of %.6g s (%.6g s simulated) in %.3f s wall, %.0f steps/s "
             "(%.1fx real time)\n"
-            "  contacts per step %.2f, deepest penetration %.6g m, energy %.6g J -> %.6g J\n"
-            "  wrote %s/trajectory.csv and %s/contacts.jsonl\n",
+            "  contacts per step %.2f\n",
             o->scene, s->steps, m->timestep, d->time, s->wall,
             s->wall > 0 ? (double)s->steps / s->wall : 0.0,
             s->wall > 0 ? d->time / s->wall : 0.0,
-            s->steps ? (double)s->contact_sum / (double)s->steps : 0.0, s->max_depth,
-            s->energy_start, s->energy_end, o->out_dir, o->out_dir);
+            s->steps ? (double)s->contact_sum / (double)s->steps : 0.0);
+    cli_print_watch_summary(d);
     print_constraint_summary(s);
+    fprintf(stderr, "  wrote %s/trajectory.csv and %s/contacts.jsonl\n", o->out_dir, o->out_dir);
 }
 
 static void track(const tch_data* d, run_stats* s) {
@@ -144,9 +143,21 @@ static void track(const tch_data* d, run_stats* s) {
     s->failed_islands += d->constraint_failed_islands;
     s->constraint_iterations += d->constraint_iterations;
     s->max_residual = fmax(s->max_residual, d->constraint_residual);
-    for (int i = 0; i < d->contact_count; ++i) {
-        s->max_depth = fmax(s->max_depth, d->contacts[i].depth);
+}
+
+/* Prints the watch's new warnings; with --strict, the first one ends the run. */
+static int watch(const cli_options* o, const tch_model* m, const tch_data* d, int tty,
+                 run_stats* s) {
+    if (tty && tch_data_watch_warning(d, s->warnings_printed)) {
+        fprintf(stderr, "\n"); /* off the progress bar's line */
     }
+    s->warnings_printed = cli_print_watch_warnings(m, d, s->warnings_printed);
+    if (o->strict && s->warnings_printed > 0) {
+        fprintf(stderr, "touche run: stopped at t = %.6g s by the warning above (--strict); no "
+                        "output kept\n", d->time);
+        return EXIT_DIVERGED;
+    }
+    return EXIT_OK;
 }
 
 /* Steps to the end, writing every `every` steps. Returns an exit code. */
@@ -157,7 +168,6 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
     int tty = isatty(fileno(stderr));
     int every = o->every > 0 ? o->every : (int)fmax(1, floor(OUTPUT_PERIOD / m->timestep + 0.5));
     tch_error err = {0};
-    s->energy_start = tch_data_energy(m, d);
     double start = cli_now_seconds();
     for (long step = 0; step < total; ++step) {
         if (interrupted) {
@@ -172,6 +182,10 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
         tch_status status = tch_step(m, d, &err);
         if (status == TCH_OK) {
             track(d, s);
+            int code = watch(o, m, d, tty, s);
+            if (code != EXIT_OK) {
+                return code;
+            }
             if (write) {
                 write_contacts_line(contacts, m, d, t);
             }
@@ -190,7 +204,6 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
     }
     write_trajectory_rows(traj, m, d);
     s->wall = cli_now_seconds() - start;
-    s->energy_end = tch_data_energy(m, d);
     if (tty) fprintf(stderr, "\n");
     return EXIT_OK;
 }

@@ -112,6 +112,8 @@ int cli_parse_options(const cli_command* command, int argc, char** argv, cli_opt
         }
         if (strcmp(arg, "--keep-touche") == 0) {
             o->touche_attributes = 1;
+        } else if (strcmp(arg, "--strict") == 0) {
+            o->strict = 1;
         } else if (takes_value(arg)) {
             if (i + 1 >= argc) return bad_usage(command, "option '%s' needs a value", arg);
             int code = apply_flag(command, arg, argv[++i], o);

@@ -6,7 +6,7 @@
 static const cli_command commands[] = {
     {"run", "simulate a scene and write its trajectory and contacts",
      "touche run SCENE [--duration S] [--dt S] [--every N] [--out DIR] [--vtk DIR] "
-     "[--key NAME] [--contact MODEL] [--threads N]",
+     "[--key NAME] [--contact MODEL] [--threads N] [--strict]",
      cli_cmd_run},
     {"info", "describe a scene: bodies, geoms, masses, contact models", "touche info SCENE",
      cli_cmd_info},
@@ -31,7 +31,8 @@ static void print_help(void) {
     for (int i = 0; i < COMMAND_COUNT; ++i) {
         printf("  %-12s %s\n", commands[i].name, commands[i].summary);
     }
-    printf("\nexit codes: 0 success, 2 bad input or usage, 3 the simulation diverged\n");
+    printf("\nexit codes: 0 success, 2 bad input or usage, 3 the simulation diverged (or, with\n"
+           "run --strict, the watch warned)\n");
 }
 
 static void print_command_help(const cli_command* c) {
@@ -50,7 +51,10 @@ static void print_command_help(const cli_command* c) {
            "                   for every N\n"
            "  --steps N        steps to time (speed: default 10000) or to run (islands:\n"
            "                   default 1)\n"
-           "  --keep-touche    keep touche's attributes (export-mjcf)\n",
+           "  --keep-touche    keep touche's attributes (export-mjcf)\n"
+           "  --strict         run: stop with exit code 3 at the first warning of the watch\n"
+           "                   (the energy grew without input, or a body sank past half its\n"
+           "                   size into another)\n",
            c->usage, c->summary);
 }
 

@@ -1,22 +1,32 @@
 #!/usr/bin/python3
-"""Writes the generated example and benchmark scenes (MJCF with touche attributes).
+"""Writes the generated example and benchmark scenes (MJCF) and the example torus (OBJ).
 
     tools/gen_scenes.py stack N [--contact MODEL] > stackN.xml
-    tools/gen_scenes.py pile N [--dt S] > pileN.xml
+    tools/gen_scenes.py pile N [--dt S] [--contact MODEL] > pileN.xml
+    tools/gen_scenes.py torus R r [--segments U V] > torus.obj
 
 stack: N blocks of 1 x 1 x 2 m and 1 kg standing on each other, dt 5 ms (Hasegawa-Sato,
-experiment 1), placed where the point model's springs hold them at rest. pile: N boxes of 0.2 m and 1 kg on a jittered grid above the floor, each turned a
-little about a random axis, so they fall onto each other; the jitter comes from a fixed seed so
-the file is the same every time.
+experiment 1), placed exactly touching (zero gap). pile: N boxes of 0.2 m and 1 kg on a
+jittered grid above the floor, each turned a little about a random axis, so they fall onto each
+other; the jitter comes from a fixed seed so the file is the same every time. Both set no
+touche attribute (every contact parameter at its default) unless --contact names a model.
+
+torus: a closed triangulated torus of major radius R and tube radius r about the x axis, U
+segments around the axis and V around the tube (default 24 x 10), faces counter-clockwise seen
+from outside: the non-convex surface that `touche mesh` turns into a tet mesh with its field.
+The axis is x because the compiler places a mesh geom's frame at the mesh's principal axes,
+largest moment first (MuJoCo's rule, src/io/compile.c), while a touche:tetmesh file is read in
+the geom's frame: with the axis along x and U a multiple of 4 the two frames agree up to a
+symmetry of the torus.
 """
 import math
 import random
 import sys
 
-HEADER = """<mujoco model="{name}" xmlns:touche="urn:touche">
-  <option timestep="{dt}" gravity="0 0 -9.81" integrator="Euler" touche:contact="{contact}"/>
+HEADER = """<mujoco model="{name}"{namespace}>
+  <option timestep="{dt}" gravity="0 0 -9.81" integrator="Euler"{contact}/>
   <default>
-    <geom friction="{mu} 0.005 0.0001" touche:stiffness="{k}" touche:damping="{b}"/>
+    <geom friction="{mu} 0.005 0.0001"/>
   </default>
   <worldbody>
     <geom name="floor" type="plane" size="0 0 1"/>
@@ -26,20 +36,20 @@ FOOTER = """  </worldbody>
 """
 
 
+def header(name, dt, contact, mu):
+    if contact is None:
+        return HEADER.format(name=name, namespace="", dt=dt, contact="", mu=mu)
+    return HEADER.format(name=name, namespace=' xmlns:touche="urn:touche"', dt=dt,
+                         contact=f' touche:contact="{contact}"', mu=mu)
+
+
 def stack(n, contact):
-    k, g = 5000.0, 9.81
-    out = [HEADER.format(name=f"stack{n}", dt=0.005, contact=contact, mu=0.6, k=k, b=20)]
-    z = 1.0
+    out = [header(f"stack{n}", 0.005, contact, 0.6)]
     for i in range(n):
-        # Start at the point model's equilibrium: the face under block i carries the n - i
-        # blocks above it on four corner springs of k / 2 each (both geoms set k, and a pair
-        # combines them in series), so it sinks by (n - i) m g / (4 k / 2).
-        z -= (n - i) * 1.0 * g / (4 * k / 2)
-        out.append(f'    <body name="block{i + 1}" pos="0 0 {z:.6g}">\n'
+        out.append(f'    <body name="block{i + 1}" pos="0 0 {1.0 + 2.0 * i:.6g}">\n'
                    f'      <freejoint/>\n'
                    f'      <geom type="box" size="0.5 0.5 1" mass="1"/>\n'
                    f'    </body>\n')
-        z += 2.0
     out.append(FOOTER)
     return "".join(out)
 
@@ -48,7 +58,7 @@ def pile(n, contact, dt):
     rng = random.Random(20261122)
     side = max(1, math.ceil(math.sqrt(n / 4)))
     spacing = 0.3
-    out = [HEADER.format(name=f"pile{n}", dt=dt, contact=contact, mu=0.5, k=20000, b=30)]
+    out = [header(f"pile{n}", dt, contact, 0.5)]
     for i in range(n):
         layer, rest = divmod(i, side * side)
         row, col = divmod(rest, side)
@@ -69,24 +79,62 @@ def pile(n, contact, dt):
     return "".join(out)
 
 
+def torus(major, minor, segments_u, segments_v):
+    """Vertex (i, j) sits at angle 2 pi i / U about x and 2 pi j / V about the tube; the quad
+    (i, j), (i + 1, j), (i + 1, j + 1), (i, j + 1) turns counter-clockwise seen from outside
+    (d/du x d/dv points away from the tube's centre line), split into two triangles."""
+    out = [f"# torus R = {major:g} m, r = {minor:g} m, {segments_u} x {segments_v} segments "
+           f"(tools/gen_scenes.py torus)\n"]
+    for i in range(segments_u):
+        u = 2 * math.pi * i / segments_u
+        for j in range(segments_v):
+            v = 2 * math.pi * j / segments_v
+            ring = major + minor * math.cos(v)
+            out.append(f"v {minor * math.sin(v):.9g} {ring * math.cos(u):.9g} "
+                       f"{ring * math.sin(u):.9g}\n")
+
+    def index(i, j):
+        return (i % segments_u) * segments_v + (j % segments_v) + 1
+
+    for i in range(segments_u):
+        for j in range(segments_v):
+            a, b = index(i, j), index(i + 1, j)
+            c, d = index(i + 1, j + 1), index(i, j + 1)
+            out.append(f"f {a} {b} {c}\nf {a} {c} {d}\n")
+    return "".join(out)
+
+
+def parse_options(args, allowed):
+    """--flag value pairs into a dict; None after printing what is wrong."""
+    options = {}
+    while args:
+        flag = args[0]
+        count = 2 if flag == "--segments" else 1
+        if flag not in allowed or len(args) <= count:
+            sys.stderr.write(f"unknown option or missing value: {flag}\n")
+            return None
+        options[flag] = args[1:1 + count]
+        args = args[1 + count:]
+    return options
+
+
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("stack", "pile"):
+    kinds = {"stack": ("--contact",), "pile": ("--contact", "--dt"), "torus": ("--segments",)}
+    if len(argv) < 3 or argv[1] not in kinds:
         sys.stderr.write(__doc__)
         return 2
-    n = int(argv[2])
-    contact = "point"
-    dt = 0.002
-    args = argv[3:]
-    while args:
-        flag, value, args = args[0], args[1], args[2:]
-        if flag == "--contact":
-            contact = value
-        elif flag == "--dt":
-            dt = float(value)
-        else:
-            sys.stderr.write(f"unknown option {flag}\n")
-            return 2
-    sys.stdout.write(stack(n, contact) if argv[1] == "stack" else pile(n, contact, dt))
+    positional = 3 if argv[1] == "torus" else 2
+    options = parse_options(argv[1 + positional:], kinds[argv[1]])
+    if options is None:
+        return 2
+    contact = options.get("--contact", [None])[0]
+    if argv[1] == "stack":
+        sys.stdout.write(stack(int(argv[2]), contact))
+    elif argv[1] == "pile":
+        sys.stdout.write(pile(int(argv[2]), contact, float(options.get("--dt", ["0.002"])[0])))
+    else:
+        u, v = options.get("--segments", ["24", "10"])
+        sys.stdout.write(torus(float(argv[2]), float(argv[3]), int(u), int(v)))
     return 0
 
 

@@ -1,6 +1,7 @@
 /* touche measured exactly like the anchors (bench_common.h): loads the scene through the public
  * API and times tch_step. */
 #include <stdio.h>
+#include <string.h>
 
 #include "bench_common.h"
 #include "math/vec.h"
@@ -35,12 +36,20 @@ static void read_state(const tch_model* model, tch_data* data, bench_run* run) {
     }
 }
 
-static double max_penetration(const tch_data* data) {
-    double depth = 0;
-    for (int c = 0; c < data->contact_count; ++c) {
-        depth = depth > data->contacts[c].depth ? depth : data->contacts[c].depth;
+/* The watch's account (touche/watch.h): the deepest penetration of any model over the run (the
+ * pressure model's from the overlap of the geoms, as its contact point has no depth), and its
+ * warnings in the status. */
+static void note_watch(const tch_data* data, bench_run* run) {
+    tch_watch_report report;
+    tch_data_watch_report(data, &report);
+    for (int k = 0; k < TCH_CONTACT_MODEL_END; ++k) {
+        bench_note_penetration(run, report.deepest[k]);
     }
-    return depth;
+    if (report.warning_count > 0 && strcmp(run->status, "ok") == 0) {
+        snprintf(run->status, sizeof run->status, "the watch warned: %d steps of energy gain, %d "
+                 "of deep penetration", data->warning_count[TCH_WARN_ENERGY_GAIN],
+                 data->warning_count[TCH_WARN_DEEP_PENETRATION]);
+    }
 }
 
 static void simulate(const tch_model* model, tch_data* data, bench_run* run) {
@@ -55,13 +64,13 @@ static void simulate(const tch_model* model, tch_data* data, bench_run* run) {
             break;
         }
         bench_record_step(run, i, t0, t1);
-        bench_note_penetration(run, max_penetration(data));
         if (run->lz_file) {
             read_state(model, data, run);
             bench_record_momentum(run, data->time);
         }
     }
     read_state(model, data, run);
+    note_watch(data, run);
 }
 
 static tch_status load(const bench_options* options, tch_model** model, tch_error* err) {

@@ -15,11 +15,13 @@ import sys
 # touche's point model ("touche"), touche with another contact model forced ("touche-<model>",
 # bench_touche --contact), then the anchors. Only the engines found in the CSV get a column;
 # the ratio columns and the issue-2 targets compare the point model with the anchors.
-ALL_ENGINES = ["touche", "touche-lcp", "touche-volume", "mujoco", "ode", "bullet"]
+ALL_ENGINES = ["touche", "touche-lcp", "touche-volume", "touche-pressure", "mujoco", "ode",
+               "bullet"]
 ENGINES = list(ALL_ENGINES)
 ANCHORS = ["mujoco", "ode", "bullet"]
 TITLES = {"touche": "touche", "touche-lcp": "touche lcp", "touche-volume": "touche volume",
-          "mujoco": "MuJoCo", "ode": "ODE", "bullet": "Bullet"}
+          "touche-pressure": "touche pressure", "mujoco": "MuJoCo", "ode": "ODE",
+          "bullet": "Bullet"}
 # The issue's targets: more steps per second than every anchor on these scenes ...
 SPEED_TARGETS = ["pile100", "pile1000", "stack13"]
 # ... and on this one a 99th-percentile step under a fifth of the best anchor's.
@@ -163,6 +165,30 @@ def outcome_table(results, scenes, folder):
     return lines
 
 
+def model_ratio_table(results, scenes):
+    """Every touche model's steps per second over each anchor's, on the scenes where some
+    model besides the point model ran (the shared comparison scenes)."""
+    models = [e for e in ENGINES if e.startswith("touche")]
+    shown = [s for s in scenes if any(ran(results.get((s, m))) for m in models[1:])]
+    if not shown:
+        return []
+    lines = ["| scene | " + " | ".join(f"{TITLES[m]} / {TITLES[a]}" for m in models
+                                      for a in ANCHORS) + " |",
+             "|" + "---|" * (1 + len(models) * len(ANCHORS))]
+    for scene in shown:
+        cells = []
+        for m in models:
+            for a in ANCHORS:
+                mine, theirs = results.get((scene, m)), results.get((scene, a))
+                ratio = (number(mine, "steps_per_s") / number(theirs, "steps_per_s")
+                         if ran(mine) and ran(theirs) else math.nan)
+                cells.append(fmt(ratio, 3))
+        lines.append(f"| {scene} | " + " | ".join(cells) + " |")
+    return ["", "### Every contact model against the anchors, steps per second ratio", "",
+            "`touche` is the point model (the scenes set none); `touche <model>` forces the "
+            "model on every pair.", ""] + lines
+
+
 def target_lines(results):
     lines = []
     for scene in SPEED_TARGETS:
@@ -244,6 +270,7 @@ def main(argv):
     out += speed_table(results, scenes)
     out += ["", "### Step time p50 / p99 / max, µs", ""] + percentile_table(results, scenes)
     out += ["", "### Outcomes", ""] + outcome_table(results, scenes, folder)
+    out += model_ratio_table(results, scenes)
     out += ["", "### Targets of issue 2", ""] + target_lines(results)
     out += ["", "### Engine settings", ""] + settings_lines(results, scenes)
     print("\n".join(out))

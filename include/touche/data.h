@@ -17,7 +17,9 @@ typedef enum tch_warning {
     TCH_WARN_CONTACT_FULL = 0, ///< contact buffer was grown during a step
     TCH_WARN_ARENA_GROWN,      ///< the scratch arena overflowed to the heap and was grown
     TCH_WARN_BAD_QUAT,         ///< a quaternion had to be renormalized from far off unit length
-    TCH_WARN_DEEP_PENETRATION, ///< a contact penetrated deeper than half the smaller geom
+    TCH_WARN_DEEP_PENETRATION, ///< a pair penetrated deeper than half its thinner geom
+    TCH_WARN_ENERGY_GAIN,      ///< the energy grew beyond its start plus the work put in
+                               ///< (touche/watch.h)
     TCH_WARN_COUNT
 } tch_warning;
 

@@ -6,6 +6,7 @@
 #include "touche/model.h"
 #include "touche/data.h"
 #include "touche/step.h"
+#include "touche/watch.h"
 #include "touche/io.h"
 #include "touche/contact_space.h"
 #include "touche/tetmesh.h"

@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "dynamics/free_body.h"
 #include "engine/engine_internal.h"
+#include "engine/watch.h"
 #include "math/vec.h"
 #include "touche/step.h"
 
@@ -40,6 +41,7 @@ void tch_data_destroy(tch_data* d) {
         free(d->internal->kinematics_qvel);
         tch_pair_state_destroy(&d->internal->pair_states);
         tch_constraint_workspace_free(&d->internal->constraint);
+        tch_watch_destroy(d->internal->watch);
         for (int i = 0; i < TCH_CONTACT_MODEL_END; ++i) {
             const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)i);
             if (ops && ops->scratch_destroy) {
@@ -81,7 +83,8 @@ static int allocate_internal(const tch_model* m, tch_data* d) {
             return 0;
         }
     }
-    return in->broadphase && tch_constraint_workspace_init(&in->constraint, m) == 0 &&
+    return in->broadphase && (in->watch = tch_watch_create(m)) &&
+           tch_constraint_workspace_init(&in->constraint, m) == 0 &&
            CALLOC_ARRAY(in->geom_aabb, m->geom_count) &&
            CALLOC_ARRAY(in->geom_static, m->geom_count) &&
            CALLOC_ARRAY(in->prediction.v_WCm, m->body_count) &&
@@ -117,6 +120,7 @@ void tch_data_reset(const tch_model* m, tch_data* d) {
     d->polygon_count = 0;
     d->polygon_vertex_count = 0;
     tch_pair_state_clear(&d->internal->pair_states);
+    tch_watch_restart(d->internal->watch);
     tch_stage_kinematics(m, d);
     tch_stage_velocities(m, d);
 }
@@ -180,6 +184,7 @@ tch_status tch_data_set_body_state(const tch_model* m, tch_data* d, int b,
     }
     tch_transform X = {tch_q_normalize(X_WB->q), X_WB->p};
     tch_free_body_set_pose(m, d->qpos, b, X);
+    tch_watch_note_state_set(d->internal->watch);
     tch_real* v = d->qvel + m->body_qvel_adr[b];
     tch_vec3 w_B = tch_q_inv_rotate(X.q, w_WB_W);
     v[0] = v_WBo_W.x, v[1] = v_WBo_W.y, v[2] = v_WBo_W.z;

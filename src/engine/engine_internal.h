@@ -30,6 +30,7 @@ struct tch_data_internal {
     tch_real* kinematics_qpos;    /* [nq] */
     tch_real* kinematics_qvel;    /* [nv] */
     int kinematics_current;
+    struct tch_watch* watch;      /* energy and penetration checks (engine/watch.h) */
 };
 
 /* Sums the heap allocations made by steps into data->heap_allocation_count. */

@@ -18,6 +18,7 @@
 #include "dynamics/kinematics.h"
 #include "engine/engine_internal.h"
 #include "engine/implicit.h"
+#include "engine/watch.h"
 #include "geometry/model_shape.h"
 #include "math/vec.h"
 #include "touche/step.h"
@@ -364,6 +365,9 @@ tch_status tch_step_begin(const tch_model* m, tch_data* d, tch_error* err) {
     d->internal->committing = 1;
     tch_status s = evaluate(m, d, err);
     d->internal->committing = 0;
+    if (s == TCH_OK) {
+        tch_watch_step(m, d, d->internal->watch);
+    }
     return s;
 }
 
