@@ -28,6 +28,7 @@
 #include "base/error.h"
 #include "collision/contact_plane.h"
 #include "contact/contact.h"
+#include "contact/params.h"
 #include "contact/volume.h"
 #include "contact/volume_integrals.h"
 #include "geometry/model_shape.h"
@@ -46,6 +47,12 @@ typedef struct volume_state {
     tch_contact_plane_warm warm; /* the last separation search's GJK simplex */
     /* this evaluation's wrench on B, world: force f_W at o_W and moment m_W */
     tch_vec3 o_W, f_W, m_W;
+    /* this evaluation's coefficients (contact_coefficients) and whether its static friction
+     * springs hold (a committed STATIC contact): what the linearize op needs */
+    tch_volume_params k;
+    int sticking;
+    tch_real area;        /* S_c */
+    tch_mat3 second_W;    /* ∫_C p p^T dS about o_W, world axes */
 } volume_state;
 
 _Static_assert(sizeof(volume_state) <= TCH_PAIR_STATE_BYTES, "volume state fits its slot");
@@ -157,6 +164,8 @@ typedef struct contact_frame {
     const tch_polyhedron* P;
     plane_vertex* vertices;      /* P's, about o_c (see_vertices) */
     const tch_volume_params* k;
+    tch_real load_damping;       /* the b^N of the pressure that bounds friction (load_damping) */
+    tch_real sliding_cap;        /* the largest dynamic friction force, N (sliding_cap) */
 } contact_frame;
 
 /* Tangential relative velocity at plane point p (relative to o_c): v_T + ω_n n × p (eq. 27). */
@@ -190,7 +199,7 @@ static void see_vertices(contact_frame* c) {
         v->x = tch_v3_dot(q, c->u1);
         v->y = tch_v3_dot(q, c->u2);
         for (int owner = TCH_FACE_OWNER_A; owner <= TCH_FACE_OWNER_B; ++owner) {
-            v->sigma[owner] = tch_volume_pressure(c->k->stiffness, c->k->damping, h,
+            v->sigma[owner] = tch_volume_pressure(c->k->stiffness, c->load_damping, h,
                                                   owner_normal_velocity(c, owner, q),
                                                   c->area.area);
         }
@@ -320,10 +329,11 @@ static int next_mode(const contact_frame* c, int mode, tch_wrench stat, tch_real
 }
 
 /* The friction wrench of this evaluation and, when committing, the next (mode, r, θ).
- * `load` is the normal force's magnitude. */
+ * `load` is the normal force's magnitude; *sticking says whether the static springs act. */
 static tch_wrench friction(const contact_frame* c, volume_state* state, int fresh, int commit,
-                           tch_real h, tch_real load) {
+                           tch_real h, tch_real load, int* sticking) {
     tch_wrench none = {tch_v3_zero(), tch_v3_zero()};
+    *sticking = 0;
     if (fresh) {
         if (commit) {
             state->r_A = tch_v3_zero();
@@ -344,8 +354,13 @@ static tch_wrench friction(const contact_frame* c, volume_state* state, int fres
     tch_wrench stat = static_wrench(c, r, theta);
     int mode = next_mode(c, state->mode, stat, load);
     tch_wrench applied = stat;
+    *sticking = mode == FRICTION_STATIC;
     if (mode == FRICTION_DYNAMIC) {
         applied = traction_wrench(c, c->k->friction, dynamic_traction);
+        tch_real force = tch_v3_norm(applied.force);
+        if (force > c->sliding_cap) {
+            applied = tch_wrench_scale(applied, c->sliding_cap / force);
+        }
         match_dynamic_friction(c, applied, &r, &theta);
     }
     if (commit) {
@@ -367,9 +382,69 @@ static void body_motion(const tch_model* m, const tch_data* d, int geom, tch_vec
     *w_W = root ? d->body_w_W[root] : tch_v3_zero();
 }
 
-static tch_volume_params volume_params(const tch_pair_params* p) {
-    return (tch_volume_params){p->stiffness, p->damping, p->tangential_stiffness,
-                               p->tangential_damping, p->friction, p->static_friction};
+/* The normal pressure per unit depth of the default material when the springs are integrated
+ * implicitly, N/m^3. The distributed spring of eqs. 5-8 is an elastic foundation, a bed of
+ * springs with the pressure k_f d at depth d (Elandt et al. 2019, "Relation to elastic
+ * foundations"); a layer of thickness l and modulus E has k_f of about E / l, and 1e8 is
+ * E = 1 MPa (rubber) over 1 cm. The force is then k_f V (V the overlap volume) and
+ * k^N = k_f S_c: the stiffness grows with the contact area, so a wide face resists tilting with
+ * k_f ∫ x^2 dS whatever the masses or the step. */
+static const tch_real DEFAULT_FOUNDATION_MODULUS = 1e8;
+
+/* The relaxation time of the default material (Kelvin-Voigt, pressure k_f (d + τ ḋ)) when the
+ * springs are integrated implicitly, s. */
+static const tch_real DEFAULT_RELAXATION_TIME = 0.02;
+
+/* The pair's coefficients in this evaluation, for a contact area S_c (docs/contact-volume.md,
+ * "Defaults"). What the scene sets is kept. Unset stiffness: with the implicit integrator the
+ * default material, k^N = k_f S_c; with the explicit ones the derived value of contact/params.h
+ * (a period of 25 steps for the pair's mass), which they can integrate. Unset damping: the
+ * pair's normal mode damped at DEFAULT_DAMPING_RATIO. Unset static-friction spring and damper:
+ * the normal ones. */
+static tch_volume_params contact_coefficients(const tch_model* m, const tch_pair_result* pair,
+                                              tch_real area) {
+    const tch_pair_params* p = &pair->params;
+    tch_volume_params k = {p->stiffness, p->damping, p->tangential_stiffness,
+                           p->tangential_damping, p->friction, p->static_friction};
+    if (p->stiffness_derived && m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+        k.stiffness = DEFAULT_FOUNDATION_MODULUS * area;
+    }
+    if (p->damping_derived && m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+        k.damping = DEFAULT_RELAXATION_TIME * k.stiffness;
+    } else if (p->damping_derived) {
+        k.damping = 2 * sqrt(k.stiffness * tch_contact_pair_mass(m, pair->geom_a, pair->geom_b));
+    }
+    if (p->tangential_stiffness_derived) {
+        k.static_stiffness = k.stiffness;
+    }
+    if (p->tangential_damping_derived) {
+        k.static_damping = k.damping;
+    }
+    return k;
+}
+
+/* The normal damper's share in the pressure that bounds friction: all of it with the explicit
+ * integrators (the paper's σ = (k^N h + b^N ḣ) / S_c); none with the implicit one, whose step
+ * corrects the dampers' force by D (docs/integrators.md) where the explicit friction cannot
+ * see it: a damper of a large relaxation time pushes far harder at the step's start than over
+ * the step, and friction bounded by that push threw a settling pile apart. */
+static tch_real load_damping(const tch_model* m, const tch_volume_params* k) {
+    return m->integrator == TCH_INTEGRATOR_IMPLICIT ? 0 : k->damping;
+}
+
+/* The largest dynamic friction force of a contact with the implicit integrator: the force that
+ * stops the pair's mass m sliding at the slip speed within one step, m |v_T| / h (none with the
+ * explicit ones, which keep the paper's friction). Dynamic friction stays explicit, bounded by
+ * the normal load at the step's start; a stiff contact that appeared during the last step
+ * pushes there far harder than over the step, which the implicit step corrects and friction
+ * cannot see: a box landing on an edge was thrown sideways at 60 m/s without the cap. */
+static tch_real sliding_cap(const tch_model* m, const tch_pair_result* pair,
+                            const contact_frame* c) {
+    if (m->integrator != TCH_INTEGRATOR_IMPLICIT) {
+        return INFINITY;
+    }
+    tch_real mass = tch_contact_pair_mass(m, pair->geom_a, pair->geom_b);
+    return mass * hypot(c->slip_x, c->slip_y) / m->timestep;
 }
 
 /* The contact frame's velocities, in A's axes, of both bodies at o_c. */
@@ -465,7 +540,7 @@ static const tch_convex_hull* piece(const tch_model* m, int g, int other, tch_tr
 /* Moves the contact point to the centroid of the contact area (on the plane): the separation
  * search may leave o_c anywhere on a flat patch, the centroid moves continuously, and the
  * friction state and mode transitions compare moments about it. Shifts the overlap's moments
- * and area moments accordingly (parallel-axis for the polar moment). */
+ * and area moments accordingly (parallel-axis for the polar and second moments). */
 static void recentre(contact_frame* c, tch_volume_overlap* overlap) {
     tch_vec3 shift = overlap->area.centroid;
     c->o_c = tch_v3_add(c->o_c, shift);
@@ -477,6 +552,12 @@ static void recentre(contact_frame* c, tch_volume_overlap* overlap) {
         parts[i]->moment = tch_v3_sub(parts[i]->moment, tch_v3_cross(shift, parts[i]->force));
     }
     overlap->area.polar -= overlap->area.area * tch_v3_norm2(shift);
+    tch_real shift_v[3] = {shift.x, shift.y, shift.z};
+    for (int r = 0; r < 3; ++r) {
+        for (int k = 0; k < 3; ++k) {
+            overlap->area.second.m[r][k] -= overlap->area.area * shift_v[r] * shift_v[k];
+        }
+    }
     overlap->area.centroid = tch_v3_zero();
     c->area = overlap->area;
 }
@@ -523,25 +604,36 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     if (!find_plane(hull_a, hull_b, X_AB, size, &s->overlap, state, fresh, &warm, &plane)) {
         return 0;
     }
-    tch_volume_params k = volume_params(&pair->params);
-    contact_frame c = {.n = plane.n_A, .o_c = plane.o_A, .P = &s->overlap, .k = &k};
+    /* the spring and the damper are linear in k^N and b^N, whose defaults need the area:
+     * integrated for unit coefficients, then scaled */
+    tch_volume_params unit = {1, 1, 1, 1, pair->params.friction, pair->params.static_friction};
+    contact_frame c = {.n = plane.n_A, .o_c = plane.o_A, .P = &s->overlap};
     tch_vec3 o_W = tch_x_apply(X_WA, plane.o_A);
     fill_motion(m, d, a, b, o_W, &c);
     tch_volume_overlap overlap;
-    if (tch_volume_integrate(&s->overlap, c.n, c.o_c, &k, c.v_r, c.w_r, &overlap, NULL) !=
+    if (tch_volume_integrate(&s->overlap, c.n, c.o_c, &unit, c.v_r, c.w_r, &overlap, NULL) !=
             TCH_OK ||
         !(overlap.area.area > 0)) {
         return 0;
     }
+    state->k = contact_coefficients(m, pair, overlap.area.area);
+    c.k = &state->k;
+    overlap.spring = tch_wrench_scale(overlap.spring, state->k.stiffness);
+    overlap.damper = tch_wrench_scale(overlap.damper, state->k.damping);
     recentre(&c, &overlap);
+    state->area = overlap.area.area;
+    state->second_W = tch_m3_rotate_tensor(tch_q_to_mat3(X_WA.q), overlap.area.second);
     if (reserve_vertices(s, s->overlap.vertex_count) != 0) {
         return -1;
     }
     c.vertices = s->vertices;
     see_vertices(&c);
+    c.sliding_cap = sliding_cap(m, pair, &c);
     tch_wrench total = tch_wrench_add(overlap.spring, overlap.damper);
-    tch_real load = fabs(tch_v3_dot(total.force, c.n));
-    total = tch_wrench_add(total, friction(&c, state, fresh, ctx->commit, m->timestep, load));
+    c.load_damping = load_damping(m, &state->k);
+    tch_real load = fabs(tch_v3_dot(c.load_damping > 0 ? total.force : overlap.spring.force, c.n));
+    total = tch_wrench_add(total, friction(&c, state, fresh, ctx->commit, m->timestep, load,
+                                           &state->sticking));
     if (ctx->commit) {
         state->n_prev_A = plane.n_A;
         state->d_prev = plane.depth;
@@ -591,6 +683,15 @@ static void volume_scratch_destroy(void* scratch) {
     }
 }
 
+int tch_volume_pair_coefficients(const tch_pair_state* state, tch_volume_params* k,
+                                 tch_real* area, tch_mat3* second_W) {
+    const volume_state* v = (const volume_state*)state->bytes;
+    *k = v->k;
+    *area = v->area;
+    *second_W = v->second_W;
+    return v->sticking;
+}
+
 const tch_contact_ops tch_volume_ops = {
     .kind = TCH_CONTACT_KIND_FORCE,
     .uses_state = 1,
@@ -600,6 +701,7 @@ const tch_contact_ops tch_volume_ops = {
     .scratch_create = volume_scratch_create,
     .scratch_destroy = volume_scratch_destroy,
     .linearize = tch_volume_linearize,
+    .physical_defaults = 1,
 };
 
 /* ---- compile-time pieces ---- */

@@ -21,6 +21,7 @@ typedef struct linear_pair {
 struct tch_implicit_system {
     tch_real h;
     int node_count, pair_count;
+    int friction_forces;  /* whether a pair's model takes friction from the prediction */
     int* node_of_body;    /* [model body_count] node of a free root, else -1 */
     int* body_of_node;    /* [node_count] */
     int* position;        /* [node_count] place of the node in the elimination order */
@@ -92,6 +93,7 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_contact_ops* ops = linearizable(d, i);
         tch_pair_result* result = &d->pair_results[i];
+        s->friction_forces |= tch_contact_model_ops(result->model)->friction_forces != NULL;
         linear_pair* p = &s->pairs[s->pair_count];
         p->node[0] = root_node(m, s, result->geom_a);
         p->node[1] = root_node(m, s, result->geom_b);
@@ -525,8 +527,8 @@ static void correction(const implicit_system* s, int node, tch_vec3* dv, tch_vec
 
 void tch_implicit_correct_prediction(tch_implicit_system* s, const tch_data* d,
                                      tch_velocity_prediction* prediction) {
-    if (s->pair_count == 0) {
-        return;
+    if (s->pair_count == 0 || !s->friction_forces) {
+        return; /* nothing reads the prediction (the volume model's friction is its own) */
     }
     for (int node = 0; node < s->node_count; ++node) {
         int b = s->body_of_node[node];

@@ -138,8 +138,13 @@ static void linearized(const tch_model* m, tch_data* d, int n, int geometric, do
         tch_pair_linearization lin;
         memset(&lin, 0, sizeof lin);
         lin.geometric = geometric;
-        tch_pair_context context = {pair, NULL, 0, NULL};
-        tch_contact_model_ops(pair->model)->linearize(m, d, &context, &lin);
+        const tch_contact_ops* ops = tch_contact_model_ops(pair->model);
+        tch_pair_state* state =
+            ops->uses_state ? tch_pair_state_find(&d->internal->pair_states, pair->geom_a,
+                                                  pair->geom_b)
+                            : NULL;
+        tch_pair_context context = {pair, state, 0, NULL};
+        ops->linearize(m, d, &context, &lin);
         int body[2] = {m->body_root[m->geom_body[pair->geom_a]],
                        m->body_root[m->geom_body[pair->geom_b]]};
         for (int s = 0; s < 2; ++s) {
