@@ -165,7 +165,9 @@ typedef struct contact_frame {
     plane_vertex* vertices;      /* P's, about o_c (see_vertices) */
     const tch_volume_params* k;
     tch_real load_damping;       /* the b^N of the pressure that bounds friction (load_damping) */
-    tch_real sliding_cap;        /* the largest dynamic friction force, N (sliding_cap) */
+    tch_real sliding_cap;        /* the largest dynamic friction force, N, and moment about n,
+                                  * N m (sliding_caps) */
+    tch_real spinning_cap;
 } contact_frame;
 
 /* Tangential relative velocity at plane point p (relative to o_c): v_T + ω_n n × p (eq. 27). */
@@ -358,9 +360,10 @@ static tch_wrench friction(const contact_frame* c, volume_state* state, int fres
     if (mode == FRICTION_DYNAMIC) {
         applied = traction_wrench(c, c->k->friction, dynamic_traction);
         tch_real force = tch_v3_norm(applied.force);
-        if (force > c->sliding_cap) {
-            applied = tch_wrench_scale(applied, c->sliding_cap / force);
-        }
+        tch_real moment = fabs(tch_v3_dot(applied.moment, c->n));
+        tch_real scale = fmin(force > c->sliding_cap ? c->sliding_cap / force : 1,
+                              moment > c->spinning_cap ? c->spinning_cap / moment : 1);
+        applied = tch_wrench_scale(applied, scale);
         match_dynamic_friction(c, applied, &r, &theta);
     }
     if (commit) {
@@ -432,19 +435,46 @@ static tch_real load_damping(const tch_model* m, const tch_volume_params* k) {
     return m->integrator == TCH_INTEGRATOR_IMPLICIT ? 0 : k->damping;
 }
 
-/* The largest dynamic friction force of a contact with the implicit integrator: the force that
- * stops the pair's mass m sliding at the slip speed within one step, m |v_T| / h (none with the
- * explicit ones, which keep the paper's friction). Dynamic friction stays explicit, bounded by
- * the normal load at the step's start; a stiff contact that appeared during the last step
- * pushes there far harder than over the step, which the implicit step corrects and friction
- * cannot see: a box landing on an edge was thrown sideways at 60 m/s without the cap. */
-static tch_real sliding_cap(const tch_model* m, const tch_pair_result* pair,
-                            const contact_frame* c) {
-    if (m->integrator != TCH_INTEGRATOR_IMPLICIT) {
-        return INFINITY;
+/* Adds geom g's body's mobility at p_W: 1/m + (r x t).I^-1 (r x t) for a unit force along t_W
+ * and n.I^-1 n for a unit moment about n_W (nothing for a static body). */
+static void add_mobility(const tch_model* m, const tch_data* d, int geom, tch_vec3 p_W,
+                         tch_vec3 t_W, tch_vec3 n_W, tch_real* along, tch_real* about) {
+    int root = m->body_root[m->geom_body[geom]];
+    if (root == 0) {
+        return;
     }
-    tch_real mass = tch_contact_pair_mass(m, pair->geom_a, pair->geom_b);
-    return mass * hypot(c->slip_x, c->slip_y) / m->timestep;
+    tch_mat3 I_inv_W = tch_m3_rotate_tensor(d->body_R_WB[root], m->body_total_I_inv[root]);
+    tch_vec3 u = tch_v3_cross(tch_v3_sub(p_W, d->body_p_WCm[root]), t_W);
+    *along += 1 / m->body_total_mass[root] + tch_v3_dot(u, tch_m3_mul_v3(I_inv_W, u));
+    *about += tch_v3_dot(n_W, tch_m3_mul_v3(I_inv_W, n_W));
+}
+
+/* The largest dynamic friction force and moment about n of a contact with the implicit
+ * integrator: those that stop the slip at o_c, and the spin, within one step (the effective
+ * mass and inertia of the two bodies there, times the slip speed or spin over h); none with
+ * the explicit integrators, which keep the paper's friction. Dynamic friction stays explicit,
+ * bounded by the normal load at the step's start; a stiff contact that appeared during the
+ * last step pushes there far harder than over the step, which the implicit step corrects and
+ * friction cannot see: a box landing on an edge was thrown sideways at 60 m/s without the
+ * cap, and capped with the pair's mass alone (no rotation) the boxes of a pile kept spinning. */
+static void sliding_caps(const tch_model* m, const tch_data* d, const tch_pair_result* pair,
+                         tch_transform X_WA, contact_frame* c) {
+    c->sliding_cap = c->spinning_cap = INFINITY;
+    if (m->integrator != TCH_INTEGRATOR_IMPLICIT) {
+        return;
+    }
+    tch_real speed = hypot(c->slip_x, c->slip_y);
+    tch_vec3 t_A = speed > 0 ? tch_v3_scale(tch_v3_add(tch_v3_scale(c->u1, c->slip_x),
+                                                       tch_v3_scale(c->u2, c->slip_y)),
+                                            1 / speed)
+                             : c->u1;
+    tch_vec3 o_W = tch_x_apply(X_WA, c->o_c), t_W = tch_q_rotate(X_WA.q, t_A),
+             n_W = tch_q_rotate(X_WA.q, c->n);
+    tch_real along = 0, about = 0;
+    add_mobility(m, d, pair->geom_a, o_W, t_W, n_W, &along, &about);
+    add_mobility(m, d, pair->geom_b, o_W, t_W, n_W, &along, &about);
+    c->sliding_cap = along > 0 ? speed / (m->timestep * along) : INFINITY;
+    c->spinning_cap = about > 0 ? fabs(c->spin) / (m->timestep * about) : INFINITY;
 }
 
 /* The contact frame's velocities, in A's axes, of both bodies at o_c. */
@@ -628,7 +658,7 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     }
     c.vertices = s->vertices;
     see_vertices(&c);
-    c.sliding_cap = sliding_cap(m, pair, &c);
+    sliding_caps(m, d, pair, X_WA, &c);
     tch_wrench total = tch_wrench_add(overlap.spring, overlap.damper);
     c.load_damping = load_damping(m, &state->k);
     tch_real load = fabs(tch_v3_dot(c.load_damping > 0 ? total.force : overlap.spring.force, c.n));
