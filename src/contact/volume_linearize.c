@@ -30,33 +30,75 @@
 #include "contact/volume_integrals.h"
 #include "math/vec.h"
 
-/* The local 6x6 -c/S [[S n n^T, n (s×n)^T], [(s×n) n^T, J]] with J = N P2 N^T, N = [n]x. */
-static void distributed_spring(tch_real c, tch_real S, tch_vec3 n, tch_vec3 s, const tch_mat3* P2,
-                               tch_real L[6][6]) {
-    tch_vec3 sn = tch_v3_cross(s, n);
-    tch_real nv[3] = {n.x, n.y, n.z}, snv[3] = {sn.x, sn.y, sn.z};
+/* A local map that is block-diagonal in (translation, rotation): o at the centroid of C makes
+ * the first moment s vanish, so neither the normal spring nor the static springs couple the
+ * two. */
+typedef struct local_blocks {
+    tch_mat3 T, R;
+} local_blocks;
+
+/* c/S times [[S n n^T, 0], [0, J]], J = N P2 N^T, N = [n]x: the distributed normal spring (or
+ * damper) of coefficient c, negated into L by the caller. */
+static local_blocks distributed_spring(tch_real c, tch_real S, tch_vec3 n, const tch_mat3* P2) {
     tch_mat3 N = tch_m3_skew(n);
     tch_mat3 J = tch_m3_mul(tch_m3_mul(N, *P2), tch_m3_transpose(N));
+    local_blocks b;
+    tch_real nv[3] = {n.x, n.y, n.z};
     for (int r = 0; r < 3; ++r) {
         for (int k = 0; k < 3; ++k) {
-            L[r][k] = -c * nv[r] * nv[k];
-            L[r][k + 3] = -c / S * nv[r] * snv[k];
-            L[r + 3][k] = -c / S * snv[r] * nv[k];
-            L[r + 3][k + 3] = -c / S * J.m[r][k];
+            b.T.m[r][k] = c * nv[r] * nv[k];
+        }
+    }
+    b.R = tch_m3_scale(J, c / S);
+    return b;
+}
+
+/* Adds c [[1 - n n^T, 0], [0, (J_o/S) n n^T]], the static friction's springs (or dampers). */
+static void add_static_springs(tch_real c, tch_real S, tch_vec3 n, const tch_mat3* P2,
+                               local_blocks* b) {
+    tch_real nv[3] = {n.x, n.y, n.z};
+    tch_real spin = (P2->m[0][0] + P2->m[1][1] + P2->m[2][2]) / S; /* J_o / S_c */
+    for (int r = 0; r < 3; ++r) {
+        b->T.m[r][r] += c;
+        for (int k = 0; k < 3; ++k) {
+            b->T.m[r][k] -= c * nv[r] * nv[k];
+            b->R.m[r][k] += c * spin * nv[r] * nv[k];
         }
     }
 }
 
-/* Adds the static friction's local 6x6 -c [[1 - n n^T, 0], [0, (J_o/S) n n^T]]. */
-static void add_static_springs(tch_real c, tch_real S, tch_vec3 n, const tch_mat3* P2,
-                               tch_real L[6][6]) {
-    tch_real nv[3] = {n.x, n.y, n.z};
-    tch_real spin = (P2->m[0][0] + P2->m[1][1] + P2->m[2][2]) / S; /* J_o / S_c */
+/* L = -blocks as the 6x6 of tch_wrench_linearization. */
+static void write_local(const local_blocks* b, tch_real L[6][6]) {
     for (int r = 0; r < 3; ++r) {
-        L[r][r] -= c;
         for (int k = 0; k < 3; ++k) {
-            L[r][k] += c * nv[r] * nv[k];
-            L[r + 3][k + 3] -= c * spin * nv[r] * nv[k];
+            L[r][k] = -b->T.m[r][k];
+            L[r][k + 3] = L[r + 3][k] = 0;
+            L[r + 3][k + 3] = -b->R.m[r][k];
+        }
+    }
+}
+
+/* Adds -blocks carried to the two bodies, as tch_contact_linearize_wrench carries a general L
+ * but for a block-diagonal one, a quarter of the work: with S(r) = [[1, -[r]x], [0, 1]],
+ * S(r)^T diag(T, R) S(r') = [[T, -T [r']x], [[r]x T, R - [r]x T [r']x]], body a's side
+ * negated (docs/integrators.md). */
+static void add_carried_blocks(const local_blocks* b, const tch_vec3 arm[2],
+                               tch_real out[12][12]) {
+    for (int s = 0; s < 2; ++s) {
+        tch_mat3 rT = tch_m3_mul(tch_m3_skew(arm[s]), b->T);
+        for (int t = 0; t < 2; ++t) {
+            tch_mat3 skew_t = tch_m3_skew(arm[t]);
+            tch_mat3 upper = tch_m3_scale(tch_m3_mul(b->T, skew_t), -1);
+            tch_mat3 lower = tch_m3_add(b->R, tch_m3_scale(tch_m3_mul(rT, skew_t), -1));
+            tch_real sign = s == t ? -1 : 1; /* the map is -blocks */
+            for (int i = 0; i < 3; ++i) {
+                for (int j = 0; j < 3; ++j) {
+                    out[6 * s + i][6 * t + j] += sign * b->T.m[i][j];
+                    out[6 * s + i][6 * t + 3 + j] += sign * upper.m[i][j];
+                    out[6 * s + 3 + i][6 * t + j] += sign * rT.m[i][j];
+                    out[6 * s + 3 + i][6 * t + 3 + j] += sign * lower.m[i][j];
+                }
+            }
         }
     }
 }
@@ -75,15 +117,26 @@ void tch_volume_linearize(const tch_model* model, const tch_data* data,
     if (!(S > 0)) {
         return;
     }
-    tch_wrench_linearization w = {.o_W = contact->p_W, .n_W = contact->n_W, .F_W = pair->f_W,
+    tch_vec3 n = contact->n_W;
+    local_blocks K = distributed_spring(k.stiffness, S, n, &P2);
+    local_blocks D = distributed_spring(k.damping, S, n, &P2);
+    if (sticking) {
+        add_static_springs(k.static_stiffness, S, n, &P2, &K);
+        add_static_springs(k.static_damping, S, n, &P2, &D);
+    }
+    if (!out->geometric) {
+        int root_a = model->body_root[model->geom_body[pair->geom_a]];
+        int root_b = model->body_root[model->geom_body[pair->geom_b]];
+        const tch_vec3 arm[2] = {tch_v3_sub(contact->p_W, data->body_p_WCm[root_a]),
+                                 tch_v3_sub(contact->p_W, data->body_p_WCm[root_b])};
+        add_carried_blocks(&K, arm, out->K);
+        add_carried_blocks(&D, arm, out->D);
+        return;
+    }
+    tch_wrench_linearization w = {.o_W = contact->p_W, .n_W = n, .F_W = pair->f_W,
                                   .depth = contact->depth};
     w.M_W = tch_v3_sub(pair->tau_Wo_W, tch_v3_cross(w.o_W, pair->f_W));
-    tch_vec3 s = tch_v3_zero(); /* o is the centroid of C */
-    distributed_spring(k.stiffness, S, w.n_W, s, &P2, w.K);
-    distributed_spring(k.damping, S, w.n_W, s, &P2, w.D);
-    if (sticking) {
-        add_static_springs(k.static_stiffness, S, w.n_W, &P2, w.K);
-        add_static_springs(k.static_damping, S, w.n_W, &P2, w.D);
-    }
+    write_local(&K, w.K);
+    write_local(&D, w.D);
     tch_contact_linearize_wrench(model, data, pair, &w, out);
 }

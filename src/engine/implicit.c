@@ -100,8 +100,9 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
         if (!ops || (p->node[0] < 0 && p->node[1] < 0)) {
             continue;
         }
-        memset(&p->lin, 0, sizeof p->lin);
-        p->lin.geometric = 0; /* the system leaves G out */
+        p->lin.geometric = 0; /* the system leaves G out (not filled, not zeroed) */
+        memset(p->lin.K, 0, sizeof p->lin.K);
+        memset(p->lin.D, 0, sizeof p->lin.D);
         tch_pair_state* state =
             ops->uses_state ? tch_pair_state_find(&d->internal->pair_states, result->geom_a,
                                                   result->geom_b)
