@@ -5,6 +5,7 @@
 #include "base/error.h"
 #include "dynamics/free_body.h"
 #include "engine/engine_internal.h"
+#include "engine/implicit.h"
 #include "math/vec.h"
 #include "touche/step.h"
 
@@ -38,6 +39,7 @@ void tch_data_destroy(tch_data* d) {
         free(d->internal->prediction.I_inv_W);
         tch_pair_state_destroy(&d->internal->pair_states);
         tch_constraint_workspace_free(&d->internal->constraint);
+        tch_implicit_cache_destroy(d->internal->implicit);
         for (int i = 0; i < TCH_CONTACT_MODEL_END; ++i) {
             const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)i);
             if (ops && ops->scratch_destroy) {
@@ -136,7 +138,8 @@ tch_status tch_data_reset_key(const tch_model* m, tch_data* d, int key, tch_erro
 void tch_data_update_allocation_count(tch_data* d) {
     d->heap_allocation_count = d->internal->arena.heap_allocation_count +
                                d->buffer_growth_count +
-                               d->internal->pair_states.allocation_count;
+                               d->internal->pair_states.allocation_count +
+                               tch_implicit_cache_allocations(d->internal->implicit);
 }
 
 tch_real tch_data_energy(const tch_model* m, const tch_data* d) {

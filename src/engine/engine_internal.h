@@ -25,6 +25,7 @@ struct tch_data_internal {
     int committing;               /* 1 while evaluating a step's first stage (see contact.h) */
     tch_constraint_workspace constraint; /* the constraint stage's island union-find */
     void* model_scratch[TCH_CONTACT_MODEL_END]; /* each contact model's working memory */
+    struct tch_implicit_cache* implicit; /* the implicit integrator's kept system (implicit.h) */
 };
 
 /* Sums the heap allocations made by steps into data->heap_allocation_count. */
