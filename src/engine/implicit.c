@@ -401,14 +401,23 @@ static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
 /* ---- block variable-band Cholesky (Golub and Van Loan, 4th ed., secs. 4.2.9 and 4.3.6) ---- */
 
 /* C -= A B^T for 6x6 blocks. */
-static void subtract_product(const tch_real* A, const tch_real* B, tch_real* C) {
+static void subtract_product(const tch_real* restrict A, const tch_real* restrict B,
+                             tch_real* restrict C) {
+    tch_real Bt[36]; /* B^T, so that the innermost loop runs along rows (vectorized) */
+    for (int j = 0; j < 6; ++j) {
+        for (int k = 0; k < 6; ++k) {
+            Bt[6 * k + j] = B[6 * j + k];
+        }
+    }
     for (int i = 0; i < 6; ++i) {
-        for (int j = 0; j < 6; ++j) {
-            tch_real sum = 0;
-            for (int k = 0; k < 6; ++k) {
-                sum += A[6 * i + k] * B[6 * j + k];
+        tch_real row[6] = {0, 0, 0, 0, 0, 0};
+        for (int k = 0; k < 6; ++k) {
+            for (int j = 0; j < 6; ++j) {
+                row[j] += A[6 * i + k] * Bt[6 * k + j];
             }
-            C[6 * i + j] -= sum;
+        }
+        for (int j = 0; j < 6; ++j) {
+            C[6 * i + j] -= row[j];
         }
     }
 }
