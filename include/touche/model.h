@@ -34,7 +34,10 @@ typedef struct tch_pair_params {
                                  ///< pair of two rigid geoms falls back to point)
     tch_point_law law;
     bool stiffness_derived;      ///< stiffness was unset and derived from mass and time step
-    bool damping_derived;        ///< damping was unset and derived (critical damping)
+    bool damping_derived;        ///< damping was unset and derived (critical damping for the
+                                 ///< linear law, zero for Hunt-Crossley)
+    bool tangential_stiffness_derived; ///< tangential stiffness was unset (volume: k^N)
+    bool tangential_damping_derived;   ///< tangential damping was unset (volume: b^N)
 #define TCH_DECLARE_PARAM(field, positive, combine, doc) tch_real field;
     TCH_CONTACT_REAL_PARAMS(TCH_DECLARE_PARAM)
 #undef TCH_DECLARE_PARAM

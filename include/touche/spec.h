@@ -50,6 +50,9 @@ typedef enum tch_integrator {
     TCH_INTEGRATOR_SEMI_IMPLICIT_EULER = 0, ///< symplectic Euler: v += h a(q, v); q += h v
     TCH_INTEGRATOR_RK4,                     ///< classical fourth-order Runge-Kutta
     TCH_INTEGRATOR_IMPLICIT, ///< linearly implicit Euler in the contacts' stiffness and damping
+    TCH_INTEGRATOR_AUTO,     ///< unset (the default): the compiler picks IMPLICIT when a contact
+                             ///< model with physical defaults (volume) may run and no constraint
+                             ///< model (lcp) may, else SEMI_IMPLICIT_EULER (docs/integrators.md)
 } tch_integrator;
 
 /// Solvers for the constraint models' complementarity problems.

@@ -134,6 +134,10 @@ typedef struct tch_contact_ops {
      * the pair's forces explicitly. */
     void (*linearize)(const tch_model* model, const tch_data* data,
                       const tch_pair_context* context, tch_pair_linearization* out);
+    /* FORCE models: 1 when the unset parameters are physical values (not derived from the
+     * time step) that need the implicit integrator: a scene that names no integrator then
+     * gets it (io/compile.c, docs/integrators.md). */
+    int physical_defaults;
 } tch_contact_ops;
 
 /* Makes room for `points` more contacts, one more pair result, `polygons` more polygons and

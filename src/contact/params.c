@@ -131,6 +131,8 @@ static void resolve_into(const tch_model* model, tch_contact_params* c, int geom
     if (isnan(c->static_friction)) {
         c->static_friction = c->friction;
     }
+    p->tangential_stiffness_derived = isnan(c->tangential_stiffness);
+    p->tangential_damping_derived = isnan(c->tangential_damping);
     if (isnan(c->tangential_stiffness)) {
         c->tangential_stiffness = c->stiffness;
     }
@@ -142,7 +144,7 @@ static void resolve_into(const tch_model* model, tch_contact_params* c, int geom
     p->requested = c->model;
     p->law = c->law;
     p->stiffness_derived = stiffness_derived;
-    p->damping_derived = damping_derived && c->law == TCH_POINT_LAW_LINEAR;
+    p->damping_derived = damping_derived;
 #define COPY_PARAM(field, positive, combine, doc) p->field = c->field;
     TCH_CONTACT_REAL_PARAMS(COPY_PARAM)
 #undef COPY_PARAM

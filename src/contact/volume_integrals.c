@@ -156,6 +156,7 @@ typedef struct overlap_sums {
     tch_real area;      /* Σ |S_t|/2 = S_c: C is covered twice, from the top and from the bottom */
     tch_real first[2];  /* Σ (|S_t|/2) p̄ = ∫_C p dS */
     tch_real polar;     /* ∫_C |p|^2 dS (eq. 22) */
+    tch_real second[3]; /* ∫_C (x^2, x y, y^2) dS (eq. 12's ∫ p p^T dS) */
     tch_real spring[2]; /* Σ ∫_T h p dS (signed, eq. 8) = ∫_C d p dS */
     tch_real damper[2]; /* ∫_C (p.w) p dS, w = n x w_r (eq. 12) */
 } overlap_sums;
@@ -169,9 +170,12 @@ static void add_triangle(const seen_vertex v[3], const tch_real w[2], overlap_su
     const tch_real half = 0.5 * fabs(area);
     const tch_real x = (v[0].x + v[1].x + v[2].x) / 3, y = (v[0].y + v[1].y + v[2].y) / 3;
     const tch_real h = (v[0].h + v[1].h + v[2].h) / 3;
-    tch_real squares = 0, hx = 0, hy = 0, gx = 0, gy = 0;
+    tch_real squares = 0, hx = 0, hy = 0, gx = 0, gy = 0, xx = 0, xy = 0, yy = 0;
     for (int i = 0; i < 3; ++i) {
         const tch_real g = v[i].x * w[0] + v[i].y * w[1];
+        xx += v[i].x * v[i].x;
+        xy += v[i].x * v[i].y;
+        yy += v[i].y * v[i].y;
         squares += v[i].x * v[i].x + v[i].y * v[i].y;
         hx += v[i].h * v[i].x;
         hy += v[i].h * v[i].y;
@@ -186,6 +190,9 @@ static void add_triangle(const seen_vertex v[3], const tch_real w[2], overlap_su
     sums->first[0] += half * x;
     sums->first[1] += half * y;
     sums->polar += half / 6 * (squares + products);
+    sums->second[0] += half * (0.75 * x * x + xx / 12);
+    sums->second[1] += half * (0.75 * x * y + xy / 12);
+    sums->second[2] += half * (0.75 * y * y + yy / 12);
     sums->spring[0] += area * (0.75 * h * x + hx / 12);
     sums->spring[1] += area * (0.75 * h * y + hy / 12);
     sums->damper[0] += half * (0.75 * g_mean * x + gx / 12);
@@ -205,6 +212,20 @@ static void finish_overlap(const overlap_sums* sums, const plane_axes* axes,
     out->area.area = sums->area;
     out->area.centroid = first;
     out->area.polar = sums->polar;
+    const tch_vec3 u[2] = {axes->u1, axes->u2};
+    const tch_real s[2][2] = {{sums->second[0], sums->second[1]},
+                              {sums->second[1], sums->second[2]}};
+    for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) {
+            tch_real sum = 0;
+            for (int i = 0; i < 2; ++i) {
+                for (int j = 0; j < 2; ++j) {
+                    sum += tch_v3_get(u[i], r) * s[i][j] * tch_v3_get(u[j], c);
+                }
+            }
+            out->area.second.m[r][c] = sum;
+        }
+    }
     const tch_real S_c = sums->area;
     if (!(S_c > 0)) {
         return;

@@ -186,12 +186,14 @@ static inline tch_wrench tch_volume_traction_triangle(const tch_contact_triangle
 tch_wrench tch_volume_static_triangle(const tch_contact_triangle* t, tch_vec3 n, tch_vec3 r,
                                       tch_real theta, tch_real c, tch_real S_c);
 
-/* Area moments of the contact area C about o_c: S_c, p_C = (1/S_c) ∫_C p dS and the polar
- * moment J_o = ∫_C |p|^2 dS. */
+/* Area moments of the contact area C about o_c: S_c, p_C = (1/S_c) ∫_C p dS, the polar
+ * moment J_o = ∫_C |p|^2 dS and the second moment P_2 = ∫_C p p^T dS (A's axes; its trace is
+ * J_o). */
 typedef struct tch_contact_area {
     tch_real area;     /* S_c, m^2 */
     tch_vec3 centroid; /* p_C, relative to o_c */
     tch_real polar;    /* J_o, m^4 */
+    tch_mat3 second;   /* P_2, m^4 */
 } tch_contact_area;
 
 /* The static spring (or damper) wrench over all of C from its area moments:

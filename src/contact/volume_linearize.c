@@ -1,7 +1,7 @@
 /* The contact-volume model linearized about the current state (docs/integrators.md), from what
- * the model leaves in tch_data for the pair: the outline of the contact area C on the contact
- * plane (data->polygons), the point o where the wrench acts (the pair's contact) and the
- * pair's net wrench.
+ * the model keeps for the pair (its coefficients, the area S_c and second moment of the contact
+ * area C, tch_volume_pair_coefficients) and leaves in tch_data: the point o where the wrench
+ * acts (the pair's contact, the centroid of C) and the pair's net wrench.
  *
  * The distributed normal spring (Hasegawa and Sato, eqs. 5-8) has the pressure k^N d(p) / S_c
  * at the plane point p (relative to o) of depth d. A displacement u of b's material point at o
@@ -13,113 +13,92 @@
  *     δM = -(k^N/S_c) [ (s × n) n^T u + J φ ],    s = ∫_C p dS,  J = ∫_C (p × n)(p × n)^T dS
  *
  * the area moments of C (s = 0 when o is the centroid, as the model places it). The damper of
- * eqs. 9-12 has the same form in the relative velocity (v_r(o), w_r) with b^N. Friction (eqs.
- * 13-29) is left out: the integrator keeps it semi-implicit.
+ * eqs. 9-12 has the same form in the relative velocity (v_r(o), w_r) with b^N.
+ *
+ * While the static friction holds, its distributed springs (eqs. 18-24: the tangential
+ * displacement r at o and the spin θ about n, with o at the centroid of C) give
+ * f = -k^S r and m = -k^S θ (J_o / S_c) n, J_o = ∫_C |p|^2 dS; u moves r by its tangential part
+ * and φ moves θ by n.φ, so
+ *
+ *     δF = -k^S (1 - n n^T) u,    δM = -k^S (J_o / S_c) n n^T φ
+ *
+ * and the dampers (eqs. 25-29) the same with b^S. A sliding contact's dynamic friction (eqs.
+ * 13-17) stays explicit.
  */
 #include "contact/contact.h"
+#include "contact/volume.h"
 #include "contact/volume_integrals.h"
 #include "math/vec.h"
 
-enum { MAX_OUTLINE = 256 };
+/* A local map that is block-diagonal in (translation, rotation): o at the centroid of C makes
+ * the first moment s vanish, so neither the normal spring nor the static springs couple the
+ * two. */
+typedef struct local_blocks {
+    tch_mat3 T, R;
+} local_blocks;
 
-/* A point of the contact plane in its axes (u1, u2) about o. */
-typedef struct plane_point {
-    tch_real x, y;
-} plane_point;
-
-/* (b - a) x (c - a), the plane's 2-D cross product. */
-static tch_real turn(plane_point a, plane_point b, plane_point c) {
-    return (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
-}
-
-/* Appends p to the chain hull[*count] after dropping the points it makes turn clockwise or go
- * straight (Andrew's monotone chain, one half); `floor` is where this half began. */
-static void push_hull(plane_point* hull, int* count, int floor, plane_point p) {
-    while (*count >= floor + 2 && turn(hull[*count - 2], hull[*count - 1], p) <= 0) {
-        --*count;
-    }
-    hull[(*count)++] = p;
-}
-
-/* The convex hull (counter-clockwise, no repeated or collinear points) of the outline's
- * vertices in the plane's axes, whatever their order or repetitions: the model's outline walk
- * may repeat vertices, and the moments below need a simple polygon. Returns its size. */
-static int outline_hull(const tch_vec3* vertices, int count, tch_vec3 o, tch_vec3 u1,
-                        tch_vec3 u2, plane_point hull[2 * MAX_OUTLINE]) {
-    plane_point sorted[MAX_OUTLINE];
-    int n = count < MAX_OUTLINE ? count : MAX_OUTLINE;
-    for (int i = 0; i < n; ++i) { /* insertion sort by (x, y) */
-        tch_vec3 r = tch_v3_sub(vertices[i], o);
-        plane_point p = {tch_v3_dot(r, u1), tch_v3_dot(r, u2)};
-        int j = i;
-        for (; j > 0 && (sorted[j - 1].x > p.x || (sorted[j - 1].x == p.x && sorted[j - 1].y > p.y));
-             --j) {
-            sorted[j] = sorted[j - 1];
-        }
-        sorted[j] = p;
-    }
-    int size = 0;
-    for (int i = 0; i < n; ++i) {
-        push_hull(hull, &size, 0, sorted[i]);
-    }
-    int lower = size;
-    for (int i = n - 2; i >= 0; --i) {
-        push_hull(hull, &size, lower - 1, sorted[i]);
-    }
-    return size > 1 ? size - 1 : size; /* the last point repeats the first */
-}
-
-/* Area S_c, first moment s and second moment P2 = ∫ p p^T dS of C about o (fan triangles of
- * the hull of its outline). */
-static tch_real area_moments(const tch_data* data, const tch_contact_polygon* polygon,
-                             tch_vec3 o, tch_vec3 n, tch_vec3* s, tch_mat3* P2) {
-    static const tch_real ones[3] = {1, 1, 1};
-    tch_vec3 u1, u2;
-    tch_v3_basis(n, &u1, &u2);
-    plane_point hull[2 * MAX_OUTLINE];
-    int count = outline_hull(data->polygon_vertices_W + polygon->vertex_start,
-                             polygon->vertex_count, o, u1, u2, hull);
-    tch_vec3 v[3] = {tch_v3_zero(), tch_v3_zero(), tch_v3_zero()};
-    tch_real area = 0;
-    *s = tch_v3_zero();
-    tch_vec3 columns[3] = {tch_v3_zero(), tch_v3_zero(), tch_v3_zero()};
-    for (int i = 1; i + 1 < count; ++i) {
-        const plane_point* q[3] = {&hull[0], &hull[i], &hull[i + 1]};
-        for (int k = 0; k < 3; ++k) {
-            v[k] = tch_v3_add(tch_v3_scale(u1, q[k]->x), tch_v3_scale(u2, q[k]->y));
-        }
-        tch_contact_triangle t = tch_contact_triangle_make(v[0], v[1], v[2], n, tch_v3_zero());
-        area += t.area;
-        *s = tch_v3_add(*s, tch_triangle_integral_linear_p(&t, ones));
-        for (int k = 0; k < 3; ++k) {
-            tch_vec3 e = tch_v3_zero();
-            tch_v3_set(&e, k, 1);
-            columns[k] = tch_v3_add(columns[k], tch_triangle_integral_pp(&t, e));
-        }
-    }
-    tch_real sign = area < 0 ? -1 : 1; /* the hull turns counter-clockwise about u1 x u2 */
-    *s = tch_v3_scale(*s, sign);
-    for (int k = 0; k < 3; ++k) {
-        for (int r = 0; r < 3; ++r) {
-            P2->m[r][k] = sign * tch_v3_get(columns[k], r);
-        }
-    }
-    return sign * area;
-}
-
-/* The local 6x6 -c/S [[S n n^T, n (s×n)^T], [(s×n) n^T, J]] with J = N P2 N^T, N = [n]x. */
-static void distributed_spring(tch_real c, tch_real S, tch_vec3 n, tch_vec3 s, const tch_mat3* P2,
-                               tch_real L[6][6]) {
-    tch_vec3 sn = tch_v3_cross(s, n);
-    tch_real nv[3] = {n.x, n.y, n.z}, snv[3] = {sn.x, sn.y, sn.z};
+/* c/S times [[S n n^T, 0], [0, J]], J = N P2 N^T, N = [n]x: the distributed normal spring (or
+ * damper) of coefficient c, negated into L by the caller. */
+static local_blocks distributed_spring(tch_real c, tch_real S, tch_vec3 n, const tch_mat3* P2) {
     tch_mat3 N = tch_m3_skew(n);
     tch_mat3 J = tch_m3_mul(tch_m3_mul(N, *P2), tch_m3_transpose(N));
+    local_blocks b;
+    tch_real nv[3] = {n.x, n.y, n.z};
     for (int r = 0; r < 3; ++r) {
         for (int k = 0; k < 3; ++k) {
-            L[r][k] = -c * nv[r] * nv[k];
-            L[r][k + 3] = -c / S * nv[r] * snv[k];
-            L[r + 3][k] = -c / S * snv[r] * nv[k];
-            L[r + 3][k + 3] = -c / S * J.m[r][k];
+            b.T.m[r][k] = c * nv[r] * nv[k];
+        }
+    }
+    b.R = tch_m3_scale(J, c / S);
+    return b;
+}
+
+/* Adds c [[1 - n n^T, 0], [0, (J_o/S) n n^T]], the static friction's springs (or dampers). */
+static void add_static_springs(tch_real c, tch_real S, tch_vec3 n, const tch_mat3* P2,
+                               local_blocks* b) {
+    tch_real nv[3] = {n.x, n.y, n.z};
+    tch_real spin = (P2->m[0][0] + P2->m[1][1] + P2->m[2][2]) / S; /* J_o / S_c */
+    for (int r = 0; r < 3; ++r) {
+        b->T.m[r][r] += c;
+        for (int k = 0; k < 3; ++k) {
+            b->T.m[r][k] -= c * nv[r] * nv[k];
+            b->R.m[r][k] += c * spin * nv[r] * nv[k];
+        }
+    }
+}
+
+/* L = -blocks as the 6x6 of tch_wrench_linearization. */
+static void write_local(const local_blocks* b, tch_real L[6][6]) {
+    for (int r = 0; r < 3; ++r) {
+        for (int k = 0; k < 3; ++k) {
+            L[r][k] = -b->T.m[r][k];
+            L[r][k + 3] = L[r + 3][k] = 0;
+            L[r + 3][k + 3] = -b->R.m[r][k];
+        }
+    }
+}
+
+/* Adds -blocks carried to the two bodies, as tch_contact_linearize_wrench carries a general L
+ * but for a block-diagonal one, a quarter of the work: with S(r) = [[1, -[r]x], [0, 1]],
+ * S(r)^T diag(T, R) S(r') = [[T, -T [r']x], [[r]x T, R - [r]x T [r']x]], body a's side
+ * negated (docs/integrators.md). */
+static void add_carried_blocks(const local_blocks* b, const tch_vec3 arm[2],
+                               tch_real out[12][12]) {
+    for (int s = 0; s < 2; ++s) {
+        tch_mat3 rT = tch_m3_mul(tch_m3_skew(arm[s]), b->T);
+        for (int t = 0; t < 2; ++t) {
+            tch_mat3 skew_t = tch_m3_skew(arm[t]);
+            tch_mat3 upper = tch_m3_scale(tch_m3_mul(b->T, skew_t), -1);
+            tch_mat3 lower = tch_m3_add(b->R, tch_m3_scale(tch_m3_mul(rT, skew_t), -1));
+            tch_real sign = s == t ? -1 : 1; /* the map is -blocks */
+            for (int i = 0; i < 3; ++i) {
+                for (int j = 0; j < 3; ++j) {
+                    out[6 * s + i][6 * t + j] += sign * b->T.m[i][j];
+                    out[6 * s + i][6 * t + 3 + j] += sign * upper.m[i][j];
+                    out[6 * s + 3 + i][6 * t + j] += sign * rT.m[i][j];
+                    out[6 * s + 3 + i][6 * t + 3 + j] += sign * lower.m[i][j];
+                }
+            }
         }
     }
 }
@@ -127,21 +106,37 @@ static void distributed_spring(tch_real c, tch_real S, tch_vec3 n, tch_vec3 s, c
 void tch_volume_linearize(const tch_model* model, const tch_data* data,
                           const tch_pair_context* context, tch_pair_linearization* out) {
     const tch_pair_result* pair = context->pair;
-    if (pair->polygon_count < 1 || pair->contact_count < 1) {
+    if (pair->contact_count < 1 || !context->state) {
         return;
     }
-    const tch_contact_polygon* polygon = &data->polygons[pair->polygon_start];
-    const tch_contact* contact = &data->contacts[pair->contact_start];
-    tch_wrench_linearization w = {.o_W = contact->p_W, .n_W = polygon->n_W, .F_W = pair->f_W,
-                                  .depth = contact->depth};
-    w.M_W = tch_v3_sub(pair->tau_Wo_W, tch_v3_cross(w.o_W, pair->f_W));
-    tch_vec3 s;
+    tch_volume_params k;
+    tch_real S;
     tch_mat3 P2;
-    tch_real S = area_moments(data, polygon, w.o_W, w.n_W, &s, &P2);
+    int sticking = tch_volume_pair_coefficients(context->state, &k, &S, &P2);
+    const tch_contact* contact = &data->contacts[pair->contact_start];
     if (!(S > 0)) {
         return;
     }
-    distributed_spring(pair->params.stiffness, S, w.n_W, s, &P2, w.K);
-    distributed_spring(pair->params.damping, S, w.n_W, s, &P2, w.D);
+    tch_vec3 n = contact->n_W;
+    local_blocks K = distributed_spring(k.stiffness, S, n, &P2);
+    local_blocks D = distributed_spring(k.damping, S, n, &P2);
+    if (sticking) {
+        add_static_springs(k.static_stiffness, S, n, &P2, &K);
+        add_static_springs(k.static_damping, S, n, &P2, &D);
+    }
+    if (!out->geometric) {
+        int root_a = model->body_root[model->geom_body[pair->geom_a]];
+        int root_b = model->body_root[model->geom_body[pair->geom_b]];
+        const tch_vec3 arm[2] = {tch_v3_sub(contact->p_W, data->body_p_WCm[root_a]),
+                                 tch_v3_sub(contact->p_W, data->body_p_WCm[root_b])};
+        add_carried_blocks(&K, arm, out->K);
+        add_carried_blocks(&D, arm, out->D);
+        return;
+    }
+    tch_wrench_linearization w = {.o_W = contact->p_W, .n_W = n, .F_W = pair->f_W,
+                                  .depth = contact->depth};
+    w.M_W = tch_v3_sub(pair->tau_Wo_W, tch_v3_cross(w.o_W, pair->f_W));
+    write_local(&K, w.K);
+    write_local(&D, w.D);
     tch_contact_linearize_wrench(model, data, pair, &w, out);
 }

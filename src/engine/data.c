@@ -6,6 +6,7 @@
 #include "dynamics/free_body.h"
 #include "engine/engine_internal.h"
 #include "engine/watch.h"
+#include "engine/implicit.h"
 #include "math/vec.h"
 #include "touche/step.h"
 
@@ -42,6 +43,7 @@ void tch_data_destroy(tch_data* d) {
         tch_pair_state_destroy(&d->internal->pair_states);
         tch_constraint_workspace_free(&d->internal->constraint);
         tch_watch_destroy(d->internal->watch);
+        tch_implicit_cache_destroy(d->internal->implicit);
         for (int i = 0; i < TCH_CONTACT_MODEL_END; ++i) {
             const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)i);
             if (ops && ops->scratch_destroy) {
@@ -143,7 +145,8 @@ tch_status tch_data_reset_key(const tch_model* m, tch_data* d, int key, tch_erro
 void tch_data_update_allocation_count(tch_data* d) {
     d->heap_allocation_count = d->internal->arena.heap_allocation_count +
                                d->buffer_growth_count +
-                               d->internal->pair_states.allocation_count;
+                               d->internal->pair_states.allocation_count +
+                               tch_implicit_cache_allocations(d->internal->implicit);
 }
 
 tch_real tch_data_energy(const tch_model* m, const tch_data* d) {

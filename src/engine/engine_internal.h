@@ -31,6 +31,7 @@ struct tch_data_internal {
     tch_real* kinematics_qvel;    /* [nv] */
     int kinematics_current;
     struct tch_watch* watch;      /* energy and penetration checks (engine/watch.h) */
+    struct tch_implicit_cache* implicit; /* the implicit integrator's kept system (implicit.h) */
 };
 
 /* Sums the heap allocations made by steps into data->heap_allocation_count. */

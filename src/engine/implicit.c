@@ -2,6 +2,7 @@
 #include "engine/implicit.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -21,6 +22,7 @@ typedef struct linear_pair {
 struct tch_implicit_system {
     tch_real h;
     int node_count, pair_count;
+    int friction_forces;  /* whether a pair's model takes friction from the prediction */
     int* node_of_body;    /* [model body_count] node of a free root, else -1 */
     int* body_of_node;    /* [node_count] */
     int* position;        /* [node_count] place of the node in the elimination order */
@@ -36,10 +38,52 @@ struct tch_implicit_system {
 
 typedef struct tch_implicit_system implicit_system;
 
-/* Arena array of count elements of `size` bytes; NULL when out of memory (count 0: a valid
- * empty block). */
+/* The system of the last build, kept with its factor across evaluations in memory of its own
+ * (a block grown to the largest build, like the arena), and what it was built at: each pair's
+ * contacts and net wrench and each free body's orientation (`signature`). An evaluation at the
+ * same signature, to 1e-9, reuses it: the linearization is a function of those, and the
+ * linearly implicit step with a Jacobian from an earlier state is still a W-method (Hairer and
+ * Wanner, sec. IV.7); a resting stack then skips its linearization and factorization. */
+struct tch_implicit_cache {
+    unsigned char* memory;
+    size_t capacity, used;
+    int overflow;                 /* a take() of this build did not fit */
+    tch_real* signature;          /* [signature_capacity]: the kept system's, then this one's */
+    int signature_count, signature_capacity;
+    int valid;                    /* the kept system is factored and matches its signature */
+    long allocation_count;
+    implicit_system system;
+};
+
+typedef struct tch_implicit_cache implicit_cache;
+
+/* An array of count elements of `size` bytes from the cache's block, 16-byte aligned; NULL when
+ * it does not fit (the build is then retried in a larger block). Count 0 gives a valid empty
+ * block. */
 static void* take(tch_data* d, size_t count, size_t size, const char* tag) {
-    return tch_arena_alloc(&d->internal->arena, count > 0 ? count * size : 1, tag);
+    (void)tag;
+    implicit_cache* c = d->internal->implicit;
+    size_t bytes = ((count > 0 ? count * size : 1) + 15) & ~(size_t)15;
+    if (c->used + bytes > c->capacity) {
+        c->overflow = 1;
+        c->used += bytes;
+        return NULL;
+    }
+    void* block = c->memory + c->used;
+    c->used += bytes;
+    return block;
+}
+
+void tch_implicit_cache_destroy(tch_implicit_cache* c) {
+    if (c) {
+        free(c->memory);
+        free(c->signature);
+        free(c);
+    }
+}
+
+long tch_implicit_cache_allocations(const tch_implicit_cache* c) {
+    return c ? c->allocation_count : 0;
 }
 
 static int root_node(const tch_model* m, const implicit_system* s, int geom) {
@@ -92,14 +136,16 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_contact_ops* ops = linearizable(d, i);
         tch_pair_result* result = &d->pair_results[i];
+        s->friction_forces |= tch_contact_model_ops(result->model)->friction_forces != NULL;
         linear_pair* p = &s->pairs[s->pair_count];
         p->node[0] = root_node(m, s, result->geom_a);
         p->node[1] = root_node(m, s, result->geom_b);
         if (!ops || (p->node[0] < 0 && p->node[1] < 0)) {
             continue;
         }
-        memset(&p->lin, 0, sizeof p->lin);
-        p->lin.geometric = 0; /* the system leaves G out */
+        p->lin.geometric = 0; /* the system leaves G out (not filled, not zeroed) */
+        memset(p->lin.K, 0, sizeof p->lin.K);
+        memset(p->lin.D, 0, sizeof p->lin.D);
         tch_pair_state* state =
             ops->uses_state ? tch_pair_state_find(&d->internal->pair_states, result->geom_a,
                                                   result->geom_b)
@@ -355,14 +401,23 @@ static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
 /* ---- block variable-band Cholesky (Golub and Van Loan, 4th ed., secs. 4.2.9 and 4.3.6) ---- */
 
 /* C -= A B^T for 6x6 blocks. */
-static void subtract_product(const tch_real* A, const tch_real* B, tch_real* C) {
+static void subtract_product(const tch_real* restrict A, const tch_real* restrict B,
+                             tch_real* restrict C) {
+    tch_real Bt[36]; /* B^T, so that the innermost loop runs along rows (vectorized) */
+    for (int j = 0; j < 6; ++j) {
+        for (int k = 0; k < 6; ++k) {
+            Bt[6 * k + j] = B[6 * j + k];
+        }
+    }
     for (int i = 0; i < 6; ++i) {
-        for (int j = 0; j < 6; ++j) {
-            tch_real sum = 0;
-            for (int k = 0; k < 6; ++k) {
-                sum += A[6 * i + k] * B[6 * j + k];
+        tch_real row[6] = {0, 0, 0, 0, 0, 0};
+        for (int k = 0; k < 6; ++k) {
+            for (int j = 0; j < 6; ++j) {
+                row[j] += A[6 * i + k] * Bt[6 * k + j];
             }
-            C[6 * i + j] -= sum;
+        }
+        for (int j = 0; j < 6; ++j) {
+            C[6 * i + j] -= row[j];
         }
     }
 }
@@ -470,20 +525,133 @@ static int prepare(const tch_model* m, tch_data* d, implicit_system* s) {
     return 0;
 }
 
+/* ---- the kept system ---- */
+
+/* Appends one value and the size it is compared at (sign_scaled) to the signature being
+ * taken (after the kept one); 0, or -1 when out of memory. */
+static int sign_scaled(implicit_cache* c, int* count, tch_real value, tch_real scale) {
+    int at = c->signature_count + *count;
+    if (at + 1 >= c->signature_capacity) {
+        int capacity = 2 * at + 64;
+        tch_real* grown = realloc(c->signature, (size_t)capacity * sizeof *grown);
+        if (!grown) {
+            return -1;
+        }
+        c->signature = grown;
+        c->signature_capacity = capacity;
+        c->allocation_count++;
+    }
+    c->signature[at] = value;
+    c->signature[at + 1] = scale;
+    *count += 2;
+    return 0;
+}
+
+/* A value compared at its own size, at least 1 (metres, unit vectors, ids). */
+static int sign(implicit_cache* c, int* count, tch_real value) {
+    return sign_scaled(c, count, value, 1);
+}
+
+static int sign_vec3(implicit_cache* c, int* count, tch_vec3 v, tch_real scale) {
+    return sign_scaled(c, count, v.x, scale) | sign_scaled(c, count, v.y, scale) |
+           sign_scaled(c, count, v.z, scale);
+}
+
+/* This evaluation's signature, after the kept one: the pairs that the system linearizes (geoms,
+ * contacts, net wrench) and the free bodies' orientations. Its length, or -1 when out of
+ * memory. */
+static int take_signature(const tch_model* m, const tch_data* d, implicit_cache* c) {
+    int count = 0, failed = 0;
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        const tch_pair_result* pair = &d->pair_results[i];
+        if (!linearizable(d, i)) {
+            continue;
+        }
+        /* the wrench at the size of the whole wrench: its round-off components chatter */
+        tch_real wrench = tch_v3_norm(pair->f_W) + tch_v3_norm(pair->tau_Wo_W);
+        failed |= sign(c, &count, pair->geom_a) | sign(c, &count, pair->geom_b) |
+                  sign(c, &count, pair->contact_count) |
+                  sign_vec3(c, &count, pair->f_W, wrench) |
+                  sign_vec3(c, &count, pair->tau_Wo_W, wrench);
+        for (int k = 0; k < pair->contact_count; ++k) {
+            const tch_contact* contact = &d->contacts[pair->contact_start + k];
+            failed |= sign_vec3(c, &count, contact->p_W, 1) |
+                      sign_vec3(c, &count, contact->n_W, 1) | sign(c, &count, contact->depth);
+        }
+    }
+    for (int b = 1; b < m->body_count; ++b) {
+        if (m->body_free[b] && m->body_root[b] == b) {
+            for (int i = 0; i < 9; ++i) {
+                failed |= sign(c, &count, d->body_R_WB[b].m[i / 3][i % 3]);
+            }
+        }
+    }
+    return failed ? -1 : count;
+}
+
+/* Does the signature just taken (count reals: value, size) match the kept one to 1e-9 of each
+ * value's size? */
+static int same_signature(const implicit_cache* c, int count) {
+    if (!c->valid || count != c->signature_count) {
+        return 0;
+    }
+    const tch_real* kept = c->signature;
+    const tch_real* now = c->signature + count;
+    for (int i = 0; i < count; i += 2) {
+        tch_real size = fmax(now[i + 1], fmax(fabs(now[i]), fabs(kept[i])));
+        if (!(fabs(now[i] - kept[i]) <= 1e-9 * size)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Builds the system in the cache's block, growing it until the build fits. 0, or -1 when out
+ * of memory. */
+static int build(const tch_model* m, tch_data* d, implicit_cache* c) {
+    for (;;) {
+        c->used = 0;
+        c->overflow = 0;
+        c->system = (implicit_system){.h = m->timestep};
+        if (prepare(m, d, &c->system) == 0) {
+            return 0;
+        }
+        if (!c->overflow) {
+            return -1;
+        }
+        size_t capacity = c->used + c->used / 2 + 4096;
+        unsigned char* grown = realloc(c->memory, capacity);
+        if (!grown) {
+            return -1;
+        }
+        c->memory = grown;
+        c->capacity = capacity;
+        c->allocation_count++;
+    }
+}
+
 tch_status tch_implicit_prepare(const tch_model* m, tch_data* d, tch_implicit_system** out,
                                 tch_error* err) {
-    implicit_system* s = take(d, 1, sizeof *s, "implicit system");
+    *out = NULL;
+    if (!d->internal->implicit && !(d->internal->implicit = calloc(1, sizeof(implicit_cache)))) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
+                        "out of memory for the implicit integrator's system");
+    }
+    implicit_cache* c = d->internal->implicit;
+    int count = take_signature(m, d, c);
+    if (count >= 0 && same_signature(c, count) && c->system.h == m->timestep) {
+        *out = &c->system;
+        return TCH_OK;
+    }
+    c->valid = 0;
+    if (count < 0 || build(m, d, c) != 0) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
+                        "out of memory for the implicit integrator's system");
+    }
+    memmove(c->signature, c->signature + c->signature_count, (size_t)count * sizeof(tch_real));
+    c->signature_count = count;
+    implicit_system* s = &c->system;
     *out = s;
-    if (!s) {
-        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
-                        "out of memory for the implicit integrator's system");
-    }
-    *s = (implicit_system){.h = m->timestep};
-    if (prepare(m, d, s) != 0) {
-        s->pair_count = 0;
-        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
-                        "out of memory for the implicit integrator's system");
-    }
     int failed = s->pair_count > 0 ? block_cholesky(s) : 0;
     if (failed) {
         s->pair_count = 0;
@@ -493,6 +661,7 @@ tch_status tch_implicit_prepare(const tch_model* m, tch_data* d, tch_implicit_sy
                         "dampers; reduce the time step)",
                         d->time, m->body_name[body_at(s, failed - 1)]);
     }
+    c->valid = 1;
     return TCH_OK;
 }
 
@@ -525,8 +694,8 @@ static void correction(const implicit_system* s, int node, tch_vec3* dv, tch_vec
 
 void tch_implicit_correct_prediction(tch_implicit_system* s, const tch_data* d,
                                      tch_velocity_prediction* prediction) {
-    if (s->pair_count == 0) {
-        return;
+    if (s->pair_count == 0 || !s->friction_forces) {
+        return; /* nothing reads the prediction (the volume model's friction is its own) */
     }
     for (int node = 0; node < s->node_count; ++node) {
         int b = s->body_of_node[node];

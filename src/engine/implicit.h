@@ -33,9 +33,20 @@
 
 typedef struct tch_implicit_system tch_implicit_system;
 
+/* What the integrator keeps per data between evaluations: the last system and its factor,
+ * reused while the pairs and bodies stay where they were (implicit.c). Created at the first
+ * tch_implicit_prepare, in tch_data_internal.implicit. */
+typedef struct tch_implicit_cache tch_implicit_cache;
+
+void tch_implicit_cache_destroy(tch_implicit_cache* cache);
+
+/* Heap allocations the cache has made (grown), for tch_data.heap_allocation_count. */
+long tch_implicit_cache_allocations(const tch_implicit_cache* cache);
+
 /* Linearizes the pairs at the current state (after their normal forces), assembles
- * M - h D - h^2 K and factors it, in data's arena (released by the caller's mark). *system is
- * set even on failure (then correcting nothing). Pairs whose model has no `linearize` op stay
+ * M - h D - h^2 K and factors it, in the data's cache (or reuses the cache's system when the
+ * pairs and bodies have not moved). *system is NULL when out of memory, else set even on
+ * failure (then correcting nothing). Pairs whose model has no `linearize` op stay
  * explicit. TCH_ERR_OUT_OF_MEMORY, or TCH_ERR_DIVERGED when the matrix is not positive
  * definite. */
 tch_status tch_implicit_prepare(const tch_model* model, tch_data* data,

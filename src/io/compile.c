@@ -141,7 +141,8 @@ static tch_status check_model_runnable(const compile_context* ctx, tch_contact_m
                                        const tch_source* src, tch_error* err) {
     tch_status s = check_model_supported(model, src, err);
     if (s == TCH_OK && model == TCH_CONTACT_LCP &&
-        ctx->model->integrator != TCH_INTEGRATOR_SEMI_IMPLICIT_EULER) {
+        ctx->model->integrator != TCH_INTEGRATOR_SEMI_IMPLICIT_EULER &&
+        ctx->model->integrator != TCH_INTEGRATOR_AUTO) {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
                         "contact model 'lcp' needs the semi-implicit Euler integrator "
                         "(option integrator=\"Euler\"); the scene uses %s",
@@ -572,6 +573,26 @@ static int scene_uses_model(const tch_model* m, tch_contact_model model) {
     return 0;
 }
 
+/* The integrator of a scene that names none (docs/integrators.md, "The default"): the linearly
+ * implicit one when a model with physical defaults may run (their stiffness outruns the
+ * explicit steps) and no constraint model may (its impulses live inside semi-implicit
+ * Euler's update), else semi-implicit Euler, MuJoCo's default. */
+static void choose_integrator(tch_model* m) {
+    if (m->integrator != TCH_INTEGRATOR_AUTO) {
+        return;
+    }
+    int physical = 0, constraint = 0;
+    for (int model = TCH_CONTACT_INHERIT + 1; model < TCH_CONTACT_MODEL_END; ++model) {
+        const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)model);
+        if (ops && scene_uses_model(m, (tch_contact_model)model)) {
+            physical |= ops->physical_defaults;
+            constraint |= ops->kind == TCH_CONTACT_KIND_CONSTRAINT;
+        }
+    }
+    m->integrator = physical && !constraint ? TCH_INTEGRATOR_IMPLICIT
+                                            : TCH_INTEGRATOR_SEMI_IMPLICIT_EULER;
+}
+
 /* Each used model's per-geom data (tch_contact_ops.build_geoms), from the geoms' files. */
 static tch_status compile_model_geoms(compile_context* ctx, tch_error* err) {
     tch_model* m = ctx->model;
@@ -670,6 +691,7 @@ tch_status tch_compile(const tch_spec* spec, tch_model** out, tch_error* err) {
     if (s == TCH_OK) s = compile_geoms(&ctx, err);
     if (s == TCH_OK) s = compile_masses(&ctx, err);
     if (s == TCH_OK) s = compile_pairs(&ctx, err);
+    if (s == TCH_OK) choose_integrator(m);
     if (s == TCH_OK) s = compile_keys(&ctx, err);
     if (s == TCH_OK) s = compile_model_internal(&ctx, err);
     free(ctx.mesh_X_MI);

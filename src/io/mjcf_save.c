@@ -153,7 +153,9 @@ static void write_option(writer* w) {
     write_real(w, "timestep", o->timestep);
     write_vec3(w, "gravity", o->gravity);
     static const char* const integrators[] = {"Euler", "RK4", "implicit"};
-    write_string(w, "integrator", integrators[o->integrator]);
+    if (o->integrator != TCH_INTEGRATOR_AUTO) { /* unset stays unset */
+        write_string(w, "integrator", integrators[o->integrator]);
+    }
     write_touche_contact(w, &o->contact, true);
     if (w->touche) {
         write_string(w, "touche:solver", tch_lcp_solver_name(o->lcp_solver));

@@ -59,7 +59,7 @@ tch_option_def tch_option_def_default(void) {
     tch_option_def def = {
         .timestep = 0.002, /* MuJoCo's default */
         .gravity = {0, 0, -9.81},
-        .integrator = TCH_INTEGRATOR_SEMI_IMPLICIT_EULER,
+        .integrator = TCH_INTEGRATOR_AUTO,
         .contact = tch_contact_params_unset(),
         .lcp_solver = TCH_LCP_SOLVER_PGS,
         .lcp_iterations = 0,
@@ -642,9 +642,9 @@ const char* tch_integrator_description(tch_integrator integrator) {
         [TCH_INTEGRATOR_SEMI_IMPLICIT_EULER] = "semi-implicit Euler",
         [TCH_INTEGRATOR_RK4] = "RK4",
         [TCH_INTEGRATOR_IMPLICIT] = "linearly implicit Euler",
+        [TCH_INTEGRATOR_AUTO] = "chosen by the contact models",
     };
-    return integrator >= TCH_INTEGRATOR_SEMI_IMPLICIT_EULER &&
-                   integrator <= TCH_INTEGRATOR_IMPLICIT
+    return integrator >= TCH_INTEGRATOR_SEMI_IMPLICIT_EULER && integrator <= TCH_INTEGRATOR_AUTO
                ? descriptions[integrator]
                : "unknown";
 }

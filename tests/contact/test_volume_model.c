@@ -279,6 +279,121 @@ static void test_cube_drop_comes_to_rest_without_spin(void) {
     tch_model_destroy(m);
 }
 
+/* A spec that sets nothing but the step and the volume model: integrator and contact
+ * parameters at their defaults (AUTO: the implicit integrator for the volume model). */
+static tch_spec* default_volume_spec(double dt) {
+    tch_spec* spec = test_spec(9.8, dt, TCH_INTEGRATOR_AUTO);
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.contact.model = TCH_CONTACT_VOLUME;
+    tch_spec_set_option(spec, &opt, NULL);
+    test_add_plane(spec, tch_q_identity(), 0.5);
+    return spec;
+}
+
+/* Issue 12: the 13-block stack of Hasegawa and Sato's experiment 1 as a user writes it (1 x 1 x
+ * 2 m blocks of 1 kg placed exactly touching, friction 0.5, nothing else set) at dt 5 ms
+ * stands: the top block moves less than 1 cm after settling, and the energy never exceeds
+ * its start by 1% (no work is put in). The stack_50 and pile_100 runs are in
+ * bench/volume/default_scenes.c. */
+static void test_zero_gap_stack_stands_at_default_parameters(void) {
+    enum { blocks = 13 };
+    tch_spec* spec = default_volume_spec(0.005);
+    for (int i = 0; i < blocks; ++i) {
+        char name[16];
+        snprintf(name, sizeof name, "b%d", i);
+        test_add_body(spec, name, TCH_GEOM_BOX, (tch_vec3){0.5, 0.5, 1}, 1,
+                      (tch_vec3){0, 0, 1 + 2 * i}, tch_q_identity());
+    }
+    tch_model* m = test_compile(spec);
+    ENSURE(m != NULL);
+    ENSURE(m->integrator == TCH_INTEGRATOR_IMPLICIT);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    double start = tch_data_energy(m, d), highest = start;
+    tch_vec3 settled = tch_v3_zero();
+    double drift = 0;
+    for (int step = 0; step < 2000; ++step) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+        highest = fmax(highest, tch_data_energy(m, d));
+        tch_vec3 top = d->body_p_WCm[blocks];
+        if (step == 199) {
+            settled = top;
+        } else if (step > 199) {
+            drift = fmax(drift, tch_v3_norm(tch_v3_sub(top, settled)));
+        }
+    }
+    printf("     top drift after 1 s %.3g m, energy %.6g -> max %.6g J\n", drift, start, highest);
+    ENSURE(drift < 0.01);
+    ENSURE(highest <= start + 0.01 * fabs(start));
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* Issue 12: a ball (the 16-segment inscribed polyhedron of a sphere) dropped from 1 m onto the
+ * floor with nothing set never rebounds higher than it fell, at two steps. */
+static void test_dropped_ball_never_rebounds_higher_at_default_parameters(void) {
+    const double steps[2] = {0.01, 0.001};
+    for (int k = 0; k < 2; ++k) {
+        tch_spec* spec = default_volume_spec(steps[k]);
+        test_add_body(spec, "ball", TCH_GEOM_SPHERE, (tch_vec3){0.1, 0, 0}, 1,
+                      (tch_vec3){0, 0, 1.1}, tch_q_identity());
+        tch_model* m = test_compile(spec);
+        ENSURE(m != NULL);
+        tch_data* d = NULL;
+        ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+        double highest_after_contact = 0;
+        int touched = 0;
+        for (long i = 0; i < lround(3.0 / steps[k]); ++i) {
+            ENSURE(tch_step(m, d, NULL) == TCH_OK);
+            touched |= d->contact_count > 0;
+            if (touched) {
+                highest_after_contact = fmax(highest_after_contact, d->body_p_WCm[1].z);
+            }
+        }
+        printf("     dt %g: highest after the first contact %.4f m (dropped from 1.1)\n",
+               steps[k], highest_after_contact);
+        ENSURE(touched);
+        ENSURE(highest_after_contact < 1.1);
+        tch_data_destroy(d);
+        tch_model_destroy(m);
+    }
+}
+
+/* Issue 12: a 0.2 m, 2 kg box launched at 3 m/s along the floor (mu 0.4, examples/box_slide.xml
+ * with nothing set) slides v^2 / (2 mu g) = 1.147 m to within 3% at dt 5 and 10 ms, and its
+ * energy never grows. */
+static void test_box_slides_the_coulomb_distance_at_default_parameters(void) {
+    const double steps[2] = {0.005, 0.01}, v0 = 3, mu = 0.4;
+    for (int k = 0; k < 2; ++k) {
+        tch_spec* spec = test_spec(9.81, steps[k], TCH_INTEGRATOR_AUTO);
+        tch_option_def opt = *tch_spec_option(spec);
+        opt.contact.model = TCH_CONTACT_VOLUME;
+        opt.contact.friction = mu;
+        tch_spec_set_option(spec, &opt, NULL);
+        test_add_plane(spec, tch_q_identity(), mu);
+        test_add_body(spec, "box", TCH_GEOM_BOX, (tch_vec3){0.1, 0.1, 0.1}, 2,
+                      (tch_vec3){0, 0, 0.1}, tch_q_identity());
+        tch_model* m = test_compile(spec);
+        ENSURE(m != NULL);
+        tch_data* d = NULL;
+        ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+        d->qvel[0] = v0;
+        tch_forward(m, d, NULL);
+        double energy = tch_data_energy(m, d), highest = energy;
+        for (long i = 0; i < lround(2.0 / steps[k]); ++i) {
+            ENSURE(tch_step(m, d, NULL) == TCH_OK);
+            highest = fmax(highest, tch_data_energy(m, d));
+        }
+        double expected = v0 * v0 / (2 * mu * 9.81), slid = d->body_p_WCm[1].x;
+        printf("     dt %g: slid %.4f m (closed form %.4f), energy %.4f -> max %.4f J\n",
+               steps[k], slid, expected, energy, highest);
+        ENSURE(fabs(slid - expected) < 0.03 * expected);
+        ENSURE(highest <= energy * (1 + 1e-9));
+        tch_data_destroy(d);
+        tch_model_destroy(m);
+    }
+}
+
 int main(void) {
     RUN_TEST(test_resting_box_sinks_weight_over_stiffness);
     RUN_TEST(test_outline_of_a_prism_end);
@@ -287,5 +402,8 @@ int main(void) {
     RUN_TEST(test_rolling_box_feels_damper_moment);
     RUN_TEST(test_block_stacks_stand_and_come_to_rest);
     RUN_TEST(test_cube_drop_comes_to_rest_without_spin);
+    RUN_TEST(test_zero_gap_stack_stands_at_default_parameters);
+    RUN_TEST(test_dropped_ball_never_rebounds_higher_at_default_parameters);
+    RUN_TEST(test_box_slides_the_coulomb_distance_at_default_parameters);
     return TEST_RESULT();
 }
