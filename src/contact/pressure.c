@@ -59,6 +59,19 @@ typedef struct pair_work {
     tch_rigid_plane box_planes[6];
 } pair_work;
 
+/* A pair's wrench linearized by tch_pressure_surface_jacobian, world axes, about its contact
+ * point, for the linearize op (which runs after the forces stage, when the surface is gone). */
+typedef struct pair_linear {
+    int geom_a, geom_b;
+    tch_real K[6][6], D[6][6];
+} pair_linear;
+
+/* One pair's points in the scratch's friction points. */
+typedef struct friction_range {
+    tch_pair_result* pair;
+    int start, count;
+} friction_range;
+
 /* Working memory of one data. */
 typedef struct pressure_scratch {
     pair_work single;               /* the pair computed in pair_geometry itself */
@@ -68,8 +81,14 @@ typedef struct pressure_scratch {
     int prepared_capacity;
     int prepared_count;             /* of this evaluation (0: none) */
     int prepared_next;              /* the one the next pair_geometry call should take */
-    tch_friction_point* friction;   /* one per polygon of the pair being solved */
+    tch_friction_point* friction;   /* one per polygon of the evaluation's pressure pairs */
+    tch_real (*previous)[2];        /* [friction_capacity] a point's force before a sweep */
     int friction_capacity;
+    friction_range* ranges;         /* each pressure pair's points in `friction` */
+    int range_capacity;
+    int solved_together;            /* 1: this evaluation's first pair solved them all */
+    pair_linear* linear;            /* by pair result of the evaluation (implicit integrator) */
+    int linear_capacity;
 } pressure_scratch;
 
 int tch_pressure_geom_is_rigid(const tch_model* m, int g) {
@@ -87,18 +106,20 @@ static tch_real geom_param(const tch_model* m, int g, tch_real value, tch_real f
 
 /* ---- compile: compliant bodies ---- */
 
-/* The modulus a compliant geom gets when nobody sets one. As for the point model's stiffness
- * (docs/contact-point.md), the contact should ring with a period of 25 steps: a body of mass m
- * and size L pressed by a depth d meets a force about E L d (the patch grows with depth for
- * round bodies, is L wide for flat ones), so E = m (2π / 25 h)² / L. Geoms of static bodies
- * take TCH_PRESSURE_DEFAULT_MODULUS. */
-static tch_real derived_modulus(const tch_model* m, int g) {
+/* The modulus a compliant geom gets when nobody sets one (pressure.h): the default material
+ * with the implicit integrator, and for a geom of a free body under an explicit one the
+ * smaller of that and a modulus whose contact rings over 25 steps, as the point model's
+ * derived stiffness (docs/contact-point.md): a body of mass m and size L pressed by a depth d
+ * meets a force about E L d (the patch grows with depth for round bodies, is L wide for flat
+ * ones), so E = m (2π / 25 h)² / L. */
+static tch_real default_modulus(const tch_model* m, int g) {
     int root = m->body_root[m->geom_body[g]];
-    if (root == 0) {
+    if (root == 0 || m->integrator == TCH_INTEGRATOR_IMPLICIT) {
         return TCH_PRESSURE_DEFAULT_MODULUS;
     }
     tch_real omega = 2 * TCH_PI / (25 * m->timestep);
-    return m->body_total_mass[root] * omega * omega / m->geom_rbound[g];
+    return fmin(TCH_PRESSURE_DEFAULT_MODULUS,
+                m->body_total_mass[root] * omega * omega / m->geom_rbound[g]);
 }
 
 /* ε for a mesh read without a field (sec. VI-A2, eq. 4): harmonic, 0 on the surface and 1 on
@@ -184,7 +205,7 @@ static tch_status build_compliant(const tch_model* m, int g, const char* file,
     pg->compliant = 1;
     pg->modulus = geom_param(m, g, m->geom_contact[g].modulus, m->contact_default.modulus);
     if (isnan(pg->modulus)) {
-        pg->modulus = derived_modulus(m, g);
+        pg->modulus = default_modulus(m, g);
     }
     tch_status s = make_compliant_mesh(m, g, file, &pg->mesh, err);
     if (s != TCH_OK) {
@@ -372,22 +393,47 @@ static tch_pressure_motion relative_motion(const tch_model* m, const tch_data* d
                                  tch_q_inv_rotate(X_WF.q, tch_v3_sub(w_m, w_f))};
 }
 
+/* The two sides of a pair as the surface queries see them: `frame` compliant, `other`
+ * compliant or rigid (other_compliant 0), q_FO turning other's axes into frame's. */
+typedef struct pressure_bodies {
+    int frame_geom, other_geom;
+    tch_pressure_body frame, other;
+    int other_compliant;
+    tch_quat q_FO;
+} pressure_bodies;
+
+/* The other side as the queries take it: its body when compliant, else NULL. */
+static const tch_pressure_body* compliant_other(const pressure_bodies* bodies) {
+    return bodies->other_compliant ? &bodies->other : NULL;
+}
+
+static pressure_bodies pair_bodies(const tch_model* m, const tch_data* d, int frame, int other) {
+    const struct tch_pressure_geom* pf = &m->internal->pressure_geoms[frame];
+    const struct tch_pressure_geom* po = &m->internal->pressure_geoms[other];
+    pressure_bodies out = {.frame_geom = frame, .other_geom = other};
+    out.frame = (tch_pressure_body){&pf->mesh, &pf->bvh, pf->modulus};
+    out.other = (tch_pressure_body){&po->mesh, &po->bvh, po->modulus};
+    out.other_compliant = po->compliant;
+    out.q_FO = tch_x_relative(d->geom_X_WG[frame], d->geom_X_WG[other]).q;
+    return out;
+}
+
 /* The surface of compliant `c` against geom `o` (compliant or rigid) in c's frame. */
 static tch_status compute_surface(const tch_model* m, const tch_data* d, pair_work* s,
                                   int c, int o, tch_real* energy) {
     const struct tch_pressure_geom* pc = &m->internal->pressure_geoms[c];
     const struct tch_pressure_geom* po = &m->internal->pressure_geoms[o];
     tch_transform X_CO = tch_x_relative(d->geom_X_WG[c], d->geom_X_WG[o]);
-    tch_pressure_body body_c = {&pc->mesh, &pc->bvh, pc->modulus};
-    if (po->compliant) {
-        tch_pressure_body body_o = {&po->mesh, &po->bvh, po->modulus};
+    pressure_bodies bodies = pair_bodies(m, d, c, o);
+    const tch_pressure_body* body_c = &bodies.frame;
+    if (bodies.other_compliant) {
         tch_status st = tch_pressure_surface_compliant_ranged(
-            &body_c, (const tch_real(*)[2])pc->node_epsilon, &body_o,
+            body_c, (const tch_real(*)[2])pc->node_epsilon, &bodies.other,
             (const tch_real(*)[2])po->node_epsilon, X_CO, &s->surface, NULL);
         *energy = 0;
         return st == TCH_OK && d->contact_energy
-                   ? tch_pressure_energy_compliant_on(&body_c, &body_o, X_CO, s->surface.workers,
-                                                      energy, NULL)
+                   ? tch_pressure_energy_compliant_on(body_c, &bodies.other, X_CO,
+                                                      s->surface.workers, energy, NULL)
                    : st;
     }
     tch_rigid_surface rigid;
@@ -405,11 +451,11 @@ static tch_status compute_surface(const tch_model* m, const tch_data* d, pair_wo
         plane_count = hull_planes(&po->hull, planes);
     }
     if (st == TCH_OK) {
-        st = tch_pressure_surface_rigid(&body_c, &rigid, X_CO, &s->surface, NULL);
+        st = tch_pressure_surface_rigid(body_c, &rigid, X_CO, &s->surface, NULL);
     }
     *energy = 0;
     if (st == TCH_OK && plane_count > 0 && d->contact_energy) {
-        st = tch_pressure_energy_rigid_convex(&body_c, planes, plane_count, X_CO, energy, NULL);
+        st = tch_pressure_energy_rigid_convex(body_c, planes, plane_count, X_CO, energy, NULL);
     }
     return st;
 }
@@ -431,9 +477,10 @@ static tch_pressure_traction_params traction_params(const tch_model* m, const tc
 }
 
 /* The surface's polygons, in world, appended as the pair's patch; one contact point at the
- * centre of the surface. `flip` when the surface was computed from B's side. */
+ * centre of the surface with the surface's deepest overlap as its depth. `flip` when the
+ * surface was computed from B's side. */
 static int append_patch(tch_data* d, tch_pair_result* pair, const tch_pressure_surface* surf,
-                        tch_transform X_WF, int flip) {
+                        tch_transform X_WF, int flip, tch_real depth) {
     if (tch_contact_reserve(d, 1, surf->polygon_count, surf->vertex_count) != 0) {
         return -1;
     }
@@ -454,7 +501,7 @@ static int append_patch(tch_data* d, tch_pair_result* pair, const tch_pressure_s
     centre = tch_x_apply(X_WF, tch_v3_scale(centre, 1 / surf->total_area));
     d->contacts[d->contact_count++] =
         (tch_contact){pair->geom_a, pair->geom_b, pair->model, centre, tch_v3_normalize(normal),
-                      0, tch_v3_zero()};
+                      depth, tch_v3_zero()};
     pair->contact_count = 1;
     pair->polygon_count = surf->polygon_count;
     pair->area = surf->total_area;
@@ -511,6 +558,66 @@ static pair_work* take_prepared(pressure_scratch* s, int a, int b) {
     return work;
 }
 
+/* R L Rᵀ for each 3x3 block of a 6x6 L: frame axes to world. */
+static void rotate_blocks(const tch_real L[6][6], tch_mat3 R, tch_real out[6][6]) {
+    for (int bi = 0; bi < 2; ++bi) {
+        for (int bj = 0; bj < 2; ++bj) {
+            tch_mat3 block;
+            for (int i = 0; i < 3; ++i) {
+                for (int j = 0; j < 3; ++j) {
+                    block.m[i][j] = L[3 * bi + i][3 * bj + j];
+                }
+            }
+            block = tch_m3_mul(tch_m3_mul(R, block), tch_m3_transpose(R));
+            for (int i = 0; i < 3; ++i) {
+                for (int j = 0; j < 3; ++j) {
+                    out[3 * bi + i][3 * bj + j] = block.m[i][j];
+                }
+            }
+        }
+    }
+}
+
+/* Makes room for the linearization of pair result `index` (kept, grown only). -1 when out of
+ * memory. */
+static int reserve_linear(pressure_scratch* s, int index) {
+    if (index < s->linear_capacity) {
+        return 0;
+    }
+    int capacity = 2 * index + 8;
+    pair_linear* grown = realloc(s->linear, (size_t)capacity * sizeof *grown);
+    if (!grown) {
+        return -1;
+    }
+    s->linear = grown;
+    s->linear_capacity = capacity;
+    return 0;
+}
+
+/* The wrench of pair result `index` linearized about its contact point (the one append_patch
+ * just wrote), into the scratch for pressure_linearize. -1 when out of memory. */
+static int linearize_surface(const tch_model* m, const tch_data* d, pressure_scratch* s,
+                             int index, const tch_pressure_surface* surface,
+                             const pressure_bodies* bodies) {
+    if (reserve_linear(s, index) != 0) {
+        return -1;
+    }
+    const tch_pair_result* pair = &d->pair_results[index];
+    tch_transform X_WF = d->geom_X_WG[bodies->frame_geom];
+    tch_vec3 o_F = tch_x_apply(tch_x_inverse(X_WF), d->contacts[pair->contact_start].p_W);
+    tch_pressure_motion motion = relative_motion(m, d, bodies->frame_geom, bodies->other_geom);
+    tch_real chi = traction_params(m, &pair->params, pair->geom_a, pair->geom_b).dissipation;
+    tch_pressure_jacobian local;
+    tch_pressure_surface_jacobian(surface, &bodies->frame, compliant_other(bodies), bodies->q_FO, chi,
+                                  &motion, o_F, &local);
+    pair_linear* out = &s->linear[index];
+    out->geom_a = pair->geom_a, out->geom_b = pair->geom_b;
+    tch_mat3 R = tch_q_to_mat3(X_WF.q);
+    rotate_blocks((const tch_real(*)[6])local.K, R, out->K);
+    rotate_blocks((const tch_real(*)[6])local.D, R, out->D);
+    return 0;
+}
+
 static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
     tch_pair_result* pair = ctx->pair;
     int a = pair->geom_a, b = pair->geom_b;
@@ -534,7 +641,18 @@ static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
     state->f_W = tch_v3_scale(tch_q_rotate(X_WF.q, work->wrench.force), sign);
     state->m_W = tch_v3_scale(tch_q_rotate(X_WF.q, work->wrench.moment), sign);
     pair->elastic_energy = work->energy;
-    return append_patch(d, pair, &work->surface, X_WF, flip) == 0 ? 1 : -1;
+    pressure_bodies bodies = pair_bodies(m, d, flip ? b : a, flip ? a : b);
+    tch_real depth =
+        tch_pressure_surface_depth(&work->surface, &bodies.frame, compliant_other(&bodies));
+    if (append_patch(d, pair, &work->surface, X_WF, flip, depth) != 0) {
+        return -1;
+    }
+    int index = (int)(pair - d->pair_results);
+    if (m->integrator == TCH_INTEGRATOR_IMPLICIT &&
+        linearize_surface(m, d, s, index, &work->surface, &bodies) != 0) {
+        return -1;
+    }
+    return 1;
 }
 
 /* ---- pairs prepared on the pool ---- */
@@ -648,22 +766,11 @@ static void polygon_load(const tch_data* d, const tch_contact_polygon* poly, tch
     *pressure = mean / poly->vertex_count;
 }
 
-/* Coulomb friction over the patch, one friction point per polygon at its centroid carrying
- * mean pressure × area, solved semi-implicitly like the point model's (contact/friction.h): a
- * held body stops exactly, and the spread of the points gives the scrubbing torque. */
-static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context* ctx,
-                              tch_velocity_prediction* pred) {
-    tch_pair_result* pair = ctx->pair;
-    pressure_scratch* s = ctx->scratch;
-    if (pair->polygon_count > s->friction_capacity) {
-        tch_friction_point* grown =
-            realloc(s->friction, (size_t)pair->polygon_count * sizeof *grown);
-        if (!grown) {
-            return; /* no memory for friction this step: the normal forces stand */
-        }
-        s->friction = grown;
-        s->friction_capacity = pair->polygon_count;
-    }
+/* Pair `pair`'s friction points, one per polygon at its centroid carrying mean pressure ×
+ * area, into points[]; returns their count. @pre room for pair->polygon_count points. */
+static int gather_friction_points(const tch_model* m, const tch_data* d,
+                                  const tch_velocity_prediction* pred,
+                                  const tch_pair_result* pair, tch_friction_point* points) {
     int n = 0;
     for (int i = 0; i < pair->polygon_count; ++i) {
         const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
@@ -675,15 +782,157 @@ static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context*
         tch_real slip = tch_v3_norm(tch_v3_madd(v, -tch_v3_dot(v, poly->n_W), poly->n_W));
         tch_real limit = tch_friction_coefficient(&pair->params, slip) * pressure * area;
         if (limit > 0) {
-            tch_friction_point_init(m, d, pred, pair, centre, poly->n_W, limit, &s->friction[n++]);
+            tch_friction_point_init(m, d, pred, pair, centre, poly->n_W, limit, &points[n++]);
         }
     }
-    tch_friction_solve(m, d, pred, pair, s->friction, n);
+    return n;
+}
+
+/* Applies the solved points of `pair` and adds their sum to its contact's force. */
+static void apply_friction(const tch_model* m, tch_data* d, tch_pair_result* pair,
+                           const tch_friction_point* points, int count) {
+    tch_friction_apply(m, d, pair, points, count);
     tch_vec3 total = tch_v3_zero();
-    for (int i = 0; i < n; ++i) {
-        total = tch_v3_add(total, tch_friction_point_force(&s->friction[i]));
+    for (int i = 0; i < count; ++i) {
+        total = tch_v3_add(total, tch_friction_point_force(&points[i]));
     }
     d->contacts[pair->contact_start].f_W = tch_v3_add(d->contacts[pair->contact_start].f_W, total);
+}
+
+/* Room for `points` friction points (and their previous forces) and `pairs` pair ranges, kept
+ * and grown only. -1 when out of memory. */
+static int reserve_friction(pressure_scratch* s, int points, int pairs) {
+    if (points > s->friction_capacity) {
+        tch_friction_point* grown = realloc(s->friction, (size_t)points * sizeof *grown);
+        s->friction = grown ? grown : s->friction;
+        tch_real(*previous)[2] = realloc(s->previous, (size_t)points * sizeof *previous);
+        s->previous = previous ? previous : s->previous;
+        if (!grown || !previous) {
+            return -1;
+        }
+        s->friction_capacity = points;
+    }
+    if (pairs > s->range_capacity) {
+        friction_range* grown = realloc(s->ranges, (size_t)pairs * sizeof *grown);
+        if (!grown) {
+            return -1;
+        }
+        s->ranges = grown;
+        s->range_capacity = pairs;
+    }
+    return 0;
+}
+
+/* Block Gauss-Seidel over the pressure pairs of the evaluation: each sweep relaxes every
+ * pair's points (tch_friction_relax) against predictions that hold every other pair's latest
+ * friction, until no point's force changes by more than 1e-6 of the largest Coulomb bound or
+ * FRICTION_SWEEPS sweeps. Solving the pairs one after the other instead leaves the pairs that
+ * share a body pushing along the slip the later ones make (positive work: a 50-block stack
+ * turned and slid at 1 cm/s after 10 s; docs/contact-pressure.md, "Friction"). */
+enum { FRICTION_SWEEPS = 16 };
+
+static void relax_together(tch_velocity_prediction* pred, pressure_scratch* s, int pairs,
+                           int points) {
+    tch_real bound = 0;
+    for (int i = 0; i < points; ++i) {
+        bound = fmax(bound, s->friction[i].limit);
+    }
+    for (int sweep = 0; sweep < FRICTION_SWEEPS; ++sweep) {
+        for (int i = 0; i < points; ++i) {
+            s->previous[i][0] = s->friction[i].f1, s->previous[i][1] = s->friction[i].f2;
+        }
+        for (int j = 0; j < pairs; ++j) {
+            tch_friction_relax(pred, s->friction + s->ranges[j].start, s->ranges[j].count);
+        }
+        tch_real change = 0;
+        for (int i = 0; i < points; ++i) {
+            change = fmax(change, hypot(s->friction[i].f1 - s->previous[i][0],
+                                        s->friction[i].f2 - s->previous[i][1]));
+        }
+        if (change <= 1e-6 * bound || pairs == 1) {
+            break;
+        }
+    }
+}
+
+/* Coulomb friction over the patches of every pressure pair of the evaluation, solved together
+ * semi-implicitly like the point model's (contact/friction.h): a held body stops exactly, and
+ * the spread of the points over a patch gives the scrubbing torque. 0 when out of memory. */
+static int solve_all_pairs(const tch_model* m, tch_data* d, tch_velocity_prediction* pred,
+                           pressure_scratch* s) {
+    int pairs = 0, polygons = 0;
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        if (d->pair_results[i].model == TCH_CONTACT_PRESSURE) {
+            pairs++;
+            polygons += d->pair_results[i].polygon_count;
+        }
+    }
+    if (reserve_friction(s, polygons > 0 ? polygons : 1, pairs) != 0) {
+        return 0;
+    }
+    int j = 0, n = 0;
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        tch_pair_result* pair = &d->pair_results[i];
+        if (pair->model == TCH_CONTACT_PRESSURE) {
+            int count = gather_friction_points(m, d, pred, pair, s->friction + n);
+            s->ranges[j++] = (friction_range){pair, n, count};
+            n += count;
+        }
+    }
+    relax_together(pred, s, pairs, n);
+    for (j = 0; j < pairs; ++j) {
+        const friction_range* r = &s->ranges[j];
+        apply_friction(m, d, r->pair, s->friction + r->start, r->count);
+    }
+    return 1;
+}
+
+static int first_pressure_pair(const tch_data* d, const tch_pair_result* pair) {
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        if (d->pair_results[i].model == TCH_CONTACT_PRESSURE) {
+            return &d->pair_results[i] == pair;
+        }
+    }
+    return 0;
+}
+
+/* The evaluation's first pressure pair solves the friction of all of them; when that fails
+ * for want of memory, each pair solves its own (if it can have the memory). */
+static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context* ctx,
+                              tch_velocity_prediction* pred) {
+    tch_pair_result* pair = ctx->pair;
+    pressure_scratch* s = ctx->scratch;
+    if (first_pressure_pair(d, pair)) {
+        s->solved_together = solve_all_pairs(m, d, pred, s);
+    }
+    if (s->solved_together || reserve_friction(s, pair->polygon_count, 0) != 0) {
+        return;
+    }
+    int n = gather_friction_points(m, d, pred, pair, s->friction);
+    tch_friction_relax(pred, s->friction, n);
+    apply_friction(m, d, pair, s->friction, n);
+}
+
+/* The normal tractions' stiffness and damping over the patch (tch_pressure_surface_jacobian,
+ * kept by pressure_geometry), carried to the bodies (docs/contact-pressure.md, "Implicit
+ * integration"). Friction stays semi-implicit: it is solved after the implicit correction, on
+ * the velocities the implicit step predicts. */
+static void pressure_linearize(const tch_model* m, const tch_data* d,
+                               const tch_pair_context* ctx, tch_pair_linearization* out) {
+    const pressure_scratch* s = ctx->scratch;
+    const tch_pair_result* pair = ctx->pair;
+    int index = (int)(pair - d->pair_results);
+    if (index >= s->linear_capacity || s->linear[index].geom_a != pair->geom_a ||
+        s->linear[index].geom_b != pair->geom_b || pair->contact_count < 1) {
+        return;
+    }
+    const tch_contact* c = &d->contacts[pair->contact_start];
+    tch_wrench_linearization w = {.o_W = c->p_W, .n_W = c->n_W, .F_W = pair->f_W,
+                                  .depth = c->depth};
+    w.M_W = tch_v3_sub(pair->tau_Wo_W, tch_v3_cross(w.o_W, pair->f_W));
+    memcpy(w.K, s->linear[index].K, sizeof w.K);
+    memcpy(w.D, s->linear[index].D, sizeof w.D);
+    tch_contact_linearize_wrench(m, d, pair, &w, out);
 }
 
 static void* pressure_scratch_create(void) {
@@ -710,6 +959,9 @@ static void pressure_scratch_destroy(void* scratch) {
         free(s->prepared);
         tch_workers_destroy(s->workers);
         free(s->friction);
+        free(s->previous);
+        free(s->ranges);
+        free(s->linear);
         free(s);
     }
 }
@@ -723,4 +975,5 @@ const tch_contact_ops tch_pressure_ops = {
     .friction_forces = pressure_friction,
     .scratch_create = pressure_scratch_create,
     .scratch_destroy = pressure_scratch_destroy,
+    .linearize = pressure_linearize,
 };
