@@ -829,7 +829,7 @@ static int reserve_friction(pressure_scratch* s, int points, int pairs) {
  * FRICTION_SWEEPS sweeps. Solving the pairs one after the other instead leaves the pairs that
  * share a body pushing along the slip the later ones make (positive work: a 50-block stack
  * turned and slid at 1 cm/s after 10 s; docs/contact-pressure.md, "Friction"). */
-enum { FRICTION_SWEEPS = 16 };
+enum { FRICTION_SWEEPS = 4 };
 
 static void relax_together(tch_velocity_prediction* pred, pressure_scratch* s, int pairs,
                            int points) {
@@ -913,10 +913,54 @@ static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context*
     apply_friction(m, d, pair, s->friction, n);
 }
 
+/* D -= c J Jᵀ for J = (t, r × t): a damper c along unit t at r from the wrench's point. */
+static void subtract_damper(tch_real c, tch_vec3 t, tch_vec3 r, tch_real D[6][6]) {
+    tch_vec3 rt = tch_v3_cross(r, t);
+    tch_real J[6] = {t.x, t.y, t.z, rt.x, rt.y, rt.z};
+    for (int i = 0; i < 6; ++i) {
+        for (int j = 0; j < 6; ++j) {
+            D[i][j] -= c * J[i] * J[j];
+        }
+    }
+}
+
+/* The friction of each polygon's point (pressure_friction) as the regularized Coulomb law of
+ * eq. 7, f = -μ F_n v_t / s with s = √(|v_t|² + v_s²), linearized in the slip v_t of the
+ * point: ∂f/∂v_t = -(μ F_n / s) (1 - v_t v_tᵀ / s²) in the tangent plane, the damper
+ * μ F_n / v_s of a held point and μ F_n / |v_t| across the slip of a sliding one. Added to the
+ * local D about o. The friction itself stays the semi-implicit solve; what the implicit step
+ * needs is its stiffness: without it the step's correction for the normal springs (a block
+ * kept from tilting) undid part of what friction predicted, and a 50-block stack crept
+ * sideways at 1 mm/s (docs/contact-pressure.md, "Implicit integration"). */
+static void add_friction_dampers(const tch_model* m, const tch_data* d,
+                                 const tch_pair_result* pair, tch_vec3 o, tch_real D[6][6]) {
+    for (int i = 0; i < pair->polygon_count; ++i) {
+        const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
+        tch_vec3 centre;
+        tch_real area, pressure;
+        polygon_load(d, poly, &centre, &area, &pressure);
+        tch_vec3 v = tch_v3_sub(tch_contact_point_velocity(m, d, pair->geom_b, centre),
+                                tch_contact_point_velocity(m, d, pair->geom_a, centre));
+        tch_vec3 slip = tch_v3_madd(v, -tch_v3_dot(v, poly->n_W), poly->n_W);
+        tch_real speed = tch_v3_norm(slip), v_s = pair->params.stiction_velocity;
+        tch_real s = sqrt(speed * speed + v_s * v_s);
+        tch_real c = tch_friction_coefficient(&pair->params, speed) * pressure * area / s;
+        tch_vec3 along, across;
+        if (speed > 0) {
+            along = tch_v3_scale(slip, 1 / speed);
+            across = tch_v3_cross(poly->n_W, along);
+        } else {
+            tch_v3_basis(poly->n_W, &along, &across);
+        }
+        tch_vec3 r = tch_v3_sub(centre, o);
+        subtract_damper(c * v_s * v_s / (s * s), along, r, D);
+        subtract_damper(c, across, r, D);
+    }
+}
+
 /* The normal tractions' stiffness and damping over the patch (tch_pressure_surface_jacobian,
- * kept by pressure_geometry), carried to the bodies (docs/contact-pressure.md, "Implicit
- * integration"). Friction stays semi-implicit: it is solved after the implicit correction, on
- * the velocities the implicit step predicts. */
+ * kept by pressure_geometry) and the friction's dampers, carried to the bodies
+ * (docs/contact-pressure.md, "Implicit integration"). */
 static void pressure_linearize(const tch_model* m, const tch_data* d,
                                const tch_pair_context* ctx, tch_pair_linearization* out) {
     const pressure_scratch* s = ctx->scratch;
@@ -932,6 +976,7 @@ static void pressure_linearize(const tch_model* m, const tch_data* d,
     w.M_W = tch_v3_sub(pair->tau_Wo_W, tch_v3_cross(w.o_W, pair->f_W));
     memcpy(w.K, s->linear[index].K, sizeof w.K);
     memcpy(w.D, s->linear[index].D, sizeof w.D);
+    add_friction_dampers(m, d, pair, w.o_W, w.D);
     tch_contact_linearize_wrench(m, d, pair, &w, out);
 }
 
