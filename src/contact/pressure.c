@@ -472,6 +472,9 @@ static tch_pressure_traction_params traction_params(const tch_model* m, const tc
     tch_pressure_traction_params t = tch_pressure_traction_params_default();
     t.dissipation = chi;
     t.friction = 0; /* friction is solved semi-implicitly over the patch (pressure_friction) */
+    /* exact for the static moment: with the centroid rule the coarse fan triangles of a box's
+     * face lost most of the face's resistance to tilting (∫ x² dA within each triangle) */
+    t.quadrature = TCH_PRESSURE_QUADRATURE_THREE_POINT;
     t.stiction_speed = p->stiction_velocity;
     return t;
 }
@@ -966,7 +969,7 @@ static void pressure_linearize(const tch_model* m, const tch_data* d,
     const pressure_scratch* s = ctx->scratch;
     const tch_pair_result* pair = ctx->pair;
     int index = (int)(pair - d->pair_results);
-    if (index >= s->linear_capacity || s->linear[index].geom_a != pair->geom_a ||
+    if (!s || index >= s->linear_capacity || s->linear[index].geom_a != pair->geom_a ||
         s->linear[index].geom_b != pair->geom_b || pair->contact_count < 1) {
         return;
     }
