@@ -57,6 +57,7 @@ typedef struct pair_work {
     int box_triangles[12][3];
     tch_bvh box_bvh;
     tch_rigid_plane box_planes[6];
+    tch_real lowered;               /* how far half_space_box lowered the plane, m (0: not) */
 } pair_work;
 
 /* A pair's wrench linearized by tch_pressure_surface_jacobian, world axes, about its contact
@@ -347,7 +348,11 @@ static void fill_box(pair_work* s, tch_vec3 lo, tch_vec3 hi, tch_aabb boxes[12])
 }
 
 /* The rigid half-space z <= 0 of a plane's frame as the closed box that holds a body of
- * bounding radius r centred at c (same intersection with the body), with its BVH and planes. */
+ * bounding radius r centred at c (same intersection with the body), with its BVH and planes.
+ * A body whose centre has gone below the plane (a step too long for it: a 1e-9 m sphere falls
+ * 2.5e-4 m in the first 5 ms step) meets the box's top through its centre instead: the
+ * surface and the force stay those of that depth, the deepest the field can tell, rather than
+ * vanishing once the body is wholly inside the half-space. */
 static tch_status half_space_box(pair_work* s, tch_vec3 c, tch_real r,
                                  tch_rigid_surface* out, tch_error* err) {
     tch_aabb boxes[12];
@@ -360,7 +365,9 @@ static tch_status half_space_box(pair_work* s, tch_vec3 c, tch_real r,
         st = tch_bvh_build(boxes, 12, &s->box_bvh, err);
     }
     tch_real pad = r + 1e-3;
-    tch_vec3 lo = {c.x - pad, c.y - pad, fmin(c.z, 0) - 2 * pad}, hi = {c.x + pad, c.y + pad, 0};
+    tch_real top = fmin(0, c.z);
+    s->lowered = -top;
+    tch_vec3 lo = {c.x - pad, c.y - pad, top - 2 * pad}, hi = {c.x + pad, c.y + pad, top};
     fill_box(s, lo, hi, boxes);
     if (st == TCH_OK) {
         tch_bvh_refit(&s->box_bvh, boxes);
@@ -394,12 +401,11 @@ static tch_pressure_motion relative_motion(const tch_model* m, const tch_data* d
 }
 
 /* The two sides of a pair as the surface queries see them: `frame` compliant, `other`
- * compliant or rigid (other_compliant 0), q_FO turning other's axes into frame's. */
+ * compliant or rigid (other_compliant 0). */
 typedef struct pressure_bodies {
     int frame_geom, other_geom;
     tch_pressure_body frame, other;
     int other_compliant;
-    tch_quat q_FO;
 } pressure_bodies;
 
 /* The other side as the queries take it: its body when compliant, else NULL. */
@@ -407,14 +413,13 @@ static const tch_pressure_body* compliant_other(const pressure_bodies* bodies) {
     return bodies->other_compliant ? &bodies->other : NULL;
 }
 
-static pressure_bodies pair_bodies(const tch_model* m, const tch_data* d, int frame, int other) {
+static pressure_bodies pair_bodies(const tch_model* m, int frame, int other) {
     const struct tch_pressure_geom* pf = &m->internal->pressure_geoms[frame];
     const struct tch_pressure_geom* po = &m->internal->pressure_geoms[other];
     pressure_bodies out = {.frame_geom = frame, .other_geom = other};
     out.frame = (tch_pressure_body){&pf->mesh, &pf->bvh, pf->modulus};
     out.other = (tch_pressure_body){&po->mesh, &po->bvh, po->modulus};
     out.other_compliant = po->compliant;
-    out.q_FO = tch_x_relative(d->geom_X_WG[frame], d->geom_X_WG[other]).q;
     return out;
 }
 
@@ -424,7 +429,7 @@ static tch_status compute_surface(const tch_model* m, const tch_data* d, pair_wo
     const struct tch_pressure_geom* pc = &m->internal->pressure_geoms[c];
     const struct tch_pressure_geom* po = &m->internal->pressure_geoms[o];
     tch_transform X_CO = tch_x_relative(d->geom_X_WG[c], d->geom_X_WG[o]);
-    pressure_bodies bodies = pair_bodies(m, d, c, o);
+    pressure_bodies bodies = pair_bodies(m, c, o);
     const tch_pressure_body* body_c = &bodies.frame;
     if (bodies.other_compliant) {
         tch_status st = tch_pressure_surface_compliant_ranged(
@@ -538,6 +543,7 @@ static void compute_pair(const tch_model* m, const tch_data* d, const tch_pair_p
     int frame = flip ? b : a, other = flip ? a : b;
     work->surface.workers = workers;
     work->energy = 0;
+    work->lowered = 0;
     work->touching = compute_surface(m, d, work, frame, other, &work->energy) == TCH_OK &&
                      work->surface.polygon_count > 0;
     if (work->touching) {
@@ -598,10 +604,11 @@ static int reserve_linear(pressure_scratch* s, int index) {
 }
 
 /* The wrench of pair result `index` linearized about its contact point (the one append_patch
- * just wrote), into the scratch for pressure_linearize. -1 when out of memory. */
+ * just wrote), its stiffness scaled by stiffness_scale, into the scratch for
+ * pressure_linearize. -1 when out of memory. */
 static int linearize_surface(const tch_model* m, const tch_data* d, pressure_scratch* s,
                              int index, const tch_pressure_surface* surface,
-                             const pressure_bodies* bodies) {
+                             const pressure_bodies* bodies, tch_real stiffness_scale) {
     if (reserve_linear(s, index) != 0) {
         return -1;
     }
@@ -611,11 +618,16 @@ static int linearize_surface(const tch_model* m, const tch_data* d, pressure_scr
     tch_pressure_motion motion = relative_motion(m, d, bodies->frame_geom, bodies->other_geom);
     tch_real chi = traction_params(m, &pair->params, pair->geom_a, pair->geom_b).dissipation;
     tch_pressure_jacobian local;
-    tch_pressure_surface_jacobian(surface, &bodies->frame, compliant_other(bodies), bodies->q_FO, chi,
-                                  &motion, o_F, &local);
+    tch_pressure_surface_jacobian(surface, &bodies->frame, compliant_other(bodies), chi, &motion,
+                                  o_F, &local);
     pair_linear* out = &s->linear[index];
     out->geom_a = pair->geom_a, out->geom_b = pair->geom_b;
     tch_mat3 R = tch_q_to_mat3(X_WF.q);
+    for (int i = 0; i < 6; ++i) {
+        for (int j = 0; j < 6; ++j) {
+            local.K[i][j] *= stiffness_scale;
+        }
+    }
     rotate_blocks((const tch_real(*)[6])local.K, R, out->K);
     rotate_blocks((const tch_real(*)[6])local.D, R, out->D);
     return 0;
@@ -644,15 +656,18 @@ static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
     state->f_W = tch_v3_scale(tch_q_rotate(X_WF.q, work->wrench.force), sign);
     state->m_W = tch_v3_scale(tch_q_rotate(X_WF.q, work->wrench.moment), sign);
     pair->elastic_energy = work->energy;
-    pressure_bodies bodies = pair_bodies(m, d, flip ? b : a, flip ? a : b);
-    tch_real depth =
+    pressure_bodies bodies = pair_bodies(m, flip ? b : a, flip ? a : b);
+    tch_real field_depth =
         tch_pressure_surface_depth(&work->surface, &bodies.frame, compliant_other(&bodies));
-    if (append_patch(d, pair, &work->surface, X_WF, flip, depth) != 0) {
+    if (append_patch(d, pair, &work->surface, X_WF, flip, field_depth + work->lowered) != 0) {
         return -1;
     }
     int index = (int)(pair - d->pair_results);
+    /* past a lowered plane the force no longer grows: the stiffness is the secant's, which
+     * lifts the body back to the plane in about one step */
+    tch_real secant = field_depth > 0 ? field_depth / (field_depth + work->lowered) : 1;
     if (m->integrator == TCH_INTEGRATOR_IMPLICIT &&
-        linearize_surface(m, d, s, index, &work->surface, &bodies) != 0) {
+        linearize_surface(m, d, s, index, &work->surface, &bodies, secant) != 0) {
         return -1;
     }
     return 1;

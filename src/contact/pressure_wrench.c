@@ -145,18 +145,13 @@ tch_wrench tch_pressure_wrench_to_frame(tch_wrench wrench_B, tch_transform X_AB)
 /* ---- linearization (docs/contact-pressure.md, "Implicit integration") ---- */
 
 tch_real tch_pressure_polygon_stiffness(const tch_pressure_body* a, const tch_pressure_body* b,
-                                        tch_quat q_AB, const tch_pressure_polygon* polygon) {
-    tch_vec3 n = polygon->normal_A;
-    tch_real g_a = -a->modulus * tch_v3_dot(a->mesh->tet_gradient_G[polygon->tet_a], n);
-    if (!(g_a > 0)) {
-        return 0;
-    }
+                                        const tch_pressure_polygon* polygon) {
+    tch_real g_a = a->modulus * tch_v3_norm(a->mesh->tet_gradient_G[polygon->tet_a]);
     if (b == NULL) {
         return g_a;
     }
-    tch_vec3 gradient_b = tch_q_rotate(q_AB, b->mesh->tet_gradient_G[polygon->element_b]);
-    tch_real g_b = b->modulus * tch_v3_dot(gradient_b, n);
-    return g_b > 0 ? g_a * g_b / (g_a + g_b) : 0;
+    tch_real g_b = b->modulus * tch_v3_norm(b->mesh->tet_gradient_G[polygon->element_b]);
+    return g_a + g_b > 0 ? g_a * g_b / (g_a + g_b) : 0;
 }
 
 /* 1 / (E |∇ε|) on tet t of a body: the depth under a point of pressure p is p times this
@@ -216,14 +211,14 @@ static void subtract_outer(const area_moments* m, tch_vec3 n, tch_real out[6][6]
 
 void tch_pressure_surface_jacobian(const tch_pressure_surface* surface,
                                    const tch_pressure_body* a, const tch_pressure_body* b,
-                                   tch_quat q_AB, tch_real dissipation,
+                                   tch_real dissipation,
                                    const tch_pressure_motion* motion, tch_vec3 o,
                                    tch_pressure_jacobian* out) {
     memset(out, 0, sizeof *out);
     for (int k = 0; k < surface->polygon_count; ++k) {
         const tch_pressure_polygon* polygon = &surface->polygons[k];
         tch_vec3 n = polygon->normal_A;
-        tch_real stiffness = tch_pressure_polygon_stiffness(a, b, q_AB, polygon);
+        tch_real stiffness = tch_pressure_polygon_stiffness(a, b, polygon);
         area_moments spring = {0}, damper = {0};
         for (int i = 0; i < polygon->count; ++i) {
             tch_vec3 x[3], qx[3];

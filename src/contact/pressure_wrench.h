@@ -81,14 +81,16 @@ tch_wrench tch_pressure_wrench_about(tch_wrench wrench, tch_vec3 o);
 tch_wrench tch_pressure_wrench_to_frame(tch_wrench wrench_B, tch_transform X_AB);
 
 /* How fast the pressure on `polygon` (of the surface of A against B, in A) rises as B
- * approaches A along the polygon's normal n, Pa/m. A's pressure falls along n at
- * g_A = -E_A ∇ε_A · n and B's rises at g_B = E_B ∇ε_B · n (the polygon's tets, constant per
- * tet); moving B by -δ n moves the plane of equal pressure by -δ g_B / (g_A + g_B) and raises
- * its pressure by k δ with k = g_A g_B / (g_A + g_B), the two materials in series; k = g_A
- * for a rigid B (b NULL, g_B infinite). 0 when either side does not rise into its body (a
- * rigid core, ∇ε = 0). q_AB turns B's frame into A's. */
+ * approaches A, Pa/m: A's pressure rises into A at g_A = E_A |∇ε_A| and B's into B at
+ * g_B = E_B |∇ε_B| (the polygon's tets, constant per tet); an approach δ along the fields'
+ * gradients moves the surface of equal pressure by δ g_A / (g_A + g_B) into A and raises its
+ * pressure by k δ with k = g_A g_B / (g_A + g_B), the two materials in series; k = g_A for a
+ * rigid B (b NULL). The rise along the polygon's normal n is k times the cosines of the
+ * gradients to n: equal for a flat contact, where the fields rise along n; the steepest rise
+ * is taken so that every polygon stiffens the implicit step (at an edge of a coarse mesh a
+ * field rises across n). 0 for a rigid core (∇ε = 0). */
 tch_real tch_pressure_polygon_stiffness(const tch_pressure_body* a, const tch_pressure_body* b,
-                                        tch_quat q_AB, const tch_pressure_polygon* polygon);
+                                        const tch_pressure_polygon* polygon);
 
 /* The deepest overlap of the two bodies under the surface, m: the largest over the polygons'
  * vertices of p / (E_A |∇ε_A|) + p / (E_B |∇ε_B|) (the polygon's tets; no B term for a rigid
@@ -115,7 +117,7 @@ typedef struct tch_pressure_jacobian {
 } tch_pressure_jacobian;
 void tch_pressure_surface_jacobian(const tch_pressure_surface* surface,
                                    const tch_pressure_body* a, const tch_pressure_body* b,
-                                   tch_quat q_AB, tch_real dissipation,
+                                   tch_real dissipation,
                                    const tch_pressure_motion* motion, tch_vec3 o,
                                    tch_pressure_jacobian* out);
 
