@@ -914,21 +914,48 @@ static int first_pressure_pair(const tch_data* d, const tch_pair_result* pair) {
     return 0;
 }
 
-/* The evaluation's first pressure pair solves the friction of all of them; when that fails
- * for want of memory, each pair solves its own (if it can have the memory). */
-static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context* ctx,
-                              tch_velocity_prediction* pred) {
-    tch_pair_result* pair = ctx->pair;
-    pressure_scratch* s = ctx->scratch;
-    if (first_pressure_pair(d, pair)) {
-        s->solved_together = solve_all_pairs(m, d, pred, s);
+/* The regularized Coulomb friction of eq. 7 on one polygon of a pair, lumped at its centroid
+ * with the load F_n = mean pressure × area: f = -c v_t with c = μ F_n / s,
+ * s = √(|v_t|² + v_s²), for the slip v_t of b over a there. */
+typedef struct regularized_friction {
+    tch_vec3 centre, force, normal;
+    tch_real c; /* N s/m */
+} regularized_friction;
+
+static regularized_friction polygon_friction(const tch_model* m, const tch_data* d,
+                                             const tch_pair_result* pair,
+                                             const tch_contact_polygon* poly) {
+    regularized_friction f = {.normal = poly->n_W};
+    tch_real area, pressure;
+    polygon_load(d, poly, &f.centre, &area, &pressure);
+    tch_vec3 v = tch_v3_sub(tch_contact_point_velocity(m, d, pair->geom_b, f.centre),
+                            tch_contact_point_velocity(m, d, pair->geom_a, f.centre));
+    tch_vec3 slip = tch_v3_madd(v, -tch_v3_dot(v, poly->n_W), poly->n_W);
+    tch_real speed = tch_v3_norm(slip), v_s = pair->params.stiction_velocity;
+    f.c = tch_friction_coefficient(&pair->params, speed) * pressure * area /
+          sqrt(speed * speed + v_s * v_s);
+    f.force = tch_v3_scale(slip, -f.c);
+    return f;
+}
+
+/* With the implicit integrator, friction is the regularized law at the current slip, applied
+ * as a force, and its secant c (the force over the slip) is a damper of the implicit step
+ * across the whole tangent plane (pressure_linearize): the step's slip is then
+ * v⁺ = (m v + h F) / (m + h c) for a driving force F, so a held body creeps at F v_s / (μ F_n),
+ * a sliding one slows by h μ F_n / m per step, and no step reverses the slip however large the
+ * load (the derivative along a fast slip, μ F_n v_s² / s³, would leave nearly all of μ F_n
+ * explicit: an impact at 4 m/s threw a box sideways). The semi-implicit solve of the explicit
+ * integrators does not combine with the implicit step: its correction for the normal springs
+ * (a block kept from tilting) undid part of the slip the solve had stopped, and a 50-block
+ * stack crept sideways at 1 mm/s. */
+static void regularized_pair_friction(const tch_model* m, tch_data* d, tch_pair_result* pair) {
+    tch_vec3 total = tch_v3_zero();
+    for (int i = 0; i < pair->polygon_count; ++i) {
+        regularized_friction f = polygon_friction(m, d, pair, &d->polygons[pair->polygon_start + i]);
+        tch_contact_apply_force(m, d, pair, f.centre, f.force);
+        total = tch_v3_add(total, f.force);
     }
-    if (s->solved_together || reserve_friction(s, pair->polygon_count, 0) != 0) {
-        return;
-    }
-    int n = gather_friction_points(m, d, pred, pair, s->friction);
-    tch_friction_relax(pred, s->friction, n);
-    apply_friction(m, d, pair, s->friction, n);
+    d->contacts[pair->contact_start].f_W = tch_v3_add(d->contacts[pair->contact_start].f_W, total);
 }
 
 /* D -= c J Jᵀ for J = (t, r × t): a damper c along unit t at r from the wrench's point. */
@@ -942,38 +969,38 @@ static void subtract_damper(tch_real c, tch_vec3 t, tch_vec3 r, tch_real D[6][6]
     }
 }
 
-/* The friction of each polygon's point (pressure_friction) as the regularized Coulomb law of
- * eq. 7, f = -μ F_n v_t / s with s = √(|v_t|² + v_s²), linearized in the slip v_t of the
- * point: ∂f/∂v_t = -(μ F_n / s) (1 - v_t v_tᵀ / s²) in the tangent plane, the damper
- * μ F_n / v_s of a held point and μ F_n / |v_t| across the slip of a sliding one. Added to the
- * local D about o. The friction itself stays the semi-implicit solve; what the implicit step
- * needs is its stiffness: without it the step's correction for the normal springs (a block
- * kept from tilting) undid part of what friction predicted, and a 50-block stack crept
- * sideways at 1 mm/s (docs/contact-pressure.md, "Implicit integration"). */
+/* The dampers of regularized_pair_friction added to the local D about o. */
 static void add_friction_dampers(const tch_model* m, const tch_data* d,
                                  const tch_pair_result* pair, tch_vec3 o, tch_real D[6][6]) {
     for (int i = 0; i < pair->polygon_count; ++i) {
-        const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
-        tch_vec3 centre;
-        tch_real area, pressure;
-        polygon_load(d, poly, &centre, &area, &pressure);
-        tch_vec3 v = tch_v3_sub(tch_contact_point_velocity(m, d, pair->geom_b, centre),
-                                tch_contact_point_velocity(m, d, pair->geom_a, centre));
-        tch_vec3 slip = tch_v3_madd(v, -tch_v3_dot(v, poly->n_W), poly->n_W);
-        tch_real speed = tch_v3_norm(slip), v_s = pair->params.stiction_velocity;
-        tch_real s = sqrt(speed * speed + v_s * v_s);
-        tch_real c = tch_friction_coefficient(&pair->params, speed) * pressure * area / s;
-        tch_vec3 along, across;
-        if (speed > 0) {
-            along = tch_v3_scale(slip, 1 / speed);
-            across = tch_v3_cross(poly->n_W, along);
-        } else {
-            tch_v3_basis(poly->n_W, &along, &across);
-        }
-        tch_vec3 r = tch_v3_sub(centre, o);
-        subtract_damper(c * v_s * v_s / (s * s), along, r, D);
-        subtract_damper(c, across, r, D);
+        regularized_friction f = polygon_friction(m, d, pair, &d->polygons[pair->polygon_start + i]);
+        tch_vec3 t1, t2, r = tch_v3_sub(f.centre, o);
+        tch_v3_basis(f.normal, &t1, &t2);
+        subtract_damper(f.c, t1, r, D);
+        subtract_damper(f.c, t2, r, D);
     }
+}
+
+/* With the implicit integrator, each pair's regularized friction; else the evaluation's first
+ * pressure pair solves the friction of all of them semi-implicitly, and when that fails for
+ * want of memory each pair solves its own (if it can have the memory). */
+static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context* ctx,
+                              tch_velocity_prediction* pred) {
+    tch_pair_result* pair = ctx->pair;
+    pressure_scratch* s = ctx->scratch;
+    if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+        regularized_pair_friction(m, d, pair);
+        return;
+    }
+    if (first_pressure_pair(d, pair)) {
+        s->solved_together = solve_all_pairs(m, d, pred, s);
+    }
+    if (s->solved_together || reserve_friction(s, pair->polygon_count, 0) != 0) {
+        return;
+    }
+    int n = gather_friction_points(m, d, pred, pair, s->friction);
+    tch_friction_relax(pred, s->friction, n);
+    apply_friction(m, d, pair, s->friction, n);
 }
 
 /* The normal tractions' stiffness and damping over the patch (tch_pressure_surface_jacobian,
