@@ -67,12 +67,6 @@ typedef struct pair_linear {
     tch_real K[6][6], D[6][6];
 } pair_linear;
 
-/* One pair's points in the scratch's friction points. */
-typedef struct friction_range {
-    tch_pair_result* pair;
-    int start, count;
-} friction_range;
-
 /* Working memory of one data. */
 typedef struct pressure_scratch {
     pair_work single;               /* the pair computed in pair_geometry itself */
@@ -82,12 +76,8 @@ typedef struct pressure_scratch {
     int prepared_capacity;
     int prepared_count;             /* of this evaluation (0: none) */
     int prepared_next;              /* the one the next pair_geometry call should take */
-    tch_friction_point* friction;   /* one per polygon of the evaluation's pressure pairs */
-    tch_real (*previous)[2];        /* [friction_capacity] a point's force before a sweep */
+    tch_friction_point* friction;   /* one per polygon of the pair being solved */
     int friction_capacity;
-    friction_range* ranges;         /* each pressure pair's points in `friction` */
-    int range_capacity;
-    int solved_together;            /* 1: this evaluation's first pair solved them all */
     pair_linear* linear;            /* by pair result of the evaluation (implicit integrator) */
     int linear_capacity;
 } pressure_scratch;
@@ -784,136 +774,6 @@ static void polygon_load(const tch_data* d, const tch_contact_polygon* poly, tch
     *pressure = mean / poly->vertex_count;
 }
 
-/* Pair `pair`'s friction points, one per polygon at its centroid carrying mean pressure ×
- * area, into points[]; returns their count. @pre room for pair->polygon_count points. */
-static int gather_friction_points(const tch_model* m, const tch_data* d,
-                                  const tch_velocity_prediction* pred,
-                                  const tch_pair_result* pair, tch_friction_point* points) {
-    int n = 0;
-    for (int i = 0; i < pair->polygon_count; ++i) {
-        const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
-        tch_vec3 centre;
-        tch_real area, pressure;
-        polygon_load(d, poly, &centre, &area, &pressure);
-        tch_vec3 v = tch_v3_sub(tch_contact_point_velocity(m, d, pair->geom_b, centre),
-                                tch_contact_point_velocity(m, d, pair->geom_a, centre));
-        tch_real slip = tch_v3_norm(tch_v3_madd(v, -tch_v3_dot(v, poly->n_W), poly->n_W));
-        tch_real limit = tch_friction_coefficient(&pair->params, slip) * pressure * area;
-        if (limit > 0) {
-            tch_friction_point_init(m, d, pred, pair, centre, poly->n_W, limit, &points[n++]);
-        }
-    }
-    return n;
-}
-
-/* Applies the solved points of `pair` and adds their sum to its contact's force. */
-static void apply_friction(const tch_model* m, tch_data* d, tch_pair_result* pair,
-                           const tch_friction_point* points, int count) {
-    tch_friction_apply(m, d, pair, points, count);
-    tch_vec3 total = tch_v3_zero();
-    for (int i = 0; i < count; ++i) {
-        total = tch_v3_add(total, tch_friction_point_force(&points[i]));
-    }
-    d->contacts[pair->contact_start].f_W = tch_v3_add(d->contacts[pair->contact_start].f_W, total);
-}
-
-/* Room for `points` friction points (and their previous forces) and `pairs` pair ranges, kept
- * and grown only. -1 when out of memory. */
-static int reserve_friction(pressure_scratch* s, int points, int pairs) {
-    if (points > s->friction_capacity) {
-        tch_friction_point* grown = realloc(s->friction, (size_t)points * sizeof *grown);
-        s->friction = grown ? grown : s->friction;
-        tch_real(*previous)[2] = realloc(s->previous, (size_t)points * sizeof *previous);
-        s->previous = previous ? previous : s->previous;
-        if (!grown || !previous) {
-            return -1;
-        }
-        s->friction_capacity = points;
-    }
-    if (pairs > s->range_capacity) {
-        friction_range* grown = realloc(s->ranges, (size_t)pairs * sizeof *grown);
-        if (!grown) {
-            return -1;
-        }
-        s->ranges = grown;
-        s->range_capacity = pairs;
-    }
-    return 0;
-}
-
-/* Block Gauss-Seidel over the pressure pairs of the evaluation: each sweep relaxes every
- * pair's points (tch_friction_relax) against predictions that hold every other pair's latest
- * friction, until no point's force changes by more than 1e-6 of the largest Coulomb bound or
- * FRICTION_SWEEPS sweeps. Solving the pairs one after the other instead leaves the pairs that
- * share a body pushing along the slip the later ones make (positive work: a 50-block stack
- * turned and slid at 1 cm/s after 10 s; docs/contact-pressure.md, "Friction"). */
-enum { FRICTION_SWEEPS = 4 };
-
-static void relax_together(tch_velocity_prediction* pred, pressure_scratch* s, int pairs,
-                           int points) {
-    tch_real bound = 0;
-    for (int i = 0; i < points; ++i) {
-        bound = fmax(bound, s->friction[i].limit);
-    }
-    for (int sweep = 0; sweep < FRICTION_SWEEPS; ++sweep) {
-        for (int i = 0; i < points; ++i) {
-            s->previous[i][0] = s->friction[i].f1, s->previous[i][1] = s->friction[i].f2;
-        }
-        for (int j = 0; j < pairs; ++j) {
-            tch_friction_relax(pred, s->friction + s->ranges[j].start, s->ranges[j].count);
-        }
-        tch_real change = 0;
-        for (int i = 0; i < points; ++i) {
-            change = fmax(change, hypot(s->friction[i].f1 - s->previous[i][0],
-                                        s->friction[i].f2 - s->previous[i][1]));
-        }
-        if (change <= 1e-6 * bound || pairs == 1) {
-            break;
-        }
-    }
-}
-
-/* Coulomb friction over the patches of every pressure pair of the evaluation, solved together
- * semi-implicitly like the point model's (contact/friction.h): a held body stops exactly, and
- * the spread of the points over a patch gives the scrubbing torque. 0 when out of memory. */
-static int solve_all_pairs(const tch_model* m, tch_data* d, tch_velocity_prediction* pred,
-                           pressure_scratch* s) {
-    int pairs = 0, polygons = 0;
-    for (int i = 0; i < d->pair_result_count; ++i) {
-        if (d->pair_results[i].model == TCH_CONTACT_PRESSURE) {
-            pairs++;
-            polygons += d->pair_results[i].polygon_count;
-        }
-    }
-    if (reserve_friction(s, polygons > 0 ? polygons : 1, pairs) != 0) {
-        return 0;
-    }
-    int j = 0, n = 0;
-    for (int i = 0; i < d->pair_result_count; ++i) {
-        tch_pair_result* pair = &d->pair_results[i];
-        if (pair->model == TCH_CONTACT_PRESSURE) {
-            int count = gather_friction_points(m, d, pred, pair, s->friction + n);
-            s->ranges[j++] = (friction_range){pair, n, count};
-            n += count;
-        }
-    }
-    relax_together(pred, s, pairs, n);
-    for (j = 0; j < pairs; ++j) {
-        const friction_range* r = &s->ranges[j];
-        apply_friction(m, d, r->pair, s->friction + r->start, r->count);
-    }
-    return 1;
-}
-
-static int first_pressure_pair(const tch_data* d, const tch_pair_result* pair) {
-    for (int i = 0; i < d->pair_result_count; ++i) {
-        if (d->pair_results[i].model == TCH_CONTACT_PRESSURE) {
-            return &d->pair_results[i] == pair;
-        }
-    }
-    return 0;
-}
-
 /* The regularized Coulomb friction of eq. 7 on one polygon of a pair, lumped at its centroid
  * with the load F_n = mean pressure × area: f = -c v_t with c = μ F_n / s,
  * s = √(|v_t|² + v_s²), for the slip v_t of b over a there. */
@@ -981,9 +841,11 @@ static void add_friction_dampers(const tch_model* m, const tch_data* d,
     }
 }
 
-/* With the implicit integrator, each pair's regularized friction; else the evaluation's first
- * pressure pair solves the friction of all of them semi-implicitly, and when that fails for
- * want of memory each pair solves its own (if it can have the memory). */
+/* Coulomb friction over the patch, one friction point per polygon at its centroid carrying
+ * mean pressure × area. With the implicit integrator, the regularized law integrated
+ * implicitly (regularized_pair_friction); else solved semi-implicitly like the point model's
+ * (contact/friction.h): a held body stops exactly, and the spread of the points gives the
+ * scrubbing torque. */
 static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context* ctx,
                               tch_velocity_prediction* pred) {
     tch_pair_result* pair = ctx->pair;
@@ -992,15 +854,35 @@ static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context*
         regularized_pair_friction(m, d, pair);
         return;
     }
-    if (first_pressure_pair(d, pair)) {
-        s->solved_together = solve_all_pairs(m, d, pred, s);
+    if (pair->polygon_count > s->friction_capacity) {
+        tch_friction_point* grown =
+            realloc(s->friction, (size_t)pair->polygon_count * sizeof *grown);
+        if (!grown) {
+            return; /* no memory for friction this step: the normal forces stand */
+        }
+        s->friction = grown;
+        s->friction_capacity = pair->polygon_count;
     }
-    if (s->solved_together || reserve_friction(s, pair->polygon_count, 0) != 0) {
-        return;
+    int n = 0;
+    for (int i = 0; i < pair->polygon_count; ++i) {
+        const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
+        tch_vec3 centre;
+        tch_real area, pressure;
+        polygon_load(d, poly, &centre, &area, &pressure);
+        tch_vec3 v = tch_v3_sub(tch_contact_point_velocity(m, d, pair->geom_b, centre),
+                                tch_contact_point_velocity(m, d, pair->geom_a, centre));
+        tch_real slip = tch_v3_norm(tch_v3_madd(v, -tch_v3_dot(v, poly->n_W), poly->n_W));
+        tch_real limit = tch_friction_coefficient(&pair->params, slip) * pressure * area;
+        if (limit > 0) {
+            tch_friction_point_init(m, d, pred, pair, centre, poly->n_W, limit, &s->friction[n++]);
+        }
     }
-    int n = gather_friction_points(m, d, pred, pair, s->friction);
-    tch_friction_relax(pred, s->friction, n);
-    apply_friction(m, d, pair, s->friction, n);
+    tch_friction_solve(m, d, pred, pair, s->friction, n);
+    tch_vec3 total = tch_v3_zero();
+    for (int i = 0; i < n; ++i) {
+        total = tch_v3_add(total, tch_friction_point_force(&s->friction[i]));
+    }
+    d->contacts[pair->contact_start].f_W = tch_v3_add(d->contacts[pair->contact_start].f_W, total);
 }
 
 /* The normal tractions' stiffness and damping over the patch (tch_pressure_surface_jacobian,
@@ -1049,8 +931,6 @@ static void pressure_scratch_destroy(void* scratch) {
         free(s->prepared);
         tch_workers_destroy(s->workers);
         free(s->friction);
-        free(s->previous);
-        free(s->ranges);
         free(s->linear);
         free(s);
     }

@@ -90,6 +90,24 @@ static int quadrature_points(tch_pressure_quadrature rule, const tch_vec3 x[3],
     return 3;
 }
 
+/* The quadrature points of fan triangle i of a polygon (tch_pressure_fan_triangle): positions,
+ * pressures and weights (the triangle's area, signed by the polygon's normal, shared among
+ * them); returns their count. */
+static int fan_quadrature(const tch_pressure_surface* surface, const tch_pressure_polygon* polygon,
+                          int i, tch_pressure_quadrature rule, tch_vec3 qx[3], tch_real qp[3],
+                          tch_real weight[3]) {
+    tch_vec3 x[3];
+    tch_real p[3];
+    tch_pressure_fan_triangle(surface, polygon, i, x, p);
+    tch_real area = tch_v3_dot(tch_v3_cross(tch_v3_sub(x[1], x[0]), tch_v3_sub(x[2], x[0])),
+                               polygon->normal_A) / 2;
+    int count = quadrature_points(rule, x, p, qx, qp, weight);
+    for (int q = 0; q < count; ++q) {
+        weight[q] *= area;
+    }
+    return count;
+}
+
 static tch_vec3 motion_velocity(const tch_pressure_motion* motion, tch_vec3 x) {
     if (motion == NULL) {
         return tch_v3_zero();
@@ -111,17 +129,14 @@ tch_status tch_pressure_wrench(const tch_pressure_surface* surface,
         const tch_pressure_polygon* polygon = &surface->polygons[k];
         tch_vec3 n = polygon->normal_A;
         for (int i = 0; i < polygon->count; ++i) {
-            tch_vec3 x[3], qx[3];
-            tch_real p[3], qp[3], weight[3];
-            tch_pressure_fan_triangle(surface, polygon, i, x, p);
+            tch_vec3 qx[3];
+            tch_real qp[3], weight[3];
             /* eq. 8 over the fan triangle (Fig. 5) */
-            tch_real area = tch_v3_dot(tch_v3_cross(tch_v3_sub(x[1], x[0]),
-                                                    tch_v3_sub(x[2], x[0])), n) / 2;
-            int count = quadrature_points(params->quadrature, x, p, qx, qp, weight);
+            int count = fan_quadrature(surface, polygon, i, params->quadrature, qx, qp, weight);
             for (int q = 0; q < count; ++q) {
                 tch_vec3 T = tch_pressure_traction(qp[q], n, motion_velocity(motion, qx[q]),
                                                    params);
-                tch_real w = weight[q] * area;
+                tch_real w = weight[q];
                 sum.force = tch_v3_madd(sum.force, w, T);
                 sum.moment = tch_v3_madd(sum.moment, w, tch_v3_cross(qx[q], T));
             }
@@ -221,20 +236,17 @@ void tch_pressure_surface_jacobian(const tch_pressure_surface* surface,
         tch_real stiffness = tch_pressure_polygon_stiffness(a, b, polygon);
         area_moments spring = {0}, damper = {0};
         for (int i = 0; i < polygon->count; ++i) {
-            tch_vec3 x[3], qx[3];
-            tch_real p[3], qp[3], weight[3];
-            tch_pressure_fan_triangle(surface, polygon, i, x, p);
-            tch_real area = tch_v3_dot(tch_v3_cross(tch_v3_sub(x[1], x[0]),
-                                                    tch_v3_sub(x[2], x[0])), n) / 2;
-            int count = quadrature_points(TCH_PRESSURE_QUADRATURE_THREE_POINT, x, p, qx, qp,
-                                          weight);
+            tch_vec3 qx[3];
+            tch_real qp[3], weight[3];
+            int count = fan_quadrature(surface, polygon, i, TCH_PRESSURE_QUADRATURE_THREE_POINT,
+                                       qx, qp, weight);
             for (int q = 0; q < count; ++q) {
                 /* p = p₀ (1 - χ v_n)⁺ (eqs. 2-3): ∂p/∂(approach) = k (1 - χ v_n),
                  * ∂p/∂v_n = -χ p₀ */
                 tch_real rate = 1 - dissipation * tch_v3_dot(motion_velocity(motion, qx[q]), n);
                 if (rate > 0) {
                     tch_vec3 r = tch_v3_sub(qx[q], o);
-                    tch_real w = weight[q] * area;
+                    tch_real w = weight[q];
                     add_moments(&spring, w * stiffness * rate, r);
                     add_moments(&damper, w * dissipation * qp[q], r);
                 }
