@@ -811,7 +811,8 @@ static regularized_friction polygon_friction(const tch_model* m, const tch_data*
 static void regularized_pair_friction(const tch_model* m, tch_data* d, tch_pair_result* pair) {
     tch_vec3 total = tch_v3_zero();
     for (int i = 0; i < pair->polygon_count; ++i) {
-        regularized_friction f = polygon_friction(m, d, pair, &d->polygons[pair->polygon_start + i]);
+        const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
+        regularized_friction f = polygon_friction(m, d, pair, poly);
         tch_contact_apply_force(m, d, pair, f.centre, f.force);
         total = tch_v3_add(total, f.force);
     }
@@ -833,7 +834,8 @@ static void subtract_damper(tch_real c, tch_vec3 t, tch_vec3 r, tch_real D[6][6]
 static void add_friction_dampers(const tch_model* m, const tch_data* d,
                                  const tch_pair_result* pair, tch_vec3 o, tch_real D[6][6]) {
     for (int i = 0; i < pair->polygon_count; ++i) {
-        regularized_friction f = polygon_friction(m, d, pair, &d->polygons[pair->polygon_start + i]);
+        const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
+        regularized_friction f = polygon_friction(m, d, pair, poly);
         tch_vec3 t1, t2, r = tch_v3_sub(f.centre, o);
         tch_v3_basis(f.normal, &t1, &t2);
         subtract_damper(f.c, t1, r, D);
