@@ -8,13 +8,15 @@
  * 0.01 m from its centre of mass; the fingertips are compliant spheres (radius 20 mm,
  * E = 2e6 Pa, χ = 1 s/m, resolution 3 mm) welded to the world on either side along y,
  * pressed `squeeze` into the pencil (kinematic grasp); μ = 0.5, stiction speed v_s = 2e-3 m/s,
- * gravity 9.81 along -z, dt = v_s / (100 m/s) (the pressure model's friction is explicit and
- * regularized: its damping μ F / v_s needs a step below about m v_s / (μ F)).
+ * gravity 9.81 along -z, dt = v_s / (100 m/s) by default, the step of the recorded runs
+ * (--dt S sets it; --implicit takes the implicit integrator, whose friction is the
+ * regularized law integrated implicitly: docs/contact-pressure.md, "Implicit integration").
  * The `point` runs use the same scene with the point model, its stiffness chosen so that the
  * squeeze gives the same normal force as the pressure model's first step (linear law, damping
  * 2 N s/m, semi-implicit friction).
  *
- *     bench_pressure_pencil [seconds] [--stiction V] [--series FILE]     (default 0.5 s)
+ *     bench_pressure_pencil [seconds] [--stiction V] [--dt S] [--implicit] [--series FILE]
+ *                                                                      (default 0.5 s)
  *
  * stdout, one line per run: model,squeeze_mm,normal_force_N,moment_capacity_estimate_Nm,
  * gravity_moment_Nm,angle_at_0.1s,angle_at_end (rad, how far the free end has turned down),
@@ -36,6 +38,7 @@ static const double pencil_radius = 0.004, pencil_half = 0.075, pencil_mass = 0.
 /* The run's settings from the command line. */
 typedef struct settings {
     double seconds, stiction, dt;
+    tch_integrator integrator;
     FILE* series;
 } settings;
 
@@ -80,6 +83,7 @@ static tch_model* pencil_scene(tch_contact_model model, double squeeze, double s
     tch_spec* spec = tch_spec_create();
     tch_option_def opt = tch_option_def_default();
     opt.timestep = set->dt;
+    opt.integrator = set->integrator;
     opt.gravity = (tch_vec3){0, 0, -gravity};
     opt.contact.model = model;
     tch_spec_set_option(spec, &opt, NULL);
@@ -171,7 +175,7 @@ static void print_run(const char* model, double squeeze, const run_result* r) {
 }
 
 int main(int argc, char** argv) {
-    settings set = {.seconds = 0.5, .stiction = 2e-3, .series = NULL};
+    settings set = {.seconds = 0.5, .stiction = 2e-3, .dt = 0, .series = NULL};
     for (int i = 1; i < argc; ++i) {
         if (strcmp(argv[i], "--series") == 0 && i + 1 < argc) {
             set.series = fopen(argv[++i], "w");
@@ -179,13 +183,18 @@ int main(int argc, char** argv) {
                 fprintf(set.series, "model,squeeze_mm,t,angle\n");
         } else if (strcmp(argv[i], "--stiction") == 0 && i + 1 < argc) {
             set.stiction = atof(argv[++i]);
+        } else if (strcmp(argv[i], "--dt") == 0 && i + 1 < argc) {
+            set.dt = atof(argv[++i]);
+        } else if (strcmp(argv[i], "--implicit") == 0) {
+            set.integrator = TCH_INTEGRATOR_IMPLICIT;
         } else {
             set.seconds = atof(argv[i]);
         }
     }
-    set.dt = set.stiction / 100;
+    set.dt = set.dt > 0 ? set.dt : set.stiction / 100;
     pb_print_run_header("bench_pressure_pencil");
-    printf("# stiction speed %g m/s, dt %g s\n", set.stiction, set.dt);
+    printf("# stiction speed %g m/s, dt %g s, %s\n", set.stiction, set.dt,
+           tch_integrator_description(set.integrator));
     printf("model,squeeze_mm,normal_force_N,moment_capacity_estimate_Nm,gravity_moment_Nm,"
            "angle_at_0.1s,angle_at_end,spin_at_end,drop_mm,us_per_step\n");
     static const double squeezes[2] = {0.7e-3, 1.2e-3};

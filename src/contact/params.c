@@ -122,6 +122,9 @@ static void resolve_into(const tch_model* model, tch_contact_params* c, int geom
     tch_real mass = stiffness_derived || damping_derived
                         ? tch_contact_pair_mass(model, geom_a, geom_b)
                         : NAN; /* only derived values need it */
+    if (isnan(c->dissipation)) { /* the pressure model's default material dissipates */
+        c->dissipation = c->model == TCH_CONTACT_PRESSURE ? TCH_PRESSURE_DEFAULT_DISSIPATION : 0;
+    }
     if (stiffness_derived) {
         c->stiffness = derived_stiffness(model, c->law, c->exponent, mass);
     }

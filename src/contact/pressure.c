@@ -57,7 +57,15 @@ typedef struct pair_work {
     int box_triangles[12][3];
     tch_bvh box_bvh;
     tch_rigid_plane box_planes[6];
+    tch_real lowered;               /* how far half_space_box lowered the plane, m (0: not) */
 } pair_work;
+
+/* A pair's wrench linearized by tch_pressure_surface_jacobian, world axes, about its contact
+ * point, for the linearize op (which runs after the forces stage, when the surface is gone). */
+typedef struct pair_linear {
+    int geom_a, geom_b;
+    tch_real K[6][6], D[6][6];
+} pair_linear;
 
 /* Working memory of one data. */
 typedef struct pressure_scratch {
@@ -70,6 +78,8 @@ typedef struct pressure_scratch {
     int prepared_next;              /* the one the next pair_geometry call should take */
     tch_friction_point* friction;   /* one per polygon of the pair being solved */
     int friction_capacity;
+    pair_linear* linear;            /* by pair result of the evaluation (implicit integrator) */
+    int linear_capacity;
 } pressure_scratch;
 
 int tch_pressure_geom_is_rigid(const tch_model* m, int g) {
@@ -87,18 +97,20 @@ static tch_real geom_param(const tch_model* m, int g, tch_real value, tch_real f
 
 /* ---- compile: compliant bodies ---- */
 
-/* The modulus a compliant geom gets when nobody sets one. As for the point model's stiffness
- * (docs/contact-point.md), the contact should ring with a period of 25 steps: a body of mass m
- * and size L pressed by a depth d meets a force about E L d (the patch grows with depth for
- * round bodies, is L wide for flat ones), so E = m (2π / 25 h)² / L. Geoms of static bodies
- * take TCH_PRESSURE_DEFAULT_MODULUS. */
-static tch_real derived_modulus(const tch_model* m, int g) {
+/* The modulus a compliant geom gets when nobody sets one (pressure.h): the default material
+ * with the implicit integrator, and for a geom of a free body under an explicit one the
+ * smaller of that and a modulus whose contact rings over 25 steps, as the point model's
+ * derived stiffness (docs/contact-point.md): a body of mass m and size L pressed by a depth d
+ * meets a force about E L d (the patch grows with depth for round bodies, is L wide for flat
+ * ones), so E = m (2π / 25 h)² / L. */
+static tch_real default_modulus(const tch_model* m, int g) {
     int root = m->body_root[m->geom_body[g]];
-    if (root == 0) {
+    if (root == 0 || m->integrator == TCH_INTEGRATOR_IMPLICIT) {
         return TCH_PRESSURE_DEFAULT_MODULUS;
     }
     tch_real omega = 2 * TCH_PI / (25 * m->timestep);
-    return m->body_total_mass[root] * omega * omega / m->geom_rbound[g];
+    return fmin(TCH_PRESSURE_DEFAULT_MODULUS,
+                m->body_total_mass[root] * omega * omega / m->geom_rbound[g]);
 }
 
 /* ε for a mesh read without a field (sec. VI-A2, eq. 4): harmonic, 0 on the surface and 1 on
@@ -184,7 +196,7 @@ static tch_status build_compliant(const tch_model* m, int g, const char* file,
     pg->compliant = 1;
     pg->modulus = geom_param(m, g, m->geom_contact[g].modulus, m->contact_default.modulus);
     if (isnan(pg->modulus)) {
-        pg->modulus = derived_modulus(m, g);
+        pg->modulus = default_modulus(m, g);
     }
     tch_status s = make_compliant_mesh(m, g, file, &pg->mesh, err);
     if (s != TCH_OK) {
@@ -332,7 +344,11 @@ static void fill_box(pair_work* s, tch_vec3 lo, tch_vec3 hi, tch_aabb boxes[12])
 }
 
 /* The rigid half-space z <= 0 of a plane's frame as the closed box that holds a body of
- * bounding radius r centred at c (same intersection with the body), with its BVH and planes. */
+ * bounding radius r centred at c (same intersection with the body), with its BVH and planes.
+ * A body whose centre has gone below the plane (a step too long for it: a 1e-9 m sphere falls
+ * 2.5e-4 m in the first 5 ms step) meets the box's top through its centre instead: the
+ * surface and the force stay those of that depth, the deepest the field can tell, rather than
+ * vanishing once the body is wholly inside the half-space. */
 static tch_status half_space_box(pair_work* s, tch_vec3 c, tch_real r,
                                  tch_rigid_surface* out, tch_error* err) {
     tch_aabb boxes[12];
@@ -345,7 +361,9 @@ static tch_status half_space_box(pair_work* s, tch_vec3 c, tch_real r,
         st = tch_bvh_build(boxes, 12, &s->box_bvh, err);
     }
     tch_real pad = r + 1e-3;
-    tch_vec3 lo = {c.x - pad, c.y - pad, fmin(c.z, 0) - 2 * pad}, hi = {c.x + pad, c.y + pad, 0};
+    tch_real top = fmin(0, c.z);
+    s->lowered = -top;
+    tch_vec3 lo = {c.x - pad, c.y - pad, top - 2 * pad}, hi = {c.x + pad, c.y + pad, top};
     fill_box(s, lo, hi, boxes);
     if (st == TCH_OK) {
         tch_bvh_refit(&s->box_bvh, boxes);
@@ -378,22 +396,45 @@ static tch_pressure_motion relative_motion(const tch_model* m, const tch_data* d
                                  tch_q_inv_rotate(X_WF.q, tch_v3_sub(w_m, w_f))};
 }
 
+/* The two sides of a pair as the surface queries see them: `frame` compliant, `other`
+ * compliant or rigid (other_compliant 0). */
+typedef struct pressure_bodies {
+    int frame_geom, other_geom;
+    tch_pressure_body frame, other;
+    int other_compliant;
+} pressure_bodies;
+
+/* The other side as the queries take it: its body when compliant, else NULL. */
+static const tch_pressure_body* compliant_other(const pressure_bodies* bodies) {
+    return bodies->other_compliant ? &bodies->other : NULL;
+}
+
+static pressure_bodies pair_bodies(const tch_model* m, int frame, int other) {
+    const struct tch_pressure_geom* pf = &m->internal->pressure_geoms[frame];
+    const struct tch_pressure_geom* po = &m->internal->pressure_geoms[other];
+    pressure_bodies out = {.frame_geom = frame, .other_geom = other};
+    out.frame = (tch_pressure_body){&pf->mesh, &pf->bvh, pf->modulus};
+    out.other = (tch_pressure_body){&po->mesh, &po->bvh, po->modulus};
+    out.other_compliant = po->compliant;
+    return out;
+}
+
 /* The surface of compliant `c` against geom `o` (compliant or rigid) in c's frame. */
 static tch_status compute_surface(const tch_model* m, const tch_data* d, pair_work* s,
                                   int c, int o, tch_real* energy) {
     const struct tch_pressure_geom* pc = &pressure_geoms(m)[c];
     const struct tch_pressure_geom* po = &pressure_geoms(m)[o];
     tch_transform X_CO = tch_x_relative(d->geom_X_WG[c], d->geom_X_WG[o]);
-    tch_pressure_body body_c = {&pc->mesh, &pc->bvh, pc->modulus};
-    if (po->compliant) {
-        tch_pressure_body body_o = {&po->mesh, &po->bvh, po->modulus};
+    pressure_bodies bodies = pair_bodies(m, c, o);
+    const tch_pressure_body* body_c = &bodies.frame;
+    if (bodies.other_compliant) {
         tch_status st = tch_pressure_surface_compliant_ranged(
-            &body_c, (const tch_real(*)[2])pc->node_epsilon, &body_o,
+            body_c, (const tch_real(*)[2])pc->node_epsilon, &bodies.other,
             (const tch_real(*)[2])po->node_epsilon, X_CO, &s->surface, NULL);
         *energy = 0;
         return st == TCH_OK && d->contact_energy
-                   ? tch_pressure_energy_compliant_on(&body_c, &body_o, X_CO, s->surface.workers,
-                                                      energy, NULL)
+                   ? tch_pressure_energy_compliant_on(body_c, &bodies.other, X_CO,
+                                                      s->surface.workers, energy, NULL)
                    : st;
     }
     tch_rigid_surface rigid;
@@ -411,11 +452,11 @@ static tch_status compute_surface(const tch_model* m, const tch_data* d, pair_wo
         plane_count = hull_planes(&po->hull, planes);
     }
     if (st == TCH_OK) {
-        st = tch_pressure_surface_rigid(&body_c, &rigid, X_CO, &s->surface, NULL);
+        st = tch_pressure_surface_rigid(body_c, &rigid, X_CO, &s->surface, NULL);
     }
     *energy = 0;
     if (st == TCH_OK && plane_count > 0 && d->contact_energy) {
-        st = tch_pressure_energy_rigid_convex(&body_c, planes, plane_count, X_CO, energy, NULL);
+        st = tch_pressure_energy_rigid_convex(body_c, planes, plane_count, X_CO, energy, NULL);
     }
     return st;
 }
@@ -432,14 +473,18 @@ static tch_pressure_traction_params traction_params(const tch_model* m, const tc
     tch_pressure_traction_params t = tch_pressure_traction_params_default();
     t.dissipation = chi;
     t.friction = 0; /* friction is solved semi-implicitly over the patch (pressure_friction) */
+    /* exact for the static moment: with the centroid rule the coarse fan triangles of a box's
+     * face lost most of the face's resistance to tilting (∫ x² dA within each triangle) */
+    t.quadrature = TCH_PRESSURE_QUADRATURE_THREE_POINT;
     t.stiction_speed = p->stiction_velocity;
     return t;
 }
 
 /* The surface's polygons, in world, appended as the pair's patch; one contact point at the
- * centre of the surface. `flip` when the surface was computed from B's side. */
+ * centre of the surface with the surface's deepest overlap as its depth. `flip` when the
+ * surface was computed from B's side. */
 static int append_patch(tch_data* d, tch_pair_result* pair, const tch_pressure_surface* surf,
-                        tch_transform X_WF, int flip) {
+                        tch_transform X_WF, int flip, tch_real depth) {
     if (tch_contact_reserve(d, 1, surf->polygon_count, surf->vertex_count) != 0) {
         return -1;
     }
@@ -460,7 +505,7 @@ static int append_patch(tch_data* d, tch_pair_result* pair, const tch_pressure_s
     centre = tch_x_apply(X_WF, tch_v3_scale(centre, 1 / surf->total_area));
     d->contacts[d->contact_count++] =
         (tch_contact){pair->geom_a, pair->geom_b, pair->model, centre, tch_v3_normalize(normal),
-                      0, tch_v3_zero()};
+                      depth, tch_v3_zero()};
     pair->contact_count = 1;
     pair->polygon_count = surf->polygon_count;
     pair->area = surf->total_area;
@@ -494,6 +539,7 @@ static void compute_pair(const tch_model* m, const tch_data* d, const tch_pair_p
     int frame = flip ? b : a, other = flip ? a : b;
     work->surface.workers = workers;
     work->energy = 0;
+    work->lowered = 0;
     work->touching = compute_surface(m, d, work, frame, other, &work->energy) == TCH_OK &&
                      work->surface.polygon_count > 0;
     if (work->touching) {
@@ -515,6 +561,72 @@ static pair_work* take_prepared(pressure_scratch* s, int a, int b) {
     }
     s->prepared_next++;
     return work;
+}
+
+/* R L Rᵀ for each 3x3 block of a 6x6 L: frame axes to world. */
+static void rotate_blocks(const tch_real L[6][6], tch_mat3 R, tch_real out[6][6]) {
+    for (int bi = 0; bi < 2; ++bi) {
+        for (int bj = 0; bj < 2; ++bj) {
+            tch_mat3 block;
+            for (int i = 0; i < 3; ++i) {
+                for (int j = 0; j < 3; ++j) {
+                    block.m[i][j] = L[3 * bi + i][3 * bj + j];
+                }
+            }
+            block = tch_m3_mul(tch_m3_mul(R, block), tch_m3_transpose(R));
+            for (int i = 0; i < 3; ++i) {
+                for (int j = 0; j < 3; ++j) {
+                    out[3 * bi + i][3 * bj + j] = block.m[i][j];
+                }
+            }
+        }
+    }
+}
+
+/* Makes room for the linearization of pair result `index` (kept, grown only). -1 when out of
+ * memory. */
+static int reserve_linear(pressure_scratch* s, int index) {
+    if (index < s->linear_capacity) {
+        return 0;
+    }
+    int capacity = 2 * index + 8;
+    pair_linear* grown = realloc(s->linear, (size_t)capacity * sizeof *grown);
+    if (!grown) {
+        return -1;
+    }
+    s->linear = grown;
+    s->linear_capacity = capacity;
+    return 0;
+}
+
+/* The wrench of pair result `index` linearized about its contact point (the one append_patch
+ * just wrote), its stiffness scaled by stiffness_scale, into the scratch for
+ * pressure_linearize. -1 when out of memory. */
+static int linearize_surface(const tch_model* m, const tch_data* d, pressure_scratch* s,
+                             int index, const tch_pressure_surface* surface,
+                             const pressure_bodies* bodies, tch_real stiffness_scale) {
+    if (reserve_linear(s, index) != 0) {
+        return -1;
+    }
+    const tch_pair_result* pair = &d->pair_results[index];
+    tch_transform X_WF = d->geom_X_WG[bodies->frame_geom];
+    tch_vec3 o_F = tch_x_apply(tch_x_inverse(X_WF), d->contacts[pair->contact_start].p_W);
+    tch_pressure_motion motion = relative_motion(m, d, bodies->frame_geom, bodies->other_geom);
+    tch_real chi = traction_params(m, &pair->params, pair->geom_a, pair->geom_b).dissipation;
+    tch_pressure_jacobian local;
+    tch_pressure_surface_jacobian(surface, &bodies->frame, compliant_other(bodies), chi, &motion,
+                                  o_F, &local);
+    pair_linear* out = &s->linear[index];
+    out->geom_a = pair->geom_a, out->geom_b = pair->geom_b;
+    tch_mat3 R = tch_q_to_mat3(X_WF.q);
+    for (int i = 0; i < 6; ++i) {
+        for (int j = 0; j < 6; ++j) {
+            local.K[i][j] *= stiffness_scale;
+        }
+    }
+    rotate_blocks((const tch_real(*)[6])local.K, R, out->K);
+    rotate_blocks((const tch_real(*)[6])local.D, R, out->D);
+    return 0;
 }
 
 static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
@@ -540,7 +652,21 @@ static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
     state->f_W = tch_v3_scale(tch_q_rotate(X_WF.q, work->wrench.force), sign);
     state->m_W = tch_v3_scale(tch_q_rotate(X_WF.q, work->wrench.moment), sign);
     pair->elastic_energy = work->energy;
-    return append_patch(d, pair, &work->surface, X_WF, flip) == 0 ? 1 : -1;
+    pressure_bodies bodies = pair_bodies(m, flip ? b : a, flip ? a : b);
+    tch_real field_depth =
+        tch_pressure_surface_depth(&work->surface, &bodies.frame, compliant_other(&bodies));
+    if (append_patch(d, pair, &work->surface, X_WF, flip, field_depth + work->lowered) != 0) {
+        return -1;
+    }
+    int index = (int)(pair - d->pair_results);
+    /* past a lowered plane the force no longer grows: the stiffness is the secant's, which
+     * lifts the body back to the plane in about one step */
+    tch_real secant = field_depth > 0 ? field_depth / (field_depth + work->lowered) : 1;
+    if (m->integrator == TCH_INTEGRATOR_IMPLICIT &&
+        linearize_surface(m, d, s, index, &work->surface, &bodies, secant) != 0) {
+        return -1;
+    }
+    return 1;
 }
 
 /* ---- pairs prepared on the pool ---- */
@@ -654,13 +780,88 @@ static void polygon_load(const tch_data* d, const tch_contact_polygon* poly, tch
     *pressure = mean / poly->vertex_count;
 }
 
+/* The regularized Coulomb friction of eq. 7 on one polygon of a pair, lumped at its centroid
+ * with the load F_n = mean pressure × area: f = -c v_t with c = μ F_n / s,
+ * s = √(|v_t|² + v_s²), for the slip v_t of b over a there. */
+typedef struct regularized_friction {
+    tch_vec3 centre, force, normal;
+    tch_real c; /* N s/m */
+} regularized_friction;
+
+static regularized_friction polygon_friction(const tch_model* m, const tch_data* d,
+                                             const tch_pair_result* pair,
+                                             const tch_contact_polygon* poly) {
+    regularized_friction f = {.normal = poly->n_W};
+    tch_real area, pressure;
+    polygon_load(d, poly, &f.centre, &area, &pressure);
+    tch_vec3 v = tch_v3_sub(tch_contact_point_velocity(m, d, pair->geom_b, f.centre),
+                            tch_contact_point_velocity(m, d, pair->geom_a, f.centre));
+    tch_vec3 slip = tch_v3_madd(v, -tch_v3_dot(v, poly->n_W), poly->n_W);
+    tch_real speed = tch_v3_norm(slip), v_s = pair->params.stiction_velocity;
+    f.c = tch_friction_coefficient(&pair->params, speed) * pressure * area /
+          sqrt(speed * speed + v_s * v_s);
+    f.force = tch_v3_scale(slip, -f.c);
+    return f;
+}
+
+/* With the implicit integrator, friction is the regularized law at the current slip, applied
+ * as a force, and its secant c (the force over the slip) is a damper of the implicit step
+ * across the whole tangent plane (pressure_linearize): the step's slip is then
+ * v⁺ = (m v + h F) / (m + h c) for a driving force F, so a held body creeps at F v_s / (μ F_n),
+ * a sliding one slows by h μ F_n / m per step, and no step reverses the slip however large the
+ * load (the derivative along a fast slip, μ F_n v_s² / s³, would leave nearly all of μ F_n
+ * explicit: an impact at 4 m/s threw a box sideways). The semi-implicit solve of the explicit
+ * integrators does not combine with the implicit step: its correction for the normal springs
+ * (a block kept from tilting) undid part of the slip the solve had stopped, and a 50-block
+ * stack crept sideways at 1 mm/s. */
+static void regularized_pair_friction(const tch_model* m, tch_data* d, tch_pair_result* pair) {
+    tch_vec3 total = tch_v3_zero();
+    for (int i = 0; i < pair->polygon_count; ++i) {
+        const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
+        regularized_friction f = polygon_friction(m, d, pair, poly);
+        tch_contact_apply_force(m, d, pair, f.centre, f.force);
+        total = tch_v3_add(total, f.force);
+    }
+    d->contacts[pair->contact_start].f_W = tch_v3_add(d->contacts[pair->contact_start].f_W, total);
+}
+
+/* D -= c J Jᵀ for J = (t, r × t): a damper c along unit t at r from the wrench's point. */
+static void subtract_damper(tch_real c, tch_vec3 t, tch_vec3 r, tch_real D[6][6]) {
+    tch_vec3 rt = tch_v3_cross(r, t);
+    tch_real J[6] = {t.x, t.y, t.z, rt.x, rt.y, rt.z};
+    for (int i = 0; i < 6; ++i) {
+        for (int j = 0; j < 6; ++j) {
+            D[i][j] -= c * J[i] * J[j];
+        }
+    }
+}
+
+/* The dampers of regularized_pair_friction added to the local D about o. */
+static void add_friction_dampers(const tch_model* m, const tch_data* d,
+                                 const tch_pair_result* pair, tch_vec3 o, tch_real D[6][6]) {
+    for (int i = 0; i < pair->polygon_count; ++i) {
+        const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
+        regularized_friction f = polygon_friction(m, d, pair, poly);
+        tch_vec3 t1, t2, r = tch_v3_sub(f.centre, o);
+        tch_v3_basis(f.normal, &t1, &t2);
+        subtract_damper(f.c, t1, r, D);
+        subtract_damper(f.c, t2, r, D);
+    }
+}
+
 /* Coulomb friction over the patch, one friction point per polygon at its centroid carrying
- * mean pressure × area, solved semi-implicitly like the point model's (contact/friction.h): a
- * held body stops exactly, and the spread of the points gives the scrubbing torque. */
+ * mean pressure × area. With the implicit integrator, the regularized law integrated
+ * implicitly (regularized_pair_friction); else solved semi-implicitly like the point model's
+ * (contact/friction.h): a held body stops exactly, and the spread of the points gives the
+ * scrubbing torque. */
 static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context* ctx,
                               tch_velocity_prediction* pred) {
     tch_pair_result* pair = ctx->pair;
     pressure_scratch* s = ctx->scratch;
+    if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+        regularized_pair_friction(m, d, pair);
+        return;
+    }
     if (pair->polygon_count > s->friction_capacity) {
         tch_friction_point* grown =
             realloc(s->friction, (size_t)pair->polygon_count * sizeof *grown);
@@ -692,6 +893,28 @@ static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context*
     d->contacts[pair->contact_start].f_W = tch_v3_add(d->contacts[pair->contact_start].f_W, total);
 }
 
+/* The normal tractions' stiffness and damping over the patch (tch_pressure_surface_jacobian,
+ * kept by pressure_geometry) and the friction's dampers, carried to the bodies
+ * (docs/contact-pressure.md, "Implicit integration"). */
+static void pressure_linearize(const tch_model* m, const tch_data* d,
+                               const tch_pair_context* ctx, tch_pair_linearization* out) {
+    const pressure_scratch* s = ctx->scratch;
+    const tch_pair_result* pair = ctx->pair;
+    int index = (int)(pair - d->pair_results);
+    if (!s || index >= s->linear_capacity || s->linear[index].geom_a != pair->geom_a ||
+        s->linear[index].geom_b != pair->geom_b || pair->contact_count < 1) {
+        return;
+    }
+    const tch_contact* c = &d->contacts[pair->contact_start];
+    tch_wrench_linearization w = {.o_W = c->p_W, .n_W = c->n_W, .F_W = pair->f_W,
+                                  .depth = c->depth};
+    w.M_W = tch_v3_sub(pair->tau_Wo_W, tch_v3_cross(w.o_W, pair->f_W));
+    memcpy(w.K, s->linear[index].K, sizeof w.K);
+    memcpy(w.D, s->linear[index].D, sizeof w.D);
+    add_friction_dampers(m, d, pair, w.o_W, w.D);
+    tch_contact_linearize_wrench(m, d, pair, &w, out);
+}
+
 static void* pressure_scratch_create(void) {
     pressure_scratch* s = calloc(1, sizeof *s);
     if (s) {
@@ -716,6 +939,7 @@ static void pressure_scratch_destroy(void* scratch) {
         free(s->prepared);
         tch_workers_destroy(s->workers);
         free(s->friction);
+        free(s->linear);
         free(s);
     }
 }
@@ -723,6 +947,7 @@ static void pressure_scratch_destroy(void* scratch) {
 const tch_contact_ops tch_pressure_ops = {
     .name = "pressure",
     .kind = TCH_CONTACT_KIND_FORCE,
+    .physical_defaults = 1,
     .uses_state = 1,
     .build_geoms = pressure_build_geoms,
     .free_geoms = pressure_free_geoms,
@@ -732,4 +957,5 @@ const tch_contact_ops tch_pressure_ops = {
     .friction_forces = pressure_friction,
     .scratch_create = pressure_scratch_create,
     .scratch_destroy = pressure_scratch_destroy,
+    .linearize = pressure_linearize,
 };

@@ -2,6 +2,8 @@
  * docs/contact-pressure.md. */
 #include "contact/pressure_wrench.h"
 
+#include <string.h>
+
 #include "base/error.h"
 #include "base/workers.h"
 
@@ -88,6 +90,24 @@ static int quadrature_points(tch_pressure_quadrature rule, const tch_vec3 x[3],
     return 3;
 }
 
+/* The quadrature points of fan triangle i of a polygon (tch_pressure_fan_triangle): positions,
+ * pressures and weights (the triangle's area, signed by the polygon's normal, shared among
+ * them); returns their count. */
+static int fan_quadrature(const tch_pressure_surface* surface, const tch_pressure_polygon* polygon,
+                          int i, tch_pressure_quadrature rule, tch_vec3 qx[3], tch_real qp[3],
+                          tch_real weight[3]) {
+    tch_vec3 x[3];
+    tch_real p[3];
+    tch_pressure_fan_triangle(surface, polygon, i, x, p);
+    tch_real area = tch_v3_dot(tch_v3_cross(tch_v3_sub(x[1], x[0]), tch_v3_sub(x[2], x[0])),
+                               polygon->normal_A) / 2;
+    int count = quadrature_points(rule, x, p, qx, qp, weight);
+    for (int q = 0; q < count; ++q) {
+        weight[q] *= area;
+    }
+    return count;
+}
+
 static tch_vec3 motion_velocity(const tch_pressure_motion* motion, tch_vec3 x) {
     if (motion == NULL) {
         return tch_v3_zero();
@@ -109,17 +129,14 @@ tch_status tch_pressure_wrench(const tch_pressure_surface* surface,
         const tch_pressure_polygon* polygon = &surface->polygons[k];
         tch_vec3 n = polygon->normal_A;
         for (int i = 0; i < polygon->count; ++i) {
-            tch_vec3 x[3], qx[3];
-            tch_real p[3], qp[3], weight[3];
-            tch_pressure_fan_triangle(surface, polygon, i, x, p);
+            tch_vec3 qx[3];
+            tch_real qp[3], weight[3];
             /* eq. 8 over the fan triangle (Fig. 5) */
-            tch_real area = tch_v3_dot(tch_v3_cross(tch_v3_sub(x[1], x[0]),
-                                                    tch_v3_sub(x[2], x[0])), n) / 2;
-            int count = quadrature_points(params->quadrature, x, p, qx, qp, weight);
+            int count = fan_quadrature(surface, polygon, i, params->quadrature, qx, qp, weight);
             for (int q = 0; q < count; ++q) {
                 tch_vec3 T = tch_pressure_traction(qp[q], n, motion_velocity(motion, qx[q]),
                                                    params);
-                tch_real w = weight[q] * area;
+                tch_real w = weight[q];
                 sum.force = tch_v3_madd(sum.force, w, T);
                 sum.moment = tch_v3_madd(sum.moment, w, tch_v3_cross(qx[q], T));
             }
@@ -138,6 +155,106 @@ tch_wrench tch_pressure_wrench_to_frame(tch_wrench wrench_B, tch_transform X_AB)
     tch_vec3 moment_A = tch_v3_add(tch_q_rotate(X_AB.q, wrench_B.moment),
                                    tch_v3_cross(X_AB.p, force_A));
     return (tch_wrench){force_A, moment_A};
+}
+
+/* ---- linearization (docs/contact-pressure.md, "Implicit integration") ---- */
+
+tch_real tch_pressure_polygon_stiffness(const tch_pressure_body* a, const tch_pressure_body* b,
+                                        const tch_pressure_polygon* polygon) {
+    tch_real g_a = a->modulus * tch_v3_norm(a->mesh->tet_gradient_G[polygon->tet_a]);
+    if (b == NULL) {
+        return g_a;
+    }
+    tch_real g_b = b->modulus * tch_v3_norm(b->mesh->tet_gradient_G[polygon->element_b]);
+    return g_a + g_b > 0 ? g_a * g_b / (g_a + g_b) : 0;
+}
+
+/* 1 / (E |∇ε|) on tet t of a body: the depth under a point of pressure p is p times this
+ * (ε = depth |∇ε| for a field linear in depth); 0 where ε is flat (a rigid core). */
+static tch_real depth_per_pressure(const tch_pressure_body* body, int t) {
+    tch_real slope = body->modulus * tch_v3_norm(body->mesh->tet_gradient_G[t]);
+    return slope > 0 ? 1 / slope : 0;
+}
+
+tch_real tch_pressure_surface_depth(const tch_pressure_surface* surface,
+                                    const tch_pressure_body* a, const tch_pressure_body* b) {
+    tch_real depth = 0;
+    for (int k = 0; k < surface->polygon_count; ++k) {
+        const tch_pressure_polygon* polygon = &surface->polygons[k];
+        tch_real per_pressure = depth_per_pressure(a, polygon->tet_a) +
+                                (b ? depth_per_pressure(b, polygon->element_b) : 0);
+        for (int i = 0; i < polygon->count; ++i) {
+            depth = fmax(depth, surface->pressures[polygon->first + i] * per_pressure);
+        }
+    }
+    return depth;
+}
+
+/* Moments of a weight w over a polygon about o: ∫ w, ∫ w r, ∫ w r rᵀ (r = x - o). */
+typedef struct area_moments {
+    tch_real zeroth;
+    tch_vec3 first;
+    tch_mat3 second;
+} area_moments;
+
+static void add_moments(area_moments* m, tch_real w, tch_vec3 r) {
+    m->zeroth += w;
+    m->first = tch_v3_madd(m->first, w, r);
+    tch_real rv[3] = {r.x, r.y, r.z};
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            m->second.m[i][j] += w * rv[i] * rv[j];
+        }
+    }
+}
+
+/* out -= ∫ w J Jᵀ for J = (n, r × n) = (n, -N r), N = [n]×, from the moments of w. */
+static void subtract_outer(const area_moments* m, tch_vec3 n, tch_real out[6][6]) {
+    tch_mat3 N = tch_m3_skew(n);
+    tch_vec3 t = tch_v3_neg(tch_m3_mul_v3(N, m->first)); /* ∫ w r × n */
+    tch_mat3 rr = tch_m3_mul(tch_m3_mul(N, m->second), tch_m3_transpose(N));
+    tch_real nv[3] = {n.x, n.y, n.z}, tv[3] = {t.x, t.y, t.z};
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            out[i][j] -= m->zeroth * nv[i] * nv[j];
+            out[i][3 + j] -= nv[i] * tv[j];
+            out[3 + i][j] -= tv[i] * nv[j];
+            out[3 + i][3 + j] -= rr.m[i][j];
+        }
+    }
+}
+
+void tch_pressure_surface_jacobian(const tch_pressure_surface* surface,
+                                   const tch_pressure_body* a, const tch_pressure_body* b,
+                                   tch_real dissipation,
+                                   const tch_pressure_motion* motion, tch_vec3 o,
+                                   tch_pressure_jacobian* out) {
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < surface->polygon_count; ++k) {
+        const tch_pressure_polygon* polygon = &surface->polygons[k];
+        tch_vec3 n = polygon->normal_A;
+        tch_real stiffness = tch_pressure_polygon_stiffness(a, b, polygon);
+        area_moments spring = {0}, damper = {0};
+        for (int i = 0; i < polygon->count; ++i) {
+            tch_vec3 qx[3];
+            tch_real qp[3], weight[3];
+            int count = fan_quadrature(surface, polygon, i, TCH_PRESSURE_QUADRATURE_THREE_POINT,
+                                       qx, qp, weight);
+            for (int q = 0; q < count; ++q) {
+                /* p = p₀ (1 - χ v_n)⁺ (eqs. 2-3): ∂p/∂(approach) = k (1 - χ v_n),
+                 * ∂p/∂v_n = -χ p₀ */
+                tch_real rate = 1 - dissipation * tch_v3_dot(motion_velocity(motion, qx[q]), n);
+                if (rate > 0) {
+                    tch_vec3 r = tch_v3_sub(qx[q], o);
+                    tch_real w = weight[q];
+                    add_moments(&spring, w * stiffness * rate, r);
+                    add_moments(&damper, w * dissipation * qp[q], r);
+                }
+            }
+        }
+        subtract_outer(&spring, n, out->K);
+        subtract_outer(&damper, n, out->D);
+    }
 }
 
 void tch_rigid_box_planes(tch_vec3 half_size, tch_rigid_plane planes[6]) {

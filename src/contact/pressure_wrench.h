@@ -80,6 +80,47 @@ tch_wrench tch_pressure_wrench_about(tch_wrench wrench, tch_vec3 o);
  * F_A = R_AB F_B, M_A = R_AB M_B + p_AB × F_A. */
 tch_wrench tch_pressure_wrench_to_frame(tch_wrench wrench_B, tch_transform X_AB);
 
+/* How fast the pressure on `polygon` (of the surface of A against B, in A) rises as B
+ * approaches A, Pa/m: A's pressure rises into A at g_A = E_A |∇ε_A| and B's into B at
+ * g_B = E_B |∇ε_B| (the polygon's tets, constant per tet); an approach δ along the fields'
+ * gradients moves the surface of equal pressure by δ g_A / (g_A + g_B) into A and raises its
+ * pressure by k δ with k = g_A g_B / (g_A + g_B), the two materials in series; k = g_A for a
+ * rigid B (b NULL). The rise along the polygon's normal n is k times the cosines of the
+ * gradients to n: equal for a flat contact, where the fields rise along n; the steepest rise
+ * is taken so that every polygon stiffens the implicit step (at an edge of a coarse mesh a
+ * field rises across n). 0 for a rigid core (∇ε = 0). */
+tch_real tch_pressure_polygon_stiffness(const tch_pressure_body* a, const tch_pressure_body* b,
+                                        const tch_pressure_polygon* polygon);
+
+/* The deepest overlap of the two bodies under the surface, m: the largest over the polygons'
+ * vertices of p / (E_A |∇ε_A|) + p / (E_B |∇ε_B|) (the polygon's tets; no B term for a rigid
+ * B, b NULL). With a field linear in the depth below the surface, ε = depth |∇ε|, each term is
+ * the depth of the point inside that body, so the sum is how far the two bodies overlap
+ * there (for a rigid B, how far B's surface is inside A). A rigid core (∇ε = 0) adds 0. 0 when
+ * the surface is empty. */
+tch_real tch_pressure_surface_depth(const tch_pressure_surface* surface,
+                                    const tch_pressure_body* a, const tch_pressure_body* b);
+
+/* The pressure wrench linearized about the current pose and motion (docs/contact-pressure.md,
+ * "Implicit integration"), in A's axes: with u the displacement of B's material point at o
+ * relative to A's and φ B's rotation relative to A, and J(x) = (n, (x - o) × n),
+ *
+ *     K = ∂(F, M_o) / ∂(u, φ) = -∫ k (1 - χ v_n)⁺ J Jᵀ dA    (each polygon's k)
+ *     D = ∂(F, M_o) / ∂(v, ω) = -∫ χ p₀ J Jᵀ dA               (where 1 - χ v_n > 0)
+ *
+ * (the normal tractions only; the surface's change of shape and of normal, of the order of the
+ * force times the lever arms, is left out). Both symmetric negative semidefinite. Three
+ * points per fan triangle (exact for the second moments of area). motion NULL: at rest. */
+typedef struct tch_pressure_jacobian {
+    tch_real K[6][6];
+    tch_real D[6][6];
+} tch_pressure_jacobian;
+void tch_pressure_surface_jacobian(const tch_pressure_surface* surface,
+                                   const tch_pressure_body* a, const tch_pressure_body* b,
+                                   tch_real dissipation,
+                                   const tch_pressure_motion* motion, tch_vec3 o,
+                                   tch_pressure_jacobian* out);
+
 /* A half-space n · x <= offset of a rigid body's frame (n unit, outward). */
 typedef struct tch_rigid_plane {
     tch_vec3 normal;

@@ -55,7 +55,7 @@ static tch_contact_params builtin_contact_defaults(void) {
     tch_contact_params c = tch_contact_params_unset();
     c.model = TCH_CONTACT_POINT;
     c.law = TCH_POINT_LAW_LINEAR;
-    c.dissipation = 0;
+    c.dissipation = NAN; /* per model (contact/params.c) */
     c.exponent = 1.5;
     c.friction = 1.0; /* MuJoCo's default sliding friction */
     c.stiction_velocity = 1e-3;

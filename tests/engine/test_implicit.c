@@ -143,7 +143,7 @@ static void linearized(const tch_model* m, tch_data* d, int n, int geometric, do
             ops->uses_state ? tch_pair_state_find(&d->internal->pair_states, pair->geom_a,
                                                   pair->geom_b)
                             : NULL;
-        tch_pair_context context = {pair, state, 0, NULL};
+        tch_pair_context context = {pair, state, 0, d->internal->model_scratch[pair->model]};
         ops->linearize(m, d, &context, &lin);
         int body[2] = {m->body_root[m->geom_body[pair->geom_a]],
                        m->body_root[m->geom_body[pair->geom_b]]};
@@ -221,6 +221,19 @@ static void test_hunt_crossley_linearization_matches_finite_differences(void) {
 static void test_volume_linearization_matches_finite_differences(void) {
     check_box_on_floor(TCH_CONTACT_VOLUME, TCH_POINT_LAW_INHERIT, 1e5, 300, 1e-3,
                        (tch_vec3){0, 0, 0.9});
+}
+
+/* A compliant box of the default modulus on the rigid floor, tilted less than its depth over
+ * its half width so that the face stays in contact (the linearization leaves out the change
+ * of the surface's shape, and takes the steepest rise of the field at the edges: of
+ * relative size depth / half height here). */
+static void test_pressure_linearization_matches_finite_differences(void) {
+    scene_params p = {TCH_CONTACT_PRESSURE, TCH_POINT_LAW_INHERIT, NAN, NAN, 0, 0.005,
+                      TCH_INTEGRATOR_IMPLICIT};
+    tch_model* m = box_on_floor(&p, 1e-5, tch_q_from_rotvec((tch_vec3){5e-6, -2.5e-6, 0.3}));
+    ENSURE(m != NULL);
+    check_linearization(m, 1, 1e-4);
+    tch_model_destroy(m);
 }
 
 /* Two free blocks: the contact plane's turning between them is the search's (5e-5 here). */
@@ -636,6 +649,7 @@ int main(void) {
     RUN_TEST(test_volume_linearization_matches_finite_differences);
     RUN_TEST(test_volume_stack_linearization_matches_finite_differences);
     RUN_TEST(test_volume_block_carry_matches_the_general_one);
+    RUN_TEST(test_pressure_linearization_matches_finite_differences);
     RUN_TEST(test_without_contacts_the_step_is_semi_implicit_euler);
     RUN_TEST(test_stiff_box_rests_at_closed_form_depth);
     RUN_TEST(test_spring_mass_amplitude_decays_as_implicit_euler);
