@@ -410,8 +410,8 @@ static const tch_pressure_body* compliant_other(const pressure_bodies* bodies) {
 }
 
 static pressure_bodies pair_bodies(const tch_model* m, int frame, int other) {
-    const struct tch_pressure_geom* pf = &m->internal->pressure_geoms[frame];
-    const struct tch_pressure_geom* po = &m->internal->pressure_geoms[other];
+    const struct tch_pressure_geom* pf = &pressure_geoms(m)[frame];
+    const struct tch_pressure_geom* po = &pressure_geoms(m)[other];
     pressure_bodies out = {.frame_geom = frame, .other_geom = other};
     out.frame = (tch_pressure_body){&pf->mesh, &pf->bvh, pf->modulus};
     out.other = (tch_pressure_body){&po->mesh, &po->bvh, po->modulus};
