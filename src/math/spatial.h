@@ -122,3 +122,52 @@ tch_spatial_inertia tch_si_add(tch_spatial_inertia a, tch_spatial_inertia b);
 /* Rotational inertia about a point q (F axes): I_Cm + m ([d]x [d]x^T), d = c - q. */
 tch_mat3 tch_si_inertia_about(tch_spatial_inertia I, tch_vec3 q);
 void tch_si_matrix(tch_spatial_inertia I, tch_real out[36]);
+
+/* ---- rigid-body inertia about the frame origin ---- */
+
+/* The rigid-body inertia of eq. 2.63 by its ten numbers about Fo: mass m, first moment h = m c
+ * and rotational inertia about Fo, I_o = I_Cm + m [c]x [c]x^T:
+ *
+ *   I_Fo = [ I_o     [h]x ]
+ *          [ [h]x^T  m 1  ]
+ *
+ * Inertias of bodies expressed in one frame add entry by entry (eq. 2.67), and a transform
+ * costs a rotation of I_o and a few outer products, so the composite inertias of the CRBA are
+ * kept in this form. */
+typedef struct tch_spatial_rbi {
+    tch_real mass; /* kg */
+    tch_vec3 h;    /* m c, kg m */
+    tch_mat3 I_o;  /* about Fo, F axes, kg m^2 */
+} tch_spatial_rbi;
+
+tch_spatial_rbi tch_rbi_from_inertia(tch_spatial_inertia I);
+tch_spatial_rbi tch_rbi_add(tch_spatial_rbi a, tch_spatial_rbi b);
+/* I_A = ^A X_B^* I_B ^B X_A (eq. 2.66) in the ten-number form. */
+tch_spatial_rbi tch_rbi_transform(tch_spatial_transform X_AB, tch_spatial_rbi I_B);
+/* I v = (I_o w + h x v_o, m v_o + w x h). */
+tch_spatial_vec tch_rbi_apply(tch_spatial_rbi I, tch_spatial_vec v);
+
+/* ---- articulated-body inertia ---- */
+
+/* A symmetric spatial inertia that need not be rigid (Featherstone sec. 7.1, the articulated
+ * inertias I^A of the articulated-body algorithm), by its 3x3 blocks:
+ *
+ *   I^A = [ A    B ]      A = A^T, C = C^T
+ *         [ B^T  C ]
+ *
+ * mapping motion vectors to force vectors about Fo. */
+typedef struct tch_spatial_abi {
+    tch_mat3 A; /* angular-angular */
+    tch_mat3 B; /* angular-linear */
+    tch_mat3 C; /* linear-linear */
+} tch_spatial_abi;
+
+tch_spatial_abi tch_abi_from_rbi(tch_spatial_rbi I);
+tch_spatial_abi tch_abi_add(tch_spatial_abi a, tch_spatial_abi b);
+/* (A w + B v_o, B^T w + C v_o) */
+tch_spatial_vec tch_abi_apply(tch_spatial_abi I, tch_spatial_vec v);
+/* I_A = ^A X_B^* I_B ^B X_A (eq. 2.66 again, now for a general symmetric inertia). */
+tch_spatial_abi tch_abi_transform(tch_spatial_transform X_AB, tch_spatial_abi I_B);
+/* I - a b^T, block by block as the upper triangle and B hold it. The caller subtracts a sum
+ * of such terms that is symmetric as a whole (U D^-1 U^T of eq. 7.39). */
+tch_spatial_abi tch_abi_sub_outer(tch_spatial_abi I, tch_spatial_vec a, tch_spatial_vec b);
