@@ -115,24 +115,24 @@ typedef enum tch_tree_link_type {
 
 typedef struct tch_tree_link {
     tch_tree_link_type type;
-    int parent;           /* link index, -1 for the world */
-    int body;             /* the body this link moves */
-    int joint;            /* -1 for a weld */
-    int dof;              /* first dof */
-    int dof_count;        /* 0, 1 or 3 */
-    int qpos;             /* first qpos entry */
+    int parent;                    /* link index, -1 for the world */
+    int body;                      /* the body this link moves */
+    int joint;                     /* -1 for a weld */
+    int dof;                       /* first dof */
+    int dof_count;                 /* 0, 1 or 3 */
+    int qpos;                      /* first qpos entry */
     tch_spatial_transform X_fixed; /* placement in the parent link before the joint moves */
-    tch_vec3 axis;        /* unit, link frame (hinge, slide) */
-    tch_vec3 anchor;      /* link frame (hinge, ball) */
-    tch_real qpos_zero;   /* hinge, slide: the joint's ref */
-    tch_spatial_rbi inertia; /* link frame; the body's on its last link, zero before */
+    tch_vec3 axis;                 /* unit, link frame (hinge, slide) */
+    tch_vec3 anchor;               /* link frame (hinge, ball) */
+    tch_real qpos_zero;            /* hinge, slide: the joint's ref */
+    tch_spatial_rbi inertia;       /* link frame; the body's on its last link, zero before */
 } tch_tree_link;
 
 typedef struct tch_tree_joint {
     char name[TCH_TREE_NAME_SIZE];
     tch_tree_joint_type type;
     int body;
-    int qpos, dof;     /* first entries */
+    int qpos, dof; /* first entries */
     int nq, nv;
     tch_real stiffness;
     bool limited;
@@ -166,21 +166,21 @@ typedef struct tch_tree {
 
 /* Per-call state and every buffer the kernels use (one per thread). */
 typedef struct tch_tree_data {
-    int max_rows;                     /* capacity of the contact-space calls */
-    tch_spatial_transform* X_up;      /* [links] X_lambda(i),i: link i in its parent link */
-    tch_spatial_transform* X_world;   /* [links] X_W,i */
-    tch_spatial_vec* v;               /* [links] link velocity, link frame */
-    tch_spatial_vec* c;               /* [links] v x (S qd): velocity-product acceleration */
-    tch_spatial_vec* a;               /* [links] scratch: accelerations */
-    tch_spatial_vec* f;               /* [links] scratch: forces */
-    tch_spatial_rbi* I_composite;     /* [links] CRBA scratch */
-    tch_spatial_abi* I_articulated;   /* [links] ABA scratch */
-    tch_spatial_vec* U;               /* [nv] ABA: I^A S per dof */
-    tch_mat3* D_inverse;              /* [links] ABA: (S^T I^A S + armature)^-1, dof_count^2 */
-    tch_real* u;                      /* [nv] ABA */
-    tch_real* M;                      /* [nv*nv] A(q), row-major, full */
-    tch_real* LD;                     /* [nv*nv] L^T D L: D on the diagonal, L below */
-    tch_real* rows;                   /* [max_rows*nv] scratch of tch_tree_inverse_inertia */
+    int max_rows;                   /* capacity of the contact-space calls */
+    tch_spatial_transform* X_up;    /* [links] X_lambda(i),i: link i in its parent link */
+    tch_spatial_transform* X_world; /* [links] X_W,i */
+    tch_spatial_vec* v;             /* [links] link velocity, link frame */
+    tch_spatial_vec* c;             /* [links] v x (S qd): velocity-product acceleration */
+    tch_spatial_vec* a;             /* [links] scratch: accelerations */
+    tch_spatial_vec* f;             /* [links] scratch: forces */
+    tch_spatial_rbi* I_composite;   /* [links] CRBA scratch */
+    tch_spatial_abi* I_articulated; /* [links] ABA scratch */
+    tch_spatial_vec* U;             /* [nv] ABA: I^A S per dof */
+    tch_mat3* D_inverse;            /* [links] ABA: (S^T I^A S + armature)^-1, dof_count^2 */
+    tch_real* u;                    /* [nv] ABA */
+    tch_real* M;                    /* [nv*nv] A(q), row-major, full */
+    tch_real* LD;                   /* [nv*nv] L^T D L: D on the diagonal, L below */
+    tch_real* rows;                 /* [max_rows*nv] scratch of tch_tree_inverse_inertia */
 } tch_tree_data;
 
 /* Validates the definition and builds the tree. Errors (TCH_ERR_INVALID_ARGUMENT, the message
@@ -218,6 +218,9 @@ void tch_tree_positions(const tch_tree* tree, tch_tree_data* data, const tch_rea
 void tch_tree_velocities(const tch_tree* tree, tch_tree_data* data, const tch_real* qvel);
 tch_transform tch_tree_body_pose(const tch_tree* tree, const tch_tree_data* data, int body);
 tch_transform tch_tree_site_pose(const tch_tree* tree, const tch_tree_data* data, int site);
+/* The world position of the point p_B fixed to body (after positions). */
+tch_vec3 tch_tree_body_point(const tch_tree* tree, const tch_tree_data* data, int body,
+                             tch_vec3 p_B);
 /* World angular velocity and world velocity of the body point at p_W (after velocities). */
 void tch_tree_point_velocity(const tch_tree* tree, const tch_tree_data* data, int body,
                              tch_vec3 p_W, tch_vec3* w_W, tch_vec3* v_W);
@@ -241,8 +244,7 @@ void tch_tree_passive_forces(const tch_tree* tree, const tch_real* qpos, const t
 
 /* Inverse dynamics: tau = A qacc + b + g (armature included); qacc NULL means zero, which
  * gives the bias force b + g (tau holding the tree still at rest when qvel = 0). */
-void tch_tree_rnea(const tch_tree* tree, tch_tree_data* data, const tch_real* qacc,
-                   tch_real* tau);
+void tch_tree_rnea(const tch_tree* tree, tch_tree_data* data, const tch_real* qacc, tch_real* tau);
 /* A(q) into data->M (armature on the diagonal). */
 void tch_tree_mass_matrix(const tch_tree* tree, tch_tree_data* data);
 /* data->LD = L^T D L factor of data->M. TCH_ERR_NUMERICAL, naming the joint, when a pivot is
@@ -256,16 +258,14 @@ tch_status tch_tree_aba(const tch_tree* tree, tch_tree_data* data, const tch_rea
                         tch_real* qacc, tch_error* err);
 /* Rows of J A^-1 in place: each of the m rows of rows (m x nv) becomes A^-1 row^T, the columns
  * of A^-1 J^T (Ruspini and Khatib's impulse update, eq. 17), with the factor. */
-void tch_tree_solve_rows(const tch_tree* tree, const tch_tree_data* data, int m,
-                         tch_real* rows);
+void tch_tree_solve_rows(const tch_tree* tree, const tch_tree_data* data, int m, tch_real* rows);
 /* Lambda^-1 = J A^-1 J^T (m x m, m <= max_rows; seeds/003 eq. 4) from J (m x nv), with the
  * factor: (J L^-1) D^-1 (J L^-1)^T. */
-void tch_tree_inverse_inertia(const tch_tree* tree, tch_tree_data* data, int m,
-                              const tch_real* J, tch_real* inverse_inertia);
+void tch_tree_inverse_inertia(const tch_tree* tree, tch_tree_data* data, int m, const tch_real* J,
+                              tch_real* inverse_inertia);
 
 /* S x: the motion of a link's joint for the dof values x (x indexed like qvel). */
-static inline tch_spatial_vec tch_tree_link_motion(const tch_tree* tree,
-                                                   const tch_tree_link* link,
+static inline tch_spatial_vec tch_tree_link_motion(const tch_tree* tree, const tch_tree_link* link,
                                                    const tch_real* x) {
     tch_spatial_vec m = tch_sv_zero();
     for (int k = link->dof; k < link->dof + link->dof_count; ++k) {

@@ -22,8 +22,8 @@ tch_tree_joint_def tch_tree_joint_def_default(void) {
     return j;
 }
 
-static tch_status invalid(tch_error* err, const char* element, const char* format,
-                          const char* name, const char* detail) {
+static tch_status invalid(tch_error* err, const char* element, const char* format, const char* name,
+                          const char* detail) {
     tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0, format, name, detail);
     tch_error_set_element(err, element);
     return TCH_ERR_INVALID_ARGUMENT;
@@ -59,8 +59,7 @@ static tch_status check_inertia(const tch_tree_body_def* b, tch_mat3* I_out, tch
     for (int i = 0; i < 3; ++i) {
         for (int j = i + 1; j < 3; ++j) {
             if (fabs(I.m[i][j] - I.m[j][i]) > 1e-12 * scale) {
-                return invalid(err, b->name, "body '%s': inertia is not symmetric%s", b->name,
-                               "");
+                return invalid(err, b->name, "body '%s': inertia is not symmetric%s", b->name, "");
             }
         }
     }
@@ -69,15 +68,16 @@ static tch_status check_inertia(const tch_tree_body_def* b, tch_mat3* I_out, tch
     tch_m3_symmetric_eigen(I, &moments, &axes); /* descending */
     tch_real slack = 1e-12 * scale;
     if (moments.z < -slack) {
-        return invalid(err, b->name, "body '%s': inertia is not positive semi-definite%s",
-                       b->name, " (a principal moment is negative)");
+        return invalid(err, b->name, "body '%s': inertia is not positive semi-definite%s", b->name,
+                       " (a principal moment is negative)");
     }
     if (moments.y + moments.z < moments.x - slack) {
         if (!b->repair_triangle_inequality) {
             return invalid(err, b->name,
                            "body '%s': principal moments violate the triangle inequality%s",
-                           b->name, " (the two smaller sum to less than the largest); no rigid "
-                                    "body has them: fix the data or opt in to the repair");
+                           b->name,
+                           " (the two smaller sum to less than the largest); no rigid "
+                           "body has them: fix the data or opt in to the repair");
         }
         tch_real raise = (moments.x - moments.y - moments.z) / 2;
         moments.y += raise;
@@ -95,8 +95,7 @@ static tch_status check_inertia(const tch_tree_body_def* b, tch_mat3* I_out, tch
 static tch_status check_body(const tch_tree_body_def* b, int index, tch_mat3* I_Cm,
                              tch_error* err) {
     if (b->parent < -1 || b->parent >= index) {
-        return invalid(err, b->name,
-                       "body '%s': parent is not an earlier body%s", b->name,
+        return invalid(err, b->name, "body '%s': parent is not an earlier body%s", b->name,
                        " (bodies come in topological order, parents first, so no cycle)");
     }
     if (!(b->mass >= 0) || !isfinite(b->mass)) {
@@ -104,9 +103,8 @@ static tch_status check_body(const tch_tree_body_def* b, int index, tch_mat3* I_
     }
     if (!tch_v3_isfinite(b->p_BCm) || !tch_v3_isfinite(b->X_PB.p) ||
         !(fabs(tch_q_norm(b->X_PB.q) - 1) < 1e-9)) {
-        return invalid(err, b->name,
-                       "body '%s': placement or centre of mass is not finite%s", b->name,
-                       " (or the quaternion is not unit)");
+        return invalid(err, b->name, "body '%s': placement or centre of mass is not finite%s",
+                       b->name, " (or the quaternion is not unit)");
     }
     return check_inertia(b, I_Cm, err);
 }
@@ -121,8 +119,8 @@ static tch_status check_joint(const tch_tree_def* def, int index, tch_error* err
     const tch_tree_joint_def* j = &def->joints[index];
     if (j->body < 0 || j->body >= def->body_count ||
         (index > 0 && j->body < def->joints[index - 1].body)) {
-        return invalid(err, j->name, "joint '%s': body is out of range or out of order%s",
-                       j->name, " (joints are grouped by body, bodies in order)");
+        return invalid(err, j->name, "joint '%s': body is out of range or out of order%s", j->name,
+                       " (joints are grouped by body, bodies in order)");
     }
     if (j->type < TCH_TREE_JOINT_FREE || j->type > TCH_TREE_JOINT_HINGE) {
         return invalid(err, j->name, "joint '%s': unknown type%s", j->name, "");
@@ -146,12 +144,16 @@ static tch_status check_joint(const tch_tree_def* def, int index, tch_error* err
         bool alone = (index == 0 || def->joints[index - 1].body != j->body) &&
                      (index + 1 == def->joint_count || def->joints[index + 1].body != j->body);
         if (b->parent != -1 || !alone) {
-            return invalid(err, j->name, "joint '%s': a free joint must be the only joint of a "
-                                         "body of the world%s", j->name, "");
+            return invalid(err, j->name,
+                           "joint '%s': a free joint must be the only joint of a "
+                           "body of the world%s",
+                           j->name, "");
         }
         if (!(b->mass > 0)) {
-            return invalid(err, j->name, "joint '%s': a free joint needs a body with mass, "
-                                         "body '%s' has none", j->name, b->name);
+            return invalid(err, j->name,
+                           "joint '%s': a free joint needs a body with mass, "
+                           "body '%s' has none",
+                           j->name, b->name);
         }
     }
     return TCH_OK;
@@ -215,17 +217,20 @@ static tch_status allocate_tree(tch_tree* t) {
     t->dof_damping = calloc((size_t)nv, sizeof *t->dof_damping);
     t->qpos0 = calloc((size_t)nq, sizeof *t->qpos0);
     t->qpos_spring = calloc((size_t)nq, sizeof *t->qpos_spring);
-    bool ok = t->body_name && t->body_parent && t->body_link && t->links && t->joints &&
-              t->sites && t->dof_S && t->dof_parent && t->dof_link && t->dof_armature &&
-              t->dof_damping && t->qpos0 && t->qpos_spring;
+    bool ok = t->body_name && t->body_parent && t->body_link && t->links && t->joints && t->sites &&
+              t->dof_S && t->dof_parent && t->dof_link && t->dof_armature && t->dof_damping &&
+              t->qpos0 && t->qpos_spring;
     return ok ? TCH_OK : TCH_ERR_OUT_OF_MEMORY;
 }
 
 static tch_tree_link_type link_type_of(tch_tree_joint_type type) {
     switch (type) {
-    case TCH_TREE_JOINT_HINGE: return TCH_TREE_LINK_HINGE;
-    case TCH_TREE_JOINT_SLIDE: return TCH_TREE_LINK_SLIDE;
-    default: return TCH_TREE_LINK_BALL;
+    case TCH_TREE_JOINT_HINGE:
+        return TCH_TREE_LINK_HINGE;
+    case TCH_TREE_JOINT_SLIDE:
+        return TCH_TREE_LINK_SLIDE;
+    default:
+        return TCH_TREE_LINK_BALL;
     }
 }
 
@@ -237,7 +242,9 @@ static void link_subspace(const tch_tree_link* link, tch_spatial_vec* S) {
     case TCH_TREE_LINK_HINGE:
         S[0] = tch_sv(link->axis, tch_v3_cross(link->anchor, link->axis));
         break;
-    case TCH_TREE_LINK_SLIDE: S[0] = tch_sv(tch_v3_zero(), link->axis); break;
+    case TCH_TREE_LINK_SLIDE:
+        S[0] = tch_sv(tch_v3_zero(), link->axis);
+        break;
     case TCH_TREE_LINK_BALL:
         for (int k = 0; k < 3; ++k) {
             S[k] = tch_sv(e[k], tch_v3_cross(link->anchor, e[k]));
@@ -248,7 +255,8 @@ static void link_subspace(const tch_tree_link* link, tch_spatial_vec* S) {
             S[k] = tch_sv(tch_v3_zero(), e[k]);
         }
         break;
-    case TCH_TREE_LINK_WELD: break;
+    case TCH_TREE_LINK_WELD:
+        break;
     }
 }
 
@@ -333,8 +341,7 @@ static int add_joint_links(tch_tree* t, const tch_tree_def* def, int j, int pare
         q0[0] = jd->ref;
         qs[0] = jd->springref;
     }
-    add_link(t, counters, link, joint_nv(jd->type), joint_nq(jd->type), jd->armature,
-             jd->damping);
+    add_link(t, counters, link, joint_nv(jd->type), joint_nq(jd->type), jd->armature, jd->damping);
     return counters[0] - 1;
 }
 
@@ -348,8 +355,8 @@ static void build_links(tch_tree* t, const tch_tree_def* def, const tch_mat3* I_
         int last = bd->parent >= 0 ? t->body_link[bd->parent] : -1;
         tch_spatial_transform X = tch_sx_from_transform(bd->X_PB);
         if (j >= def->joint_count || def->joints[j].body != b) {
-            tch_tree_link weld = {.type = TCH_TREE_LINK_WELD, .parent = last, .body = b,
-                                  .joint = -1, .X_fixed = X};
+            tch_tree_link weld = {
+                .type = TCH_TREE_LINK_WELD, .parent = last, .body = b, .joint = -1, .X_fixed = X};
             add_link(t, counters, weld, 0, 0, 0, 0);
             last = counters[0] - 1;
         }
@@ -370,8 +377,8 @@ static void build_links(tch_tree* t, const tch_tree_def* def, const tch_mat3* I_
 
 tch_status tch_tree_create(const tch_tree_def* def, tch_tree** out, tch_error* err) {
     *out = NULL;
-    tch_mat3* I_Cm = malloc(((size_t)(def && def->body_count > 0 ? def->body_count : 0) + 1) *
-                            sizeof *I_Cm);
+    tch_mat3* I_Cm =
+        malloc(((size_t)(def && def->body_count > 0 ? def->body_count : 0) + 1) * sizeof *I_Cm);
     if (!I_Cm) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for a tree");
     }

@@ -1,5 +1,6 @@
 /* Kinematic trees: RNEA, CRBA with the tree-sparse L^T D L factorization, ABA, and the
  * contact-space products (Featherstone 2008, chapters 5 to 7; seeds/003 eqs. 1, 4 and 17). */
+#include <math.h>
 #include <string.h>
 
 #include "base/error.h"
@@ -16,8 +17,7 @@ static tch_spatial_vec parent_acceleration(const tch_tree* t, const tch_tree_dat
 }
 
 /* Adds link l's force, carried into its parent's frame, to the parent's. */
-static void pass_force_to_parent(const tch_tree* t, tch_tree_data* d, int l,
-                                 tch_spatial_vec f) {
+static void pass_force_to_parent(const tch_tree* t, tch_tree_data* d, int l, tch_spatial_vec f) {
     int parent = t->links[l].parent;
     if (parent >= 0) {
         d->f[parent] = tch_sv_add(d->f[parent], tch_sx_apply_force(d->X_up[l], f));
@@ -37,22 +37,20 @@ void tch_tree_rnea(const tch_tree* t, tch_tree_data* d, const tch_real* qacc, tc
         }
         d->a[l] = a;
         tch_spatial_vec momentum = tch_rbi_apply(link->inertia, d->v[l]);
-        d->f[l] = tch_sv_add(tch_rbi_apply(link->inertia, a),
-                             tch_sv_cross_force(d->v[l], momentum));
+        d->f[l] =
+            tch_sv_add(tch_rbi_apply(link->inertia, a), tch_sv_cross_force(d->v[l], momentum));
     }
     for (int l = t->link_count - 1; l >= 0; --l) {
         const tch_tree_link* link = &t->links[l];
         for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
-            tau[k] = tch_sv_dot(t->dof_S[k], d->f[l]) +
-                     (qacc ? t->dof_armature[k] * qacc[k] : 0);
+            tau[k] = tch_sv_dot(t->dof_S[k], d->f[l]) + (qacc ? t->dof_armature[k] * qacc[k] : 0);
         }
         pass_force_to_parent(t, d, l, d->f[l]);
     }
 }
 
 /* Writes S_j^T F into row k and column k of M for every dof j of link l. */
-static void write_mass_entries(const tch_tree* t, tch_real* M, int k, int l,
-                               tch_spatial_vec F) {
+static void write_mass_entries(const tch_tree* t, tch_real* M, int k, int l, tch_spatial_vec F) {
     const tch_tree_link* link = &t->links[l];
     int nv = t->nv;
     for (int j = link->dof; j < link->dof + link->dof_count && j <= k; ++j) {
@@ -94,7 +92,8 @@ static tch_status not_positive(const tch_tree* t, int dof, const char* what, tch
     const char* name = joint >= 0 ? t->joints[joint].name : "";
     tch_fail(err, TCH_ERR_NUMERICAL, NULL, 0,
              "joint '%s' (dof %d): %s is not positive: the joint moves no mass and has no "
-             "armature", name, dof, what);
+             "armature",
+             name, dof, what);
     tch_error_set_element(err, name);
     return TCH_ERR_NUMERICAL;
 }
@@ -163,20 +162,28 @@ void tch_tree_solve_rows(const tch_tree* t, const tch_tree_data* d, int m, tch_r
     }
 }
 
-/* J H^-1 J^T = W D^-1 W^T with W^T = L^-T J^T (as MuJoCo's mj_solveM2). */
+/* J H^-1 J^T = W W^T with W^T = D^-1/2 L^-T J^T (as MuJoCo's mj_solveM2). */
 void tch_tree_inverse_inertia(const tch_tree* t, tch_tree_data* d, int m, const tch_real* J,
                               tch_real* inverse_inertia) {
     int nv = t->nv;
     tch_real* W = d->rows;
+    tch_real* scale = d->u; /* D^-1/2 */
+    for (int k = 0; k < nv; ++k) {
+        scale[k] = 1 / sqrt(d->LD[k * nv + k]);
+    }
     memcpy(W, J, (size_t)m * (size_t)nv * sizeof *W);
     for (int r = 0; r < m; ++r) {
-        solve_LT(t, d->LD, &W[r * nv]);
+        tch_real* w = &W[r * nv];
+        solve_LT(t, d->LD, w);
+        for (int k = 0; k < nv; ++k) {
+            w[k] *= scale[k];
+        }
     }
     for (int r = 0; r < m; ++r) {
         for (int s = r; s < m; ++s) {
             tch_real sum = 0;
             for (int k = 0; k < nv; ++k) {
-                sum += W[r * nv + k] * W[s * nv + k] / d->LD[k * nv + k];
+                sum += W[r * nv + k] * W[s * nv + k];
             }
             inverse_inertia[r * m + s] = inverse_inertia[s * m + r] = sum;
         }

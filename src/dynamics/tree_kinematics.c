@@ -30,7 +30,8 @@ void tch_tree_qpos_rate(const tch_tree* t, const tch_real* qpos, const tch_real*
         if (link_has_quaternion(link)) {
             /* q' = 1/2 q (0, w_B) */
             const tch_real* w = &qvel[link->dof];
-            tch_quat r = tch_q_mul(read_quaternion(&qpos[link->qpos]), (tch_quat){0, w[0], w[1], w[2]});
+            tch_quat r =
+                tch_q_mul(read_quaternion(&qpos[link->qpos]), (tch_quat){0, w[0], w[1], w[2]});
             write_quaternion(&rate[link->qpos], (tch_quat){r.w / 2, r.x / 2, r.y / 2, r.z / 2});
         } else {
             for (int k = 0; k < link->dof_count; ++k) {
@@ -63,11 +64,20 @@ static tch_mat3 axis_rotation(tch_vec3 a, tch_real angle) {
 static tch_spatial_transform joint_transform(const tch_tree_link* link, const tch_real* q) {
     tch_spatial_transform X = tch_sx_identity();
     switch (link->type) {
-    case TCH_TREE_LINK_HINGE: X.R = axis_rotation(link->axis, q[0] - link->qpos_zero); break;
-    case TCH_TREE_LINK_BALL: X.R = tch_q_to_mat3(read_quaternion(q)); break;
-    case TCH_TREE_LINK_SLIDE: X.p = tch_v3_scale(link->axis, q[0] - link->qpos_zero); return X;
-    case TCH_TREE_LINK_TRANSLATION: X.p = (tch_vec3){q[0], q[1], q[2]}; return X;
-    case TCH_TREE_LINK_WELD: return X;
+    case TCH_TREE_LINK_HINGE:
+        X.R = axis_rotation(link->axis, q[0] - link->qpos_zero);
+        break;
+    case TCH_TREE_LINK_BALL:
+        X.R = tch_q_to_mat3(read_quaternion(q));
+        break;
+    case TCH_TREE_LINK_SLIDE:
+        X.p = tch_v3_scale(link->axis, q[0] - link->qpos_zero);
+        return X;
+    case TCH_TREE_LINK_TRANSLATION:
+        X.p = (tch_vec3){q[0], q[1], q[2]};
+        return X;
+    case TCH_TREE_LINK_WELD:
+        return X;
     }
     X.p = tch_v3_sub(link->anchor, tch_m3_mul_v3(X.R, link->anchor));
     return X;
@@ -103,6 +113,11 @@ static tch_transform transform_of(tch_spatial_transform X) {
 
 tch_transform tch_tree_body_pose(const tch_tree* t, const tch_tree_data* d, int body) {
     return transform_of(d->X_world[t->body_link[body]]);
+}
+
+tch_vec3 tch_tree_body_point(const tch_tree* t, const tch_tree_data* d, int body, tch_vec3 p_B) {
+    const tch_spatial_transform* X = &d->X_world[t->body_link[body]];
+    return tch_v3_add(tch_m3_mul_v3(X->R, p_B), X->p);
 }
 
 tch_transform tch_tree_site_pose(const tch_tree* t, const tch_tree_data* d, int site) {
@@ -152,8 +167,7 @@ void tch_tree_point_jacobian(const tch_tree* t, const tch_tree_data* d, int body
     }
 }
 
-tch_real tch_tree_kinetic_energy(const tch_tree* t, const tch_tree_data* d,
-                                 const tch_real* qvel) {
+tch_real tch_tree_kinetic_energy(const tch_tree* t, const tch_tree_data* d, const tch_real* qvel) {
     tch_real twice = 0;
     for (int l = 0; l < t->link_count; ++l) {
         twice += tch_sv_dot(d->v[l], tch_rbi_apply(t->links[l].inertia, d->v[l]));
@@ -179,8 +193,8 @@ static tch_vec3 rotation_from(tch_quat q_rest, tch_quat q) {
 }
 
 /* The displacement of each of a link's dofs from the spring's rest configuration. */
-static void spring_displacement(const tch_tree* t, const tch_tree_link* link,
-                                const tch_real* qpos, tch_real* out) {
+static void spring_displacement(const tch_tree* t, const tch_tree_link* link, const tch_real* qpos,
+                                tch_real* out) {
     const tch_real* q = &qpos[link->qpos];
     const tch_real* rest = &t->qpos_spring[link->qpos];
     if (link_has_quaternion(link)) {

@@ -29,18 +29,6 @@ tch_spatial_vec tch_sv_from_array(const tch_real a[6]) {
     return (tch_spatial_vec){{a[0], a[1], a[2]}, {a[3], a[4], a[5]}};
 }
 
-/* crm(v) m = (w x m_w, v_o x m_w + w x m_v)  (Featherstone eq. 2.31) */
-tch_spatial_vec tch_sv_cross_motion(tch_spatial_vec v, tch_spatial_vec m) {
-    return (tch_spatial_vec){tch_v3_cross(v.ang, m.ang),
-                             tch_v3_add(tch_v3_cross(v.lin, m.ang), tch_v3_cross(v.ang, m.lin))};
-}
-
-/* crf(v) f = (w x n + v_o x f, w x f)  (Featherstone eq. 2.32) */
-tch_spatial_vec tch_sv_cross_force(tch_spatial_vec v, tch_spatial_vec f) {
-    return (tch_spatial_vec){tch_v3_add(tch_v3_cross(v.ang, f.ang), tch_v3_cross(v.lin, f.lin)),
-                             tch_v3_cross(v.ang, f.lin)};
-}
-
 void tch_sv_cross_motion_matrix(tch_spatial_vec v, tch_real out[36]) {
     tch_mat3 w = tch_m3_skew(v.ang);
     set_blocks(out, w, tch_m3_zero(), tch_m3_skew(v.lin), w);
@@ -59,42 +47,10 @@ tch_spatial_transform tch_sx_from_transform(tch_transform X_AB) {
     return (tch_spatial_transform){tch_q_to_mat3(X_AB.q), X_AB.p};
 }
 
-/* R_AC = R_AB R_BC, p_AC = R_AB p_BC + p_AB */
-tch_spatial_transform tch_sx_mul(tch_spatial_transform X_AB, tch_spatial_transform X_BC) {
-    return (tch_spatial_transform){tch_m3_mul(X_AB.R, X_BC.R),
-                                   tch_v3_add(tch_m3_mul_v3(X_AB.R, X_BC.p), X_AB.p)};
-}
-
 /* R_BA = R_AB^T, p_BA = -R_AB^T p_AB */
 tch_spatial_transform tch_sx_inverse(tch_spatial_transform X_AB) {
     return (tch_spatial_transform){tch_m3_transpose(X_AB.R),
                                    tch_v3_neg(tch_m3_tmul_v3(X_AB.R, X_AB.p))};
-}
-
-tch_spatial_vec tch_sx_apply_motion(tch_spatial_transform X_AB, tch_spatial_vec m_B) {
-    tch_vec3 w_A = tch_m3_mul_v3(X_AB.R, m_B.ang);
-    return (tch_spatial_vec){w_A,
-                             tch_v3_add(tch_m3_mul_v3(X_AB.R, m_B.lin), tch_v3_cross(X_AB.p, w_A))};
-}
-
-tch_spatial_vec tch_sx_apply_force(tch_spatial_transform X_AB, tch_spatial_vec f_B) {
-    tch_vec3 f_A = tch_m3_mul_v3(X_AB.R, f_B.lin);
-    return (tch_spatial_vec){tch_v3_add(tch_m3_mul_v3(X_AB.R, f_B.ang), tch_v3_cross(X_AB.p, f_A)),
-                             f_A};
-}
-
-/* w_B = R^T w_A, v_B = R^T (v_A - p x w_A) */
-tch_spatial_vec tch_sx_apply_inverse_motion(tch_spatial_transform X_AB, tch_spatial_vec m_A) {
-    return (tch_spatial_vec){
-        tch_m3_tmul_v3(X_AB.R, m_A.ang),
-        tch_m3_tmul_v3(X_AB.R, tch_v3_sub(m_A.lin, tch_v3_cross(X_AB.p, m_A.ang)))};
-}
-
-/* f_B = R^T f_A, n_B = R^T (n_A - p x f_A) */
-tch_spatial_vec tch_sx_apply_inverse_force(tch_spatial_transform X_AB, tch_spatial_vec f_A) {
-    return (tch_spatial_vec){
-        tch_m3_tmul_v3(X_AB.R, tch_v3_sub(f_A.ang, tch_v3_cross(X_AB.p, f_A.lin))),
-        tch_m3_tmul_v3(X_AB.R, f_A.lin)};
 }
 
 void tch_sx_motion_matrix(tch_spatial_transform X_AB, tch_real out[36]) {
@@ -146,75 +102,11 @@ void tch_si_matrix(tch_spatial_inertia I, tch_real out[36]) {
                tch_m3_scale(tch_m3_identity(), I.mass));
 }
 
-/* a b^T */
-static tch_mat3 outer(tch_vec3 a, tch_vec3 b) {
-    return (tch_mat3){{{a.x * b.x, a.x * b.y, a.x * b.z},
-                       {a.y * b.x, a.y * b.y, a.y * b.z},
-                       {a.z * b.x, a.z * b.y, a.z * b.z}}};
-}
-
-static tch_mat3 m3_sub(tch_mat3 a, tch_mat3 b) {
-    return tch_m3_add(a, tch_m3_scale(b, -1));
-}
-
 tch_spatial_rbi tch_rbi_from_inertia(tch_spatial_inertia I) {
     return (tch_spatial_rbi){I.mass, tch_v3_scale(I.p_Cm, I.mass),
                              tch_si_inertia_about(I, tch_v3_zero())};
 }
 
-tch_spatial_rbi tch_rbi_add(tch_spatial_rbi a, tch_spatial_rbi b) {
-    return (tch_spatial_rbi){a.mass + b.mass, tch_v3_add(a.h, b.h), tch_m3_add(a.I_o, b.I_o)};
-}
-
-/* With u = R c (so m u = R h) and c' = u + p: I_o' = R I_o R^T + m [u]x^2 - m [c']x^2, and
- * [a]x^2 = a a^T - |a|^2 1 gives m([u]x^2 - [u + p]x^2) = (2 m u.p + m |p|^2) 1
- * - (m u) p^T - p (m u)^T - m p p^T. */
-tch_spatial_rbi tch_rbi_transform(tch_spatial_transform X_AB, tch_spatial_rbi I_B) {
-    tch_vec3 hR = tch_m3_mul_v3(X_AB.R, I_B.h);
-    tch_vec3 p = X_AB.p;
-    tch_vec3 mp = tch_v3_scale(p, I_B.mass);
-    tch_mat3 shift = m3_sub(tch_m3_scale(tch_m3_identity(), 2 * tch_v3_dot(hR, p) +
-                                                                tch_v3_dot(mp, p)),
-                            tch_m3_add(tch_m3_add(outer(hR, p), outer(p, hR)), outer(mp, p)));
-    return (tch_spatial_rbi){I_B.mass, tch_v3_add(hR, mp),
-                             tch_m3_add(tch_m3_rotate_tensor(X_AB.R, I_B.I_o), shift)};
-}
-
-tch_spatial_vec tch_rbi_apply(tch_spatial_rbi I, tch_spatial_vec v) {
-    return (tch_spatial_vec){
-        tch_v3_add(tch_m3_mul_v3(I.I_o, v.ang), tch_v3_cross(I.h, v.lin)),
-        tch_v3_add(tch_v3_scale(v.lin, I.mass), tch_v3_cross(v.ang, I.h))};
-}
-
 tch_spatial_abi tch_abi_from_rbi(tch_spatial_rbi I) {
     return (tch_spatial_abi){I.I_o, tch_m3_skew(I.h), tch_m3_scale(tch_m3_identity(), I.mass)};
-}
-
-tch_spatial_abi tch_abi_add(tch_spatial_abi a, tch_spatial_abi b) {
-    return (tch_spatial_abi){tch_m3_add(a.A, b.A), tch_m3_add(a.B, b.B), tch_m3_add(a.C, b.C)};
-}
-
-tch_spatial_vec tch_abi_apply(tch_spatial_abi I, tch_spatial_vec v) {
-    return (tch_spatial_vec){tch_v3_add(tch_m3_mul_v3(I.A, v.ang), tch_m3_mul_v3(I.B, v.lin)),
-                             tch_v3_add(tch_m3_tmul_v3(I.B, v.ang), tch_m3_mul_v3(I.C, v.lin))};
-}
-
-/* ^A X_B^* = T diag(R, R) with T = [1 P; 0 1], P = [p]x (eq. 2.24), so with the rotated
- * blocks A', B', C' the congruence T [A' B'; B'^T C'] T^T has blocks
- * A' + P B'^T - (B' + P C') P, B' + P C' and C'. */
-tch_spatial_abi tch_abi_transform(tch_spatial_transform X_AB, tch_spatial_abi I_B) {
-    tch_mat3 R = X_AB.R;
-    tch_mat3 A = tch_m3_rotate_tensor(R, I_B.A);
-    tch_mat3 B = tch_m3_rotate_tensor(R, I_B.B);
-    tch_mat3 C = tch_m3_rotate_tensor(R, I_B.C);
-    tch_mat3 P = tch_m3_skew(X_AB.p);
-    tch_mat3 B_new = tch_m3_add(B, tch_m3_mul(P, C));
-    tch_mat3 A_new = m3_sub(tch_m3_add(A, tch_m3_mul(P, tch_m3_transpose(B))),
-                            tch_m3_mul(B_new, P));
-    return (tch_spatial_abi){A_new, B_new, C};
-}
-
-tch_spatial_abi tch_abi_sub_outer(tch_spatial_abi I, tch_spatial_vec a, tch_spatial_vec b) {
-    return (tch_spatial_abi){m3_sub(I.A, outer(a.ang, b.ang)), m3_sub(I.B, outer(a.ang, b.lin)),
-                             m3_sub(I.C, outer(a.lin, b.lin))};
 }

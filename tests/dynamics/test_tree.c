@@ -25,10 +25,14 @@ static tch_mat3 random_inertia(rng* r, tch_real scale) {
 
 static tch_tree_joint_type joint_type_of(char code) {
     switch (code) {
-    case 'F': return TCH_TREE_JOINT_FREE;
-    case 'B': return TCH_TREE_JOINT_BALL;
-    case 'S': return TCH_TREE_JOINT_SLIDE;
-    default: return TCH_TREE_JOINT_HINGE;
+    case 'F':
+        return TCH_TREE_JOINT_FREE;
+    case 'B':
+        return TCH_TREE_JOINT_BALL;
+    case 'S':
+        return TCH_TREE_JOINT_SLIDE;
+    default:
+        return TCH_TREE_JOINT_HINGE;
     }
 }
 
@@ -487,8 +491,7 @@ static void derivative(const tch_tree* t, tch_tree_data* d, const state* s, stat
 }
 
 /* out = s + h k, entry by entry */
-static void add_scaled(const tch_tree* t, const state* s, tch_real h, const state* k,
-                       state* out) {
+static void add_scaled(const tch_tree* t, const state* s, tch_real h, const state* k, state* out) {
     for (int i = 0; i < t->nq; ++i) {
         out->qpos[i] = s->qpos[i] + h * k->qpos[i];
     }
@@ -634,16 +637,42 @@ static void test_bad_trees_are_refused_by_name(void) {
         }
         const char* expected = NULL;
         switch (c) {
-        case 0: bodies[1].parent = 1; expected = "b1"; break;                 /* cycle */
-        case 1: joints[1].axis = tch_v3_zero(); expected = "j1"; break;
-        case 2: bodies[1].I_Cm.m[2][2] = 0; expected = "b1"; break;          /* not PD */
-        case 3: bodies[1].I_Cm.m[2][2] = 0.3; expected = "b1"; break;        /* triangle */
-        case 4: joints[0].type = TCH_TREE_JOINT_FREE; bodies[0].mass = 0;
-                bodies[0].I_Cm = tch_m3_zero(); expected = "j0"; break;     /* massless */
-        case 5: joints[1].limited = true; joints[1].range[0] = 1; joints[1].range[1] = -1;
-                expected = "j1"; break;
-        case 6: joints[1].type = TCH_TREE_JOINT_FREE; expected = "j1"; break; /* not a root */
-        case 7: bodies[1].I_Cm.m[0][1] = 0.05; expected = "b1"; break;       /* asymmetric */
+        case 0:
+            bodies[1].parent = 1;
+            expected = "b1";
+            break; /* cycle */
+        case 1:
+            joints[1].axis = tch_v3_zero();
+            expected = "j1";
+            break;
+        case 2:
+            bodies[1].I_Cm.m[2][2] = 0;
+            expected = "b1";
+            break; /* not PD */
+        case 3:
+            bodies[1].I_Cm.m[2][2] = 0.3;
+            expected = "b1";
+            break; /* triangle */
+        case 4:
+            joints[0].type = TCH_TREE_JOINT_FREE;
+            bodies[0].mass = 0;
+            bodies[0].I_Cm = tch_m3_zero();
+            expected = "j0";
+            break; /* massless */
+        case 5:
+            joints[1].limited = true;
+            joints[1].range[0] = 1;
+            joints[1].range[1] = -1;
+            expected = "j1";
+            break;
+        case 6:
+            joints[1].type = TCH_TREE_JOINT_FREE;
+            expected = "j1";
+            break; /* not a root */
+        case 7:
+            bodies[1].I_Cm.m[0][1] = 0.05;
+            expected = "b1";
+            break; /* asymmetric */
         }
         tch_tree_def def = {2, bodies, 2, joints, 0, NULL, {0, 0, -9.81}};
         tch_tree* t = NULL;

@@ -11,8 +11,7 @@ enum { PUMA_DOF = 6 };
 
 /* repair_link1 / repair_link3: opt in to the triangle-inequality repair of those links (link 1
  * is massless with moments (0, 0.35, 0); link 3's are (0.066, 0.086, 0.0125)). */
-tch_status puma_tree_create(bool repair_link1, bool repair_link3, tch_tree** tree,
-                            tch_error* err);
+tch_status puma_tree_create(bool repair_link1, bool repair_link3, tch_tree** tree, tch_error* err);
 
 /* The named poses of reference/puma560.md: "qz", "qr", "qs", "qn". */
 void puma_pose(const char* name, tch_real q[PUMA_DOF]);
