@@ -125,7 +125,12 @@ typedef struct tch_tree_link {
     tch_vec3 axis;                 /* unit, link frame (hinge, slide) */
     tch_vec3 anchor;               /* link frame (hinge, ball) */
     tch_real qpos_zero;            /* hinge, slide: the joint's ref */
-    tch_spatial_rbi inertia;       /* link frame; the body's on its last link, zero before */
+    /* The placement X_fixed X_J(q) precomputed for speed (tree_kinematics.c): rotation
+     * cos R_cos + sin R_sin + R_one (hinge) or R_fixed R(q) (ball); origin p_anchor - R r
+     * (hinge, ball; p_anchor = R_fixed r + p_fixed) or p_fixed + s R_fixed a (slide). */
+    tch_mat3 R_cos, R_sin, R_one;
+    tch_vec3 p_anchor, axis_in_parent;
+    tch_spatial_rbi inertia; /* link frame; the body's on its last link, zero before */
 } tch_tree_link;
 
 typedef struct tch_tree_joint {
@@ -263,6 +268,9 @@ void tch_tree_solve_rows(const tch_tree* tree, const tch_tree_data* data, int m,
  * factor: (J L^-1) D^-1 (J L^-1)^T. */
 void tch_tree_inverse_inertia(const tch_tree* tree, tch_tree_data* data, int m, const tch_real* J,
                               tch_real* inverse_inertia);
+
+/* Sets a link's precomputed placement terms from X_fixed, axis and anchor (tree_build.c). */
+void tch_tree_link_prepare_placement(tch_tree_link* link);
 
 /* S x: the motion of a link's joint for the dof values x (x indexed like qvel). */
 static inline tch_spatial_vec tch_tree_link_motion(const tch_tree* tree, const tch_tree_link* link,

@@ -278,6 +278,7 @@ static tch_tree_link* add_link(tch_tree* t, int* counters, tch_tree_link link, i
         }
     }
     link_subspace(&link, &t->dof_S[link.dof]);
+    tch_tree_link_prepare_placement(&link);
     for (int k = 0; k < dof_count; ++k) {
         int dof = link.dof + k;
         t->dof_parent[dof] = k == 0 ? above : dof - 1;

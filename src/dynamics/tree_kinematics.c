@@ -50,43 +50,54 @@ void tch_tree_normalize_quaternions(const tch_tree* t, tch_real* qpos) {
     }
 }
 
-/* Rotation by angle about the unit axis a (Rodrigues): cos 1 + sin [a]x + (1 - cos) a a^T. */
-static tch_mat3 axis_rotation(tch_vec3 a, tch_real angle) {
-    tch_real s = sin(angle), c = cos(angle), t = 1 - c;
-    return (tch_mat3){{{c + t * a.x * a.x, t * a.x * a.y - s * a.z, t * a.x * a.z + s * a.y},
-                       {t * a.x * a.y + s * a.z, c + t * a.y * a.y, t * a.y * a.z - s * a.x},
-                       {t * a.x * a.z - s * a.y, t * a.y * a.z + s * a.x, c + t * a.z * a.z}}};
-}
-
-/* The joint's own motion X_J (sec. 4.4: the link's placement in its parent is X_fixed X_J, our
- * inverse of Featherstone's ^iX_lambda = X_J X_T): a rotation R about the anchor r is
- * (R, r - R r). */
-static tch_spatial_transform joint_transform(const tch_tree_link* link, const tch_real* q) {
-    tch_spatial_transform X = tch_sx_identity();
+/* The link's placement in its parent, X_fixed X_J(q) (sec. 4.4: our inverse of Featherstone's
+ * ^iX_lambda = X_J X_T). A rotation R_J about the anchor r is X_J = (R_J, r - R_J r), so
+ * R = R_fixed R_J and p = (R_fixed r + p_fixed) - R r. For a hinge, Rodrigues' formula
+ * R_J = cos 1 + sin [a]x + (1 - cos) a a^T gives R = cos R_cos + sin R_sin + R_one with
+ * R_cos = R_fixed (1 - a a^T), R_sin = R_fixed [a]x and R_one = R_fixed a a^T, set at
+ * creation (tch_tree_link_prepare_placement). */
+static tch_spatial_transform link_placement(const tch_tree_link* link, const tch_real* q) {
+    tch_spatial_transform X = link->X_fixed;
     switch (link->type) {
-    case TCH_TREE_LINK_HINGE:
-        X.R = axis_rotation(link->axis, q[0] - link->qpos_zero);
+    case TCH_TREE_LINK_HINGE: {
+        tch_real angle = q[0] - link->qpos_zero, c = cos(angle), s = sin(angle);
+        X.R = tch_m3_add(tch_m3_add(tch_m3_scale(link->R_cos, c), tch_m3_scale(link->R_sin, s)),
+                         link->R_one);
         break;
+    }
     case TCH_TREE_LINK_BALL:
-        X.R = tch_q_to_mat3(read_quaternion(q));
+        X.R = tch_m3_mul(link->X_fixed.R, tch_q_to_mat3(read_quaternion(q)));
         break;
     case TCH_TREE_LINK_SLIDE:
-        X.p = tch_v3_scale(link->axis, q[0] - link->qpos_zero);
+        X.p = tch_v3_madd(X.p, q[0] - link->qpos_zero, link->axis_in_parent);
         return X;
     case TCH_TREE_LINK_TRANSLATION:
-        X.p = (tch_vec3){q[0], q[1], q[2]};
+        X.p = tch_v3_add(X.p, tch_m3_mul_v3(X.R, (tch_vec3){q[0], q[1], q[2]}));
         return X;
     case TCH_TREE_LINK_WELD:
         return X;
     }
-    X.p = tch_v3_sub(link->anchor, tch_m3_mul_v3(X.R, link->anchor));
+    X.p = tch_v3_sub(link->p_anchor, tch_m3_mul_v3(X.R, link->anchor));
     return X;
+}
+
+void tch_tree_link_prepare_placement(tch_tree_link* link) {
+    tch_mat3 R = link->X_fixed.R;
+    tch_vec3 a = link->axis;
+    tch_mat3 aaT = {{{a.x * a.x, a.x * a.y, a.x * a.z},
+                     {a.y * a.x, a.y * a.y, a.y * a.z},
+                     {a.z * a.x, a.z * a.y, a.z * a.z}}};
+    link->R_one = tch_m3_mul(R, aaT);
+    link->R_cos = tch_m3_add(R, tch_m3_scale(link->R_one, -1));
+    link->R_sin = tch_m3_mul(R, tch_m3_skew(a));
+    link->p_anchor = tch_v3_add(tch_m3_mul_v3(R, link->anchor), link->X_fixed.p);
+    link->axis_in_parent = tch_m3_mul_v3(R, a);
 }
 
 void tch_tree_positions(const tch_tree* t, tch_tree_data* d, const tch_real* qpos) {
     for (int l = 0; l < t->link_count; ++l) {
         const tch_tree_link* link = &t->links[l];
-        d->X_up[l] = tch_sx_mul(link->X_fixed, joint_transform(link, &qpos[link->qpos]));
+        d->X_up[l] = link_placement(link, &qpos[link->qpos]);
         d->X_world[l] =
             link->parent >= 0 ? tch_sx_mul(d->X_world[link->parent], d->X_up[l]) : d->X_up[l];
     }

@@ -201,19 +201,23 @@ tch_spatial_rbi tch_rbi_from_inertia(tch_spatial_inertia I);
 static inline tch_spatial_rbi tch_rbi_add(tch_spatial_rbi a, tch_spatial_rbi b) {
     return (tch_spatial_rbi){a.mass + b.mass, tch_v3_add(a.h, b.h), tch_m3_add(a.I_o, b.I_o)};
 }
-/* I_A = ^A X_B^* I_B ^B X_A (eq. 2.66) in the ten-number form. With u = R c (so m u = R h) and c' =
- * u + p: I_o' = R I_o R^T + m [u]x^2 - m [c']x^2, and [a]x^2 = a a^T - |a|^2 1 gives m([u]x^2 - [u
- * + p]x^2) = (2 m u.p + m |p|^2) 1
- * - (m u) p^T - p (m u)^T - m p p^T. */
+/* I_A = ^A X_B^* I_B ^B X_A (eq. 2.66) in the ten-number form. With u = R c (so m u = R h)
+ * and c' = u + p: I_o' = R I_o R^T + m [u]x^2 - m [c']x^2, and [a]x^2 = a a^T - |a|^2 1 gives
+ * m([u]x^2 - [u + p]x^2) = 2 (g.p) 1 - g p^T - p g^T with g = m u + m p / 2. */
 static inline tch_spatial_rbi tch_rbi_transform(tch_spatial_transform X_AB, tch_spatial_rbi I_B) {
     tch_vec3 hR = tch_m3_mul_v3(X_AB.R, I_B.h);
     tch_vec3 p = X_AB.p;
-    tch_vec3 mp = tch_v3_scale(p, I_B.mass);
-    tch_mat3 shift = tch_m3_sub(
-        tch_m3_scale(tch_m3_identity(), 2 * tch_v3_dot(hR, p) + tch_v3_dot(mp, p)),
-        tch_m3_add(tch_m3_add(tch_m3_outer(hR, p), tch_m3_outer(p, hR)), tch_m3_outer(mp, p)));
-    return (tch_spatial_rbi){I_B.mass, tch_v3_add(hR, mp),
-                             tch_m3_add(tch_m3_rotate_symmetric(X_AB.R, I_B.I_o), shift)};
+    tch_vec3 g = tch_v3_madd(hR, I_B.mass / 2, p);
+    tch_real gp[3] = {g.x, g.y, g.z}, pp[3] = {p.x, p.y, p.z}, diagonal = 2 * tch_v3_dot(g, p);
+    tch_mat3 I = tch_m3_rotate_symmetric(X_AB.R, I_B.I_o);
+    for (int i = 0; i < 3; ++i) {
+        for (int j = i; j < 3; ++j) {
+            I.m[i][j] -= gp[i] * pp[j] + pp[i] * gp[j];
+            I.m[j][i] = I.m[i][j];
+        }
+        I.m[i][i] += diagonal;
+    }
+    return (tch_spatial_rbi){I_B.mass, tch_v3_madd(hR, I_B.mass, p), I};
 }
 /* I v = (I_o w + h x v_o, m v_o + w x h). */
 static inline tch_spatial_vec tch_rbi_apply(tch_spatial_rbi I, tch_spatial_vec v) {
