@@ -165,6 +165,7 @@ void tch_tree_solve_rows(const tch_tree* t, const tch_tree_data* d, int m, tch_r
 /* J H^-1 J^T = W W^T with W^T = D^-1/2 L^-T J^T (as MuJoCo's mj_solveM2). */
 void tch_tree_inverse_inertia(const tch_tree* t, tch_tree_data* d, int m, const tch_real* J,
                               tch_real* inverse_inertia) {
+    TCH_ASSERT(m <= d->max_rows);
     int nv = t->nv;
     tch_real* W = d->rows;
     tch_real* scale = d->u; /* D^-1/2 */
