@@ -63,9 +63,45 @@ static void test_puma_static_gravity_torques_match_the_reference(void) {
     tch_tree_destroy(tree);
 }
 
+/* The arm moving: bias force, mass matrix and passive forces equal MuJoCo 2.2.2's on
+ * bench/dynamics/puma560.xml (the same arm; link 1 there has 1e-9 kg on its joint axis), as
+ * mj_forward reported them at this state (qfrc_bias, mj_fullM of qM, qfrc_passive). */
+static void test_puma_moving_matches_mujoco(void) {
+    static const double q[PUMA_DOF] = {0.3, -0.7, 1.1, -0.4, 0.9, 2.0};
+    static const double qd[PUMA_DOF] = {1.0, -0.5, 0.8, 2.0, -1.5, 3.0};
+    static const double bias[PUMA_DOF] = {-0.9245912533982702,   25.431805666018477,
+                                          -3.0008505069967537,   -0.002818830067711442,
+                                          -0.026774410940181931, 0.00015195684642953233};
+    static const double diagonal[PUMA_DOF] = {3.1112999299009543,  3.7555729930411381,
+                                              0.93771994055934327, 0.19276404558773158,
+                                              0.17164216000000002, 0.19404000000000002};
+    static const double passive[PUMA_DOF] = {-5.8, 4.75, -3.184, -0.824, 0.6405, -0.648};
+    tch_tree* tree = NULL;
+    ENSURE(puma_tree_create(true, true, &tree, NULL) == TCH_OK);
+    tch_tree_data* data = NULL;
+    ENSURE(tch_tree_data_create(tree, 0, &data, NULL) == TCH_OK);
+    tch_real tau[PUMA_DOF], qfrc[PUMA_DOF];
+    tch_tree_positions(tree, data, q);
+    tch_tree_velocities(tree, data, qd);
+    tch_tree_rnea(tree, data, NULL, tau);
+    tch_tree_mass_matrix(tree, data);
+    tch_tree_passive_forces(tree, q, qd, qfrc);
+    for (int k = 0; k < PUMA_DOF; ++k) {
+        ENSURE_NEAR(tau[k], bias[k], 1e-9);
+        ENSURE_NEAR(data->M[k * PUMA_DOF + k], diagonal[k], 1e-9);
+        ENSURE_NEAR(qfrc[k], passive[k], 1e-12);
+    }
+    ENSURE_NEAR(data->M[1], 0.29755374217688757, 1e-9);
+    ENSURE_NEAR(data->M[PUMA_DOF + 2], 0.021589465800240563, 1e-9);
+    ENSURE_NEAR(data->M[2 * PUMA_DOF + 3], 0.00041767817054306594, 1e-9);
+    tch_tree_data_destroy(data);
+    tch_tree_destroy(tree);
+}
+
 int main(void) {
     RUN_TEST(test_puma_inertia_violations_are_flagged);
     RUN_TEST(test_puma_repair_keeps_the_joint_axis_moment);
     RUN_TEST(test_puma_static_gravity_torques_match_the_reference);
+    RUN_TEST(test_puma_moving_matches_mujoco);
     return TEST_RESULT();
 }
