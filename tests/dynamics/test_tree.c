@@ -586,6 +586,121 @@ static void test_physical_pendulum_period_matches_closed_form(void) {
     tch_tree_destroy(t);
 }
 
+/* ---- MuJoCo's conventions ---- */
+
+/* MuJoCo 2.2.2 on this MJCF (gravity 0.3 -0.2 -9.81), at the state below, reported the body
+ * position, bias force, mass matrix diagonal and free acceleration recorded here (mj_forward):
+ *
+ *   <body name="A" pos="0.1 0.2 1.0" quat="0.9 0.1 -0.3 0.2"> <freejoint/>
+ *     <inertial pos="0.05 -0.02 0.03" mass="2.0" diaginertia="0.1 0.12 0.15"/>
+ *     <body name="B" pos="0.3 0.1 -0.2" quat="0.8 0.2 0.1 -0.4">
+ *       <joint type="hinge" axis="0.3 1 0.2" pos="0.05 0.02 -0.1" armature="0.02"/>
+ *       <joint type="slide" axis="1 0.2 -0.3" armature="0.03"/>
+ *       <joint type="ball" pos="-0.04 0.06 0.01" armature="0.01"/>
+ *       <inertial pos="0.1 0.05 -0.02" mass="1.3" diaginertia="0.05 0.06 0.07"/>
+ *       <body name="C" pos="0.2 -0.1 0.15">
+ *         <joint type="hinge" axis="0 0.6 0.8" pos="0.1 -0.05 0"/>
+ *         <joint type="ball" pos="0.02 0 0.03"/>
+ *         <inertial pos="0.03 0.02 0.1" mass="0.7" diaginertia="0.02 0.025 0.03"/>
+ *
+ * so the qpos/qvel layout, the free joint's velocities, several joints on one body acting in
+ * order about their anchors, and armature are MuJoCo's. */
+static void test_multi_joint_bodies_match_mujoco(void) {
+    static const double qpos[18] = {
+        -0.34599999999999997, -0.16800000000000004, 0.15599999999999992, -0.37469941678694174,
+        0.83717476748115194,  0.22274323013027267,  0.33033953621015022, -0.95399999999999996,
+        0.06800000000000006,  -0.59527593267290169, 0.61303383987326066, -0.31192150038891348,
+        0.41538061190404812,  -0.79200000000000004, 0.48177895599750414, 0.61284587676214652,
+        0.44145067268530647,  0.44433126435046344};
+    static const double qvel[15] = {1.668,  1.418, -1.952, 0.216, -0.242, 1.534,  -1.966, -1.864,
+                                    -1.876, 1.466, 1.716,  0.076, -0.424, -1.932, 1.088};
+    static const double bias[15] = {
+        -15.520750772473486,  -6.428280395840904,   44.964370163143307,  -2.5984261947758194,
+        5.828286992561722,    -4.8843531901258093,  5.1465495396192722,  13.836493382105758,
+        -1.5315517813679951,  -0.69306708128801509, 6.6380084938267601,  0.065879532337876578,
+        -0.16230050734693091, 0.64796608324572247,  -0.14807234626285859};
+    static const double diagonal[15] = {4,
+                                        4,
+                                        4,
+                                        0.26599589236715426,
+                                        0.38092100670709178,
+                                        0.38896320881850688,
+                                        0.26239871802764941,
+                                        2.0299999999999985,
+                                        0.12775423693124202,
+                                        0.22621507194096993,
+                                        0.23109384571614761,
+                                        0.02308475712227178,
+                                        0.023710000000000026,
+                                        0.028500000000000029,
+                                        0.030350000000000037};
+    static const double qacc_free[15] = {
+        1.5532889428845273,   0.17917177547113414,  -10.053087244953291, 6.7544755430657846,
+        -6.744648264188486,   0.76005532106889584,  -0.2217500985238281, 0.44655094730800704,
+        -0.98790869341441945, -4.9252963727729595,  -15.087220319787043, 5.7099269478962604,
+        -2.1248651698827055,  -0.39905239030144868, 2.9753368495442949};
+    tch_tree_body_def b[3];
+    tch_tree_joint_def j[6];
+    static const struct {
+        tch_quat q;
+        tch_vec3 p, com, moments;
+        double mass;
+    } bodies[3] = {
+        {{0.9, 0.1, -0.3, 0.2}, {0.1, 0.2, 1.0}, {0.05, -0.02, 0.03}, {0.1, 0.12, 0.15}, 2.0},
+        {{0.8, 0.2, 0.1, -0.4}, {0.3, 0.1, -0.2}, {0.1, 0.05, -0.02}, {0.05, 0.06, 0.07}, 1.3},
+        {{1, 0, 0, 0}, {0.2, -0.1, 0.15}, {0.03, 0.02, 0.1}, {0.02, 0.025, 0.03}, 0.7}};
+    static const struct {
+        int body;
+        tch_tree_joint_type type;
+        tch_vec3 axis, pos;
+        double armature;
+    } joints[6] = {{0, TCH_TREE_JOINT_FREE, {0, 0, 1}, {0, 0, 0}, 0},
+                   {1, TCH_TREE_JOINT_HINGE, {0.3, 1, 0.2}, {0.05, 0.02, -0.1}, 0.02},
+                   {1, TCH_TREE_JOINT_SLIDE, {1, 0.2, -0.3}, {0, 0, 0}, 0.03},
+                   {1, TCH_TREE_JOINT_BALL, {0, 0, 1}, {-0.04, 0.06, 0.01}, 0.01},
+                   {2, TCH_TREE_JOINT_HINGE, {0, 0.6, 0.8}, {0.1, -0.05, 0}, 0},
+                   {2, TCH_TREE_JOINT_BALL, {0, 0, 1}, {0.02, 0, 0.03}, 0}};
+    for (int i = 0; i < 3; ++i) {
+        b[i] = tch_tree_body_def_default();
+        snprintf(b[i].name, sizeof b[i].name, "%c", 'A' + i);
+        b[i].parent = i - 1;
+        b[i].X_PB = (tch_transform){tch_q_normalize(bodies[i].q), bodies[i].p};
+        b[i].mass = bodies[i].mass;
+        b[i].p_BCm = bodies[i].com;
+        b[i].I_Cm = tch_m3_diag(bodies[i].moments);
+    }
+    for (int i = 0; i < 6; ++i) {
+        j[i] = tch_tree_joint_def_default();
+        snprintf(j[i].name, sizeof j[i].name, "j%d", i);
+        j[i].body = joints[i].body;
+        j[i].type = joints[i].type;
+        j[i].axis = joints[i].axis;
+        j[i].pos = joints[i].pos;
+        j[i].armature = joints[i].armature;
+    }
+    tch_tree_def def = {3, b, 6, j, 0, NULL, {0.3, -0.2, -9.81}};
+    tch_tree* t = NULL;
+    ENSURE(tch_tree_create(&def, &t, NULL) == TCH_OK);
+    ENSURE(t->nq == 18 && t->nv == 15);
+    tch_tree_data* d = NULL;
+    ENSURE(tch_tree_data_create(t, 0, &d, NULL) == TCH_OK);
+    kinematics(t, d, qpos, qvel);
+    tch_vec3 p_C = tch_tree_body_pose(t, d, 2).p;
+    ENSURE(tch_v3_dist(p_C, (tch_vec3){-0.15840774241889635, -0.14542688913684959,
+                                       0.33286434716359647}) < 1e-14);
+    tch_real tau[15], zero[15] = {0}, qacc[15];
+    tch_tree_rnea(t, d, NULL, tau);
+    tch_tree_mass_matrix(t, d);
+    ENSURE(tch_tree_aba(t, d, zero, qacc, NULL) == TCH_OK);
+    for (int k = 0; k < 15; ++k) {
+        ENSURE_NEAR(tau[k], bias[k], 1e-12);
+        ENSURE_NEAR(d->M[k * 15 + k], diagonal[k], 1e-13);
+        ENSURE_NEAR(qacc[k], qacc_free[k], 1e-11);
+    }
+    tch_tree_data_destroy(d);
+    tch_tree_destroy(t);
+}
+
 /* ---- the rest of the model ---- */
 
 /* Damping opposes each dof's velocity; springs pull toward springref; sites ride on bodies. */
@@ -717,6 +832,7 @@ int main(void) {
     RUN_TEST(test_inverse_inertia_matches_a_dense_inverse);
     RUN_TEST(test_passive_chain_conserves_energy_under_rk4);
     RUN_TEST(test_physical_pendulum_period_matches_closed_form);
+    RUN_TEST(test_multi_joint_bodies_match_mujoco);
     RUN_TEST(test_passive_forces_and_sites);
     RUN_TEST(test_bad_trees_are_refused_by_name);
     RUN_TEST(test_singular_mass_matrix_names_the_joint);
