@@ -29,18 +29,6 @@ tch_spatial_vec tch_sv_from_array(const tch_real a[6]) {
     return (tch_spatial_vec){{a[0], a[1], a[2]}, {a[3], a[4], a[5]}};
 }
 
-/* crm(v) m = (w x m_w, v_o x m_w + w x m_v)  (Featherstone eq. 2.31) */
-tch_spatial_vec tch_sv_cross_motion(tch_spatial_vec v, tch_spatial_vec m) {
-    return (tch_spatial_vec){tch_v3_cross(v.ang, m.ang),
-                             tch_v3_add(tch_v3_cross(v.lin, m.ang), tch_v3_cross(v.ang, m.lin))};
-}
-
-/* crf(v) f = (w x n + v_o x f, w x f)  (Featherstone eq. 2.32) */
-tch_spatial_vec tch_sv_cross_force(tch_spatial_vec v, tch_spatial_vec f) {
-    return (tch_spatial_vec){tch_v3_add(tch_v3_cross(v.ang, f.ang), tch_v3_cross(v.lin, f.lin)),
-                             tch_v3_cross(v.ang, f.lin)};
-}
-
 void tch_sv_cross_motion_matrix(tch_spatial_vec v, tch_real out[36]) {
     tch_mat3 w = tch_m3_skew(v.ang);
     set_blocks(out, w, tch_m3_zero(), tch_m3_skew(v.lin), w);
@@ -59,42 +47,10 @@ tch_spatial_transform tch_sx_from_transform(tch_transform X_AB) {
     return (tch_spatial_transform){tch_q_to_mat3(X_AB.q), X_AB.p};
 }
 
-/* R_AC = R_AB R_BC, p_AC = R_AB p_BC + p_AB */
-tch_spatial_transform tch_sx_mul(tch_spatial_transform X_AB, tch_spatial_transform X_BC) {
-    return (tch_spatial_transform){tch_m3_mul(X_AB.R, X_BC.R),
-                                   tch_v3_add(tch_m3_mul_v3(X_AB.R, X_BC.p), X_AB.p)};
-}
-
 /* R_BA = R_AB^T, p_BA = -R_AB^T p_AB */
 tch_spatial_transform tch_sx_inverse(tch_spatial_transform X_AB) {
     return (tch_spatial_transform){tch_m3_transpose(X_AB.R),
                                    tch_v3_neg(tch_m3_tmul_v3(X_AB.R, X_AB.p))};
-}
-
-tch_spatial_vec tch_sx_apply_motion(tch_spatial_transform X_AB, tch_spatial_vec m_B) {
-    tch_vec3 w_A = tch_m3_mul_v3(X_AB.R, m_B.ang);
-    return (tch_spatial_vec){w_A,
-                             tch_v3_add(tch_m3_mul_v3(X_AB.R, m_B.lin), tch_v3_cross(X_AB.p, w_A))};
-}
-
-tch_spatial_vec tch_sx_apply_force(tch_spatial_transform X_AB, tch_spatial_vec f_B) {
-    tch_vec3 f_A = tch_m3_mul_v3(X_AB.R, f_B.lin);
-    return (tch_spatial_vec){tch_v3_add(tch_m3_mul_v3(X_AB.R, f_B.ang), tch_v3_cross(X_AB.p, f_A)),
-                             f_A};
-}
-
-/* w_B = R^T w_A, v_B = R^T (v_A - p x w_A) */
-tch_spatial_vec tch_sx_apply_inverse_motion(tch_spatial_transform X_AB, tch_spatial_vec m_A) {
-    return (tch_spatial_vec){
-        tch_m3_tmul_v3(X_AB.R, m_A.ang),
-        tch_m3_tmul_v3(X_AB.R, tch_v3_sub(m_A.lin, tch_v3_cross(X_AB.p, m_A.ang)))};
-}
-
-/* f_B = R^T f_A, n_B = R^T (n_A - p x f_A) */
-tch_spatial_vec tch_sx_apply_inverse_force(tch_spatial_transform X_AB, tch_spatial_vec f_A) {
-    return (tch_spatial_vec){
-        tch_m3_tmul_v3(X_AB.R, tch_v3_sub(f_A.ang, tch_v3_cross(X_AB.p, f_A.lin))),
-        tch_m3_tmul_v3(X_AB.R, f_A.lin)};
 }
 
 void tch_sx_motion_matrix(tch_spatial_transform X_AB, tch_real out[36]) {
@@ -144,4 +100,13 @@ void tch_si_matrix(tch_spatial_inertia I, tch_real out[36]) {
     tch_mat3 mc = tch_m3_scale(tch_m3_skew(I.p_Cm), I.mass);
     set_blocks(out, tch_si_inertia_about(I, tch_v3_zero()), mc, tch_m3_transpose(mc),
                tch_m3_scale(tch_m3_identity(), I.mass));
+}
+
+tch_spatial_rbi tch_rbi_from_inertia(tch_spatial_inertia I) {
+    return (tch_spatial_rbi){I.mass, tch_v3_scale(I.p_Cm, I.mass),
+                             tch_si_inertia_about(I, tch_v3_zero())};
+}
+
+tch_spatial_abi tch_abi_from_rbi(tch_spatial_rbi I) {
+    return (tch_spatial_abi){I.I_o, tch_m3_skew(I.h), tch_m3_scale(tch_m3_identity(), I.mass)};
 }

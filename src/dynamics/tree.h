@@ -1,0 +1,283 @@
+/* Kinematic trees in generalized coordinates: the dynamics kernels of articulated bodies
+ * (docs/articulated.md). Not wired into the scene loader or the step yet.
+ *
+ * Ruspini and Khatib (seeds/003, eq. 1; reference/contact_space_haptics.md sec. 1) write the
+ * dynamics of a robot as A(q) qdd + b(q, qd) + g(q) = Gamma. Here:
+ *
+ *   tch_tree_rnea            b + g + A qdd, the recursive Newton-Euler algorithm
+ *   tch_tree_mass_matrix     A, the composite-rigid-body algorithm
+ *   tch_tree_factor / solve  A = L^T D L with the tree's sparsity, and A^-1 x
+ *   tch_tree_aba             qdd, the articulated-body algorithm (the cross-check)
+ *   tch_tree_point_jacobian  J of a point fixed to a body
+ *   tch_tree_solve_rows      rows of J A^-1 (= (A^-1 J^T)^T) without forming A^-1
+ *   tch_tree_inverse_inertia Lambda^-1 = J A^-1 J^T, the contact-space inverse inertia
+ *
+ * Equation numbers refer to R. Featherstone, "Rigid Body Dynamics Algorithms" (2008), in the
+ * spatial conventions of math/spatial.h.
+ *
+ * Model. Bodies are numbered in topological order: a body's parent (-1 for the world) comes
+ * before it. Each body carries zero or more joints as MJCF allows (none: welded to its parent).
+ * Joint types, qpos and qvel follow MuJoCo (mjtJoint order; joints numbered by body, then in
+ * the order given):
+ *
+ *   free   qpos (p_WBo, q_WB) 7, qvel (v_WBo in W, w_B in B) 6; only on a body of the world,
+ *          as its one joint; the body's rest placement is qpos0
+ *   ball   qpos q (unit quaternion, body axes) 4, qvel w (body axes) 3, about the anchor
+ *   slide  qpos s 1, qvel 1, along the axis
+ *   hinge  qpos theta 1, qvel 1, about the axis through the anchor
+ *
+ * Axis and anchor are in the body frame, as in MJCF; the joints of one body act in order, each
+ * on the frame its predecessors left (MuJoCo's mj_kinematics). The body frame at qpos0 sits at
+ * X_PB in its parent.
+ *
+ * Internally each joint becomes a link, a frame with a constant motion subspace S (eq. 4.7):
+ * hinge, slide, ball, and the free joint as a translation link (world axes) followed by a ball
+ * link at the body origin. A body's first link is placed by X_PB, its later links carry no
+ * mass, and its last link is the body frame; a welded body is a link without dofs. So every
+ * algorithm is Featherstone's for single joints with S fixed in the link frame (c_J = 0,
+ * eq. 4.34), whatever the joints of a body.
+ *
+ * Memory: tch_tree_data holds every buffer the kernels use, sized at creation; the kernels
+ * allocate nothing and never fail except where they say so.
+ */
+#pragma once
+
+#include <stdbool.h>
+
+#include "math/spatial.h"
+#include "touche/base.h"
+
+#define TCH_TREE_NAME_SIZE 64
+
+typedef enum tch_tree_joint_type {
+    TCH_TREE_JOINT_FREE = 0,
+    TCH_TREE_JOINT_BALL,
+    TCH_TREE_JOINT_SLIDE,
+    TCH_TREE_JOINT_HINGE,
+} tch_tree_joint_type;
+
+typedef struct tch_tree_body_def {
+    char name[TCH_TREE_NAME_SIZE];
+    int parent;         /* -1 (world) or an earlier body */
+    tch_transform X_PB; /* body frame in the parent's at qpos0 (unused under a free joint) */
+    tch_real mass;      /* kg, >= 0 */
+    tch_vec3 p_BCm;     /* centre of mass, body frame, m */
+    tch_mat3 I_Cm;      /* rotational inertia about the centre of mass, body axes, kg m^2 */
+    /* Opt-in repair of a rotational inertia whose principal moments violate the triangle
+     * inequality: the two smaller moments are raised by the same amount until they sum to the
+     * largest, which is kept (the joint-axis moment of a link like the PUMA's). Off, such an
+     * inertia is an error. */
+    bool repair_triangle_inequality;
+} tch_tree_body_def;
+
+typedef struct tch_tree_joint_def {
+    char name[TCH_TREE_NAME_SIZE];
+    int body;
+    tch_tree_joint_type type;
+    tch_vec3 pos;       /* anchor, body frame, m (ignored by free joints) */
+    tch_vec3 axis;      /* hinge and slide, body frame, any nonzero length */
+    tch_real ref;       /* hinge and slide: the qpos at which the body sits at X_PB */
+    tch_real armature;  /* kg m^2 or kg, added to each of the joint's dofs */
+    tch_real damping;   /* N m s/rad or N s/m, per dof */
+    tch_real stiffness; /* N m/rad or N/m */
+    tch_real springref; /* hinge and slide: spring rest position (ball and free: qpos0) */
+    bool limited;
+    tch_real range[2]; /* lower <= upper; kept, not enforced yet */
+} tch_tree_joint_def;
+
+typedef struct tch_tree_site_def {
+    char name[TCH_TREE_NAME_SIZE];
+    int body;
+    tch_transform X_BS; /* site frame in the body frame */
+} tch_tree_site_def;
+
+typedef struct tch_tree_def {
+    int body_count;
+    const tch_tree_body_def* bodies;
+    int joint_count;
+    const tch_tree_joint_def* joints; /* grouped by body, bodies in order */
+    int site_count;
+    const tch_tree_site_def* sites;
+    tch_vec3 gravity; /* m/s^2, world frame */
+} tch_tree_def;
+
+/* Defaults: world parent, identity placement, no mass; hinge about z; identity site. */
+tch_tree_body_def tch_tree_body_def_default(void);
+tch_tree_joint_def tch_tree_joint_def_default(void);
+
+typedef enum tch_tree_link_type {
+    TCH_TREE_LINK_WELD,        /* no dof */
+    TCH_TREE_LINK_HINGE,       /* S = (a, r x a) */
+    TCH_TREE_LINK_SLIDE,       /* S = (0, a) */
+    TCH_TREE_LINK_BALL,        /* S = [1; [r]x], qpos a quaternion */
+    TCH_TREE_LINK_TRANSLATION, /* S = [0; 1], the free joint's first link */
+} tch_tree_link_type;
+
+typedef struct tch_tree_link {
+    tch_tree_link_type type;
+    int parent;                    /* link index, -1 for the world */
+    int body;                      /* the body this link moves */
+    int joint;                     /* -1 for a weld */
+    int dof;                       /* first dof */
+    int dof_count;                 /* 0, 1 or 3 */
+    int qpos;                      /* first qpos entry */
+    tch_spatial_transform X_fixed; /* placement in the parent link before the joint moves */
+    tch_vec3 axis;                 /* unit, link frame (hinge, slide) */
+    tch_vec3 anchor;               /* link frame (hinge, ball) */
+    tch_real qpos_zero;            /* hinge, slide: the joint's ref */
+    /* The placement X_fixed X_J(q) precomputed for speed (tree_kinematics.c): rotation
+     * cos R_cos + sin R_sin + R_one (hinge) or R_fixed R(q) (ball); origin p_anchor - R r
+     * (hinge, ball; p_anchor = R_fixed r + p_fixed) or p_fixed + s R_fixed a (slide). */
+    tch_mat3 R_cos, R_sin, R_one;
+    tch_vec3 p_anchor, axis_in_parent;
+    tch_spatial_rbi inertia; /* link frame; the body's on its last link, zero before */
+} tch_tree_link;
+
+typedef struct tch_tree_joint {
+    char name[TCH_TREE_NAME_SIZE];
+    tch_tree_joint_type type;
+    int body;
+    int qpos, dof; /* first entries */
+    int nq, nv;
+    tch_real stiffness;
+    bool limited;
+    tch_real range[2];
+} tch_tree_joint;
+
+typedef struct tch_tree_site {
+    char name[TCH_TREE_NAME_SIZE];
+    int body;
+    tch_transform X_BS;
+} tch_tree_site;
+
+typedef struct tch_tree {
+    int nq, nv;
+    int body_count, joint_count, site_count, link_count;
+    char (*body_name)[TCH_TREE_NAME_SIZE];
+    int* body_parent;       /* [body_count] */
+    int* body_link;         /* [body_count] the link whose frame is the body frame */
+    tch_tree_link* links;   /* [link_count], topological order */
+    tch_tree_joint* joints; /* [joint_count] */
+    tch_tree_site* sites;   /* [site_count] */
+    tch_spatial_vec* dof_S; /* [nv] motion subspace column, link frame (eq. 4.7) */
+    int* dof_parent;        /* [nv] the nearest dof toward the root, -1: lambda of ch. 6 */
+    int* dof_link;          /* [nv] */
+    tch_real* dof_armature; /* [nv] */
+    tch_real* dof_damping;  /* [nv] */
+    tch_real* qpos0;        /* [nq] MuJoCo's qpos0 */
+    tch_real* qpos_spring;  /* [nq] spring rest configuration */
+    tch_vec3 gravity;
+} tch_tree;
+
+/* Per-call state and every buffer the kernels use (one per thread). */
+typedef struct tch_tree_data {
+    int max_rows;                   /* capacity of the contact-space calls */
+    tch_spatial_transform* X_up;    /* [links] X_lambda(i),i: link i in its parent link */
+    tch_spatial_transform* X_world; /* [links] X_W,i */
+    tch_spatial_vec* v;             /* [links] link velocity, link frame */
+    tch_spatial_vec* c;             /* [links] v x (S qd): velocity-product acceleration */
+    tch_spatial_vec* a;             /* [links] scratch: accelerations */
+    tch_spatial_vec* f;             /* [links] scratch: forces */
+    tch_spatial_rbi* I_composite;   /* [links] CRBA scratch */
+    tch_spatial_abi* I_articulated; /* [links] ABA scratch */
+    tch_spatial_vec* U;             /* [nv] ABA: I^A S per dof */
+    tch_mat3* D_inverse;            /* [links] ABA: (S^T I^A S + armature)^-1, dof_count^2 */
+    tch_real* u;                    /* [nv] ABA */
+    tch_real* M;                    /* [nv*nv] A(q), row-major, full */
+    tch_real* LD;                   /* [nv*nv] L^T D L: D on the diagonal, L below */
+    tch_real* rows;                 /* [max_rows*nv] scratch of tch_tree_inverse_inertia */
+} tch_tree_data;
+
+/* Validates the definition and builds the tree. Errors (TCH_ERR_INVALID_ARGUMENT, the message
+ * naming the body or joint and tch_error.element its name): a parent that is not an earlier
+ * body, joints out of body order, a free joint not alone on a body of the world, an axis of
+ * zero length, a negative or non-finite mass, an inertia not symmetric, not positive definite
+ * (a body with mass) or breaking the triangle inequality, a massless body on a free joint,
+ * a range with lower > upper, a site on no body. */
+tch_status tch_tree_create(const tch_tree_def* def, tch_tree** out, tch_error* err);
+void tch_tree_destroy(tch_tree* tree);
+
+/* max_rows: the largest Jacobian (rows) tch_tree_inverse_inertia will be given. */
+tch_status tch_tree_data_create(const tch_tree* tree, int max_rows, tch_tree_data** out,
+                                tch_error* err);
+void tch_tree_data_destroy(tch_tree_data* data);
+
+int tch_tree_find_body(const tch_tree* tree, const char* name);
+int tch_tree_find_joint(const tch_tree* tree, const char* name);
+int tch_tree_find_site(const tch_tree* tree, const char* name);
+
+/* ---- configuration (tree_kinematics.c) ---- */
+
+/* qpos0: hinge and slide at ref, balls at identity, free bodies at their placement. */
+void tch_tree_default_qpos(const tch_tree* tree, tch_real* qpos);
+/* dqpos/dt [nq] from qvel: quaternions q' = 1/2 q (0, w_B), free positions v. */
+void tch_tree_qpos_rate(const tch_tree* tree, const tch_real* qpos, const tch_real* qvel,
+                        tch_real* rate);
+void tch_tree_normalize_quaternions(const tch_tree* tree, tch_real* qpos);
+
+/* ---- kinematics (tree_kinematics.c) ---- */
+
+/* Link poses X_up and X_world from qpos (quaternions used as given: keep them unit). */
+void tch_tree_positions(const tch_tree* tree, tch_tree_data* data, const tch_real* qpos);
+/* Link velocities v and velocity products c from qvel, after tch_tree_positions. */
+void tch_tree_velocities(const tch_tree* tree, tch_tree_data* data, const tch_real* qvel);
+tch_transform tch_tree_body_pose(const tch_tree* tree, const tch_tree_data* data, int body);
+tch_transform tch_tree_site_pose(const tch_tree* tree, const tch_tree_data* data, int site);
+/* The world position of the point p_B fixed to body (after positions). */
+tch_vec3 tch_tree_body_point(const tch_tree* tree, const tch_tree_data* data, int body,
+                             tch_vec3 p_B);
+/* World angular velocity and world velocity of the body point at p_W (after velocities). */
+void tch_tree_point_velocity(const tch_tree* tree, const tch_tree_data* data, int body,
+                             tch_vec3 p_W, tch_vec3* w_W, tch_vec3* v_W);
+/* World-frame Jacobians of the point p_W fixed to body: w = J_ang qvel, v = J_lin qvel; each
+ * 3 x nv row-major, either may be NULL (after positions). */
+void tch_tree_point_jacobian(const tch_tree* tree, const tch_tree_data* data, int body,
+                             tch_vec3 p_W, tch_real* J_ang, tch_real* J_lin);
+/* Kinetic energy 1/2 qvel^T A qvel (link inertias and armature), after velocities. */
+tch_real tch_tree_kinetic_energy(const tch_tree* tree, const tch_tree_data* data,
+                                 const tch_real* qvel);
+/* Gravity and spring potential energy, after positions. */
+tch_real tch_tree_potential_energy(const tch_tree* tree, const tch_tree_data* data,
+                                   const tch_real* qpos);
+/* Spring and damper generalized forces (MuJoCo's mj_passive without fluid): hinge and slide
+ * -k (q - springref), ball (and a free joint's rotation) -k times the rotation vector from the
+ * rest quaternion, free position -k (p - p0); damping -d qvel per dof. */
+void tch_tree_passive_forces(const tch_tree* tree, const tch_real* qpos, const tch_real* qvel,
+                             tch_real* qfrc);
+
+/* ---- dynamics (tree_dynamics.c), all after tch_tree_positions and tch_tree_velocities ---- */
+
+/* Inverse dynamics: tau = A qacc + b + g (armature included); qacc NULL means zero, which
+ * gives the bias force b + g (tau holding the tree still at rest when qvel = 0). */
+void tch_tree_rnea(const tch_tree* tree, tch_tree_data* data, const tch_real* qacc, tch_real* tau);
+/* A(q) into data->M (armature on the diagonal). */
+void tch_tree_mass_matrix(const tch_tree* tree, tch_tree_data* data);
+/* data->LD = L^T D L factor of data->M. TCH_ERR_NUMERICAL, naming the joint, when a pivot is
+ * not positive (A not positive definite: a dof that moves no mass). */
+tch_status tch_tree_factor(const tch_tree* tree, tch_tree_data* data, tch_error* err);
+/* x = A^-1 x in place, with the factor. */
+void tch_tree_solve(const tch_tree* tree, const tch_tree_data* data, tch_real* x);
+/* Forward dynamics by the articulated-body algorithm: qacc = A^-1 (tau - b - g).
+ * TCH_ERR_NUMERICAL, naming the joint, when a dof's articulated inertia is not positive. */
+tch_status tch_tree_aba(const tch_tree* tree, tch_tree_data* data, const tch_real* tau,
+                        tch_real* qacc, tch_error* err);
+/* Rows of J A^-1 in place: each of the m rows of rows (m x nv) becomes A^-1 row^T, the columns
+ * of A^-1 J^T (Ruspini and Khatib's impulse update, eq. 17), with the factor. */
+void tch_tree_solve_rows(const tch_tree* tree, const tch_tree_data* data, int m, tch_real* rows);
+/* Lambda^-1 = J A^-1 J^T (m x m, m <= max_rows; seeds/003 eq. 4) from J (m x nv), with the
+ * factor: (J L^-1) D^-1 (J L^-1)^T. */
+void tch_tree_inverse_inertia(const tch_tree* tree, tch_tree_data* data, int m, const tch_real* J,
+                              tch_real* inverse_inertia);
+
+/* Sets a link's precomputed placement terms from X_fixed, axis and anchor (tree_build.c). */
+void tch_tree_link_prepare_placement(tch_tree_link* link);
+
+/* S x: the motion of a link's joint for the dof values x (x indexed like qvel). */
+static inline tch_spatial_vec tch_tree_link_motion(const tch_tree* tree, const tch_tree_link* link,
+                                                   const tch_real* x) {
+    tch_spatial_vec m = tch_sv_zero();
+    for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
+        m = tch_sv_add(m, tch_sv_scale(tree->dof_S[k], x[k]));
+    }
+    return m;
+}

@@ -1,0 +1,299 @@
+/* Kinematic trees: RNEA, CRBA with the tree-sparse L^T D L factorization, ABA, and the
+ * contact-space products (Featherstone 2008, chapters 5 to 7; seeds/003 eqs. 1, 4 and 17). */
+#include <math.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "dynamics/tree.h"
+
+/* a_0 = -a_g: gravity as an upward acceleration of the world (Featherstone sec. 5.3). */
+static tch_spatial_vec world_acceleration(const tch_tree* t) {
+    return tch_sv(tch_v3_zero(), tch_v3_neg(t->gravity));
+}
+
+static tch_spatial_vec parent_acceleration(const tch_tree* t, const tch_tree_data* d, int l) {
+    int parent = t->links[l].parent;
+    return parent >= 0 ? d->a[parent] : world_acceleration(t);
+}
+
+/* Adds link l's force, carried into its parent's frame, to the parent's. */
+static void pass_force_to_parent(const tch_tree* t, tch_tree_data* d, int l, tch_spatial_vec f) {
+    int parent = t->links[l].parent;
+    if (parent >= 0) {
+        d->f[parent] = tch_sv_add(d->f[parent], tch_sx_apply_force(d->X_up[l], f));
+    }
+}
+
+/* Table 5.1: a_i = ^iX_lambda a_lambda + S qdd + c_i, f_i = I a_i + v_i x* I v_i (eq. 5.9),
+ * then tau_i = S^T f_i and f_lambda += ^lambdaX_i^* f_i from the leaves in. Armature adds
+ * its rotor torque a qdd to each dof. */
+void tch_tree_rnea(const tch_tree* t, tch_tree_data* d, const tch_real* qacc, tch_real* tau) {
+    for (int l = 0; l < t->link_count; ++l) {
+        const tch_tree_link* link = &t->links[l];
+        tch_spatial_vec a = tch_sv_add(
+            tch_sx_apply_inverse_motion(d->X_up[l], parent_acceleration(t, d, l)), d->c[l]);
+        if (qacc) {
+            a = tch_sv_add(a, tch_tree_link_motion(t, link, qacc));
+        }
+        d->a[l] = a;
+        tch_spatial_vec momentum = tch_rbi_apply(link->inertia, d->v[l]);
+        d->f[l] =
+            tch_sv_add(tch_rbi_apply(link->inertia, a), tch_sv_cross_force(d->v[l], momentum));
+    }
+    for (int l = t->link_count - 1; l >= 0; --l) {
+        const tch_tree_link* link = &t->links[l];
+        for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
+            tau[k] = tch_sv_dot(t->dof_S[k], d->f[l]) + (qacc ? t->dof_armature[k] * qacc[k] : 0);
+        }
+        pass_force_to_parent(t, d, l, d->f[l]);
+    }
+}
+
+/* Writes S_j^T F into row k and column k of M for every dof j of link l. */
+static void write_mass_entries(const tch_tree* t, tch_real* M, int k, int l, tch_spatial_vec F) {
+    const tch_tree_link* link = &t->links[l];
+    int nv = t->nv;
+    for (int j = link->dof; j < link->dof + link->dof_count && j <= k; ++j) {
+        M[k * nv + j] = M[j * nv + k] = tch_sv_dot(t->dof_S[j], F);
+    }
+}
+
+/* Table 6.2: composite inertias I^c_lambda += ^lambdaX_i^* I^c_i ^iX_lambda (sec. 6.2, in
+ * the ten-number form of math/spatial.h), then for each dof k of link i,
+ * F = I^c_i S_k carried toward the root gives H_kj = S_j^T F for every dof j it passes. Entries
+ * of dofs on different branches are never written: zero from creation. */
+void tch_tree_mass_matrix(const tch_tree* t, tch_tree_data* d) {
+    tch_spatial_rbi* Ic = d->I_composite;
+    for (int l = 0; l < t->link_count; ++l) {
+        Ic[l] = t->links[l].inertia;
+    }
+    for (int l = t->link_count - 1; l >= 0; --l) {
+        int parent = t->links[l].parent;
+        if (parent >= 0) {
+            Ic[parent] = tch_rbi_add(Ic[parent], tch_rbi_transform(d->X_up[l], Ic[l]));
+        }
+    }
+    for (int l = 0; l < t->link_count; ++l) {
+        const tch_tree_link* link = &t->links[l];
+        for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
+            tch_spatial_vec F = tch_rbi_apply(Ic[l], t->dof_S[k]);
+            write_mass_entries(t, d->M, k, l, F);
+            d->M[k * t->nv + k] += t->dof_armature[k];
+            for (int j = l; t->links[j].parent >= 0; j = t->links[j].parent) {
+                F = tch_sx_apply_force(d->X_up[j], F);
+                write_mass_entries(t, d->M, k, t->links[j].parent, F);
+            }
+        }
+    }
+}
+
+static tch_status not_positive(const tch_tree* t, int dof, const char* what, tch_error* err) {
+    int joint = t->links[t->dof_link[dof]].joint;
+    const char* name = joint >= 0 ? t->joints[joint].name : "";
+    tch_fail(err, TCH_ERR_NUMERICAL, NULL, 0,
+             "joint '%s' (dof %d): %s is not positive: the joint moves no mass and has no "
+             "armature",
+             name, dof, what);
+    tch_error_set_element(err, name);
+    return TCH_ERR_NUMERICAL;
+}
+
+/* Table 6.3, the L^T D L factorization H = L^T D L over the expanded parent array lambda
+ * (sec. 6.5): no fill-in, so the work is that of the nonzeros of a branch-induced sparse H. */
+tch_status tch_tree_factor(const tch_tree* t, tch_tree_data* d, tch_error* err) {
+    int nv = t->nv;
+    const int* lambda = t->dof_parent;
+    tch_real* H = d->LD;
+    for (int k = 0; k < nv; ++k) {
+        for (int i = k; i >= 0; i = lambda[i]) {
+            H[k * nv + i] = d->M[k * nv + i];
+        }
+    }
+    for (int k = nv - 1; k >= 0; --k) {
+        if (!(H[k * nv + k] > 0)) {
+            return not_positive(t, k, "the mass matrix pivot", err);
+        }
+        for (int i = lambda[k]; i >= 0; i = lambda[i]) {
+            tch_real a = H[k * nv + i] / H[k * nv + k];
+            for (int j = i; j >= 0; j = lambda[j]) {
+                H[i * nv + j] -= H[k * nv + j] * a;
+            }
+            H[k * nv + i] = a;
+        }
+    }
+    return TCH_OK;
+}
+
+/* x = L^-T x (table 6.4): with L unit lower over lambda, from the last dof back. */
+static void solve_LT(const tch_tree* t, const tch_real* L, tch_real* x) {
+    int nv = t->nv;
+    for (int k = nv - 1; k >= 0; --k) {
+        tch_real xk = x[k];
+        if (xk != 0) {
+            for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) {
+                x[i] -= L[k * nv + i] * xk;
+            }
+        }
+    }
+}
+
+/* x = L^-1 x (table 6.4), from the root out. */
+static void solve_L(const tch_tree* t, const tch_real* L, tch_real* x) {
+    int nv = t->nv;
+    for (int k = 0; k < nv; ++k) {
+        for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) {
+            x[k] -= L[k * nv + i] * x[i];
+        }
+    }
+}
+
+/* H^-1 = L^-1 D^-1 L^-T */
+void tch_tree_solve(const tch_tree* t, const tch_tree_data* d, tch_real* x) {
+    solve_LT(t, d->LD, x);
+    for (int k = 0; k < t->nv; ++k) {
+        x[k] /= d->LD[k * t->nv + k];
+    }
+    solve_L(t, d->LD, x);
+}
+
+void tch_tree_solve_rows(const tch_tree* t, const tch_tree_data* d, int m, tch_real* rows) {
+    for (int r = 0; r < m; ++r) {
+        tch_tree_solve(t, d, &rows[(size_t)r * t->nv]);
+    }
+}
+
+/* J H^-1 J^T = W W^T with W^T = D^-1/2 L^-T J^T (as MuJoCo's mj_solveM2). */
+void tch_tree_inverse_inertia(const tch_tree* t, tch_tree_data* d, int m, const tch_real* J,
+                              tch_real* inverse_inertia) {
+    TCH_ASSERT(m <= d->max_rows);
+    int nv = t->nv;
+    tch_real* W = d->rows;
+    tch_real* scale = d->u; /* D^-1/2 */
+    for (int k = 0; k < nv; ++k) {
+        scale[k] = 1 / sqrt(d->LD[k * nv + k]);
+    }
+    memcpy(W, J, (size_t)m * (size_t)nv * sizeof *W);
+    for (int r = 0; r < m; ++r) {
+        tch_real* w = &W[r * nv];
+        solve_LT(t, d->LD, w);
+        for (int k = 0; k < nv; ++k) {
+            w[k] *= scale[k];
+        }
+    }
+    for (int r = 0; r < m; ++r) {
+        for (int s = r; s < m; ++s) {
+            tch_real sum = 0;
+            for (int k = 0; k < nv; ++k) {
+                sum += W[r * nv + k] * W[s * nv + k];
+            }
+            inverse_inertia[r * m + s] = inverse_inertia[s * m + r] = sum;
+        }
+    }
+}
+
+/* ---- articulated-body algorithm (table 7.1) ---- */
+
+/* D = S^T U + armature for a link's n dofs (table 7.1), inverted into d->D_inverse; returns the
+ * first dof whose pivot is not positive, or -1. */
+static int invert_joint_inertia(const tch_tree* t, tch_tree_data* d, int l) {
+    const tch_tree_link* link = &t->links[l];
+    int n = link->dof_count, first = link->dof;
+    tch_mat3 D = tch_m3_identity();
+    for (int i = 0; i < n; ++i) {
+        for (int j = 0; j < n; ++j) {
+            D.m[i][j] = tch_sv_dot(t->dof_S[first + i], d->U[first + j]);
+        }
+        D.m[i][i] += t->dof_armature[first + i];
+    }
+    /* positive definite: the leading minors are positive (Sylvester) */
+    tch_real minor2 = D.m[0][0] * D.m[1][1] - D.m[0][1] * D.m[1][0];
+    if (!(D.m[0][0] > 0)) {
+        return first;
+    }
+    if (n == 1) {
+        d->D_inverse[l] = tch_m3_diag((tch_vec3){1 / D.m[0][0], 0, 0});
+        return -1;
+    }
+    if (!(minor2 > 0)) {
+        return first + 1;
+    }
+    if (!(tch_m3_det(D) > 0) || !tch_m3_inverse(D, &d->D_inverse[l])) {
+        return first + 2;
+    }
+    return -1;
+}
+
+/* Pass 2 for link l: U = I^A S, D, u = tau - S^T p^A, and the articulated inertia and bias
+ * force it hands to its parent, I^a = I^A - U D^-1 U^T and p^a = p^A + I^a c + U D^-1 u
+ * (table 7.1, sec. 7.3). */
+static int articulate_link(const tch_tree* t, tch_tree_data* d, int l, const tch_real* tau) {
+    const tch_tree_link* link = &t->links[l];
+    tch_spatial_abi Ia = d->I_articulated[l];
+    tch_spatial_vec pa = d->f[l];
+    int n = link->dof_count, first = link->dof;
+    if (n > 0) {
+        for (int k = first; k < first + n; ++k) {
+            d->U[k] = tch_abi_apply(Ia, t->dof_S[k]);
+            d->u[k] = tau[k] - tch_sv_dot(t->dof_S[k], pa);
+        }
+        int bad = invert_joint_inertia(t, d, l);
+        if (bad >= 0) {
+            return bad;
+        }
+        const tch_mat3* Dinv = &d->D_inverse[l];
+        for (int i = 0; i < n; ++i) {
+            tch_spatial_vec W = tch_sv_zero(); /* (U D^-1)_i */
+            tch_real Dinv_u = 0;
+            for (int j = 0; j < n; ++j) {
+                W = tch_sv_add(W, tch_sv_scale(d->U[first + j], Dinv->m[j][i]));
+                Dinv_u += Dinv->m[i][j] * d->u[first + j];
+            }
+            Ia = tch_abi_sub_outer(Ia, W, d->U[first + i]);
+            pa = tch_sv_add(pa, tch_sv_scale(d->U[first + i], Dinv_u));
+        }
+    }
+    int parent = link->parent;
+    if (parent >= 0) {
+        pa = tch_sv_add(pa, tch_abi_apply(Ia, d->c[l]));
+        d->I_articulated[parent] =
+            tch_abi_add(d->I_articulated[parent], tch_abi_transform(d->X_up[l], Ia));
+        pass_force_to_parent(t, d, l, pa);
+    }
+    return -1;
+}
+
+/* Pass 3 for link l: a' = ^iX_lambda a_lambda + c, qdd = D^-1 (u - U^T a'), a = a' + S qdd. */
+static void accelerate_link(const tch_tree* t, tch_tree_data* d, int l, tch_real* qacc) {
+    const tch_tree_link* link = &t->links[l];
+    tch_spatial_vec a =
+        tch_sv_add(tch_sx_apply_inverse_motion(d->X_up[l], parent_acceleration(t, d, l)), d->c[l]);
+    int n = link->dof_count, first = link->dof;
+    tch_real rhs[3] = {0, 0, 0};
+    for (int i = 0; i < n; ++i) {
+        rhs[i] = d->u[first + i] - tch_sv_dot(a, d->U[first + i]);
+    }
+    for (int i = 0; i < n; ++i) {
+        const tch_mat3* Dinv = &d->D_inverse[l];
+        qacc[first + i] = Dinv->m[i][0] * rhs[0] + Dinv->m[i][1] * rhs[1] + Dinv->m[i][2] * rhs[2];
+    }
+    d->a[l] = tch_sv_add(a, tch_tree_link_motion(t, link, qacc));
+}
+
+tch_status tch_tree_aba(const tch_tree* t, tch_tree_data* d, const tch_real* tau, tch_real* qacc,
+                        tch_error* err) {
+    for (int l = 0; l < t->link_count; ++l) { /* pass 1: I^A = I, p^A = v x* I v */
+        const tch_spatial_rbi I = t->links[l].inertia;
+        d->I_articulated[l] = tch_abi_from_rbi(I);
+        d->f[l] = tch_sv_cross_force(d->v[l], tch_rbi_apply(I, d->v[l]));
+    }
+    for (int l = t->link_count - 1; l >= 0; --l) {
+        int bad = articulate_link(t, d, l, tau);
+        if (bad >= 0) {
+            return not_positive(t, bad, "the articulated inertia", err);
+        }
+    }
+    for (int l = 0; l < t->link_count; ++l) {
+        accelerate_link(t, d, l, qacc);
+    }
+    return TCH_OK;
+}
