@@ -122,11 +122,18 @@ void tch_watch_destroy(tch_watch* w) {
     free(w);
 }
 
-void tch_watch_restart(tch_watch* w) {
+/* A new energy account from the next step on; the warnings and the deepest penetrations stay. */
+static void restart_account(tch_watch* w) {
     w->started = false;
     w->state_set = false;
     w->kinetic_peak = 0;
     w->work_magnitude = 0;
+    w->report.work_applied = 0;
+    w->report.largest_gain = 0;
+}
+
+void tch_watch_restart(tch_watch* w) {
+    restart_account(w);
     memset(&w->report, 0, sizeof w->report);
     for (int b = 0; b < w->body_count; ++b) {
         w->body_pair[b][0] = w->body_pair[b][1] = -1;
@@ -413,7 +420,7 @@ tch_status tch_data_set_watch_settings(tch_data* d, const tch_watch_settings* s,
     }
     tch_watch* w = d->internal->watch;
     if (s->enabled && !w->settings.enabled) {
-        w->started = false; /* the steps it did not watch are not in the account: a new one */
+        restart_account(w); /* the steps it did not watch cannot be accounted for */
     }
     w->settings = *s;
     return TCH_OK;
