@@ -121,6 +121,9 @@ typedef struct tch_data {
     int constraint_failed_islands; ///< islands whose first attempt (the model's solver) was not
                                    ///< applied: a fallback's was, or none (out of memory)
     int constraint_path_islands[TCH_CONSTRAINT_PATH_COUNT]; ///< islands applied per path
+    int constraint_sleeping_islands; ///< islands held at rest without a solve (asleep: their
+                                     ///< bodies keep zero velocity, their contacts the last
+                                     ///< solve's impulses); not in the path counts
 
     struct tch_data_internal* internal; ///< arena, per-pair contact state, caches; opaque
 } tch_data;
@@ -140,7 +143,8 @@ TCH_API tch_status tch_data_reset_key(const tch_model* model, tch_data* data, in
 /// TCH_CONSTRAINT_PGS and TCH_CONSTRAINT_NORMAL_PGS) it is the box MLCP of the Jacobian rows
 /// (each normal row, lo 0 and hi +inf; each friction row, lo -mu and hi mu times its normal
 /// row's impulse, normal_index): z_i = P_[lo_i, hi_i](z_i - w_i). Without (the Lemke paths) it
-/// is the Stewart-Trinkle LCP with the cone edges and the lambda rows: 0 <= z ⊥ w >= 0.
+/// is the Stewart-Trinkle LCP with the cone edges and the lambda rows: 0 <= z ⊥ w >= 0. The
+/// row solver's friction rows are discs (friction_disc), not the box of their lo and hi.
 /// docs/contact-lcp.md, "Island problems".
 typedef struct tch_island_problem {
     int n;                     ///< unknowns
@@ -152,6 +156,9 @@ typedef struct tch_island_problem {
     const tch_real* z;         ///< [n] the impulses applied
     tch_constraint_path path;  ///< the attempt that was applied
     tch_real residual;         ///< its natural-map residual as the stage measured it, m/s
+    bool friction_disc;        ///< box form: each contact's two friction rows are one disc,
+                               ///< |(z_t1, z_t2)| <= mu z_n (the row solver's isotropic
+                               ///< friction), with the natural map |z_t - P_disc(z_t - w_t)|
 } tch_island_problem;
 
 /// Receives every island problem the `lcp` model solves; the arrays are valid during the call.

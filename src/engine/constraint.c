@@ -79,6 +79,7 @@ typedef struct contact_rows {
     tch_real warm_normal;       /* warm start: impulses of the matching point of the last step */
     tch_real warm_tangent[2];
     tch_real warm_error[3];     /* and the velocity error its rows were left with */
+    bool remembered;            /* the warm start is a stored point's (matched or retained) */
     float p_A[3], p_B[3];       /* its surface points in the geoms' frames (point_memory) */
 } contact_rows;
 
@@ -128,16 +129,29 @@ static int is_constraint_pair(const tch_pair_result* pair) {
 
 int tch_constraint_workspace_init(tch_constraint_workspace* ws, const tch_model* m) {
     ws->island_parent = calloc((size_t)m->body_count, sizeof *ws->island_parent);
+    ws->rest_steps = calloc((size_t)m->body_count, sizeof *ws->rest_steps);
+    ws->reach = calloc((size_t)m->body_count, sizeof *ws->reach);
     ws->subspace = tch_sparse_spd_create();
     ws->observer = NULL;
     ws->observer_user = NULL;
-    return ws->island_parent && ws->subspace ? 0 : -1;
+    if (!ws->island_parent || !ws->rest_steps || !ws->reach || !ws->subspace) {
+        return -1;
+    }
+    for (int g = 0; g < m->geom_count; ++g) {
+        int root = geom_root(m, g);
+        ws->reach[root] = fmax(ws->reach[root], m->geom_rbound[g]);
+    }
+    return 0;
 }
 
 void tch_constraint_workspace_free(tch_constraint_workspace* ws) {
     free(ws->island_parent);
+    free(ws->rest_steps);
+    free(ws->reach);
     tch_sparse_spd_destroy(ws->subspace);
     ws->island_parent = NULL;
+    ws->rest_steps = NULL;
+    ws->reach = NULL;
     ws->subspace = NULL;
 }
 
@@ -402,6 +416,7 @@ static int nearest_memory_point(const memory_world* located, tch_vec3 p_W) {
 }
 
 static void warm_from_memory(const point_memory* pm, contact_rows* cr) {
+    cr->remembered = true;
     cr->warm_normal = pm->normal;
     cr->warm_tangent[0] = pm->tangent[0];
     cr->warm_tangent[1] = pm->tangent[1];
@@ -1042,7 +1057,7 @@ static int box_problem(stage* s, const contact_rows* cr, const island_solution* 
             lo[f] = -L->mu[i], hi[f] = L->mu[i], normal_index[f] = i;
         }
     }
-    *out = (tch_island_problem){L->nr, A, q, lo, hi, normal_index, x->z, 0, 0};
+    *out = (tch_island_problem){L->nr, A, q, lo, hi, normal_index, x->z, 0, 0, true};
     return 0;
 }
 
@@ -1053,7 +1068,8 @@ static void report_island(stage* s, const contact_rows* cr, const island_solutio
     if (!ws->observer) {
         return;
     }
-    tch_island_problem problem = {x->L.n, x->lemke_M, x->lemke_q, NULL, NULL, NULL, x->z, 0, 0};
+    tch_island_problem problem = {x->L.n, x->lemke_M, x->lemke_q, NULL, NULL, NULL, x->z, 0, 0,
+                                  false};
     if (!is_lemke(solver) && box_problem(s, cr, x, &problem) != 0) {
         return; /* out of memory: this island is not reported */
     }
@@ -1279,6 +1295,110 @@ static void correct_positions(stage* s) {
     }
 }
 
+/* ---- sleeping islands ---- */
+
+/* An island sleeps once every body in it has ended SLEEP_TIME of steps in a row at rest: no
+ * point of the body (within its reach, the largest bounding radius of its geoms) faster than
+ * REST_SPEED. While it sleeps its bodies keep zero velocity and its contacts the impulses of
+ * the last solve; it wakes when a body of it starts a step moving (the user set a velocity),
+ * when a force other than gravity changes a body's velocity by more than WAKE_SPEED (an applied
+ * force or torque, a force model's contact), or when it touches at a point that is not a stored
+ * one (a new contact, an awake body joining it). Both limits are times and speeds, so the rule
+ * does not depend on the time step (docs/contact-lcp.md, "Sleeping islands"). */
+static const tch_real SLEEP_TIME = 0.5;
+static const tch_real REST_SPEED = 1e-3;
+static const tch_real WAKE_SPEED = 1e-9;
+
+static int sleep_steps(const stage* s) {
+    return (int)ceil(SLEEP_TIME / s->h - 1e-9);
+}
+
+/* Is free body b's every point slower than `speed` at the velocities (v, w)? */
+static bool body_slower_than(const stage* s, int b, tch_vec3 v, tch_vec3 w, tch_real speed) {
+    tch_real reach = s->d->internal->constraint.reach[b];
+    return tch_v3_norm(v) + tch_v3_norm(w) * reach <= speed;
+}
+
+/* Did something other than gravity change body b's velocity in this step, or did it start the
+ * step moving though it slept (the user set its velocity)? */
+static bool body_disturbed(const stage* s, int b, bool asleep) {
+    const tch_data* d = s->d;
+    tch_vec3 kick = tch_v3_madd(tch_v3_sub(s->v[b], d->body_v_WCm[b]), -s->h, s->m->gravity);
+    tch_vec3 turn = tch_v3_sub(s->w[b], d->body_w_W[b]);
+    bool moving = tch_v3_norm2(d->body_v_WCm[b]) > 0 || tch_v3_norm2(d->body_w_W[b]) > 0;
+    return (asleep && moving) || !body_slower_than(s, b, kick, turn, WAKE_SPEED);
+}
+
+/* Does island k sleep this step (see SLEEP_TIME)? A body's rest count is sleep_steps + 1 while
+ * its island sleeps. */
+static bool island_sleeps(const stage* s, int k) {
+    const int* rest = s->d->internal->constraint.rest_steps;
+    int needed = sleep_steps(s);
+    for (int i = s->island_body_start[k]; i < s->island_body_start[k + 1]; ++i) {
+        int b = s->island_bodies[i];
+        if (rest[b] < needed || body_disturbed(s, b, rest[b] > needed)) {
+            return false;
+        }
+    }
+    for (int i = s->island_start[k]; i < s->island_start[k + 1]; ++i) {
+        if (!s->contacts[i].remembered) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Holds a sleeping island: its bodies at zero velocity, its contacts at their stored impulses
+ * (reported as forces and kept for the next step). */
+static void hold_island(stage* s, int k) {
+    for (int i = s->island_body_start[k]; i < s->island_body_start[k + 1]; ++i) {
+        int b = s->island_bodies[i];
+        s->v[b] = s->w[b] = tch_v3_zero();
+        s->moved[b] = 1;
+    }
+    for (int i = s->island_start[k]; i < s->island_start[k + 1]; ++i) {
+        const contact_rows* cr = &s->contacts[i];
+        tch_contact* c = cr->c;
+        tch_vec3 impulse = tch_v3_scale(c->n_W, cr->warm_normal);
+        impulse = tch_v3_madd(impulse, cr->warm_tangent[0], cr->t1);
+        impulse = tch_v3_madd(impulse, cr->warm_tangent[1], cr->t2);
+        c->f_W = tch_v3_scale(impulse, 1 / s->h);
+        tch_contact_apply_force(s->m, s->d, &s->d->pair_results[cr->pair], c->p_W, c->f_W);
+        remember(s, cr, impulse, cr->warm_error);
+    }
+    s->d->constraint_sleeping_islands++;
+}
+
+/* The rest counts after the step: a body of a solved island counts one more step at rest (up
+ * to sleep_steps) when it ends the step at rest, and starts over otherwise or when its island
+ * was woken (it was due to sleep but was disturbed); a sleeping island's bodies are marked
+ * asleep (sleep_steps + 1); a body in no island has none. */
+static void count_rest_steps(const stage* s, const bool* held) {
+    int* rest = s->d->internal->constraint.rest_steps;
+    unsigned char* in_island = tch_arena_alloc(s->arena, (size_t)s->m->body_count, "rest");
+    if (!in_island) {
+        memset(rest, 0, (size_t)s->m->body_count * sizeof *rest);
+        return;
+    }
+    memset(in_island, 0, (size_t)s->m->body_count);
+    int needed = sleep_steps(s);
+    for (int k = 0; k < s->island_count; ++k) {
+        bool woken = !held[k];
+        for (int i = s->island_body_start[k]; i < s->island_body_start[k + 1] && woken; ++i) {
+            woken = rest[s->island_bodies[i]] >= needed;
+        }
+        for (int i = s->island_body_start[k]; i < s->island_body_start[k + 1]; ++i) {
+            int b = s->island_bodies[i];
+            in_island[b] = 1;
+            bool still = !woken && body_slower_than(s, b, s->v[b], s->w[b], REST_SPEED);
+            rest[b] = held[k] ? needed + 1 : still ? (rest[b] < needed ? rest[b] + 1 : needed) : 0;
+        }
+    }
+    for (int b = 0; b < s->m->body_count; ++b) {
+        rest[b] = in_island[b] ? rest[b] : 0;
+    }
+}
+
 /* Lists the retained points in data->contacts after their pairs' own points (each pair's range
  * grows), so that a pair's contacts carry every force the stage applied to it. Returns 0, or -1
  * when out of memory: the list is then left as the narrow phase made it (the pairs' and bodies'
@@ -1315,8 +1435,10 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
     d->constraint_iterations = 0;
     d->constraint_residual = 0;
     d->constraint_failed_islands = 0;
+    d->constraint_sleeping_islands = 0;
     memset(d->constraint_path_islands, 0, sizeof d->constraint_path_islands);
     if (!step_has_constraint_pairs(d)) {
+        memset(d->internal->constraint.rest_steps, 0, (size_t)m->body_count * sizeof(int));
         return;
     }
     struct tch_data_internal* in = d->internal;
@@ -1327,8 +1449,20 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
     if (prepare(&s, in->constraint.island_parent) != 0) {
         d->constraint_failed_islands = 1; /* out of memory: no impulse this step */
     } else {
+        bool* held = tch_arena_alloc(s.arena, (size_t)s.island_count + 1, "lcp held");
         for (int k = 0; k < s.island_count; ++k) {
-            solve_island(&s, k);
+            bool sleeps = held && island_sleeps(&s, k);
+            if (held) {
+                held[k] = sleeps;
+            }
+            if (sleeps) {
+                hold_island(&s, k);
+            } else {
+                solve_island(&s, k);
+            }
+        }
+        if (held) {
+            count_rest_steps(&s, held);
         }
         write_velocities(&s);
         correct_positions(&s);

@@ -25,9 +25,13 @@
 #include "touche/data.h"
 
 /* Persistent scratch sized by the model: the island union-find, the sparse Cholesky context of
- * the row solver's subspace steps (engine/constraint_pgs.h), and the user's island observer. */
+ * the row solver's subspace steps (engine/constraint_pgs.h), the rest counts that put islands
+ * to sleep, and the user's island observer. */
 typedef struct tch_constraint_workspace {
     int* island_parent;   /* [body_count] union-find parent of each free root */
+    int* rest_steps;      /* [body_count] steps in a row each free root ended at rest in an
+                           * island (docs/contact-lcp.md, "Sleeping islands") */
+    tch_real* reach;      /* [body_count] the largest bounding radius of each root's geoms, m */
     tch_sparse_spd* subspace;
     tch_island_observer observer;   /* tch_data_observe_islands, or NULL */
     void* observer_user;
