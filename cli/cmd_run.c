@@ -105,6 +105,7 @@ typedef struct run_stats {
     double energy_start, energy_end;
     long islands[TCH_CONSTRAINT_PATH_COUNT]; /* constraint islands applied per path */
     long failed_islands;
+    long sleeping_islands; /* island-steps held asleep, not solved */
     long constraint_iterations;
     double max_residual;
 } run_stats;
@@ -118,9 +119,28 @@ static void print_constraint_summary(const run_stats* s) {
     for (int k = 0; k < TCH_CONSTRAINT_PATH_COUNT; ++k) {
         fprintf(stderr, " %s %ld", PATH_NAMES[k], s->islands[k]);
     }
-    fprintf(stderr, "; %ld fell back, largest residual %.3g m/s, %.1f iterations per step\n",
-            s->failed_islands, s->max_residual,
+    fprintf(stderr, "; %ld asleep; %ld fell back, largest residual %.3g m/s, %.1f iterations "
+            "per step\n", s->sleeping_islands, s->failed_islands, s->max_residual,
             s->steps ? (double)s->constraint_iterations / (double)s->steps : 0.0);
+}
+
+/* What each of the data's warnings (tch_warning) means, for the run's summary. */
+static const char* const WARNING_TEXT[TCH_WARN_COUNT] = {
+    "the contact buffer grew during a step", "the scratch arena grew",
+    "a quaternion was renormalized from far off unit length",
+    "a contact penetrated deeper than half the smaller geom",
+    "an lcp island was solved without friction (its frictional solvers failed)",
+    "an lcp island was applied with a residual above 1e-6 m/s and the tolerance"};
+
+/* The data's warnings over the run: how many steps, the last one's time and body. */
+static void print_data_warnings(const tch_model* m, const tch_data* d) {
+    for (int k = 0; k < TCH_WARN_COUNT; ++k) {
+        if (d->warning_count[k] == 0) continue;
+        int b = d->warning_body[k];
+        fprintf(stderr, "touche: warning: %s: %d times, the last at t = %.6g s (body '%s')\n",
+                WARNING_TEXT[k], d->warning_count[k], d->warning_time[k],
+                b > 0 && m->body_name[b][0] ? m->body_name[b] : "-");
+    }
 }
 
 static void print_summary(const cli_options* o, const tch_model* m, const tch_data* d,
@@ -136,12 +156,14 @@ static void print_summary(const cli_options* o, const tch_model* m, const tch_da
             s->steps ? (double)s->contact_sum / (double)s->steps : 0.0, s->max_depth,
             s->energy_start, s->energy_end, o->out_dir, o->out_dir);
     print_constraint_summary(s);
+    print_data_warnings(m, d);
 }
 
 static void track(const tch_data* d, run_stats* s) {
     s->contact_sum += d->contact_count;
     for (int k = 0; k < TCH_CONSTRAINT_PATH_COUNT; ++k) s->islands[k] += d->constraint_path_islands[k];
     s->failed_islands += d->constraint_failed_islands;
+    s->sleeping_islands += d->constraint_sleeping_islands;
     s->constraint_iterations += d->constraint_iterations;
     s->max_residual = fmax(s->max_residual, d->constraint_residual);
     for (int i = 0; i < d->contact_count; ++i) {

@@ -18,6 +18,11 @@ typedef enum tch_warning {
     TCH_WARN_ARENA_GROWN,      ///< the scratch arena overflowed to the heap and was grown
     TCH_WARN_BAD_QUAT,         ///< a quaternion had to be renormalized from far off unit length
     TCH_WARN_DEEP_PENETRATION, ///< a contact penetrated deeper than half the smaller geom
+    TCH_WARN_FRICTION_DROPPED, ///< an lcp island was solved without friction for a step (its
+                               ///< frictional attempts failed; docs/contact-lcp.md, "Fallbacks")
+    TCH_WARN_LOOSE_RESIDUAL,   ///< an lcp island's impulses were applied with a natural-map
+                               ///< residual above 1e-6 m/s and the model's tolerance (an island
+                               ///< too large for Lemke, or the last resort)
     TCH_WARN_COUNT
 } tch_warning;
 
@@ -111,6 +116,8 @@ typedef struct tch_data {
     tch_vec3* body_torque_W;    ///< [body_count] total torque about the centre of mass, N m
     // ---- diagnostics ----
     int warning_count[TCH_WARN_COUNT];
+    tch_real warning_time[TCH_WARN_COUNT]; ///< time of the step of the last warning of each kind
+    int warning_body[TCH_WARN_COUNT];      ///< a body it concerned (0: none or the world)
     long heap_allocation_count; ///< allocations made by steps (flat after warm-up)
     long buffer_growth_count;   ///< times the contact, pair or polygon buffers grew
     int broadphase_pair_count;  ///< candidate pairs of the last collision stage

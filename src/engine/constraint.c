@@ -946,7 +946,8 @@ static tch_real island_kinetic_energy(const stage* s, int k) {
 /* Matrix-free PGS for island k on the stage's velocities (rhs = -b on the normal rows), which
  * keep the impulses (withdraw takes them out when the attempt is not applied); ΔT from the
  * island's bodies before and after. */
-static tch_status solve_sparse(stage* s, int k, int sweeps, bool warm, island_solution* x) {
+static tch_status solve_sparse(stage* s, int k, int sweeps, bool warm, tch_real accept,
+                               island_solution* x) {
     const contact_rows* cr = s->contacts + s->island_start[k];
     const island_layout* L = &x->L;
     tch_real* rhs = tch_arena_alloc(s->arena, (size_t)L->nr * 4 * sizeof *rhs, "pgs rhs");
@@ -964,6 +965,7 @@ static tch_status solve_sparse(stage* s, int k, int sweeps, bool warm, island_so
     problem.carried = warm ? carried : NULL;
     problem.steady = steady;
     tch_row_solve_options options = row_options(s, sweeps);
+    options.accept = fmax(options.accept, accept);
     options.give_up_when_slow = lemke_size(cr, L->nc) <= CHEAP_LEMKE_SIZE;
     tch_status status = tch_row_solve(&problem, &options, s->arena, s->v, s->w, x->z, &x->result);
     x->kinetic_change = island_kinetic_energy(s, k) - kinetic_before;
@@ -974,11 +976,12 @@ static tch_status solve_sparse(stage* s, int k, int sweeps, bool warm, island_so
     return status;
 }
 
-/* Builds and solves the island's problem with `solver` (PGS with at most `sweeps` sweeps), from
+/* Builds and solves the island's problem with `solver` (PGS with at most `sweeps` sweeps, which
+ * stops on a stall once the residual is within `accept`, the attempt's acceptance), from
  * `start` (the unknowns of the same solver's last attempt) or, when NULL, from the warm start.
  * Returns the solver's status; x holds the solution or the last iterate. */
 static tch_status solve_island_with(stage* s, int k, island_solver solver, int sweeps,
-                                    const tch_real* start, island_solution* x) {
+                                    const tch_real* start, tch_real accept, island_solution* x) {
     const contact_rows* cr = s->contacts + s->island_start[k];
     int nc = s->island_start[k + 1] - s->island_start[k];
     x->result = (tch_lcp_result){TCH_OK, TCH_LCP_SOLVED, 0, 0};
@@ -1001,7 +1004,7 @@ static tch_status solve_island_with(stage* s, int k, island_solver solver, int s
         warm_start(cr, &x->L, solver, x->z);
     }
     return is_lemke(solver) ? solve_dense(s, cr, x)
-                            : solve_sparse(s, k, sweeps, solver == SOLVE_PGS, x);
+                            : solve_sparse(s, k, sweeps, solver == SOLVE_PGS, accept, x);
 }
 
 /* Does z add no more kinetic energy than an exact solution could? At a solution,
@@ -1118,6 +1121,34 @@ static void carry_over(island_solver solver, const island_solution* x, carried_p
     }
 }
 
+/* Does island k have a frictional contact? */
+static bool has_friction_rows(const stage* s, int k) {
+    for (int i = s->island_start[k]; i < s->island_start[k + 1]; ++i) {
+        if (s->contacts[i].cone_edges > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Records a warning of `kind` at the step's start time for island k's first body. */
+static void warn(stage* s, int k, tch_warning kind) {
+    s->d->warning_count[kind]++;
+    s->d->warning_time[kind] = s->d->time;
+    s->d->warning_body[kind] = s->island_bodies[s->island_body_start[k]];
+}
+
+/* Warns when the applied attempt changed the physics the model asked for: friction dropped, or
+ * a residual looser than both the model's tolerance and ACCEPT_RESIDUAL. */
+static void warn_about_physics(stage* s, int k, island_solver solver, tch_real residual) {
+    if (!has_friction(solver) && has_friction_rows(s, k)) {
+        warn(s, k, TCH_WARN_FRICTION_DROPPED);
+    }
+    if (residual > fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL)) {
+        warn(s, k, TCH_WARN_LOOSE_RESIDUAL);
+    }
+}
+
 /* Solves island k and applies the first acceptable attempt of its chain. PGS as the model's
  * solver runs the model's sweep limit; as the fallback it goes on from where that attempt
  * stopped, up to FALLBACK_SWEEPS in all (or the model's limit when larger). The last attempt
@@ -1153,12 +1184,13 @@ static void solve_island(stage* s, int k) {
         if (sweeps <= 0) {
             continue; /* the last attempt already ran this attempt's sweeps */
         }
-        tch_status status = solve_island_with(s, k, solver, sweeps, start, &x);
-        d->constraint_iterations += x.result.iterations;
         tch_real attempt_accept = large && solver == SOLVE_PGS ? LARGE_ISLAND_ACCEPT : accept;
+        tch_status status = solve_island_with(s, k, solver, sweeps, start, attempt_accept, &x);
+        d->constraint_iterations += x.result.iterations;
         applied = attempt == length - 1 ? status == TCH_OK || status == TCH_ERR_NUMERICAL
                                         : acceptable(cr, status, &x, attempt_accept);
         if (applied) {
+            warn_about_physics(s, k, solver, x.result.residual);
             d->constraint_failed_islands += attempt > 0;
             d->constraint_path_islands[solver]++;
             d->constraint_residual = fmax(d->constraint_residual, x.result.residual);
