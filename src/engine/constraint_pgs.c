@@ -335,19 +335,30 @@ static int* free_matrix_key(const tch_row_problem* p, const int* index, int free
     return key;
 }
 
-/* Solves A_FF x = b in place (b: free_count reals): with the context's factor when `reuse`
- * allows and it was made for a matrix of A_FF's name (*reused; A_FF is then not built), else
- * with a new factorization named for later steps. */
+/* Which factor of A_FF a subspace step may use. */
+typedef enum factor_use {
+    FACTOR_KEPT_ONLY,   /* the context's factor when it was made for a matrix of A_FF's name,
+                         * else none: no factorization */
+    FACTOR_KEPT_FIRST,  /* that factor, else a new factorization */
+    FACTOR_NEW,         /* a new factorization */
+} factor_use;
+
+/* Solves A_FF x = b in place (b: free_count reals) with the factor `use` allows: the context's
+ * (*reused; A_FF is then not built), or a new factorization named for later steps.
+ * TCH_ERR_NUMERICAL when `use` allows neither. */
 static tch_status solve_free_system(const tch_row_problem* p, tch_sparse_spd* context,
-                                    tch_arena* arena, bool reuse, const int* index,
+                                    tch_arena* arena, factor_use use, const int* index,
                                     int free_count, tch_real* b, bool* reused) {
     int* key = free_matrix_key(p, index, free_count, arena);
     if (!key) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
-    *reused = reuse && tch_sparse_spd_has_key(context, key, 2 * free_count);
+    *reused = use != FACTOR_NEW && tch_sparse_spd_has_key(context, key, 2 * free_count);
     if (*reused) {
         return tch_sparse_spd_solve_with_factor(context, free_count, b, b);
+    }
+    if (use == FACTOR_KEPT_ONLY) {
+        return TCH_ERR_NUMERICAL;
     }
     body_rows bodies;
     triplet_builder t;
@@ -361,11 +372,11 @@ static tch_status solve_free_system(const tch_row_problem* p, tch_sparse_spd* co
 }
 
 /* The subspace direction Δ (every row; zero off the free set): Δz_F = −A_FF⁻¹ w_F, with the
- * context's last factor when `reuse` allows and it was made for a matrix of A_FF's name
- * (*reused). Returns 0, or -1 when there is none (no free row, out of memory, A_FF not
- * numerically positive definite). */
+ * factor `use` allows (solve_free_system; *reused when the context's). Returns 0, or -1 when
+ * there is none (no free row, no factor allowed, out of memory, A_FF not numerically positive
+ * definite). */
 static int subspace_direction(const tch_row_problem* p, tch_sparse_spd* context,
-                              tch_arena* arena, bool reuse, const tch_vec3* v, const tch_vec3* w,
+                              tch_arena* arena, factor_use use, const tch_vec3* v, const tch_vec3* w,
                               const tch_real* z, tch_real* step, bool* reused) {
     *reused = false;
     int* index = tch_arena_alloc(arena, (size_t)p->nr * sizeof *index, "sm index");
@@ -379,7 +390,7 @@ static int subspace_direction(const tch_row_problem* p, tch_sparse_spd* context,
             delta[index[r]] = -(tch_row_dot(&p->rows[r], v, w) + p->rhs[r]);
         }
     }
-    if (solve_free_system(p, context, arena, reuse, index, free_count, delta, reused) != TCH_OK) {
+    if (solve_free_system(p, context, arena, use, index, free_count, delta, reused) != TCH_OK) {
         return -1;
     }
     for (int r = 0; r < p->nr; ++r) {
@@ -466,18 +477,19 @@ static int keep_if_better(const tch_row_problem* p, const tch_real* step, tch_re
 enum { SUBSPACE_ACTIVE_SET_PASSES = 3 };
 
 /* Projected subspace steps from z, each from the active set the last one left, until one lowers
- * the natural-map residual below `residual` (at most SUBSPACE_ACTIVE_SET_PASSES). Returns 1 and
- * updates *residual when one did; z and (v, w) are then that step's, else anywhere. The first
- * step's direction is left in `first` (*has_first). */
+ * the natural-map residual below `residual` (at most SUBSPACE_ACTIVE_SET_PASSES; the first with
+ * the factor `use` allows, the others with new factorizations unless `use` allows none).
+ * Returns 1 and updates *residual when one did; z and (v, w) are then that step's, else
+ * anywhere. The first step's direction is left in `first` (*has_first). */
 static int projected_passes(const tch_row_problem* p, tch_sparse_spd* context, tch_arena* arena,
-                            bool reuse, tch_real* step, tch_real* first, bool* has_first,
+                            factor_use use, tch_real* step, tch_real* first, bool* has_first,
                             tch_vec3* v, tch_vec3* w, tch_real* z, tch_real* residual,
                             bool* reused) {
     *has_first = false;
     for (int pass = 0; pass < SUBSPACE_ACTIVE_SET_PASSES; ++pass) {
         bool pass_reused;
-        if (subspace_direction(p, context, arena, reuse && pass == 0, v, w, z, step,
-                               &pass_reused) != 0) {
+        factor_use pass_use = pass == 0 ? use : use == FACTOR_KEPT_ONLY ? use : FACTOR_NEW;
+        if (subspace_direction(p, context, arena, pass_use, v, w, z, step, &pass_reused) != 0) {
             return 0;
         }
         if (pass == 0) {
@@ -503,8 +515,8 @@ static int projected_passes(const tch_row_problem* p, tch_sparse_spd* context, t
  * in ν until the projection breaks them apart. Returns the residual after the move (`residual`
  * when nothing was kept). */
 static tch_real try_subspace_move(const tch_row_problem* p, tch_sparse_spd* context,
-                                  tch_arena* arena, tch_real residual, bool reuse, tch_vec3* v,
-                                  tch_vec3* w, tch_real* z, bool* reused) {
+                                  tch_arena* arena, tch_real residual, factor_use use,
+                                  tch_vec3* v, tch_vec3* w, tch_real* z, bool* reused) {
     size_t mark = tch_arena_mark(arena);
     tch_real* saved = tch_arena_alloc(arena, (size_t)p->nr * 3 * sizeof *saved, "sm saved");
     *reused = false;
@@ -513,7 +525,7 @@ static tch_real try_subspace_move(const tch_row_problem* p, tch_sparse_spd* cont
         tch_real* first = step + p->nr;
         bool has_first;
         memcpy(saved, z, (size_t)p->nr * sizeof *saved);
-        if (!projected_passes(p, context, arena, reuse, step, first, &has_first, v, w, z,
+        if (!projected_passes(p, context, arena, use, step, first, &has_first, v, w, z,
                               &residual, reused)) {
             restore(p, saved, v, w, z);
             tch_real alpha = has_first ? feasible_fraction(p, z, first) : 0;
@@ -527,15 +539,17 @@ static tch_real try_subspace_move(const tch_row_problem* p, tch_sparse_spd* cont
 }
 
 /* A subspace step: first with the last factor when it was made for a matrix of A_FF's name (a
- * resting island's A_FF barely changes from step to step, and is then not even built), and with
- * a new factorization when that did not halve the residual. */
+ * resting island's A_FF barely changes from step to step, and is then not even built), and,
+ * when `factorize`, with a new factorization when there was none or it did not halve the
+ * residual. */
 static tch_real subspace_step(const tch_row_problem* p, tch_sparse_spd* context,
-                              tch_arena* arena, tch_real residual, tch_vec3* v, tch_vec3* w,
-                              tch_real* z) {
+                              tch_arena* arena, tch_real residual, bool factorize, tch_vec3* v,
+                              tch_vec3* w, tch_real* z) {
     bool reused;
-    tch_real after = try_subspace_move(p, context, arena, residual, true, v, w, z, &reused);
-    if (reused && !(after <= 0.5 * residual)) {
-        after = try_subspace_move(p, context, arena, after, false, v, w, z, &reused);
+    factor_use use = factorize ? FACTOR_KEPT_FIRST : FACTOR_KEPT_ONLY;
+    tch_real after = try_subspace_move(p, context, arena, residual, use, v, w, z, &reused);
+    if (factorize && reused && !(after <= 0.5 * residual)) {
+        after = try_subspace_move(p, context, arena, after, FACTOR_NEW, v, w, z, &reused);
     }
     return after;
 }
@@ -645,7 +659,7 @@ static void check_progress(const tch_row_problem* p, const tch_row_solve_options
         g->residual > o->tolerance && o->subspace && g->subspace_undone < SUBSPACE_MAX_UNDONE &&
         g->subspace_wait-- <= 0) {
         tch_real before = g->residual;
-        g->residual = subspace_step(p, o->subspace, arena, g->residual, v, w, z);
+        g->residual = subspace_step(p, o->subspace, arena, g->residual, !would_stall, v, w, z);
         g->subspace_last = g->residual < before;
         if (g->residual == before) {
             g->subspace_undone++;
@@ -701,7 +715,7 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
     g.checked = g.residual;
     if (g.residual > o->tolerance && g.residual <= o->accept && o->subspace) {
         tch_real before = g.residual;
-        g.residual = subspace_step(p, o->subspace, arena, g.residual, v, w, z);
+        g.residual = subspace_step(p, o->subspace, arena, g.residual, false, v, w, z);
         g.subspace_last = g.residual < before;
     }
     sweep_matrix A = {NULL, NULL}; /* formed for the first sweep: a warm start often needs none */
