@@ -472,42 +472,28 @@ static int keep_if_better(const tch_row_problem* p, const tch_real* step, tch_re
     return 0;
 }
 
-/* A projected subspace step may fail to lower the residual when the projection moved rows onto
- * their bounds; the active set it leaves is then solved again, at most this many times in all. */
-enum { SUBSPACE_ACTIVE_SET_PASSES = 3 };
-
-/* Projected subspace steps from z, each from the active set the last one left, until one lowers
- * the natural-map residual below `residual` (at most SUBSPACE_ACTIVE_SET_PASSES; the first with
- * the factor `use` allows, the others with new factorizations unless `use` allows none).
- * Returns 1 and updates *residual when one did; z and (v, w) are then that step's, else
- * anywhere. The first step's direction is left in `first` (*has_first). */
-static int projected_passes(const tch_row_problem* p, tch_sparse_spd* context, tch_arena* arena,
-                            factor_use use, tch_real* step, tch_real* first, bool* has_first,
-                            tch_vec3* v, tch_vec3* w, tch_real* z, tch_real* residual,
-                            bool* reused) {
-    *has_first = false;
-    for (int pass = 0; pass < SUBSPACE_ACTIVE_SET_PASSES; ++pass) {
-        bool pass_reused;
-        factor_use pass_use = pass == 0 ? use : use == FACTOR_KEPT_ONLY ? use : FACTOR_NEW;
-        if (subspace_direction(p, context, arena, pass_use, v, w, z, step, &pass_reused) != 0) {
-            return 0;
-        }
-        if (pass == 0) {
-            memcpy(first, step, (size_t)p->nr * sizeof *first);
-            *has_first = true;
-        }
-        *reused = *reused || pass_reused;
-        move_along(p, step, 1, true, v, w, z);
-        tch_real after = tch_row_residual(p, v, w, z);
-        if (after < *residual) {
-            *residual = after;
-            return 1;
-        }
+/* A projected subspace step from z with the factor `use` allows: returns 1 and updates
+ * *residual when it lowers the natural-map residual below it; z and (v, w) are then that step's,
+ * else anywhere. Its direction is left in `first` (*has_first). (Until session 5, up to two
+ * more steps were solved from the active set the projection left, each with a new
+ * factorization: on pile_100's settling islands they cost 16% of the CPU and seldom helped.) */
+static int projected_step(const tch_row_problem* p, tch_sparse_spd* context, tch_arena* arena,
+                          factor_use use, tch_real* first, bool* has_first, tch_vec3* v,
+                          tch_vec3* w, tch_real* z, tch_real* residual, bool* reused) {
+    *has_first = subspace_direction(p, context, arena, use, v, w, z, first, reused) == 0;
+    if (!*has_first) {
+        return 0;
+    }
+    move_along(p, first, 1, true, v, w, z);
+    tch_real after = tch_row_residual(p, v, w, z);
+    if (after < *residual) {
+        *residual = after;
+        return 1;
     }
     return 0;
 }
 
-/* A subspace move: projected steps (projected_passes), else the first step stopped where the
+/* A subspace move: a projected step (projected_step), else the same step stopped where the
  * first bound is met (ratio test), kept only when it lowers the natural-map residual from
  * `residual`. The projection of a whole step can raise the residual: with friction, free rows
  * near ±μ z_n overshoot their moved bounds; and A_FF may be inconsistent with w_F (two rows at
@@ -518,15 +504,14 @@ static tch_real try_subspace_move(const tch_row_problem* p, tch_sparse_spd* cont
                                   tch_arena* arena, tch_real residual, factor_use use,
                                   tch_vec3* v, tch_vec3* w, tch_real* z, bool* reused) {
     size_t mark = tch_arena_mark(arena);
-    tch_real* saved = tch_arena_alloc(arena, (size_t)p->nr * 3 * sizeof *saved, "sm saved");
+    tch_real* saved = tch_arena_alloc(arena, (size_t)p->nr * 2 * sizeof *saved, "sm saved");
     *reused = false;
     if (saved) {
-        tch_real* step = saved + p->nr;
-        tch_real* first = step + p->nr;
+        tch_real* first = saved + p->nr;
         bool has_first;
         memcpy(saved, z, (size_t)p->nr * sizeof *saved);
-        if (!projected_passes(p, context, arena, use, step, first, &has_first, v, w, z,
-                              &residual, reused)) {
+        if (!projected_step(p, context, arena, use, first, &has_first, v, w, z, &residual,
+                            reused)) {
             restore(p, saved, v, w, z);
             tch_real alpha = has_first ? feasible_fraction(p, z, first) : 0;
             if (alpha > 0) {
