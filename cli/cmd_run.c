@@ -124,10 +124,10 @@ static void print_constraint_summary(const run_stats* s) {
             s->steps ? (double)s->constraint_iterations / (double)s->steps : 0.0);
 }
 
-/* What each of the data's warnings (tch_warning) means, for the run's summary. */
+/* What each of the data's warnings (tch_warning) means, for the run's summary; NULL for the
+ * buffers' growth during warm-up, which is not news. */
 static const char* const WARNING_TEXT[TCH_WARN_COUNT] = {
-    "the contact buffer grew during a step", "the scratch arena grew",
-    "a quaternion was renormalized from far off unit length",
+    NULL, NULL, "a quaternion was renormalized from far off unit length",
     "a contact penetrated deeper than half the smaller geom",
     "an lcp island was solved without friction (its frictional solvers failed)",
     "an lcp island was applied with a residual above 1e-6 m/s and the tolerance"};
@@ -135,7 +135,7 @@ static const char* const WARNING_TEXT[TCH_WARN_COUNT] = {
 /* The data's warnings over the run: how many steps, the last one's time and body. */
 static void print_data_warnings(const tch_model* m, const tch_data* d) {
     for (int k = 0; k < TCH_WARN_COUNT; ++k) {
-        if (d->warning_count[k] == 0) continue;
+        if (d->warning_count[k] == 0 || !WARNING_TEXT[k]) continue;
         int b = d->warning_body[k];
         fprintf(stderr, "touche: warning: %s: %d times, the last at t = %.6g s (body '%s')\n",
                 WARNING_TEXT[k], d->warning_count[k], d->warning_time[k],
