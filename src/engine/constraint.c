@@ -14,8 +14,8 @@
  *           0 <= β   ⊥ A_fn p_n + A_ff β + J_f v* + E λ   >= 0
  *           0 <= λ   ⊥ μ p_n - Eᵀ β                       >= 0
  *
- *   PGS:    normal rows as above; two tangent rows t1, t2 per contact with |z_t| <= μ p_n
- *           (box MLCP with friction bounds, solver/lcp.h)
+ *   PGS:    normal rows as above; two tangent rows t1, t2 per contact whose impulse lies in
+ *           the disc |(z_t1, z_t2)| <= μ p_n (isotropic friction, engine/constraint_pgs.h)
  *
  * b is the target of the normal velocity J_n v+: depth / h for a contact still within its
  * margin (it may close the gap, no more), stabilization * depth / h for a penetrating one, and
