@@ -655,7 +655,7 @@ static int prepare(stage* s, int* island_parent) {
  * solve_island, in this order. */
 typedef enum island_solver {
     SOLVE_LEMKE = TCH_CONSTRAINT_LEMKE,               /* Stewart-Trinkle, cone edges, Lemke */
-    SOLVE_PGS = TCH_CONSTRAINT_PGS,                   /* box MLCP, PGS with subspace steps */
+    SOLVE_PGS = TCH_CONSTRAINT_PGS,                   /* disc friction, PGS, subspace steps */
     SOLVE_NORMAL_LEMKE = TCH_CONSTRAINT_NORMAL_LEMKE, /* normal rows only (no friction), Lemke */
     SOLVE_NORMAL_PGS = TCH_CONSTRAINT_NORMAL_PGS,     /* normal rows, PGS from zero: no energy */
 } island_solver;
@@ -780,7 +780,7 @@ static void warm_start(const contact_rows* cr, const island_layout* L, island_so
     }
 }
 
-/* An island's box MLCP for the stage's row solver, with the right-hand side rhs. */
+/* An island's problem for the stage's row solver, with the right-hand side rhs. */
 static tch_row_problem row_problem(const stage* s, const island_layout* L,
                                    const tch_jacobian_row* rows, const tch_real* rhs) {
     return (tch_row_problem){L->nc, L->nr, L->friction_start, L->edges, L->mu, rows, rhs,
@@ -1008,8 +1008,8 @@ static tch_status solve_island_with(stage* s, int k, island_solver solver, int s
 }
 
 /* Does z add no more kinetic energy than an exact solution could? At a solution,
- * complementarity gives zᵀ(A z + J v*) = Σ p_n b − Σ λ μ p_n (Lemke; for the box MLCP the
- * friction rows give z_f w_f <= 0 instead), so ΔT = Σ p_n b − Σ λ μ p_n − ½ zᵀ A z <= Σ p_n b:
+ * complementarity gives zᵀ(A z + J v*) = Σ p_n b − Σ λ μ p_n (Lemke; for the row solver's
+ * friction discs z_t . w_t <= 0 instead), so ΔT = Σ p_n b − Σ λ μ p_n − ½ zᵀ A z <= Σ p_n b:
  * only restitution targets (b > 0) may give energy back. A residual r moves each product by at
  * most |z_i| r, hence the slack r Σ |z_i|. */
 static int adds_no_energy(const contact_rows* cr, const island_solution* x, tch_real r) {
@@ -1033,7 +1033,7 @@ static int acceptable(const contact_rows* cr, tch_status status, const island_so
            adds_no_energy(cr, x, accept);
 }
 
-/* The box MLCP of an applied row-solver attempt, for the observer: M = A = J M⁻¹ Jᵀ over the
+/* The box form (with discs) of an applied row-solver attempt, for the observer: M = A = J M⁻¹ Jᵀ over the
  * rows, q = w - A z from the row velocities w = J v+ + rhs after the attempt. */
 static int box_problem(stage* s, const contact_rows* cr, const island_solution* x,
                        tch_island_problem* out) {
