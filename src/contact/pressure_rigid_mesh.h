@@ -19,8 +19,9 @@
  * (convex), so the hull's planes give the pair's elastic energy. */
 #define TCH_PRESSURE_CONVEX_VOLUME_TOLERANCE 1e-9
 
-/* The closed surface of mesh file `file` in the geom frame: vertices v_M ⊙ scale expressed in
- * I by X_MI, closed and outward (tch_mesh_surface_make_closed). A file with vertices only (no
+/* The closed surface of mesh file `file` in the geom frame: checked closed and turned outward
+ * in the file's frame (tch_mesh_surface_make_closed), then its vertices v_M ⊙ scale expressed
+ * in I by X_MI (rewound when the scale mirrors). A file with vertices only (no
  * faces) gives a surface with no triangles: the caller keeps the hull. *convex is 1 when the
  * enclosed volume equals hull_volume within TCH_PRESSURE_CONVEX_VOLUME_TOLERANCE. Errors name
  * the file: TCH_ERR_IO, TCH_ERR_PARSE, TCH_ERR_INVALID_ARGUMENT (not closed, not consistently

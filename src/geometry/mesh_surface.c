@@ -29,10 +29,9 @@ static tch_status edge_error(const tch_mesh_surface* s, const char* name, const 
     tch_vec3 a = s->vertices[e->from], b = s->vertices[e->to];
     return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, name, 0,
                     "the mesh is not a closed, consistently oriented surface: the edge from "
-                    "(%g, %g, %g) to (%g, %g, %g) (vertices %d, %d, triangle %d) %s; expected "
-                    "every edge shared by exactly two triangles that run it in opposite "
-                    "directions",
-                    a.x, a.y, a.z, b.x, b.y, b.z, e->from, e->to, e->triangle, what);
+                    "(%g, %g, %g) to (%g, %g, %g) %s; expected every edge shared by exactly two "
+                    "triangles that run it in opposite directions",
+                    a.x, a.y, a.z, b.x, b.y, b.z, what);
 }
 
 static int same_undirected(const directed_edge* a, const directed_edge* b) {
@@ -103,12 +102,18 @@ tch_status tch_mesh_surface_make_closed(tch_mesh_surface* s, const char* name, t
         return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, name, 0,
                         "the closed mesh encloses a volume of %g m^3; expected a solid", volume);
     }
-    for (int t = 0; volume < 0 && t < s->triangle_count; ++t) {
+    if (volume < 0) {
+        tch_mesh_surface_flip(s);
+    }
+    return TCH_OK;
+}
+
+void tch_mesh_surface_flip(tch_mesh_surface* s) {
+    for (int t = 0; t < s->triangle_count; ++t) {
         int swap = s->triangles[t][1];
         s->triangles[t][1] = s->triangles[t][2];
         s->triangles[t][2] = swap;
     }
-    return TCH_OK;
 }
 
 void tch_mesh_surface_free(tch_mesh_surface* s) {

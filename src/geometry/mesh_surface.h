@@ -46,4 +46,7 @@ tch_status tch_mesh_surface_make_closed(tch_mesh_surface* surface, const char* n
  * outside. */
 tch_real tch_mesh_surface_volume(const tch_mesh_surface* surface);
 
+/* Reverses every triangle's winding (after a mirroring transform, say). */
+void tch_mesh_surface_flip(tch_mesh_surface* surface);
+
 void tch_mesh_surface_free(tch_mesh_surface* surface);

@@ -149,12 +149,13 @@ static void box_stl(char* out, size_t size) {
 }
 
 /* A compliant ball pressed 5 mm into the top of a rigid box (the primitive, or a mesh asset
- * given as `mesh_file`), off the box's centre lines and turned; `geom` is the box's geom
- * element. */
-static const char* press_scene(const char* mesh_file) {
+ * given as `mesh_file` with `scale`), off the box's centre lines and turned. */
+static const char* press_scene(const char* mesh_file, const char* scale) {
     static char xml[2048];
-    char geom[512];
+    char asset[512] = "", geom[512];
     if (mesh_file) {
+        snprintf(asset, sizeof asset, "<mesh name=\"box\" file=\"%s\" scale=\"%s\"/>", mesh_file,
+                 scale);
         snprintf(geom, sizeof geom,
                  "<geom name=\"box\" type=\"mesh\" mesh=\"box\" pos=\"0.01 0 0\""
                  " touche:rigid=\"true\"/>");
@@ -166,13 +167,12 @@ static const char* press_scene(const char* mesh_file) {
     snprintf(xml, sizeof xml,
              "<mujoco xmlns:touche=\"urn:touche\">"
              "<option timestep=\"0.001\" touche:contact=\"pressure\"/>"
-             "<asset>%s%s%s</asset><worldbody>%s"
+             "<asset>%s</asset><worldbody>%s"
              "<body name=\"ball\" pos=\"0.023 -0.017 0.145\" euler=\"10 20 30\"><freejoint/>"
              "<geom name=\"ball\" type=\"sphere\" size=\"0.05\" mass=\"0.2\""
              " touche:resolution=\"0.02\" touche:modulus=\"1e6\"/></body>"
              "</worldbody></mujoco>",
-             mesh_file ? "<mesh name=\"box\" file=\"" : "", mesh_file ? mesh_file : "",
-             mesh_file ? "\"/>" : "", geom);
+             asset, geom);
     return xml;
 }
 
@@ -182,11 +182,11 @@ typedef struct pressed {
 } pressed;
 
 /* The pair's wrench on the ball at the initial pose (tch_forward). */
-static int press(const char* mesh_file, pressed* out) {
+static int press(const char* mesh_file, const char* scale, pressed* out) {
     tch_model* model;
     tch_data* data = NULL;
     tch_error err;
-    if (load(press_scene(mesh_file), temp_dir, &model, &err) != TCH_OK ||
+    if (load(press_scene(mesh_file, scale), temp_dir, &model, &err) != TCH_OK ||
         tch_data_create(model, &data, &err) != TCH_OK ||
         tch_forward(model, data, &err) != TCH_OK || data->pair_result_count != 1) {
         fprintf(stderr, "press %s: %s\n", mesh_file ? mesh_file : "box", err.message);
@@ -213,11 +213,13 @@ static void test_box_mesh_matches_box_primitive(void) {
     ENSURE(write_text("box.obj", box_obj) && write_text("box_inward.obj", box_inward_obj) &&
            write_text("box.stl", stl));
     pressed primitive, mesh;
-    ENSURE(press(NULL, &primitive));
+    ENSURE(press(NULL, NULL, &primitive));
     ENSURE(primitive.force.z > 1);
-    const char* files[] = {"box.obj", "box_inward.obj", "box.stl"};
-    for (int i = 0; i < 3; ++i) {
-        ENSURE(press(files[i], &mesh));
+    /* the box mirrored in x by its scale is the same box, wound inside out until rewound */
+    const char* files[] = {"box.obj", "box_inward.obj", "box.stl", "box.obj"};
+    const char* scales[] = {"1 1 1", "1 1 1", "1 1 1", "-1 1 1"};
+    for (int i = 0; i < 4; ++i) {
+        ENSURE(press(files[i], scales[i], &mesh));
         double scale = fabs(primitive.force.z);
         ENSURE(distance(mesh.force, primitive.force) <= 1e-9 * scale);
         ENSURE(distance(mesh.moment, primitive.moment) <= 1e-9 * scale * 0.2);
@@ -232,7 +234,7 @@ static void expect_mesh_error(const char* name, const char* text, const char* ph
     tch_model* model;
     tch_error err;
     memset(&err, 0, sizeof err);
-    tch_status s = load(press_scene(name), temp_dir, &model, &err);
+    tch_status s = load(press_scene(name, "1 1 1"), temp_dir, &model, &err);
     tch_model_destroy(model);
     ENSURE(s == TCH_ERR_INVALID_ARGUMENT);
     ENSURE(strstr(err.file, name) != NULL);
@@ -259,7 +261,7 @@ static void test_open_or_flipped_mesh_is_an_error_naming_the_file(void) {
     tch_model* model;
     tch_error err;
     tch_spec* spec = NULL;
-    ENSURE(tch_mjcf_load_string(press_scene("bad_index.obj"), temp_dir, "scene.xml", &spec,
+    ENSURE(tch_mjcf_load_string(press_scene("bad_index.obj", "1 1 1"), temp_dir, "scene.xml", &spec,
                                 &err) == TCH_OK);
     ENSURE(tch_compile(spec, &model, &err) != TCH_OK);
     tch_spec_destroy(spec);
