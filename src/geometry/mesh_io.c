@@ -26,21 +26,33 @@ typedef struct vertex_list {
     int count, capacity;
 } vertex_list;
 
+/* Makes room for one more element in *data [count] of *capacity elements of `size` bytes
+ * (doubling). Returns -1 when out of memory or past INT_MAX elements. */
+static int reserve_one(void** data, int count, int* capacity, size_t size) {
+    if (count < *capacity) {
+        return 0;
+    }
+    if (*capacity > INT_MAX / 2 - 8) {
+        return -1;
+    }
+    int grown_capacity = 2 * *capacity + 64;
+    void* grown = realloc(*data, (size_t)grown_capacity * size);
+    if (!grown) {
+        return -1;
+    }
+    *data = grown;
+    *capacity = grown_capacity;
+    return 0;
+}
+
 /* Appends v with -0 turned into +0 (so that exact deduplication merges them).
  * Returns -1 when out of memory or past INT_MAX vertices. */
 static int push_vertex(vertex_list* list, tch_vec3 v) {
-    if (list->count == list->capacity) {
-        if (list->capacity > INT_MAX / 2 - 8) {
-            return -1;
-        }
-        int capacity = 2 * list->capacity + 64;
-        tch_vec3* data = realloc(list->data, (size_t)capacity * sizeof *data);
-        if (!data) {
-            return -1;
-        }
-        list->data = data;
-        list->capacity = capacity;
+    void* data = list->data;
+    if (reserve_one(&data, list->count, &list->capacity, sizeof *list->data) < 0) {
+        return -1;
     }
+    list->data = data;
     list->data[list->count++] = tch_v3(v.x + 0.0, v.y + 0.0, v.z + 0.0);
     return 0;
 }
@@ -227,18 +239,11 @@ static tch_status read_text(const char* bytes, size_t size, const char* name, li
 }
 
 static int push_corner(mesh_lists* out, int corner) {
-    if (out->corner_count == out->corner_capacity) {
-        if (out->corner_capacity > INT_MAX / 2 - 8) {
-            return -1;
-        }
-        int capacity = 2 * out->corner_capacity + 64;
-        int* data = realloc(out->corners, (size_t)capacity * sizeof *data);
-        if (!data) {
-            return -1;
-        }
-        out->corners = data;
-        out->corner_capacity = capacity;
+    void* data = out->corners;
+    if (reserve_one(&data, out->corner_count, &out->corner_capacity, sizeof *out->corners) < 0) {
+        return -1;
     }
+    out->corners = data;
     out->corners[out->corner_count++] = corner;
     return 0;
 }

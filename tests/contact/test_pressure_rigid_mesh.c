@@ -107,45 +107,72 @@ static void test_ball_rests_in_the_bowl_not_on_its_hull(void) {
 
 /* ---- a box-shaped mesh against the box primitive ---- */
 
-/* The box [-0.2, 0.2] x [-0.15, 0.15] x [-0.1, 0.1] as an OBJ: the sides as quads (fanned by
+/* The box [-0.25, 0.25] x [-0.125, 0.125] x [-0.0625, 0.0625] (binary fractions, exact as
+ * floats in a binary STL) as an OBJ: the sides as quads (fanned by
  * the reader) in the "i/t/n", "i//n" and negative-index forms, the top cut into four triangles
  * about its centre (vertex 9), so the mesh's triangles are not the primitive's. */
 static const char box_obj[] =
-    "v -0.2 -0.15 -0.1\nv 0.2 -0.15 -0.1\nv -0.2 0.15 -0.1\nv 0.2 0.15 -0.1\n"
-    "v -0.2 -0.15 0.1\nv 0.2 -0.15 0.1\nv -0.2 0.15 0.1\nv 0.2 0.15 0.1\nv 0 0 0.1\n"
+    "v -0.25 -0.125 -0.0625\nv 0.25 -0.125 -0.0625\nv -0.25 0.125 -0.0625\nv 0.25 0.125 -0.0625\n"
+    "v -0.25 -0.125 0.0625\nv 0.25 -0.125 0.0625\nv -0.25 0.125 0.0625\nv 0.25 0.125 0.0625\n"
+    "v 0 0 0.0625\n"
     "vt 0 0\nvn 0 0 1\n"
     "f 1/1/1 3/1/1 4/1/1 2/1/1\n"  /* bottom */
-    "f 1//1 2//1 6//1 5//1\n"      /* y = -0.15 */
-    "f -7 -3 -2 -6\n"              /* y = +0.15: 3 7 8 4 */
-    "f 1 5 7 3\n"                  /* x = -0.2 */
-    "f 2 4 8 6\n"                  /* x = +0.2 */
+    "f 1//1 2//1 6//1 5//1\n"      /* y = -0.125 */
+    "f -7 -3 -2 -6\n"              /* y = +0.125: 3 7 8 4 */
+    "f 1 5 7 3\n"                  /* x = -0.25 */
+    "f 2 4 8 6\n"                  /* x = +0.25 */
     "f 9 5 6\nf 9 6 8\nf 9 8 7\nf 9 7 5\n"; /* top */
 
 /* The same box with every face wound inward (the reader turns it outward). */
 static const char box_inward_obj[] =
-    "v -0.2 -0.15 -0.1\nv 0.2 -0.15 -0.1\nv -0.2 0.15 -0.1\nv 0.2 0.15 -0.1\n"
-    "v -0.2 -0.15 0.1\nv 0.2 -0.15 0.1\nv -0.2 0.15 0.1\nv 0.2 0.15 0.1\n"
+    "v -0.25 -0.125 -0.0625\nv 0.25 -0.125 -0.0625\nv -0.25 0.125 -0.0625\nv 0.25 0.125 -0.0625\n"
+    "v -0.25 -0.125 0.0625\nv 0.25 -0.125 0.0625\nv -0.25 0.125 0.0625\nv 0.25 0.125 0.0625\n"
     "f 2 4 3 1\nf 5 6 2 1\nf 4 8 7 3\nf 3 7 5 1\nf 6 8 4 2\nf 7 8 6 5\n";
 
-/* The box as an ASCII STL, two triangles per face. */
-static void box_stl(char* out, size_t size) {
+/* Corner k (0..2) of triangle t (0..11) of the box, two triangles per face. */
+static tch_vec3 box_corner(int t, int k) {
     static const int faces[6][4] = {{0, 2, 3, 1}, {0, 1, 5, 4}, {3, 2, 6, 7},
                                     {0, 4, 6, 2}, {1, 3, 7, 5}, {4, 5, 7, 6}};
+    static const int fan[2][3] = {{0, 1, 2}, {0, 2, 3}};
+    int c = faces[t / 2][fan[t % 2][k]];
+    return (tch_vec3){c & 1 ? 0.25 : -0.25, c & 2 ? 0.125 : -0.125, c & 4 ? 0.0625 : -0.0625};
+}
+
+/* The box as an ASCII STL. */
+static void box_stl(char* out, size_t size) {
     size_t n = (size_t)snprintf(out, size, "solid box\n");
-    for (int f = 0; f < 6; ++f) {
-        int tri[2][3] = {{faces[f][0], faces[f][1], faces[f][2]},
-                         {faces[f][0], faces[f][2], faces[f][3]}};
-        for (int t = 0; t < 2; ++t) {
-            n += (size_t)snprintf(out + n, size - n, "facet normal 0 0 0\nouter loop\n");
-            for (int k = 0; k < 3; ++k) {
-                int c = tri[t][k];
-                n += (size_t)snprintf(out + n, size - n, "vertex %g %g %g\n", c & 1 ? 0.2 : -0.2,
-                                      c & 2 ? 0.15 : -0.15, c & 4 ? 0.1 : -0.1);
-            }
-            n += (size_t)snprintf(out + n, size - n, "endloop\nendfacet\n");
+    for (int t = 0; t < 12; ++t) {
+        n += (size_t)snprintf(out + n, size - n, "facet normal 0 0 0\nouter loop\n");
+        for (int k = 0; k < 3; ++k) {
+            tch_vec3 v = box_corner(t, k);
+            n += (size_t)snprintf(out + n, size - n, "vertex %g %g %g\n", v.x, v.y, v.z);
         }
+        n += (size_t)snprintf(out + n, size - n, "endloop\nendfacet\n");
     }
     snprintf(out + n, size - n, "endsolid box\n");
+}
+
+/* The box as a binary STL (little-endian floats, as on every machine the tests run on; the
+ * corners are exact as floats). */
+static int write_box_binary_stl(const char* name) {
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", temp_dir, name);
+    FILE* f = fopen(path, "wb");
+    if (!f) return 0;
+    unsigned char header[84] = {0};
+    header[80] = 12;
+    fwrite(header, 1, sizeof header, f);
+    for (int t = 0; t < 12; ++t) {
+        float record[12] = {0};
+        for (int k = 0; k < 3; ++k) {
+            tch_vec3 v = box_corner(t, k);
+            record[3 + 3 * k] = (float)v.x, record[4 + 3 * k] = (float)v.y;
+            record[5 + 3 * k] = (float)v.z;
+        }
+        fwrite(record, sizeof record, 1, f);
+        fwrite("\0\0", 1, 2, f);
+    }
+    return fclose(f) == 0;
 }
 
 /* A compliant ball pressed 5 mm into the top of a rigid box (the primitive, or a mesh asset
@@ -161,14 +188,14 @@ static const char* press_scene(const char* mesh_file, const char* scale) {
                  " touche:rigid=\"true\"/>");
     } else {
         snprintf(geom, sizeof geom,
-                 "<geom name=\"box\" type=\"box\" size=\"0.2 0.15 0.1\" pos=\"0.01 0 0\""
+                 "<geom name=\"box\" type=\"box\" size=\"0.25 0.125 0.0625\" pos=\"0.01 0 0\""
                  " touche:rigid=\"true\"/>");
     }
     snprintf(xml, sizeof xml,
              "<mujoco xmlns:touche=\"urn:touche\">"
              "<option timestep=\"0.001\" touche:contact=\"pressure\"/>"
              "<asset>%s</asset><worldbody>%s"
-             "<body name=\"ball\" pos=\"0.023 -0.017 0.145\" euler=\"10 20 30\"><freejoint/>"
+             "<body name=\"ball\" pos=\"0.023 -0.017 0.1075\" euler=\"10 20 30\"><freejoint/>"
              "<geom name=\"ball\" type=\"sphere\" size=\"0.05\" mass=\"0.2\""
              " touche:resolution=\"0.02\" touche:modulus=\"1e6\"/></body>"
              "</worldbody></mujoco>",
@@ -211,18 +238,18 @@ static void test_box_mesh_matches_box_primitive(void) {
     char stl[8192];
     box_stl(stl, sizeof stl);
     ENSURE(write_text("box.obj", box_obj) && write_text("box_inward.obj", box_inward_obj) &&
-           write_text("box.stl", stl));
+           write_text("box.stl", stl) && write_box_binary_stl("box_binary.stl"));
     pressed primitive, mesh;
     ENSURE(press(NULL, NULL, &primitive));
     ENSURE(primitive.force.z > 1);
     /* the box mirrored in x by its scale is the same box, wound inside out until rewound */
-    const char* files[] = {"box.obj", "box_inward.obj", "box.stl", "box.obj"};
-    const char* scales[] = {"1 1 1", "1 1 1", "1 1 1", "-1 1 1"};
-    for (int i = 0; i < 4; ++i) {
+    const char* files[] = {"box.obj", "box_inward.obj", "box.stl", "box_binary.stl", "box.obj"};
+    const char* scales[] = {"1 1 1", "1 1 1", "1 1 1", "1 1 1", "-1 1 1"};
+    for (int i = 0; i < 5; ++i) {
         ENSURE(press(files[i], scales[i], &mesh));
         double scale = fabs(primitive.force.z);
         ENSURE(distance(mesh.force, primitive.force) <= 1e-9 * scale);
-        ENSURE(distance(mesh.moment, primitive.moment) <= 1e-9 * scale * 0.2);
+        ENSURE(distance(mesh.moment, primitive.moment) <= 1e-9 * scale * 0.25);
         ENSURE_REL(mesh.area, primitive.area, 1e-9);
     }
 }
@@ -277,8 +304,8 @@ int main(void) {
     RUN_TEST(test_ball_rests_in_the_bowl_not_on_its_hull);
     RUN_TEST(test_box_mesh_matches_box_primitive);
     RUN_TEST(test_open_or_flipped_mesh_is_an_error_naming_the_file);
-    const char* names[] = {"bowl_cloud.obj", "box.obj", "box_inward.obj", "box.stl",
-                           "open.obj",       "flipped.obj", "bad_index.obj"};
+    const char* names[] = {"bowl_cloud.obj", "box.obj",  "box_inward.obj", "box.stl",
+                           "box_binary.stl", "open.obj", "flipped.obj",    "bad_index.obj"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
         char path[256];
         snprintf(path, sizeof path, "%s/%s", temp_dir, names[i]);
