@@ -18,9 +18,12 @@ static int compare_edges(const void* pa, const void* pb) {
     const directed_edge* b = pb;
     int a_lo = a->from < a->to ? a->from : a->to, b_lo = b->from < b->to ? b->from : b->to;
     int a_hi = a->from ^ a->to ^ a_lo, b_hi = b->from ^ b->to ^ b_lo;
-    if (a_lo != b_lo) return a_lo < b_lo ? -1 : 1;
-    if (a_hi != b_hi) return a_hi < b_hi ? -1 : 1;
-    if (a->from != b->from) return a->from < b->from ? -1 : 1;
+    if (a_lo != b_lo)
+        return a_lo < b_lo ? -1 : 1;
+    if (a_hi != b_hi)
+        return a_hi < b_hi ? -1 : 1;
+    if (a->from != b->from)
+        return a->from < b->from ? -1 : 1;
     return (a->triangle > b->triangle) - (a->triangle < b->triangle);
 }
 
@@ -56,8 +59,7 @@ static tch_status check_edges(const tch_mesh_surface* s, const char* name,
         }
         if (edges[i].from == edges[i + 1].from) {
             return edge_error(s, name, &edges[i],
-                              "is run in the same direction by two triangles (flipped faces)",
-                              err);
+                              "is run in the same direction by two triangles (flipped faces)", err);
         }
         i = j;
     }
@@ -68,8 +70,8 @@ tch_real tch_mesh_surface_volume(const tch_mesh_surface* s) {
     tch_real six_volume = 0;
     for (int t = 0; t < s->triangle_count; ++t) {
         const int* c = s->triangles[t];
-        six_volume += tch_v3_dot(s->vertices[c[0]],
-                                 tch_v3_cross(s->vertices[c[1]], s->vertices[c[2]]));
+        six_volume +=
+            tch_v3_dot(s->vertices[c[0]], tch_v3_cross(s->vertices[c[1]], s->vertices[c[2]]));
     }
     return six_volume / 6;
 }

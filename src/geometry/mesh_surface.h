@@ -18,7 +18,7 @@
 #include "touche/base.h"
 
 typedef struct tch_mesh_surface {
-    tch_vec3* vertices;  /* [vertex_count] in the file's frame, m */
+    tch_vec3* vertices; /* [vertex_count] in the file's frame, m */
     int vertex_count;
     int (*triangles)[3]; /* [triangle_count], counter-clockwise seen from outside once checked */
     int triangle_count;
