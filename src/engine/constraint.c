@@ -1087,7 +1087,8 @@ void tch_data_observe_islands(tch_data* d, tch_island_observer observer, void* u
 }
 
 /* With the `pgs` solver, an island whose Lemke problem has more unknowns than this skips the
- * Lemke attempt, and its PGS attempts are acceptable up to LARGE_ISLAND_ACCEPT m/s. On pile100's
+ * Lemke attempt (and the frictionless Lemke attempt when it has more contacts than this), and
+ * its PGS attempts are acceptable up to LARGE_ISLAND_ACCEPT m/s. On pile100's
  * settling islands (500 to 580 unknowns) Lemke took 110 to 150 ms and often stopped at its pivot
  * limit unsolved; PGS with subspace steps had brought 99% of them below 1e-4 m/s, which over a
  * 2 ms step is a 2e-7 m position error. */
@@ -1174,8 +1175,9 @@ static void solve_island(stage* s, int k) {
     int length = chain->length;
     for (int attempt = 0; attempt < length && !applied; ++attempt) {
         island_solver solver = chain->step[attempt];
-        if (large && solver == SOLVE_LEMKE) {
-            continue;
+        if ((large && solver == SOLVE_LEMKE) ||
+            (chain == &PGS_CHAIN && solver == SOLVE_NORMAL_LEMKE && nc > LEMKE_MAX_SIZE)) {
+            continue; /* dense O(n³): a 4 000-contact island of pile_1000 took 30 to 90 s */
         }
         tch_arena_release(s->arena, mark);
         const tch_real* start = solver == SOLVE_PGS && carry.sweeps > 0 ? carry.z : NULL;
