@@ -152,7 +152,9 @@ static void write_option(writer* w) {
     fputs("  <compiler angle=\"radian\"/>\n  <option", w->f);
     write_real(w, "timestep", o->timestep);
     write_vec3(w, "gravity", o->gravity);
-    static const char* const integrators[] = {"Euler", "RK4", "implicit"};
+    static const char* const integrators[] = {
+        [TCH_INTEGRATOR_SEMI_IMPLICIT_EULER] = "Euler", [TCH_INTEGRATOR_RK4] = "RK4",
+        [TCH_INTEGRATOR_IMPLICIT] = "implicit", [TCH_INTEGRATOR_ADAPTIVE] = "adaptive"};
     if (o->integrator != TCH_INTEGRATOR_AUTO) { /* unset stays unset */
         write_string(w, "integrator", integrators[o->integrator]);
     }
@@ -164,6 +166,12 @@ static void write_option(writer* w) {
         }
         if (!isnan(o->lcp_tolerance)) {
             write_real(w, "touche:tolerance", o->lcp_tolerance);
+        }
+        if (!isnan(o->adaptive_rtol)) {
+            write_real(w, "touche:rtol", o->adaptive_rtol);
+        }
+        if (!isnan(o->adaptive_atol)) {
+            write_real(w, "touche:atol", o->adaptive_atol);
         }
     }
     fputs("/>\n", w->f);
