@@ -76,12 +76,13 @@ static int right_hand_side(sunrealtype t, N_Vector y, N_Vector y_dot, void* user
     return 0;
 }
 
-/* Keeps ARKODE's message for the step's error instead of its default print to stderr. */
+/* Keeps ARKODE's message for the step's error instead of its default print to stderr (set from
+ * the creation on, when no step is running yet: nothing to keep then); warnings are dropped. */
 static void keep_message(int code, const char* module, const char* function, char* message,
                          void* user) {
     (void)module;
     adaptive_call* call = user;
-    if (code < 0) {
+    if (call && code < 0) {
         snprintf(call->message, sizeof call->message, "%s: %s", function, message);
     }
 }
@@ -116,7 +117,8 @@ static tch_adaptive* create(const tch_model* m) {
         N_VConst(0, s->y);
         s->arkode = ARKStepCreate(NULL, right_hand_side, 0, s->y, s->context);
     }
-    if (!s->arkode || ARKStepSStolerances(s->arkode, m->adaptive_rtol, m->adaptive_atol) != 0 ||
+    if (!s->arkode || ARKStepSetErrHandlerFn(s->arkode, keep_message, NULL) != 0 ||
+        ARKStepSStolerances(s->arkode, m->adaptive_rtol, m->adaptive_atol) != 0 ||
         ARKStepSetLinearSolver(s->arkode, s->solver, s->jacobian) != 0 ||
         ARKStepSetTableNum(s->arkode, ARKODE_SDIRK_5_3_4, ARKODE_ERK_NONE) != 0 ||
         ARKStepSetMaxNumSteps(s->arkode, MAX_INTERNAL_STEPS) != 0 ||
@@ -157,7 +159,7 @@ static void record_work(tch_data* d, tch_adaptive* s) {
 
 /* Integrates y from 0 to h with ARKODE, restarted at the data's state: the state and the
  * applied forces may have changed since the last step, and pair states are committed between
- * steps. ARKStepReset keeps the step size and the Jacobian of the last step. */
+ * steps. ARKStepReset keeps the step size history; ARKODE evaluates a new Jacobian after it. */
 static tch_status evolve(const tch_model* m, tch_data* d, tch_adaptive* s, adaptive_call* call) {
     sunrealtype* y = N_VGetArrayPointer(s->y);
     memcpy(s->qpos0, d->qpos, (size_t)m->nq * sizeof *s->qpos0);
