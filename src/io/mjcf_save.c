@@ -155,8 +155,13 @@ static void write_option(writer* w) {
     static const char* const integrators[] = {
         [TCH_INTEGRATOR_SEMI_IMPLICIT_EULER] = "Euler", [TCH_INTEGRATOR_RK4] = "RK4",
         [TCH_INTEGRATOR_IMPLICIT] = "implicit", [TCH_INTEGRATOR_ADAPTIVE] = "adaptive"};
-    if (o->integrator != TCH_INTEGRATOR_AUTO) { /* unset stays unset */
-        write_string(w, "integrator", integrators[o->integrator]);
+    /* unset stays unset; plain MJCF (for MuJoCo) gets MuJoCo's accuracy integrator for
+     * touche's adaptive one, which MuJoCo does not know */
+    tch_integrator integrator = o->integrator == TCH_INTEGRATOR_ADAPTIVE && !w->touche
+                                    ? TCH_INTEGRATOR_RK4
+                                    : o->integrator;
+    if (integrator != TCH_INTEGRATOR_AUTO) {
+        write_string(w, "integrator", integrators[integrator]);
     }
     write_touche_contact(w, &o->contact, true);
     if (w->touche) {

@@ -165,8 +165,7 @@ static void test_bounce_agrees_with_the_implicit_integrator_at_small_steps(void)
     ENSURE(work.steps > 100 && work.jacobians >= 1);
 }
 
-/* Tolerances out of range are refused by the spec, naming the attribute; MJCF reads them and
- * integrator="adaptive", and the writer keeps both. */
+/* Tolerances out of range are refused by the spec, naming the attribute. */
 static void test_bad_tolerances_are_refused(void) {
     const double bad_rtol[] = {0, -1e-6, 1, 1e-20, INFINITY};
     const double bad_atol[] = {0, -1e-6, INFINITY};
@@ -194,6 +193,8 @@ static void test_bad_tolerances_are_refused(void) {
     ENSURE(strstr(err.message, "touche:rtol") != NULL);
 }
 
+/* MJCF reads integrator="adaptive" and its tolerances, and the writer keeps them; plain MJCF
+ * (for MuJoCo, which has no such integrator) gets MuJoCo's RK4 instead. */
 static void test_mjcf_reads_and_writes_the_adaptive_integrator(void) {
     tch_spec* spec = NULL;
     ENSURE(tch_mjcf_load_string("<mujoco xmlns:touche=\"urn:touche\"><option "
@@ -209,6 +210,12 @@ static void test_mjcf_reads_and_writes_the_adaptive_integrator(void) {
     const tch_option_def* opt = tch_spec_option(spec);
     ENSURE(opt->integrator == TCH_INTEGRATOR_ADAPTIVE);
     ENSURE(opt->adaptive_rtol == 1e-7 && opt->adaptive_atol == 1e-9);
+    ENSURE(tch_mjcf_save(spec, path, false, NULL) == TCH_OK); /* plain MJCF, for MuJoCo */
+    tch_spec_destroy(spec);
+    spec = NULL;
+    ENSURE(tch_mjcf_load(path, &spec, NULL) == TCH_OK);
+    remove(path);
+    ENSURE(tch_spec_option(spec)->integrator == TCH_INTEGRATOR_RK4);
     tch_spec_destroy(spec);
 }
 
