@@ -104,6 +104,7 @@ typedef struct run_stats {
     int warnings_printed;
     long islands[TCH_CONSTRAINT_PATH_COUNT]; /* constraint islands applied per path */
     long failed_islands;
+    long sleeping_islands; /* island-steps held asleep, not solved */
     long constraint_iterations;
     double max_residual;
 } run_stats;
@@ -117,9 +118,30 @@ static void print_constraint_summary(const run_stats* s) {
     for (int k = 0; k < TCH_CONSTRAINT_PATH_COUNT; ++k) {
         fprintf(stderr, " %s %ld", PATH_NAMES[k], s->islands[k]);
     }
-    fprintf(stderr, "; %ld fell back, largest residual %.3g m/s, %.1f iterations per step\n",
-            s->failed_islands, s->max_residual,
+    fprintf(stderr, "; %ld asleep; %ld fell back, largest residual %.3g m/s, %.1f iterations "
+            "per step\n", s->sleeping_islands, s->failed_islands, s->max_residual,
             s->steps ? (double)s->constraint_iterations / (double)s->steps : 0.0);
+}
+
+/* What each of the data's warnings (tch_warning) means, for the run's summary. NULL: the
+ * buffers' growth during warm-up, which is not news, and the watch's deep penetration and
+ * energy gain, printed as they happen (cli_print_watch_warnings). */
+static const char* const WARNING_TEXT[TCH_WARN_COUNT] = {
+    [TCH_WARN_BAD_QUAT] = "a quaternion was renormalized from far off unit length",
+    [TCH_WARN_FRICTION_DROPPED] =
+        "an lcp island was solved without friction (its frictional solvers failed)",
+    [TCH_WARN_LOOSE_RESIDUAL] =
+        "an lcp island was applied with a residual above 1e-6 m/s and the tolerance"};
+
+/* The data's warnings over the run: how many steps, the last one's time and body. */
+static void print_data_warnings(const tch_model* m, const tch_data* d) {
+    for (int k = 0; k < TCH_WARN_COUNT; ++k) {
+        if (d->warning_count[k] == 0 || !WARNING_TEXT[k]) continue;
+        int b = d->warning_body[k];
+        fprintf(stderr, "touche: warning: %s: %d times, the last at t = %.6g s (body '%s')\n",
+                WARNING_TEXT[k], d->warning_count[k], d->warning_time[k],
+                b > 0 && m->body_name[b][0] ? m->body_name[b] : "-");
+    }
 }
 
 static void print_summary(const cli_options* o, const tch_model* m, const tch_data* d,
@@ -134,6 +156,7 @@ static void print_summary(const cli_options* o, const tch_model* m, const tch_da
             s->steps ? (double)s->contact_sum / (double)s->steps : 0.0);
     cli_print_watch_summary(d);
     print_constraint_summary(s);
+    print_data_warnings(m, d);
     if (m->integrator == TCH_INTEGRATOR_ADAPTIVE && s->steps > 0) fprintf(stderr, "  adaptive integrator: per step %.2f internal steps, %.2f rejected, %.2f Jacobians, %.1f evaluations\n", (double)d->adaptive_total.steps / (double)s->steps, (double)d->adaptive_total.rejected / (double)s->steps, (double)d->adaptive_total.jacobians / (double)s->steps, (double)d->adaptive_total.evaluations / (double)s->steps);
     fprintf(stderr, "  wrote %s/trajectory.csv and %s/contacts.jsonl\n", o->out_dir, o->out_dir);
 }
@@ -142,6 +165,7 @@ static void track(const tch_data* d, run_stats* s) {
     s->contact_sum += d->contact_count;
     for (int k = 0; k < TCH_CONSTRAINT_PATH_COUNT; ++k) s->islands[k] += d->constraint_path_islands[k];
     s->failed_islands += d->constraint_failed_islands;
+    s->sleeping_islands += d->constraint_sleeping_islands;
     s->constraint_iterations += d->constraint_iterations;
     s->max_residual = fmax(s->max_residual, d->constraint_residual);
 }

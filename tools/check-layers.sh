@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 order=(base math geometry collision solver contact dynamics engine io)
 declare -A header_module=(
   [base.h]=base [contact_space.h]=dynamics [data.h]=engine [io.h]=io [model.h]=io
-  [spec.h]=io [step.h]=engine [tetmesh.h]=contact [touche.h]=io
+  [spec.h]=io [step.h]=engine [tetmesh.h]=contact [touche.h]=io [watch.h]=engine
 )
 rank() { local i; for i in "${!order[@]}"; do [[ ${order[$i]} == "$1" ]] && echo "$i" && return; done; echo -1; }
 module_of() { basename "$(dirname "$1")"; }

@@ -91,7 +91,7 @@ static int residual_class(double residual) {
 static void observe(const tch_island_problem* p, void* user) {
     survey* s = user;
     const tch_lcp_matrix matrix = tch_lcp_matrix_dense(p->matrix, p->n);
-    const tch_lcp_bounds bounds = {p->lo, p->hi, p->normal_index};
+    const tch_lcp_bounds bounds = {p->lo, p->hi, p->normal_index, p->friction_disc};
     double residual = tch_lcp_residuals(&matrix, p->q, &bounds, p->z).natural_map;
     s->problems++;
     s->path_count[p->path]++;
@@ -124,7 +124,8 @@ static void resolve(const char* prefix, const char* kind, kept_problem* kept, in
     for (int i = 0; i < count && sweeps; ++i) {
         kept_problem* k = &kept[i];
         const tch_lcp_matrix matrix = tch_lcp_matrix_dense(k->matrix, k->n);
-        const tch_lcp_bounds bounds = {k->lo, k->hi, k->normal_index};
+        /* dense PGS solves the box form; the row solver's discs are inside its boxes */
+        const tch_lcp_bounds bounds = {k->lo, k->hi, k->normal_index, false};
         tch_pgs_options options = tch_pgs_options_default();
         options.max_iterations = MAX_SWEEPS;
         options.tolerance = TARGET;

@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
         build_csr(&normal);
         build_stack(&friction, boxes, 3, 7);
         build_csr(&friction);
-        const tch_lcp_bounds box = {friction.lo, friction.hi, friction.normal_index};
+        const tch_lcp_bounds box = {friction.lo, friction.hi, friction.normal_index, false};
         bench_lemke(&c, &normal, "normal", boxes, true, &arena);
         bench_solver(&c, &normal, (run){"normal", "pgs dense", boxes}, PGS_DENSE, NULL, &arena);
         bench_solver(&c, &normal, (run){"normal", "pgs csr", boxes}, PGS_CSR, NULL, &arena);

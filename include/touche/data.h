@@ -20,6 +20,11 @@ typedef enum tch_warning {
     TCH_WARN_DEEP_PENETRATION, ///< a pair penetrated deeper than half its thinner geom
     TCH_WARN_ENERGY_GAIN,      ///< the energy grew beyond its start plus the work put in
                                ///< (touche/watch.h)
+    TCH_WARN_FRICTION_DROPPED, ///< an lcp island was solved without friction for a step (its
+                               ///< frictional attempts failed; docs/contact-lcp.md, "Fallbacks")
+    TCH_WARN_LOOSE_RESIDUAL,   ///< an lcp island's impulses were applied with a natural-map
+                               ///< residual above 1e-6 m/s and the model's tolerance (an island
+                               ///< too large for Lemke, or the last resort)
     TCH_WARN_COUNT
 } tch_warning;
 
@@ -124,6 +129,8 @@ typedef struct tch_data {
     tch_vec3* body_torque_W;    ///< [body_count] total torque about the centre of mass, N m
     // ---- diagnostics ----
     int warning_count[TCH_WARN_COUNT];
+    tch_real warning_time[TCH_WARN_COUNT]; ///< time of the step of the last warning of each kind
+    int warning_body[TCH_WARN_COUNT];      ///< a body it concerned (0: none or the world)
     long heap_allocation_count; ///< allocations made by steps (flat after warm-up)
     long buffer_growth_count;   ///< times the contact, pair or polygon buffers grew
     int broadphase_pair_count;  ///< candidate pairs of the last collision stage
@@ -134,6 +141,9 @@ typedef struct tch_data {
     int constraint_failed_islands; ///< islands whose first attempt (the model's solver) was not
                                    ///< applied: a fallback's was, or none (out of memory)
     int constraint_path_islands[TCH_CONSTRAINT_PATH_COUNT]; ///< islands applied per path
+    int constraint_sleeping_islands; ///< islands held at rest without a solve (asleep: their
+                                     ///< bodies keep zero velocity, their contacts the last
+                                     ///< solve's impulses); not in the path counts
     // ---- adaptive integrator ----
     tch_adaptive_work adaptive_step;  ///< the last step's work
     tch_adaptive_work adaptive_total; ///< summed since tch_data_create
@@ -156,7 +166,8 @@ TCH_API tch_status tch_data_reset_key(const tch_model* model, tch_data* data, in
 /// TCH_CONSTRAINT_PGS and TCH_CONSTRAINT_NORMAL_PGS) it is the box MLCP of the Jacobian rows
 /// (each normal row, lo 0 and hi +inf; each friction row, lo -mu and hi mu times its normal
 /// row's impulse, normal_index): z_i = P_[lo_i, hi_i](z_i - w_i). Without (the Lemke paths) it
-/// is the Stewart-Trinkle LCP with the cone edges and the lambda rows: 0 <= z ⊥ w >= 0.
+/// is the Stewart-Trinkle LCP with the cone edges and the lambda rows: 0 <= z ⊥ w >= 0. The
+/// row solver's friction rows are discs (friction_disc), not the box of their lo and hi.
 /// docs/contact-lcp.md, "Island problems".
 typedef struct tch_island_problem {
     int n;                     ///< unknowns
@@ -168,6 +179,9 @@ typedef struct tch_island_problem {
     const tch_real* z;         ///< [n] the impulses applied
     tch_constraint_path path;  ///< the attempt that was applied
     tch_real residual;         ///< its natural-map residual as the stage measured it, m/s
+    bool friction_disc;        ///< box form: each contact's two friction rows are one disc,
+                               ///< |(z_t1, z_t2)| <= mu z_n (the row solver's isotropic
+                               ///< friction), with the natural map |z_t - P_disc(z_t - w_t)|
 } tch_island_problem;
 
 /// Receives every island problem the `lcp` model solves; the arrays are valid during the call.

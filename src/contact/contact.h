@@ -91,6 +91,9 @@ typedef struct tch_wrench_linearization {
 /* What a model's build_geoms reads from the scene beyond the compiled model. */
 typedef struct tch_geom_sources {
     const char* const* tetmesh_files; /* [geom_count] each geom's touche:tetmesh, or "" */
+    const char* const* mesh_files;    /* [mesh_count] each mesh asset's file, or "" (inline) */
+    const tch_vec3* mesh_scale;       /* [mesh_count] the scale applied to its file's vertices */
+    const tch_transform* mesh_X_MI;   /* [mesh_count] its geoms' frame I in the file frame M */
 } tch_geom_sources;
 
 typedef struct tch_contact_ops {

@@ -14,6 +14,7 @@
 #include "collision/polyhedron.h"
 #include "contact/contact.h"
 #include "contact/friction.h"
+#include "contact/pressure_rigid_mesh.h"
 #include "contact/pressure_wrench.h"
 #include "geometry/bvh.h"
 #include "geometry/hull.h"
@@ -30,9 +31,11 @@ struct tch_pressure_geom {
     tch_real (*node_epsilon)[2]; /* compliant: range of ε per BVH node */
     tch_real modulus;
     tch_convex_hull hull;      /* rigid: the surface's hull (its faces give the planes) */
-    tch_vec3* vertices;        /* rigid: surface triangles */
+    tch_vec3* vertices;        /* rigid: surface triangles (a mesh's own, else the hull's) */
+    int vertex_count;
     int (*triangles)[3];
     int triangle_count;
+    int convex;                /* rigid: the surface is its hull, whose planes give the energy */
 };
 
 /* The wrench of this evaluation on B, world: force at o_W and moment, kept in the pair state
@@ -231,6 +234,19 @@ static int rigid_segments(const tch_shape* shape, tch_real resolution) {
     return (int)fmin(fmax(ceil(2 * TCH_PI * radius / resolution), 8), 128);
 }
 
+/* The BVH over the rigid surface's triangles. */
+static tch_status build_surface_bvh(struct tch_pressure_geom* pg, tch_error* err) {
+    tch_aabb* boxes = malloc((size_t)pg->triangle_count * sizeof *boxes);
+    if (!boxes) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for a surface");
+    }
+    tch_pressure_triangle_boxes(pg->vertices, (const int(*)[3])pg->triangles, pg->triangle_count,
+                                boxes);
+    tch_status s = tch_bvh_build(boxes, pg->triangle_count, &pg->bvh, err);
+    free(boxes);
+    return s;
+}
+
 /* Fan-triangulates the hull's faces into the geom's triangle soup and builds its BVH. */
 static tch_status triangulate_hull(struct tch_pressure_geom* pg, tch_error* err) {
     const tch_convex_hull* h = &pg->hull;
@@ -240,9 +256,7 @@ static tch_status triangulate_hull(struct tch_pressure_geom* pg, tch_error* err)
     }
     pg->vertices = malloc((size_t)h->vertex_count * sizeof *pg->vertices);
     pg->triangles = malloc((size_t)count * sizeof *pg->triangles);
-    tch_aabb* boxes = malloc((size_t)count * sizeof *boxes);
-    if (!pg->vertices || !pg->triangles || !boxes) {
-        free(boxes);
+    if (!pg->vertices || !pg->triangles) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for a surface");
     }
     memcpy(pg->vertices, h->vertices_G, (size_t)h->vertex_count * sizeof *pg->vertices);
@@ -252,21 +266,49 @@ static tch_status triangulate_hull(struct tch_pressure_geom* pg, tch_error* err)
             pg->triangles[t][0] = v[0], pg->triangles[t][1] = v[k], pg->triangles[t][2] = v[k + 1];
         }
     }
+    pg->vertex_count = h->vertex_count;
     pg->triangle_count = count;
-    tch_pressure_triangle_boxes(pg->vertices, (const int(*)[3])pg->triangles, count, boxes);
-    tch_status s = tch_bvh_build(boxes, count, &pg->bvh, err);
-    free(boxes);
-    return s;
+    pg->convex = 1;
+    return build_surface_bvh(pg, err);
 }
 
-static tch_status build_rigid(const tch_model* m, int g, struct tch_pressure_geom* pg,
-                              tch_error* err) {
+/* A mesh geom whose asset has a file with faces: the file's own closed surface
+ * (pressure_rigid_mesh.h). *used is 0 when the file has no faces (the hull stands). */
+static tch_status mesh_surface(const tch_model* m, int g, const tch_geom_sources* sources,
+                               struct tch_pressure_geom* pg, int* used, tch_error* err) {
+    int mesh = m->geom_mesh[g];
+    *used = 0;
+    if (m->geom_type[g] != TCH_GEOM_MESH || !sources->mesh_files || !sources->mesh_files[mesh][0]) {
+        return TCH_OK;
+    }
+    tch_mesh_surface surface;
+    int convex;
+    tch_status s = tch_pressure_rigid_mesh_read(sources->mesh_files[mesh], sources->mesh_scale[mesh],
+                                                sources->mesh_X_MI[mesh], pg->hull.volume, &surface,
+                                                &convex, err);
+    if (s != TCH_OK || surface.triangle_count == 0) {
+        tch_mesh_surface_free(&surface);
+        return s;
+    }
+    *used = 1;
+    pg->vertices = surface.vertices, pg->vertex_count = surface.vertex_count;
+    pg->triangles = surface.triangles, pg->triangle_count = surface.triangle_count;
+    pg->convex = convex;
+    return build_surface_bvh(pg, err);
+}
+
+static tch_status build_rigid(const tch_model* m, int g, const tch_geom_sources* sources,
+                              struct tch_pressure_geom* pg, tch_error* err) {
     tch_shape shape = tch_model_geom_shape(m, g);
     tch_real resolution = geom_param(m, g, m->geom_contact[g].resolution,
                                      m->contact_default.resolution);
     tch_status s = tch_polyhedron_approximate_shape(&shape, rigid_segments(&shape, resolution),
                                                     &pg->hull, err);
-    return s == TCH_OK ? triangulate_hull(pg, err) : s;
+    int used = 0;
+    if (s == TCH_OK) {
+        s = mesh_surface(m, g, sources, pg, &used, err);
+    }
+    return s == TCH_OK && !used ? triangulate_hull(pg, err) : s;
 }
 
 /* Every geom's body (pressure.h) as the model's per-geom data. */
@@ -291,7 +333,7 @@ static tch_status pressure_build_geoms(const tch_model* m, const tch_geom_source
             continue;
         }
         tch_error cause;
-        tch_status s = tch_pressure_geom_is_rigid(m, g) ? build_rigid(m, g, pg, &cause)
+        tch_status s = tch_pressure_geom_is_rigid(m, g) ? build_rigid(m, g, sources, pg, &cause)
                                                         : build_compliant(m, g, files[g], pg, &cause);
         if (s != TCH_OK) {
             return tch_fail(err, s, cause.file, cause.line, "geom '%s' for the pressure model: %s",
@@ -447,9 +489,9 @@ static tch_status compute_surface(const tch_model* m, const tch_data* d, pair_wo
         memcpy(planes, s->box_planes, sizeof s->box_planes);
         plane_count = 6;
     } else {
-        rigid = (tch_rigid_surface){po->vertices, po->hull.vertex_count,
+        rigid = (tch_rigid_surface){po->vertices, po->vertex_count,
                                     (const int(*)[3])po->triangles, po->triangle_count, &po->bvh};
-        plane_count = hull_planes(&po->hull, planes);
+        plane_count = po->convex ? hull_planes(&po->hull, planes) : 0;
     }
     if (st == TCH_OK) {
         st = tch_pressure_surface_rigid(body_c, &rigid, X_CO, &s->surface, NULL);

@@ -536,24 +536,33 @@ static tch_real turn(const plane_vertex* V, int i, int k, int j) {
     return (V[k].x - V[i].x) * (V[j].y - V[i].y) - (V[k].y - V[i].y) * (V[j].x - V[i].x);
 }
 
-/* Whether seen vertex a comes before b from left to right (by x, then y). */
-static int left_of(const plane_vertex* V, int a, int b) {
-    return V[a].x < V[b].x || (V[a].x == V[b].x && V[a].y < V[b].y);
+/* Whether seen vertex a comes before b from left to right: by x, then by y where the x differ
+ * by no more than `tie` (round-off). Without the tie, the corners along an edge parallel to y
+ * came in the order of their round-off in x, the chain could end on a point inside that edge,
+ * and the upper chain dropped the edge's far corner as collinear (an edge contact's outline
+ * had half its area). */
+static int left_of(const plane_vertex* V, int a, int b, tch_real tie) {
+    if (fabs(V[a].x - V[b].x) <= tie) {
+        return V[a].y < V[b].y;
+    }
+    return V[a].x < V[b].x;
 }
 
 /* The convex hull of the n seen vertices, counter-clockwise from the leftmost, as indices in
  * chain (room for 2n); returns its size. Andrew's monotone chain: the points sorted from left
- * to right (insertion sort into order), the lower chain left to right, then the upper chain
- * back (from the rightmost point, which ends the lower one), each dropping the points where
- * the chain does not turn left by more than round-off (1e-12 of the squared extent): the
- * collinear and the repeated points, such as P's top and bottom corners of a flat contact,
+ * to right (insertion sort into order, x equal to round-off counting as equal), the lower
+ * chain left to right, then the upper chain back (from the rightmost point, which ends the
+ * lower one), each dropping the points where the chain does not turn left by more than
+ * round-off (1e-12 of the squared extent): the collinear and the repeated points, such as P's top and bottom corners of a flat contact,
  * which project onto each other. */
 static int outline_hull(const plane_vertex* V, int n, int* order, int* chain) {
     tch_real extent = 0;
     for (int i = 0; i < n; ++i) {
         extent = fmax(extent, fmax(fabs(V[i].x), fabs(V[i].y)));
+    }
+    for (int i = 0; i < n; ++i) {
         int j = i;
-        for (; j > 0 && left_of(V, i, order[j - 1]); --j) {
+        for (; j > 0 && left_of(V, i, order[j - 1], 1e-12 * extent); --j) {
             order[j] = order[j - 1];
         }
         order[j] = i;

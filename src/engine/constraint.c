@@ -14,8 +14,8 @@
  *           0 <= β   ⊥ A_fn p_n + A_ff β + J_f v* + E λ   >= 0
  *           0 <= λ   ⊥ μ p_n - Eᵀ β                       >= 0
  *
- *   PGS:    normal rows as above; two tangent rows t1, t2 per contact with |z_t| <= μ p_n
- *           (box MLCP with friction bounds, solver/lcp.h)
+ *   PGS:    normal rows as above; two tangent rows t1, t2 per contact whose impulse lies in
+ *           the disc |(z_t1, z_t2)| <= μ p_n (isotropic friction, engine/constraint_pgs.h)
  *
  * b is the target of the normal velocity J_n v+: depth / h for a contact still within its
  * margin (it may close the gap, no more), stabilization * depth / h for a penetrating one, and
@@ -79,6 +79,7 @@ typedef struct contact_rows {
     tch_real warm_normal;       /* warm start: impulses of the matching point of the last step */
     tch_real warm_tangent[2];
     tch_real warm_error[3];     /* and the velocity error its rows were left with */
+    bool remembered;            /* the warm start is a stored point's (matched or retained) */
     float p_A[3], p_B[3];       /* its surface points in the geoms' frames (point_memory) */
 } contact_rows;
 
@@ -128,16 +129,29 @@ static int is_constraint_pair(const tch_pair_result* pair) {
 
 int tch_constraint_workspace_init(tch_constraint_workspace* ws, const tch_model* m) {
     ws->island_parent = calloc((size_t)m->body_count, sizeof *ws->island_parent);
+    ws->rest_steps = calloc((size_t)m->body_count, sizeof *ws->rest_steps);
+    ws->reach = calloc((size_t)m->body_count, sizeof *ws->reach);
     ws->subspace = tch_sparse_spd_create();
     ws->observer = NULL;
     ws->observer_user = NULL;
-    return ws->island_parent && ws->subspace ? 0 : -1;
+    if (!ws->island_parent || !ws->rest_steps || !ws->reach || !ws->subspace) {
+        return -1;
+    }
+    for (int g = 0; g < m->geom_count; ++g) {
+        int root = geom_root(m, g);
+        ws->reach[root] = fmax(ws->reach[root], m->geom_rbound[g]);
+    }
+    return 0;
 }
 
 void tch_constraint_workspace_free(tch_constraint_workspace* ws) {
     free(ws->island_parent);
+    free(ws->rest_steps);
+    free(ws->reach);
     tch_sparse_spd_destroy(ws->subspace);
     ws->island_parent = NULL;
+    ws->rest_steps = NULL;
+    ws->reach = NULL;
     ws->subspace = NULL;
 }
 
@@ -402,6 +416,7 @@ static int nearest_memory_point(const memory_world* located, tch_vec3 p_W) {
 }
 
 static void warm_from_memory(const point_memory* pm, contact_rows* cr) {
+    cr->remembered = true;
     cr->warm_normal = pm->normal;
     cr->warm_tangent[0] = pm->tangent[0];
     cr->warm_tangent[1] = pm->tangent[1];
@@ -640,7 +655,7 @@ static int prepare(stage* s, int* island_parent) {
  * solve_island, in this order. */
 typedef enum island_solver {
     SOLVE_LEMKE = TCH_CONSTRAINT_LEMKE,               /* Stewart-Trinkle, cone edges, Lemke */
-    SOLVE_PGS = TCH_CONSTRAINT_PGS,                   /* box MLCP, PGS with subspace steps */
+    SOLVE_PGS = TCH_CONSTRAINT_PGS,                   /* disc friction, PGS, subspace steps */
     SOLVE_NORMAL_LEMKE = TCH_CONSTRAINT_NORMAL_LEMKE, /* normal rows only (no friction), Lemke */
     SOLVE_NORMAL_PGS = TCH_CONSTRAINT_NORMAL_PGS,     /* normal rows, PGS from zero: no energy */
 } island_solver;
@@ -765,7 +780,7 @@ static void warm_start(const contact_rows* cr, const island_layout* L, island_so
     }
 }
 
-/* An island's box MLCP for the stage's row solver, with the right-hand side rhs. */
+/* An island's problem for the stage's row solver, with the right-hand side rhs. */
 static tch_row_problem row_problem(const stage* s, const island_layout* L,
                                    const tch_jacobian_row* rows, const tch_real* rhs) {
     return (tch_row_problem){L->nc, L->nr, L->friction_start, L->edges, L->mu, rows, rhs,
@@ -931,7 +946,8 @@ static tch_real island_kinetic_energy(const stage* s, int k) {
 /* Matrix-free PGS for island k on the stage's velocities (rhs = -b on the normal rows), which
  * keep the impulses (withdraw takes them out when the attempt is not applied); ΔT from the
  * island's bodies before and after. */
-static tch_status solve_sparse(stage* s, int k, int sweeps, bool warm, island_solution* x) {
+static tch_status solve_sparse(stage* s, int k, int sweeps, bool warm, tch_real accept,
+                               island_solution* x) {
     const contact_rows* cr = s->contacts + s->island_start[k];
     const island_layout* L = &x->L;
     tch_real* rhs = tch_arena_alloc(s->arena, (size_t)L->nr * 4 * sizeof *rhs, "pgs rhs");
@@ -949,6 +965,7 @@ static tch_status solve_sparse(stage* s, int k, int sweeps, bool warm, island_so
     problem.carried = warm ? carried : NULL;
     problem.steady = steady;
     tch_row_solve_options options = row_options(s, sweeps);
+    options.accept = fmax(options.accept, accept);
     options.give_up_when_slow = lemke_size(cr, L->nc) <= CHEAP_LEMKE_SIZE;
     tch_status status = tch_row_solve(&problem, &options, s->arena, s->v, s->w, x->z, &x->result);
     x->kinetic_change = island_kinetic_energy(s, k) - kinetic_before;
@@ -959,11 +976,12 @@ static tch_status solve_sparse(stage* s, int k, int sweeps, bool warm, island_so
     return status;
 }
 
-/* Builds and solves the island's problem with `solver` (PGS with at most `sweeps` sweeps), from
+/* Builds and solves the island's problem with `solver` (PGS with at most `sweeps` sweeps, which
+ * stops on a stall once the residual is within `accept`, the attempt's acceptance), from
  * `start` (the unknowns of the same solver's last attempt) or, when NULL, from the warm start.
  * Returns the solver's status; x holds the solution or the last iterate. */
 static tch_status solve_island_with(stage* s, int k, island_solver solver, int sweeps,
-                                    const tch_real* start, island_solution* x) {
+                                    const tch_real* start, tch_real accept, island_solution* x) {
     const contact_rows* cr = s->contacts + s->island_start[k];
     int nc = s->island_start[k + 1] - s->island_start[k];
     x->result = (tch_lcp_result){TCH_OK, TCH_LCP_SOLVED, 0, 0};
@@ -986,12 +1004,12 @@ static tch_status solve_island_with(stage* s, int k, island_solver solver, int s
         warm_start(cr, &x->L, solver, x->z);
     }
     return is_lemke(solver) ? solve_dense(s, cr, x)
-                            : solve_sparse(s, k, sweeps, solver == SOLVE_PGS, x);
+                            : solve_sparse(s, k, sweeps, solver == SOLVE_PGS, accept, x);
 }
 
 /* Does z add no more kinetic energy than an exact solution could? At a solution,
- * complementarity gives zᵀ(A z + J v*) = Σ p_n b − Σ λ μ p_n (Lemke; for the box MLCP the
- * friction rows give z_f w_f <= 0 instead), so ΔT = Σ p_n b − Σ λ μ p_n − ½ zᵀ A z <= Σ p_n b:
+ * complementarity gives zᵀ(A z + J v*) = Σ p_n b − Σ λ μ p_n (Lemke; for the row solver's
+ * friction discs z_t . w_t <= 0 instead), so ΔT = Σ p_n b − Σ λ μ p_n − ½ zᵀ A z <= Σ p_n b:
  * only restitution targets (b > 0) may give energy back. A residual r moves each product by at
  * most |z_i| r, hence the slack r Σ |z_i|. */
 static int adds_no_energy(const contact_rows* cr, const island_solution* x, tch_real r) {
@@ -1015,7 +1033,7 @@ static int acceptable(const contact_rows* cr, tch_status status, const island_so
            adds_no_energy(cr, x, accept);
 }
 
-/* The box MLCP of an applied row-solver attempt, for the observer: M = A = J M⁻¹ Jᵀ over the
+/* The box form (with discs) of an applied row-solver attempt, for the observer: M = A = J M⁻¹ Jᵀ over the
  * rows, q = w - A z from the row velocities w = J v+ + rhs after the attempt. */
 static int box_problem(stage* s, const contact_rows* cr, const island_solution* x,
                        tch_island_problem* out) {
@@ -1042,7 +1060,7 @@ static int box_problem(stage* s, const contact_rows* cr, const island_solution* 
             lo[f] = -L->mu[i], hi[f] = L->mu[i], normal_index[f] = i;
         }
     }
-    *out = (tch_island_problem){L->nr, A, q, lo, hi, normal_index, x->z, 0, 0};
+    *out = (tch_island_problem){L->nr, A, q, lo, hi, normal_index, x->z, 0, 0, true};
     return 0;
 }
 
@@ -1053,7 +1071,8 @@ static void report_island(stage* s, const contact_rows* cr, const island_solutio
     if (!ws->observer) {
         return;
     }
-    tch_island_problem problem = {x->L.n, x->lemke_M, x->lemke_q, NULL, NULL, NULL, x->z, 0, 0};
+    tch_island_problem problem = {x->L.n, x->lemke_M, x->lemke_q, NULL, NULL, NULL, x->z, 0, 0,
+                                  false};
     if (!is_lemke(solver) && box_problem(s, cr, x, &problem) != 0) {
         return; /* out of memory: this island is not reported */
     }
@@ -1102,6 +1121,34 @@ static void carry_over(island_solver solver, const island_solution* x, carried_p
     }
 }
 
+/* Does island k have a frictional contact? */
+static bool has_friction_rows(const stage* s, int k) {
+    for (int i = s->island_start[k]; i < s->island_start[k + 1]; ++i) {
+        if (s->contacts[i].cone_edges > 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Records a warning of `kind` at the step's start time for island k's first body. */
+static void warn(stage* s, int k, tch_warning kind) {
+    s->d->warning_count[kind]++;
+    s->d->warning_time[kind] = s->d->time;
+    s->d->warning_body[kind] = s->island_bodies[s->island_body_start[k]];
+}
+
+/* Warns when the applied attempt changed the physics the model asked for: friction dropped, or
+ * a residual looser than both the model's tolerance and ACCEPT_RESIDUAL. */
+static void warn_about_physics(stage* s, int k, island_solver solver, tch_real residual) {
+    if (!has_friction(solver) && has_friction_rows(s, k)) {
+        warn(s, k, TCH_WARN_FRICTION_DROPPED);
+    }
+    if (residual > fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL)) {
+        warn(s, k, TCH_WARN_LOOSE_RESIDUAL);
+    }
+}
+
 /* Solves island k and applies the first acceptable attempt of its chain. PGS as the model's
  * solver runs the model's sweep limit; as the fallback it goes on from where that attempt
  * stopped, up to FALLBACK_SWEEPS in all (or the model's limit when larger). The last attempt
@@ -1137,12 +1184,13 @@ static void solve_island(stage* s, int k) {
         if (sweeps <= 0) {
             continue; /* the last attempt already ran this attempt's sweeps */
         }
-        tch_status status = solve_island_with(s, k, solver, sweeps, start, &x);
-        d->constraint_iterations += x.result.iterations;
         tch_real attempt_accept = large && solver == SOLVE_PGS ? LARGE_ISLAND_ACCEPT : accept;
+        tch_status status = solve_island_with(s, k, solver, sweeps, start, attempt_accept, &x);
+        d->constraint_iterations += x.result.iterations;
         applied = attempt == length - 1 ? status == TCH_OK || status == TCH_ERR_NUMERICAL
                                         : acceptable(cr, status, &x, attempt_accept);
         if (applied) {
+            warn_about_physics(s, k, solver, x.result.residual);
             d->constraint_failed_islands += attempt > 0;
             d->constraint_path_islands[solver]++;
             d->constraint_residual = fmax(d->constraint_residual, x.result.residual);
@@ -1279,6 +1327,110 @@ static void correct_positions(stage* s) {
     }
 }
 
+/* ---- sleeping islands ---- */
+
+/* An island sleeps once every body in it has ended SLEEP_TIME of steps in a row at rest: no
+ * point of the body (within its reach, the largest bounding radius of its geoms) faster than
+ * REST_SPEED. While it sleeps its bodies keep zero velocity and its contacts the impulses of
+ * the last solve; it wakes when a body of it starts a step moving (the user set a velocity),
+ * when a force other than gravity changes a body's velocity by more than WAKE_SPEED (an applied
+ * force or torque, a force model's contact), or when it touches at a point that is not a stored
+ * one (a new contact, an awake body joining it). Both limits are times and speeds, so the rule
+ * does not depend on the time step (docs/contact-lcp.md, "Sleeping islands"). */
+static const tch_real SLEEP_TIME = 0.5;
+static const tch_real REST_SPEED = 1e-3;
+static const tch_real WAKE_SPEED = 1e-9;
+
+static int sleep_steps(const stage* s) {
+    return (int)ceil(SLEEP_TIME / s->h - 1e-9);
+}
+
+/* Is free body b's every point slower than `speed` at the velocities (v, w)? */
+static bool body_slower_than(const stage* s, int b, tch_vec3 v, tch_vec3 w, tch_real speed) {
+    tch_real reach = s->d->internal->constraint.reach[b];
+    return tch_v3_norm(v) + tch_v3_norm(w) * reach <= speed;
+}
+
+/* Did something other than gravity change body b's velocity in this step, or did it start the
+ * step moving though it slept (the user set its velocity)? */
+static bool body_disturbed(const stage* s, int b, bool asleep) {
+    const tch_data* d = s->d;
+    tch_vec3 kick = tch_v3_madd(tch_v3_sub(s->v[b], d->body_v_WCm[b]), -s->h, s->m->gravity);
+    tch_vec3 turn = tch_v3_sub(s->w[b], d->body_w_W[b]);
+    bool moving = tch_v3_norm2(d->body_v_WCm[b]) > 0 || tch_v3_norm2(d->body_w_W[b]) > 0;
+    return (asleep && moving) || !body_slower_than(s, b, kick, turn, WAKE_SPEED);
+}
+
+/* Does island k sleep this step (see SLEEP_TIME)? A body's rest count is sleep_steps + 1 while
+ * its island sleeps. */
+static bool island_sleeps(const stage* s, int k) {
+    const int* rest = s->d->internal->constraint.rest_steps;
+    int needed = sleep_steps(s);
+    for (int i = s->island_body_start[k]; i < s->island_body_start[k + 1]; ++i) {
+        int b = s->island_bodies[i];
+        if (rest[b] < needed || body_disturbed(s, b, rest[b] > needed)) {
+            return false;
+        }
+    }
+    for (int i = s->island_start[k]; i < s->island_start[k + 1]; ++i) {
+        if (!s->contacts[i].remembered) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Holds a sleeping island: its bodies at zero velocity, its contacts at their stored impulses
+ * (reported as forces and kept for the next step). */
+static void hold_island(stage* s, int k) {
+    for (int i = s->island_body_start[k]; i < s->island_body_start[k + 1]; ++i) {
+        int b = s->island_bodies[i];
+        s->v[b] = s->w[b] = tch_v3_zero();
+        s->moved[b] = 1;
+    }
+    for (int i = s->island_start[k]; i < s->island_start[k + 1]; ++i) {
+        const contact_rows* cr = &s->contacts[i];
+        tch_contact* c = cr->c;
+        tch_vec3 impulse = tch_v3_scale(c->n_W, cr->warm_normal);
+        impulse = tch_v3_madd(impulse, cr->warm_tangent[0], cr->t1);
+        impulse = tch_v3_madd(impulse, cr->warm_tangent[1], cr->t2);
+        c->f_W = tch_v3_scale(impulse, 1 / s->h);
+        tch_contact_apply_force(s->m, s->d, &s->d->pair_results[cr->pair], c->p_W, c->f_W);
+        remember(s, cr, impulse, cr->warm_error);
+    }
+    s->d->constraint_sleeping_islands++;
+}
+
+/* The rest counts after the step: a body of a solved island counts one more step at rest (up
+ * to sleep_steps) when it ends the step at rest, and starts over otherwise or when its island
+ * was woken (it was due to sleep but was disturbed); a sleeping island's bodies are marked
+ * asleep (sleep_steps + 1); a body in no island has none. */
+static void count_rest_steps(const stage* s, const bool* held) {
+    int* rest = s->d->internal->constraint.rest_steps;
+    unsigned char* in_island = tch_arena_alloc(s->arena, (size_t)s->m->body_count, "rest");
+    if (!in_island) {
+        memset(rest, 0, (size_t)s->m->body_count * sizeof *rest);
+        return;
+    }
+    memset(in_island, 0, (size_t)s->m->body_count);
+    int needed = sleep_steps(s);
+    for (int k = 0; k < s->island_count; ++k) {
+        bool woken = !held[k];
+        for (int i = s->island_body_start[k]; i < s->island_body_start[k + 1] && woken; ++i) {
+            woken = rest[s->island_bodies[i]] >= needed;
+        }
+        for (int i = s->island_body_start[k]; i < s->island_body_start[k + 1]; ++i) {
+            int b = s->island_bodies[i];
+            in_island[b] = 1;
+            bool still = !woken && body_slower_than(s, b, s->v[b], s->w[b], REST_SPEED);
+            rest[b] = held[k] ? needed + 1 : still ? (rest[b] < needed ? rest[b] + 1 : needed) : 0;
+        }
+    }
+    for (int b = 0; b < s->m->body_count; ++b) {
+        rest[b] = in_island[b] ? rest[b] : 0;
+    }
+}
+
 /* Lists the retained points in data->contacts after their pairs' own points (each pair's range
  * grows), so that a pair's contacts carry every force the stage applied to it. Returns 0, or -1
  * when out of memory: the list is then left as the narrow phase made it (the pairs' and bodies'
@@ -1315,8 +1467,10 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
     d->constraint_iterations = 0;
     d->constraint_residual = 0;
     d->constraint_failed_islands = 0;
+    d->constraint_sleeping_islands = 0;
     memset(d->constraint_path_islands, 0, sizeof d->constraint_path_islands);
     if (!step_has_constraint_pairs(d)) {
+        memset(d->internal->constraint.rest_steps, 0, (size_t)m->body_count * sizeof(int));
         return;
     }
     struct tch_data_internal* in = d->internal;
@@ -1327,8 +1481,20 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
     if (prepare(&s, in->constraint.island_parent) != 0) {
         d->constraint_failed_islands = 1; /* out of memory: no impulse this step */
     } else {
+        bool* held = tch_arena_alloc(s.arena, (size_t)s.island_count + 1, "lcp held");
         for (int k = 0; k < s.island_count; ++k) {
-            solve_island(&s, k);
+            bool sleeps = held && island_sleeps(&s, k);
+            if (held) {
+                held[k] = sleeps;
+            }
+            if (sleeps) {
+                hold_island(&s, k);
+            } else {
+                solve_island(&s, k);
+            }
+        }
+        if (held) {
+            count_rest_steps(&s, held);
         }
         write_velocities(&s);
         correct_positions(&s);

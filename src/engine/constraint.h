@@ -10,8 +10,9 @@
  * which is Stewart and Trinkle's subproblem (reference/peg.md eqs. 5-9, with friction as in
  * sec. 8) with Anitescu and Potra's linearized cone. Per contact: a normal row with the target
  * J_n v+ >= b (margin, stabilization, restitution) and either `cone_edges` friction directions
- * with the Stewart-Trinkle beta/lambda rows (Lemke) or two tangent rows bounded by mu times the
- * normal impulse (matrix-free PGS with sparse subspace steps, engine/constraint_pgs.h). The
+ * with the Stewart-Trinkle beta/lambda rows (Lemke) or two tangent rows whose impulse lies in the
+ * disc of mu times the normal impulse (matrix-free PGS with sparse subspace steps,
+ * engine/constraint_pgs.h). Islands at rest sleep (docs/contact-lcp.md, "Sleeping islands"). The
  * contacts are the narrow phase's points plus the points of the last step that still touch (a
  * persistent manifold, listed in data->contacts after their pair's points). Contacts are grouped
  * into islands (connected components of free bodies through contacts; static bodies do not
@@ -25,9 +26,13 @@
 #include "touche/data.h"
 
 /* Persistent scratch sized by the model: the island union-find, the sparse Cholesky context of
- * the row solver's subspace steps (engine/constraint_pgs.h), and the user's island observer. */
+ * the row solver's subspace steps (engine/constraint_pgs.h), the rest counts that put islands
+ * to sleep, and the user's island observer. */
 typedef struct tch_constraint_workspace {
     int* island_parent;   /* [body_count] union-find parent of each free root */
+    int* rest_steps;      /* [body_count] steps in a row each free root ended at rest in an
+                           * island (docs/contact-lcp.md, "Sleeping islands") */
+    tch_real* reach;      /* [body_count] the largest bounding radius of each root's geoms, m */
     tch_sparse_spd* subspace;
     tch_island_observer observer;   /* tch_data_observe_islands, or NULL */
     void* observer_user;

@@ -21,74 +21,170 @@
 #include <math.h>
 #include <string.h>
 
-static tch_real clamp(tch_real x, tch_real lo, tch_real hi) {
-    return x < lo ? lo : x > hi ? hi : x;
-}
-
 static tch_real larger(tch_real a, tch_real b) {
     return a > b ? a : b;
 }
 
-/* The bound μ z_n of contact i's friction rows. */
+/* |(a, b)|. Not libm's hypot, which guards against overflow at many times the cost (it was a
+ * third of a settling pile's step); impulses and velocities are far from overflowing. */
+static tch_real length2(tch_real a, tch_real b) {
+    return sqrt(a * a + b * b);
+}
+
+/* The radius μ max(z_n, 0) of contact i's friction disc. */
 static tch_real friction_bound(const tch_row_problem* p, int i, const tch_real* z) {
     return p->mu[i] * (z[i] > 0 ? z[i] : 0);
 }
 
-/* Row r's part of a sweep; returns its natural-map component before the update. */
-static tch_real update_row(const tch_row_problem* p, int r, tch_real diagonal, tch_real lo,
-                           tch_real hi, tch_vec3* v, tch_vec3* w, tch_real* z) {
-    const tch_jacobian_row* row = &p->rows[r];
-    tch_real velocity = tch_row_dot(row, v, w) + p->rhs[r];
-    tch_real estimate = fabs(z[r] - clamp(z[r] - velocity, lo, hi));
-    tch_real next = clamp(z[r] - velocity / diagonal, lo, hi);
-    tch_row_add_impulse(row, next - z[r], v, w);
-    z[r] = next;
+/* (t0, t1) moved onto the disc of radius `bound` about zero when outside it. */
+static void onto_disc(tch_real* t0, tch_real* t1, tch_real bound) {
+    tch_real norm = length2(*t0, *t1);
+    if (norm > bound) {
+        tch_real scale = norm > 0 ? bound / norm : 0;
+        *t0 *= scale;
+        *t1 *= scale;
+    }
+}
+
+/* The natural-map component |z_t − P_disc(z_t − w_t)| of a contact's friction pair. */
+static tch_real disc_residual(tch_real z0, tch_real z1, tch_real w0, tch_real w1,
+                              tch_real bound) {
+    tch_real y0 = z0 - w0, y1 = z1 - w1;
+    onto_disc(&y0, &y1, bound);
+    return length2(z0 - y0, z1 - y1);
+}
+
+/* Row r's velocity J_r ν + rhs_r. */
+static tch_real row_velocity(const tch_row_problem* p, int r, const tch_vec3* v,
+                             const tch_vec3* w) {
+    return tch_row_dot(&p->rows[r], v, w) + p->rhs[r];
+}
+
+/* The normal row's part of a sweep; returns its natural-map component before the update. */
+static tch_real update_normal(const tch_row_problem* p, int i, tch_real diagonal, tch_vec3* v,
+                              tch_vec3* w, tch_real* z) {
+    tch_real velocity = row_velocity(p, i, v, w);
+    tch_real estimate = fabs(z[i] - fmax(z[i] - velocity, 0));
+    tch_real next = fmax(z[i] - velocity / diagonal, 0);
+    tch_row_add_impulse(&p->rows[i], next - z[i], v, w);
+    z[i] = next;
     return estimate;
 }
 
-/* One sweep over the contacts, each normal row then its friction rows (bounded by μ times the
+/* The friction pair's block of A: a = A_00, b = A_01, c = A_11. */
+typedef struct tangent_block {
+    tch_real a, b, c;
+} tangent_block;
+
+/* Iterations of the secular equation's Newton solve (friction_block_solve); it converges
+ * monotonically and quadratically, in 3 to 6 iterations to rounding. */
+enum { DISC_NEWTON_STEPS = 12 };
+
+/* The exact minimizer y of ½ (y − u)ᵀ A (y − u) over the disc |y| <= R, u = z_t − A⁻¹ w_t the
+ * unconstrained one: u itself when inside; else y = (A + ν I)⁻¹ A u with ν >= 0 such that
+ * |y| = R, found by Newton's method on 1/|y(ν)| − 1/R in A's eigenbasis (Moré and Sorensen's
+ * trust-region subproblem, "Computing a trust region step", SIAM J. Sci. Stat. Comput. 1983).
+ * At a fixed point y = z_t this gives w_t = −ν z_t: friction opposes the sliding velocity
+ * (maximal dissipation), the disc's complementarity. */
+static void friction_block_solve(const tangent_block* A, tch_real u0, tch_real u1, tch_real R,
+                                 tch_real* y0, tch_real* y1) {
+    if (length2(u0, u1) <= R) {
+        *y0 = u0, *y1 = u1;
+        return;
+    }
+    if (!(R > 0)) {
+        *y0 = *y1 = 0;
+        return;
+    }
+    tch_real theta = 0.5 * atan2(2 * A->b, A->a - A->c);
+    tch_real cs = cos(theta), sn = sin(theta);
+    tch_real l0 = A->a * cs * cs + 2 * A->b * sn * cs + A->c * sn * sn;
+    tch_real l1 = A->a * sn * sn - 2 * A->b * sn * cs + A->c * cs * cs;
+    tch_real b0 = l0 * (cs * u0 + sn * u1), b1 = l1 * (-sn * u0 + cs * u1);
+    tch_real nu = 0, e0 = 0, e1 = 0;
+    for (int k = 0; k < DISC_NEWTON_STEPS; ++k) {
+        e0 = b0 / (l0 + nu), e1 = b1 / (l1 + nu);
+        tch_real norm = length2(e0, e1);
+        tch_real slope = (e0 * e0 / (l0 + nu) + e1 * e1 / (l1 + nu)) / (norm * norm * norm);
+        tch_real change = (1 / R - 1 / norm) / slope; /* 1/|y| rises with ν, from below 1/R */
+        if (!(slope > 0) || !(change > 1e-15 * (l0 + l1 + nu))) {
+            break;
+        }
+        nu += change;
+    }
+    tch_real scale = R / length2(e0, e1);
+    *y0 = scale * (cs * e0 - sn * e1);
+    *y1 = scale * (sn * e0 + cs * e1);
+}
+
+/* The friction pair's part of a sweep: the exact block solve over the disc of radius μ z_n
+ * (friction_block_solve); returns its natural-map component before the update. */
+static tch_real update_friction(const tch_row_problem* p, int i, const tangent_block* A,
+                                tch_vec3* v, tch_vec3* w, tch_real* z) {
+    int f = p->friction_start[i];
+    tch_real w0 = row_velocity(p, f, v, w), w1 = row_velocity(p, f + 1, v, w);
+    tch_real bound = friction_bound(p, i, z);
+    tch_real estimate = disc_residual(z[f], z[f + 1], w0, w1, bound);
+    tch_real det = A->a * A->c - A->b * A->b;
+    tch_real u0 = z[f] - (A->c * w0 - A->b * w1) / det;
+    tch_real u1 = z[f + 1] - (A->a * w1 - A->b * w0) / det;
+    tch_real y0, y1;
+    friction_block_solve(A, u0, u1, bound, &y0, &y1);
+    tch_row_add_impulse(&p->rows[f], y0 - z[f], v, w);
+    tch_row_add_impulse(&p->rows[f + 1], y1 - z[f + 1], v, w);
+    z[f] = y0, z[f + 1] = y1;
+    return estimate;
+}
+
+/* One sweep over the contacts, each normal row then its friction pair (bounded by μ times the
  * normal impulse just updated). Returns the largest natural-map component met. */
-static tch_real sweep(const tch_row_problem* p, const tch_real* diagonal, tch_vec3* v,
-                      tch_vec3* w, tch_real* z) {
+static tch_real sweep(const tch_row_problem* p, const tch_real* diagonal,
+                      const tangent_block* blocks, tch_vec3* v, tch_vec3* w, tch_real* z) {
     tch_real estimate = 0;
     for (int i = 0; i < p->nc; ++i) {
-        estimate = larger(estimate, update_row(p, i, diagonal[i], 0, INFINITY, v, w, z));
-        tch_real bound = p->mu[i] * z[i];
-        for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i]; ++f) {
-            estimate = larger(estimate, update_row(p, f, diagonal[f], -bound, bound, v, w, z));
+        estimate = larger(estimate, update_normal(p, i, diagonal[i], v, w, z));
+        if (p->edges[i] == 2) {
+            estimate = larger(estimate, update_friction(p, i, &blocks[i], v, w, z));
         }
     }
     return estimate;
 }
 
-static tch_real row_residual(const tch_row_problem* p, int r, tch_real lo, tch_real hi,
-                             const tch_vec3* v, const tch_vec3* w, const tch_real* z) {
-    tch_real velocity = tch_row_dot(&p->rows[r], v, w) + p->rhs[r];
-    return fabs(z[r] - clamp(z[r] - velocity, lo, hi));
+/* Contact i's natural-map component: its normal row's and its friction pair's. */
+static tch_real contact_residual(const tch_row_problem* p, int i, const tch_vec3* v,
+                                 const tch_vec3* w, const tch_real* z) {
+    tch_real residual = fabs(z[i] - fmax(z[i] - row_velocity(p, i, v, w), 0));
+    if (p->edges[i] == 2) {
+        int f = p->friction_start[i];
+        residual = larger(residual, disc_residual(z[f], z[f + 1], row_velocity(p, f, v, w),
+                                                  row_velocity(p, f + 1, v, w),
+                                                  friction_bound(p, i, z)));
+    }
+    return residual;
 }
 
 tch_real tch_row_residual(const tch_row_problem* p, const tch_vec3* v, const tch_vec3* w,
                           const tch_real* z) {
     tch_real residual = 0;
     for (int i = 0; i < p->nc; ++i) {
-        residual = larger(residual, row_residual(p, i, 0, INFINITY, v, w, z));
-        tch_real bound = friction_bound(p, i, z);
-        for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i]; ++f) {
-            residual = larger(residual, row_residual(p, f, -bound, bound, v, w, z));
-        }
+        residual = larger(residual, contact_residual(p, i, v, w, z));
     }
     return residual;
+}
+
+/* Is contact i's friction strictly inside its disc, shrunk by `share`? */
+static bool friction_inside(const tch_row_problem* p, int i, const tch_real* z, tch_real share) {
+    int f = p->friction_start[i];
+    return z[i] > 0 && length2(z[f], z[f + 1]) < share * p->mu[i] * z[i];
 }
 
 void tch_row_errors(const tch_row_problem* p, const tch_vec3* v, const tch_vec3* w,
                     const tch_real* z, tch_real* errors) {
     for (int i = 0; i < p->nc; ++i) {
-        bool loaded = z[i] > 0;
-        errors[i] = loaded ? tch_row_dot(&p->rows[i], v, w) + p->rhs[i] : 0;
-        tch_real bound = p->mu[i] * z[i];
+        errors[i] = z[i] > 0 ? row_velocity(p, i, v, w) : 0;
+        bool inside = p->edges[i] == 2 && friction_inside(p, i, z, 1);
         for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i]; ++f) {
-            bool inside = loaded && fabs(z[f]) < bound;
-            errors[f] = inside ? tch_row_dot(&p->rows[f], v, w) + p->rhs[f] : 0;
+            errors[f] = inside ? row_velocity(p, f, v, w) : 0;
         }
     }
 }
@@ -97,7 +193,7 @@ void tch_row_errors(const tch_row_problem* p, const tch_vec3* v, const tch_vec3*
 
 /* The regularization of A_FF, relative to its diagonal. */
 static const tch_real SUBSPACE_REGULARIZATION = 1e-9;
-/* A friction row is free when |z_f| is below this share of its bound. */
+/* A contact's friction pair is free when |z_t| is below this share of its disc's radius. */
 static const tch_real FREE_FRICTION_SHARE = 1 - 1e-9;
 
 /* The free rows: index[r] is row r's place in F, or -1. Returns |F|. */
@@ -111,9 +207,9 @@ static int free_rows(const tch_row_problem* p, const tch_real* z, int* index) {
             continue;
         }
         index[i] = count++;
-        tch_real bound = FREE_FRICTION_SHARE * p->mu[i] * z[i];
+        bool inside = p->edges[i] == 2 && friction_inside(p, i, z, FREE_FRICTION_SHARE);
         for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i]; ++f) {
-            index[f] = fabs(z[f]) < bound ? count++ : -1;
+            index[f] = inside ? count++ : -1;
         }
     }
     return count;
@@ -205,18 +301,21 @@ static int build_free_matrix(const tch_row_problem* p, const int* index, int fre
     return 0;
 }
 
-/* Moves every impulse back onto its bounds, applying the change to (v, w). */
+/* Moves every impulse back onto its bounds (z_n >= 0, z_t in its disc), applying the change to
+ * (v, w). */
 static void project(const tch_row_problem* p, tch_vec3* v, tch_vec3* w, tch_real* z) {
     for (int i = 0; i < p->nc; ++i) {
         if (z[i] < 0) {
             tch_row_add_impulse(&p->rows[i], -z[i], v, w);
             z[i] = 0;
         }
-        tch_real bound = p->mu[i] * z[i];
-        for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i]; ++f) {
-            tch_real inside = clamp(z[f], -bound, bound);
-            tch_row_add_impulse(&p->rows[f], inside - z[f], v, w);
-            z[f] = inside;
+        if (p->edges[i] == 2) {
+            int f = p->friction_start[i];
+            tch_real t0 = z[f], t1 = z[f + 1];
+            onto_disc(&t0, &t1, p->mu[i] * z[i]);
+            tch_row_add_impulse(&p->rows[f], t0 - z[f], v, w);
+            tch_row_add_impulse(&p->rows[f + 1], t1 - z[f + 1], v, w);
+            z[f] = t0, z[f + 1] = t1;
         }
     }
 }
@@ -236,19 +335,30 @@ static int* free_matrix_key(const tch_row_problem* p, const int* index, int free
     return key;
 }
 
-/* Solves A_FF x = b in place (b: free_count reals): with the context's factor when `reuse`
- * allows and it was made for a matrix of A_FF's name (*reused; A_FF is then not built), else
- * with a new factorization named for later steps. */
+/* Which factor of A_FF a subspace step may use. */
+typedef enum factor_use {
+    FACTOR_KEPT_ONLY,   /* the context's factor when it was made for a matrix of A_FF's name,
+                         * else none: no factorization */
+    FACTOR_KEPT_FIRST,  /* that factor, else a new factorization */
+    FACTOR_NEW,         /* a new factorization */
+} factor_use;
+
+/* Solves A_FF x = b in place (b: free_count reals) with the factor `use` allows: the context's
+ * (*reused; A_FF is then not built), or a new factorization named for later steps.
+ * TCH_ERR_NUMERICAL when `use` allows neither. */
 static tch_status solve_free_system(const tch_row_problem* p, tch_sparse_spd* context,
-                                    tch_arena* arena, bool reuse, const int* index,
+                                    tch_arena* arena, factor_use use, const int* index,
                                     int free_count, tch_real* b, bool* reused) {
     int* key = free_matrix_key(p, index, free_count, arena);
     if (!key) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
-    *reused = reuse && tch_sparse_spd_has_key(context, key, 2 * free_count);
+    *reused = use != FACTOR_NEW && tch_sparse_spd_has_key(context, key, 2 * free_count);
     if (*reused) {
         return tch_sparse_spd_solve_with_factor(context, free_count, b, b);
+    }
+    if (use == FACTOR_KEPT_ONLY) {
+        return TCH_ERR_NUMERICAL;
     }
     body_rows bodies;
     triplet_builder t;
@@ -262,11 +372,11 @@ static tch_status solve_free_system(const tch_row_problem* p, tch_sparse_spd* co
 }
 
 /* The subspace direction Δ (every row; zero off the free set): Δz_F = −A_FF⁻¹ w_F, with the
- * context's last factor when `reuse` allows and it was made for a matrix of A_FF's name
- * (*reused). Returns 0, or -1 when there is none (no free row, out of memory, A_FF not
- * numerically positive definite). */
+ * factor `use` allows (solve_free_system; *reused when the context's). Returns 0, or -1 when
+ * there is none (no free row, no factor allowed, out of memory, A_FF not numerically positive
+ * definite). */
 static int subspace_direction(const tch_row_problem* p, tch_sparse_spd* context,
-                              tch_arena* arena, bool reuse, const tch_vec3* v, const tch_vec3* w,
+                              tch_arena* arena, factor_use use, const tch_vec3* v, const tch_vec3* w,
                               const tch_real* z, tch_real* step, bool* reused) {
     *reused = false;
     int* index = tch_arena_alloc(arena, (size_t)p->nr * sizeof *index, "sm index");
@@ -280,7 +390,7 @@ static int subspace_direction(const tch_row_problem* p, tch_sparse_spd* context,
             delta[index[r]] = -(tch_row_dot(&p->rows[r], v, w) + p->rhs[r]);
         }
     }
-    if (solve_free_system(p, context, arena, reuse, index, free_count, delta, reused) != TCH_OK) {
+    if (solve_free_system(p, context, arena, use, index, free_count, delta, reused) != TCH_OK) {
         return -1;
     }
     for (int r = 0; r < p->nr; ++r) {
@@ -289,20 +399,37 @@ static int subspace_direction(const tch_row_problem* p, tch_sparse_spd* context,
     return 0;
 }
 
-/* The ratio test: the largest α in [0, 1] for which z + α Δ keeps z_n >= 0 and
- * -μ z_n <= z_f <= μ z_n (the friction bound moves with the normal impulse). */
+/* Bisections of the ratio test on a friction disc: α to 2⁻³⁰. */
+enum { RATIO_BISECTIONS = 30 };
+
+/* Is contact i's z + α Δ within its bounds (z_n >= 0, |z_t| <= μ z_n)? */
+static bool feasible_at(const tch_row_problem* p, int i, const tch_real* z, const tch_real* step,
+                        tch_real alpha) {
+    tch_real normal = z[i] + alpha * step[i];
+    if (p->edges[i] != 2) {
+        return normal >= 0;
+    }
+    int f = p->friction_start[i];
+    return normal >= 0 && length2(z[f] + alpha * step[f], z[f + 1] + alpha * step[f + 1]) <=
+                              p->mu[i] * normal;
+}
+
+/* The ratio test: the largest α in [0, 1] for which z + α Δ keeps every contact within its
+ * bounds. A contact's bounds are a convex cone that holds z, so the feasible α are an interval
+ * from 0; its end is found by bisection (z may already sit on a disc's rim). */
 static tch_real feasible_fraction(const tch_row_problem* p, const tch_real* z,
                                   const tch_real* step) {
     tch_real alpha = 1;
     for (int i = 0; i < p->nc; ++i) {
-        alpha = step[i] < 0 ? fmin(alpha, z[i] / -step[i]) : alpha;
-        for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i]; ++f) {
-            for (int sign = -1; sign <= 1; sign += 2) { /* sign z_f <= μ z_n */
-                tch_real rate = sign * step[f] - p->mu[i] * step[i];
-                tch_real room = p->mu[i] * z[i] - sign * z[f];
-                alpha = rate > 0 ? fmin(alpha, fmax(room, 0) / rate) : alpha;
-            }
+        if (feasible_at(p, i, z, step, alpha)) {
+            continue;
         }
+        tch_real lo = 0, hi = alpha;
+        for (int k = 0; k < RATIO_BISECTIONS; ++k) {
+            tch_real mid = 0.5 * (lo + hi);
+            *(feasible_at(p, i, z, step, mid) ? &lo : &hi) = mid;
+        }
+        alpha = lo;
     }
     return alpha;
 }
@@ -345,41 +472,28 @@ static int keep_if_better(const tch_row_problem* p, const tch_real* step, tch_re
     return 0;
 }
 
-/* A projected subspace step may fail to lower the residual when the projection moved rows onto
- * their bounds; the active set it leaves is then solved again, at most this many times in all. */
-enum { SUBSPACE_ACTIVE_SET_PASSES = 3 };
-
-/* Projected subspace steps from z, each from the active set the last one left, until one lowers
- * the natural-map residual below `residual` (at most SUBSPACE_ACTIVE_SET_PASSES). Returns 1 and
- * updates *residual when one did; z and (v, w) are then that step's, else anywhere. The first
- * step's direction is left in `first` (*has_first). */
-static int projected_passes(const tch_row_problem* p, tch_sparse_spd* context, tch_arena* arena,
-                            bool reuse, tch_real* step, tch_real* first, bool* has_first,
-                            tch_vec3* v, tch_vec3* w, tch_real* z, tch_real* residual,
-                            bool* reused) {
-    *has_first = false;
-    for (int pass = 0; pass < SUBSPACE_ACTIVE_SET_PASSES; ++pass) {
-        bool pass_reused;
-        if (subspace_direction(p, context, arena, reuse && pass == 0, v, w, z, step,
-                               &pass_reused) != 0) {
-            return 0;
-        }
-        if (pass == 0) {
-            memcpy(first, step, (size_t)p->nr * sizeof *first);
-            *has_first = true;
-        }
-        *reused = *reused || pass_reused;
-        move_along(p, step, 1, true, v, w, z);
-        tch_real after = tch_row_residual(p, v, w, z);
-        if (after < *residual) {
-            *residual = after;
-            return 1;
-        }
+/* A projected subspace step from z with the factor `use` allows: returns 1 and updates
+ * *residual when it lowers the natural-map residual below it; z and (v, w) are then that step's,
+ * else anywhere. Its direction is left in `first` (*has_first). (Until session 5, up to two
+ * more steps were solved from the active set the projection left, each with a new
+ * factorization: on pile_100's settling islands they cost 16% of the CPU and seldom helped.) */
+static int projected_step(const tch_row_problem* p, tch_sparse_spd* context, tch_arena* arena,
+                          factor_use use, tch_real* first, bool* has_first, tch_vec3* v,
+                          tch_vec3* w, tch_real* z, tch_real* residual, bool* reused) {
+    *has_first = subspace_direction(p, context, arena, use, v, w, z, first, reused) == 0;
+    if (!*has_first) {
+        return 0;
+    }
+    move_along(p, first, 1, true, v, w, z);
+    tch_real after = tch_row_residual(p, v, w, z);
+    if (after < *residual) {
+        *residual = after;
+        return 1;
     }
     return 0;
 }
 
-/* A subspace move: projected steps (projected_passes), else the first step stopped where the
+/* A subspace move: a projected step (projected_step), else the same step stopped where the
  * first bound is met (ratio test), kept only when it lowers the natural-map residual from
  * `residual`. The projection of a whole step can raise the residual: with friction, free rows
  * near ±μ z_n overshoot their moved bounds; and A_FF may be inconsistent with w_F (two rows at
@@ -387,18 +501,17 @@ static int projected_passes(const tch_row_problem* p, tch_sparse_spd* context, t
  * in ν until the projection breaks them apart. Returns the residual after the move (`residual`
  * when nothing was kept). */
 static tch_real try_subspace_move(const tch_row_problem* p, tch_sparse_spd* context,
-                                  tch_arena* arena, tch_real residual, bool reuse, tch_vec3* v,
-                                  tch_vec3* w, tch_real* z, bool* reused) {
+                                  tch_arena* arena, tch_real residual, factor_use use,
+                                  tch_vec3* v, tch_vec3* w, tch_real* z, bool* reused) {
     size_t mark = tch_arena_mark(arena);
-    tch_real* saved = tch_arena_alloc(arena, (size_t)p->nr * 3 * sizeof *saved, "sm saved");
+    tch_real* saved = tch_arena_alloc(arena, (size_t)p->nr * 2 * sizeof *saved, "sm saved");
     *reused = false;
     if (saved) {
-        tch_real* step = saved + p->nr;
-        tch_real* first = step + p->nr;
+        tch_real* first = saved + p->nr;
         bool has_first;
         memcpy(saved, z, (size_t)p->nr * sizeof *saved);
-        if (!projected_passes(p, context, arena, reuse, step, first, &has_first, v, w, z,
-                              &residual, reused)) {
+        if (!projected_step(p, context, arena, use, first, &has_first, v, w, z, &residual,
+                            reused)) {
             restore(p, saved, v, w, z);
             tch_real alpha = has_first ? feasible_fraction(p, z, first) : 0;
             if (alpha > 0) {
@@ -411,15 +524,17 @@ static tch_real try_subspace_move(const tch_row_problem* p, tch_sparse_spd* cont
 }
 
 /* A subspace step: first with the last factor when it was made for a matrix of A_FF's name (a
- * resting island's A_FF barely changes from step to step, and is then not even built), and with
- * a new factorization when that did not halve the residual. */
+ * resting island's A_FF barely changes from step to step, and is then not even built), and,
+ * when `factorize`, with a new factorization when there was none or it did not halve the
+ * residual. */
 static tch_real subspace_step(const tch_row_problem* p, tch_sparse_spd* context,
-                              tch_arena* arena, tch_real residual, tch_vec3* v, tch_vec3* w,
-                              tch_real* z) {
+                              tch_arena* arena, tch_real residual, bool factorize, tch_vec3* v,
+                              tch_vec3* w, tch_real* z) {
     bool reused;
-    tch_real after = try_subspace_move(p, context, arena, residual, true, v, w, z, &reused);
-    if (reused && !(after <= 0.5 * residual)) {
-        after = try_subspace_move(p, context, arena, after, false, v, w, z, &reused);
+    factor_use use = factorize ? FACTOR_KEPT_FIRST : FACTOR_KEPT_ONLY;
+    tch_real after = try_subspace_move(p, context, arena, residual, use, v, w, z, &reused);
+    if (factorize && reused && !(after <= 0.5 * residual)) {
+        after = try_subspace_move(p, context, arena, after, FACTOR_NEW, v, w, z, &reused);
     }
     return after;
 }
@@ -449,8 +564,9 @@ static bool correction_fits(const tch_row_problem* p, const int* index, const tc
     for (int i = 0; i < p->nc && fits; ++i) {
         tch_real normal = z[i] + (index[i] >= 0 ? c[index[i]] : 0);
         fits = index[i] < 0 || normal > 0;
-        for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i] && fits; ++f) {
-            fits = index[f] < 0 || fabs(z[f] + c[index[f]]) < p->mu[i] * normal;
+        int f = p->friction_start[i];
+        if (fits && p->edges[i] == 2 && index[f] >= 0) {
+            fits = length2(z[f] + c[index[f]], z[f + 1] + c[index[f + 1]]) < p->mu[i] * normal;
         }
     }
     return fits;
@@ -528,7 +644,7 @@ static void check_progress(const tch_row_problem* p, const tch_row_solve_options
         g->residual > o->tolerance && o->subspace && g->subspace_undone < SUBSPACE_MAX_UNDONE &&
         g->subspace_wait-- <= 0) {
         tch_real before = g->residual;
-        g->residual = subspace_step(p, o->subspace, arena, g->residual, v, w, z);
+        g->residual = subspace_step(p, o->subspace, arena, g->residual, !would_stall, v, w, z);
         g->subspace_last = g->residual < before;
         if (g->residual == before) {
             g->subspace_undone++;
@@ -547,13 +663,31 @@ static int keeps_going(const tch_row_solve_options* o, const progress* g) {
            !(o->give_up_when_slow && g->slow_checks >= SLOW_CHECKS);
 }
 
-/* The diagonal A_ii = J_i M⁻¹ J_iᵀ of every row, or NULL when out of memory. */
-static tch_real* row_diagonals(const tch_row_problem* p, tch_arena* arena) {
-    tch_real* diagonal = tch_arena_alloc(arena, (size_t)p->nr * sizeof *diagonal, "pgs A_ii");
-    for (int r = 0; r < p->nr && diagonal; ++r) {
-        diagonal[r] = tch_row_coupling(&p->rows[r], &p->rows[r]);
+/* What a sweep needs of A = J M⁻¹ Jᵀ: the diagonal A_ii of every row and each contact's
+ * friction block. */
+typedef struct sweep_matrix {
+    tch_real* diagonal;     /* [nr] */
+    tangent_block* blocks;  /* [nc] (set for the contacts with a friction pair) */
+} sweep_matrix;
+
+static int sweep_matrix_init(const tch_row_problem* p, tch_arena* arena, sweep_matrix* out) {
+    out->diagonal = tch_arena_alloc(arena, (size_t)p->nr * sizeof *out->diagonal, "pgs A_ii");
+    out->blocks = tch_arena_alloc(arena, (size_t)p->nc * sizeof *out->blocks + 1, "pgs A_tt");
+    if (!out->diagonal || !out->blocks) {
+        return -1;
     }
-    return diagonal;
+    for (int r = 0; r < p->nr; ++r) {
+        out->diagonal[r] = tch_row_coupling(&p->rows[r], &p->rows[r]);
+    }
+    for (int i = 0; i < p->nc; ++i) {
+        int f = p->friction_start[i];
+        if (p->edges[i] == 2) {
+            out->blocks[i] = (tangent_block){out->diagonal[f],
+                                             tch_row_coupling(&p->rows[f], &p->rows[f + 1]),
+                                             out->diagonal[f + 1]};
+        }
+    }
+    return 0;
 }
 
 tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* o,
@@ -566,16 +700,15 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
     g.checked = g.residual;
     if (g.residual > o->tolerance && g.residual <= o->accept && o->subspace) {
         tch_real before = g.residual;
-        g.residual = subspace_step(p, o->subspace, arena, g.residual, v, w, z);
+        g.residual = subspace_step(p, o->subspace, arena, g.residual, false, v, w, z);
         g.subspace_last = g.residual < before;
     }
-    tch_real* diagonal = NULL; /* formed for the first sweep: a warm start often needs none */
+    sweep_matrix A = {NULL, NULL}; /* formed for the first sweep: a warm start often needs none */
     while (keeps_going(o, &g)) {
-        diagonal = diagonal ? diagonal : row_diagonals(p, arena);
-        if (!diagonal) {
+        if (!A.diagonal && sweep_matrix_init(p, arena, &A) != 0) {
             return TCH_ERR_OUT_OF_MEMORY;
         }
-        tch_real estimate = sweep(p, diagonal, v, w, z);
+        tch_real estimate = sweep(p, A.diagonal, A.blocks, v, w, z);
         g.subspace_last = false;
         int check = ++g.sweeps % CHECK_EVERY == 0;
         if (estimate <= o->tolerance || g.sweeps == o->sweeps || check) {

@@ -1,13 +1,15 @@
-/* The box MLCP of a contact island's Jacobian rows, solved in body-velocity form by projected
- * Gauss-Seidel with subspace minimization (docs/contact-lcp.md, "Solvers of the stage").
+/* The mixed complementarity problem of a contact island's Jacobian rows, solved in body-velocity
+ * form by projected Gauss-Seidel with subspace minimization (docs/contact-lcp.md, "Matrix-free
+ * PGS", "Friction discs", "Subspace minimization").
  *
- * Unknowns: one impulse per row; a contact's normal row has z_n >= 0, its friction rows
- * |z_f| <= μ z_n. The row velocities are w = J ν + rhs, ν the bodies' velocities with the
- * impulses applied (ν = ν0 + M⁻¹ Jᵀ z); the problem is
+ * Unknowns: one impulse per row; a contact's normal row has z_n >= 0, its two friction rows
+ * z_t = (z_t1, z_t2) lie in the disc |z_t| <= μ z_n. The row velocities are w = J ν + rhs, ν
+ * the bodies' velocities with the impulses applied (ν = ν0 + M⁻¹ Jᵀ z); the problem is
  *
- *     z_n >= 0 ⊥ w_n >= 0,    z_f = P_[-μ z_n, μ z_n](z_f - w_f)
+ *     z_n >= 0 ⊥ w_n >= 0,    z_t = P_disc(μ z_n)(z_t - w_t)
  *
- * (Anitescu-Potra's box friction; Stewart-Trinkle's normal rows, reference/peg.md eqs. 5-9).
+ * (isotropic Coulomb friction with maximal dissipation; Stewart-Trinkle's normal rows,
+ * reference/peg.md eqs. 5-9). A contact has 0 or 2 friction rows.
  */
 #pragma once
 

@@ -119,6 +119,8 @@ void tch_data_reset(const tch_model* m, tch_data* d) {
     memset(d->body_force_applied_W, 0, (size_t)m->body_count * sizeof(tch_vec3));
     memset(d->body_torque_applied_W, 0, (size_t)m->body_count * sizeof(tch_vec3));
     memset(d->warning_count, 0, sizeof d->warning_count);
+    memset(d->warning_time, 0, sizeof d->warning_time);
+    memset(d->warning_body, 0, sizeof d->warning_body);
     d->contact_count = 0;
     d->pair_result_count = 0;
     d->polygon_count = 0;

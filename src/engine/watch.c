@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "collision/narrowphase.h"
 #include "engine/engine_internal.h"
 #include "engine/watch.h"
 #include "geometry/model_shape.h"
@@ -122,11 +121,18 @@ void tch_watch_destroy(tch_watch* w) {
     free(w);
 }
 
-void tch_watch_restart(tch_watch* w) {
+/* A new energy account from the next step on; the warnings and the deepest penetrations stay. */
+static void restart_account(tch_watch* w) {
     w->started = false;
     w->state_set = false;
     w->kinetic_peak = 0;
     w->work_magnitude = 0;
+    w->report.work_applied = 0;
+    w->report.largest_gain = 0;
+}
+
+void tch_watch_restart(tch_watch* w) {
+    restart_account(w);
     memset(&w->report, 0, sizeof w->report);
     for (int b = 0; b < w->body_count; ++b) {
         w->body_pair[b][0] = w->body_pair[b][1] = -1;
@@ -325,26 +331,12 @@ static void check_energy(const tch_model* m, tch_data* d, tch_watch* w, tch_real
 
 /* ---- penetration ---- */
 
-/* How deep the pair's geoms overlap, m: the deepest of its contact points. The pressure
- * model's one point is the centroid of its contact surface, with no depth: for it, the depth
- * the narrow phase finds between the two geoms' shapes, which are the bodies when both are
- * primitives (their tet meshes are generated from them); a mesh geom's shape is its convex
- * hull, which a tet mesh need not fill (a torus), so a pair with one has no depth (0). */
-static tch_real pair_depth(const tch_model* m, const tch_data* d, const tch_pair_result* p) {
+/* How deep the pair's geoms overlap, m: the deepest of its contact points (the pressure
+ * model's patch point carries the deepest overlap its field tells). */
+static tch_real pair_depth(const tch_data* d, const tch_pair_result* p) {
     tch_real depth = 0;
     for (int i = p->contact_start; i < p->contact_start + p->contact_count; ++i) {
         depth = d->contacts[i].depth > depth ? d->contacts[i].depth : depth; /* no fmax call */
-    }
-    if (p->model != TCH_CONTACT_PRESSURE || depth > 0 ||
-        m->geom_type[p->geom_a] == TCH_GEOM_MESH || m->geom_type[p->geom_b] == TCH_GEOM_MESH) {
-        return depth;
-    }
-    tch_shape a = tch_model_geom_shape(m, p->geom_a), b = tch_model_geom_shape(m, p->geom_b);
-    tch_manifold_point points[TCH_MANIFOLD_CAPACITY];
-    tch_transform X_AB = tch_x_relative(d->geom_X_WG[p->geom_a], d->geom_X_WG[p->geom_b]);
-    int count = tch_collide(&a, &b, X_AB, 0, points);
-    for (int i = 0; i < count; ++i) {
-        depth = fmax(depth, points[i].depth);
     }
     return depth;
 }
@@ -352,7 +344,7 @@ static tch_real pair_depth(const tch_model* m, const tch_data* d, const tch_pair
 static void check_penetration(const tch_model* m, tch_data* d, tch_watch* w) {
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_pair_result* p = &d->pair_results[i];
-        tch_real depth = pair_depth(m, d, p);
+        tch_real depth = pair_depth(d, p);
         tch_real* deepest = &w->report.deepest[p->model];
         *deepest = depth > *deepest ? depth : *deepest;
         tch_real thin_a = w->geom_thickness[p->geom_a], thin_b = w->geom_thickness[p->geom_b];
@@ -413,7 +405,7 @@ tch_status tch_data_set_watch_settings(tch_data* d, const tch_watch_settings* s,
     }
     tch_watch* w = d->internal->watch;
     if (s->enabled && !w->settings.enabled) {
-        w->started = false; /* the steps it did not watch are not in the account: a new one */
+        restart_account(w); /* the steps it did not watch cannot be accounted for */
     }
     w->settings = *s;
     return TCH_OK;

@@ -4,6 +4,7 @@
  * independent of the order of the triangles and collapses the corners that STL repeats.
  */
 #include "geometry/mesh_io.h"
+#include "geometry/mesh_surface.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -25,21 +26,33 @@ typedef struct vertex_list {
     int count, capacity;
 } vertex_list;
 
+/* Makes room for one more element in *data [count] of *capacity elements of `size` bytes
+ * (doubling). Returns -1 when out of memory or past INT_MAX elements. */
+static int reserve_one(void** data, int count, int* capacity, size_t size) {
+    if (count < *capacity) {
+        return 0;
+    }
+    if (*capacity > INT_MAX / 2 - 8) {
+        return -1;
+    }
+    int grown_capacity = 2 * *capacity + 64;
+    void* grown = realloc(*data, (size_t)grown_capacity * size);
+    if (!grown) {
+        return -1;
+    }
+    *data = grown;
+    *capacity = grown_capacity;
+    return 0;
+}
+
 /* Appends v with -0 turned into +0 (so that exact deduplication merges them).
  * Returns -1 when out of memory or past INT_MAX vertices. */
 static int push_vertex(vertex_list* list, tch_vec3 v) {
-    if (list->count == list->capacity) {
-        if (list->capacity > INT_MAX / 2 - 8) {
-            return -1;
-        }
-        int capacity = 2 * list->capacity + 64;
-        tch_vec3* data = realloc(list->data, (size_t)capacity * sizeof *data);
-        if (!data) {
-            return -1;
-        }
-        list->data = data;
-        list->capacity = capacity;
+    void* data = list->data;
+    if (reserve_one(&data, list->count, &list->capacity, sizeof *list->data) < 0) {
+        return -1;
     }
+    list->data = data;
     list->data[list->count++] = tch_v3(v.x + 0.0, v.y + 0.0, v.z + 0.0);
     return 0;
 }
@@ -197,13 +210,22 @@ static tch_status no_vertices(const char* name, const char* what, tch_error* err
     return tch_fail(err, TCH_ERR_PARSE, name, 0, "%s has no vertices", what);
 }
 
-/* One line of a text format: appends its vertex, skips the line, or fails. */
+/* What a reader collects: the vertices, and when `faces` is set, the OBJ faces' triangles as
+ * corner indices into the vertices (three per triangle). */
+typedef struct mesh_lists {
+    vertex_list vertices;
+    int* corners;
+    int corner_count, corner_capacity;
+    int faces;
+} mesh_lists;
+
+/* One line of a text format: appends its vertex (or face), skips the line, or fails. */
 typedef tch_status (*line_handler)(const char* line, size_t length, int line_number,
-                                   const char* name, vertex_list* out, tch_error* err);
+                                   const char* name, mesh_lists* out, tch_error* err);
 
 /* Feeds every line to `handle`; fails when no vertex was found (`what` names the format). */
 static tch_status read_text(const char* bytes, size_t size, const char* name, line_handler handle,
-                            const char* what, vertex_list* out, tch_error* err) {
+                            const char* what, mesh_lists* out, tch_error* err) {
     line_reader r = {bytes, size, 0, 0};
     const char* line;
     size_t length;
@@ -213,18 +235,95 @@ static tch_status read_text(const char* bytes, size_t size, const char* name, li
             return status;
         }
     }
-    return out->count > 0 ? TCH_OK : no_vertices(name, what, err);
+    return out->vertices.count > 0 ? TCH_OK : no_vertices(name, what, err);
 }
 
-/* OBJ: "v x y z [w | r g b]" lines give vertices; every other line is ignored. */
+static int push_corner(mesh_lists* out, int corner) {
+    void* data = out->corners;
+    if (reserve_one(&data, out->corner_count, &out->corner_capacity, sizeof *out->corners) < 0) {
+        return -1;
+    }
+    out->corners = data;
+    out->corners[out->corner_count++] = corner;
+    return 0;
+}
+
+/* The vertex index of an OBJ face corner "i", "i/t", "i//n" or "i/t/n" (1-based, or negative:
+ * counted back from the last vertex read), 0-based; -1 when malformed or out of range. */
+static int obj_corner(const char* token, int vertex_count) {
+    char* end;
+    long index = strtol(token, &end, 10);
+    if (end == token || (*end != '\0' && *end != '/')) {
+        return -1;
+    }
+    long zero_based = index > 0 ? index - 1 : vertex_count + index;
+    return index != 0 && zero_based >= 0 && zero_based < vertex_count ? (int)zero_based : -1;
+}
+
+/* "f c1 c2 c3 ...": the face fanned about its first corner into triangles. */
+static tch_status read_face_line(const char* line, size_t length, int line_number,
+                                 const char* name, mesh_lists* out, tch_error* err) {
+    char text[max_line_length], shown[64];
+    excerpt(line, length, shown, sizeof shown);
+    if (length >= sizeof text || memchr(line, '\0', length)) {
+        return tch_fail(err, TCH_ERR_PARSE, name, line_number,
+                        "face line is longer than %d characters or holds a NUL byte",
+                        max_line_length - 1);
+    }
+    memcpy(text, line, length);
+    text[length] = '\0';
+    const char* word;
+    size_t word_length = first_word(text, length, &word);
+    size_t i = (size_t)(word - text) + word_length;
+    int first = -1, previous = -1, count = 0;
+    while (i < length) {
+        while (i < length && is_space(text[i])) {
+            ++i;
+        }
+        if (i == length) {
+            break;
+        }
+        const char* token = text + i;
+        while (i < length && !is_space(text[i])) {
+            ++i;
+        }
+        text[i++] = '\0'; /* the token's end (text[length] is already '\0') */
+        int corner = obj_corner(token, out->vertices.count);
+        if (corner < 0) {
+            return tch_fail(err, TCH_ERR_PARSE, name, line_number,
+                            "malformed face line '%s': corner '%s' is not the index of a vertex "
+                            "read so far (1 to %d, or -1 to -%d)",
+                            shown, token, out->vertices.count, out->vertices.count);
+        }
+        if (count >= 2 && (push_corner(out, first) < 0 || push_corner(out, previous) < 0 ||
+                           push_corner(out, corner) < 0)) {
+            return too_many_vertices(name, err);
+        }
+        first = count == 0 ? corner : first;
+        previous = corner;
+        ++count;
+    }
+    if (count < 3) {
+        return tch_fail(err, TCH_ERR_PARSE, name, line_number,
+                        "malformed face line '%s'; expected 'f' and at least three corners",
+                        shown);
+    }
+    return TCH_OK;
+}
+
+/* OBJ: "v x y z [w | r g b]" lines give vertices, "f" lines faces (when collected); every
+ * other line is ignored. */
 static tch_status obj_line(const char* line, size_t length, int line_number, const char* name,
-                           vertex_list* out, tch_error* err) {
+                           mesh_lists* out, tch_error* err) {
     const char* word;
     size_t word_length = first_word(line, length, &word);
+    if (out->faces && word_is(word, word_length, "f")) {
+        return read_face_line(line, length, line_number, name, out, err);
+    }
     if (!word_is(word, word_length, "v")) {
         return TCH_OK;
     }
-    return read_vertex_line(line, length, line_number, 7, "v x y z", name, out, err);
+    return read_vertex_line(line, length, line_number, 7, "v x y z", name, &out->vertices, err);
 }
 
 static int is_stl_keyword(const char* word, size_t length) {
@@ -241,7 +340,7 @@ static int is_stl_keyword(const char* word, size_t length) {
 /* ASCII STL: "vertex x y z" lines give vertices; the other keywords are skipped (their
  * nesting is not checked: only the vertices matter for a hull). */
 static tch_status ascii_stl_line(const char* line, size_t length, int line_number, const char* name,
-                                 vertex_list* out, tch_error* err) {
+                                 mesh_lists* out, tch_error* err) {
     const char* word;
     size_t word_length = first_word(line, length, &word);
     if (is_stl_keyword(word, word_length)) {
@@ -255,7 +354,8 @@ static tch_status ascii_stl_line(const char* line, size_t length, int line_numbe
                         "outer loop, vertex, endloop, endfacet or endsolid",
                         shown);
     }
-    return read_vertex_line(line, length, line_number, 3, "vertex x y z", name, out, err);
+    return read_vertex_line(line, length, line_number, 3, "vertex x y z", name, &out->vertices,
+                            err);
 }
 
 /* ---- binary STL: 80-byte header, uint32 n, n records of 12 little-endian floats + 2 ---- */
@@ -331,12 +431,13 @@ static int is_ascii_stl(const char* bytes, size_t size) {
     return word_is(word, length, "solid") && !memchr(bytes, '\0', size);
 }
 
-static tch_status read_stl(const char* bytes, size_t size, const char* name, vertex_list* out,
+/* Every triangle's three corners in order into out->vertices. */
+static tch_status read_stl(const char* bytes, size_t size, const char* name, mesh_lists* out,
                            tch_error* err) {
     if (!is_binary_stl_size(bytes, size) && is_ascii_stl(bytes, size)) {
         return read_text(bytes, size, name, ascii_stl_line, "ASCII STL file", out, err);
     }
-    return read_binary_stl(bytes, size, name, out, err);
+    return read_binary_stl(bytes, size, name, &out->vertices, err);
 }
 
 /* ---- entry points ---- */
@@ -351,38 +452,98 @@ static int equals_ignoring_case(const char* a, const char* b) {
     return *a == *b;
 }
 
+/* Reads the file's vertices (for STL every triangle's corners in order; for OBJ its "v" lines)
+ * and, when out->faces, an OBJ's face triangles. *stl receives the format. */
+static tch_status read_lists(const char* bytes, size_t size, const char* name,
+                             const char* format_hint, mesh_lists* out, int* stl, tch_error* err) {
+    if (size == 0) {
+        return tch_fail(err, TCH_ERR_PARSE, name, 0, "mesh file is empty");
+    }
+    if (!format_hint) {
+        *stl = is_binary_stl_size(bytes, size) || is_ascii_stl(bytes, size);
+    } else if (equals_ignoring_case(format_hint, "stl") ||
+               equals_ignoring_case(format_hint, "obj")) {
+        *stl = equals_ignoring_case(format_hint, "stl");
+    } else {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, name, 0,
+                        "mesh format '%s' is not supported yet; touche reads .obj and .stl",
+                        format_hint);
+    }
+    return *stl ? read_stl(bytes, size, name, out, err)
+                : read_text(bytes, size, name, obj_line, "OBJ file (no 'v x y z' line)", out, err);
+}
+
 tch_status tch_mesh_read_vertices_buffer(const char* bytes, size_t size, const char* name,
                                          const char* format_hint, tch_vec3** vertices, int* count,
                                          tch_error* err) {
     *vertices = NULL;
     *count = 0;
     name = name ? name : "";
-    if (size == 0) {
-        return tch_fail(err, TCH_ERR_PARSE, name, 0, "mesh file is empty");
-    }
+    mesh_lists lists = {{NULL, 0, 0}, NULL, 0, 0, 0};
     int stl;
-    if (!format_hint) {
-        stl = is_binary_stl_size(bytes, size) || is_ascii_stl(bytes, size);
-    } else if (equals_ignoring_case(format_hint, "stl") ||
-               equals_ignoring_case(format_hint, "obj")) {
-        stl = equals_ignoring_case(format_hint, "stl");
-    } else {
-        return tch_fail(err, TCH_ERR_UNSUPPORTED, name, 0,
-                        "mesh format '%s' is not supported yet; touche reads .obj and .stl",
-                        format_hint);
-    }
-    vertex_list list = {NULL, 0, 0};
-    tch_status status =
-        stl ? read_stl(bytes, size, name, &list, err)
-            : read_text(bytes, size, name, obj_line, "OBJ file (no 'v x y z' line)", &list, err);
+    tch_status status = read_lists(bytes, size, name, format_hint, &lists, &stl, err);
     if (status != TCH_OK) {
-        free(list.data);
+        free(lists.vertices.data);
         return status;
     }
-    sort_unique(&list);
-    *vertices = list.data;
-    *count = list.count;
+    sort_unique(&lists.vertices);
+    *vertices = lists.vertices.data;
+    *count = lists.vertices.count;
     return TCH_OK;
+}
+
+/* Index of v in the sorted, unique vertices [count] (v is there). */
+static int welded_index(const tch_vec3* unique, int count, tch_vec3 v) {
+    const tch_vec3* hit = bsearch(&v, unique, (size_t)count, sizeof v, compare_vertices);
+    return (int)(hit - unique);
+}
+
+/* The surface from what read_lists collected: corners[i] indexes read[], or (corners NULL)
+ * read[] holds the triangles' corners in order. Vertices welded exactly (sort_unique);
+ * collapsed triangles dropped. Takes ownership of read's data. */
+static tch_status weld_surface(vertex_list read, const int* corners, int corner_count,
+                               const char* name, tch_mesh_surface* out, tch_error* err) {
+    vertex_list unique = {malloc((size_t)(read.count > 0 ? read.count : 1) * sizeof(tch_vec3)),
+                          read.count, read.count};
+    out->triangles = malloc((size_t)(corner_count / 3 + 1) * sizeof *out->triangles);
+    if (!unique.data || !out->triangles) {
+        free(unique.data);
+        free(read.data);
+        return too_many_vertices(name, err);
+    }
+    memcpy(unique.data, read.data, (size_t)read.count * sizeof *read.data);
+    sort_unique(&unique);
+    for (int c = 0; c + 2 < corner_count; c += 3) {
+        int* t = out->triangles[out->triangle_count];
+        for (int k = 0; k < 3; ++k) {
+            tch_vec3 v = read.data[corners ? corners[c + k] : c + k];
+            t[k] = welded_index(unique.data, unique.count, v);
+        }
+        out->triangle_count += t[0] != t[1] && t[1] != t[2] && t[2] != t[0];
+    }
+    free(read.data);
+    out->vertices = unique.data;
+    out->vertex_count = unique.count;
+    return TCH_OK;
+}
+
+tch_status tch_mesh_surface_read_buffer(const char* bytes, size_t size, const char* name,
+                                        const char* format_hint, tch_mesh_surface* out,
+                                        tch_error* err) {
+    *out = (tch_mesh_surface){0};
+    name = name ? name : "";
+    mesh_lists lists = {{NULL, 0, 0}, NULL, 0, 0, 1};
+    int stl;
+    tch_status status = read_lists(bytes, size, name, format_hint, &lists, &stl, err);
+    if (status == TCH_OK) {
+        status = stl ? weld_surface(lists.vertices, NULL, lists.vertices.count, name, out, err)
+                     : weld_surface(lists.vertices, lists.corners, lists.corner_count, name, out,
+                                    err);
+    } else {
+        free(lists.vertices.data);
+    }
+    free(lists.corners);
+    return status;
 }
 
 /* Reads a whole file; *size is its length. Returns NULL on failure with errno set. */
@@ -426,18 +587,38 @@ static const char* extension(const char* path) {
     return dot && dot[1] ? dot + 1 : NULL;
 }
 
+/* The whole file, or TCH_ERR_IO naming it. */
+static tch_status read_mesh_file(const char* path, char** bytes, size_t* size, tch_error* err) {
+    errno = 0;
+    *bytes = read_file(path, size);
+    return *bytes ? TCH_OK
+                  : tch_fail(err, TCH_ERR_IO, path, 0, "cannot read mesh file: %s",
+                             strerror(errno));
+}
+
 tch_status tch_mesh_read_vertices(const char* path, tch_vec3** vertices, int* count,
                                   tch_error* err) {
     *vertices = NULL;
     *count = 0;
     size_t size = 0;
-    errno = 0;
-    char* bytes = read_file(path, &size);
-    if (!bytes) {
-        return tch_fail(err, TCH_ERR_IO, path, 0, "cannot read mesh file: %s", strerror(errno));
+    char* bytes;
+    tch_status status = read_mesh_file(path, &bytes, &size, err);
+    if (status == TCH_OK) {
+        status =
+            tch_mesh_read_vertices_buffer(bytes, size, path, extension(path), vertices, count, err);
     }
-    tch_status status =
-        tch_mesh_read_vertices_buffer(bytes, size, path, extension(path), vertices, count, err);
+    free(bytes);
+    return status;
+}
+
+tch_status tch_mesh_surface_read(const char* path, tch_mesh_surface* out, tch_error* err) {
+    *out = (tch_mesh_surface){0};
+    size_t size = 0;
+    char* bytes;
+    tch_status status = read_mesh_file(path, &bytes, &size, err);
+    if (status == TCH_OK) {
+        status = tch_mesh_surface_read_buffer(bytes, size, path, extension(path), out, err);
+    }
     free(bytes);
     return status;
 }

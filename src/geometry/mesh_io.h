@@ -1,4 +1,5 @@
-/* Surface mesh readers: Wavefront OBJ (v lines; faces are not needed for a hull) and STL,
+/* Surface mesh readers: Wavefront OBJ (v lines; faces are not needed for a hull, and are read
+ * by tch_mesh_surface_read, geometry/mesh_surface.h, when the surface is) and STL,
  * binary or ASCII (told apart by content: a binary file whose size matches 84 + 50 n is binary
  * even if it begins with "solid").
  *

@@ -599,13 +599,25 @@ static void choose_integrator(tch_model* m) {
 static tch_status compile_model_geoms(compile_context* ctx, tch_error* err) {
     tch_model* m = ctx->model;
     const char** files = calloc((size_t)(m->geom_count > 0 ? m->geom_count : 1), sizeof *files);
-    if (!files) {
+    const char** mesh_files = calloc((size_t)(m->mesh_count > 0 ? m->mesh_count : 1),
+                                     sizeof *mesh_files);
+    tch_vec3* mesh_scale = calloc((size_t)(m->mesh_count > 0 ? m->mesh_count : 1),
+                                  sizeof *mesh_scale);
+    if (!files || !mesh_files || !mesh_scale) {
+        free(files);
+        free(mesh_files);
+        free(mesh_scale);
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the geoms");
     }
     for (int g = 0; g < m->geom_count; ++g) {
         files[g] = tch_spec_geom(ctx->spec, (tch_geom_id){g + 1})->tetmesh;
     }
-    const tch_geom_sources sources = {files};
+    for (int i = 0; i < m->mesh_count; ++i) {
+        const tch_mesh_def* def = tch_spec_mesh(ctx->spec, (tch_mesh_id){i + 1});
+        mesh_files[i] = def->file;
+        mesh_scale[i] = def->scale;
+    }
+    const tch_geom_sources sources = {files, mesh_files, mesh_scale, ctx->mesh_X_MI};
     tch_status s = TCH_OK;
     for (int model = TCH_CONTACT_POINT; model < TCH_CONTACT_MODEL_END && s == TCH_OK; ++model) {
         const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)model);
@@ -614,6 +626,8 @@ static tch_status compile_model_geoms(compile_context* ctx, tch_error* err) {
         }
     }
     free(files);
+    free(mesh_files);
+    free(mesh_scale);
     return s;
 }
 

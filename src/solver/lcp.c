@@ -139,11 +139,35 @@ static bool is_plain_lcp_row(const tch_lcp_bounds* bounds, int i) {
            stored_hi(bounds, i) == INFINITY;
 }
 
-/* Natural map (Facchinei-Pang, sec. 1.5): r_i = z_i - mid(lo_i, z_i - w_i, hi_i). */
+/* Does row i start a friction disc with row i + 1 (tch_lcp_bounds.disc)? */
+static bool starts_disc(const tch_lcp_bounds* bounds, int i, int n) {
+    return bounds && bounds->disc && is_scaled(bounds, i) && i + 1 < n &&
+           bounds->normal_index[i + 1] == bounds->normal_index[i];
+}
+
+/* The natural map and the infeasibility of the friction disc of rows i, i + 1. */
+static void disc_residuals(const tch_lcp_matrix* m, const tch_real* q,
+                           const tch_lcp_bounds* bounds, const tch_real* z, int i,
+                           tch_lcp_residual* r) {
+    const tch_real radius = stored_hi(bounds, i) * fmax(z[bounds->normal_index[i]], 0);
+    tch_real y0 = z[i] - (tch_lcp_matrix_row_dot(m, i, z, NULL) + q[i]);
+    tch_real y1 = z[i + 1] - (tch_lcp_matrix_row_dot(m, i + 1, z, NULL) + q[i + 1]);
+    const tch_real norm = hypot(y0, y1);
+    const tch_real scale = norm > radius ? radius / norm : 1;
+    r->natural_map = fmax(r->natural_map, hypot(z[i] - scale * y0, z[i + 1] - scale * y1));
+    r->infeasibility = fmax(r->infeasibility, hypot(z[i], z[i + 1]) - radius);
+}
+
+/* Natural map (Facchinei-Pang, sec. 1.5): r_i = z_i - mid(lo_i, z_i - w_i, hi_i), or a disc's
+ * z_t - P_disc(z_t - w_t). */
 tch_lcp_residual tch_lcp_residuals(const tch_lcp_matrix* m, const tch_real* q,
                                    const tch_lcp_bounds* bounds, const tch_real* z) {
     tch_lcp_residual r = {0, 0, 0};
     for (int i = 0; i < m->n; ++i) {
+        if (starts_disc(bounds, i, m->n)) {
+            disc_residuals(m, q, bounds, z, i++, &r);
+            continue;
+        }
         const tch_real w = tch_lcp_matrix_row_dot(m, i, z, NULL) + q[i];
         tch_real lo, hi;
         tch_lcp_bounds_at(bounds, i, z, &lo, &hi);

@@ -36,6 +36,8 @@
  */
 #pragma once
 
+#include <stdbool.h>
+
 #include "touche/base.h"
 
 /* Why a solve failed (TCH_LCP_SOLVED when it did not). */
@@ -91,11 +93,17 @@ tch_status tch_lcp_matrix_check(const tch_lcp_matrix* m, tch_error* err);
  *
  * The second form is the friction pyramid |z_f| <= mu z_n (lo = -mu, hi = mu, k = the normal
  * row), as in ODE's findex. lo may be -INFINITY and hi +INFINITY; lo <= hi. lo == NULL means all
- * zeros and hi == NULL all +INFINITY, so a struct of three NULLs is the plain LCP. */
+ * zeros and hi == NULL all +INFINITY, so a struct of three NULLs is the plain LCP.
+ *
+ * With `disc`, two consecutive rows i, i+1 scaled by the same row k are one friction disc,
+ * |(z_i, z_i+1)| <= hi_i max(z_k, 0) (isotropic Coulomb friction; lo_i = -hi_i), and their
+ * natural-map component is |z_t - P_disc(z_t - w_t)| (the lcp model's row solver,
+ * engine/constraint_pgs.h). Only the residuals take this form; the solvers here refuse it. */
 typedef struct tch_lcp_bounds {
     const tch_real* lo;      /* [n] or NULL */
     const tch_real* hi;      /* [n] or NULL */
     const int* normal_index; /* [n] or NULL */
+    bool disc;               /* scaled row pairs are friction discs */
 } tch_lcp_bounds;
 
 /* The bounds of row i at the point z (the scaled form reads z[normal_index[i]]). */

@@ -61,6 +61,10 @@ static tch_status check_input(const tch_lcp_matrix* m, const tch_real* q,
         (status = tch_lcp_bounds_check(bounds, m->n, err)) != TCH_OK) {
         return status;
     }
+    if (bounds && bounds->disc) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "PGS solves box bounds; friction discs are the lcp model's row solver's");
+    }
     return check_diagonal(m, err);
 }
 

@@ -97,6 +97,40 @@ static void test_outline_of_a_prism_end(void) {
     tch_model_destroy(m);
 }
 
+/* The outline of an edge contact (drop.xml's 2 m box tilted 0.1 rad about x, its edge 22 mm
+ * into the floor) is the strip's rectangle, of the contact area's S_c: the corners on the
+ * strip's far side have x equal to round-off, and the outline hull used to drop one of them
+ * (half the area; the linearization then took the wrong area and centroid). */
+static void test_outline_of_an_edge_contact_has_the_contact_area(void) {
+    tch_spec* spec = test_spec(9.81, 0.01, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.contact.model = TCH_CONTACT_VOLUME;
+    tch_spec_set_option(spec, &opt, NULL);
+    test_add_plane(spec, tch_q_identity(), 0.5);
+    tch_quat tilt = {0.99875026039496628, 0.049979169270678331, 0, 0};
+    test_add_body(spec, "box", TCH_GEOM_BOX, (tch_vec3){1, 1, 1}, 1, (tch_vec3){0, 0, 1.0729},
+                  tilt);
+    tch_model* m = test_compile(spec);
+    ENSURE(m != NULL);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_forward(m, d, NULL) == TCH_OK);
+    ENSURE(d->pair_result_count == 1 && d->pair_results[0].polygon_count == 1);
+    const tch_contact_polygon* outline = &d->polygons[d->pair_results[0].polygon_start];
+    double area = 0;
+    for (int i = 0; i < outline->vertex_count; ++i) {
+        tch_vec3 a = d->polygon_vertices_W[outline->vertex_start + i];
+        tch_vec3 b = d->polygon_vertices_W[outline->vertex_start + (i + 1) % outline->vertex_count];
+        area += 0.5 * (a.x * b.y - a.y * b.x);
+    }
+    printf("     outline: %d corners, area %.6g m^2, contact area %.6g m^2\n",
+           outline->vertex_count, area, d->pair_results[0].area);
+    ENSURE(outline->vertex_count == 4);
+    ENSURE_NEAR(area, d->pair_results[0].area, 1e-9);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 static double slide(double tilt, double mu, double seconds, double* drift_late) {
     tch_model* m = box_on_plane(tilt, mu, 2e4, 200, 1e-3);
     tch_data* d = NULL;
@@ -397,6 +431,7 @@ static void test_box_slides_the_coulomb_distance_at_default_parameters(void) {
 int main(void) {
     RUN_TEST(test_resting_box_sinks_weight_over_stiffness);
     RUN_TEST(test_outline_of_a_prism_end);
+    RUN_TEST(test_outline_of_an_edge_contact_has_the_contact_area);
     RUN_TEST(test_block_on_slope_sticks_or_slides);
     RUN_TEST(test_spinning_box_stops_by_friction_torque);
     RUN_TEST(test_rolling_box_feels_damper_moment);

@@ -197,9 +197,9 @@ static tch_real row_velocity(const scene* s, const tch_vec3* v, const tch_vec3* 
     return tch_v3_dot(s->row_direction[r], relative) + s->rhs[r];
 }
 
-/* How far z is from solving the box MLCP: the largest of z_n < 0, w_n < 0, min(z_n, w_n) > 0
- * (complementarity), |z_f| > μ z_n, and a friction row's velocity not opposed by an impulse at
- * the matching bound (w_f > 0 needs z_f = -μ z_n, w_f < 0 needs z_f = μ z_n). */
+/* How far z is from solving the MLCP with friction discs: the largest of z_n < 0, w_n < 0,
+ * min(z_n, w_n) > 0 (complementarity), |z_t| > μ z_n, and a contact's tangential velocity w_t
+ * not opposed by a friction impulse on the disc's rim, min(|w_t|, |z_t + μ z_n w_t / |w_t||). */
 static tch_real mlcp_violation(const scene* s, const tch_real* z) {
     tch_vec3 v[MAX_BODIES], w[MAX_BODIES];
     velocities_after(s, z, v, w);
@@ -207,31 +207,38 @@ static tch_real mlcp_violation(const scene* s, const tch_real* z) {
     for (int i = 0; i < s->nc; ++i) {
         tch_real zn = z[i], wn = row_velocity(s, v, w, i);
         violation = fmax(violation, fmax(fmax(-zn, -wn), fmin(zn, wn)));
+        if (s->edges[i] != 2) {
+            continue;
+        }
+        int f = s->friction_start[i];
         tch_real bound = s->mu[i] * zn;
-        for (int f = s->friction_start[i]; f < s->friction_start[i] + s->edges[i]; ++f) {
-            tch_real wf = row_velocity(s, v, w, f);
-            violation = fmax(violation, fabs(z[f]) - bound);
-            if (wf > 0) {
-                violation = fmax(violation, fmin(wf, z[f] + bound));
-            } else {
-                violation = fmax(violation, fmin(-wf, bound - z[f]));
-            }
+        tch_real w0 = row_velocity(s, v, w, f), w1 = row_velocity(s, v, w, f + 1);
+        tch_real speed = hypot(w0, w1);
+        violation = fmax(violation, hypot(z[f], z[f + 1]) - bound);
+        if (speed > 0) {
+            tch_real opposed = hypot(z[f] + bound * w0 / speed, z[f + 1] + bound * w1 / speed);
+            violation = fmax(violation, fmin(speed, opposed));
         }
     }
     return violation;
 }
 
-/* max_i |z_i - P_[lo_i, hi_i](z_i - w_i)|, w from the contact points. */
+/* max over contacts of |z_n - max(z_n - w_n, 0)| and |z_t - P_disc(z_t - w_t)|, the disc of
+ * radius μ max(z_n, 0); w from the contact points. */
 static tch_real natural_map_residual(const scene* s, const tch_vec3* v, const tch_vec3* w,
                                      const tch_real* z) {
     tch_real residual = 0;
-    for (int r = 0; r < s->nr; ++r) {
-        const int i = s->row_contact[r];
-        const int normal = r == i;
+    for (int i = 0; i < s->nc; ++i) {
+        residual = fmax(residual, fabs(z[i] - fmax(z[i] - row_velocity(s, v, w, i), 0)));
+        if (s->edges[i] != 2) {
+            continue;
+        }
+        int f = s->friction_start[i];
         tch_real bound = s->mu[i] * fmax(z[i], 0);
-        tch_real lo = normal ? 0 : -bound, hi = normal ? INFINITY : bound;
-        tch_real y = z[r] - row_velocity(s, v, w, r);
-        residual = fmax(residual, fabs(z[r] - (y < lo ? lo : y > hi ? hi : y)));
+        tch_real y0 = z[f] - row_velocity(s, v, w, f), y1 = z[f + 1] - row_velocity(s, v, w, f + 1);
+        tch_real norm = hypot(y0, y1);
+        tch_real scale = norm > bound ? bound / norm : 1;
+        residual = fmax(residual, hypot(z[f] - scale * y0, z[f + 1] - scale * y1));
     }
     return residual;
 }
@@ -347,7 +354,8 @@ static void test_box_sliding_on_ground(void) {
     tch_vec3 v[MAX_BODIES], w[MAX_BODIES];
     tch_lcp_result result;
     const tch_row_solve_options o = options_with(5000, 1e-11, NULL);
-    ENSURE(solve(&g_scene, &o, v, w, z, &result) == TCH_OK);
+    tch_status st = solve(&g_scene, &o, v, w, z, &result);
+    ENSURE(st == TCH_OK);
     ENSURE_NEAR(interface_load(&g_scene, z, 0, 1), m * G_DT, 1e-8);
     ENSURE_NEAR(v[1].x, MU * G_DT, 1e-8);
     ENSURE(fabs(v[1].y) <= 1e-8 && fabs(v[1].z) <= 1e-8 && tch_v3_norm(w[1]) <= 1e-8);

@@ -433,9 +433,12 @@ static void test_volume_stack_stands_at_large_step(void) {
     ENSURE(d != NULL);
     tch_forward(m, d, NULL);
     tch_vec3 top = d->body_p_WCm[n];
-    ENSURE(run(m, d, 0.25) == TCH_OK);
+    /* warm-up: the contact buffers last grow at 0.28 s, when a tilted block's overlap first
+     * has more corners (the outlines are whole since the edge-contact fix, so they fill the
+     * buffers sooner than the 0.25 s this test waited before) */
+    ENSURE(run(m, d, 0.5) == TCH_OK);
     long allocations = d->heap_allocation_count;
-    ENSURE(run(m, d, 1.75) == TCH_OK);
+    ENSURE(run(m, d, 1.5) == TCH_OK);
     ENSURE(upright(d, n, top.z));
     ENSURE(d->heap_allocation_count == allocations);
     tch_vec3 moved = tch_v3_sub(d->body_p_WCm[n], top);

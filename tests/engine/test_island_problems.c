@@ -12,6 +12,7 @@
 /* What the observer saw. */
 typedef struct observed {
     int problems;
+    int sleeping;                /* islands held asleep (not observed) */
     int path_count[TCH_CONSTRAINT_PATH_COUNT];
     int largest_n;
     double largest_residual;     /* recomputed */
@@ -21,7 +22,7 @@ typedef struct observed {
 /* The natural-map residual of the applied impulses, from the dense problem alone. */
 static double recomputed_residual(const tch_island_problem* p) {
     const tch_lcp_matrix matrix = tch_lcp_matrix_dense(p->matrix, p->n);
-    const tch_lcp_bounds bounds = {p->lo, p->hi, p->normal_index};
+    const tch_lcp_bounds bounds = {p->lo, p->hi, p->normal_index, p->friction_disc};
     return tch_lcp_residuals(&matrix, p->q, &bounds, p->z).natural_map;
 }
 
@@ -67,13 +68,17 @@ static tch_data* run(const tch_model* m, int steps, observed* o) {
             tch_data_destroy(d);
             return NULL;
         }
+        if (o) {
+            o->sleeping += d->constraint_sleeping_islands;
+        }
     }
     return d;
 }
 
 /* examples/stack13.xml for `steps` steps with `solver`: one island per step, solved by `path`,
- * of n unknowns; the reported residual is the recomputed one (to rounding) and within the
- * model's tolerance, 1e-8. */
+ * of n unknowns, until it falls asleep (after 0.5 s at rest: asleep, it is not solved); the
+ * reported residual is the recomputed one (to rounding) and within the stage's acceptance,
+ * 1e-6 m/s (the zero-gap stack's islands end near 1e-8). */
 static void check_stack_problems(tch_lcp_solver solver, int steps, tch_constraint_path path,
                                  int n) {
     tch_model* m = lcp_scene("examples/stack13.xml", solver);
@@ -81,11 +86,11 @@ static void check_stack_problems(tch_lcp_solver solver, int steps, tch_constrain
     observed o = {0};
     tch_data* d = run(m, steps, &o);
     ENSURE(d != NULL);
-    ENSURE(o.problems == steps);
-    ENSURE(o.path_count[path] == steps);
+    ENSURE(o.problems + o.sleeping == steps && o.problems > 0);
+    ENSURE(o.path_count[path] == o.problems);
     ENSURE(o.largest_n == n);
     ENSURE(o.largest_disagreement <= 1e-12);
-    ENSURE(o.largest_residual <= 1e-8);
+    ENSURE(o.largest_residual <= 1e-6);
     tch_data_destroy(d);
     tch_model_destroy(m);
 }

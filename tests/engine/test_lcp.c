@@ -157,6 +157,96 @@ static double slide(double theta, double mu, int edges, double seconds, double* 
     return dist;
 }
 
+/* A 0.2 m box of 1 kg resting on the floor (mu = 0.5, the default solver, dt 0.5 ms), turned by
+ * `yaw` and launched at 1 m/s along `heading`: the distance it slides before it stops. */
+static double slide_on_floor(double yaw, double heading) {
+    const double mu = 0.5, speed = 1;
+    tch_spec* spec = lcp_spec(G, 5e-4, 0.005, TCH_LCP_SOLVER_PGS);
+    test_add_plane(spec, tch_q_identity(), mu);
+    test_add_body(spec, "box", TCH_GEOM_BOX, (tch_vec3){0.1, 0.1, 0.1}, 1,
+                  (tch_vec3){0, 0, 0.1}, tch_q_axis_angle((tch_vec3){0, 0, 1}, yaw));
+    tch_model* m = test_compile(spec);
+    tch_data* d = NULL;
+    if (!m || tch_data_create(m, &d, NULL) != TCH_OK) {
+        return NAN;
+    }
+    tch_real* v = d->qvel + m->body_qvel_adr[1];
+    v[0] = speed * cos(heading), v[1] = speed * sin(heading);
+    run_steps(m, d, 600); /* it stops after 0.2 s */
+    tch_vec3 moved = d->body_X_WB[1].p;
+    double stopped = tch_v3_norm(d->body_v_WCm[1]);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+    return stopped < 1e-6 ? hypot(moved.x, moved.y) : NAN;
+}
+
+/* Friction is isotropic: a box launched in 16 directions, each with another yaw, stops at the
+ * same distance to 1% and at the Coulomb distance v² / (2 mu g) to 1% (semi-implicit Euler
+ * comes short by v h / 2, 0.25%). Box friction along two tangent axes stopped the box 29%
+ * sooner on the diagonals. */
+static void test_friction_is_isotropic(void) {
+    const double expected = 1.0 / (2 * 0.5 * G);
+    double shortest = INFINITY, longest = 0;
+    for (int k = 0; k < 16; ++k) {
+        double distance = slide_on_floor(0.37 * k, 2 * TCH_PI * k / 16);
+        ENSURE_NEAR(distance, expected, 0.01 * expected);
+        shortest = fmin(shortest, distance);
+        longest = fmax(longest, distance);
+    }
+    ENSURE(longest - shortest <= 0.01 * shortest);
+}
+
+/* Two 0.2 m boxes of 1 kg resting on the floor 3 m apart (dt 1 ms, mu 0.5). */
+static tch_model* sleeper_model(void) {
+    tch_spec* spec = lcp_spec(G, 1e-3, 0.005, TCH_LCP_SOLVER_PGS);
+    test_add_plane(spec, tch_q_identity(), 0.5);
+    test_add_body(spec, "rest", TCH_GEOM_BOX, (tch_vec3){0.1, 0.1, 0.1}, 1,
+                  (tch_vec3){0, 0, 0.1}, tch_q_identity());
+    test_add_body(spec, "drop", TCH_GEOM_BOX, (tch_vec3){0.1, 0.1, 0.1}, 1,
+                  (tch_vec3){3, 0, 0.1}, tch_q_identity());
+    return test_compile(spec);
+}
+
+/* Islands sleep at rest and wake (docs/contact-lcp.md, "Sleeping islands"): boxes at rest fall
+ * asleep after 0.5 s, keep zero velocity and carry m g through their contacts; a horizontal
+ * force below mu m g wakes one but it stays; one above it slides it; a box dropped on a
+ * sleeping one wakes its island. */
+static void test_islands_sleep_and_wake(void) {
+    tch_model* m = sleeper_model();
+    tch_data* d = NULL;
+    ENSURE(m && tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(run_steps(m, d, 400));
+    ENSURE(d->constraint_sleeping_islands == 0);
+    ENSURE(run_steps(m, d, 200));
+    ENSURE(d->constraint_sleeping_islands == 2);
+    ENSURE(tch_v3_norm(d->body_v_WCm[1]) == 0 && tch_v3_norm(d->body_w_W[1]) == 0);
+    ENSURE_NEAR(total_normal_force(d), 2 * G, 2e-6 * G);
+    tch_vec3 rest = d->body_X_WB[1].p;
+    d->body_force_applied_W[1] = (tch_vec3){0.4 * G, 0, 0}; /* below mu m g: it sticks */
+    ENSURE(run_steps(m, d, 1));
+    ENSURE(d->constraint_sleeping_islands == 1);
+    ENSURE(run_steps(m, d, 100));
+    ENSURE(tch_v3_dist(d->body_X_WB[1].p, rest) < 1e-6);
+    d->body_force_applied_W[1] = (tch_vec3){0.6 * G, 0, 0}; /* above: it slides */
+    ENSURE(run_steps(m, d, 100));
+    ENSURE(d->body_X_WB[1].p.x - rest.x > 0.5 * 0.5 * 0.1 * G * 0.1 * 0.1);
+    d->body_force_applied_W[1] = tch_v3_zero();
+    ENSURE(run_steps(m, d, 700));
+    ENSURE(d->constraint_sleeping_islands == 2);
+    tch_real* drop = d->qpos + m->body_qpos_adr[2];
+    drop[0] = d->body_X_WB[1].p.x, drop[1] = d->body_X_WB[1].p.y, drop[2] = 0.4;
+    int woken = 0;
+    for (int i = 0; i < 300; ++i) { /* it lands after 0.2 s */
+        ENSURE(run_steps(m, d, 1));
+        woken |= d->constraint_island_count == 1 && d->constraint_sleeping_islands == 0 &&
+                 d->contact_count > 4;
+    }
+    ENSURE(woken);
+    ENSURE(d->body_X_WB[2].p.z > 0.29 && d->body_X_WB[1].p.z > 0.099);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 static void test_block_sticks_below_friction_angle(void) {
     double accel;
     ENSURE(fabs(slide(0.4, 0.5, 4, 10.0, &accel)) < 1e-4); /* tan 0.4 = 0.42 < 0.5 */
@@ -384,7 +474,15 @@ static void test_pile_never_applies_a_bad_iterate(void) {
     double depth = 0, settled_depth = 0, residual = 0;
     int failed = 0;
     for (int i = 0; i < 1000; ++i) {
+        int warned = d->warning_count[TCH_WARN_FRICTION_DROPPED];
         ENSURE(run_steps(m, d, 1));
+        int dropped = d->constraint_path_islands[TCH_CONSTRAINT_NORMAL_LEMKE] +
+                      d->constraint_path_islands[TCH_CONSTRAINT_NORMAL_PGS];
+        /* every island solved without friction is reported, with the step's time and a body */
+        ENSURE(d->warning_count[TCH_WARN_FRICTION_DROPPED] - warned == dropped);
+        ENSURE(dropped == 0 ||
+               (fabs(d->warning_time[TCH_WARN_FRICTION_DROPPED] - (d->time - 2e-3)) < 1e-9 &&
+                d->warning_body[TCH_WARN_FRICTION_DROPPED] > 0));
         double now = tch_data_energy(m, d);
         growth = fmax(growth, (now - before) / scale);
         before = now;
@@ -541,6 +639,8 @@ int main(void) {
     RUN_TEST(test_four_legged_table_is_stable);
     RUN_TEST(test_block_sticks_below_friction_angle);
     RUN_TEST(test_block_slides_above_friction_angle);
+    RUN_TEST(test_friction_is_isotropic);
+    RUN_TEST(test_islands_sleep_and_wake);
     RUN_TEST(test_newtons_cradle_three);
     RUN_TEST(test_newtons_cradle_five);
     RUN_TEST(test_bounce_height_follows_restitution_squared);

@@ -241,14 +241,18 @@ static void test_settings(void) {
     tch_error err;
     ENSURE(tch_data_set_watch_settings(d, &bad, &err) == TCH_ERR_INVALID_ARGUMENT);
     ENSURE(tch_data_watch_settings(d).energy_tolerance == 0.1);
+    d->body_force_applied_W[1] = (tch_vec3){0, 0, 20}; /* work before the watch stops ... */
+    ENSURE(run(model, d, 10) && report_of(d).work_applied > 0);
+    d->body_force_applied_W[1] = (tch_vec3){0, 0, 0};
     s.enabled = false;
     ENSURE(tch_data_set_watch_settings(d, &s, &err) == TCH_OK);
-    ENSURE(run(model, d, 10) && report_of(d).steps == 0);
-    s.enabled = true; /* a new account: the fall it did not watch is not a loss or a gain */
+    ENSURE(run(model, d, 10) && report_of(d).steps == 10);
+    s.enabled = true; /* ... is not in the new account, nor the fall it did not watch */
     ENSURE(tch_data_set_watch_settings(d, &s, &err) == TCH_OK);
     ENSURE(run(model, d, 100));
     tch_watch_report r = report_of(d);
-    ENSURE(r.steps == 100 && r.warning_count == 0 && r.largest_gain <= 1e-9);
+    ENSURE(r.steps == 110 && r.work_applied == 0 && r.warning_count == 0);
+    ENSURE(r.largest_gain <= 1e-9);
     ENSURE_NEAR(r.energy - r.energy_start, -99 * 0.5 * 9.81 * 9.81 * 1e-6, 1e-9);
     tch_data_destroy(d);
     tch_model_destroy(model);

@@ -252,7 +252,7 @@ static void test_residuals_closed_form(void) {
     ENSURE(r.infeasibility == 3);
     /* Box: row 1 free (w must be 0), row 2 in [-1, 1]: z - P(z - w) = (0, 3, -1). */
     const tch_real lo[3] = {0, -INFINITY, -1}, hi[3] = {INFINITY, INFINITY, 1};
-    const tch_lcp_bounds bounds = {lo, hi, NULL};
+    const tch_lcp_bounds bounds = {lo, hi, NULL, false};
     r = tch_lcp_residuals(&matrix, q, &bounds, z);
     ENSURE(r.natural_map == 3);
     ENSURE(r.z_dot_w == 0);

@@ -134,7 +134,7 @@ static void test_friction_closed_form(void) {
     const tch_real m[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, q[3] = {-1, -2, 0.2};
     const tch_real lo[3] = {0, -0.5, -0.5}, hi[3] = {INFINITY, 0.5, 0.5};
     const int normal[3] = {-1, 0, 0};
-    const tch_lcp_bounds bounds = {lo, hi, normal};
+    const tch_lcp_bounds bounds = {lo, hi, normal, false};
     const tch_lcp_matrix matrix = tch_lcp_matrix_dense(m, 3);
     tch_real z[3];
     tch_lcp_result r;
@@ -161,7 +161,7 @@ static void test_box_mlcp_equality_and_friction(void) {
         normal[i] = k <= 0 ? -1 : i - k;
         g_q[i] -= k == 0 ? 1 : 0; /* press most contacts together */
     }
-    const tch_lcp_bounds bounds = {lo, hi, normal};
+    const tch_lcp_bounds bounds = {lo, hi, normal, false};
     const tch_lcp_matrix matrix = tch_lcp_matrix_dense(g_m, N);
     const tch_pgs_options options = options_with(1e-10, 20000, 1);
     tch_lcp_result r;
@@ -222,10 +222,10 @@ static void test_rejects_bad_input(void) {
     const tch_pgs_options options = options_with(1e-8, 10, 2);
     ENSURE(tch_pgs_solve(&good, q, NULL, &options, z, NULL, &err) == TCH_ERR_INVALID_ARGUMENT);
     const tch_real lo[2] = {1, 0}, hi[2] = {0, 1};
-    const tch_lcp_bounds bad = {lo, hi, NULL};
+    const tch_lcp_bounds bad = {lo, hi, NULL, false};
     ENSURE(tch_pgs_solve(&good, q, &bad, NULL, z, NULL, &err) == TCH_ERR_INVALID_ARGUMENT);
     const int self[2] = {0, -1};
-    const tch_lcp_bounds self_scaled = {NULL, NULL, self};
+    const tch_lcp_bounds self_scaled = {NULL, NULL, self, false};
     ENSURE(tch_pgs_solve(&good, q, &self_scaled, NULL, z, NULL, &err) ==
            TCH_ERR_INVALID_ARGUMENT);
     const int row_start[3] = {0, 1, 2}, column[2] = {0, 2};
