@@ -157,6 +157,7 @@ static void print_summary(const cli_options* o, const tch_model* m, const tch_da
     cli_print_watch_summary(d);
     print_constraint_summary(s);
     print_data_warnings(m, d);
+    if (m->integrator == TCH_INTEGRATOR_ADAPTIVE && s->steps > 0) fprintf(stderr, "  adaptive integrator: per step %.2f internal steps, %.2f rejected, %.2f Jacobians, %.1f evaluations\n", (double)d->adaptive_total.steps / (double)s->steps, (double)d->adaptive_total.rejected / (double)s->steps, (double)d->adaptive_total.jacobians / (double)s->steps, (double)d->adaptive_total.evaluations / (double)s->steps);
     fprintf(stderr, "  wrote %s/trajectory.csv and %s/contacts.jsonl\n", o->out_dir, o->out_dir);
 }
 

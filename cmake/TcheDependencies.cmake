@@ -22,3 +22,11 @@ find_path(CHOLMOD_INCLUDE_DIR cholmod.h PATH_SUFFIXES suitesparse REQUIRED)
 find_library(CHOLMOD_LIBRARY cholmod REQUIRED)
 find_library(SUITESPARSE_CONFIG_LIBRARY suitesparseconfig REQUIRED)
 set(CHOLMOD_LIBRARIES ${CHOLMOD_LIBRARY} ${SUITESPARSE_CONFIG_LIBRARY})
+# SUNDIALS (Debian's libsundials-dev, 6.x): ARKODE's implicit Runge-Kutta for the adaptive
+# integrator (engine/integrator_adaptive.c), with its serial vectors and dense linear algebra.
+find_path(SUNDIALS_INCLUDE_DIR arkode/arkode_arkstep.h REQUIRED)
+set(SUNDIALS_LIBRARIES)
+foreach(component arkode nvecserial sunmatrixdense sunlinsoldense)
+  find_library(SUNDIALS_${component}_LIBRARY sundials_${component} REQUIRED)
+  list(APPEND SUNDIALS_LIBRARIES ${SUNDIALS_${component}_LIBRARY})
+endforeach()

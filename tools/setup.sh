@@ -10,7 +10,7 @@ set -euo pipefail
 # the tet mesher `touche mesh` runs to give any closed surface a pressure field.
 packages=(build-essential cmake pkg-config clang libclang-rt-14-dev
           libccd-dev libqhull-dev libxml2-dev libsuitesparse-dev liblapacke-dev libopenblas-dev
-          libsiconos-numerics-dev tetgen)
+          libsiconos-numerics-dev tetgen libsundials-dev)
 if [[ "${1:-}" == "bench" ]]; then
   packages+=(libmujoco-dev libode-dev libbullet-dev)
 fi

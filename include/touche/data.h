@@ -76,6 +76,14 @@ typedef enum tch_constraint_path {
     TCH_CONSTRAINT_PATH_COUNT
 } tch_constraint_path;
 
+/// The adaptive integrator's work (TCH_INTEGRATOR_ADAPTIVE; zero with the others).
+typedef struct tch_adaptive_work {
+    long steps;        ///< internal steps taken (accepted)
+    long rejected;     ///< internal steps rejected (error test or Newton failure)
+    long jacobians;    ///< Jacobian evaluations (each 13 pipeline evaluations per free body)
+    long evaluations;  ///< evaluations of the whole pipeline, the Jacobians' included
+} tch_adaptive_work;
+
 typedef struct tch_data {
     tch_real time;              ///< s
     // ---- state ----
@@ -136,6 +144,9 @@ typedef struct tch_data {
     int constraint_sleeping_islands; ///< islands held at rest without a solve (asleep: their
                                      ///< bodies keep zero velocity, their contacts the last
                                      ///< solve's impulses); not in the path counts
+    // ---- adaptive integrator ----
+    tch_adaptive_work adaptive_step;  ///< the last step's work
+    tch_adaptive_work adaptive_total; ///< summed since tch_data_create
 
     struct tch_data_internal* internal; ///< arena, per-pair contact state, caches; opaque
 } tch_data;

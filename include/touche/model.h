@@ -63,6 +63,8 @@ typedef struct tch_model {
     tch_lcp_solver lcp_solver;  ///< solver of the constraint models
     int lcp_iterations;         ///< PGS iteration / Lemke pivot limit
     tch_real lcp_tolerance;     ///< PGS stopping residual
+    tch_real adaptive_rtol;     ///< adaptive integrator's relative tolerance
+    tch_real adaptive_atol;     ///< and absolute one (m, m/s, rad/s, quaternion components)
 
     // ---- bodies [body_count] ----
     char (*body_name)[64];

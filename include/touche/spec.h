@@ -53,7 +53,13 @@ typedef enum tch_integrator {
     TCH_INTEGRATOR_AUTO,     ///< unset (the default): the compiler picks IMPLICIT when a contact
                              ///< model with physical defaults (volume) may run and no constraint
                              ///< model (lcp) may, else SEMI_IMPLICIT_EULER (docs/integrators.md)
+    TCH_INTEGRATOR_ADAPTIVE, ///< variable-step L-stable DIRK (SUNDIALS ARKODE) to the tolerances
+                             ///< adaptive_rtol and adaptive_atol, for accuracy studies
 } tch_integrator;
+
+/// The adaptive integrator's default tolerances (TCH_INTEGRATOR_ADAPTIVE).
+#define TCH_ADAPTIVE_DEFAULT_RTOL 1e-4
+#define TCH_ADAPTIVE_DEFAULT_ATOL 1e-6
 
 /// Solvers for the constraint models' complementarity problems.
 typedef enum tch_lcp_solver {
@@ -139,6 +145,10 @@ typedef struct tch_option_def {
     tch_lcp_solver lcp_solver;    ///< solver of the constraint models (default Lemke)
     int lcp_iterations;           ///< iteration (PGS) or pivot (Lemke) limit; 0: the default
     tch_real lcp_tolerance;       ///< residual at which PGS stops; NaN: the default
+    tch_real adaptive_rtol;       ///< adaptive integrator's relative tolerance, in (1e-14, 1);
+                                  ///< NaN: TCH_ADAPTIVE_DEFAULT_RTOL
+    tch_real adaptive_atol;       ///< its absolute tolerance (> 0, SI units of qpos and qvel);
+                                  ///< NaN: TCH_ADAPTIVE_DEFAULT_ATOL
     int cookie;
 } tch_option_def;
 

@@ -7,6 +7,7 @@
 #include "engine/engine_internal.h"
 #include "engine/watch.h"
 #include "engine/implicit.h"
+#include "engine/integrator_adaptive.h"
 #include "math/vec.h"
 #include "touche/step.h"
 
@@ -44,6 +45,7 @@ void tch_data_destroy(tch_data* d) {
         tch_constraint_workspace_free(&d->internal->constraint);
         tch_watch_destroy(d->internal->watch);
         tch_implicit_cache_destroy(d->internal->implicit);
+        tch_adaptive_destroy(d->internal->adaptive);
         for (int i = 0; i < TCH_CONTACT_MODEL_END; ++i) {
             const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)i);
             if (ops && ops->scratch_destroy) {

@@ -18,6 +18,7 @@
 #include "dynamics/kinematics.h"
 #include "engine/engine_internal.h"
 #include "engine/implicit.h"
+#include "engine/integrator_adaptive.h"
 #include "engine/watch.h"
 #include "geometry/model_shape.h"
 #include "math/vec.h"
@@ -532,6 +533,20 @@ static tch_status runge_kutta_4(const tch_model* m, tch_data* d, tch_error* err)
     return status;
 }
 
+/* ARKODE's implicit Runge-Kutta over the whole pipeline (engine/integrator_adaptive.h); the
+ * step reports the contacts of its first evaluation, as RK4's. */
+static tch_status adaptive(const tch_model* m, tch_data* d, tch_error* err) {
+    size_t mark = tch_arena_mark(&d->internal->arena);
+    contact_snapshot contacts0;
+    snapshot_take(d, &contacts0);
+    tch_status s = tch_adaptive_advance(m, d, &d->internal->adaptive, evaluate, err);
+    if (s == TCH_OK) {
+        snapshot_restore(d, &contacts0);
+    }
+    tch_arena_release(&d->internal->arena, mark);
+    return s;
+}
+
 /* The constraints stage sits in semi-implicit Euler alone (as io/compile.c refuses constraint
  * models with RK4): the linearly implicit step has no place for it. */
 static tch_status refuse_constraint_pairs(const tch_model* m, const tch_data* d,
@@ -592,6 +607,8 @@ tch_status tch_step_end(const tch_model* m, tch_data* d, tch_error* err) {
         s = runge_kutta_4(m, d, err);
     } else if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
         s = linearly_implicit_euler(m, d, err);
+    } else if (m->integrator == TCH_INTEGRATOR_ADAPTIVE) {
+        s = adaptive(m, d, err);
     } else {
         semi_implicit_euler(m, d);
     }

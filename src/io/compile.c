@@ -146,7 +146,7 @@ static tch_status check_model_runnable(const compile_context* ctx, tch_contact_m
         return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
                         "contact model 'lcp' needs the semi-implicit Euler integrator "
                         "(option integrator=\"Euler\"); the scene uses %s",
-                        ctx->model->integrator == TCH_INTEGRATOR_RK4 ? "RK4" : "implicit");
+                        tch_integrator_description(ctx->model->integrator));
     }
     return s;
 }
@@ -174,6 +174,8 @@ static tch_status compile_options(compile_context* ctx, tch_error* err) {
                                                                : TCH_LCP_SOLVER_LEMKE;
     m->lcp_iterations = opt->lcp_iterations > 0 ? opt->lcp_iterations : LCP_DEFAULT_ITERATIONS;
     m->lcp_tolerance = isnan(opt->lcp_tolerance) ? LCP_DEFAULT_TOLERANCE : opt->lcp_tolerance;
+    m->adaptive_rtol = isnan(opt->adaptive_rtol) ? TCH_ADAPTIVE_DEFAULT_RTOL : opt->adaptive_rtol;
+    m->adaptive_atol = isnan(opt->adaptive_atol) ? TCH_ADAPTIVE_DEFAULT_ATOL : opt->adaptive_atol;
     m->contact_default = tch_contact_params_overlay(builtin_contact_defaults(), opt->contact);
     m->contact_default.model = effective_model(ctx, m->contact_default.model);
     if (m->contact_default.model == TCH_CONTACT_LCP && isnan(opt->contact.margin)) {

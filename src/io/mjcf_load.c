@@ -218,9 +218,10 @@ static tch_status load_compiler(tch_mjcf_loader* L, const xmlNode* node) {
 /* ---- option ---- */
 
 static tch_status read_integrator(tch_mjcf_loader* L, const xmlNode* node, tch_option_def* def) {
-    static const char* const names[] = {"Euler", "RK4", "implicit", NULL};
+    static const char* const names[] = {"Euler", "RK4", "implicit", "adaptive", NULL};
     static const tch_integrator values[] = {TCH_INTEGRATOR_SEMI_IMPLICIT_EULER,
-                                            TCH_INTEGRATOR_RK4, TCH_INTEGRATOR_IMPLICIT};
+                                            TCH_INTEGRATOR_RK4, TCH_INTEGRATOR_IMPLICIT,
+                                            TCH_INTEGRATOR_ADAPTIVE};
     char name[32] = "";
     if (!tch_mjcf_has_attr(node, "integrator")) {
         return TCH_OK;
@@ -234,10 +235,10 @@ static tch_status read_integrator(tch_mjcf_loader* L, const xmlNode* node, tch_o
     }
     if (strcmp(name, "implicitfast") == 0) {
         return tch_mjcf_fail(L, node, TCH_ERR_UNSUPPORTED,
-                             "integrator: '%s' is not supported yet (expected Euler, RK4 or "
-                             "implicit)", name);
+                             "integrator: '%s' is not supported yet (expected Euler, RK4, "
+                             "implicit or adaptive)", name);
     }
-    return tch_mjcf_fail_attr(L, node, "integrator", "Euler, RK4 or implicit");
+    return tch_mjcf_fail_attr(L, node, "integrator", "Euler, RK4, implicit or adaptive");
 }
 
 /* touche:solver, touche:iterations and touche:tolerance: the constraint models' solver. */
@@ -289,6 +290,12 @@ static tch_status load_option(tch_mjcf_loader* L, const xmlNode* node) {
     }
     if (status == TCH_OK) {
         status = read_solver_options(L, node, &def);
+    }
+    if (status == TCH_OK) { /* the adaptive integrator's tolerances (range: tch_spec_set_option) */
+        status = tch_mjcf_read_nonnegative(L, node, "touche:rtol", true, &def.adaptive_rtol);
+    }
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_nonnegative(L, node, "touche:atol", true, &def.adaptive_atol);
     }
     for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {

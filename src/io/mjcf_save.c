@@ -152,9 +152,16 @@ static void write_option(writer* w) {
     fputs("  <compiler angle=\"radian\"/>\n  <option", w->f);
     write_real(w, "timestep", o->timestep);
     write_vec3(w, "gravity", o->gravity);
-    static const char* const integrators[] = {"Euler", "RK4", "implicit"};
-    if (o->integrator != TCH_INTEGRATOR_AUTO) { /* unset stays unset */
-        write_string(w, "integrator", integrators[o->integrator]);
+    static const char* const integrators[] = {
+        [TCH_INTEGRATOR_SEMI_IMPLICIT_EULER] = "Euler", [TCH_INTEGRATOR_RK4] = "RK4",
+        [TCH_INTEGRATOR_IMPLICIT] = "implicit", [TCH_INTEGRATOR_ADAPTIVE] = "adaptive"};
+    /* unset stays unset; plain MJCF (for MuJoCo) gets MuJoCo's accuracy integrator for
+     * touche's adaptive one, which MuJoCo does not know */
+    tch_integrator integrator = o->integrator == TCH_INTEGRATOR_ADAPTIVE && !w->touche
+                                    ? TCH_INTEGRATOR_RK4
+                                    : o->integrator;
+    if (integrator != TCH_INTEGRATOR_AUTO) {
+        write_string(w, "integrator", integrators[integrator]);
     }
     write_touche_contact(w, &o->contact, true);
     if (w->touche) {
@@ -164,6 +171,12 @@ static void write_option(writer* w) {
         }
         if (!isnan(o->lcp_tolerance)) {
             write_real(w, "touche:tolerance", o->lcp_tolerance);
+        }
+        if (!isnan(o->adaptive_rtol)) {
+            write_real(w, "touche:rtol", o->adaptive_rtol);
+        }
+        if (!isnan(o->adaptive_atol)) {
+            write_real(w, "touche:atol", o->adaptive_atol);
         }
     }
     fputs("/>\n", w->f);

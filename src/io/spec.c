@@ -64,6 +64,8 @@ tch_option_def tch_option_def_default(void) {
         .lcp_solver = TCH_LCP_SOLVER_PGS,
         .lcp_iterations = 0,
         .lcp_tolerance = NAN,
+        .adaptive_rtol = NAN,
+        .adaptive_atol = NAN,
         .cookie = TCH_SPEC_DEF_COOKIE,
     };
     def.contact.model = TCH_CONTACT_POINT;
@@ -221,8 +223,28 @@ static tch_status check_named_def(int cookie, const char* kind, const char name[
 
 /* ---- options ---- */
 
+/* The adaptive integrator's tolerances: NaN (the default) or in range. The relative one
+ * below 1e-14 asks for less than double precision's round-off (SUNDIALS would raise it). */
+static tch_status check_adaptive_tolerances(const tch_option_def* def, tch_error* err) {
+    tch_real rtol = def->adaptive_rtol, atol = def->adaptive_atol;
+    if (!isnan(rtol) && !(rtol >= 1e-14 && rtol < 1)) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "option touche:rtol (the adaptive integrator's relative tolerance) must "
+                        "be at least 1e-14 and below 1, got %g", rtol);
+    }
+    if (!isnan(atol) && !(atol > 0 && isfinite(atol))) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "option touche:atol (the adaptive integrator's absolute tolerance) must "
+                        "be a positive number, got %g", atol);
+    }
+    return TCH_OK;
+}
+
 tch_status tch_spec_set_option(tch_spec* spec, const tch_option_def* def, tch_error* err) {
     tch_status status = check_cookie(def->cookie, "option", NULL, err);
+    if (status == TCH_OK) {
+        status = check_adaptive_tolerances(def, err);
+    }
     if (status == TCH_OK) {
         spec->option = *def;
     }
@@ -643,8 +665,10 @@ const char* tch_integrator_description(tch_integrator integrator) {
         [TCH_INTEGRATOR_RK4] = "RK4",
         [TCH_INTEGRATOR_IMPLICIT] = "linearly implicit Euler",
         [TCH_INTEGRATOR_AUTO] = "chosen by the contact models",
+        [TCH_INTEGRATOR_ADAPTIVE] = "adaptive implicit Runge-Kutta (ARKODE)",
     };
-    return integrator >= TCH_INTEGRATOR_SEMI_IMPLICIT_EULER && integrator <= TCH_INTEGRATOR_AUTO
+    return integrator >= TCH_INTEGRATOR_SEMI_IMPLICIT_EULER &&
+                   integrator <= TCH_INTEGRATOR_ADAPTIVE
                ? descriptions[integrator]
                : "unknown";
 }

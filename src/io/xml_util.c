@@ -544,7 +544,8 @@ static bool scene_level_only(const touche_real_attr* a) {
 static const char* const point_law_choices[] = {"linear", "hunt-crossley", NULL};
 
 /* Attributes of <option> alone that are not contact parameters (read by load_option). */
-static const char* const touche_option_attrs[] = {"solver", "iterations", "tolerance", NULL};
+static const char* const touche_option_attrs[] = {"solver", "iterations", "tolerance",
+                                                   "rtol", "atol", NULL};
 
 static bool is_known_touche_attr(const char* local_name, bool scene_level) {
     if (strcmp(local_name, "contact") == 0 || strcmp(local_name, "law") == 0 ||

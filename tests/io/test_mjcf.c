@@ -342,7 +342,7 @@ static const bad_case bad_cases[] = {
     {"<mujoco>\n<option integrator=\"implicitfast\"/></mujoco>", TCH_ERR_UNSUPPORTED, 2, "option",
      "not supported yet"},
     {"<mujoco>\n<option integrator=\"leapfrog\"/></mujoco>", TCH_ERR_PARSE, 2, "option",
-     "expected Euler, RK4 or implicit"},
+     "expected Euler, RK4, implicit or adaptive"},
     {"<mujoco>\n<option touche:contact=\"point\"/></mujoco>", TCH_ERR_PARSE, 2, "option",
      "undeclared prefix 'touche'"},
     {"<mujoco xmlns:touche=\"urn:touche\">\n<option touche:contact=\"springs\"/></mujoco>",
