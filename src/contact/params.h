@@ -19,6 +19,13 @@
 
 #include "touche/model.h"
 
+/* 1 when `integrator` has no step-size stability limit on stiff contact (the linearly implicit
+ * Euler and the adaptive SDIRK): the force models then take their physical default materials
+ * instead of values derived from the time step (docs/integrators.md, "The default"). */
+static inline int tch_integrator_takes_physical_defaults(tch_integrator integrator) {
+    return integrator == TCH_INTEGRATOR_IMPLICIT || integrator == TCH_INTEGRATOR_ADAPTIVE;
+}
+
 /* Fields of `over` that are set replace those of `base`. */
 tch_contact_params tch_contact_params_overlay(tch_contact_params base, tch_contact_params over);
 

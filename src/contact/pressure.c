@@ -14,6 +14,7 @@
 #include "collision/polyhedron.h"
 #include "contact/contact.h"
 #include "contact/friction.h"
+#include "contact/params.h"
 #include "contact/pressure_rigid_mesh.h"
 #include "contact/pressure_wrench.h"
 #include "geometry/bvh.h"
@@ -101,14 +102,14 @@ static tch_real geom_param(const tch_model* m, int g, tch_real value, tch_real f
 /* ---- compile: compliant bodies ---- */
 
 /* The modulus a compliant geom gets when nobody sets one (pressure.h): the default material
- * with the implicit integrator, and for a geom of a free body under an explicit one the
- * smaller of that and a modulus whose contact rings over 25 steps, as the point model's
+ * with the implicit and adaptive integrators, and for a geom of a free body under an explicit
+ * one the smaller of that and a modulus whose contact rings over 25 steps, as the point model's
  * derived stiffness (docs/contact-point.md): a body of mass m and size L pressed by a depth d
  * meets a force about E L d (the patch grows with depth for round bodies, is L wide for flat
  * ones), so E = m (2π / 25 h)² / L. */
 static tch_real default_modulus(const tch_model* m, int g) {
     int root = m->body_root[m->geom_body[g]];
-    if (root == 0 || m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+    if (root == 0 || tch_integrator_takes_physical_defaults(m->integrator)) {
         return TCH_PRESSURE_DEFAULT_MODULUS;
     }
     tch_real omega = 2 * TCH_PI / (25 * m->timestep);

@@ -427,10 +427,10 @@ static tch_volume_params contact_coefficients(const tch_model* m, const tch_pair
     const tch_pair_params* p = &pair->params;
     tch_volume_params k = {p->stiffness, p->damping, p->tangential_stiffness,
                            p->tangential_damping, p->friction, p->static_friction};
-    if (p->stiffness_derived && m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+    if (p->stiffness_derived && tch_integrator_takes_physical_defaults(m->integrator)) {
         k.stiffness = DEFAULT_FOUNDATION_MODULUS * area;
     }
-    if (p->damping_derived && m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+    if (p->damping_derived && tch_integrator_takes_physical_defaults(m->integrator)) {
         k.damping = DEFAULT_RELAXATION_TIME * k.stiffness;
     } else if (p->damping_derived) {
         k.damping = 2 * sqrt(k.stiffness * tch_contact_pair_mass(m, pair->geom_a, pair->geom_b));
@@ -438,7 +438,7 @@ static tch_volume_params contact_coefficients(const tch_model* m, const tch_pair
     if (p->tangential_stiffness_derived) {
         k.static_stiffness = k.stiffness;
     }
-    if (p->tangential_damping_derived && m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+    if (p->tangential_damping_derived && tch_integrator_takes_physical_defaults(m->integrator)) {
         k.static_damping =
             2 * sqrt(k.static_stiffness * tch_contact_pair_mass(m, pair->geom_a, pair->geom_b));
     } else if (p->tangential_damping_derived) {
