@@ -230,6 +230,17 @@ static tch_status make_grid_surface(const cube_grid* g, surface* s, tch_error* e
 
 enum { fit_passes = 3 };
 
+/* The fit is for grids of at least this many squares along each quarter turn (h ≤ about R/5),
+ * whose points then stand out under 0.7% of the radius. Coarser grids stay inscribed: fitted,
+ * the 12-tet sphere's corners would stand 35% outside it, beyond the shape's bounding box, by
+ * which the broadphase finds the pair (the contact would start that late, with a jump). */
+enum { min_fitted_squares = 8 };
+
+static int fits_true_surface(const cube_grid* g) {
+    return g->map == MAP_ELLIPSOID && g->n[0] >= min_fitted_squares &&
+           g->n[1] >= min_fitted_squares && g->n[2] >= min_fitted_squares;
+}
+
 /* The ellipsoid's gauge √Σ(xᵢ/aᵢ)²: 1 on its surface, x / gauge on the surface along the ray. */
 static tch_real ellipsoid_gauge(tch_vec3 radii, tch_vec3 x) {
     return tch_v3_norm(tch_v3(x.x / radii.x, x.y / radii.y, x.z / radii.z));
@@ -444,7 +455,7 @@ static tch_status mesh_grid(const cube_grid* g, const shells* sh, tch_tetmesh* o
     if (status == TCH_OK) {
         status = make_grid_surface(g, &s, err);
     }
-    if (status == TCH_OK && g->map == MAP_ELLIPSOID) {
+    if (status == TCH_OK && fits_true_surface(g)) {
         status = fit_to_ellipsoid(g->size, &s, err);
         if (status != TCH_OK) {
             free_surface(&s);

