@@ -768,6 +768,25 @@ static int run_frontier(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callback ca
     return 1;
 }
 
+/* Grows every part of s to s's own room. A part holds a subset of one surface, so parts that
+ * always have the room the whole surface has had never grow again once the surfaces stop
+ * growing, whichever queries were split among threads and whichever were not (e.g. a scene
+ * run again from the start, whose pairs the engine may split differently the second time).
+ * Returns -1 when out of memory. */
+static int grow_parts_to_surface(tch_pressure_surface* s) {
+    tch_pressure_parallel* par = s->parallel;
+    for (int k = 0; par != NULL && k < par->part_capacity; ++k) {
+        tch_pressure_surface* p = &par->parts[k].surface;
+        int polygons = s->polygon_capacity - p->polygon_count;
+        int vertices = s->vertex_capacity - p->vertex_count;
+        if ((polygons > 0 || vertices > 0) &&
+            reserve(p, polygons > 0 ? polygons : 0, vertices > 0 ? vertices : 0) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* @pre start_query emptied q->out. */
 static tch_status run_query(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callback callback,
                             tch_error* err) {
@@ -782,6 +801,7 @@ static tch_status run_query(query* q, const tch_bvh* bvh_b, tch_bvh_pair_callbac
         !run_frontier(q, bvh_b, callback)) {
         tch_bvh_query_pairs_from(q->a->bvh, bvh_b, q->X_AB, q->intervals, 0, 0, callback, q);
     }
+    q->out_of_memory = q->out_of_memory || grow_parts_to_surface(s) != 0;
     if (q->out_of_memory) {
         s->polygon_count = 0;
         s->vertex_count = 0;

@@ -57,7 +57,9 @@ static void test_resting_sphere_sinks_to_the_closed_form_depth(void) {
         if (F < mg) lo = closed; else hi = closed;
     }
     ENSURE_REL(depth, closed, 0.03);
-    ENSURE(p->max_pressure > 0 && p->max_pressure <= E * (depth / R) * 1.0001);
+    /* the deepest mesh point is a surface point fitted outside the sphere by under h² / 2R */
+    double offset = 0.01 * 0.01 / (2 * R);
+    ENSURE(p->max_pressure > 0 && p->max_pressure <= E * ((depth + offset) / R) * 1.0001);
     ENSURE(p->elastic_energy > 0);
     tch_data_destroy(d);
     tch_model_destroy(m);

@@ -75,7 +75,6 @@ static void test_sphere_on_half_space_closed_form(void) {
     printf("  closed form: a = %.6f m, F = %.6g N, U = %.6g J\n", a, F, U);
     printf("  %-10s %-8s %-12s %-12s %-12s %-12s\n", "h (m)", "tets", "err a", "err a(area)",
            "err F", "err U");
-    tch_real previous_force_error = INFINITY, previous_radius_error = INFINITY;
     for (int i = 0; i < count; ++i) {
         sphere_press r;
         int tets = 0;
@@ -84,17 +83,32 @@ static void test_sphere_on_half_space_closed_form(void) {
         tch_real err_F = fabs(r.force - F) / F, err_U = fabs(r.energy - U) / U;
         printf("  %-10g %-8d %-12.3e %-12.3e %-12.3e %-12.3e\n", resolutions[i], tets, err_a,
                err_area, err_F, err_U);
-        /* the error falls as the resolution rises */
-        ENSURE(err_F < previous_force_error);
-        ENSURE(err_area < previous_radius_error);
-        previous_force_error = err_F;
-        previous_radius_error = err_area;
+        /* from h = R/5 the surface is fitted through the sphere (not inscribed in it), which
+         * leaves errors small at every resolution rather than falling steadily */
+        ENSURE(resolutions[i] > R / 5 || (err_F < 0.02 && err_area < 0.02));
         if (i == count - 1) {
             ENSURE(err_a < 0.01);
             ENSURE(err_area < 0.01);
             ENSURE(err_F < 0.01);
             ENSURE(err_U < 0.01);
         }
+    }
+}
+
+/* Shallow presses at resolution R/10: the contact disk spans a few triangles, so a surface
+ * inscribed in the sphere (sagging h²/6R between its points on average) lost 2 sag/d of the
+ * force, 6% at d = R/20; the fitted surface is right on average (issue 12 item 5). */
+static void test_shallow_press_closed_form(void) {
+    const tch_real E = 1e5, R = 1, h = R / 10;
+    const tch_real depths[] = {R / 20, R / 10, R / 5};
+    for (int i = 0; i < 3; ++i) {
+        sphere_press r;
+        int tets = 0;
+        ENSURE(press_sphere(E, R, depths[i], h, &r, &tets) == 0);
+        tch_real F = closed_force(E, R, depths[i]);
+        printf("  h = R/10, d = R/%g: F = %.6g N, closed form %.6g N, error %+.2e\n",
+               R / depths[i], r.force, F, (r.force - F) / F);
+        ENSURE(fabs(r.force - F) < 0.01 * F);
     }
 }
 
@@ -442,6 +456,7 @@ static void test_print_timings(void) {
 
 int main(void) {
     RUN_TEST(test_sphere_on_half_space_closed_form);
+    RUN_TEST(test_shallow_press_closed_form);
     RUN_TEST(test_moduli_move_the_surface_as_eq15);
     RUN_TEST(test_rigid_limit);
     RUN_TEST(test_swap_negates_wrench);

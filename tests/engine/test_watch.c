@@ -214,7 +214,9 @@ static void test_state_set_by_hand_is_input(void) {
 
 /* The pressure model's patch carries the depth its field tells (the deepest polygon vertex's
  * pressure over the field's gradient): a ball of radius 0.1 m held 1 cm into the floor reports
- * the 1 cm within 2% (the field is piecewise linear over the tets). */
+ * the 1 cm within 8%: the mesh's surface points stand outside the sphere by up to about
+ * h²/4R (h = 0.02 m: 1e-3 m, 0.6 mm measured), as its surface is fitted to cut through the
+ * sphere rather than be inscribed in it (docs/pressure-meshes.md). */
 static void test_pressure_depth(void) {
     tch_spec* spec = test_spec(0, 1e-4, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
     use_pressure(spec, 0.02);
@@ -224,7 +226,7 @@ static void test_pressure_depth(void) {
     tch_model* model = test_compile(spec);
     tch_data* d = make_data(model);
     ENSURE(d && run(model, d, 1));
-    ENSURE_NEAR(report_of(d).deepest[TCH_CONTACT_PRESSURE], 0.01, 2e-4);
+    ENSURE_NEAR(report_of(d).deepest[TCH_CONTACT_PRESSURE], 0.01, 8e-4);
     tch_data_destroy(d);
     tch_model_destroy(model);
 }
