@@ -102,8 +102,9 @@ typedef struct stage {
     tch_vec3* v;                /* [body_count] centre-of-mass velocity, world (v*, then v+) */
     tch_vec3* w;                /* [body_count] angular velocity, world */
     tch_real* kinetic_start;    /* [body_count] kinetic energy at the step's start (before v*) */
-    tch_mat3* I_W;              /* [body_count] inertia about the centre of mass, world */
-    tch_mat3* I_inv_W;          /* [body_count] its inverse */
+    const tch_mat3* I_W;        /* [body_count] inertia about the centre of mass, world (the
+                                 * kinematics outputs data->body_I_W) */
+    const tch_mat3* I_inv_W;    /* [body_count] its inverse (data->body_I_inv_W) */
     unsigned char* moved;       /* [body_count] 1 when an impulse reached the body */
     pair_memory** memory;       /* [pair_result_count] warm start of constraint pairs */
     contact_rows* contacts;     /* [contact_count], sorted by island */
@@ -542,25 +543,24 @@ static tch_real kinetic_energy(const stage* s, int b, tch_vec3 v, tch_vec3 w) {
            0.5 * tch_v3_dot(w, tch_m3_mul_v3(s->I_W[b], w));
 }
 
-/* Body velocities and inertias from qvel (v*), and the kinetic energies of the step's start
- * from the velocities the step started from (data->body_v_WCm, body_w_W). */
+/* Body velocities from qvel (v*), the world inertias of the kinematics outputs, and the kinetic
+ * energies of the step's start from the velocities the step started from (data->body_v_WCm,
+ * body_w_W). */
 static int read_bodies(stage* s) {
     const tch_model* m = s->m;
     size_t nb = (size_t)m->body_count;
     s->v = tch_arena_alloc(s->arena, nb * sizeof *s->v, "lcp v");
     s->w = tch_arena_alloc(s->arena, nb * sizeof *s->w, "lcp w");
     s->kinetic_start = tch_arena_alloc(s->arena, nb * sizeof *s->kinetic_start, "lcp energy");
-    s->I_W = tch_arena_alloc(s->arena, nb * sizeof *s->I_W, "lcp inertia");
-    s->I_inv_W = tch_arena_alloc(s->arena, nb * sizeof *s->I_inv_W, "lcp inverse inertia");
+    s->I_W = s->d->body_I_W;
+    s->I_inv_W = s->d->body_I_inv_W;
     s->moved = tch_arena_alloc(s->arena, nb, "lcp moved");
-    if (!s->v || !s->w || !s->kinetic_start || !s->I_W || !s->I_inv_W || !s->moved) {
+    if (!s->v || !s->w || !s->kinetic_start || !s->moved) {
         return -1;
     }
     memset(s->moved, 0, nb);
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
-            s->I_W[b] = tch_m3_rotate_tensor(s->d->body_R_WB[b], m->body_total_I_BCm[b]);
-            s->I_inv_W[b] = tch_m3_rotate_tensor(s->d->body_R_WB[b], m->body_total_I_inv[b]);
             s->kinetic_start[b] = kinetic_energy(s, b, s->d->body_v_WCm[b], s->d->body_w_W[b]);
             tch_free_body_com_velocity(m, s->d->qpos, s->d->qvel, b, &s->v[b], &s->w[b]);
         }
