@@ -89,22 +89,31 @@ static void test_models_not_built_yet_are_refused_unless_overridden(void) {
     tch_spec_destroy(spec);
 }
 
+/* A free body at (i, 0, 1) with a sphere of radius 0.1 m and the given contact parameters. */
+static tch_geom_id add_free_sphere(tch_spec* spec, int i, tch_contact_params contact) {
+    tch_body_def b = tch_body_def_default();
+    b.free_joint = true;
+    b.p_PB = (tch_vec3){i, 0, 1};
+    tch_body_id body;
+    tch_spec_add_body(spec, &b, &body, NULL);
+    tch_geom_def g = tch_geom_def_default();
+    g.type = TCH_GEOM_SPHERE;
+    g.size[0] = 0.1;
+    g.contact = contact;
+    tch_geom_id id;
+    tch_spec_add_geom(spec, body, &g, &id, NULL);
+    return id;
+}
+
 /* Two geoms' values combine: stiffness in series, the larger friction; a pair overrides. */
 static void test_pair_parameters_combine_geoms_then_pairs(void) {
     tch_spec* spec = test_spec(9.81, 1e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
-    tch_body_def b = tch_body_def_default();
-    b.free_joint = true;
     tch_geom_id ids[3];
     for (int i = 0; i < 3; ++i) {
-        tch_body_id body;
-        b.p_PB = (tch_vec3){i, 0, 1};
-        tch_spec_add_body(spec, &b, &body, NULL);
-        tch_geom_def g = tch_geom_def_default();
-        g.type = TCH_GEOM_SPHERE;
-        g.size[0] = 0.1;
-        g.contact.stiffness = 1000.0 * (i + 1);
-        g.contact.friction = 0.2 * (i + 1);
-        tch_spec_add_geom(spec, body, &g, &ids[i], NULL);
+        tch_contact_params contact = tch_geom_def_default().contact;
+        contact.stiffness = 1000.0 * (i + 1);
+        contact.friction = 0.2 * (i + 1);
+        ids[i] = add_free_sphere(spec, i, contact);
     }
     tch_pair_def pair = tch_pair_def_default();
     pair.geom_a = ids[1];
@@ -129,18 +138,11 @@ static void test_pair_parameters_combine_geoms_then_pairs(void) {
 static void test_pair_table_finds_every_explicit_pair(void) {
     enum { N = 12 };
     tch_spec* spec = test_spec(9.81, 1e-3, TCH_INTEGRATOR_SEMI_IMPLICIT_EULER);
-    tch_body_def b = tch_body_def_default();
-    b.free_joint = true;
     tch_geom_id ids[N];
     for (int i = 0; i < N; ++i) {
-        tch_body_id body;
-        b.p_PB = (tch_vec3){i, 0, 1};
-        tch_spec_add_body(spec, &b, &body, NULL);
-        tch_geom_def g = tch_geom_def_default();
-        g.type = TCH_GEOM_SPHERE;
-        g.size[0] = 0.1;
-        g.contact.friction = 0.5 + 0.01 * i;
-        tch_spec_add_geom(spec, body, &g, &ids[i], NULL);
+        tch_contact_params contact = tch_geom_def_default().contact;
+        contact.friction = 0.5 + 0.01 * i;
+        ids[i] = add_free_sphere(spec, i, contact);
     }
     for (int i = 0; i < N; ++i) {
         for (int j = i + 1; j < N; j += 2) {
