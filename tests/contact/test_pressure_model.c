@@ -179,12 +179,7 @@ static void test_dropped_box_does_not_rebound_above_its_drop(void) {
 static void test_zero_gap_stack_stands_at_large_step(void) {
     enum { BLOCKS = 6 };
     tch_spec* spec = default_spec(5e-3, 0.5);
-    for (int i = 0; i < BLOCKS; ++i) {
-        char name[16];
-        snprintf(name, sizeof name, "block%d", i);
-        test_add_body(spec, name, TCH_GEOM_BOX, (tch_vec3){0.5, 0.5, 1}, 1,
-                      (tch_vec3){0, 0, 1 + 2 * i}, tch_q_identity());
-    }
+    test_add_block_stack(spec, "block", BLOCKS, 1, 2);
     tch_model* m = test_compile(spec);
     tch_data* d = NULL;
     ENSURE(m && tch_data_create(m, &d, NULL) == TCH_OK);

@@ -332,12 +332,7 @@ static tch_spec* default_volume_spec(double dt) {
 static void test_zero_gap_stack_stands_at_default_parameters(void) {
     enum { blocks = 13 };
     tch_spec* spec = default_volume_spec(0.005);
-    for (int i = 0; i < blocks; ++i) {
-        char name[16];
-        snprintf(name, sizeof name, "b%d", i);
-        test_add_body(spec, name, TCH_GEOM_BOX, (tch_vec3){0.5, 0.5, 1}, 1,
-                      (tch_vec3){0, 0, 1 + 2 * i}, tch_q_identity());
-    }
+    test_add_block_stack(spec, "b", blocks, 1, 2);
     tch_model* m = test_compile(spec);
     ENSURE(m != NULL);
     ENSURE(m->integrator == TCH_INTEGRATOR_IMPLICIT);

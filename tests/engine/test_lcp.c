@@ -404,12 +404,7 @@ static void test_stack_of_blocks_stands(void) {
     opt.contact.friction = 0.6;
     tch_spec_set_option(spec, &opt, NULL);
     test_add_plane(spec, tch_q_identity(), 0);
-    for (int i = 0; i < n; ++i) {
-        char name[16];
-        snprintf(name, sizeof name, "block%d", i);
-        test_add_body(spec, name, TCH_GEOM_BOX, (tch_vec3){0.5, 0.5, 1}, 1,
-                      (tch_vec3){0, 0, 0.994 + 1.994 * i}, tch_q_identity());
-    }
+    test_add_block_stack(spec, "block", n, 0.994, 1.994);
     tch_model* m = test_compile(spec);
     ENSURE(m != NULL);
     tch_data* d = NULL;

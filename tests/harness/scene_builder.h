@@ -48,6 +48,19 @@ static inline tch_body_id test_add_body(tch_spec* spec, const char* name, tch_ge
     return id;
 }
 
+/* A column of `count` 1 x 1 x 2 m, 1 kg boxes named prefix0, prefix1, ... (Hasegawa and Sato's
+ * blocks), the lowest centred at z = bottom and each next one `pitch` higher (2: exactly
+ * touching). */
+static inline void test_add_block_stack(tch_spec* spec, const char* prefix, int count,
+                                        double bottom, double pitch) {
+    for (int i = 0; i < count; ++i) {
+        char name[32];
+        snprintf(name, sizeof name, "%s%d", prefix, i);
+        test_add_body(spec, name, TCH_GEOM_BOX, (tch_vec3){0.5, 0.5, 1}, 1,
+                      (tch_vec3){0, 0, bottom + pitch * i}, (tch_quat){1, 0, 0, 0});
+    }
+}
+
 static inline tch_model* test_compile(tch_spec* spec) {
     tch_model* model = NULL;
     tch_error err;
