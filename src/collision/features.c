@@ -438,3 +438,39 @@ tch_status tch_feature_pairs_find(const tch_features* a, tch_transform pose_a,
     }
     return TCH_OK;
 }
+
+/* ---- relaxed applicability, eqs. 29-31 ---- */
+
+tch_real tch_features_applicability_vertex_face(const tch_features* fv, tch_transform pose_v,
+                                                int vertex, tch_vec3 face_normal) {
+    /* the face normal in the vertex's geom frame: the test is rotation invariant */
+    const tch_vec3 n = tch_q_inv_rotate(pose_v.q, face_normal);
+    tch_real least = 1;
+    for (int k = fv->vertex_edge_start[vertex]; k < fv->vertex_edge_start[vertex + 1]; ++k) {
+        const tch_feature_edge* E = &fv->edges[fv->vertex_edges[k]];
+        const int other = E->tail == vertex ? E->head : E->tail;
+        const tch_vec3 d = tch_v3_normalize(tch_v3_sub(fv->vertices[other], fv->vertices[vertex]));
+        least = fmin(least, tch_v3_dot(n, d));
+    }
+    return least;
+}
+
+tch_real tch_features_applicability_edge_edge(const tch_features* a, tch_transform pose_a,
+                                              int edge_a, const tch_features* b,
+                                              tch_transform pose_b, int edge_b) {
+    const tch_vec3 ea = tch_q_rotate(pose_a.q, tch_features_edge_vector(a, edge_a));
+    const tch_vec3 eb = tch_q_rotate(pose_b.q, tch_features_edge_vector(b, edge_b));
+    const tch_vec3 cross = tch_v3_cross(ea, eb);
+    if (tch_v3_norm(cross) <= TCH_FEATURES_PARALLEL_SINE * tch_v3_norm(ea) * tch_v3_norm(eb)) {
+        return -1;
+    }
+    const tch_vec3 n = tch_v3_normalize(cross);
+    tch_vec3 ta1, ta2, tb1, tb2;
+    tch_features_edge_t_vectors(a, edge_a, &ta1, &ta2);
+    tch_features_edge_t_vectors(b, edge_b, &tb1, &tb2);
+    const tch_real a1 = tch_v3_dot(n, tch_q_rotate(pose_a.q, ta1));
+    const tch_real a2 = tch_v3_dot(n, tch_q_rotate(pose_a.q, ta2));
+    const tch_real b1 = tch_v3_dot(n, tch_q_rotate(pose_b.q, tb1));
+    const tch_real b2 = tch_v3_dot(n, tch_q_rotate(pose_b.q, tb2));
+    return fmax(fmin(fmin(a1, a2), fmin(-b1, -b2)), fmin(fmin(-a1, -a2), fmin(b1, b2)));
+}

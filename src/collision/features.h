@@ -119,3 +119,23 @@ tch_status tch_feature_pairs_find(const tch_features* a, tch_transform pose_a,
 /* The contact proximity epsilon of the authors' code (peg.md §5.2), in scene units (m):
  * 0.1 in 3D (dimension 3), max(0.5 h, 0.0008) in 2D (dimension 2) for a time step h. */
 tch_real tch_features_default_proximity(int dimension, tch_real h);
+
+/* Relaxed applicability (eqs. 29-31, peg.md §5.1): a real value in [-1, 1] that depends on the
+ * relative orientation only; a pair "has applicability" when it is at least the relaxation
+ * epsilon_theta in [-1, 0] (the authors' code: -0.3 to -0.4 vertex-face, -0.1 to -0.4
+ * edge-edge). It also ranks the candidates.
+ *
+ * Eqs. 29-30, vertex v of the polytope `fv` at pose `pose_v` against a face of the other body
+ * with outward unit normal `face_normal` (world frame): min over the vertices v_k joined to v
+ * by an edge of face_normal . (v_k - v)/|v_k - v|, non-negative exactly when v is the
+ * polytope's extreme point along -face_normal (eq. 28). */
+tch_real tch_features_applicability_vertex_face(const tch_features* fv, tch_transform pose_v,
+                                                int vertex, tch_vec3 face_normal);
+
+/* Eq. 31, edge edge_a of A against edge edge_b of B: with n = (e_a x e_b)/|e_a x e_b| and the
+ * t vectors of eq. 26, max(min(n.ta1, n.ta2, -n.tb1, -n.tb2), min(-n.ta1, -n.ta2, n.tb1, n.tb2)),
+ * non-negative exactly when n (of either sign) separates the two edges' normal cones; -1 for
+ * parallel edges (TCH_FEATURES_PARALLEL_SINE). */
+tch_real tch_features_applicability_edge_edge(const tch_features* a, tch_transform pose_a,
+                                              int edge_a, const tch_features* b,
+                                              tch_transform pose_b, int edge_b);

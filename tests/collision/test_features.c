@@ -394,6 +394,100 @@ static void test_distances_against_brute_force(void) {
     ENSURE(listed > 50);
 }
 
+/* ---- relaxed applicability, eqs. 29-31 ---- */
+
+/* The vertex of A nearest to p (world), A at pose X. */
+static int vertex_near(const tch_features* f, tch_transform X, tch_vec3 p) {
+    int best = 0;
+    for (int v = 1; v < f->vertex_count; ++v) {
+        if (tch_v3_dist(tch_x_apply(X, f->vertices[v]), p) <
+            tch_v3_dist(tch_x_apply(X, f->vertices[best]), p)) {
+            best = v;
+        }
+    }
+    return best;
+}
+
+/* The cube corner (+,+,+) under a face tilted by alpha about x: its neighbour along -y makes
+ * -sin(alpha), its neighbour along -x makes 0 (face to face: 0); the
+ * tetrahedron's tip over a face: the least cosine of its edges with the normal, 0.8. */
+static void test_vertex_face_applicability_closed_forms(void) {
+    tch_convex_hull h = fixture_box(tch_v3(0.5, 0.5, 0.5), tch_v3_zero());
+    const tch_vec3 corners[4] = {{0, 0, 0}, {0.6, 0, 0.8}, {-0.3, 0.5, 0.8}, {-0.3, -0.5, 0.8}};
+    tch_convex_hull tet;
+    ENSURE(tch_hull_build(corners, 4, &tet, NULL) == TCH_OK);
+    tch_features cube, tip;
+    ENSURE(build(&h, &cube) && build(&tet, &tip));
+    const tch_transform pose = {tch_q_axis_angle(tch_v3(0, 0, 1), 0.3), tch_v3(1, 2, 3)};
+    const int corner = vertex_near(&cube, pose, tch_x_apply(pose, tch_v3(0.5, 0.5, 0.5)));
+    const double alphas[3] = {0.0, 0.1, -0.25};
+    for (int i = 0; i < 3; ++i) {
+        /* tilted about the cube's own x axis */
+        const tch_vec3 down = tch_q_rotate(
+            pose.q, tch_q_rotate(tch_q_axis_angle(tch_v3(1, 0, 0), alphas[i]), tch_v3(0, 0, -1)));
+        ENSURE_NEAR(tch_features_applicability_vertex_face(&cube, pose, corner, down),
+                    fmin(0, -sin(alphas[i])), 1e-12);
+    }
+    const int apex = vertex_near(&tip, pose, pose.p);
+    ENSURE_NEAR(tch_features_applicability_vertex_face(&tip, pose, apex, tch_v3(0, 0, 1)), 0.8,
+                1e-12);
+    /* upside down: minus the largest cosine, that of the edges to (-0.3, +-0.5, 0.8) */
+    ENSURE_NEAR(tch_features_applicability_vertex_face(&tip, pose, apex, tch_v3(0, 0, -1)),
+                -0.8 / sqrt(0.98), 1e-12);
+    tch_features_free(&cube);
+    tch_features_free(&tip);
+    tch_hull_free(&h);
+    tch_hull_free(&tet);
+}
+
+/* Every vertex of a random hull is applicable (>= 0) to the reversed normal of each of its own
+ * faces, and applicability lies in [-1, 1]. */
+static void test_vertex_face_applicability_random_hulls(void) {
+    unsigned long long state = 31;
+    for (int trial = 0; trial < 10; ++trial) {
+        tch_convex_hull h = fixture_random_hull(&state, 24, 1.0);
+        tch_features f;
+        ENSURE(build(&h, &f));
+        const tch_transform X = {fixture_rotation(&state), tch_v3(0, 1, 0)};
+        for (int face = 0; face < f.face_count; ++face) {
+            const tch_vec3 n = tch_q_rotate(X.q, f.face_normals[face]);
+            for (int k = f.face_start[face]; k < f.face_start[face + 1]; ++k) {
+                const double appl =
+                    tch_features_applicability_vertex_face(&f, X, f.face_vertices[k], tch_v3_neg(n));
+                ENSURE(appl >= -1e-9 && appl <= 1);
+            }
+        }
+        tch_features_free(&f);
+        tch_hull_free(&h);
+    }
+}
+
+/* Two cubes edge on edge, crossed: A turned 45 degrees about x (top edge along x), B turned 45
+ * degrees about y (bottom edge along y), B's edge at gap g over A's: the edge-edge pair is
+ * listed at gap g along +z, its applicability is cos 45 degrees, and parallel edges get -1. */
+static void test_crossed_edges(void) {
+    tch_convex_hull h = fixture_box(tch_v3(0.5, 0.5, 0.5), tch_v3_zero());
+    tch_features f;
+    ENSURE(build(&h, &f));
+    const double g = 0.02, r = sqrt(0.5);
+    const tch_transform pose_a = {tch_q_axis_angle(tch_v3(1, 0, 0), TCH_PI / 4), tch_v3_zero()};
+    const tch_transform pose_b = {tch_q_axis_angle(tch_v3(0, 1, 0), TCH_PI / 4),
+                                  tch_v3(0, 0, 2 * r + g)};
+    tch_feature_pairs p;
+    tch_feature_pairs_init(&p);
+    ENSURE(tch_feature_pairs_find(&f, pose_a, &f, pose_b, 0.1, &p, NULL) == TCH_OK);
+    ENSURE(p.count == 1 && p.pairs[0].kind == TCH_FEATURE_EDGE_EDGE);
+    ENSURE_NEAR(p.pairs[0].gap, g, 1e-12);
+    ENSURE(tch_v3_dist(p.pairs[0].normal, tch_v3(0, 0, 1)) < 1e-12);
+    ENSURE_NEAR(tch_features_applicability_edge_edge(&f, pose_a, p.pairs[0].feature_a, &f, pose_b,
+                                                     p.pairs[0].feature_b),
+                r, 1e-12);
+    ENSURE_NEAR(tch_features_applicability_edge_edge(&f, pose_a, 0, &f, pose_a, 0), -1, 0);
+    tch_feature_pairs_free(&p);
+    tch_features_free(&f);
+    tch_hull_free(&h);
+}
+
 int main(void) {
     RUN_TEST(test_cube_topology);
     RUN_TEST(test_edge_frames_random_hulls);
@@ -402,5 +496,8 @@ int main(void) {
     RUN_TEST(test_cube_on_edge_over_face);
     RUN_TEST(test_tetrahedron_tip_near_face);
     RUN_TEST(test_distances_against_brute_force);
+    RUN_TEST(test_vertex_face_applicability_closed_forms);
+    RUN_TEST(test_vertex_face_applicability_random_hulls);
+    RUN_TEST(test_crossed_edges);
     return TEST_RESULT();
 }
