@@ -6,3 +6,4 @@ list(APPEND TCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/collide_convex.c
   ${CMAKE_CURRENT_LIST_DIR}/manifold.c)
 list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/polyhedron.c ${CMAKE_CURRENT_LIST_DIR}/contact_plane.c)
+list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/features.c)
