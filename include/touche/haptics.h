@@ -130,6 +130,35 @@ TCH_API tch_status tch_haptic_safety_init(tch_haptic_safety* safety, const tch_h
 TCH_API void tch_haptic_safety_apply(tch_haptic_safety* safety, const tch_haptic_command* in,
                                      tch_real now, tch_real produced, tch_haptic_command* out);
 
+/// The servo loop: a thread that, every `period` on CLOCK_MONOTONIC (absolute deadlines, no
+/// drift), reads the device, publishes the state, takes the newest submitted command, passes
+/// it through the safety stage (the command's age drives the watchdog) and writes it. A tick
+/// that ends after its deadline counts as an overrun and the missed periods are skipped.
+/// The producer (one thread) and the loop exchange values without locks or waiting.
+typedef struct tch_haptic_servo tch_haptic_servo;
+
+typedef struct tch_haptic_servo_stats {
+    uint64_t ticks;          ///< ticks run
+    uint64_t overruns;       ///< ticks that ended after their deadline
+    uint64_t watchdog_trips; ///< ticks whose command was older than the watchdog timeout
+} tch_haptic_servo_stats;
+
+/// Starts the loop on `device`, which belongs to the loop until tch_haptic_servo_stop.
+TCH_API tch_status tch_haptic_servo_start(tch_haptic_device* device,
+                                          const tch_haptic_safety_params* safety,
+                                          tch_real period, tch_haptic_servo** servo,
+                                          tch_error* err);
+/// Producer side: the command to render from now on, stamped with the loop's clock.
+TCH_API void tch_haptic_servo_submit(tch_haptic_servo* servo, const tch_haptic_command* command);
+/// Consumer side: true and the newest device state when one arrived since the last call.
+TCH_API bool tch_haptic_servo_take_state(tch_haptic_servo* servo, tch_haptic_state* state);
+/// Counters so far (any thread).
+TCH_API tch_haptic_servo_stats tch_haptic_servo_stats_of(const tch_haptic_servo* servo);
+/// Stops and joins the loop, fills `stats`, frees the servo (not the device). Returns the
+/// device's error if a read or write failed (the loop stops at the first failure).
+TCH_API tch_status tch_haptic_servo_stop(tch_haptic_servo* servo, tch_haptic_servo_stats* stats,
+                                         tch_error* err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,8 +1,12 @@
 /* Haptic devices: the scripted and model drivers, the safety stage, and the sampled-wall
  * passivity condition of Colgate and Schenkel (1997) measured on the model device. */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 
+#include "haptics/mailbox.h"
 #include "math/vec.h"
 #include "test.h"
 #include "touche/haptics.h"
@@ -273,6 +277,92 @@ static void test_sampled_wall_passivity_matches_colgate_schenkel(void) {
     }
 }
 
+/* ---- the exchange and the servo loop ---- */
+
+static void test_mailbox_gives_the_newest_message_once(void) {
+    tch_haptic_mailbox box;
+    tch_haptic_mailbox_init(&box);
+    tch_haptic_message m = {0};
+    ENSURE(!tch_haptic_mailbox_take(&box, &m));
+    for (int i = 1; i <= 5; i++) {
+        m.time = i;
+        tch_haptic_mailbox_publish(&box, &m);
+    }
+    ENSURE(tch_haptic_mailbox_take(&box, &m) && m.time == 5);
+    ENSURE(!tch_haptic_mailbox_take(&box, &m));
+    for (int i = 6; i <= 40; i++) { /* alternating: every slot rotation */
+        m.time = i;
+        tch_haptic_mailbox_publish(&box, &m);
+        ENSURE(tch_haptic_mailbox_take(&box, &m) && m.time == i);
+    }
+}
+
+enum { PUBLISHED = 100000 };
+
+static void* publish_sequence(void* box) {
+    for (int i = 1; i <= PUBLISHED; i++) {
+        tch_haptic_message m = {.command = {{i, -i, 2 * i}, {0, 0, 0}}, .time = i};
+        tch_haptic_mailbox_publish(box, &m);
+    }
+    return NULL;
+}
+
+/* A producer thread publishes 1..N; the consumer sees increasing, whole (untorn) messages and
+ * ends with N. */
+static void test_mailbox_across_threads(void) {
+    static tch_haptic_mailbox box;
+    tch_haptic_mailbox_init(&box);
+    pthread_t producer;
+    ENSURE(pthread_create(&producer, NULL, publish_sequence, &box) == 0);
+    tch_haptic_message m;
+    double last = 0;
+    bool whole = true, increasing = true;
+    while (last < PUBLISHED) {
+        if (tch_haptic_mailbox_take(&box, &m)) {
+            increasing &= m.time > last;
+            whole &= m.command.force.x == m.time && m.command.force.y == -m.time &&
+                     m.command.force.z == 2 * m.time;
+            last = m.time;
+        }
+    }
+    pthread_join(producer, NULL);
+    ENSURE(whole && increasing && last == PUBLISHED);
+}
+
+static uint64_t servo_ticks(const tch_haptic_servo* servo) {
+    return tch_haptic_servo_stats_of(servo).ticks;
+}
+
+/* Runs the loop until it has ticked `more` times after submitting a 1 N push (no timing
+ * assertion: it waits for ticks, however long they take). */
+static void test_servo_loop_renders_submitted_commands(void) {
+    const tch_real T = 1e-3;
+    tch_haptic_device* device = open_model(T, 0.2, 0, 0, 0);
+    tch_haptic_safety_params params = {
+        .max_force_rate = 1e9, .max_torque_rate = 1e9, .ramp_time = 0, .watchdog_timeout = 10};
+    tch_haptic_servo* servo = NULL;
+    tch_error err;
+    ENSURE(tch_haptic_servo_start(device, &params, T, &servo, &err) == TCH_OK);
+    tch_haptic_command push = {{1, 0, 0}, {0, 0, 0}};
+    tch_haptic_servo_submit(servo, &push);
+    uint64_t wanted = servo_ticks(servo) + 20;
+    bool got_state = false;
+    tch_haptic_state state;
+    while (servo_ticks(servo) < wanted) {
+        got_state |= tch_haptic_servo_take_state(servo, &state);
+        nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
+    got_state |= tch_haptic_servo_take_state(servo, &state);
+    tch_haptic_servo_stats stats;
+    ENSURE(tch_haptic_servo_stop(servo, &stats, &err) == TCH_OK);
+    ENSURE(got_state);
+    ENSURE(stats.ticks >= 20 && stats.overruns <= stats.ticks);
+    tch_haptic_read(device, &state, NULL);
+    ENSURE(lround(state.time / T) == (long)stats.ticks); /* one device write per tick */
+    ENSURE(state.velocity.x > 0 && state.pose.p.x > 0); /* the push was rendered */
+    tch_haptic_close(device);
+}
+
 int main(void) {
     RUN_TEST(test_scripted_interpolates_and_holds_the_ends);
     RUN_TEST(test_scripted_bad_files_name_file_and_line);
@@ -281,5 +371,8 @@ int main(void) {
     RUN_TEST(test_watchdog_and_nonfinite_zero_the_output);
     RUN_TEST(test_model_free_mass_friction_and_quantum);
     RUN_TEST(test_sampled_wall_passivity_matches_colgate_schenkel);
+    RUN_TEST(test_mailbox_gives_the_newest_message_once);
+    RUN_TEST(test_mailbox_across_threads);
+    RUN_TEST(test_servo_loop_renders_submitted_commands);
     return TEST_RESULT();
 }
