@@ -2,7 +2,7 @@
 # Checks the layering of docs/design.md: a module uses only itself and the modules below it.
 # Order, lowest first (solver knows nothing of contacts; the engine alone knows the stage order;
 # io compiles specs into models with every module's help):
-#   base math geometry collision solver contact dynamics engine io
+#   base math geometry collision solver contact dynamics engine haptics io
 # Two checks, each violation printed as file:line, exit 1 when there is any:
 #   1. includes: a module includes only its own headers and those of the modules below it;
 #   2. public functions: every include/touche/*.h is mapped below to the module that implements
@@ -12,9 +12,9 @@
 #      them escapes check 1).
 set -u
 cd "$(dirname "$0")/.."
-order=(base math geometry collision solver contact dynamics engine io)
+order=(base math geometry collision solver contact dynamics engine haptics io)
 declare -A header_module=(
-  [base.h]=base [contact_space.h]=dynamics [data.h]=engine [io.h]=io [model.h]=io
+  [base.h]=base [contact_space.h]=dynamics [data.h]=engine [haptics.h]=haptics [io.h]=io [model.h]=io
   [spec.h]=io [step.h]=engine [tetmesh.h]=contact [touche.h]=io [watch.h]=engine
 )
 rank() { local i; for i in "${!order[@]}"; do [[ ${order[$i]} == "$1" ]] && echo "$i" && return; done; echo -1; }
