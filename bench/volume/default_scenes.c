@@ -76,9 +76,7 @@ static int run(const char* path, const run_options* o) {
     tch_error err = {0};
     tch_status status = TCH_OK;
     for (long i = 0; i < steps && status == TCH_OK; ++i) {
-        double c0 = vb_thread_seconds();
-        status = tch_step(m, d, &err);
-        vb_times_add(&times, (vb_thread_seconds() - c0) * 1e6);
+        status = vb_timed_step(m, d, &times, &err);
         excess = fmax(excess, (tch_data_energy(m, d) - energy) / fabs(energy));
         if (i == settle_step) {
             settled = d->body_p_WCm[top];

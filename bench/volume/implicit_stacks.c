@@ -66,9 +66,7 @@ static int run(const stack_run* r, double seconds) {
     tch_error err = {0};
     tch_status status = TCH_OK;
     for (long i = 0; i < steps && status == TCH_OK; ++i) {
-        double c0 = vb_thread_seconds();
-        status = tch_step(m, d, &err);
-        vb_times_add(&times, (vb_thread_seconds() - c0) * 1e6);
+        status = vb_timed_step(m, d, &times, &err);
         if (stood == seconds && (status != TCH_OK || !vb_block_stack_stands(d, n, top.z))) {
             stood = d->time;
         }

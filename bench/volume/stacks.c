@@ -51,9 +51,7 @@ static int run(const char* setting, int n, double k, double dt) {
     tch_vec3 top = d->body_p_WCm[n];
     double stood = seconds;
     for (long i = 0; i < steps; ++i) {
-        double c0 = vb_thread_seconds();
-        tch_step(m, d, NULL);
-        vb_times_add(&times, (vb_thread_seconds() - c0) * 1e6);
+        vb_timed_step(m, d, &times, NULL);
         if (stood == seconds && !vb_block_stack_stands(d, n, top.z)) {
             stood = d->time;
         }

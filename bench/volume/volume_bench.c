@@ -56,6 +56,13 @@ void vb_times_add(vb_times* t, double us) {
     }
 }
 
+tch_status vb_timed_step(const tch_model* m, tch_data* d, vb_times* t, tch_error* err) {
+    double c0 = vb_thread_seconds();
+    tch_status status = tch_step(m, d, err);
+    vb_times_add(t, (vb_thread_seconds() - c0) * 1e6);
+    return status;
+}
+
 double vb_times_mean(const vb_times* t) {
     double sum = 0;
     for (int i = 0; i < t->count; ++i) {

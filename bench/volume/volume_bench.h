@@ -30,6 +30,8 @@ typedef struct vb_times {
 bool vb_times_init(vb_times* t, int capacity);
 void vb_times_free(vb_times* t);
 void vb_times_add(vb_times* t, double us);
+/* One tch_step, its thread CPU time added to t; returns the step's status. */
+tch_status vb_timed_step(const tch_model* m, tch_data* d, vb_times* t, tch_error* err);
 /* Mean, the q-quantile (0..1, nearest rank) and the maximum; sorts the samples. */
 double vb_times_mean(const vb_times* t);
 double vb_times_quantile(vb_times* t, double q);

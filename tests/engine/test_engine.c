@@ -205,13 +205,22 @@ static tch_model* small_pile(void) {
     return test_compile(spec);
 }
 
+/* Two datas of m, each stepped `steps` times from the initial state; 0 when either cannot be
+ * made. */
+static int two_runs(const tch_model* m, int steps, tch_data** a, tch_data** b) {
+    if (tch_data_create(m, a, NULL) != TCH_OK || tch_data_create(m, b, NULL) != TCH_OK) {
+        return 0;
+    }
+    run_steps(m, *a, steps);
+    run_steps(m, *b, steps);
+    return 1;
+}
+
 static void test_same_scene_gives_identical_states(void) {
     tch_model* m = small_pile();
     ENSURE(m != NULL);
     tch_data *a = NULL, *b = NULL;
-    ENSURE(tch_data_create(m, &a, NULL) == TCH_OK && tch_data_create(m, &b, NULL) == TCH_OK);
-    run_steps(m, a, 1500);
-    run_steps(m, b, 1500);
+    ENSURE(two_runs(m, 1500, &a, &b));
     ENSURE(memcmp(a->qpos, b->qpos, (size_t)m->nq * sizeof(tch_real)) == 0);
     ENSURE(memcmp(a->qvel, b->qvel, (size_t)m->nv * sizeof(tch_real)) == 0);
     ENSURE(a->contact_count > 0);
@@ -273,9 +282,7 @@ static void test_kinematics_follow_the_state(void) {
     tch_model* m = small_pile();
     ENSURE(m != NULL);
     tch_data *a = NULL, *b = NULL;
-    ENSURE(tch_data_create(m, &a, NULL) == TCH_OK && tch_data_create(m, &b, NULL) == TCH_OK);
-    run_steps(m, a, 300);
-    run_steps(m, b, 300);
+    ENSURE(two_runs(m, 300, &a, &b));
     for (int body = 1; body < m->body_count; ++body) {
         tch_mat3 R = tch_q_to_mat3(a->body_X_WB[body].q);
         tch_mat3 I_W = tch_m3_mul(tch_m3_mul(R, m->body_total_I_BCm[body]), tch_m3_transpose(R));
