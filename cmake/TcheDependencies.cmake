@@ -16,12 +16,14 @@ set_property(TARGET PkgConfig::LAPACKE APPEND PROPERTY INTERFACE_LINK_LIBRARIES
   PkgConfig::OPENBLAS)
 # POSIX threads for the worker pool (base/workers.c).
 find_package(Threads REQUIRED)
-# SuiteSparse CHOLMOD (sparse Cholesky for the Laplace pressure fields); Debian ships no
-# pkg-config file for it.
+# SuiteSparse CHOLMOD (sparse Cholesky for the Laplace pressure fields) and AMD (the
+# elimination order of the implicit integrator's block Cholesky, solver/block_cholesky.c);
+# Debian ships no pkg-config file for them.
 find_path(CHOLMOD_INCLUDE_DIR cholmod.h PATH_SUFFIXES suitesparse REQUIRED)
 find_library(CHOLMOD_LIBRARY cholmod REQUIRED)
+find_library(AMD_LIBRARY amd REQUIRED)
 find_library(SUITESPARSE_CONFIG_LIBRARY suitesparseconfig REQUIRED)
-set(CHOLMOD_LIBRARIES ${CHOLMOD_LIBRARY} ${SUITESPARSE_CONFIG_LIBRARY})
+set(CHOLMOD_LIBRARIES ${CHOLMOD_LIBRARY} ${AMD_LIBRARY} ${SUITESPARSE_CONFIG_LIBRARY})
 # SUNDIALS (Debian's libsundials-dev, 6.x): ARKODE's implicit Runge-Kutta for the adaptive
 # integrator (engine/integrator_adaptive.c), with its serial vectors and dense linear algebra.
 find_path(SUNDIALS_INCLUDE_DIR arkode/arkode_arkstep.h REQUIRED)

@@ -9,8 +9,8 @@
 #include "contact/contact.h"
 #include "dynamics/free_body.h"
 #include "engine/engine_internal.h"
-#include "math/dense.h"
 #include "math/vec.h"
+#include "solver/block_cholesky.h"
 
 /* One linearized pair: its two roots' nodes (-1 when static) and its symmetrized K and D. */
 typedef struct linear_pair {
@@ -18,22 +18,19 @@ typedef struct linear_pair {
     tch_pair_linearization lin;
 } linear_pair;
 
-/* The system over the free bodies (nodes), unknowns ordered by the nodes' positions. */
+/* The system over the free bodies (nodes), unknowns by node. */
 struct tch_implicit_system {
     tch_real h;
     int node_count, pair_count;
     int friction_forces;  /* whether a pair's model takes friction from the prediction */
     int* node_of_body;    /* [model body_count] node of a free root, else -1 */
     int* body_of_node;    /* [node_count] */
-    int* position;        /* [node_count] place of the node in the elimination order */
     linear_pair* pairs;   /* [pair_count] */
     tch_real* kv;         /* [6 node_count] h^2 v* by node, v = (v_WCm, w_W) */
     tch_real* dv;         /* [6 node_count] h (v* - v0), v0 the velocities at the step's start */
     int n;                /* 6 node_count unknowns */
-    int* first;           /* [node_count] first stored block column of each block row */
-    size_t* row_offset;   /* [node_count] where each block row begins in `blocks` */
-    tch_real* blocks;     /* the lower triangle's 6x6 blocks (row-major), block row by row */
-    tch_real* rhs;        /* [n] */
+    tch_block_cholesky* matrix; /* M - h D - h^2 K and its factor (the cache's) */
+    tch_real* rhs;        /* [n] by node, then the solution */
 };
 
 typedef struct tch_implicit_system implicit_system;
@@ -52,6 +49,7 @@ struct tch_implicit_cache {
     int signature_count, signature_capacity;
     int valid;                    /* the kept system is factored and matches its signature */
     long allocation_count;
+    tch_block_cholesky* matrix;   /* the system's matrix, its analysis kept across builds */
     implicit_system system;
 };
 
@@ -78,12 +76,13 @@ void tch_implicit_cache_destroy(tch_implicit_cache* c) {
     if (c) {
         free(c->memory);
         free(c->signature);
+        tch_block_cholesky_destroy(c->matrix);
         free(c);
     }
 }
 
 long tch_implicit_cache_allocations(const tch_implicit_cache* c) {
-    return c ? c->allocation_count : 0;
+    return c ? c->allocation_count + tch_block_cholesky_allocations(c->matrix) : 0;
 }
 
 static int root_node(const tch_model* m, const implicit_system* s, int geom) {
@@ -159,171 +158,29 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
     return 0;
 }
 
-/* ---- ordering: reverse Cuthill-McKee over the bodies coupled by pairs ---- */
-
-typedef struct body_graph {
-    int* degree;      /* [node_count] */
-    int* start;       /* [node_count + 1] CSR */
-    int* neighbours;
-} body_graph;
+/* ---- the block matrix ---- */
 
 static int coupled(const linear_pair* p) {
     return p->node[0] >= 0 && p->node[1] >= 0 && p->node[0] != p->node[1];
 }
 
-static int build_graph(tch_data* d, const implicit_system* s, body_graph* g) {
-    int n = s->node_count, edges = 0;
-    g->degree = take(d, (size_t)n, sizeof(int), "implicit degree");
-    g->start = take(d, (size_t)n + 1, sizeof(int), "implicit adjacency start");
-    for (int p = 0; p < s->pair_count; ++p) {
-        edges += 2 * coupled(&s->pairs[p]);
-    }
-    g->neighbours = take(d, (size_t)edges, sizeof(int), "implicit adjacency");
-    if (!g->degree || !g->start || !g->neighbours) {
-        return -1;
-    }
-    memset(g->degree, 0, (size_t)n * sizeof(int));
-    for (int p = 0; p < s->pair_count; ++p) {
-        if (coupled(&s->pairs[p])) {
-            g->degree[s->pairs[p].node[0]]++;
-            g->degree[s->pairs[p].node[1]]++;
-        }
-    }
-    g->start[0] = 0;
-    for (int i = 0; i < n; ++i) {
-        g->start[i + 1] = g->start[i] + g->degree[i];
-        g->degree[i] = 0; /* refilled below as the insertion count */
-    }
-    for (int p = 0; p < s->pair_count; ++p) {
-        const int* e = s->pairs[p].node;
-        if (coupled(&s->pairs[p])) {
-            g->neighbours[g->start[e[0]] + g->degree[e[0]]++] = e[1];
-            g->neighbours[g->start[e[1]] + g->degree[e[1]]++] = e[0];
-        }
-    }
-    return 0;
-}
-
-/* Appends the unvisited neighbours of `node` to order[*count], by increasing degree. */
-static void visit_neighbours(const body_graph* g, int node, unsigned char* visited, int* order,
-                             int* count) {
-    int first = *count;
-    for (int k = g->start[node]; k < g->start[node + 1]; ++k) {
-        int next = g->neighbours[k];
-        if (visited[next]) {
-            continue;
-        }
-        visited[next] = 1;
-        int i = (*count)++;
-        for (; i > first && g->degree[order[i - 1]] > g->degree[next]; --i) {
-            order[i] = order[i - 1];
-        }
-        order[i] = next;
-    }
-}
-
-/* The nodes by increasing degree (counting sort, stable). */
-static int sort_by_degree(tch_data* d, const body_graph* g, int n, int* sorted) {
-    int max_degree = 0;
-    for (int node = 0; node < n; ++node) {
-        max_degree = g->degree[node] > max_degree ? g->degree[node] : max_degree;
-    }
-    int* next = take(d, (size_t)max_degree + 1, sizeof(int), "implicit degree counts");
-    if (!next) {
-        return -1;
-    }
-    for (int k = 0; k <= max_degree; ++k) {
-        next[k] = 0;
-    }
-    for (int node = 0; node < n; ++node) {
-        next[g->degree[node]]++;
-    }
-    for (int k = 0, total = 0; k <= max_degree; ++k) {
-        int count = next[k];
-        next[k] = total;
-        total += count;
-    }
-    for (int node = 0; node < n; ++node) {
-        sorted[next[g->degree[node]]++] = node;
-    }
-    return 0;
-}
-
-/* s->position from a breadth-first search of each component started at a node of least
- * degree, neighbours by increasing degree, reversed (George and Liu, "Computer Solution of
- * Large Sparse Positive Definite Systems", 1981, sec. 4.3). */
-static int order_bodies(tch_data* d, implicit_system* s) {
-    int n = s->node_count;
-    body_graph g;
-    s->position = take(d, (size_t)n, sizeof(int), "implicit position");
-    int* order = take(d, (size_t)n, sizeof(int), "implicit order");
-    int* by_degree = take(d, (size_t)n, sizeof(int), "implicit nodes by degree");
-    unsigned char* visited = take(d, (size_t)n, 1, "implicit visited");
-    if (!s->position || !order || !by_degree || !visited || build_graph(d, s, &g) != 0) {
-        return -1;
-    }
-    for (int node = 0; node < n; ++node) {
-        visited[node] = 0;
-    }
-    if (sort_by_degree(d, &g, n, by_degree) != 0) {
-        return -1;
-    }
-    int count = 0;
-    for (int k = 0; k < n; ++k) {
-        if (visited[by_degree[k]]) {
-            continue;
-        }
-        visited[by_degree[k]] = 1;
-        order[count++] = by_degree[k];
-        for (int head = count - 1; head < count; ++head) {
-            visit_neighbours(&g, order[head], visited, order, &count);
-        }
-    }
-    for (int k = 0; k < n; ++k) {
-        s->position[order[k]] = n - 1 - k;
-    }
-    return 0;
-}
-
-/* ---- the variable-band block matrix ---- */
-
-/* The band of each block row: from the block column of its earliest-placed neighbour;
- * Cholesky fills nothing outside it (the envelope is closed under elimination). */
-static int build_skyline(tch_data* d, implicit_system* s) {
-    int nodes = s->node_count;
-    s->first = take(d, (size_t)nodes, sizeof(int), "implicit first block");
-    s->row_offset = take(d, (size_t)nodes, sizeof(size_t), "implicit row offset");
+/* The graph of the bodies coupled by pairs, analysed by s->matrix (its elimination order and
+ * pattern are kept while the same pairs couple the same bodies), the matrix zeroed; and the
+ * right-hand side. */
+static int build_matrix(tch_data* d, implicit_system* s) {
+    int* edges = take(d, 2 * (size_t)s->pair_count, sizeof(int), "implicit edges");
     s->rhs = take(d, (size_t)s->n, sizeof(tch_real), "implicit rhs");
-    if (!s->first || !s->row_offset || !s->rhs) {
+    if (!edges || !s->rhs) {
         return -1;
     }
-    for (int node = 0; node < nodes; ++node) {
-        s->first[s->position[node]] = s->position[node];
-    }
+    int edge_count = 0;
     for (int p = 0; p < s->pair_count; ++p) {
         if (coupled(&s->pairs[p])) {
-            int x = s->position[s->pairs[p].node[0]], y = s->position[s->pairs[p].node[1]];
-            int hi = x > y ? x : y, lo = x > y ? y : x;
-            s->first[hi] = s->first[hi] < lo ? s->first[hi] : lo;
+            edges[2 * edge_count] = s->pairs[p].node[0];
+            edges[2 * edge_count++ + 1] = s->pairs[p].node[1];
         }
     }
-    size_t size = 0;
-    for (int row = 0; row < nodes; ++row) {
-        s->row_offset[row] = size;
-        size += (size_t)(36 * (row - s->first[row] + 1));
-    }
-    s->blocks = take(d, size, sizeof(tch_real), "implicit matrix");
-    if (!s->blocks) {
-        return -1;
-    }
-    memset(s->blocks, 0, size * sizeof(tch_real));
-    memset(s->rhs, 0, (size_t)s->n * sizeof(tch_real));
-    return 0;
-}
-
-/* Block (row, col) of the lower triangle, col in [first[row], row]. */
-static tch_real* block(const implicit_system* s, int row, int col) {
-    return &s->blocks[s->row_offset[row] + (size_t)(36 * (col - s->first[row]))];
+    return tch_block_cholesky_analyze(s->matrix, s->node_count, edge_count, edges);
 }
 
 static void write_twist(tch_real* x, tch_vec3 v, tch_vec3 w) {
@@ -337,7 +194,7 @@ static void write_twist(tch_real* x, tch_vec3 v, tch_vec3 w) {
 static void assemble_bodies(const tch_model* m, const tch_data* d, implicit_system* s) {
     for (int node = 0; node < s->node_count; ++node) {
         int b = s->body_of_node[node];
-        tch_real* M = block(s, s->position[node], s->position[node]);
+        tch_real* M = tch_block_cholesky_block(s->matrix, node, node);
         const tch_mat3 I_W = d->body_I_W[b];
         for (int i = 0; i < 3; ++i) {
             M[7 * i] += m->body_total_mass[b];
@@ -356,11 +213,10 @@ static void assemble_pair(implicit_system* s, const linear_pair* p) {
             if (p->node[b] < 0) {
                 continue;
             }
-            int row = s->position[p->node[a]], col = s->position[p->node[b]];
-            if (col > row) {
-                continue; /* its transpose is the (b, a) block */
+            tch_real* A = tch_block_cholesky_block(s->matrix, p->node[a], p->node[b]);
+            if (!A) {
+                continue; /* the (b, a) block holds it, transposed */
             }
-            tch_real* A = block(s, row, col);
             for (int i = 0; i < 6; ++i) {
                 for (int j = 0; j < 6; ++j) {
                     A[6 * i + j] -= h * p->lin.D[6 * a + i][6 * b + j] +
@@ -378,7 +234,7 @@ static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
         if (p->node[a] < 0) {
             continue;
         }
-        tch_real* rhs = s->rhs + 6 * s->position[p->node[a]];
+        tch_real* rhs = s->rhs + 6 * p->node[a];
         for (int b = 0; b < 2; ++b) {
             if (p->node[b] < 0) {
                 continue;
@@ -398,113 +254,6 @@ static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
     }
 }
 
-/* ---- block variable-band Cholesky (Golub and Van Loan, 4th ed., secs. 4.2.9 and 4.3.6) ---- */
-
-/* C -= A B^T for 6x6 blocks. */
-static void subtract_product(const tch_real* restrict A, const tch_real* restrict B,
-                             tch_real* restrict C) {
-    tch_real Bt[36]; /* B^T, so that the innermost loop runs along rows (vectorized) */
-    for (int j = 0; j < 6; ++j) {
-        for (int k = 0; k < 6; ++k) {
-            Bt[6 * k + j] = B[6 * j + k];
-        }
-    }
-    for (int i = 0; i < 6; ++i) {
-        tch_real row[6] = {0, 0, 0, 0, 0, 0};
-        for (int k = 0; k < 6; ++k) {
-            for (int j = 0; j < 6; ++j) {
-                row[j] += A[6 * i + k] * Bt[6 * k + j];
-            }
-        }
-        for (int j = 0; j < 6; ++j) {
-            C[6 * i + j] -= row[j];
-        }
-    }
-}
-
-/* Solves L x = b in place for the lower triangle L of a 6x6 block (row-major). */
-static void forward_6(const tch_real* L, tch_real* b) {
-    for (int i = 0; i < 6; ++i) {
-        for (int k = 0; k < i; ++k) {
-            b[i] -= L[6 * i + k] * b[k];
-        }
-        b[i] /= L[7 * i];
-    }
-}
-
-/* Solves L^T x = b in place. */
-static void backward_6(const tch_real* L, tch_real* b) {
-    for (int i = 5; i >= 0; --i) {
-        for (int k = i + 1; k < 6; ++k) {
-            b[i] -= L[6 * k + i] * b[k];
-        }
-        b[i] /= L[7 * i];
-    }
-}
-
-/* L L^T in place, block row by block row: L_rc = (A_rc - Σ_t L_rt L_ct^T) L_cc^-T below the
- * diagonal, L_rr = chol(A_rr - Σ_t L_rt L_rt^T). 0, or 1 + the block row of a pivot that is
- * not positive (tch_dense_cholesky's test). */
-static int block_cholesky(implicit_system* s) {
-    for (int r = 0; r < s->node_count; ++r) {
-        for (int c = s->first[r]; c <= r; ++c) {
-            tch_real* L_rc = block(s, r, c);
-            int t0 = s->first[r] > s->first[c] ? s->first[r] : s->first[c];
-            for (int t = t0; t < c; ++t) {
-                subtract_product(block(s, r, t), block(s, c, t), L_rc);
-            }
-            if (c < r) {
-                for (int i = 0; i < 6; ++i) { /* row i of L_rc solves L_cc x = row i */
-                    forward_6(block(s, c, c), L_rc + 6 * i);
-                }
-            } else if (tch_dense_cholesky(L_rc, 6) != 0) {
-                return r + 1;
-            }
-        }
-    }
-    return 0;
-}
-
-/* Solves L L^T x = rhs in place. */
-static void block_solve(implicit_system* s) {
-    for (int r = 0; r < s->node_count; ++r) {
-        tch_real* x = s->rhs + 6 * r;
-        for (int c = s->first[r]; c < r; ++c) {
-            const tch_real* L = block(s, r, c);
-            const tch_real* y = s->rhs + 6 * c;
-            for (int i = 0; i < 6; ++i) {
-                for (int k = 0; k < 6; ++k) {
-                    x[i] -= L[6 * i + k] * y[k];
-                }
-            }
-        }
-        forward_6(block(s, r, r), x);
-    }
-    for (int r = s->node_count - 1; r >= 0; --r) {
-        tch_real* x = s->rhs + 6 * r;
-        backward_6(block(s, r, r), x);
-        for (int c = s->first[r]; c < r; ++c) {
-            const tch_real* L = block(s, r, c);
-            tch_real* y = s->rhs + 6 * c;
-            for (int i = 0; i < 6; ++i) {
-                for (int k = 0; k < 6; ++k) {
-                    y[k] -= L[6 * i + k] * x[i];
-                }
-            }
-        }
-    }
-}
-
-/* The body placed at `position` in the elimination order. */
-static int body_at(const implicit_system* s, int position) {
-    for (int node = 0; node < s->node_count; ++node) {
-        if (s->position[node] == position) {
-            return s->body_of_node[node];
-        }
-    }
-    return 0;
-}
-
 /* The system, when some pair is linearized (s->pair_count > 0). -1 when out of memory. */
 static int prepare(const tch_model* m, tch_data* d, implicit_system* s) {
     if (index_bodies(m, d, s) != 0 || linearize_pairs(m, d, s) != 0) {
@@ -515,7 +264,7 @@ static int prepare(const tch_model* m, tch_data* d, implicit_system* s) {
     }
     s->kv = take(d, (size_t)s->n, sizeof(tch_real), "implicit h^2 v*");
     s->dv = take(d, (size_t)s->n, sizeof(tch_real), "implicit h (v* - v0)");
-    if (!s->kv || !s->dv || order_bodies(d, s) != 0 || build_skyline(d, s) != 0) {
+    if (!s->kv || !s->dv || build_matrix(d, s) != 0) {
         return -1;
     }
     assemble_bodies(m, d, s);
@@ -612,7 +361,7 @@ static int build(const tch_model* m, tch_data* d, implicit_cache* c) {
     for (;;) {
         c->used = 0;
         c->overflow = 0;
-        c->system = (implicit_system){.h = m->timestep};
+        c->system = (implicit_system){.h = m->timestep, .matrix = c->matrix};
         if (prepare(m, d, &c->system) == 0) {
             return 0;
         }
@@ -638,6 +387,10 @@ tch_status tch_implicit_prepare(const tch_model* m, tch_data* d, tch_implicit_sy
                         "out of memory for the implicit integrator's system");
     }
     implicit_cache* c = d->internal->implicit;
+    if (!c->matrix && !(c->matrix = tch_block_cholesky_create())) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
+                        "out of memory for the implicit integrator's system");
+    }
     int count = take_signature(m, d, c);
     if (count >= 0 && same_signature(c, count) && c->system.h == m->timestep) {
         *out = &c->system;
@@ -652,14 +405,14 @@ tch_status tch_implicit_prepare(const tch_model* m, tch_data* d, tch_implicit_sy
     c->signature_count = count;
     implicit_system* s = &c->system;
     *out = s;
-    int failed = s->pair_count > 0 ? block_cholesky(s) : 0;
+    int failed = s->pair_count > 0 ? tch_block_cholesky_factor(s->matrix) : 0;
     if (failed) {
         s->pair_count = 0;
         return tch_fail(err, TCH_ERR_DIVERGED, NULL, 0,
                         "implicit integrator at t = %.6g s: the system M - h D - h^2 K is not "
                         "positive definite at body '%s' (expected passive contact springs and "
                         "dampers; reduce the time step)",
-                        d->time, m->body_name[body_at(s, failed - 1)]);
+                        d->time, m->body_name[s->body_of_node[failed - 1]]);
     }
     c->valid = 1;
     return TCH_OK;
@@ -682,12 +435,12 @@ static void solve_correction(const tch_data* d, implicit_system* s) {
     for (int p = 0; p < s->pair_count; ++p) {
         pair_right_hand_side(s, &s->pairs[p]);
     }
-    block_solve(s);
+    tch_block_cholesky_solve(s->matrix, s->rhs);
 }
 
 /* Body b's correction (dv_WCm, dw_W). */
 static void correction(const implicit_system* s, int node, tch_vec3* dv, tch_vec3* dw) {
-    const tch_real* x = s->rhs + 6 * s->position[node];
+    const tch_real* x = s->rhs + 6 * node;
     *dv = (tch_vec3){x[0], x[1], x[2]};
     *dw = (tch_vec3){x[3], x[4], x[5]};
 }

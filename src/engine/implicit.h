@@ -17,8 +17,8 @@
  * any antisymmetric part out is a W-method (any Jacobian approximation keeps the method
  * first-order consistent; the stiff modes are the springs'), and keeps the matrix symmetric
  * positive definite for the passive springs and dampers of penalty contact. It is factored by
- * a block variable-band Cholesky after a reverse Cuthill-McKee ordering of the bodies, all in
- * the step's arena.
+ * a sparse block Cholesky (solver/block_cholesky.h: 6x6 blocks, the bodies in approximate
+ * minimum degree order, the order and pattern kept while the same bodies touch).
  *
  * Once per evaluation of the pipeline (engine/step.c): the forces stage applies the normal
  * forces, builds and factors the system, corrects friction's velocity prediction with it (so

@@ -1,0 +1,431 @@
+/* Sparse block Cholesky over a graph (solver/block_cholesky.h). Nodes are renumbered by their
+ * place in the elimination order ("positions"); the factor is stored by block rows, each row's
+ * block columns sorted and ending with its diagonal. */
+#include "solver/block_cholesky.h"
+
+#include <amd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "math/dense.h"
+
+enum { B = 6, BB = 36 };
+
+struct tch_block_cholesky {
+    long allocations;
+    int analysed;           /* the arrays below describe kept_edges */
+    int node_count;
+    int kept_edge_count;
+    int* kept_edges;        /* [2 kept_edge_count]: the graph of the analysis */
+    /* the graph without repeats, by node (CSR) */
+    int* adjacency_start;   /* [node_count + 1] */
+    int* adjacency;         /* [2 edge_count] */
+    /* the elimination order */
+    int* position;          /* [node_count]: a node's place in the order */
+    int* node_at;           /* [node_count]: the node at a place */
+    /* the factor's pattern and values, by block row of positions */
+    int* row_start;         /* [node_count + 1] into cols */
+    int* cols;              /* [block_count]: block columns (positions), sorted, diagonal last */
+    tch_real* values;       /* [36 block_count] */
+    tch_real* work;         /* [6 node_count]: the solve's right-hand side by position */
+    /* AMD's and the elimination tree's integer workspace */
+    int* amd[9];            /* Pe, Len, Nv, Next, Last, Head, Elen, Degree, W: [node_count] */
+    int* amd_iw;            /* [amd_iw_capacity] */
+    int* parent;            /* [node_count] */
+    int* mark;              /* [node_count] */
+    size_t capacity[32];    /* of each array above, by slot (capacity_of) */
+};
+
+/* Grows *array to hold `count` elements of `size` bytes (kept when it does already). */
+static int grow(tch_block_cholesky* c, void** array, size_t* capacity, size_t count,
+                size_t size) {
+    if (count <= *capacity) {
+        return 0;
+    }
+    size_t next = count + count / 2 + 8;
+    void* grown = realloc(*array, next * size);
+    if (!grown) {
+        return -1;
+    }
+    *array = grown;
+    *capacity = next;
+    c->allocations++;
+    return 0;
+}
+
+/* The slots of capacity[] (one per array). */
+enum {
+    SLOT_KEPT_EDGES, SLOT_ADJACENCY_START, SLOT_ADJACENCY, SLOT_POSITION, SLOT_NODE_AT,
+    SLOT_ROW_START, SLOT_COLS, SLOT_VALUES, SLOT_WORK, SLOT_AMD_IW, SLOT_PARENT, SLOT_MARK,
+    SLOT_AMD /* 9 slots from here */
+};
+
+static int grow_ints(tch_block_cholesky* c, int** array, int slot, size_t count) {
+    return grow(c, (void**)array, &c->capacity[slot], count, sizeof(int));
+}
+
+tch_block_cholesky* tch_block_cholesky_create(void) {
+    return calloc(1, sizeof(tch_block_cholesky));
+}
+
+void tch_block_cholesky_destroy(tch_block_cholesky* c) {
+    if (!c) {
+        return;
+    }
+    int* arrays[] = {c->kept_edges, c->adjacency_start, c->adjacency, c->position, c->node_at,
+                     c->row_start, c->cols, c->amd_iw, c->parent, c->mark};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
+        free(arrays[i]);
+    }
+    for (int i = 0; i < 9; ++i) {
+        free(c->amd[i]);
+    }
+    free(c->values);
+    free(c->work);
+    free(c);
+}
+
+long tch_block_cholesky_allocations(const tch_block_cholesky* c) {
+    return c ? c->allocations : 0;
+}
+
+/* ---- analysis ---- */
+
+static int same_graph(const tch_block_cholesky* c, int node_count, int edge_count,
+                      const int* edges) {
+    return c->analysed && c->node_count == node_count && c->kept_edge_count == edge_count &&
+           (edge_count == 0 ||
+            memcmp(c->kept_edges, edges, 2 * (size_t)edge_count * sizeof *edges) == 0);
+}
+
+/* Sorts a short list of ints in place (insertion sort: a node has a few neighbours). */
+static void sort_ints(int* a, int count) {
+    for (int i = 1; i < count; ++i) {
+        int key = a[i], j = i - 1;
+        for (; j >= 0 && a[j] > key; --j) {
+            a[j + 1] = a[j];
+        }
+        a[j + 1] = key;
+    }
+}
+
+/* The graph by node without repeated edges (CSR in adjacency_start, adjacency). */
+static void build_adjacency(tch_block_cholesky* c, int edge_count, const int* edges) {
+    int n = c->node_count;
+    int* start = c->adjacency_start;
+    int* fill = c->mark; /* the insertion count per node */
+    memset(start, 0, ((size_t)n + 1) * sizeof *start);
+    for (int e = 0; e < 2 * edge_count; ++e) {
+        start[edges[e] + 1]++;
+    }
+    for (int i = 0; i < n; ++i) {
+        start[i + 1] += start[i];
+        fill[i] = 0;
+    }
+    for (int e = 0; e < edge_count; ++e) {
+        int u = edges[2 * e], w = edges[2 * e + 1];
+        c->adjacency[start[u] + fill[u]++] = w;
+        c->adjacency[start[w] + fill[w]++] = u;
+    }
+    /* sort each list and drop its repeats, compacting in place */
+    int write = 0;
+    for (int i = 0; i < n; ++i) {
+        int begin = start[i], end = start[i + 1];
+        sort_ints(c->adjacency + begin, end - begin);
+        start[i] = write;
+        for (int k = begin; k < end; ++k) {
+            if (k == begin || c->adjacency[k] != c->adjacency[k - 1]) {
+                c->adjacency[write++] = c->adjacency[k];
+            }
+        }
+    }
+    start[n] = write;
+}
+
+/* c->position and c->node_at by approximate minimum degree (amd_2 on a copy of the graph,
+ * which it destroys; no allocation: every workspace is ours). */
+static void order_nodes(tch_block_cholesky* c) {
+    int n = c->node_count, nonzeros = c->adjacency_start[n];
+    if (nonzeros == 0) { /* no edge: any order, and amd_2 is not needed */
+        for (int k = 0; k < n; ++k) {
+            c->node_at[k] = c->position[k] = k;
+        }
+        return;
+    }
+    int *Pe = c->amd[0], *Len = c->amd[1], *Nv = c->amd[2], *Next = c->amd[3],
+        *Last = c->amd[4], *Head = c->amd[5], *Elen = c->amd[6], *Degree = c->amd[7],
+        *W = c->amd[8];
+    for (int i = 0; i < n; ++i) {
+        Pe[i] = c->adjacency_start[i];
+        Len[i] = c->adjacency_start[i + 1] - c->adjacency_start[i];
+    }
+    memcpy(c->amd_iw, c->adjacency, (size_t)nonzeros * sizeof *c->amd_iw);
+    double control[AMD_CONTROL], info[AMD_INFO];
+    amd_defaults(control);
+    int iwlen = (int)c->capacity[SLOT_AMD_IW];
+    amd_2(n, Pe, c->amd_iw, Len, iwlen, nonzeros, Nv, Next, Last, Head, Elen, Degree, W, control,
+          info);
+    for (int k = 0; k < n; ++k) { /* Last: the node eliminated k-th */
+        c->node_at[k] = Last[k];
+        c->position[Last[k]] = k;
+    }
+}
+
+/* The elimination tree of the ordered graph (parent by position, -1 at a root), by Liu's
+ * algorithm with path compression (Davis, sec. 4.1); c->mark is the ancestor workspace. */
+static void elimination_tree(tch_block_cholesky* c) {
+    int* ancestor = c->mark;
+    for (int k = 0; k < c->node_count; ++k) {
+        c->parent[k] = -1;
+        ancestor[k] = -1;
+        int node = c->node_at[k];
+        for (int a = c->adjacency_start[node]; a < c->adjacency_start[node + 1]; ++a) {
+            for (int i = c->position[c->adjacency[a]]; i != -1 && i < k;) {
+                int next = ancestor[i];
+                ancestor[i] = k;
+                if (next == -1) {
+                    c->parent[i] = k;
+                }
+                i = next;
+            }
+        }
+    }
+}
+
+/* Visits the block columns of row k of L but its diagonal: the nodes on the tree paths from
+ * the row's neighbours placed before k up to k (Davis, sec. 4.2). With `cols` NULL counts
+ * them, else writes them there unsorted. c->mark holds the last row that visited a node. */
+static int row_pattern(tch_block_cholesky* c, int k, int* cols) {
+    int count = 0, node = c->node_at[k];
+    c->mark[k] = k;
+    for (int a = c->adjacency_start[node]; a < c->adjacency_start[node + 1]; ++a) {
+        for (int i = c->position[c->adjacency[a]]; i < k && c->mark[i] != k; i = c->parent[i]) {
+            c->mark[i] = k;
+            if (cols) {
+                cols[count] = i;
+            }
+            count++;
+        }
+    }
+    return count;
+}
+
+/* c->row_start and c->cols: each row's pattern sorted, then its diagonal. 0, or -1 when out
+ * of memory. */
+static int block_pattern(tch_block_cholesky* c) {
+    int n = c->node_count;
+    for (int k = 0; k < n; ++k) {
+        c->mark[k] = -1;
+    }
+    c->row_start[0] = 0;
+    for (int k = 0; k < n; ++k) {
+        c->row_start[k + 1] = c->row_start[k] + row_pattern(c, k, NULL) + 1;
+    }
+    size_t blocks = (size_t)c->row_start[n];
+    if (grow_ints(c, &c->cols, SLOT_COLS, blocks) ||
+        grow(c, (void**)&c->values, &c->capacity[SLOT_VALUES], BB * blocks, sizeof(tch_real))) {
+        return -1;
+    }
+    for (int k = 0; k < n; ++k) {
+        c->mark[k] = -1;
+    }
+    for (int k = 0; k < n; ++k) {
+        int* row = c->cols + c->row_start[k];
+        int count = row_pattern(c, k, row);
+        sort_ints(row, count);
+        row[count] = k;
+    }
+    return 0;
+}
+
+static int reserve(tch_block_cholesky* c, int n, int edge_count) {
+    size_t nodes = (size_t)n, ends = 2 * (size_t)edge_count;
+    /* AMD's Iw: the graph and room to work, 1.2 of it plus n as amd_2's notes recommend */
+    size_t iw = ends + ends / 5 + nodes + 16;
+    int failed = grow_ints(c, &c->kept_edges, SLOT_KEPT_EDGES, ends) ||
+                 grow_ints(c, &c->adjacency_start, SLOT_ADJACENCY_START, nodes + 1) ||
+                 grow_ints(c, &c->adjacency, SLOT_ADJACENCY, ends) ||
+                 grow_ints(c, &c->position, SLOT_POSITION, nodes) ||
+                 grow_ints(c, &c->node_at, SLOT_NODE_AT, nodes) ||
+                 grow_ints(c, &c->row_start, SLOT_ROW_START, nodes + 1) ||
+                 grow_ints(c, &c->amd_iw, SLOT_AMD_IW, iw) ||
+                 grow_ints(c, &c->parent, SLOT_PARENT, nodes) ||
+                 grow_ints(c, &c->mark, SLOT_MARK, nodes) ||
+                 grow(c, (void**)&c->work, &c->capacity[SLOT_WORK], B * nodes, sizeof(tch_real));
+    for (int i = 0; i < 9 && !failed; ++i) {
+        failed = grow_ints(c, &c->amd[i], SLOT_AMD + i, nodes);
+    }
+    return failed ? -1 : 0;
+}
+
+int tch_block_cholesky_analyze(tch_block_cholesky* c, int node_count, int edge_count,
+                               const int* edges) {
+    if (!same_graph(c, node_count, edge_count, edges)) {
+        c->analysed = 0;
+        if (reserve(c, node_count, edge_count) != 0) {
+            return -1;
+        }
+        c->node_count = node_count;
+        build_adjacency(c, edge_count, edges);
+        order_nodes(c);
+        elimination_tree(c);
+        if (block_pattern(c) != 0) {
+            return -1;
+        }
+        memcpy(c->kept_edges, edges, 2 * (size_t)edge_count * sizeof *edges);
+        c->kept_edge_count = edge_count;
+        c->analysed = 1;
+    }
+    memset(c->values, 0, BB * (size_t)c->row_start[node_count] * sizeof *c->values);
+    return 0;
+}
+
+/* ---- blocks ---- */
+
+/* Index of block (row, col) of positions, col <= row, or -1 when not stored. */
+static int find_block(const tch_block_cholesky* c, int row, int col) {
+    int lo = c->row_start[row], hi = c->row_start[row + 1] - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        if (c->cols[mid] == col) {
+            return mid;
+        }
+        if (c->cols[mid] < col) {
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return -1;
+}
+
+tch_real* tch_block_cholesky_block(tch_block_cholesky* c, int row, int col) {
+    int r = c->position[row], k = c->position[col];
+    int at = k <= r ? find_block(c, r, k) : -1;
+    return at >= 0 ? c->values + BB * (size_t)at : NULL;
+}
+
+/* ---- factorization and solve ---- */
+
+/* C -= A B^T for 6x6 blocks. */
+static void subtract_product(const tch_real* restrict A, const tch_real* restrict Bm,
+                             tch_real* restrict C) {
+    tch_real Bt[BB]; /* B^T, so that the innermost loop runs along rows (vectorized) */
+    for (int j = 0; j < B; ++j) {
+        for (int k = 0; k < B; ++k) {
+            Bt[B * k + j] = Bm[B * j + k];
+        }
+    }
+    for (int i = 0; i < B; ++i) {
+        tch_real row[B] = {0, 0, 0, 0, 0, 0};
+        for (int k = 0; k < B; ++k) {
+            for (int j = 0; j < B; ++j) {
+                row[j] += A[B * i + k] * Bt[B * k + j];
+            }
+        }
+        for (int j = 0; j < B; ++j) {
+            C[B * i + j] -= row[j];
+        }
+    }
+}
+
+/* Solves L x = b in place for the lower triangle L of a 6x6 block (row-major). */
+static void forward_6(const tch_real* L, tch_real* b) {
+    for (int i = 0; i < B; ++i) {
+        for (int k = 0; k < i; ++k) {
+            b[i] -= L[B * i + k] * b[k];
+        }
+        b[i] /= L[(B + 1) * i];
+    }
+}
+
+/* Solves L^T x = b in place. */
+static void backward_6(const tch_real* L, tch_real* b) {
+    for (int i = B - 1; i >= 0; --i) {
+        for (int k = i + 1; k < B; ++k) {
+            b[i] -= L[B * k + i] * b[k];
+        }
+        b[i] /= L[(B + 1) * i];
+    }
+}
+
+static tch_real* block_at(const tch_block_cholesky* c, int index) {
+    return c->values + BB * (size_t)index;
+}
+
+/* L_rc -= Σ_t L_rt L_ct^T over the block columns t < c that rows r and c share: a merge of
+ * row r's columns before c (indices [begin_r, end_r)) with row c's but its diagonal. */
+static void subtract_shared(const tch_block_cholesky* c, int begin_r, int end_r, int col,
+                            tch_real* L_rc) {
+    int i = begin_r, j = c->row_start[col], end_c = c->row_start[col + 1] - 1;
+    while (i < end_r && j < end_c) {
+        if (c->cols[i] == c->cols[j]) {
+            subtract_product(block_at(c, i++), block_at(c, j++), L_rc);
+        } else if (c->cols[i] < c->cols[j]) {
+            ++i;
+        } else {
+            ++j;
+        }
+    }
+}
+
+/* By block rows: L_rc = (A_rc - Σ_t L_rt L_ct^T) L_cc^-T below the diagonal,
+ * L_rr = chol(A_rr - Σ_t L_rt L_rt^T) (Davis, sec. 4.2, by blocks). */
+int tch_block_cholesky_factor(tch_block_cholesky* c) {
+    for (int r = 0; r < c->node_count; ++r) {
+        int begin = c->row_start[r], diagonal = c->row_start[r + 1] - 1;
+        for (int at = begin; at <= diagonal; ++at) {
+            int col = c->cols[at];
+            tch_real* L_rc = block_at(c, at);
+            subtract_shared(c, begin, at, col, L_rc);
+            if (at < diagonal) {
+                const tch_real* L_cc = block_at(c, c->row_start[col + 1] - 1);
+                for (int i = 0; i < B; ++i) { /* row i of L_rc solves L_cc x = row i */
+                    forward_6(L_cc, L_rc + B * i);
+                }
+            } else if (tch_dense_cholesky(L_rc, B) != 0) {
+                return c->node_at[r] + 1;
+            }
+        }
+    }
+    return 0;
+}
+
+void tch_block_cholesky_solve(tch_block_cholesky* c, tch_real* x) {
+    int n = c->node_count;
+    tch_real* w = c->work;
+    for (int k = 0; k < n; ++k) {
+        memcpy(w + B * k, x + B * c->node_at[k], B * sizeof *w);
+    }
+    for (int r = 0; r < n; ++r) { /* L y = b */
+        tch_real* y = w + B * r;
+        int diagonal = c->row_start[r + 1] - 1;
+        for (int at = c->row_start[r]; at < diagonal; ++at) {
+            const tch_real* L = block_at(c, at);
+            const tch_real* y_c = w + B * c->cols[at];
+            for (int i = 0; i < B; ++i) {
+                for (int k = 0; k < B; ++k) {
+                    y[i] -= L[B * i + k] * y_c[k];
+                }
+            }
+        }
+        forward_6(block_at(c, diagonal), y);
+    }
+    for (int r = n - 1; r >= 0; --r) { /* L^T x = y */
+        tch_real* x_r = w + B * r;
+        int diagonal = c->row_start[r + 1] - 1;
+        backward_6(block_at(c, diagonal), x_r);
+        for (int at = c->row_start[r]; at < diagonal; ++at) {
+            const tch_real* L = block_at(c, at);
+            tch_real* y_c = w + B * c->cols[at];
+            for (int i = 0; i < B; ++i) {
+                for (int k = 0; k < B; ++k) {
+                    y_c[k] -= L[B * i + k] * x_r[i];
+                }
+            }
+        }
+    }
+    for (int k = 0; k < n; ++k) {
+        memcpy(x + B * c->node_at[k], w + B * k, B * sizeof *w);
+    }
+}
