@@ -613,17 +613,13 @@ tch_real tch_polyhedron_pair_size(const tch_convex_hull* a, const tch_convex_hul
 /* Clipping starts from the piece with more faces and cuts it by the other's face planes: the
  * planes of the smaller piece (a box, a plane's half-space box) mostly leave the larger one
  * whole, which `measure` sees in O(V), while each plane of a finely faceted piece would cut a
- * box (a spinning top on the floor: about 98 cuts a step against 1). Between pieces of as many
- * faces it starts from the smaller one: the planes of the larger mostly leave it whole (a box
- * on a plane's half-space box, which holds it: one cut by the box's top face, where starting
- * from the half-space box took a cut by each of the piece's six faces). Same P either way. */
+ * box (a spinning top on the floor: about 98 cuts a step against 1). Same P either way. */
 tch_status tch_polyhedron_clip(const tch_convex_hull* a, const tch_convex_hull* b,
                                tch_transform X_AB, tch_real size, tch_polyhedron* out,
                                tch_error* err) {
     clear(out);
     struct tch_polyhedron_scratch* s = scratch_of(out);
-    const int start_from_b = b->face_count > a->face_count ||
-                             (b->face_count == a->face_count && b->volume < a->volume);
+    const int start_from_b = b->face_count > a->face_count;
     const tch_convex_hull* loaded = start_from_b ? b : a;
     const tch_convex_hull* cutter = start_from_b ? a : b;
     const placement X_AB_placed = placement_of(X_AB);

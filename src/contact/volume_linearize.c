@@ -37,11 +37,9 @@ typedef struct local_blocks {
     tch_mat3 T, R;
 } local_blocks;
 
-/* c/S times [[S n n^T, 0], [0, J]], J = N P2 N^T, N = [n]x: the distributed normal spring (or
- * damper) of coefficient c, negated into L by the caller. */
-static local_blocks distributed_spring(tch_real c, tch_real S, tch_vec3 n, const tch_mat3* P2) {
-    tch_mat3 N = tch_m3_skew(n);
-    tch_mat3 J = tch_m3_mul(tch_m3_mul(N, *P2), tch_m3_transpose(N));
+/* c/S times [[S n n^T, 0], [0, J]], J = N P2 N^T (given), N = [n]x: the distributed normal
+ * spring (or damper) of coefficient c, negated into L by the caller. */
+static local_blocks distributed_spring(tch_real c, tch_real S, tch_vec3 n, const tch_mat3* J) {
     local_blocks b;
     tch_real nv[3] = {n.x, n.y, n.z};
     for (int r = 0; r < 3; ++r) {
@@ -49,7 +47,7 @@ static local_blocks distributed_spring(tch_real c, tch_real S, tch_vec3 n, const
             b.T.m[r][k] = c * nv[r] * nv[k];
         }
     }
-    b.R = tch_m3_scale(J, c / S);
+    b.R = tch_m3_scale(*J, c / S);
     return b;
 }
 
@@ -84,18 +82,21 @@ static void write_local(const local_blocks* b, tch_real L[6][6]) {
  * negated (docs/integrators.md). */
 static void add_carried_blocks(const local_blocks* b, const tch_vec3 arm[2],
                                tch_real out[12][12]) {
+    tch_mat3 skew[2], upper[2], rT[2];
+    for (int t = 0; t < 2; ++t) {
+        skew[t] = tch_m3_skew(arm[t]);
+        upper[t] = tch_m3_scale(tch_m3_mul(b->T, skew[t]), -1);
+        rT[t] = tch_m3_mul(skew[t], b->T);
+    }
     for (int s = 0; s < 2; ++s) {
-        tch_mat3 rT = tch_m3_mul(tch_m3_skew(arm[s]), b->T);
         for (int t = 0; t < 2; ++t) {
-            tch_mat3 skew_t = tch_m3_skew(arm[t]);
-            tch_mat3 upper = tch_m3_scale(tch_m3_mul(b->T, skew_t), -1);
-            tch_mat3 lower = tch_m3_add(b->R, tch_m3_scale(tch_m3_mul(rT, skew_t), -1));
+            tch_mat3 lower = tch_m3_add(b->R, tch_m3_scale(tch_m3_mul(rT[s], skew[t]), -1));
             tch_real sign = s == t ? -1 : 1; /* the map is -blocks */
             for (int i = 0; i < 3; ++i) {
                 for (int j = 0; j < 3; ++j) {
                     out[6 * s + i][6 * t + j] += sign * b->T.m[i][j];
-                    out[6 * s + i][6 * t + 3 + j] += sign * upper.m[i][j];
-                    out[6 * s + 3 + i][6 * t + j] += sign * rT.m[i][j];
+                    out[6 * s + i][6 * t + 3 + j] += sign * upper[t].m[i][j];
+                    out[6 * s + 3 + i][6 * t + j] += sign * rT[s].m[i][j];
                     out[6 * s + 3 + i][6 * t + 3 + j] += sign * lower.m[i][j];
                 }
             }
@@ -118,8 +119,10 @@ void tch_volume_linearize(const tch_model* model, const tch_data* data,
         return;
     }
     tch_vec3 n = contact->n_W;
-    local_blocks K = distributed_spring(k.stiffness, S, n, &P2);
-    local_blocks D = distributed_spring(k.damping, S, n, &P2);
+    tch_mat3 N = tch_m3_skew(n);
+    tch_mat3 J = tch_m3_mul(tch_m3_mul(N, P2), tch_m3_transpose(N));
+    local_blocks K = distributed_spring(k.stiffness, S, n, &J);
+    local_blocks D = distributed_spring(k.damping, S, n, &J);
     if (sticking) {
         add_static_springs(k.static_stiffness, S, n, &P2, &K);
         add_static_springs(k.static_damping, S, n, &P2, &D);
