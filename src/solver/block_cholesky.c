@@ -1,6 +1,12 @@
 /* Sparse block Cholesky over a graph (solver/block_cholesky.h). Nodes are renumbered by their
  * place in the elimination order ("positions"); the factor is stored by block rows, each row's
- * block columns sorted and ending with its diagonal. */
+ * block columns sorted and ending with its diagonal.
+ *
+ * Layout: the slot of an off-diagonal block (r, c), r placed after c, holds L_rc^T row-major
+ * (before the factorization A_rc^T = A_cr, A being symmetric); a diagonal slot holds L_rr in
+ * its lower triangle. Every product and triangular solve below then runs along contiguous rows
+ * of 6 (vectorized) and never transposes a block, and the divisions by L's diagonal are
+ * products with its inverse (kept per row). */
 #include "solver/block_cholesky.h"
 
 #include <amd.h>
@@ -26,7 +32,8 @@ struct tch_block_cholesky {
     /* the factor's pattern and values, by block row of positions */
     int* row_start;         /* [node_count + 1] into cols */
     int* cols;              /* [block_count]: block columns (positions), sorted, diagonal last */
-    tch_real* values;       /* [36 block_count] */
+    tch_real* values;       /* [36 block_count], laid out as the file's header says */
+    tch_real* inverse;      /* [6 node_count]: 1 / the diagonal of each L_rr, by position */
     tch_real* work;         /* [6 node_count]: the solve's right-hand side by position */
     /* AMD's and the elimination tree's integer workspace */
     int* amd[9];            /* Pe, Len, Nv, Next, Last, Head, Elen, Degree, W: [node_count] */
@@ -56,8 +63,8 @@ static int grow(tch_block_cholesky* c, void** array, size_t* capacity, size_t co
 /* The slots of capacity[] (one per array). */
 enum {
     SLOT_KEPT_EDGES, SLOT_ADJACENCY_START, SLOT_ADJACENCY, SLOT_POSITION, SLOT_NODE_AT,
-    SLOT_ROW_START, SLOT_COLS, SLOT_VALUES, SLOT_WORK, SLOT_AMD_IW, SLOT_PARENT, SLOT_MARK,
-    SLOT_AMD /* 9 slots from here */
+    SLOT_ROW_START, SLOT_COLS, SLOT_VALUES, SLOT_INVERSE, SLOT_WORK, SLOT_AMD_IW, SLOT_PARENT,
+    SLOT_MARK, SLOT_AMD /* 9 slots from here */
 };
 
 static int grow_ints(tch_block_cholesky* c, int** array, int slot, size_t count) {
@@ -81,6 +88,7 @@ void tch_block_cholesky_destroy(tch_block_cholesky* c) {
         free(c->amd[i]);
     }
     free(c->values);
+    free(c->inverse);
     free(c->work);
     free(c);
 }
@@ -251,7 +259,9 @@ static int reserve(tch_block_cholesky* c, int n, int edge_count) {
                  grow_ints(c, &c->amd_iw, SLOT_AMD_IW, iw) ||
                  grow_ints(c, &c->parent, SLOT_PARENT, nodes) ||
                  grow_ints(c, &c->mark, SLOT_MARK, nodes) ||
-                 grow(c, (void**)&c->work, &c->capacity[SLOT_WORK], B * nodes, sizeof(tch_real));
+                 grow(c, (void**)&c->work, &c->capacity[SLOT_WORK], B * nodes, sizeof(tch_real)) ||
+                 grow(c, (void**)&c->inverse, &c->capacity[SLOT_INVERSE], B * nodes,
+                      sizeof(tch_real));
     for (int i = 0; i < 9 && !failed; ++i) {
         failed = grow_ints(c, &c->amd[i], SLOT_AMD + i, nodes);
     }
@@ -300,52 +310,84 @@ static int find_block(const tch_block_cholesky* c, int row, int col) {
 }
 
 tch_real* tch_block_cholesky_block(tch_block_cholesky* c, int row, int col) {
-    int r = c->position[row], k = c->position[col];
+    int k = c->position[row], r = c->position[col];
     int at = k <= r ? find_block(c, r, k) : -1;
     return at >= 0 ? c->values + BB * (size_t)at : NULL;
 }
 
 /* ---- factorization and solve ---- */
 
-/* C -= A B^T for 6x6 blocks. */
-static void subtract_product(const tch_real* restrict A, const tch_real* restrict Bm,
+/* C -= X^T Y for 6x6 blocks: row j of C loses Σ_k X_kj (row k of Y). With X = L_ct^T and
+ * Y = L_rt^T (their slots) this is L_rc^T -= (L_rt L_ct^T)^T; with X = Y = L_rt^T it is
+ * L_rr -= L_rt L_rt^T (symmetric: either layout). */
+static void subtract_product(const tch_real* restrict X, const tch_real* restrict Y,
                              tch_real* restrict C) {
-    tch_real Bt[BB]; /* B^T, so that the innermost loop runs along rows (vectorized) */
     for (int j = 0; j < B; ++j) {
+        /* six named sums: GCC vectorizes these, not a loop over a local row[6] */
+        tch_real r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4 = 0, r5 = 0;
         for (int k = 0; k < B; ++k) {
-            Bt[B * k + j] = Bm[B * j + k];
+            const tch_real x = X[B * k + j];
+            const tch_real* y = Y + B * k;
+            r0 += x * y[0];
+            r1 += x * y[1];
+            r2 += x * y[2];
+            r3 += x * y[3];
+            r4 += x * y[4];
+            r5 += x * y[5];
         }
+        tch_real* c = C + B * j;
+        c[0] -= r0;
+        c[1] -= r1;
+        c[2] -= r2;
+        c[3] -= r3;
+        c[4] -= r4;
+        c[5] -= r5;
     }
+}
+
+/* T = L^-1 T in place, by rows (forward substitution on the rows of a 6x6 T), for the lower
+ * triangle L of a diagonal slot and its inverse diagonal: L_rc^T = L_cc^-1 (A_rc - ...)^T. */
+static void forward_rows(const tch_real* L, const tch_real* inverse, tch_real* T) {
     for (int i = 0; i < B; ++i) {
-        tch_real row[B] = {0, 0, 0, 0, 0, 0};
-        for (int k = 0; k < B; ++k) {
-            for (int j = 0; j < B; ++j) {
-                row[j] += A[B * i + k] * Bt[B * k + j];
-            }
+        tch_real* row = T + B * i;
+        tch_real r0 = row[0], r1 = row[1], r2 = row[2], r3 = row[3], r4 = row[4], r5 = row[5];
+        for (int k = 0; k < i; ++k) {
+            const tch_real l = L[B * i + k];
+            const tch_real* done = T + B * k;
+            r0 -= l * done[0];
+            r1 -= l * done[1];
+            r2 -= l * done[2];
+            r3 -= l * done[3];
+            r4 -= l * done[4];
+            r5 -= l * done[5];
         }
-        for (int j = 0; j < B; ++j) {
-            C[B * i + j] -= row[j];
-        }
+        const tch_real d = inverse[i];
+        row[0] = r0 * d;
+        row[1] = r1 * d;
+        row[2] = r2 * d;
+        row[3] = r3 * d;
+        row[4] = r4 * d;
+        row[5] = r5 * d;
     }
 }
 
 /* Solves L x = b in place for the lower triangle L of a 6x6 block (row-major). */
-static void forward_6(const tch_real* L, tch_real* b) {
+static void forward_6(const tch_real* L, const tch_real* inverse, tch_real* b) {
     for (int i = 0; i < B; ++i) {
         for (int k = 0; k < i; ++k) {
             b[i] -= L[B * i + k] * b[k];
         }
-        b[i] /= L[(B + 1) * i];
+        b[i] *= inverse[i];
     }
 }
 
 /* Solves L^T x = b in place. */
-static void backward_6(const tch_real* L, tch_real* b) {
+static void backward_6(const tch_real* L, const tch_real* inverse, tch_real* b) {
     for (int i = B - 1; i >= 0; --i) {
         for (int k = i + 1; k < B; ++k) {
             b[i] -= L[B * k + i] * b[k];
         }
-        b[i] /= L[(B + 1) * i];
+        b[i] *= inverse[i];
     }
 }
 
@@ -360,7 +402,7 @@ static void subtract_shared(const tch_block_cholesky* c, int begin_r, int end_r,
     int i = begin_r, j = c->row_start[col], end_c = c->row_start[col + 1] - 1;
     while (i < end_r && j < end_c) {
         if (c->cols[i] == c->cols[j]) {
-            subtract_product(block_at(c, i++), block_at(c, j++), L_rc);
+            subtract_product(block_at(c, j++), block_at(c, i++), L_rc);
         } else if (c->cols[i] < c->cols[j]) {
             ++i;
         } else {
@@ -370,7 +412,7 @@ static void subtract_shared(const tch_block_cholesky* c, int begin_r, int end_r,
 }
 
 /* By block rows: L_rc = (A_rc - Σ_t L_rt L_ct^T) L_cc^-T below the diagonal,
- * L_rr = chol(A_rr - Σ_t L_rt L_rt^T) (Davis, sec. 4.2, by blocks). */
+ * L_rr = chol(A_rr - Σ_t L_rt L_rt^T) (Davis, sec. 4.2, by blocks), in the slots' layout. */
 int tch_block_cholesky_factor(tch_block_cholesky* c) {
     for (int r = 0; r < c->node_count; ++r) {
         int begin = c->row_start[r], diagonal = c->row_start[r + 1] - 1;
@@ -379,13 +421,13 @@ int tch_block_cholesky_factor(tch_block_cholesky* c) {
             tch_real* L_rc = block_at(c, at);
             subtract_shared(c, begin, at, col, L_rc);
             if (at < diagonal) {
-                const tch_real* L_cc = block_at(c, c->row_start[col + 1] - 1);
-                for (int i = 0; i < B; ++i) { /* row i of L_rc solves L_cc x = row i */
-                    forward_6(L_cc, L_rc + B * i);
-                }
+                forward_rows(block_at(c, c->row_start[col + 1] - 1), c->inverse + B * col, L_rc);
             } else if (tch_dense_cholesky(L_rc, B) != 0) {
                 return c->node_at[r] + 1;
             }
+        }
+        for (int i = 0; i < B; ++i) {
+            c->inverse[B * r + i] = 1 / block_at(c, diagonal)[(B + 1) * i];
         }
     }
     return 0;
@@ -397,30 +439,30 @@ void tch_block_cholesky_solve(tch_block_cholesky* c, tch_real* x) {
     for (int k = 0; k < n; ++k) {
         memcpy(w + B * k, x + B * c->node_at[k], B * sizeof *w);
     }
-    for (int r = 0; r < n; ++r) { /* L y = b */
+    for (int r = 0; r < n; ++r) { /* L y = b: y_r -= L_rc y_c, the slot holding L_rc^T */
         tch_real* y = w + B * r;
         int diagonal = c->row_start[r + 1] - 1;
         for (int at = c->row_start[r]; at < diagonal; ++at) {
-            const tch_real* L = block_at(c, at);
+            const tch_real* T = block_at(c, at);
             const tch_real* y_c = w + B * c->cols[at];
-            for (int i = 0; i < B; ++i) {
-                for (int k = 0; k < B; ++k) {
-                    y[i] -= L[B * i + k] * y_c[k];
+            for (int k = 0; k < B; ++k) {
+                for (int i = 0; i < B; ++i) {
+                    y[i] -= y_c[k] * T[B * k + i];
                 }
             }
         }
-        forward_6(block_at(c, diagonal), y);
+        forward_6(block_at(c, diagonal), c->inverse + B * r, y);
     }
-    for (int r = n - 1; r >= 0; --r) { /* L^T x = y */
+    for (int r = n - 1; r >= 0; --r) { /* L^T x = y: y_c -= L_rc^T x_r */
         tch_real* x_r = w + B * r;
         int diagonal = c->row_start[r + 1] - 1;
-        backward_6(block_at(c, diagonal), x_r);
+        backward_6(block_at(c, diagonal), c->inverse + B * r, x_r);
         for (int at = c->row_start[r]; at < diagonal; ++at) {
-            const tch_real* L = block_at(c, at);
+            const tch_real* T = block_at(c, at);
             tch_real* y_c = w + B * c->cols[at];
-            for (int i = 0; i < B; ++i) {
-                for (int k = 0; k < B; ++k) {
-                    y_c[k] -= L[B * i + k] * x_r[i];
+            for (int k = 0; k < B; ++k) {
+                for (int i = 0; i < B; ++i) {
+                    y_c[k] -= T[B * k + i] * x_r[i];
                 }
             }
         }

@@ -36,9 +36,9 @@ int tch_block_cholesky_analyze(tch_block_cholesky* c, int node_count, int edge_c
                                const int* edges);
 
 /* The stored 6x6 block (row-major) of the matrix at block row `row`, block column `col`: the
- * diagonal block of a node, or an edge's block when `row` is eliminated after `col`. NULL when
- * `row` is eliminated first (the transposed block (col, row) holds the pair) or when the two
- * nodes share no edge. Write A there before tch_block_cholesky_factor. */
+ * diagonal block of a node, or an edge's block when `row` is eliminated before `col`. NULL when
+ * `row` is eliminated after `col` (the transposed block (col, row) holds the pair) or when the
+ * two nodes share no edge. Write A there before tch_block_cholesky_factor. */
 tch_real* tch_block_cholesky_block(tch_block_cholesky* c, int row, int col);
 
 /* Factors the matrix written in place. 0, or 1 + the node whose pivot block is not positive
