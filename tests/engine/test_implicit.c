@@ -516,8 +516,8 @@ static void com_acceleration(const tch_model* m, const tch_data* d, int b, doubl
     }
 }
 
-/* The implicit step on a contact graph with cycles (reverse Cuthill-McKee order, fill inside
- * the band) against a dense check: with x = h (a_implicit - a_explicit) and v* = v + h
+/* The implicit step on a contact graph with cycles (minimum-degree order, fill along the
+ * elimination tree) against a dense check: with x = h (a_implicit - a_explicit) and v* = v + h
  * a_explicit, (M - h D - h^2 K) x = h^2 K v* + h D (v* - v), K and D symmetrized, to 1e-9. */
 static void test_implicit_step_solves_its_system_on_a_pile(void) {
     const int n = 6;
