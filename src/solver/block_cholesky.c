@@ -247,7 +247,8 @@ static int block_pattern(tch_block_cholesky* c) {
 }
 
 static int reserve(tch_block_cholesky* c, int n, int edge_count) {
-    size_t nodes = (size_t)n, ends = 2 * (size_t)edge_count;
+    /* one spare edge end: an empty graph still gets arrays (no offsets from NULL) */
+    size_t nodes = (size_t)n, ends = 2 * (size_t)edge_count + 1;
     /* AMD's Iw: the graph and room to work, 1.2 of it plus n as amd_2's notes recommend */
     size_t iw = ends + ends / 5 + nodes + 16;
     int failed = grow_ints(c, &c->kept_edges, SLOT_KEPT_EDGES, ends) ||
