@@ -1259,6 +1259,190 @@ static PyTypeObject DataType = {
     .tp_new = Data_new,
 };
 
+/* ==== the solvers of touche/lcp.h ==== */
+
+/* A complementarity problem's arrays as C-contiguous doubles (int32 for normal_index), each
+ * optional one NULL when not given. */
+typedef struct lcp_arrays {
+    PyArrayObject *M, *q, *lo, *hi, *normal_index, *z;
+    int n;
+} lcp_arrays;
+
+static void lcp_arrays_release(lcp_arrays* a) {
+    Py_XDECREF(a->M);
+    Py_XDECREF(a->q);
+    Py_XDECREF(a->lo);
+    Py_XDECREF(a->hi);
+    Py_XDECREF(a->normal_index);
+    Py_XDECREF(a->z);
+}
+
+/* A vector of length n (copied, so that a solve may write it), or NULL for None. */
+static int lcp_vector(PyObject* object, int type, int n, const char* name, PyArrayObject** out) {
+    *out = NULL;
+    if (!object || object == Py_None) return 0;
+    *out = (PyArrayObject*)PyArray_FROMANY(object, type, 1, 1,
+                                           NPY_ARRAY_CARRAY | NPY_ARRAY_ENSURECOPY);
+    if (!*out) return -1;
+    if (PyArray_DIM(*out, 0) != n) {
+        PyErr_Format(PyExc_ValueError, "%s needs %d entries (the size of M), got %zd", name, n,
+                     (Py_ssize_t)PyArray_DIM(*out, 0));
+        return -1;
+    }
+    return 0;
+}
+
+static int lcp_arrays_read(PyObject* M, PyObject* q, PyObject* lo, PyObject* hi,
+                           PyObject* normal_index, PyObject* z, lcp_arrays* a) {
+    memset(a, 0, sizeof *a);
+    a->M = (PyArrayObject*)PyArray_FROMANY(M, NPY_DOUBLE, 2, 2, NPY_ARRAY_IN_ARRAY);
+    if (!a->M) return -1;
+    if (PyArray_DIM(a->M, 0) != PyArray_DIM(a->M, 1) || PyArray_DIM(a->M, 0) > 100000) {
+        PyErr_SetString(PyExc_ValueError, "M must be a square matrix");
+        return -1;
+    }
+    a->n = (int)PyArray_DIM(a->M, 0);
+    if (lcp_vector(q, NPY_DOUBLE, a->n, "q", &a->q) < 0 || !a->q ||
+        lcp_vector(lo, NPY_DOUBLE, a->n, "lo", &a->lo) < 0 ||
+        lcp_vector(hi, NPY_DOUBLE, a->n, "hi", &a->hi) < 0 ||
+        lcp_vector(normal_index, NPY_INT32, a->n, "normal_index", &a->normal_index) < 0 ||
+        lcp_vector(z, NPY_DOUBLE, a->n, "z", &a->z) < 0) {
+        if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "q is required");
+        return -1;
+    }
+    if (!a->z) {
+        npy_intp dims[1] = {a->n};
+        a->z = (PyArrayObject*)PyArray_ZEROS(1, dims, NPY_DOUBLE, 0);
+        if (!a->z) return -1;
+    }
+    return 0;
+}
+
+static const double* lcp_data(PyArrayObject* array) {
+    return array ? PyArray_DATA(array) : NULL;
+}
+
+static tch_lcp_bounds lcp_bounds(const lcp_arrays* a, int disc) {
+    tch_lcp_bounds bounds = {lcp_data(a->lo), lcp_data(a->hi),
+                             a->normal_index ? PyArray_DATA(a->normal_index) : NULL, disc != 0};
+    return bounds;
+}
+
+/* (z, {'reason', 'iterations', 'residual'}) of a solve, or touche.Error. */
+static PyObject* lcp_answer(lcp_arrays* a, tch_status status, const tch_lcp_result* result,
+                            const tch_error* err) {
+    PyObject* answer = NULL;
+    if (status != TCH_OK) {
+        raise_library_error(err);
+    } else {
+        answer = Py_BuildValue("(O{sssisd})", a->z, "reason", tch_lcp_reason_name(result->reason),
+                               "iterations", result->iterations, "residual", result->residual);
+    }
+    lcp_arrays_release(a);
+    return answer;
+}
+
+static PyObject* touche_lemke(PyObject* module, PyObject* args, PyObject* kwargs) {
+    (void)module;
+    static char* keywords[] = {"M", "q", "z0", "max_pivots", NULL};
+    PyObject *M, *q, *z0 = NULL;
+    int max_pivots = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O$i:lemke", keywords, &M, &q, &z0,
+                                     &max_pivots)) {
+        return NULL;
+    }
+    lcp_arrays a;
+    if (lcp_arrays_read(M, q, NULL, NULL, NULL, z0, &a) < 0) {
+        lcp_arrays_release(&a);
+        return NULL;
+    }
+    tch_lemke_options options = tch_lemke_options_default();
+    options.warm_start = z0 && z0 != Py_None;
+    options.max_pivots = max_pivots;
+    tch_lcp_result result = {0};
+    tch_error err = error_cleared();
+    tch_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = tch_lcp_solve_lemke(lcp_data(a.M), lcp_data(a.q), a.n, &options,
+                                 PyArray_DATA(a.z), &result, &err);
+    Py_END_ALLOW_THREADS
+    return lcp_answer(&a, status, &result, &err);
+}
+
+static PyObject* touche_pgs(PyObject* module, PyObject* args, PyObject* kwargs) {
+    (void)module;
+    static char* keywords[] = {"M", "q", "lo", "hi", "normal_index", "z0", "iterations",
+                               "tolerance", "omega", NULL};
+    PyObject *M, *q, *lo = NULL, *hi = NULL, *normal_index = NULL, *z0 = NULL;
+    tch_pgs_options options = tch_pgs_options_default();
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|OOOO$idd:pgs", keywords, &M, &q, &lo, &hi,
+                                     &normal_index, &z0, &options.max_iterations,
+                                     &options.tolerance, &options.omega)) {
+        return NULL;
+    }
+    lcp_arrays a;
+    if (lcp_arrays_read(M, q, lo, hi, normal_index, z0, &a) < 0) {
+        lcp_arrays_release(&a);
+        return NULL;
+    }
+    options.warm_start = z0 && z0 != Py_None;
+    tch_lcp_bounds bounds = lcp_bounds(&a, 0);
+    tch_lcp_result result = {0};
+    tch_error err = error_cleared();
+    tch_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = tch_lcp_solve_pgs(lcp_data(a.M), lcp_data(a.q), a.n, &bounds, &options,
+                               PyArray_DATA(a.z), &result, &err);
+    Py_END_ALLOW_THREADS
+    return lcp_answer(&a, status, &result, &err);
+}
+
+static PyObject* touche_mixed_lcp(PyObject* module, PyObject* args, PyObject* kwargs) {
+    (void)module;
+    static char* keywords[] = {"M", "q", "equality_count", NULL};
+    PyObject *M, *q;
+    int equality_count = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOi:mixed_lcp", keywords, &M, &q,
+                                     &equality_count)) {
+        return NULL;
+    }
+    lcp_arrays a;
+    if (lcp_arrays_read(M, q, NULL, NULL, NULL, NULL, &a) < 0) {
+        lcp_arrays_release(&a);
+        return NULL;
+    }
+    tch_lcp_result result = {0};
+    tch_error err = error_cleared();
+    tch_status status;
+    Py_BEGIN_ALLOW_THREADS
+    status = tch_lcp_solve_mixed(lcp_data(a.M), lcp_data(a.q), a.n, equality_count, NULL,
+                                 PyArray_DATA(a.z), &result, &err);
+    Py_END_ALLOW_THREADS
+    return lcp_answer(&a, status, &result, &err);
+}
+
+static PyObject* touche_lcp_residuals(PyObject* module, PyObject* args, PyObject* kwargs) {
+    (void)module;
+    static char* keywords[] = {"M", "q", "z", "lo", "hi", "normal_index", "disc", NULL};
+    PyObject *M, *q, *z, *lo = NULL, *hi = NULL, *normal_index = NULL;
+    int disc = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OOO|OOOp:lcp_residuals", keywords, &M, &q,
+                                     &z, &lo, &hi, &normal_index, &disc)) {
+        return NULL;
+    }
+    lcp_arrays a;
+    if (lcp_arrays_read(M, q, lo, hi, normal_index, z, &a) < 0) {
+        lcp_arrays_release(&a);
+        return NULL;
+    }
+    tch_lcp_bounds bounds = lcp_bounds(&a, disc);
+    tch_lcp_residual r =
+        tch_lcp_residuals_dense(lcp_data(a.M), lcp_data(a.q), a.n, &bounds, lcp_data(a.z));
+    lcp_arrays_release(&a);
+    return Py_BuildValue("{sdsdsd}", "natural_map", r.natural_map, "z_dot_w", r.z_dot_w,
+                         "infeasibility", r.infeasibility);
+}
+
 /* ==== module functions ==== */
 
 /* load(path, contact=None, timestep=None) and load_string(xml, base_dir=None, name=None, ...)
@@ -1313,6 +1497,18 @@ static PyMethodDef module_methods[] = {
     {"load_string", (PyCFunction)(void (*)(void))touche_load_string,
      METH_VARARGS | METH_KEYWORDS,
      "load_string(xml, base_dir=None, name=None, *, contact=None, timestep=None) -> Model."},
+    {"lemke", (PyCFunction)(void (*)(void))touche_lemke, METH_VARARGS | METH_KEYWORDS,
+     "lemke(M, q, z0=None, *, max_pivots=0) -> (z, info): LCP(M, q) by Lemke (touche/lcp.h); "
+     "z0 warm-starts; touche.Error on a ray or the pivot limit."},
+    {"pgs", (PyCFunction)(void (*)(void))touche_pgs, METH_VARARGS | METH_KEYWORDS,
+     "pgs(M, q, lo=None, hi=None, normal_index=None, z0=None, *, iterations=100, "
+     "tolerance=1e-8, omega=1.0) -> (z, info): the LCP or box MLCP by projected Gauss-Seidel."},
+    {"mixed_lcp", (PyCFunction)(void (*)(void))touche_mixed_lcp, METH_VARARGS | METH_KEYWORDS,
+     "mixed_lcp(M, q, equality_count) -> (z, info): the first equality_count rows equations."},
+    {"lcp_residuals", (PyCFunction)(void (*)(void))touche_lcp_residuals,
+     METH_VARARGS | METH_KEYWORDS,
+     "lcp_residuals(M, q, z, lo=None, hi=None, normal_index=None, disc=False) -> dict: "
+     "natural_map, z_dot_w, infeasibility (an island problem's fields fit as they are)."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -256,25 +256,66 @@ def test_summary_and_watch_report(stack):
     assert r["deepest"]["point"] > 0 and r["warnings"] == []
 
 
-def test_island_problems_of_the_lcp_model():
+def cradle_island_problems():
+    """The island problems of Newton's cradle's first 60 steps (the first impact at about 51)."""
     m = touche.load(EXAMPLES / "newton_cradle.xml")
     d = touche.Data(m)
     d.reset_key("launch")
     with pytest.raises(RuntimeError):
         d.island_problems()
     d.observe_islands(True)
-    d.step(60)  # the first ball closes its 1 mm gap at 1 m/s
+    d.step(60)
     problems = d.island_problems()
     assert problems and d.island_problems() == []
-    for p in problems:
-        n = p["n"]
-        assert p["matrix"].shape == (n, n) and p["z"].shape == (n,)
-        w = p["matrix"] @ p["z"] + p["q"]
-        if p["lo"] is None:  # the LCP form: 0 <= z, w >= 0, z w = 0
-            assert np.abs(np.minimum(p["z"], w)).max() <= max(1e-6, 2 * p["residual"])
-        assert p["path"] in ("lemke", "pgs", "normal_lemke", "normal_pgs")
     d.observe_islands(False)
     d.step()
+    return problems
+
+
+def test_island_problems_of_the_lcp_model():
+    problems = cradle_island_problems()
+    assert any(p["z"].max() > 0 for p in problems)  # the impact's impulses
+    for p in problems:
+        n = p["n"]
+        assert p["matrix"].shape == (n, n) and p["z"].shape == (n,) and p["q"].shape == (n,)
+        assert p["path"] in ("lemke", "pgs", "normal_lemke", "normal_pgs")
+        bounds = dict(lo=p["lo"], hi=p["hi"], normal_index=p["normal_index"])
+        r = touche.lcp_residuals(p["matrix"], p["q"], p["z"], disc=p["friction_disc"], **bounds)
+        assert r["natural_map"] <= max(1e-6, 2 * p["residual"])
+
+
+def test_island_problems_solved_again_by_the_public_solvers():
+    for p in cradle_island_problems():
+        plain_lcp = p["lo"] is None or (not p["lo"].any() and np.isinf(p["hi"]).all()
+                                        and (p["normal_index"] < 0).all())
+        assert plain_lcp  # frictionless: normal rows only
+        z, info = touche.lemke(p["matrix"], p["q"])  # M is positive definite: one solution
+        assert info["reason"] == "solved" and info["residual"] <= 1e-9
+        assert np.allclose(z, p["z"], atol=1e-6 * max(1.0, np.abs(z).max()))
+        z, info = touche.pgs(p["matrix"], p["q"], tolerance=1e-12, iterations=10000)
+        assert np.allclose(z, p["z"], atol=1e-6 * max(1.0, np.abs(z).max()))
+
+
+M2 = [[2.0, 1.0], [1.0, 2.0]]
+
+
+def test_solvers_against_closed_forms():
+    z, info = touche.lemke(M2, [-5, -6])  # interior: M z = -q
+    assert np.allclose(z, [4 / 3, 7 / 3], atol=1e-12) and info["reason"] == "solved"
+    z, info = touche.lemke(M2, [-5, -6], z0=z)  # warm start at the solution: no pivot
+    assert info["iterations"] == 0
+    z, _ = touche.pgs(M2, [-2, 3], tolerance=1e-12, iterations=200)
+    assert np.allclose(z, [1, 0], atol=1e-12)
+    z, _ = touche.pgs(M2, [-5, -6], lo=[0, 0], hi=[1, 1])  # both at the upper bound
+    assert np.allclose(z, [1, 1])
+    z, _ = touche.mixed_lcp(M2, [-5, 6], equality_count=1)  # 2u + v = 5, v = 0
+    assert np.allclose(z, [2.5, 0])
+    with pytest.raises(touche.Error, match="ray"):
+        touche.lemke([[-1.0]], [-1.0])  # w = -z - 1 >= 0 has no solution
+    with pytest.raises(ValueError):
+        touche.lemke(M2, [1.0])
+    r = touche.lcp_residuals(M2, [-5, -6], [0, 0])
+    assert r["natural_map"] == 6 and r["infeasibility"] == 6  # min(z, w) = (0, -6) at worst
 
 
 # ---- the GIL and threads ----
