@@ -38,6 +38,19 @@ def lockstep_overhead(model, n, rounds):
     return statistics.median(differences), statistics.median(step_times), differences
 
 
+def timed_calls(model, calls):
+    """Percentiles of single step() calls, each timed (perf_counter adds about 0.1 us): to set
+    beside `touche speed`'s step-time percentiles of the same scene, which time tch_step alone."""
+    d = touche.Data(model)
+    times = []
+    for _ in range(calls):
+        t0 = time.perf_counter()
+        d.step()
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return times[len(times) // 2], times[int(0.99 * (len(times) - 1))]
+
+
 def empty_call(model, calls):
     d = touche.Data(model)
     t0 = time.perf_counter()
@@ -57,6 +70,9 @@ def main():
     print(f"  Python per-call overhead (n x step() minus step(n)): median {overhead * 1e6:.3f} us"
           f" per call (rounds: min {min(differences) * 1e6:.3f}, max {max(differences) * 1e6:.3f})")
     print(f"  step(0), a call that steps nothing: {empty_call(model, 200000) * 1e6:.3f} us")
+    p50, p99 = timed_calls(model, 1000)
+    print(f"  1000 single step() calls from the initial state: p50 {p50 * 1e6:.2f} us, "
+          f"p99 {p99 * 1e6:.2f} us (compare: touche speed SCENE --steps 1000)")
 
 
 if __name__ == "__main__":
