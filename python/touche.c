@@ -562,6 +562,28 @@ static PyObject* Model_pair_params(ModelObject* self, PyObject* args) {
     return dict;
 }
 
+/* geom_tetmesh(g): the pressure model's tet mesh of a compliant geom as read-only views. */
+static PyObject* Model_geom_tetmesh(ModelObject* self, PyObject* index) {
+    long g = PyLong_AsLong(index);
+    if (g == -1 && PyErr_Occurred()) return NULL;
+    if (g < 0 || g >= self->model->geom_count) {
+        PyErr_Format(PyExc_IndexError, "geom %ld out of range [0, %d)", g,
+                     self->model->geom_count);
+        return NULL;
+    }
+    double modulus = 0;
+    const tch_tetmesh* mesh = tch_model_geom_tetmesh(self->model, (int)g, &modulus);
+    if (!mesh) Py_RETURN_NONE;
+    npy_intp vertices[2] = {tch_tetmesh_vertex_count(mesh), 3};
+    npy_intp tets[2] = {tch_tetmesh_tet_count(mesh), 4};
+    return Py_BuildValue("{sNsNsNsd}", "vertices",
+                         model_view(self, 2, vertices, NPY_DOUBLE, tch_tetmesh_vertices(mesh)),
+                         "tets", model_view(self, 2, tets, NPY_INT32, tch_tetmesh_tets(mesh)),
+                         "epsilon",
+                         model_view(self, 1, vertices, NPY_DOUBLE, tch_tetmesh_epsilon(mesh)),
+                         "modulus", modulus);
+}
+
 static PyObject* Data_new_for(ModelObject* model);
 
 static PyObject* Model_make_data(ModelObject* self, PyObject* unused) {
@@ -576,6 +598,10 @@ static PyMethodDef Model_methods[] = {
     {"pair_params", (PyCFunction)Model_pair_params, METH_VARARGS,
      "pair_params(geom_a, geom_b) -> dict: the resolved contact parameters of a geom pair."},
     {"make_data", (PyCFunction)Model_make_data, METH_NOARGS, "make_data() -> Data(self)."},
+    {"geom_tetmesh", (PyCFunction)Model_geom_tetmesh, METH_O,
+     "geom_tetmesh(geom) -> {'vertices', 'tets', 'epsilon', 'modulus'} or None: the pressure "
+     "model's tet mesh of a compliant geom, in the geom frame (read-only views); its pressure "
+     "field is modulus * epsilon, Pa."},
     {NULL, NULL, 0, NULL},
 };
 

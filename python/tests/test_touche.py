@@ -242,6 +242,14 @@ def test_patches_of_the_pressure_model():
     assert polygons["vertex_start"][-1] + polygons["vertex_count"][-1] == len(vertices)
     assert pressure.max() > 0 and d.pairs()["area"][0] > 0
     assert d.pairs()["elastic_energy"][0] > 0
+    mesh = m.geom_tetmesh(m.geom_index("ball"))
+    assert m.geom_tetmesh(0) is None  # the rigid floor
+    radius = m.geom_size[m.geom_index("ball")][0]
+    # the mesh approximates the sphere (its vertices within 1 %)
+    assert np.linalg.norm(mesh["vertices"], axis=1).max() == pytest.approx(radius, rel=0.01)
+    assert mesh["tets"].shape[1] == 4 and mesh["tets"].max() < len(mesh["vertices"])
+    assert mesh["epsilon"].min() == 0 and mesh["epsilon"].max() == pytest.approx(1)
+    assert mesh["modulus"] == 1e5  # touche:modulus of pressure_ball.xml
 
 
 def test_summary_and_watch_report(stack):
