@@ -17,6 +17,8 @@ import touche
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 CLI = Path(os.environ.get("TOUCHE_CLI", ROOT / "build" / "release" / "cli" / "touche"))
+# The CLI without the sanitizer runtime the interpreter may have preloaded (its own is linked in).
+CLI_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
 
 BOX_ON_FLOOR = """<mujoco>
   <worldbody>
@@ -350,7 +352,7 @@ def test_step_releases_the_gil_and_a_data_steps_in_one_thread_at_a_time():
 
 def cli_trajectory(scene, out, *args):
     subprocess.run([str(CLI), "run", str(scene), "--every", "1", "--out", str(out), *args],
-                   check=True, capture_output=True)
+                   check=True, capture_output=True, env=CLI_ENV)
     rows = {}
     with open(out / "trajectory.csv") as f:
         for row in csv.DictReader(f):

@@ -12,6 +12,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CLI = Path(os.environ.get("TOUCHE_CLI", ROOT / "build" / "release" / "cli" / "touche"))
+# The CLI without the sanitizer runtime the interpreter may have preloaded (its own is linked in).
+CLI_ENV = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
 pytestmark = pytest.mark.skipif(not CLI.exists(), reason=f"no CLI at {CLI}")
 
 SHAPES = """<mujoco>
@@ -30,7 +32,7 @@ SHAPES = """<mujoco>
 def run_vtk(tmp_path, scene, *args):
     out = tmp_path / "vtk"
     subprocess.run([str(CLI), "run", str(scene), "--out", str(tmp_path / "out"), "--vtk", str(out),
-                    *args], check=True, capture_output=True)
+                    *args], check=True, capture_output=True, env=CLI_ENV)
     rows = {}
     with open(tmp_path / "out" / "trajectory.csv") as f:
         for row in csv.DictReader(f):
