@@ -226,6 +226,14 @@ static void begin_array(FILE* f, const char* type, const char* name, int compone
 
 static void end_array(FILE* f) { fputs("</DataArray>\n", f); }
 
+/* One data array of the bodies' file: the emission in `mode`. */
+static void emit_array(surface_sink* s, sink_mode mode, const char* type, const char* name,
+                       int components, const tch_model* m, const tch_data* d) {
+    begin_array(s->f, type, name, components);
+    emit_all(s, mode, m, d);
+    end_array(s->f);
+}
+
 static void write_bodies(FILE* f, const tch_model* m, const tch_data* d) {
     surface_sink s = {.f = f};
     emit_all(&s, SINK_COUNT, m, d);
@@ -233,23 +241,13 @@ static void write_bodies(FILE* f, const tch_model* m, const tch_data* d) {
     fprintf(f, "<Piece NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"0\" "
                "NumberOfStrips=\"0\" NumberOfPolys=\"%d\">\n", s.point_count, s.polygon_count);
     fputs("<CellData Scalars=\"body\">\n", f);
-    begin_array(f, "Int32", "body", 1);
-    emit_all(&s, SINK_BODY, m, d);
-    end_array(f);
-    begin_array(f, "Int32", "geom", 1);
-    emit_all(&s, SINK_GEOM, m, d);
-    end_array(f);
+    emit_array(&s, SINK_BODY, "Int32", "body", 1, m, d);
+    emit_array(&s, SINK_GEOM, "Int32", "geom", 1, m, d);
     fputs("</CellData>\n<Points>\n", f);
-    begin_array(f, "Float64", "points", 3);
-    emit_all(&s, SINK_POINTS, m, d);
-    end_array(f);
+    emit_array(&s, SINK_POINTS, "Float64", "points", 3, m, d);
     fputs("</Points>\n<Polys>\n", f);
-    begin_array(f, "Int32", "connectivity", 1);
-    emit_all(&s, SINK_CONNECTIVITY, m, d);
-    end_array(f);
-    begin_array(f, "Int32", "offsets", 1);
-    emit_all(&s, SINK_OFFSETS, m, d);
-    end_array(f);
+    emit_array(&s, SINK_CONNECTIVITY, "Int32", "connectivity", 1, m, d);
+    emit_array(&s, SINK_OFFSETS, "Int32", "offsets", 1, m, d);
     fputs("</Polys>\n", f);
     end_file(f, "PolyData");
 }

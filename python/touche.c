@@ -14,7 +14,6 @@
 #define NPY_NO_DEPRECATED_API NPY_1_7_API_VERSION
 #include <numpy/arrayobject.h>
 
-#include <math.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -84,6 +83,13 @@ static PyObject* raise_library_error(const tch_error* err) {
     return NULL;
 }
 
+/* A setter's refusal of `del object.name` (value NULL): 1 with AttributeError set. */
+static int refuse_delete(PyObject* value, const char* name) {
+    if (value) return 0;
+    PyErr_Format(PyExc_AttributeError, "cannot delete %s", name);
+    return 1;
+}
+
 static int parse_contact_model(PyObject* name, tch_contact_model* out) {
     const char* text = PyUnicode_AsUTF8(name);
     if (!text) return -1;
@@ -120,7 +126,8 @@ static PyObject* records_copy(PyArray_Descr* dtype, const void* records, int cou
     Py_INCREF(dtype);
     PyObject* array = PyArray_Empty(1, dims, dtype, 0);
     if (array && count > 0) {
-        memcpy(PyArray_DATA((PyArrayObject*)array), records, (size_t)count * (size_t)dtype->elsize);
+        memcpy(PyArray_DATA((PyArrayObject*)array), records,
+               (size_t)count * (size_t)PyArray_ITEMSIZE((PyArrayObject*)array));
     }
     return array;
 }
@@ -338,10 +345,7 @@ static PyObject* Spec_get_timestep(SpecObject* self, void* closure) {
 
 static int Spec_set_timestep(SpecObject* self, PyObject* value, void* closure) {
     (void)closure;
-    if (!value) {
-        PyErr_SetString(PyExc_AttributeError, "cannot delete the time step");
-        return -1;
-    }
+    if (refuse_delete(value, "timestep")) return -1;
     double h = PyFloat_AsDouble(value);
     if (h == -1.0 && PyErr_Occurred()) return -1;
     tch_option_def option = *tch_spec_option(self->spec);
@@ -846,10 +850,9 @@ static PyObject* Data_get_time(DataObject* self, void* closure) {
 
 static int Data_set_time(DataObject* self, PyObject* value, void* closure) {
     (void)closure;
-    if (!data_open(self)) return -1;
-    double t = value ? PyFloat_AsDouble(value) : NAN;
-    if (!value) PyErr_SetString(PyExc_AttributeError, "cannot delete the time");
-    if (PyErr_Occurred()) return -1;
+    if (!data_open(self) || refuse_delete(value, "time")) return -1;
+    double t = PyFloat_AsDouble(value);
+    if (t == -1.0 && PyErr_Occurred()) return -1;
     self->data->time = t;
     return 0;
 }
@@ -862,9 +865,8 @@ static PyObject* Data_get_contact_energy(DataObject* self, void* closure) {
 
 static int Data_set_contact_energy(DataObject* self, PyObject* value, void* closure) {
     (void)closure;
-    if (!data_open(self)) return -1;
-    int on = value ? PyObject_IsTrue(value) : -1;
-    if (!value) PyErr_SetString(PyExc_AttributeError, "cannot delete contact_energy");
+    if (!data_open(self) || refuse_delete(value, "contact_energy")) return -1;
+    int on = PyObject_IsTrue(value);
     if (on < 0) return -1;
     self->data->contact_energy = on;
     return 0;
@@ -878,10 +880,9 @@ static PyObject* Data_get_thread_count(DataObject* self, void* closure) {
 
 static int Data_set_thread_count(DataObject* self, PyObject* value, void* closure) {
     (void)closure;
-    if (!data_open(self)) return -1;
-    long count = value ? PyLong_AsLong(value) : -1;
-    if (!value) PyErr_SetString(PyExc_AttributeError, "cannot delete thread_count");
-    if (PyErr_Occurred()) return -1;
+    if (!data_open(self) || refuse_delete(value, "thread_count")) return -1;
+    long count = PyLong_AsLong(value);
+    if (count == -1 && PyErr_Occurred()) return -1;
     if (count < 0 || count > 64) {
         PyErr_Format(PyExc_ValueError, "thread_count must be in [0, 64], got %ld", count);
         return -1;
@@ -1324,7 +1325,7 @@ static int lcp_arrays_read(PyObject* M, PyObject* q, PyObject* lo, PyObject* hi,
     a->M = (PyArrayObject*)PyArray_FROMANY(M, NPY_DOUBLE, 2, 2, NPY_ARRAY_IN_ARRAY);
     if (!a->M) return -1;
     if (PyArray_DIM(a->M, 0) != PyArray_DIM(a->M, 1) || PyArray_DIM(a->M, 0) > 100000) {
-        PyErr_SetString(PyExc_ValueError, "M must be a square matrix");
+        PyErr_SetString(PyExc_ValueError, "M must be a square matrix of at most 100000 rows");
         return -1;
     }
     a->n = (int)PyArray_DIM(a->M, 0);

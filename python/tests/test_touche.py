@@ -212,6 +212,10 @@ def test_settings_properties(stack):
     assert d.model is stack
     with pytest.raises(ValueError):
         d.thread_count = -1
+    with pytest.raises(AttributeError):
+        del d.time
+    with pytest.raises(TypeError):
+        d.time = "later"
 
 
 # ---- contacts, patches, diagnostics ----
