@@ -337,18 +337,21 @@ def test_solvers_against_closed_forms():
 
 def test_step_releases_the_gil_and_a_data_steps_in_one_thread_at_a_time():
     m = touche.load(EXAMPLES / "stack13.xml")
-    d = touche.Data(m)
-    worker = threading.Thread(target=d.step, args=(4000,))
-    worker.start()
     saw_busy = False
-    while worker.is_alive():  # runs only because the step released the GIL
-        try:
-            d.time
-        except RuntimeError:
-            saw_busy = True
-    worker.join()
+    for _ in range(3):  # a loaded machine may not run this thread during one attempt's steps
+        d = touche.Data(m)
+        worker = threading.Thread(target=d.step, args=(4000,))
+        worker.start()
+        while worker.is_alive():  # runs only because the step released the GIL
+            try:
+                d.time
+            except RuntimeError:
+                saw_busy = True
+        worker.join()
+        assert d.time == pytest.approx(4000 * m.timestep)
+        if saw_busy:
+            break
     assert saw_busy
-    assert d.time == pytest.approx(4000 * m.timestep)
 
 
 # ---- Python against C ----
