@@ -3,13 +3,16 @@
 #   make check   set up, then build and run the whole suite twice: Release, and ASan+UBSan;
 #                then the fuzz targets for a short time
 #   make bench   the comparison with MuJoCo, ODE and Bullet (bench/run.sh, bench/RESULTS.md)
+#   make python  the Python module, built with the Release build and installed for PYTHON
+#                (a touche.pth in its user site-packages pointing at the build)
 JOBS ?= $(shell nproc)
 BUILD ?= build
 DEMO ?= examples/stack13.xml
 OUT ?= out/demo
 FUZZ_SECONDS ?= 10
+PYTHON ?= /usr/bin/python3
 
-.PHONY: all setup release asan check run bench install clean fuzz
+.PHONY: all setup release asan check run bench install clean fuzz python
 
 all: release
 
@@ -43,6 +46,14 @@ bench: setup
 	@cmake -S . -B $(BUILD)/bench -DCMAKE_BUILD_TYPE=Release -DTCH_BUILD_BENCH=ON >/dev/null
 	@cmake --build $(BUILD)/bench -j $(JOBS)
 	@BUILD=$(abspath $(BUILD))/bench bench/run.sh
+
+python: release
+	@test -n "$$(ls $(BUILD)/release/python/lib/touche*.so 2>/dev/null)" || \
+	  { echo "make python: the module was not built (see cmake's 'touche Python module' line)"; exit 1; }
+	@$(PYTHON) -c "import os, site, sys; d = site.getusersitepackages(); os.makedirs(d, exist_ok=True); \
+	  open(os.path.join(d, 'touche.pth'), 'w').write(sys.argv[1] + '\\n'); print('make python:', d + '/touche.pth ->', sys.argv[1])" \
+	  $(abspath $(BUILD))/release/python/lib
+	@$(PYTHON) -c "import touche; print('make python: import touche', touche.__version__, 'from', touche.__file__)"
 
 install: release
 	@cmake --install $(BUILD)/release $(if $(PREFIX),--prefix $(PREFIX))

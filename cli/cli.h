@@ -16,7 +16,7 @@ typedef struct cli_options {
     double dt;             /* s; <= 0: the scene's */
     int every;             /* write every N-th step; 0: the command's default */
     const char* out_dir;
-    const char* vtk_dir;   /* run: also write contact patches as VTK PolyData here */
+    const char* vtk_dir;   /* run: also write ParaView files here (cli/vtk.c) */
     const char* key;       /* keyframe name or NULL */
     const char* contact;   /* contact model override or NULL */
     long steps;            /* for speed */
@@ -87,9 +87,23 @@ int cli_print_watch_warnings(const tch_model* model, const tch_data* data, int p
  * against its start plus the work put in, and the warnings. */
 void cli_print_watch_summary(const tch_data* data);
 
-/* Writes data's contact polygons as DIR/patches_<index>.vtk (PolyData with a "pressure" point
- * field); returns 0 after printing why it could not. */
-int cli_write_vtk_patches(const char* dir, long index, const tch_data* data, double t);
+/* run --vtk DIR (cli/vtk.c): per written step, the bodies' surfaces, the pressure model's tet
+ * meshes with their pressure fields and the contact patches as VTK XML files, and DIR/run.pvd,
+ * their time series. Each function returns 0 after printing why it could not write. */
+typedef struct cli_vtk {
+    const char* dir;
+    int has_tets;        /* some geom is compliant for the pressure model */
+    cli_output_file pvd; /* DIR/run.pvd, completed by cli_vtk_finish */
+} cli_vtk;
+
+/* Opens the series (a zeroed cli_vtk may be finished without having been started). */
+int cli_vtk_start(cli_vtk* vtk, const char* dir, const tch_model* model);
+/* The bodies and tet meshes of data's current state, as written step `index`. */
+int cli_vtk_write_state(cli_vtk* vtk, long index, const tch_model* model, const tch_data* data);
+/* The contact patches of the step just taken from time t. */
+int cli_vtk_write_patches(cli_vtk* vtk, long index, const tch_data* data, double t);
+/* Ends the series: run.pvd is kept when `keep`, else removed. */
+int cli_vtk_finish(cli_vtk* vtk, int keep);
 
 int cli_cmd_run(const cli_options* options);
 int cli_cmd_info(const cli_options* options);

@@ -187,7 +187,7 @@ static int watch(const cli_options* o, const tch_model* m, const tch_data* d, in
 
 /* Steps to the end, writing every `every` steps. Returns an exit code. */
 static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE* traj,
-                    FILE* contacts, run_stats* s) {
+                    FILE* contacts, cli_vtk* vtk, run_stats* s) {
     double duration = o->duration > 0 ? o->duration : 5.0;
     long total = (long)ceil(duration / m->timestep - 1e-9);
     int tty = isatty(fileno(stderr));
@@ -204,6 +204,9 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
         if (write) {
             write_trajectory_rows(traj, m, d);
         }
+        if (write && vtk && !cli_vtk_write_state(vtk, step / every, m, d)) {
+            return EXIT_FAILURE_GENERIC;
+        }
         tch_status status = tch_step(m, d, &err);
         if (status == TCH_OK) {
             track(d, s);
@@ -214,7 +217,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
             if (write) {
                 write_contacts_line(contacts, m, d, t);
             }
-            if (write && o->vtk_dir && !cli_write_vtk_patches(o->vtk_dir, step / every, d, t)) {
+            if (write && vtk && !cli_vtk_write_patches(vtk, step / every, d, t)) {
                 return EXIT_FAILURE_GENERIC;
             }
         }
@@ -243,6 +246,10 @@ int cli_cmd_run(const cli_options* options) {
     tch_data* data = session.data;
     if (code == EXIT_OK && !make_dir(o.out_dir)) code = EXIT_BAD_INPUT;
     if (code == EXIT_OK && o.vtk_dir && !make_dir(o.vtk_dir)) code = EXIT_BAD_INPUT;
+    cli_vtk vtk = {0};
+    if (code == EXIT_OK && o.vtk_dir && !cli_vtk_start(&vtk, o.vtk_dir, model)) {
+        code = EXIT_BAD_INPUT;
+    }
     cli_output_file traj = {0}, contacts = {0};
     if (code == EXIT_OK && (!open_output(&traj, o.out_dir, "trajectory.csv") ||
                             !open_output(&contacts, o.out_dir, "contacts.jsonl"))) {
@@ -253,10 +260,11 @@ int cli_cmd_run(const cli_options* options) {
         signal(SIGINT, on_interrupt);
         signal(SIGTERM, on_interrupt);
         fprintf(traj.f, "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");
-        code = simulate(&o, model, data, traj.f, contacts.f, &stats);
+        code = simulate(&o, model, data, traj.f, contacts.f, o.vtk_dir ? &vtk : NULL, &stats);
     }
     int keep = code == EXIT_OK;
-    if (!cli_finish_output(&traj, keep, "run") || !cli_finish_output(&contacts, keep, "run")) {
+    if (!cli_finish_output(&traj, keep, "run") || !cli_finish_output(&contacts, keep, "run") ||
+        !cli_vtk_finish(&vtk, keep)) {
         code = EXIT_FAILURE_GENERIC;
     }
     if (code == EXIT_OK) print_summary(&o, model, data, &stats);

@@ -1,53 +1,421 @@
-/* Contact patches as VTK legacy PolyData files, one per written step, for ParaView: the
- * polygons of every patch pair with a point field "pressure" (Pa). Each file is written to a
- * temporary name and renamed when complete. */
+/* touche run --vtk DIR: ParaView files of a run, VTK XML (ASCII), per written step index N:
+ *
+ *     bodies_N.vtp    every geom's surface in the world (cell data: geom, body)
+ *     tets_N.vtu      the pressure model's compliant geoms: their tet meshes in the world with
+ *                     the penetration extent ε and the pressure field p₀ = E ε (point data)
+ *     patches_N.vtp   the contact patches with the pressure at each vertex (Pa)
+ *     run.pvd         the time series of all three (parts 0, 1, 2), written when the run ends
+ *
+ * Bodies and tet meshes are the state at the start of the step, patches the contacts of that
+ * step, all under the step's start time. Surfaces of curved primitives are drawn as surfaces of
+ * revolution (16 longitudes); planes as a square of their MJCF half-sizes (1 m when 0). Each
+ * file is written under a temporary name and renamed when complete. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
+#include <math.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 
-static void write_polydata(FILE* f, const tch_data* d, double t) {
-    fprintf(f, "# vtk DataFile Version 3.0\ntouche contact patches at t = %.17g s\nASCII\n"
-               "DATASET POLYDATA\nPOINTS %d double\n",
-            t, d->polygon_vertex_count);
+enum { LONGITUDES = 16, PROFILE_MAX = 12 };
+static const double PI = 3.14159265358979323846;
+
+/* ---- rigid transforms ---- */
+
+static tch_vec3 rotate(tch_quat q, tch_vec3 v) {
+    /* v + 2 w (u x v) + 2 u x (u x v), u = (x, y, z) */
+    tch_vec3 u = {q.x, q.y, q.z};
+    tch_vec3 t = {2 * (u.y * v.z - u.z * v.y), 2 * (u.z * v.x - u.x * v.z),
+                  2 * (u.x * v.y - u.y * v.x)};
+    return (tch_vec3){v.x + q.w * t.x + (u.y * t.z - u.z * t.y),
+                      v.y + q.w * t.y + (u.z * t.x - u.x * t.z),
+                      v.z + q.w * t.z + (u.x * t.y - u.y * t.x)};
+}
+
+static tch_vec3 apply(const tch_transform* X, tch_vec3 p) {
+    tch_vec3 r = rotate(X->q, p);
+    return (tch_vec3){r.x + X->p.x, r.y + X->p.y, r.z + X->p.z};
+}
+
+static tch_quat quat_multiply(tch_quat a, tch_quat b) {
+    return (tch_quat){a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+                      a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                      a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                      a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
+}
+
+/* X_WG = X_WB X_BG at the data's current state. */
+static tch_transform geom_pose(const tch_model* m, const tch_data* d, int g) {
+    tch_transform X_WB;
+    tch_vec3 v, w;
+    tch_data_body_state(m, d, m->geom_body[g], &X_WB, &v, &w);
+    const tch_transform* X_BG = &m->geom_X_BG[g];
+    return (tch_transform){quat_multiply(X_WB.q, X_BG->q), apply(&X_WB, X_BG->p)};
+}
+
+/* ---- surfaces through a sink ----
+ * A geom's surface is emitted as points (in the geom frame) and polygons over them. The same
+ * emission runs once per section of the file: the sink counts, or writes points, connectivity,
+ * offsets or the polygons' geom and body. */
+
+typedef enum { SINK_COUNT, SINK_POINTS, SINK_CONNECTIVITY, SINK_OFFSETS, SINK_GEOM,
+               SINK_BODY } sink_mode;
+
+typedef struct surface_sink {
+    sink_mode mode;
+    FILE* f;
+    tch_transform X_WG;
+    int geom, body;
+    int point_count;   /* points emitted so far (all geoms) */
+    int point_base;    /* first point of the current geom */
+    int polygon_count;
+    int offset;        /* running end offset of the connectivity */
+} surface_sink;
+
+static void sink_point(surface_sink* s, tch_vec3 p_G) {
+    if (s->mode == SINK_POINTS) {
+        tch_vec3 p = apply(&s->X_WG, p_G);
+        fprintf(s->f, "%.9g %.9g %.9g\n", p.x, p.y, p.z);
+    }
+    s->point_count++;
+}
+
+static void sink_polygon(surface_sink* s, const int* local, int n) {
+    s->polygon_count++;
+    s->offset += n;
+    switch (s->mode) {
+    case SINK_CONNECTIVITY:
+        for (int i = 0; i < n; ++i) fprintf(s->f, "%d ", s->point_base + local[i]);
+        fputc('\n', s->f);
+        break;
+    case SINK_OFFSETS: fprintf(s->f, "%d\n", s->offset); break;
+    case SINK_GEOM: fprintf(s->f, "%d\n", s->geom); break;
+    case SINK_BODY: fprintf(s->f, "%d\n", s->body); break;
+    default: break;
+    }
+}
+
+/* A surface of revolution about z: profile points (r, z) from bottom to top, scaled per axis. */
+static void emit_revolution(surface_sink* s, double (*profile)[2], int count,
+                            tch_vec3 scale) {
+    for (int j = 0; j < count; ++j) {
+        for (int k = 0; k < LONGITUDES; ++k) {
+            double phi = 2 * PI * k / LONGITUDES;
+            sink_point(s, (tch_vec3){scale.x * profile[j][0] * cos(phi),
+                                     scale.y * profile[j][0] * sin(phi), scale.z * profile[j][1]});
+        }
+    }
+    for (int j = 0; j + 1 < count; ++j) {
+        for (int k = 0; k < LONGITUDES; ++k) {
+            int k1 = (k + 1) % LONGITUDES;
+            int quad[4] = {j * LONGITUDES + k, j * LONGITUDES + k1, (j + 1) * LONGITUDES + k1,
+                           (j + 1) * LONGITUDES + k};
+            if (profile[j][0] == 0) { /* a pole below: a triangle */
+                int tri[3] = {quad[0], quad[2], quad[3]};
+                sink_polygon(s, tri, 3);
+            } else if (profile[j + 1][0] == 0) { /* a pole above */
+                sink_polygon(s, quad, 3);
+            } else {
+                sink_polygon(s, quad, 4);
+            }
+        }
+    }
+}
+
+/* Profile of a sphere of radius r whose lower half is shifted by -half_length and upper half by
+ * +half_length (a capsule; a sphere when half_length is 0). Returns the point count. */
+static int rounded_profile(double r, double half_length, double (*profile)[2]) {
+    int count = 0;
+    for (int i = 0; i <= 8; ++i) {
+        double theta = PI * i / 8;
+        double z = -r * cos(theta);
+        if (half_length > 0 && i == 4) { /* the equator twice: the cylinder between */
+            profile[count][0] = r;
+            profile[count++][1] = -half_length;
+            profile[count][0] = r;
+            profile[count++][1] = half_length;
+            continue;
+        }
+        profile[count][0] = i == 0 || i == 8 ? 0 : r * sin(theta);
+        profile[count++][1] = z + (i < 4 ? -half_length : half_length);
+    }
+    return count;
+}
+
+static void emit_box(surface_sink* s, tch_vec3 h) {
+    static const int faces[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
+                                    {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    for (int i = 0; i < 8; ++i) {
+        sink_point(s, (tch_vec3){i & 1 ? h.x : -h.x, i & 2 ? h.y : -h.y, i & 4 ? h.z : -h.z});
+    }
+    for (int f = 0; f < 6; ++f) sink_polygon(s, faces[f], 4);
+}
+
+static void emit_hull(surface_sink* s, const tch_convex_hull* hull) {
+    for (int v = 0; v < hull->vertex_count; ++v) sink_point(s, hull->vertices_G[v]);
+    for (int f = 0; f < hull->face_count; ++f) {
+        sink_polygon(s, hull->face_vertices + hull->face_start[f],
+                     hull->face_start[f + 1] - hull->face_start[f]);
+    }
+}
+
+static void emit_geom(surface_sink* s, const tch_model* m, int g) {
+    const tch_real* size = m->geom_size[g];
+    double profile[PROFILE_MAX][2];
+    s->point_base = s->point_count;
+    switch ((tch_geom_type)m->geom_type[g]) {
+    case TCH_GEOM_PLANE: {
+        double hx = size[0] > 0 ? size[0] : 1, hy = size[1] > 0 ? size[1] : 1;
+        static const int square[4] = {0, 1, 2, 3};
+        sink_point(s, (tch_vec3){-hx, -hy, 0});
+        sink_point(s, (tch_vec3){hx, -hy, 0});
+        sink_point(s, (tch_vec3){hx, hy, 0});
+        sink_point(s, (tch_vec3){-hx, hy, 0});
+        sink_polygon(s, square, 4);
+        break;
+    }
+    case TCH_GEOM_BOX: emit_box(s, (tch_vec3){size[0], size[1], size[2]}); break;
+    case TCH_GEOM_SPHERE:
+        emit_revolution(s, profile, rounded_profile(size[0], 0, profile), (tch_vec3){1, 1, 1});
+        break;
+    case TCH_GEOM_ELLIPSOID:
+        emit_revolution(s, profile, rounded_profile(1, 0, profile),
+                        (tch_vec3){size[0], size[1], size[2]});
+        break;
+    case TCH_GEOM_CAPSULE:
+        emit_revolution(s, profile, rounded_profile(size[0], size[1], profile),
+                        (tch_vec3){1, 1, 1});
+        break;
+    case TCH_GEOM_CYLINDER: {
+        const double r = size[0], h = size[1];
+        double sides[4][2] = {{0, -h}, {r, -h}, {r, h}, {0, h}};
+        emit_revolution(s, sides, 4, (tch_vec3){1, 1, 1});
+        break;
+    }
+    case TCH_GEOM_MESH: emit_hull(s, &m->mesh_hull[m->geom_mesh[g]]); break;
+    default: break;
+    }
+}
+
+/* Runs the emission of every geom's surface in one mode. */
+static void emit_all(surface_sink* s, sink_mode mode, const tch_model* m, const tch_data* d) {
+    s->mode = mode;
+    s->point_count = s->polygon_count = s->offset = 0;
+    for (int g = 0; g < m->geom_count; ++g) {
+        s->X_WG = geom_pose(m, d, g);
+        s->geom = g;
+        s->body = m->geom_body[g];
+        emit_geom(s, m, g);
+    }
+}
+
+/* ---- VTK XML pieces ---- */
+
+static void begin_file(FILE* f, const char* type) {
+    fprintf(f, "<?xml version=\"1.0\"?>\n<VTKFile type=\"%s\" version=\"0.1\" "
+               "byte_order=\"LittleEndian\">\n<%s>\n", type, type);
+}
+
+static void end_file(FILE* f, const char* type) {
+    fprintf(f, "</Piece>\n</%s>\n</VTKFile>\n", type);
+}
+
+static void begin_array(FILE* f, const char* type, const char* name, int components) {
+    fprintf(f, "<DataArray type=\"%s\" Name=\"%s\" NumberOfComponents=\"%d\" format=\"ascii\">\n",
+            type, name, components);
+}
+
+static void end_array(FILE* f) { fputs("</DataArray>\n", f); }
+
+/* One data array of the bodies' file: the emission in `mode`. */
+static void emit_array(surface_sink* s, sink_mode mode, const char* type, const char* name,
+                       int components, const tch_model* m, const tch_data* d) {
+    begin_array(s->f, type, name, components);
+    emit_all(s, mode, m, d);
+    end_array(s->f);
+}
+
+static void write_bodies(FILE* f, const tch_model* m, const tch_data* d) {
+    surface_sink s = {.f = f};
+    emit_all(&s, SINK_COUNT, m, d);
+    begin_file(f, "PolyData");
+    fprintf(f, "<Piece NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"0\" "
+               "NumberOfStrips=\"0\" NumberOfPolys=\"%d\">\n", s.point_count, s.polygon_count);
+    fputs("<CellData Scalars=\"body\">\n", f);
+    emit_array(&s, SINK_BODY, "Int32", "body", 1, m, d);
+    emit_array(&s, SINK_GEOM, "Int32", "geom", 1, m, d);
+    fputs("</CellData>\n<Points>\n", f);
+    emit_array(&s, SINK_POINTS, "Float64", "points", 3, m, d);
+    fputs("</Points>\n<Polys>\n", f);
+    emit_array(&s, SINK_CONNECTIVITY, "Int32", "connectivity", 1, m, d);
+    emit_array(&s, SINK_OFFSETS, "Int32", "offsets", 1, m, d);
+    fputs("</Polys>\n", f);
+    end_file(f, "PolyData");
+}
+
+/* The tet meshes of the compliant geoms; each geom's vertices follow the previous geom's. */
+static void write_tets(FILE* f, const tch_model* m, const tch_data* d) {
+    int points = 0, cells = 0;
+    for (int g = 0; g < m->geom_count; ++g) {
+        const tch_tetmesh* mesh = tch_model_geom_tetmesh(m, g, NULL);
+        if (mesh) {
+            points += tch_tetmesh_vertex_count(mesh);
+            cells += tch_tetmesh_tet_count(mesh);
+        }
+    }
+    begin_file(f, "UnstructuredGrid");
+    fprintf(f, "<Piece NumberOfPoints=\"%d\" NumberOfCells=\"%d\">\n", points, cells);
+    fputs("<PointData Scalars=\"pressure\">\n", f);
+    begin_array(f, "Float64", "pressure", 1);
+    for (int g = 0; g < m->geom_count; ++g) {
+        double modulus = 0;
+        const tch_tetmesh* mesh = tch_model_geom_tetmesh(m, g, &modulus);
+        for (int v = 0; mesh && v < tch_tetmesh_vertex_count(mesh); ++v) {
+            fprintf(f, "%.9g\n", modulus * tch_tetmesh_epsilon(mesh)[v]);
+        }
+    }
+    end_array(f);
+    begin_array(f, "Float64", "epsilon", 1);
+    for (int g = 0; g < m->geom_count; ++g) {
+        const tch_tetmesh* mesh = tch_model_geom_tetmesh(m, g, NULL);
+        for (int v = 0; mesh && v < tch_tetmesh_vertex_count(mesh); ++v) {
+            fprintf(f, "%.9g\n", tch_tetmesh_epsilon(mesh)[v]);
+        }
+    }
+    end_array(f);
+    fputs("</PointData>\n<CellData>\n", f);
+    begin_array(f, "Int32", "geom", 1);
+    for (int g = 0; g < m->geom_count; ++g) {
+        const tch_tetmesh* mesh = tch_model_geom_tetmesh(m, g, NULL);
+        for (int t = 0; mesh && t < tch_tetmesh_tet_count(mesh); ++t) fprintf(f, "%d\n", g);
+    }
+    end_array(f);
+    fputs("</CellData>\n<Points>\n", f);
+    begin_array(f, "Float64", "points", 3);
+    for (int g = 0; g < m->geom_count; ++g) {
+        const tch_tetmesh* mesh = tch_model_geom_tetmesh(m, g, NULL);
+        tch_transform X_WG = geom_pose(m, d, g);
+        for (int v = 0; mesh && v < tch_tetmesh_vertex_count(mesh); ++v) {
+            tch_vec3 p = apply(&X_WG, tch_tetmesh_vertices(mesh)[v]);
+            fprintf(f, "%.9g %.9g %.9g\n", p.x, p.y, p.z);
+        }
+    }
+    end_array(f);
+    fputs("</Points>\n<Cells>\n", f);
+    begin_array(f, "Int32", "connectivity", 1);
+    for (int g = 0, base = 0; g < m->geom_count; ++g) {
+        const tch_tetmesh* mesh = tch_model_geom_tetmesh(m, g, NULL);
+        if (!mesh) continue;
+        const int* tets = tch_tetmesh_tets(mesh);
+        for (int t = 0; t < tch_tetmesh_tet_count(mesh); ++t) {
+            fprintf(f, "%d %d %d %d\n", base + tets[4 * t], base + tets[4 * t + 1],
+                    base + tets[4 * t + 2], base + tets[4 * t + 3]);
+        }
+        base += tch_tetmesh_vertex_count(mesh);
+    }
+    end_array(f);
+    begin_array(f, "Int32", "offsets", 1);
+    for (int c = 1; c <= cells; ++c) fprintf(f, "%d\n", 4 * c);
+    end_array(f);
+    begin_array(f, "UInt8", "types", 1);
+    for (int c = 0; c < cells; ++c) fputs("10\n", f); /* VTK_TETRA */
+    end_array(f);
+    fputs("</Cells>\n", f);
+    end_file(f, "UnstructuredGrid");
+}
+
+static void write_patches(FILE* f, const tch_data* d) {
+    begin_file(f, "PolyData");
+    fprintf(f, "<Piece NumberOfPoints=\"%d\" NumberOfVerts=\"0\" NumberOfLines=\"0\" "
+               "NumberOfStrips=\"0\" NumberOfPolys=\"%d\">\n",
+            d->polygon_vertex_count, d->polygon_count);
+    fputs("<PointData Scalars=\"pressure\">\n", f);
+    begin_array(f, "Float64", "pressure", 1);
+    for (int v = 0; v < d->polygon_vertex_count; ++v) {
+        fprintf(f, "%.9g\n", d->polygon_vertex_pressure[v]);
+    }
+    end_array(f);
+    fputs("</PointData>\n<Points>\n", f);
+    begin_array(f, "Float64", "points", 3);
     for (int v = 0; v < d->polygon_vertex_count; ++v) {
         tch_vec3 p = d->polygon_vertices_W[v];
         fprintf(f, "%.17g %.17g %.17g\n", p.x, p.y, p.z);
     }
-    fprintf(f, "POLYGONS %d %d\n", d->polygon_count, d->polygon_count + d->polygon_vertex_count);
+    end_array(f);
+    fputs("</Points>\n<Polys>\n", f);
+    begin_array(f, "Int32", "connectivity", 1);
     for (int i = 0; i < d->polygon_count; ++i) {
         const tch_contact_polygon* poly = &d->polygons[i];
-        fprintf(f, "%d", poly->vertex_count);
-        for (int v = 0; v < poly->vertex_count; ++v) {
-            fprintf(f, " %d", poly->vertex_start + v);
-        }
+        for (int v = 0; v < poly->vertex_count; ++v) fprintf(f, "%d ", poly->vertex_start + v);
         fputc('\n', f);
     }
-    fprintf(f, "POINT_DATA %d\nSCALARS pressure double 1\nLOOKUP_TABLE default\n",
-            d->polygon_vertex_count);
-    for (int v = 0; v < d->polygon_vertex_count; ++v) {
-        fprintf(f, "%.17g\n", d->polygon_vertex_pressure[v]);
+    end_array(f);
+    begin_array(f, "Int32", "offsets", 1);
+    for (int i = 0; i < d->polygon_count; ++i) {
+        fprintf(f, "%d\n", d->polygons[i].vertex_start + d->polygons[i].vertex_count);
     }
+    end_array(f);
+    fputs("</Polys>\n", f);
+    end_file(f, "PolyData");
 }
 
-int cli_write_vtk_patches(const char* dir, long index, const tch_data* d, double t) {
-    char path[1024], temp[1100];
-    snprintf(path, sizeof path, "%s/patches_%06ld.vtk", dir, index);
-    snprintf(temp, sizeof temp, "%s.tmp%ld", path, (long)getpid());
-    FILE* f = fopen(temp, "w");
-    if (!f) {
-        fprintf(stderr, "touche run: cannot write %s: %s\n", temp, strerror(errno));
-        return 0;
-    }
-    write_polydata(f, d, t);
-    int ok = !ferror(f);
-    ok &= fclose(f) == 0;
-    if (!ok || rename(temp, path) != 0) {
-        remove(temp);
-        fprintf(stderr, "touche run: could not complete %s\n", path);
-        return 0;
-    }
+/* ---- files and the series ---- */
+
+/* DIR/<prefix>_<index>.<extension>; adds its entry to the series. Returns 0 after printing. */
+static int write_step_file(cli_vtk* vtk, const char* prefix, const char* extension, long index,
+                           double t, int part, void (*write)(FILE*, const void*, const void*),
+                           const void* a, const void* b) {
+    char name[128], path[1024];
+    snprintf(name, sizeof name, "%s_%06ld.%s", prefix, index, extension);
+    snprintf(path, sizeof path, "%s/%s", vtk->dir, name);
+    cli_output_file out;
+    if (!cli_open_output(&out, path, "run")) return 0;
+    write(out.f, a, b);
+    if (!cli_finish_output(&out, 1, "run")) return 0;
+    fprintf(vtk->pvd.f, "<DataSet timestep=\"%.17g\" part=\"%d\" file=\"%s\"/>\n", t, part, name);
     return 1;
+}
+
+static void bodies_writer(FILE* f, const void* model, const void* data) {
+    write_bodies(f, model, data);
+}
+
+static void tets_writer(FILE* f, const void* model, const void* data) {
+    write_tets(f, model, data);
+}
+
+static void patches_writer(FILE* f, const void* data, const void* unused) {
+    (void)unused;
+    write_patches(f, data);
+}
+
+int cli_vtk_start(cli_vtk* vtk, const char* dir, const tch_model* model) {
+    vtk->dir = dir;
+    vtk->has_tets = 0;
+    for (int g = 0; g < model->geom_count; ++g) {
+        vtk->has_tets |= tch_model_geom_tetmesh(model, g, NULL) != NULL;
+    }
+    char path[1024];
+    snprintf(path, sizeof path, "%s/run.pvd", dir);
+    if (!cli_open_output(&vtk->pvd, path, "run")) return 0;
+    fputs("<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" "
+          "byte_order=\"LittleEndian\">\n<Collection>\n",
+          vtk->pvd.f);
+    return 1;
+}
+
+int cli_vtk_write_state(cli_vtk* vtk, long index, const tch_model* model, const tch_data* data) {
+    double t = data->time;
+    return write_step_file(vtk, "bodies", "vtp", index, t, 0, bodies_writer, model, data) &&
+           (!vtk->has_tets ||
+            write_step_file(vtk, "tets", "vtu", index, t, 1, tets_writer, model, data));
+}
+
+int cli_vtk_write_patches(cli_vtk* vtk, long index, const tch_data* data, double t) {
+    return write_step_file(vtk, "patches", "vtp", index, t, 2, patches_writer, data, NULL);
+}
+
+int cli_vtk_finish(cli_vtk* vtk, int keep) {
+    if (!vtk->pvd.f) return 1;
+    fputs("</Collection>\n</VTKFile>\n", vtk->pvd.f);
+    return cli_finish_output(&vtk->pvd, keep, "run");
 }

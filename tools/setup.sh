@@ -7,10 +7,12 @@ set -euo pipefail
 # Build: compilers, CMake, the libraries touche links (libccd, qhull, libxml2; SuiteSparse
 # CHOLMOD and LAPACKE/OpenBLAS for the pressure fields and dense solves). Tests: clang's
 # sanitizer and fuzzer runtimes, and Siconos numerics as the LCP cross-check oracle. tetgen:
-# the tet mesher `touche mesh` runs to give any closed surface a pressure field.
+# the tet mesher `touche mesh` runs to give any closed surface a pressure field. Python: the
+# headers, numpy and setuptools the `touche` module builds with, and pytest that tests it.
 packages=(build-essential cmake pkg-config clang libclang-rt-14-dev
           libccd-dev libqhull-dev libxml2-dev libsuitesparse-dev liblapacke-dev libopenblas-dev
-          libsiconos-numerics-dev tetgen libsundials-dev)
+          libsiconos-numerics-dev tetgen libsundials-dev
+          python3-dev python3-numpy python3-setuptools python3-pytest)
 if [[ "${1:-}" == "bench" ]]; then
   packages+=(libmujoco-dev libode-dev libbullet-dev)
 fi

@@ -81,6 +81,16 @@ TCH_API const tch_real* tch_tetmesh_epsilon(const tch_tetmesh* mesh);
 /// Sum of the tet volumes, m^3.
 TCH_API tch_real tch_tetmesh_volume(const tch_tetmesh* mesh);
 
+struct tch_model;
+
+/// The tet mesh, in the geom frame, that the pressure model of a compiled model uses for geom
+/// `geom`, and its hydroelastic modulus E in *modulus (may be NULL): the geom's pressure field is
+/// p₀ = E ε. NULL (and *modulus untouched) when the geom is not compliant for the pressure model
+/// (rigid, a plane, out of range, or no pair of the scene runs the pressure model). The mesh
+/// belongs to the model.
+TCH_API const tch_tetmesh* tch_model_geom_tetmesh(const struct tch_model* model, int geom,
+                                                  tch_real* modulus);
+
 #ifdef __cplusplus
 }
 #endif

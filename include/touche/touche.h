@@ -8,5 +8,6 @@
 #include "touche/step.h"
 #include "touche/watch.h"
 #include "touche/io.h"
+#include "touche/lcp.h"
 #include "touche/contact_space.h"
 #include "touche/tetmesh.h"

@@ -4,6 +4,7 @@
  * patch. Compile-time bodies: see contact/pressure.h.
  */
 #include "contact/pressure.h"
+#include "touche/tetmesh.h" /* tch_model_geom_tetmesh */
 
 #include <math.h>
 #include <stdlib.h>
@@ -361,6 +362,18 @@ static void pressure_free_geoms(const tch_model* m, void* geoms) {
 /* The geoms' bodies that pressure_build_geoms made. */
 static const struct tch_pressure_geom* pressure_geoms(const tch_model* m) {
     return tch_contact_model_geoms(m, TCH_CONTACT_PRESSURE);
+}
+
+const tch_tetmesh* tch_model_geom_tetmesh(const tch_model* model, int geom, tch_real* modulus) {
+    const struct tch_pressure_geom* geoms =
+        model && geom >= 0 && geom < model->geom_count ? pressure_geoms(model) : NULL;
+    if (!geoms || !geoms[geom].compliant) {
+        return NULL;
+    }
+    if (modulus) {
+        *modulus = geoms[geom].modulus;
+    }
+    return &geoms[geom].mesh;
 }
 
 /* ---- per pair ---- */

@@ -39,22 +39,7 @@
 #include <stdbool.h>
 
 #include "touche/base.h"
-
-/* Why a solve failed (TCH_LCP_SOLVED when it did not). */
-typedef enum tch_lcp_reason {
-    TCH_LCP_SOLVED = 0,
-    TCH_LCP_RAY_TERMINATION, /* Lemke met a secondary ray: no solution found (none may exist) */
-    TCH_LCP_MAX_ITERATIONS,  /* pivot or sweep limit reached before the tolerance */
-    TCH_LCP_SINGULAR,        /* a basis or the equality block could not be factorized */
-} tch_lcp_reason;
-
-/* What a solver reports besides z. */
-typedef struct tch_lcp_result {
-    tch_status status;     /* TCH_OK, or TCH_ERR_NUMERICAL (reason says why) */
-    tch_lcp_reason reason;
-    int iterations;        /* Lemke: pivots; PGS: sweeps */
-    tch_real residual;     /* natural-map residual ||z - P(z - w)||_inf of the returned z */
-} tch_lcp_result;
+#include "touche/lcp.h" /* the shared types: reason, result, bounds, residual, options */
 
 /* A square matrix for the solvers that only need its rows (PGS, residuals): dense row-major,
  * or compressed sparse rows (row i holds value[k] at column[k] for row_start[i] <= k <
@@ -86,26 +71,6 @@ tch_real tch_lcp_matrix_diagonal(const tch_lcp_matrix* m, int i);
  * [0, n). TCH_ERR_INVALID_ARGUMENT otherwise. */
 tch_status tch_lcp_matrix_check(const tch_lcp_matrix* m, tch_error* err);
 
-/* Bounds of a box MLCP, per row i:
- *
- *     normal_index == NULL or normal_index[i] < 0:   lo[i] <= z_i <= hi[i]
- *     normal_index[i] = k >= 0:   lo[i] max(z_k, 0) <= z_i <= hi[i] max(z_k, 0)
- *
- * The second form is the friction pyramid |z_f| <= mu z_n (lo = -mu, hi = mu, k = the normal
- * row), as in ODE's findex. lo may be -INFINITY and hi +INFINITY; lo <= hi. lo == NULL means all
- * zeros and hi == NULL all +INFINITY, so a struct of three NULLs is the plain LCP.
- *
- * With `disc`, two consecutive rows i, i+1 scaled by the same row k are one friction disc,
- * |(z_i, z_i+1)| <= hi_i max(z_k, 0) (isotropic Coulomb friction; lo_i = -hi_i), and their
- * natural-map component is |z_t - P_disc(z_t - w_t)| (the lcp model's row solver,
- * engine/constraint_pgs.h). Only the residuals take this form; the solvers here refuse it. */
-typedef struct tch_lcp_bounds {
-    const tch_real* lo;      /* [n] or NULL */
-    const tch_real* hi;      /* [n] or NULL */
-    const int* normal_index; /* [n] or NULL */
-    bool disc;               /* scaled row pairs are friction discs */
-} tch_lcp_bounds;
-
 /* The bounds of row i at the point z (the scaled form reads z[normal_index[i]]). */
 void tch_lcp_bounds_at(const tch_lcp_bounds* bounds, int i, const tch_real* z, tch_real* lo,
                        tch_real* hi);
@@ -114,25 +79,9 @@ void tch_lcp_bounds_at(const tch_lcp_bounds* bounds, int i, const tch_real* z, t
  * [-1, n) and not pointing at a scaled row themselves. TCH_ERR_INVALID_ARGUMENT otherwise. */
 tch_status tch_lcp_bounds_check(const tch_lcp_bounds* bounds, int n, tch_error* err);
 
-/* Residuals of a candidate z (for tests and users). For the LCP (bounds NULL or all NULL):
- *
- *     natural_map     max_i |min(z_i, w_i)|  (= ||z - max(0, z - w)||_inf)
- *     z_dot_w         sum_i z_i w_i
- *     infeasibility   max(0, -min_i z_i, -min_i w_i)
- *
- * For a box MLCP natural_map is ||z - P_[lo(z),hi(z)](z - w)||_inf, z_dot_w sums z_i w_i over the
- * rows with lo = 0 and hi = +inf only, and infeasibility is the largest bound violation of z. */
-typedef struct tch_lcp_residual {
-    tch_real natural_map;
-    tch_real z_dot_w;
-    tch_real infeasibility;
-} tch_lcp_residual;
-
+/* The residuals of z (touche/lcp.h, tch_lcp_residual). */
 tch_lcp_residual tch_lcp_residuals(const tch_lcp_matrix* m, const tch_real* q,
                                    const tch_lcp_bounds* bounds, const tch_real* z);
-
-/* Short name of a reason ("solved", "ray termination", ...). Never NULL. */
-const char* tch_lcp_reason_name(tch_lcp_reason reason);
 
 /* Checks that the first count entries of values are finite; the error names the array (`name`)
  * and the first bad entry. */

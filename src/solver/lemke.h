@@ -46,17 +46,7 @@
 #include "base/arena.h"
 #include "solver/lcp.h"
 
-typedef struct tch_lemke_options {
-    int max_pivots;            /* limit on pivots; 0 means 10 (n + 10) */
-    tch_real pivot_tolerance;  /* entering-column entries <= this times the column's largest
-                                  magnitude are treated as zero in the ratio test (1e-11) */
-    bool warm_start;           /* start from the basis {i : z_i > 0} of the z passed in */
-    tch_real accept_residual;  /* a ray or the pivot limit still counts as solved when the
-                                  polished basic point has a natural-map residual at most this
-                                  (0: never; see "Rounding" above) */
-} tch_lemke_options;
-
-tch_lemke_options tch_lemke_options_default(void);
+/* tch_lemke_options and tch_lemke_options_default: touche/lcp.h. */
 
 /* The size from which the pivots' matrix-vector product and rank-one update are CBLAS's. */
 enum { TCH_LEMKE_BLAS_MIN_N = 32 };

@@ -28,14 +28,7 @@
 
 #include "solver/lcp.h"
 
-typedef struct tch_pgs_options {
-    int max_iterations;  /* sweeps (100) */
-    tch_real tolerance;  /* natural-map residual to reach (1e-8), in the units of w */
-    tch_real omega;      /* relaxation, 0 < omega < 2 (1: plain Gauss-Seidel) */
-    bool warm_start;     /* start from the z passed in; else from the projection of 0 */
-} tch_pgs_options;
-
-tch_pgs_options tch_pgs_options_default(void);
+/* tch_pgs_options and tch_pgs_options_default: touche/lcp.h. */
 
 /* Solves the box MLCP (bounds as in solver/lcp.h; NULL is the LCP) by PGS.
  * m: n x n with positive diagonal, finite; q: [n] finite; options: may be NULL (defaults);

@@ -183,7 +183,7 @@ assert pair["elastic_energy"] > 0 and pair["force"][2] > 0
 assert len(pair["polygons"]) == pair["polygon_count"]
 PY
   "$touche" run "$work/pb.xml" --duration 0.01 --every 10 --out "$work/pr" --vtk "$work/vtk" 2>/dev/null || return 1
-  [[ -f "$work/vtk/patches_000000.vtk" ]] && grep -q "SCALARS pressure" "$work/vtk/patches_000000.vtk"
+  [[ -f "$work/vtk/run.pvd" ]] && grep -q 'Name="pressure"' "$work/vtk/patches_000000.vtp"
 }
 check "pressure query reports the patch, run --vtk writes it" pressure_patches
 
