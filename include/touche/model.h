@@ -51,8 +51,9 @@ typedef struct tch_model {
     int pair_count;   ///< explicit pairs
     int key_count;
     int free_count;   ///< free bodies
-    int nq;           ///< 7 * free_count
-    int nv;           ///< 6 * free_count
+    int joint_count;  ///< joints of an articulated model, its free joints included; else 0
+    int nq;           ///< 7 * free_count, plus the joints' (articulated models)
+    int nv;           ///< 6 * free_count, plus the joints'
 
     // ---- options ----
     tch_real timestep;          ///< s
@@ -70,19 +71,29 @@ typedef struct tch_model {
     char (*body_name)[64];
     int* body_parent;           ///< parent body index (-1 for the world)
     int* body_root;             ///< the free body that carries it, or 0 when static
-    int* body_free;             ///< 1 when the body has a free joint
-    int* body_qpos_adr;         ///< address in qpos (free bodies), -1 otherwise
-    int* body_qvel_adr;         ///< address in qvel (free bodies), -1 otherwise
+    int* body_free;             ///< 1 when the body carries its own dofs: a free joint, or (in an
+                                ///< articulated model) any joint; its welded subtree moves with it
+    int* body_qpos_adr;         ///< address in qpos (bodies with a free joint), -1 otherwise
+    int* body_qvel_adr;         ///< address in qvel (bodies with a free joint), -1 otherwise
     tch_transform* body_X_PB;   ///< pose in the parent frame (initial pose for free bodies)
     tch_transform* body_X_RB;   ///< pose in its root's frame (welded chain composed)
     tch_real* body_mass;        ///< own mass, kg
     tch_vec3* body_p_BCm;       ///< own centre of mass in the body frame
     tch_mat3* body_I_BCm;       ///< own rotational inertia about Cm, body axes, kg m^2
-    // aggregated over the welded subtree, meaningful for free bodies (root frame R = B):
+    // aggregated over the welded subtree, meaningful where body_free (root frame R = B):
     tch_real* body_total_mass;  ///< kg
     tch_vec3* body_total_p_BCm; ///< composite centre of mass in the body frame
     tch_mat3* body_total_I_BCm; ///< composite inertia about that centre, body axes
     tch_mat3* body_total_I_inv; ///< its inverse
+
+    // ---- joints [joint_count] (articulated models; MuJoCo's order, free joints included) ----
+    char (*joint_name)[64];
+    int* joint_type;            ///< tch_joint_type
+    int* joint_body;            ///< the body it moves
+    int* joint_qpos_adr;        ///< first qpos entry
+    int* joint_qvel_adr;        ///< first qvel entry (dof)
+    int* joint_limited;         ///< 1 when its range is enforced
+    tch_real (*joint_range)[2]; ///< lower, upper (rad or m)
 
     // ---- geoms [geom_count] ----
     char (*geom_name)[64];
@@ -116,6 +127,8 @@ typedef struct tch_model {
     tch_real* qpos0;            ///< [nq]
 
     struct tch_model_internal* internal; ///< compiled per-model caches; opaque
+    struct tch_articulation* articulation; ///< the kinematic tree of an articulated model (a
+                                           ///< hinge, slide or ball joint), else NULL; opaque
 } tch_model;
 
 /// Compiles a spec into a model. On failure returns the status, fills `err` (with the source

@@ -55,6 +55,13 @@ tch_mjcf_geom_attrs tch_mjcf_geom_template(const tch_mjcf_loader* L, int class_i
     return (tch_mjcf_geom_attrs){.def = tch_geom_def_default()};
 }
 
+tch_mjcf_joint_attrs tch_mjcf_joint_template(const tch_mjcf_loader* L, int class_index) {
+    if (class_index >= 0) {
+        return L->classes[class_index].joint;
+    }
+    return (tch_mjcf_joint_attrs){.def = tch_joint_def_default()};
+}
+
 static tch_vec3 mesh_scale_template(const tch_mjcf_loader* L, int class_index) {
     return class_index >= 0 ? L->classes[class_index].mesh_scale : tch_v3(1, 1, 1);
 }
@@ -77,6 +84,7 @@ static tch_status add_class(tch_mjcf_loader* L, const xmlNode* node, const char*
     tch_mjcf_class* c = &L->classes[L->class_count];
     tch_copy_string(c->name, sizeof c->name, name);
     c->geom = tch_mjcf_geom_template(L, parent);
+    c->joint = tch_mjcf_joint_template(L, parent);
     c->mesh_scale = mesh_scale_template(L, parent);
     *index = L->class_count++;
     return TCH_OK;
@@ -120,6 +128,8 @@ static tch_status load_default(tch_mjcf_loader* L, const xmlNode* node, int pare
          child = tch_mjcf_next_element(child)) {
         if (tch_mjcf_is(child, "geom")) {
             status = tch_mjcf_apply_geom_attrs(L, child, &L->classes[index].geom);
+        } else if (tch_mjcf_is(child, "joint")) {
+            status = tch_mjcf_apply_joint_attrs(L, child, &L->classes[index].joint);
         } else if (tch_mjcf_is(child, "mesh")) {
             status = read_mesh_default(L, child, index);
         } else if (!tch_mjcf_is(child, "default")) {
@@ -186,7 +196,8 @@ static tch_status read_mesh_dir(tch_mjcf_loader* L, const xmlNode* node) {
 
 static tch_status load_compiler(tch_mjcf_loader* L, const xmlNode* node) {
     static const char* const known[] = {"angle",    "meshdir",    "assetdir",
-                                        "eulerseq", "coordinate", NULL};
+                                        "eulerseq", "coordinate", "autolimits", NULL};
+    static const char* const booleans[] = {"false", "true", NULL};
     static const char* const angles[] = {"degree", "radian", NULL};
     static const char* const coordinates[] = {"local", "global", NULL};
     int angle = L->angle_degrees ? 0 : 1, coordinate = 0;
@@ -202,6 +213,11 @@ static tch_status load_compiler(tch_mjcf_loader* L, const xmlNode* node) {
                              "coordinate=\"global\" is not supported yet (expected \"local\")");
     }
     L->angle_degrees = angle == 0;
+    int autolimits = L->autolimits ? 1 : 0;
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_keyword(L, node, "autolimits", booleans, &autolimits);
+    }
+    L->autolimits = autolimits == 1;
     if (status == TCH_OK) {
         status = read_euler_seq(L, node);
     }
@@ -408,6 +424,9 @@ static int free_body_count(const tch_spec* spec) {
 
 static tch_status check_key_lengths(tch_mjcf_loader* L, const xmlNode* node,
                                     const tch_key_def* def) {
+    if (tch_spec_joint_count(L->spec) > 0) {
+        return TCH_OK; /* articulated: the compiler checks the lengths against nq and nv */
+    }
     int free_count = free_body_count(L->spec);
     if (def->qpos && def->qpos_count != 7 * free_count) {
         return tch_mjcf_fail(L, node, TCH_ERR_PARSE,
@@ -623,7 +642,8 @@ static tch_status load_in_c_locale(tch_mjcf_loader* L, const char* bytes, size_t
 static tch_status load_buffer(const char* bytes, size_t size, const char* scene_dir,
                               const char* file, tch_spec** out, tch_error* err) {
     tch_error_clear(err);
-    tch_mjcf_loader L = {.file = file, .angle_degrees = true, .euler_seq = "xyz", .err = err};
+    tch_mjcf_loader L = {.file = file, .angle_degrees = true, .euler_seq = "xyz",
+                          .autolimits = true, .err = err};
     tch_copy_string(L.scene_dir, sizeof L.scene_dir, scene_dir);
     L.spec = tch_spec_create();
     if (!L.spec) {

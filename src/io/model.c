@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "contact/contact.h"
+#include "dynamics/articulation.h"
 #include "geometry/hull.h"
 #include "touche/model.h"
 
@@ -31,8 +32,10 @@ void tch_model_destroy(tch_model* m) {
         m->geom_X_BG, m->geom_X_RG, m->geom_mesh, m->geom_contype, m->geom_conaffinity,
         m->geom_rbound, m->geom_contact, m->mesh_name, m->mesh_hull, m->pair_geom_a,
         m->pair_geom_b, m->pair_params, m->key_name, m->key_time, m->key_qpos, m->key_qvel,
-        m->qpos0,
+        m->qpos0, m->joint_name, m->joint_type, m->joint_body, m->joint_qpos_adr,
+        m->joint_qvel_adr, m->joint_limited, m->joint_range,
     };
+    tch_articulation_destroy(m->articulation);
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
         free(arrays[i]);
     }

@@ -13,6 +13,11 @@ typedef struct geom_record {
     int body;
 } geom_record;
 
+typedef struct joint_record {
+    tch_joint_def def;
+    int body;
+} joint_record;
+
 typedef struct mesh_record {
     tch_mesh_def def; /* def.vertices points to `vertices` */
     tch_vec3* vertices;
@@ -30,6 +35,8 @@ struct tch_spec {
     char model_name[64];
     tch_body_def* bodies; /* [body_count], body id i is bodies[i - 1] */
     int body_count, body_capacity;
+    joint_record* joints;
+    int joint_count, joint_capacity;
     geom_record* geoms;
     int geom_count, geom_capacity;
     mesh_record* meshes;
@@ -77,6 +84,14 @@ tch_body_def tch_body_def_default(void) {
         .parent = TCH_WORLD_BODY,
         .q_PB = {1, 0, 0, 0},
         .q_BI = {1, 0, 0, 0},
+        .cookie = TCH_SPEC_DEF_COOKIE,
+    };
+}
+
+tch_joint_def tch_joint_def_default(void) {
+    return (tch_joint_def){
+        .type = TCH_JOINT_HINGE, /* MJCF's default */
+        .axis = {0, 0, 1},
         .cookie = TCH_SPEC_DEF_COOKIE,
     };
 }
@@ -131,6 +146,7 @@ void tch_spec_destroy(tch_spec* spec) {
         free(spec->warnings[i]);
     }
     free(spec->bodies);
+    free(spec->joints);
     free(spec->geoms);
     free(spec->meshes);
     free(spec->pairs);
@@ -287,6 +303,42 @@ tch_status tch_spec_add_body(tch_spec* spec, const tch_body_def* def, tch_body_i
     spec->bodies[spec->body_count++] = *def;
     if (out) {
         out->index = spec->body_count;
+    }
+    return TCH_OK;
+}
+
+/* ---- joints ---- */
+
+static const tch_source* joint_source_named(const tch_spec* spec, const char* name) {
+    int index = tch_spec_find_joint(spec, name);
+    return index > 0 ? &spec->joints[index - 1].def.source : NULL;
+}
+
+tch_status tch_spec_add_joint(tch_spec* spec, tch_body_id body, const tch_joint_def* def,
+                              int* out, tch_error* err) {
+    tch_status status = check_named_def(def->cookie, "joint", def->name,
+                                        joint_source_named(spec, def->name), &def->source, err);
+    if (status != TCH_OK) {
+        return status;
+    }
+    if (body.index < 1 || body.index > spec->body_count) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "joint '%s': body %d does not exist (expected 1..%d; the world has no "
+                        "joints)",
+                        def->name, body.index, spec->body_count);
+    }
+    if (def->type < TCH_JOINT_FREE || def->type > TCH_JOINT_HINGE) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "joint '%s': type %d is not a joint type (expected free, ball, slide "
+                        "or hinge)",
+                        def->name, (int)def->type);
+    }
+    if (!RESERVE_ONE(spec->joints, spec->joint_count, spec->joint_capacity)) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding a joint");
+    }
+    spec->joints[spec->joint_count++] = (joint_record){*def, body.index};
+    if (out) {
+        *out = spec->joint_count;
     }
     return TCH_OK;
 }
@@ -530,6 +582,19 @@ int tch_spec_pair_count(const tch_spec* spec) {
 int tch_spec_key_count(const tch_spec* spec) {
     return spec->key_count;
 }
+int tch_spec_joint_count(const tch_spec* spec) {
+    return spec->joint_count;
+}
+
+const tch_joint_def* tch_spec_joint(const tch_spec* spec, int index1) {
+    return index1 >= 1 && index1 <= spec->joint_count ? &spec->joints[index1 - 1].def : NULL;
+}
+
+tch_body_id tch_spec_joint_body(const tch_spec* spec, int index1) {
+    return (tch_body_id){index1 >= 1 && index1 <= spec->joint_count
+                             ? spec->joints[index1 - 1].body
+                             : 0};
+}
 
 const tch_body_def* tch_spec_body(const tch_spec* spec, tch_body_id id) {
     return id.index >= 1 && id.index <= spec->body_count ? &spec->bodies[id.index - 1] : NULL;
@@ -575,6 +640,11 @@ static int find_named(const void* items, int count, size_t stride, size_t name_o
 tch_body_id tch_spec_find_body(const tch_spec* spec, const char* name) {
     return (tch_body_id){find_named(spec->bodies, spec->body_count, sizeof(tch_body_def),
                                     offsetof(tch_body_def, name), name)};
+}
+
+int tch_spec_find_joint(const tch_spec* spec, const char* name) {
+    return find_named(spec->joints, spec->joint_count, sizeof(joint_record),
+                      offsetof(joint_record, def.name), name);
 }
 
 tch_geom_id tch_spec_find_geom(const tch_spec* spec, const char* name) {
@@ -642,6 +712,11 @@ bool tch_geom_type_parse(const char* name, tch_geom_type* out) {
     }
     *out = (tch_geom_type)i;
     return true;
+}
+
+const char* tch_joint_type_name(tch_joint_type type) {
+    static const char* const names[] = {"free", "ball", "slide", "hinge"};
+    return type >= TCH_JOINT_FREE && type <= TCH_JOINT_HINGE ? names[type] : "unknown";
 }
 
 const char* tch_point_law_name(tch_point_law law) {
