@@ -385,7 +385,7 @@ static const bad_case bad_cases[] = {
     {"<mujoco>\n<worldbody><geom name=\"a\" size=\"1\"/>\n<geom name=\"a\" size=\"1\"/>"
      "</worldbody></mujoco>",
      TCH_ERR_INVALID_ARGUMENT, 3, "geom", "duplicate geom name 'a'"},
-    {"<mujoco>\n<worldbody><body><inertial mass=\"0\" diaginertia=\"1 1 1\"/></body></worldbody>"
+    {"<mujoco>\n<worldbody><body><inertial mass=\"-1\" diaginertia=\"1 1 1\"/></body></worldbody>"
      "</mujoco>",
      TCH_ERR_PARSE, 2, "inertial", "mass"},
     {"<mujoco>\n<worldbody><body><inertial mass=\"1\" diaginertia=\"1 1 3\"/></body></worldbody>"
@@ -396,14 +396,14 @@ static const bad_case bad_cases[] = {
      TCH_ERR_PARSE, 2, "inertial", "positive definite"},
     {"<mujoco>\n<worldbody><body><inertial mass=\"1\"/></body></worldbody></mujoco>", TCH_ERR_PARSE,
      2, "inertial", "neither"},
-    {"<mujoco>\n<worldbody><body><joint type=\"hinge\"/></body></worldbody></mujoco>",
-     TCH_ERR_UNSUPPORTED, 2, "joint",
-     "joint type 'hinge' is not supported yet (articulated bodies)"},
-    {"<mujoco>\n<worldbody><body><joint/></body></worldbody></mujoco>", TCH_ERR_UNSUPPORTED, 2,
-     "joint", "hinge"},
+    {"<mujoco>\n<worldbody><body><joint type=\"hinge\" axis=\"0 0 0\"/></body></worldbody>"
+     "</mujoco>",
+     TCH_ERR_PARSE, 2, "joint", "axis: expected a non-zero vector"},
+    {"<mujoco>\n<worldbody><body><joint range=\"1 0\"/></body></worldbody></mujoco>",
+     TCH_ERR_PARSE, 2, "joint", "lower limit 1 is above upper limit 0"},
     {"<mujoco>\n<worldbody><body><freejoint/><body>\n<freejoint/></body></body></worldbody>"
      "</mujoco>",
-     TCH_ERR_UNSUPPORTED, 3, "freejoint", "only supported in a child of <worldbody>"},
+     TCH_ERR_PARSE, 3, "freejoint", "only in a child of <worldbody>"},
     {"<mujoco>\n<worldbody><freejoint/></worldbody></mujoco>", TCH_ERR_PARSE, 2, "freejoint",
      "not allowed in <worldbody>"},
     {"<mujoco>\n<contact><pair geom1=\"a\" geom2=\"b\"/></contact></mujoco>", TCH_ERR_PARSE, 2,
