@@ -441,6 +441,12 @@ static tch_status write_file(writer* w, const char* tmp, tch_error* err) {
 
 tch_status tch_mjcf_save(const tch_spec* spec, const char* path, bool touche_attributes,
                          tch_error* err) {
+    if (tch_spec_joint_count(spec) > 0) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, path, 0,
+                        "writing joints (articulated bodies) is not supported yet; the scene "
+                        "has %d",
+                        tch_spec_joint_count(spec));
+    }
     size_t n = strlen(path);
     char* tmp = malloc(n + 5);
     writer w = {.spec = spec, .touche = touche_attributes};
