@@ -106,6 +106,7 @@ typedef struct tch_data {
                                 ///< mass, world axes (R I_B R^T; zero for other bodies)
     tch_mat3* body_I_inv_W;     ///< [body_count] its inverse (R I_B^-1 R^T)
     tch_transform* geom_X_WG;   ///< [geom_count]
+    tch_transform* site_X_WS;   ///< [site_count] site frames in the world
     tch_mat3* geom_R_WG;        ///< [geom_count]
     // ---- velocities (velocity stage), free bodies ----
     tch_vec3* body_v_WCm;       ///< [body_count] velocity of the centre of mass, world

@@ -51,6 +51,7 @@ typedef struct tch_model {
     int pair_count;   ///< explicit pairs
     int key_count;
     int free_count;   ///< free bodies
+    int site_count;
     int joint_count;  ///< joints of an articulated model, its free joints included; else 0
     int nq;           ///< 7 * free_count, plus the joints' (articulated models)
     int nv;           ///< 6 * free_count, plus the joints'
@@ -94,6 +95,11 @@ typedef struct tch_model {
     int* joint_qvel_adr;        ///< first qvel entry (dof)
     int* joint_limited;         ///< 1 when its range is enforced
     tch_real (*joint_range)[2]; ///< lower, upper (rad or m)
+
+    // ---- sites [site_count] ----
+    char (*site_name)[64];
+    int* site_body;             ///< the body the site is fixed to (0: the world)
+    tch_transform* site_X_BS;   ///< pose in its body frame
 
     // ---- geoms [geom_count] ----
     char (*geom_name)[64];
@@ -141,6 +147,8 @@ TCH_API void tch_model_destroy(tch_model* model);
 TCH_API int tch_model_body_index(const tch_model* model, const char* name);
 TCH_API int tch_model_geom_index(const tch_model* model, const char* name);
 TCH_API int tch_model_key_index(const tch_model* model, const char* name);
+TCH_API int tch_model_site_index(const tch_model* model, const char* name);
+TCH_API int tch_model_joint_index(const tch_model* model, const char* name);
 
 /// The resolved contact parameters for geoms a and b: explicit pair first, then the two geoms
 /// (combined as docs/contact-point.md says), then the scene default.

@@ -200,6 +200,15 @@ typedef struct tch_joint_def {
     int cookie;
 } tch_joint_def;
 
+/// A site: a named frame fixed to a body (MJCF `site`), for sensors and haptic tools.
+typedef struct tch_site_def {
+    char name[64];            ///< may be empty; unique when not empty
+    tch_vec3 p_BS;            ///< position in the body frame, m
+    tch_quat q_BS;            ///< orientation in the body frame (normalized on compile)
+    tch_source source;
+    int cookie;
+} tch_site_def;
+
 /// A geom attached to a body.
 typedef struct tch_geom_def {
     char name[64];
@@ -258,6 +267,7 @@ TCH_API tch_contact_params tch_contact_params_unset(void);
 TCH_API tch_option_def tch_option_def_default(void);
 TCH_API tch_body_def tch_body_def_default(void);
 TCH_API tch_joint_def tch_joint_def_default(void);
+TCH_API tch_site_def tch_site_def_default(void);
 TCH_API tch_geom_def tch_geom_def_default(void);
 TCH_API tch_mesh_def tch_mesh_def_default(void);
 TCH_API tch_pair_def tch_pair_def_default(void);
@@ -280,6 +290,9 @@ TCH_API tch_status tch_spec_add_body(tch_spec* spec, const tch_body_def* def, tc
 /// may be NULL.
 TCH_API tch_status tch_spec_add_joint(tch_spec* spec, tch_body_id body, const tch_joint_def* def,
                                       int* out, tch_error* err);
+/// Adds a site to `body` (TCH_WORLD_BODY for a fixed frame).
+TCH_API tch_status tch_spec_add_site(tch_spec* spec, tch_body_id body, const tch_site_def* def,
+                                     tch_error* err);
 /// Adds a geom to `body` (TCH_WORLD_BODY for static geometry). `out` may be NULL.
 TCH_API tch_status tch_spec_add_geom(tch_spec* spec, tch_body_id body, const tch_geom_def* def,
                                      tch_geom_id* out, tch_error* err);
@@ -306,6 +319,10 @@ TCH_API int tch_spec_mesh_count(const tch_spec* spec);
 TCH_API int tch_spec_pair_count(const tch_spec* spec);
 TCH_API int tch_spec_key_count(const tch_spec* spec);
 TCH_API int tch_spec_joint_count(const tch_spec* spec);
+TCH_API int tch_spec_site_count(const tch_spec* spec);
+/// The site of 1-based index `index1`, and the body it is fixed to.
+TCH_API const tch_site_def* tch_spec_site(const tch_spec* spec, int index1);
+TCH_API tch_body_id tch_spec_site_body(const tch_spec* spec, int index1);
 /// The joint of 1-based index `index1`, and the body it moves.
 TCH_API const tch_joint_def* tch_spec_joint(const tch_spec* spec, int index1);
 TCH_API tch_body_id tch_spec_joint_body(const tch_spec* spec, int index1);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "dynamics/kinematics.h"
 #include "math/vec.h"
 
 /* Joint limits for the force models are one-sided spring-dampers with MuJoCo's default limit
@@ -130,11 +131,7 @@ void tch_articulation_positions(const tch_model* m, tch_data* d, tch_articulatio
         d->body_I_W[b] = link ? tch_m3_rotate_tensor(R, m->body_total_I_BCm[b]) : tch_m3_zero();
         d->body_I_inv_W[b] = link ? tch_m3_rotate_tensor(R, m->body_total_I_inv[b]) : tch_m3_zero();
     }
-    for (int g = 0; g < m->geom_count; ++g) {
-        int root = m->body_root[m->geom_body[g]];
-        d->geom_X_WG[g] = root ? tch_x_mul(d->body_X_WB[root], m->geom_X_RG[g]) : m->geom_X_RG[g];
-        d->geom_R_WG[g] = tch_q_to_mat3(d->geom_X_WG[g].q);
-    }
+    tch_kinematics_frames(m, d);
 }
 
 void tch_articulation_velocities(const tch_model* m, tch_data* d, tch_articulation_work* w) {

@@ -21,7 +21,7 @@ static void free_arrays(tch_data* d) {
     void* arrays[] = {d->qpos, d->qvel, d->qacc, d->body_force_applied_W,
                       d->body_torque_applied_W, d->body_X_WB, d->body_R_WB, d->body_p_WCm,
                       d->body_I_W, d->body_I_inv_W,
-                      d->geom_X_WG, d->geom_R_WG, d->body_v_WCm, d->body_w_W, d->contacts,
+                      d->geom_X_WG, d->geom_R_WG, d->site_X_WS, d->body_v_WCm, d->body_w_W, d->contacts,
                       d->pair_results, d->body_force_W, d->body_torque_W, d->polygons,
                       d->polygon_vertices_W, d->polygon_vertex_pressure};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
@@ -70,6 +70,7 @@ static int allocate_arrays(const tch_model* m, tch_data* d) {
            CALLOC_ARRAY(d->body_R_WB, nb) && CALLOC_ARRAY(d->body_p_WCm, nb) &&
            CALLOC_ARRAY(d->body_I_W, nb) && CALLOC_ARRAY(d->body_I_inv_W, nb) &&
            CALLOC_ARRAY(d->geom_X_WG, ng) && CALLOC_ARRAY(d->geom_R_WG, ng) &&
+           CALLOC_ARRAY(d->site_X_WS, m->site_count) &&
            CALLOC_ARRAY(d->body_v_WCm, nb) && CALLOC_ARRAY(d->body_w_W, nb) &&
            CALLOC_ARRAY(d->contacts, d->contact_capacity) &&
            CALLOC_ARRAY(d->pair_results, d->pair_result_capacity) &&

@@ -377,6 +377,28 @@ static tch_status compile_geoms(compile_context* ctx, tch_error* err) {
     return TCH_OK;
 }
 
+/* ---- sites ---- */
+
+static tch_status compile_sites(compile_context* ctx, tch_error* err) {
+    tch_model* m = ctx->model;
+    m->site_count = tch_spec_site_count(ctx->spec);
+    if (!ALLOC_ARRAY(m->site_name, m->site_count) || !ALLOC_ARRAY(m->site_body, m->site_count) ||
+        !ALLOC_ARRAY(m->site_X_BS, m->site_count)) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for sites");
+    }
+    for (int s = 0; s < m->site_count; ++s) {
+        const tch_site_def* def = tch_spec_site(ctx->spec, s + 1);
+        if (tch_q_norm(def->q_BS) < 1e-12 || !tch_v3_isfinite(def->p_BS)) {
+            return fail_at(err, TCH_ERR_INVALID_ARGUMENT, &def->source,
+                           "site '%s' pose must be finite with a non-zero quaternion", def->name);
+        }
+        tch_copy_string(m->site_name[s], sizeof m->site_name[s], def->name);
+        m->site_body[s] = tch_spec_site_body(ctx->spec, s + 1).index;
+        m->site_X_BS[s] = (tch_transform){tch_q_normalize(def->q_BS), def->p_BS};
+    }
+    return TCH_OK;
+}
+
 /* ---- mass properties ---- */
 
 /* Inertia tensor from MJCF's explicit forms, about the centre of mass in body axes. */
@@ -719,6 +741,7 @@ tch_status tch_compile(const tch_spec* spec, tch_model** out, tch_error* err) {
     if (s == TCH_OK) s = compile_meshes(&ctx, err);
     if (s == TCH_OK) s = compile_body_tree(&ctx, err);
     if (s == TCH_OK) s = compile_geoms(&ctx, err);
+    if (s == TCH_OK) s = compile_sites(&ctx, err);
     if (s == TCH_OK) s = compile_masses(&ctx, err);
     if (s == TCH_OK) s = compile_pairs(&ctx, err);
     if (s == TCH_OK) s = tch_compile_articulation(spec, m, err);

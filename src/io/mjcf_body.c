@@ -572,6 +572,28 @@ static tch_status add_joints(tch_mjcf_loader* L, const xmlNode* node, tch_body_i
     return status;
 }
 
+/* ---- sites ---- */
+
+/* A named frame: name, pos and orientation; type and size (MuJoCo draws them) are read past. */
+static tch_status load_site(tch_mjcf_loader* L, const xmlNode* node, tch_body_id body) {
+    static const char* const known[] = {"name", "class", "pos", "type", "size", NULL};
+    tch_site_def def = tch_site_def_default();
+    def.source = tch_mjcf_source(L, node);
+    tch_status status = check_framed_attributes(L, node, known, false);
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_string(L, node, "name", def.name, sizeof def.name);
+    }
+    if (status == TCH_OK) {
+        status = read_position(L, node, &def.p_BS);
+    }
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_orientation(L, node, &def.q_BS);
+    }
+    return status == TCH_OK
+               ? tch_mjcf_spec_status(L, node, tch_spec_add_site(L->spec, body, &def, L->err))
+               : status;
+}
+
 /* ---- bodies ---- */
 
 static tch_status load_children(tch_mjcf_loader* L, const xmlNode* node, tch_body_id body,
@@ -659,6 +681,8 @@ static tch_status load_children(tch_mjcf_loader* L, const xmlNode* node, tch_bod
          child = tch_mjcf_next_element(child)) {
         if (tch_mjcf_is(child, "body")) {
             status = load_body(L, child, body, class_index);
+        } else if (tch_mjcf_is(child, "site")) {
+            status = load_site(L, child, body);
         } else if (body.index == 0 && is_body_property(child)) {
             status = tch_mjcf_fail(L, child, TCH_ERR_PARSE,
                                    "is not allowed in <worldbody> (expected it in a <body>)");

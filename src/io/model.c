@@ -33,7 +33,8 @@ void tch_model_destroy(tch_model* m) {
         m->geom_rbound, m->geom_contact, m->mesh_name, m->mesh_hull, m->pair_geom_a,
         m->pair_geom_b, m->pair_params, m->key_name, m->key_time, m->key_qpos, m->key_qvel,
         m->qpos0, m->joint_name, m->joint_type, m->joint_body, m->joint_qpos_adr,
-        m->joint_qvel_adr, m->joint_limited, m->joint_range,
+        m->joint_qvel_adr, m->joint_limited, m->joint_range, m->site_name, m->site_body,
+        m->site_X_BS,
     };
     tch_articulation_destroy(m->articulation);
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
@@ -64,4 +65,12 @@ int tch_model_geom_index(const tch_model* m, const char* name) {
 
 int tch_model_key_index(const tch_model* m, const char* name) {
     return find_name((const char(*)[64])m->key_name, m->key_count, name);
+}
+
+int tch_model_site_index(const tch_model* m, const char* name) {
+    return find_name((const char(*)[64])m->site_name, m->site_count, name);
+}
+
+int tch_model_joint_index(const tch_model* m, const char* name) {
+    return find_name((const char(*)[64])m->joint_name, m->joint_count, name);
 }

@@ -18,6 +18,11 @@ typedef struct joint_record {
     int body;
 } joint_record;
 
+typedef struct site_record {
+    tch_site_def def;
+    int body;
+} site_record;
+
 typedef struct mesh_record {
     tch_mesh_def def; /* def.vertices points to `vertices` */
     tch_vec3* vertices;
@@ -37,6 +42,8 @@ struct tch_spec {
     int body_count, body_capacity;
     joint_record* joints;
     int joint_count, joint_capacity;
+    site_record* sites;
+    int site_count, site_capacity;
     geom_record* geoms;
     int geom_count, geom_capacity;
     mesh_record* meshes;
@@ -96,6 +103,10 @@ tch_joint_def tch_joint_def_default(void) {
     };
 }
 
+tch_site_def tch_site_def_default(void) {
+    return (tch_site_def){.q_BS = {1, 0, 0, 0}, .cookie = TCH_SPEC_DEF_COOKIE};
+}
+
 tch_geom_def tch_geom_def_default(void) {
     return (tch_geom_def){
         .type = TCH_GEOM_SPHERE,
@@ -147,6 +158,7 @@ void tch_spec_destroy(tch_spec* spec) {
     }
     free(spec->bodies);
     free(spec->joints);
+    free(spec->sites);
     free(spec->geoms);
     free(spec->meshes);
     free(spec->pairs);
@@ -340,6 +352,36 @@ tch_status tch_spec_add_joint(tch_spec* spec, tch_body_id body, const tch_joint_
     if (out) {
         *out = spec->joint_count;
     }
+    return TCH_OK;
+}
+
+/* ---- sites ---- */
+
+static const tch_source* site_source_named(const tch_spec* spec, const char* name) {
+    for (int i = 0; name && name[0] != '\0' && i < spec->site_count; ++i) {
+        if (strncmp(spec->sites[i].def.name, name, 64) == 0) {
+            return &spec->sites[i].def.source;
+        }
+    }
+    return NULL;
+}
+
+tch_status tch_spec_add_site(tch_spec* spec, tch_body_id body, const tch_site_def* def,
+                             tch_error* err) {
+    tch_status status = check_named_def(def->cookie, "site", def->name,
+                                        site_source_named(spec, def->name), &def->source, err);
+    if (status != TCH_OK) {
+        return status;
+    }
+    if (body.index < 0 || body.index > spec->body_count) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "site '%s': body %d does not exist (expected 0 for the world or 1..%d)",
+                        def->name, body.index, spec->body_count);
+    }
+    if (!RESERVE_ONE(spec->sites, spec->site_count, spec->site_capacity)) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding a site");
+    }
+    spec->sites[spec->site_count++] = (site_record){*def, body.index};
     return TCH_OK;
 }
 
@@ -584,6 +626,18 @@ int tch_spec_key_count(const tch_spec* spec) {
 }
 int tch_spec_joint_count(const tch_spec* spec) {
     return spec->joint_count;
+}
+int tch_spec_site_count(const tch_spec* spec) {
+    return spec->site_count;
+}
+
+const tch_site_def* tch_spec_site(const tch_spec* spec, int index1) {
+    return index1 >= 1 && index1 <= spec->site_count ? &spec->sites[index1 - 1].def : NULL;
+}
+
+tch_body_id tch_spec_site_body(const tch_spec* spec, int index1) {
+    return (tch_body_id){index1 >= 1 && index1 <= spec->site_count ? spec->sites[index1 - 1].body
+                                                                    : 0};
 }
 
 const tch_joint_def* tch_spec_joint(const tch_spec* spec, int index1) {

@@ -8,6 +8,7 @@
 
 #include "dynamics/articulation.h"
 #include "engine/engine_internal.h"
+#include "math/vec.h"
 #include "test.h"
 #include "touche/touche.h"
 
@@ -79,6 +80,75 @@ static void test_puma_mjcf_static_gravity_torques_match_the_reference(void) {
     }
     tch_data_destroy(d);
     tch_model_destroy(m);
+}
+
+/* The standard DH chain of reference/puma560.md, Rz(theta) Tz(d) Tx(a) Rx(alpha) per row,
+ * written independently of the MJCF placement rule: the tool site of examples/puma560.xml
+ * (0.03 m along link 6's z) must land where it puts the point, at every pose. */
+static tch_vec3 puma_dh_tool(const double q[6]) {
+    static const double dh[6][3] = {{0, 0, TCH_PI / 2},       {0, 0.4318, 0},
+                                    {0.15005, 0.0203, -TCH_PI / 2}, {0.4318, 0, TCH_PI / 2},
+                                    {0, 0, -TCH_PI / 2},      {0, 0, 0}};
+    tch_transform X = tch_x_identity();
+    for (int i = 0; i < 6; ++i) {
+        tch_transform turn = {tch_q_axis_angle(tch_v3(0, 0, 1), q[i]), tch_v3_zero()};
+        tch_transform shift = {tch_q_identity(), tch_v3(dh[i][1], 0, dh[i][0])};
+        tch_transform twist = {tch_q_axis_angle(tch_v3(1, 0, 0), dh[i][2]), tch_v3_zero()};
+        X = tch_x_mul(tch_x_mul(tch_x_mul(X, turn), shift), twist);
+    }
+    return tch_x_apply(X, tch_v3(0, 0, 0.03));
+}
+
+static void test_puma_tool_site_follows_the_dh_chain(void) {
+    tch_model* m = load_example("puma560.xml");
+    ENSURE(m != NULL);
+    int tool = tch_model_site_index(m, "tool");
+    ENSURE(tool >= 0 && m->site_body[tool] == tch_model_body_index(m, "link6"));
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    const double poses[3][6] = {{0, 0, 0, 0, 0, 0},
+                                {0.3, -0.4, 0.5, 1.1, -0.7, 0.2},
+                                {-1, 0.8, -2, 0.4, 1.2, -0.6}};
+    for (int p = 0; p < 3; ++p) {
+        for (int k = 0; k < 6; ++k) {
+            d->qpos[k] = poses[p][k];
+        }
+        ENSURE(tch_forward(m, d, NULL) == TCH_OK);
+        tch_vec3 expected = puma_dh_tool(poses[p]);
+        ENSURE(tch_v3_dist(d->site_X_WS[tool].p, expected) < 1e-12);
+    }
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* export-mjcf writes the joints and sites; the file read back steps the same bit for bit. */
+static void test_export_round_trip_keeps_the_dynamics(void) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/puma560.xml", TCH_SOURCE_DIR);
+    tch_spec* spec = NULL;
+    tch_error err;
+    ENSURE(tch_mjcf_load(path, &spec, &err) == TCH_OK);
+    ENSURE_MSG(tch_mjcf_save(spec, "articulated_roundtrip.xml", true, &err) == TCH_OK,
+               err.message);
+    tch_spec* again = NULL;
+    ENSURE_MSG(tch_mjcf_load("articulated_roundtrip.xml", &again, &err) == TCH_OK, err.message);
+    ENSURE(tch_spec_joint_count(again) == 6 && tch_spec_site_count(again) == 1);
+    tch_model *a = NULL, *b = NULL;
+    ENSURE(tch_compile(spec, &a, &err) == TCH_OK && tch_compile(again, &b, &err) == TCH_OK);
+    tch_data *da = NULL, *db = NULL;
+    ENSURE(tch_data_create(a, &da, NULL) == TCH_OK && tch_data_create(b, &db, NULL) == TCH_OK);
+    ENSURE(tch_data_reset_key(a, da, 3, NULL) == TCH_OK && tch_data_reset_key(b, db, 3, NULL) == TCH_OK);
+    for (int i = 0; i < 200; ++i) {
+        ENSURE(tch_step(a, da, NULL) == TCH_OK && tch_step(b, db, NULL) == TCH_OK);
+    }
+    ENSURE(memcmp(da->qpos, db->qpos, 6 * sizeof *da->qpos) == 0);
+    ENSURE(fabs(da->qpos[1] - 0.785398163397448) > 1e-3); /* it moved */
+    tch_data_destroy(da);
+    tch_data_destroy(db);
+    tch_model_destroy(a);
+    tch_model_destroy(b);
+    tch_spec_destroy(spec);
+    tch_spec_destroy(again);
 }
 
 /* A chain of hinge, slide and ball joints with springs and armature, no damping or contact:
@@ -293,6 +363,8 @@ static void test_unsupported_combinations_are_refused(void) {
 
 int main(void) {
     RUN_TEST(test_puma_mjcf_static_gravity_torques_match_the_reference);
+    RUN_TEST(test_puma_tool_site_follows_the_dh_chain);
+    RUN_TEST(test_export_round_trip_keeps_the_dynamics);
     RUN_TEST(test_passive_chain_keeps_its_energy_under_rk4);
     RUN_TEST(test_physical_pendulum_period_matches_the_closed_form);
     RUN_TEST(test_joint_limit_stops_a_link_without_energy_gain);
