@@ -200,6 +200,14 @@ TCH_API tch_real tch_data_energy(const tch_model* model, const tch_data* data);
 TCH_API void tch_data_momentum(const tch_model* model, const tch_data* data, tch_vec3* p_W,
                                tch_vec3* L_Wo_W);
 
+/// Generalized forces of an articulated model's joints at the data's state (qpos, qvel), each
+/// [nv] in qvel's order (NULL to skip): `bias`, the gravity and velocity-product force b + g
+/// (the torque that holds the tree still at rest), and `passive`, the joints' springs,
+/// dampers, limit springs and friction. Updates the kinematics outputs. TCH_ERR_UNSUPPORTED
+/// for a model without joints (tch_model.joint_count 0).
+TCH_API tch_status tch_data_joint_forces(const tch_model* model, tch_data* data, tch_real* bias,
+                                         tch_real* passive, tch_error* err);
+
 /// Sets body b's state from world-frame quantities: origin pose X_WB, origin velocity v_WBo
 /// and angular velocity w_WB. Only for free bodies.
 TCH_API tch_status tch_data_set_body_state(const tch_model* model, tch_data* data, int body,

@@ -202,6 +202,23 @@ void tch_data_momentum(const tch_model* m, const tch_data* d, tch_vec3* p_W, tch
     }
 }
 
+tch_status tch_data_joint_forces(const tch_model* m, tch_data* d, tch_real* bias,
+                                 tch_real* passive, tch_error* err) {
+    if (!m->articulation) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                        "the model has no joints (joint forces are for articulated models)");
+    }
+    tch_stage_kinematics(m, d);
+    tch_stage_velocities(m, d);
+    if (bias) {
+        tch_tree_rnea(m->articulation->tree, d->internal->articulation->tree, NULL, bias);
+    }
+    if (passive) {
+        tch_articulation_passive_forces(m->articulation, d->qpos, d->qvel, passive);
+    }
+    return TCH_OK;
+}
+
 tch_status tch_data_set_body_state(const tch_model* m, tch_data* d, int b,
                                    const tch_transform* X_WB, tch_vec3 v_WBo_W, tch_vec3 w_WB_W,
                                    tch_error* err) {
