@@ -112,17 +112,19 @@ static void json_reals(FILE* f, const char* name, const tch_real* x, int n) {
 }
 
 /* Per joint, in MuJoCo's order: name, type, qpos, qvel, the bias force (gravity and velocity
- * products: the torque that holds the tree still at rest) and the passive force, at the
- * state the query starts from. */
+ * products: the torque that holds the tree still at rest), the passive force and the
+ * actuators' force, at the state the query starts from. */
 static int json_joints(FILE* f, const tch_model* m, tch_data* d) {
     if (m->joint_count == 0) {
         return EXIT_OK;
     }
     tch_real* bias = calloc((size_t)m->nv, sizeof *bias);
     tch_real* passive = calloc((size_t)m->nv, sizeof *passive);
+    tch_real* actuator = calloc((size_t)m->nv, sizeof *actuator);
     tch_error err = {0};
     int code = EXIT_OK;
-    if (!bias || !passive || tch_data_joint_forces(m, d, bias, passive, &err) != TCH_OK) {
+    if (!bias || !passive || !actuator ||
+        tch_data_joint_forces(m, d, bias, passive, actuator, &err) != TCH_OK) {
         cli_print_error("cannot evaluate the joint forces", &err);
         code = EXIT_FAILURE_GENERIC;
     }
@@ -135,10 +137,12 @@ static int json_joints(FILE* f, const tch_model* m, tch_data* d) {
         json_reals(f, "qvel", d->qvel + v, nv);
         json_reals(f, "bias", bias + v, nv);
         json_reals(f, "passive", passive + v, nv);
+        json_reals(f, "actuator", actuator + v, nv);
         fprintf(f, "}%s", j + 1 == m->joint_count ? "]" : "");
     }
     free(bias);
     free(passive);
+    free(actuator);
     return code;
 }
 

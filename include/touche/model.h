@@ -52,6 +52,7 @@ typedef struct tch_model {
     int key_count;
     int free_count;   ///< free bodies
     int site_count;
+    int actuator_count;
     int joint_count;  ///< joints of an articulated model, its free joints included; else 0
     int nq;           ///< 7 * free_count, plus the joints' (articulated models)
     int nv;           ///< 6 * free_count, plus the joints'
@@ -96,6 +97,16 @@ typedef struct tch_model {
     int* joint_limited;         ///< 1 when its range is enforced
     tch_real (*joint_range)[2]; ///< lower, upper (rad or m)
 
+    // ---- actuators [actuator_count] (on hinge and slide joints; see tch_actuator_def) ----
+    char (*actuator_name)[64];
+    int* actuator_type;             ///< tch_actuator_type
+    int* actuator_joint;            ///< the joint it drives (index into the joint arrays)
+    tch_real* actuator_gear;
+    tch_real* actuator_kp;          ///< position gain
+    tch_real* actuator_kv;          ///< velocity gain
+    int* actuator_ctrl_limited;
+    tch_real (*actuator_ctrl_range)[2];
+
     // ---- sites [site_count] ----
     char (*site_name)[64];
     int* site_body;             ///< the body the site is fixed to (0: the world)
@@ -128,6 +139,7 @@ typedef struct tch_model {
     tch_real* key_time;         ///< [key_count]
     tch_real* key_qpos;         ///< [key_count][nq]
     tch_real* key_qvel;         ///< [key_count][nv]
+    tch_real* key_ctrl;         ///< [key_count][actuator_count]
 
     // ---- initial state ----
     tch_real* qpos0;            ///< [nq]
@@ -149,6 +161,7 @@ TCH_API int tch_model_geom_index(const tch_model* model, const char* name);
 TCH_API int tch_model_key_index(const tch_model* model, const char* name);
 TCH_API int tch_model_site_index(const tch_model* model, const char* name);
 TCH_API int tch_model_joint_index(const tch_model* model, const char* name);
+TCH_API int tch_model_actuator_index(const tch_model* model, const char* name);
 
 /// The resolved contact parameters for geoms a and b: explicit pair first, then the two geoms
 /// (combined as docs/contact-point.md says), then the scene default.

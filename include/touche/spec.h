@@ -257,9 +257,34 @@ typedef struct tch_key_def {
     int qpos_count;
     const tch_real* qvel;
     int qvel_count;
+    const tch_real* ctrl;     ///< one control per actuator, or NULL (zero)
+    int ctrl_count;
     tch_source source;
     int cookie;
 } tch_key_def;
+
+/// Actuator types (MJCF `motor`, `position`, `velocity`). With the actuator's length
+/// l = gear q and rate l' = gear q', its force is f = ctrl (motor), kp (ctrl - l) (position) or
+/// kv (ctrl - l') (velocity), and the joint receives gear f, as in MuJoCo.
+typedef enum tch_actuator_type {
+    TCH_ACTUATOR_MOTOR = 0,
+    TCH_ACTUATOR_POSITION,
+    TCH_ACTUATOR_VELOCITY,
+} tch_actuator_type;
+
+/// An actuator on a hinge or slide joint.
+typedef struct tch_actuator_def {
+    char name[64];
+    tch_actuator_type type;
+    int joint;                ///< 1-based index of a spec joint (tch_spec_add_joint)
+    tch_real gear;            ///< transmission ratio (MJCF gear's first number), default 1
+    tch_real kp;              ///< position gain, N m/rad or N/m (position)
+    tch_real kv;              ///< velocity gain, N m s/rad or N s/m (velocity)
+    bool ctrl_limited;        ///< ctrl clamped to ctrl_range
+    tch_real ctrl_range[2];   ///< lower <= upper
+    tch_source source;
+    int cookie;
+} tch_actuator_def;
 
 /// Contact parameters with every field "not set".
 TCH_API tch_contact_params tch_contact_params_unset(void);
@@ -268,6 +293,7 @@ TCH_API tch_option_def tch_option_def_default(void);
 TCH_API tch_body_def tch_body_def_default(void);
 TCH_API tch_joint_def tch_joint_def_default(void);
 TCH_API tch_site_def tch_site_def_default(void);
+TCH_API tch_actuator_def tch_actuator_def_default(void);
 TCH_API tch_geom_def tch_geom_def_default(void);
 TCH_API tch_mesh_def tch_mesh_def_default(void);
 TCH_API tch_pair_def tch_pair_def_default(void);
@@ -301,6 +327,11 @@ TCH_API tch_status tch_spec_add_mesh(tch_spec* spec, const tch_mesh_def* def, tc
                                      tch_error* err);
 TCH_API tch_status tch_spec_add_pair(tch_spec* spec, const tch_pair_def* def, tch_error* err);
 TCH_API tch_status tch_spec_add_key(tch_spec* spec, const tch_key_def* def, tch_error* err);
+/// Adds an actuator (its joint must exist).
+TCH_API tch_status tch_spec_add_actuator(tch_spec* spec, const tch_actuator_def* def,
+                                         tch_error* err);
+TCH_API int tch_spec_actuator_count(const tch_spec* spec);
+TCH_API const tch_actuator_def* tch_spec_actuator(const tch_spec* spec, int index1);
 
 /// Makes every pair use `model` at compile time, whatever the scene says (the CLI's
 /// --contact). TCH_CONTACT_INHERIT restores the scene's choice.

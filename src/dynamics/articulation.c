@@ -191,10 +191,36 @@ void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* 
     }
 }
 
+/* MuJoCo's gain and bias forms: with l = gear q and l' = gear q', f = ctrl (motor),
+ * kp (ctrl - l) (position), kv (ctrl - l') (velocity); the joint receives gear f. */
+static tch_real actuator_force(const tch_model* m, const tch_data* d, int a) {
+    int joint = m->actuator_joint[a];
+    tch_real gear = m->actuator_gear[a], ctrl = d->ctrl[a];
+    if (m->actuator_ctrl_limited[a]) {
+        ctrl = fmin(fmax(ctrl, m->actuator_ctrl_range[a][0]), m->actuator_ctrl_range[a][1]);
+    }
+    switch ((tch_actuator_type)m->actuator_type[a]) {
+    case TCH_ACTUATOR_POSITION:
+        return m->actuator_kp[a] * (ctrl - gear * d->qpos[m->joint_qpos_adr[joint]]);
+    case TCH_ACTUATOR_VELOCITY:
+        return m->actuator_kv[a] * (ctrl - gear * d->qvel[m->joint_qvel_adr[joint]]);
+    default:
+        return ctrl;
+    }
+}
+
+void tch_articulation_actuator_forces(const tch_model* m, tch_data* d, tch_real* qfrc) {
+    for (int a = 0; a < m->actuator_count; ++a) {
+        d->actuator_force[a] = actuator_force(m, d, a);
+        qfrc[m->joint_qvel_adr[m->actuator_joint[a]]] += m->actuator_gear[a] * d->actuator_force[a];
+    }
+}
+
 tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d,
                                           tch_articulation_work* w, tch_error* err) {
     const tch_articulation* a = m->articulation;
     tch_articulation_passive_forces(a, d->qpos, d->qvel, w->tau);
+    tch_articulation_actuator_forces(m, d, w->tau);
     for (int b = 1; b < m->body_count; ++b) {
         if (!m->body_free[b]) {
             continue;

@@ -59,6 +59,8 @@ tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d,
 /* Springs, dampers, limit springs and regularized friction of the joints, into qfrc [nv]. */
 void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* qpos,
                                      const tch_real* qvel, tch_real* qfrc);
+/* Each actuator's force into d->actuator_force, and gear times it added to qfrc [nv]. */
+void tch_articulation_actuator_forces(const tch_model* m, tch_data* d, tch_real* qfrc);
 /* Kinetic, gravitational, joint-spring and limit-spring energy, J (after the positions and
  * velocities). */
 tch_real tch_articulation_energy(const tch_model* m, const tch_data* d,

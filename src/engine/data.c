@@ -21,7 +21,7 @@ static void free_arrays(tch_data* d) {
     void* arrays[] = {d->qpos, d->qvel, d->qacc, d->body_force_applied_W,
                       d->body_torque_applied_W, d->body_X_WB, d->body_R_WB, d->body_p_WCm,
                       d->body_I_W, d->body_I_inv_W,
-                      d->geom_X_WG, d->geom_R_WG, d->site_X_WS, d->body_v_WCm, d->body_w_W, d->contacts,
+                      d->geom_X_WG, d->geom_R_WG, d->site_X_WS, d->ctrl, d->actuator_force, d->body_v_WCm, d->body_w_W, d->contacts,
                       d->pair_results, d->body_force_W, d->body_torque_W, d->polygons,
                       d->polygon_vertices_W, d->polygon_vertex_pressure};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
@@ -70,7 +70,8 @@ static int allocate_arrays(const tch_model* m, tch_data* d) {
            CALLOC_ARRAY(d->body_R_WB, nb) && CALLOC_ARRAY(d->body_p_WCm, nb) &&
            CALLOC_ARRAY(d->body_I_W, nb) && CALLOC_ARRAY(d->body_I_inv_W, nb) &&
            CALLOC_ARRAY(d->geom_X_WG, ng) && CALLOC_ARRAY(d->geom_R_WG, ng) &&
-           CALLOC_ARRAY(d->site_X_WS, m->site_count) &&
+           CALLOC_ARRAY(d->site_X_WS, m->site_count) && CALLOC_ARRAY(d->ctrl, m->actuator_count) &&
+           CALLOC_ARRAY(d->actuator_force, m->actuator_count) &&
            CALLOC_ARRAY(d->body_v_WCm, nb) && CALLOC_ARRAY(d->body_w_W, nb) &&
            CALLOC_ARRAY(d->contacts, d->contact_capacity) &&
            CALLOC_ARRAY(d->pair_results, d->pair_result_capacity) &&
@@ -122,6 +123,7 @@ void tch_data_reset(const tch_model* m, tch_data* d) {
     memcpy(d->qpos, m->qpos0, (size_t)m->nq * sizeof *d->qpos);
     memset(d->qvel, 0, (size_t)m->nv * sizeof *d->qvel);
     memset(d->qacc, 0, (size_t)m->nv * sizeof *d->qacc);
+    memset(d->ctrl, 0, (size_t)m->actuator_count * sizeof *d->ctrl);
     memset(d->body_force_applied_W, 0, (size_t)m->body_count * sizeof(tch_vec3));
     memset(d->body_torque_applied_W, 0, (size_t)m->body_count * sizeof(tch_vec3));
     memset(d->warning_count, 0, sizeof d->warning_count);
@@ -146,6 +148,8 @@ tch_status tch_data_reset_key(const tch_model* m, tch_data* d, int key, tch_erro
     d->time = m->key_time[key];
     memcpy(d->qpos, m->key_qpos + (size_t)key * (size_t)m->nq, (size_t)m->nq * sizeof *d->qpos);
     memcpy(d->qvel, m->key_qvel + (size_t)key * (size_t)m->nv, (size_t)m->nv * sizeof *d->qvel);
+    memcpy(d->ctrl, m->key_ctrl + (size_t)key * (size_t)m->actuator_count,
+           (size_t)m->actuator_count * sizeof *d->ctrl);
     if (m->articulation) {
         tch_tree_normalize_quaternions(m->articulation->tree, d->qpos);
     } else {
@@ -203,7 +207,7 @@ void tch_data_momentum(const tch_model* m, const tch_data* d, tch_vec3* p_W, tch
 }
 
 tch_status tch_data_joint_forces(const tch_model* m, tch_data* d, tch_real* bias,
-                                 tch_real* passive, tch_error* err) {
+                                 tch_real* passive, tch_real* actuator, tch_error* err) {
     if (!m->articulation) {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
                         "the model has no joints (joint forces are for articulated models)");
@@ -215,6 +219,10 @@ tch_status tch_data_joint_forces(const tch_model* m, tch_data* d, tch_real* bias
     }
     if (passive) {
         tch_articulation_passive_forces(m->articulation, d->qpos, d->qvel, passive);
+    }
+    if (actuator) {
+        memset(actuator, 0, (size_t)m->nv * sizeof *actuator);
+        tch_articulation_actuator_forces(m, d, actuator);
     }
     return TCH_OK;
 }

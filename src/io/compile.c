@@ -690,7 +690,8 @@ static tch_status compile_keys(compile_context* ctx, tch_error* err) {
     if (!ALLOC_ARRAY(m->qpos0, m->nq) || !ALLOC_ARRAY(m->key_name, m->key_count) ||
         !ALLOC_ARRAY(m->key_time, m->key_count) ||
         !ALLOC_ARRAY(m->key_qpos, m->key_count * m->nq) ||
-        !ALLOC_ARRAY(m->key_qvel, m->key_count * m->nv)) {
+        !ALLOC_ARRAY(m->key_qvel, m->key_count * m->nv) ||
+        !ALLOC_ARRAY(m->key_ctrl, m->key_count * m->actuator_count)) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for keyframes");
     }
     for (int b = 1; b < m->body_count; ++b) {
@@ -708,6 +709,15 @@ static tch_status compile_keys(compile_context* ctx, tch_error* err) {
                             "MuJoCo's order)",
                             def->name, def->qpos ? def->qpos_count : m->nq,
                             def->qvel ? def->qvel_count : m->nv, m->nq, m->nv);
+        }
+        if (def->ctrl && def->ctrl_count != m->actuator_count) {
+            return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                            "key '%s' has %d ctrl values; this model has %d actuators",
+                            def->name, def->ctrl_count, m->actuator_count);
+        }
+        if (def->ctrl) {
+            memcpy(m->key_ctrl + (size_t)k * (size_t)m->actuator_count, def->ctrl,
+                   (size_t)m->actuator_count * sizeof *m->key_ctrl);
         }
         tch_copy_string(m->key_name[k], sizeof m->key_name[k], def->name);
         m->key_time[k] = def->time;

@@ -84,6 +84,7 @@ typedef struct tree_source {
     const tch_source** joint_source;
     tch_real* frictionloss;
     int joint_count;
+    int* tree_joint_of_spec; /* [spec joints + 1] the tree joint of spec joint s (1-based) */
 } tree_source;
 
 static void name_or_index(char* out, const char* name, const char* kind, int index) {
@@ -131,6 +132,7 @@ static void add_body_joints(const tch_spec* spec, int b, tree_source* t) {
         name_or_index(j.name, def->name, "joint", s);
         t->joint_source[t->joint_count] = &def->source;
         t->frictionloss[t->joint_count] = def->frictionloss;
+        t->tree_joint_of_spec[s] = t->joint_count;
         t->joints[t->joint_count++] = j;
     }
 }
@@ -174,12 +176,14 @@ static tch_status locate_error(const tch_spec* spec, const tree_source* t, int b
     return status;
 }
 
-static tch_status build_articulation(const tch_spec* spec, tch_model* m, tch_error* err) {
+static tch_status build_articulation(const tch_spec* spec, tch_model* m, tree_source* source,
+                                     tch_error* err) {
     int capacity = tch_spec_joint_count(spec) + m->free_count;
     tree_source t = {0};
     tch_status s = TCH_OK;
     if (!ALLOC_ARRAY(t.bodies, m->body_count - 1) || !ALLOC_ARRAY(t.joints, capacity) ||
-        !ALLOC_ARRAY(t.joint_source, capacity) || !ALLOC_ARRAY(t.frictionloss, capacity)) {
+        !ALLOC_ARRAY(t.joint_source, capacity) || !ALLOC_ARRAY(t.frictionloss, capacity) ||
+        !ALLOC_ARRAY(t.tree_joint_of_spec, tch_spec_joint_count(spec) + 1)) {
         s = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the joints");
     }
     if (s == TCH_OK) {
@@ -195,6 +199,7 @@ static tch_status build_articulation(const tch_spec* spec, tch_model* m, tch_err
     free(t.joints);
     free(t.joint_source);
     free(t.frictionloss);
+    source->tree_joint_of_spec = t.tree_joint_of_spec;
     return s;
 }
 
@@ -231,15 +236,77 @@ static tch_status lay_out_joints(tch_model* m, tch_error* err) {
     return TCH_OK;
 }
 
+/* ---- actuators ---- */
+
+static tch_status compile_actuator(const tch_spec* spec, tch_model* m, int a,
+                                   const int* tree_joint_of_spec, tch_error* err) {
+    const tch_actuator_def* def = tch_spec_actuator(spec, a + 1);
+    int joint = tree_joint_of_spec[def->joint];
+    const tch_source* src = &def->source;
+    if (m->joint_type[joint] != TCH_JOINT_HINGE && m->joint_type[joint] != TCH_JOINT_SLIDE) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
+                        "actuator '%s' on %s joint '%s': actuators on ball and free joints are "
+                        "not supported yet (expected a hinge or slide)",
+                        def->name, tch_joint_type_name((tch_joint_type)m->joint_type[joint]),
+                        m->joint_name[joint]);
+    }
+    const tch_real values[] = {def->gear, def->kp, def->kv, def->ctrl_range[0], def->ctrl_range[1]};
+    bool finite = true;
+    for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i) {
+        finite &= isfinite(values[i]) != 0;
+    }
+    if (!finite || def->kp < 0 || def->kv < 0 ||
+        (def->ctrl_limited && def->ctrl_range[0] > def->ctrl_range[1])) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, src->file, src->line,
+                        "actuator '%s': gear, kp, kv and ctrlrange must be finite, the gains "
+                        ">= 0 and the range's lower <= upper",
+                        def->name);
+    }
+    tch_copy_string(m->actuator_name[a], sizeof m->actuator_name[a], def->name);
+    m->actuator_type[a] = (int)def->type;
+    m->actuator_joint[a] = joint;
+    m->actuator_gear[a] = def->gear;
+    m->actuator_kp[a] = def->kp;
+    m->actuator_kv[a] = def->kv;
+    m->actuator_ctrl_limited[a] = def->ctrl_limited;
+    m->actuator_ctrl_range[a][0] = def->ctrl_range[0];
+    m->actuator_ctrl_range[a][1] = def->ctrl_range[1];
+    return TCH_OK;
+}
+
+static tch_status compile_actuators(const tch_spec* spec, tch_model* m,
+                                    const int* tree_joint_of_spec, tch_error* err) {
+    int n = m->actuator_count = tch_spec_actuator_count(spec);
+    if (!ALLOC_ARRAY(m->actuator_name, n) || !ALLOC_ARRAY(m->actuator_type, n) ||
+        !ALLOC_ARRAY(m->actuator_joint, n) || !ALLOC_ARRAY(m->actuator_gear, n) ||
+        !ALLOC_ARRAY(m->actuator_kp, n) || !ALLOC_ARRAY(m->actuator_kv, n) ||
+        !ALLOC_ARRAY(m->actuator_ctrl_limited, n) || !ALLOC_ARRAY(m->actuator_ctrl_range, n)) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for actuators");
+    }
+    tch_status s = TCH_OK;
+    for (int a = 0; a < n && s == TCH_OK; ++a) {
+        s = compile_actuator(spec, m, a, tree_joint_of_spec, err);
+    }
+    return s;
+}
+
 tch_status tch_compile_articulation(const tch_spec* spec, tch_model* m, tch_error* err) {
     if (tch_spec_joint_count(spec) == 0) {
         return TCH_OK;
     }
+    tree_source source = {0};
     tch_status s = check_supported(spec, m, err);
     if (s == TCH_OK) {
-        s = build_articulation(spec, m, err);
+        s = build_articulation(spec, m, &source, err);
     }
-    return s == TCH_OK ? lay_out_joints(m, err) : s;
+    if (s == TCH_OK) {
+        s = lay_out_joints(m, err);
+    }
+    if (s == TCH_OK) {
+        s = compile_actuators(spec, m, source.tree_joint_of_spec, err);
+    }
+    free(source.tree_joint_of_spec);
+    return s;
 }
 
 void tch_compile_articulation_qpos0(tch_model* m) {

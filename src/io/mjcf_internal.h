@@ -163,6 +163,10 @@ tch_status tch_mjcf_apply_joint_attrs(tch_mjcf_loader* L, const xmlNode* node,
                                       tch_mjcf_joint_attrs* attrs);
 tch_status tch_mjcf_load_worldbody(tch_mjcf_loader* L, const xmlNode* node);
 
+/* ---- actuators (mjcf_actuator.c) ---- */
+
+tch_status tch_mjcf_load_actuators(tch_mjcf_loader* L, const xmlNode* node);
+
 /* ---- assets (mjcf_asset.c) ---- */
 
 tch_status tch_mjcf_load_asset(tch_mjcf_loader* L, const xmlNode* node);

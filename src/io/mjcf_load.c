@@ -453,10 +453,10 @@ static tch_status check_key_lengths(tch_mjcf_loader* L, const xmlNode* node,
 }
 
 static tch_status load_key(tch_mjcf_loader* L, const xmlNode* node) {
-    static const char* const known[] = {"name", "time", "qpos", "qvel", NULL};
+    static const char* const known[] = {"name", "time", "qpos", "qvel", "ctrl", NULL};
     tch_key_def def = tch_key_def_default();
     def.source = tch_mjcf_source(L, node);
-    tch_real *qpos = NULL, *qvel = NULL;
+    tch_real *qpos = NULL, *qvel = NULL, *ctrl = NULL;
     int count = 0;
     tch_status status = tch_mjcf_check_attributes(L, node, known, false);
     if (status == TCH_OK) {
@@ -471,8 +471,12 @@ static tch_status load_key(tch_mjcf_loader* L, const xmlNode* node) {
     if (status == TCH_OK) {
         status = tch_mjcf_read_real_array(L, node, "qvel", &qvel, &def.qvel_count);
     }
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_real_array(L, node, "ctrl", &ctrl, &def.ctrl_count);
+    }
     def.qpos = qpos;
     def.qvel = qvel;
+    def.ctrl = ctrl;
     if (status == TCH_OK) {
         status = check_key_lengths(L, node, &def);
     }
@@ -481,6 +485,7 @@ static tch_status load_key(tch_mjcf_loader* L, const xmlNode* node) {
     }
     free(qpos);
     free(qvel);
+    free(ctrl);
     return status;
 }
 
@@ -508,6 +513,7 @@ static const struct {
     {"asset", tch_mjcf_load_asset},
     {"worldbody", tch_mjcf_load_worldbody},
     {"contact", load_contact},
+    {"actuator", tch_mjcf_load_actuators},
     {"keyframe", load_keyframe},
 };
 

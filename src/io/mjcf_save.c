@@ -357,6 +357,28 @@ static void write_key(writer* w, int index1) {
     if (k->qvel) {
         write_reals(w, "qvel", k->qvel, k->qvel_count);
     }
+    if (k->ctrl) {
+        write_reals(w, "ctrl", k->ctrl, k->ctrl_count);
+    }
+    fputs("/>\n", w->f);
+}
+
+static void write_actuator(writer* w, int index1) {
+    static const char* const tags[] = {"motor", "position", "velocity"};
+    const tch_actuator_def* a = tch_spec_actuator(w->spec, index1);
+    fprintf(w->f, "    <%s", tags[a->type]);
+    write_name(w, a->name);
+    write_string(w, "joint", tch_spec_joint(w->spec, a->joint)->name);
+    write_real(w, "gear", a->gear);
+    write_string(w, "ctrllimited", a->ctrl_limited ? "true" : "false");
+    if (a->ctrl_limited) {
+        write_reals(w, "ctrlrange", a->ctrl_range, 2);
+    }
+    if (a->type == TCH_ACTUATOR_POSITION) {
+        write_real(w, "kp", a->kp);
+    } else if (a->type == TCH_ACTUATOR_VELOCITY) {
+        write_real(w, "kv", a->kv);
+    }
     fputs("/>\n", w->f);
 }
 
@@ -376,6 +398,7 @@ static void write_document(writer* w) {
     write_body_contents(w, 0, 2);
     fputs("  </worldbody>\n", w->f);
     write_section(w, "contact", tch_spec_pair_count(w->spec), write_pair);
+    write_section(w, "actuator", tch_spec_actuator_count(w->spec), write_actuator);
     write_section(w, "keyframe", tch_spec_key_count(w->spec), write_key);
     fputs("</mujoco>\n", w->f);
 }

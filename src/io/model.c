@@ -34,7 +34,9 @@ void tch_model_destroy(tch_model* m) {
         m->pair_geom_b, m->pair_params, m->key_name, m->key_time, m->key_qpos, m->key_qvel,
         m->qpos0, m->joint_name, m->joint_type, m->joint_body, m->joint_qpos_adr,
         m->joint_qvel_adr, m->joint_limited, m->joint_range, m->site_name, m->site_body,
-        m->site_X_BS,
+        m->site_X_BS, m->actuator_name, m->actuator_type, m->actuator_joint, m->actuator_gear,
+        m->actuator_kp, m->actuator_kv, m->actuator_ctrl_limited, m->actuator_ctrl_range,
+        m->key_ctrl,
     };
     tch_articulation_destroy(m->articulation);
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
@@ -73,4 +75,8 @@ int tch_model_site_index(const tch_model* m, const char* name) {
 
 int tch_model_joint_index(const tch_model* m, const char* name) {
     return find_name((const char(*)[64])m->joint_name, m->joint_count, name);
+}
+
+int tch_model_actuator_index(const tch_model* m, const char* name) {
+    return find_name((const char(*)[64])m->actuator_name, m->actuator_count, name);
 }

@@ -29,9 +29,10 @@ typedef struct mesh_record {
 } mesh_record;
 
 typedef struct key_record {
-    tch_key_def def; /* def.qpos / def.qvel point to the buffers below */
+    tch_key_def def; /* def.qpos / def.qvel / def.ctrl point to the buffers below */
     tch_real* qpos;
     tch_real* qvel;
+    tch_real* ctrl;
 } key_record;
 
 struct tch_spec {
@@ -52,6 +53,8 @@ struct tch_spec {
     int pair_count, pair_capacity;
     key_record* keys;
     int key_count, key_capacity;
+    tch_actuator_def* actuators;
+    int actuator_count, actuator_capacity;
     char** warnings;
     int warning_count, warning_capacity;
 };
@@ -107,6 +110,11 @@ tch_site_def tch_site_def_default(void) {
     return (tch_site_def){.q_BS = {1, 0, 0, 0}, .cookie = TCH_SPEC_DEF_COOKIE};
 }
 
+tch_actuator_def tch_actuator_def_default(void) {
+    return (tch_actuator_def){.type = TCH_ACTUATOR_MOTOR, .gear = 1, .kp = 1, .kv = 1,
+                              .cookie = TCH_SPEC_DEF_COOKIE};
+}
+
 tch_geom_def tch_geom_def_default(void) {
     return (tch_geom_def){
         .type = TCH_GEOM_SPHERE,
@@ -152,6 +160,7 @@ void tch_spec_destroy(tch_spec* spec) {
     for (int i = 0; i < spec->key_count; ++i) {
         free(spec->keys[i].qpos);
         free(spec->keys[i].qvel);
+        free(spec->keys[i].ctrl);
     }
     for (int i = 0; i < spec->warning_count; ++i) {
         free(spec->warnings[i]);
@@ -163,6 +172,7 @@ void tch_spec_destroy(tch_spec* spec) {
     free(spec->meshes);
     free(spec->pairs);
     free(spec->keys);
+    free(spec->actuators);
     free(spec->warnings);
     free(spec);
 }
@@ -537,18 +547,27 @@ tch_status tch_spec_add_key(tch_spec* spec, const tch_key_def* def, tch_error* e
     if (status == TCH_OK) {
         status = check_key_array(def, "qvel", def->qvel, def->qvel_count, err);
     }
+    if (status == TCH_OK) {
+        status = check_key_array(def, "ctrl", def->ctrl, def->ctrl_count, err);
+    }
     if (status != TCH_OK) {
         return status;
     }
-    key_record record = {*def, NULL, NULL};
+    key_record record = {*def, NULL, NULL, NULL};
     if (!RESERVE_ONE(spec->keys, spec->key_count, spec->key_capacity) ||
         !copy_array(def->qpos, def->qpos_count, sizeof(tch_real), (void**)&record.qpos) ||
-        !copy_array(def->qvel, def->qvel_count, sizeof(tch_real), (void**)&record.qvel)) {
+        !copy_array(def->qvel, def->qvel_count, sizeof(tch_real), (void**)&record.qvel) ||
+        !copy_array(def->ctrl, def->ctrl_count, sizeof(tch_real), (void**)&record.ctrl)) {
         free(record.qpos);
+        free(record.qvel);
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding a key");
     }
     record.def.qpos = record.qpos;
     record.def.qvel = record.qvel;
+    record.def.ctrl = record.ctrl;
+    if (!record.ctrl) {
+        record.def.ctrl_count = 0;
+    }
     if (!record.qpos) {
         record.def.qpos_count = 0;
     }
@@ -557,6 +576,45 @@ tch_status tch_spec_add_key(tch_spec* spec, const tch_key_def* def, tch_error* e
     }
     spec->keys[spec->key_count++] = record;
     return TCH_OK;
+}
+
+/* ---- actuators ---- */
+
+tch_status tch_spec_add_actuator(tch_spec* spec, const tch_actuator_def* def, tch_error* err) {
+    const tch_source* existing = NULL;
+    for (int i = 0; def->name[0] != '\0' && i < spec->actuator_count && !existing; ++i) {
+        if (strncmp(spec->actuators[i].name, def->name, 64) == 0) {
+            existing = &spec->actuators[i].source;
+        }
+    }
+    tch_status status = check_named_def(def->cookie, "actuator", def->name, existing,
+                                        &def->source, err);
+    if (status != TCH_OK) {
+        return status;
+    }
+    if (def->joint < 1 || def->joint > spec->joint_count) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "actuator '%s': joint %d does not exist (expected 1..%d)", def->name,
+                        def->joint, spec->joint_count);
+    }
+    if (def->type < TCH_ACTUATOR_MOTOR || def->type > TCH_ACTUATOR_VELOCITY) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "actuator '%s': type %d is not an actuator type", def->name,
+                        (int)def->type);
+    }
+    if (!RESERVE_ONE(spec->actuators, spec->actuator_count, spec->actuator_capacity)) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding an actuator");
+    }
+    spec->actuators[spec->actuator_count++] = *def;
+    return TCH_OK;
+}
+
+int tch_spec_actuator_count(const tch_spec* spec) {
+    return spec->actuator_count;
+}
+
+const tch_actuator_def* tch_spec_actuator(const tch_spec* spec, int index1) {
+    return index1 >= 1 && index1 <= spec->actuator_count ? &spec->actuators[index1 - 1] : NULL;
 }
 
 /* ---- contact override, model name ---- */

@@ -151,6 +151,58 @@ static void test_export_round_trip_keeps_the_dynamics(void) {
     tch_spec_destroy(again);
 }
 
+/* The position servos of examples/puma560.xml hold pose qn: at rest each joint settles where
+ * kp (ctrl - q) balances gravity, q = qn - g(q) / kp, read from the bias force (to 0.01 N m
+ * of joint 2's 31.9 after 4 s: the regularized joint friction slows the last approach). */
+static void test_puma_servos_hold_a_pose(void) {
+    tch_model* m = load_example("puma560.xml");
+    ENSURE(m != NULL && m->actuator_count == 6);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    int key = tch_model_key_index(m, "qn");
+    ENSURE(tch_data_reset_key(m, d, key, NULL) == TCH_OK);
+    ENSURE(d->ctrl[1] == m->key_qpos[key * 6 + 1]);
+    for (int i = 0; i < 4000; ++i) { /* 4 s */
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+    }
+    tch_real bias[6];
+    ENSURE(tch_data_joint_forces(m, d, bias, NULL, NULL, NULL) == TCH_OK);
+    for (int k = 0; k < 6; ++k) {
+        ENSURE(fabs(d->qvel[k]) < 1e-4);
+        tch_real sag = d->ctrl[k] - d->qpos[k];
+        ENSURE_NEAR(sag * m->actuator_kp[k], bias[k], 1e-2);
+        ENSURE_NEAR(d->actuator_force[k], sag * m->actuator_kp[k], 1e-4); /* last evaluation */
+    }
+    ENSURE(d->ctrl[1] - d->qpos[1] > 0.01); /* joint 2 sags by 31.6 / 2000 rad */
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* Motor (clamped to its ctrlrange) and velocity actuators through a gear on a wheel: q'' is
+ * gear f / (I + armature), with f = clamp(ctrl) and kv (ctrl - gear q'). */
+static void test_motor_and_velocity_actuators(void) {
+    const char* xml =
+        "<mujoco><option gravity='0 0 0'/><worldbody><body name='wheel'>"
+        "<joint name='axle' axis='0 0 1' armature='0.5'/>"
+        "<inertial mass='1' diaginertia='1 1 1.5'/></body></worldbody>"
+        "<actuator><motor name='m' joint='axle' gear='2' ctrlrange='-1 1'/>"
+        "<velocity name='v' joint='axle' gear='3' kv='4'/></actuator>"
+        "<keyframe><key qvel='0.5' ctrl='3 1'/></keyframe></mujoco>";
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_data_reset_key(m, d, 0, NULL) == TCH_OK);
+    ENSURE(tch_forward(m, d, NULL) == TCH_OK);
+    double motor = 1, velocity = 4 * (1 - 3 * 0.5);
+    ENSURE_NEAR(d->actuator_force[0], motor, 1e-15);
+    ENSURE_NEAR(d->actuator_force[1], velocity, 1e-15);
+    ENSURE_NEAR(d->qacc[0], (2 * motor + 3 * velocity) / 2.0, 1e-12);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 /* A chain of hinge, slide and ball joints with springs and armature, no damping or contact:
  * RK4 keeps kinetic + gravity + spring energy (relative drift per second below 1e-8). */
 static const char* const passive_chain =
@@ -365,6 +417,8 @@ int main(void) {
     RUN_TEST(test_puma_mjcf_static_gravity_torques_match_the_reference);
     RUN_TEST(test_puma_tool_site_follows_the_dh_chain);
     RUN_TEST(test_export_round_trip_keeps_the_dynamics);
+    RUN_TEST(test_puma_servos_hold_a_pose);
+    RUN_TEST(test_motor_and_velocity_actuators);
     RUN_TEST(test_passive_chain_keeps_its_energy_under_rk4);
     RUN_TEST(test_physical_pendulum_period_matches_the_closed_form);
     RUN_TEST(test_joint_limit_stops_a_link_without_energy_gain);

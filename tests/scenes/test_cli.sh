@@ -77,7 +77,7 @@ assert [j["name"] for j in joints] == ["joint%d" % i for i in range(1, 7)], join
 expected = [0, 46.0069, 8.7722, 0, 0.0283, 0]
 for j, tau in zip(joints, expected):
     assert abs(j["bias"][0] - tau) < 1e-4, (j, tau)
-    assert j["qvel"] == [0] and j["passive"] == [0]
+    assert j["qvel"] == [0] and j["passive"] == [0] and j["actuator"] == [0]
 assert abs(joints[2]["qpos"][0] + 1.5707963267949) < 1e-12
 PY
 }
