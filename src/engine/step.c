@@ -82,11 +82,21 @@ static tch_real geom_margin(const tch_model* m, int g) {
     return isnan(margin) ? m->contact_default.margin : margin;
 }
 
-/* MuJoCo's filter: geoms of one rigid body never collide; otherwise the contype/conaffinity
+/* MuJoCo's filter: geoms of one rigid body never collide, nor those of adjacent links;
+ * otherwise the contype/conaffinity
  * bitmasks must match in one direction, unless an explicit pair names the two geoms
  * (explicit_pair >= 0, from the model's pair table). */
 static int pair_may_collide(const tch_model* m, int a, int b, int explicit_pair) {
-    if (m->body_root[m->geom_body[a]] == m->body_root[m->geom_body[b]]) {
+    int root_a = m->body_root[m->geom_body[a]], root_b = m->body_root[m->geom_body[b]];
+    if (root_a == root_b) {
+        return 0;
+    }
+    /* MuJoCo's filterparent: a link and its parent link do not collide (their geoms overlap
+     * at the joint) unless a pair names them; the world is no parent here, so free bodies
+     * are unaffected */
+    if (explicit_pair < 0 && root_a > 0 && root_b > 0 &&
+        (m->body_root[m->body_parent[root_b]] == root_a ||
+         m->body_root[m->body_parent[root_a]] == root_b)) {
         return 0;
     }
     return (m->geom_contype[a] & m->geom_conaffinity[b]) ||

@@ -62,8 +62,15 @@ typedef struct tch_mjcf_loader {
     int class_count, class_capacity;
     char (*warned)[96]; /* keys of warnings given once per load */
     int warned_count, warned_capacity;
+    void* user;              /* the document loader's own state (URDF: the package path) */
     tch_error* err;
 } tch_mjcf_loader;
+
+/* Reads the XML file at path with the loader's machinery (C locale, errors with lines, no
+ * network) and hands its root element to load_root, which fills L->spec (mjcf_load.c). */
+typedef tch_status (*tch_xml_root_loader)(tch_mjcf_loader* L, const xmlNode* root);
+tch_status tch_xml_load_path(const char* path, tch_xml_root_loader load_root, void* user,
+                             tch_spec** out, tch_error* err);
 
 /* ---- errors and warnings (xml_util.c) ---- */
 

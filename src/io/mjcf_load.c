@@ -528,7 +528,7 @@ static bool is_section(const xmlNode* node) {
     return false;
 }
 
-static tch_status load_root(tch_mjcf_loader* L, const xmlNode* root) {
+static tch_status load_mujoco(tch_mjcf_loader* L, const xmlNode* root) {
     static const char* const known[] = {"model", NULL};
     if (!tch_mjcf_is(root, "mujoco")) {
         return tch_mjcf_fail(L, root, TCH_ERR_PARSE, "is not an MJCF root (expected <mujoco>)");
@@ -593,7 +593,8 @@ static tch_status fail_malformed(tch_mjcf_loader* L, xmlParserCtxtPtr context, f
                     n > 0 ? message : "unknown error");
 }
 
-static tch_status load_document(tch_mjcf_loader* L, const char* bytes, size_t size) {
+static tch_status load_document(tch_mjcf_loader* L, const char* bytes, size_t size,
+                                tch_xml_root_loader load_root) {
     if (size > INT_MAX) {
         return tch_fail(L->err, TCH_ERR_PARSE, L->file, 0,
                         "scene is too large (%zu bytes, "
@@ -634,10 +635,11 @@ static tch_status load_document(tch_mjcf_loader* L, const char* bytes, size_t si
 }
 
 /* Parses with the C numeric locale on this thread (strtod, printf), whatever the caller's. */
-static tch_status load_in_c_locale(tch_mjcf_loader* L, const char* bytes, size_t size) {
+static tch_status load_in_c_locale(tch_mjcf_loader* L, const char* bytes, size_t size,
+                                   tch_xml_root_loader load_root) {
     locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     locale_t previous = c_locale ? uselocale(c_locale) : (locale_t)0;
-    tch_status status = load_document(L, bytes, size);
+    tch_status status = load_document(L, bytes, size, load_root);
     if (c_locale) {
         uselocale(previous);
         freelocale(c_locale);
@@ -646,7 +648,8 @@ static tch_status load_in_c_locale(tch_mjcf_loader* L, const char* bytes, size_t
 }
 
 static tch_status load_buffer(const char* bytes, size_t size, const char* scene_dir,
-                              const char* file, tch_spec** out, tch_error* err) {
+                              const char* file, tch_xml_root_loader load_root, void* user,
+                              tch_spec** out, tch_error* err) {
     tch_error_clear(err);
     tch_mjcf_loader L = {.file = file, .angle_degrees = true, .euler_seq = "xyz",
                           .autolimits = true, .err = err};
@@ -656,7 +659,8 @@ static tch_status load_buffer(const char* bytes, size_t size, const char* scene_
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, file, 0, "out of memory");
     }
     xmlInitParser();
-    tch_status status = load_in_c_locale(&L, bytes, size);
+    L.user = user;
+    tch_status status = load_in_c_locale(&L, bytes, size, load_root);
     free(L.classes);
     free(L.warned);
     if (status != TCH_OK) {
@@ -716,7 +720,8 @@ static void directory_of(const char* path, char* out, size_t size) {
     }
 }
 
-tch_status tch_mjcf_load(const char* path, tch_spec** out, tch_error* err) {
+tch_status tch_xml_load_path(const char* path, tch_xml_root_loader load_root, void* user,
+                             tch_spec** out, tch_error* err) {
     *out = NULL;
     char* bytes = NULL;
     size_t size = 0;
@@ -726,14 +731,19 @@ tch_status tch_mjcf_load(const char* path, tch_spec** out, tch_error* err) {
     }
     char dir[1024];
     directory_of(path, dir, sizeof dir);
-    status = load_buffer(bytes, size, dir, path, out, err);
+    status = load_buffer(bytes, size, dir, path, load_root, user, out, err);
     free(bytes);
     return status;
+}
+
+tch_status tch_mjcf_load(const char* path, tch_spec** out, tch_error* err) {
+    return tch_xml_load_path(path, load_mujoco, NULL, out, err);
 }
 
 tch_status tch_mjcf_load_string(const char* xml, const char* base_dir, const char* name,
                                 tch_spec** out, tch_error* err) {
     *out = NULL;
-    return load_buffer(xml, strlen(xml), base_dir ? base_dir : ".", name ? name : "(string)", out,
+    return load_buffer(xml, strlen(xml), base_dir ? base_dir : ".", name ? name : "(string)",
+                       load_mujoco, NULL, out,
                        err);
 }

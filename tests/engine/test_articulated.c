@@ -203,6 +203,118 @@ static void test_motor_and_velocity_actuators(void) {
     tch_model_destroy(m);
 }
 
+/* examples/puma560.urdf (the same arm written from URDF's DH rule) gives the MJCF's dynamics:
+ * bias force, passive force and mass matrix agree at random states to 1e-10 of their size,
+ * so the reference's gravity torques hold for it too. */
+static void test_puma_urdf_matches_the_mjcf(void) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/puma560.urdf", TCH_SOURCE_DIR);
+    tch_spec* spec = NULL;
+    tch_error err;
+    ENSURE_MSG(tch_urdf_load(path, NULL, &spec, &err) == TCH_OK, err.message);
+    tch_option_def option = *tch_spec_option(spec);
+    option.timestep = 0.001; /* the MJCF's: joint friction's regularization depends on it */
+    ENSURE(tch_spec_set_option(spec, &option, NULL) == TCH_OK);
+    tch_model* u = NULL;
+    ENSURE_MSG(tch_compile(spec, &u, &err) == TCH_OK, err.message);
+    tch_spec_destroy(spec);
+    tch_model* m = load_example("puma560.xml");
+    ENSURE(m != NULL && u->nv == 6 && u->joint_count == 6);
+    tch_data *dm = NULL, *du = NULL;
+    ENSURE(tch_data_create(m, &dm, NULL) == TCH_OK && tch_data_create(u, &du, NULL) == TCH_OK);
+    srand(7);
+    for (int trial = 0; trial < 8; ++trial) {
+        for (int k = 0; k < 6; ++k) {
+            dm->qpos[k] = du->qpos[k] = 2.0 * rand() / RAND_MAX - 1;
+            dm->qvel[k] = du->qvel[k] = 4.0 * rand() / RAND_MAX - 2;
+        }
+        tch_real bm[6], bu[6], pm[6], pu[6];
+        ENSURE(tch_data_joint_forces(m, dm, bm, pm, NULL, NULL) == TCH_OK);
+        ENSURE(tch_data_joint_forces(u, du, bu, pu, NULL, NULL) == TCH_OK);
+        tch_tree_mass_matrix(m->articulation->tree, dm->internal->articulation->tree);
+        tch_tree_mass_matrix(u->articulation->tree, du->internal->articulation->tree);
+        for (int k = 0; k < 6; ++k) {
+            ENSURE_NEAR(bu[k], bm[k], 1e-10 * (1 + fabs(bm[k])));
+            ENSURE_NEAR(pu[k], pm[k], 1e-10 * (1 + fabs(pm[k])));
+            for (int c = 0; c < 6; ++c) {
+                ENSURE_NEAR(du->internal->articulation->tree->M[k * 6 + c],
+                            dm->internal->articulation->tree->M[k * 6 + c], 1e-10);
+            }
+        }
+    }
+    tch_data_destroy(dm);
+    tch_data_destroy(du);
+    tch_model_destroy(m);
+    tch_model_destroy(u);
+}
+
+/* URDF input errors name the element and line; package:// finds a mesh on the search path. */
+static tch_status load_urdf_text(const char* text, const char* packages, tch_spec** spec,
+                                 tch_error* err) {
+    FILE* f = fopen("robot.urdf", "w");
+    if (!f) {
+        return TCH_ERR_IO;
+    }
+    fputs(text, f);
+    fclose(f);
+    return tch_urdf_load("robot.urdf", packages, spec, err);
+}
+
+static void check_urdf_error(const char* text, const char* expected, int line) {
+    tch_spec* spec = NULL;
+    tch_error err;
+    memset(&err, 0, sizeof err);
+    ENSURE(load_urdf_text(text, NULL, &spec, &err) != TCH_OK);
+    ENSURE(spec == NULL);
+    ENSURE_MSG(strstr(err.message, expected) != NULL, err.message);
+    ENSURE_MSG(err.line == line, err.message);
+}
+
+static void test_urdf_errors_and_packages(void) {
+    check_urdf_error("<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n"
+                     "<joint name='j' type='fixed'><parent link='a'/>\n<child link='c'/></joint>"
+                     "\n</robot>",
+                     "no link named 'c'", 5);
+    check_urdf_error("<robot name='r'>\n<link name='a'/>\n<link name='a'/>\n</robot>",
+                     "duplicate link name", 3);
+    check_urdf_error("<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n<link name='c'/>\n"
+                     "<joint name='j1' type='fixed'><parent link='a'/><child link='b'/></joint>\n"
+                     "<joint name='j2' type='fixed'><parent link='c'/><child link='b'/></joint>\n"
+                     "</robot>",
+                     "already the child", 6);
+    check_urdf_error("<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n<link name='c'/>\n"
+                     "<joint name='j1' type='fixed'><parent link='b'/><child link='c'/></joint>\n"
+                     "<joint name='j2' type='fixed'><parent link='c'/><child link='b'/></joint>\n"
+                     "</robot>",
+                     "cycle", 3);
+    check_urdf_error("<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n"
+                     "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
+                     "<limit lower='1' upper='-1'/></joint>\n</robot>",
+                     "lower limit", 5);
+    check_urdf_error("<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n"
+                     "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
+                     "<axis xyz='0 0 0'/><limit lower='-1' upper='1'/></joint>\n</robot>",
+                     "non-zero", 5);
+    const char* with_mesh =
+        "<robot name='r'><link name='world'/><link name='b'>"
+        "<inertial><mass value='2'/><inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/>"
+        "</inertial><collision><geometry><mesh filename='package://examples/bowl.obj'/>"
+        "</geometry></collision></link>"
+        "<joint name='float' type='floating'><parent link='world'/><child link='b'/></joint>"
+        "</robot>";
+    tch_spec* spec = NULL;
+    tch_error err;
+    ENSURE(load_urdf_text(with_mesh, "/nonexistent:" TCH_SOURCE_DIR, &spec, &err) == TCH_OK);
+    ENSURE(tch_spec_mesh_count(spec) == 1 && tch_spec_body(spec, (tch_body_id){1})->free_joint);
+    tch_model* m = NULL;
+    ENSURE_MSG(tch_compile(spec, &m, &err) == TCH_OK, err.message);
+    ENSURE(m->free_count == 1 && m->body_total_mass[1] == 2); /* collision carries no mass */
+    tch_model_destroy(m);
+    tch_spec_destroy(spec);
+    ENSURE(load_urdf_text(with_mesh, "/nonexistent", &spec, &err) == TCH_ERR_IO);
+    ENSURE_MSG(strstr(err.message, "package search path") != NULL, err.message);
+}
+
 /* A chain of hinge, slide and ball joints with springs and armature, no damping or contact:
  * RK4 keeps kinetic + gravity + spring energy (relative drift per second below 1e-8). */
 static const char* const passive_chain =
@@ -418,6 +530,8 @@ int main(void) {
     RUN_TEST(test_puma_tool_site_follows_the_dh_chain);
     RUN_TEST(test_export_round_trip_keeps_the_dynamics);
     RUN_TEST(test_puma_servos_hold_a_pose);
+    RUN_TEST(test_puma_urdf_matches_the_mjcf);
+    RUN_TEST(test_urdf_errors_and_packages);
     RUN_TEST(test_motor_and_velocity_actuators);
     RUN_TEST(test_passive_chain_keeps_its_energy_under_rk4);
     RUN_TEST(test_physical_pendulum_period_matches_the_closed_form);
