@@ -470,6 +470,30 @@ static void test_link_rests_on_the_floor_with_pressure_contact(void) {
     check_link_rests_on_the_floor("pressure");
 }
 
+/* A link and its parent link do not collide where their geoms overlap at the joint (MuJoCo's
+ * filterparent); the grandparent still collides with the grandchild. */
+static void test_adjacent_links_do_not_collide(void) {
+    const char* xml =
+        "<mujoco><worldbody><body name='a'><joint axis='0 1 0'/>"
+        "<geom name='ga' type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>"
+        "<body name='b' pos='0.5 0 0'><joint axis='0 1 0'/>"
+        "<geom name='gb' type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>"
+        "<body name='c' pos='0.5 0 0'><joint axis='0 1 0' ref='0'/>"
+        "<geom name='gc' type='sphere' pos='-0.9 0 0' size='0.08'/>"
+        "</body></body></body></worldbody></mujoco>";
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_forward(m, d, NULL) == TCH_OK);
+    ENSURE(d->pair_result_count == 1); /* a-c only: a-b and b-c overlap at their joints */
+    ENSURE(d->pair_results[0].geom_a == tch_model_geom_index(m, "ga") &&
+           d->pair_results[0].geom_b == tch_model_geom_index(m, "gc"));
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 /* Bad kinematic input: each error names the element and its line. */
 static void check_error(const char* body, const char* expected_text, int expected_line) {
     char xml[2048];
@@ -539,6 +563,7 @@ int main(void) {
     RUN_TEST(test_link_rests_on_the_floor_with_point_contact);
     RUN_TEST(test_link_rests_on_the_floor_with_volume_contact);
     RUN_TEST(test_link_rests_on_the_floor_with_pressure_contact);
+    RUN_TEST(test_adjacent_links_do_not_collide);
     RUN_TEST(test_bad_kinematic_input_is_named);
     RUN_TEST(test_unsupported_combinations_are_refused);
     return TEST_RESULT();
