@@ -317,10 +317,13 @@ void tch_contact_space_write_body_velocity(const tch_model* m, const tch_real* q
 
 void tch_contact_space_free_body_inverse_inertia(const tch_model* m, const tch_data* d,
                                                  tch_real* A_inv) {
+    if (m->articulation) {
+        return;
+    }
     int nv = m->nv;
     memset(A_inv, 0, (size_t)nv * (size_t)nv * sizeof *A_inv);
     for (int b = 1; b < m->body_count; ++b) {
-        if (!m->body_free[b] || m->body_qvel_adr[b] < 0) { /* links of a tree: not here */
+        if (!m->body_free[b]) {
             continue;
         }
         int k = m->body_qvel_adr[b];
@@ -335,8 +338,11 @@ void tch_contact_space_free_body_inverse_inertia(const tch_model* m, const tch_d
 }
 
 void tch_contact_space_free_body_velocity(const tch_model* m, const tch_data* d, tch_real* nu) {
+    if (m->articulation) {
+        return;
+    }
     for (int b = 1; b < m->body_count; ++b) {
-        if (m->body_free[b] && m->body_qvel_adr[b] >= 0) {
+        if (m->body_free[b]) {
             tch_vec3 v, w;
             tch_free_body_com_velocity(m, d->qpos, d->qvel, b, &v, &w);
             write3(nu + m->body_qvel_adr[b], v);
@@ -347,8 +353,11 @@ void tch_contact_space_free_body_velocity(const tch_model* m, const tch_data* d,
 
 void tch_contact_space_free_body_set_velocity(const tch_model* m, tch_data* d,
                                               const tch_real* nu) {
+    if (m->articulation) {
+        return;
+    }
     for (int b = 1; b < m->body_count; ++b) {
-        if (m->body_free[b] && m->body_qvel_adr[b] >= 0) {
+        if (m->body_free[b]) {
             const tch_real* x = nu + m->body_qvel_adr[b];
             tch_contact_space_write_body_velocity(m, d->qpos, d->qvel, b,
                                                   (tch_vec3){x[0], x[1], x[2]},
@@ -362,7 +371,7 @@ void tch_contact_space_free_body_set_velocity(const tch_model* m, tch_data* d,
 static void add_body_columns(const tch_model* m, const tch_data* d, int geom, tch_vec3 p_W,
                              tch_vec3 n_W, tch_real sign, tch_real* row) {
     int root = m->body_root[m->geom_body[geom]];
-    if (root == 0 || m->body_qvel_adr[root] < 0) { /* static, or a link of a tree */
+    if (root == 0) {
         return;
     }
     tch_real* x = row + m->body_qvel_adr[root];
@@ -375,6 +384,9 @@ static void add_body_columns(const tch_model* m, const tch_data* d, int geom, tc
 
 void tch_contact_space_free_body_row(const tch_model* m, const tch_data* d,
                                      const tch_contact* c, tch_real* row) {
+    if (m->articulation) {
+        return;
+    }
     memset(row, 0, (size_t)m->nv * sizeof *row);
     add_body_columns(m, d, c->geom_b, c->p_W, c->n_W, 1, row);
     add_body_columns(m, d, c->geom_a, c->p_W, c->n_W, -1, row);

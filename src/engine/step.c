@@ -83,9 +83,8 @@ static tch_real geom_margin(const tch_model* m, int g) {
 }
 
 /* MuJoCo's filter: geoms of one rigid body never collide, nor those of adjacent links;
- * otherwise the contype/conaffinity
- * bitmasks must match in one direction, unless an explicit pair names the two geoms
- * (explicit_pair >= 0, from the model's pair table). */
+ * otherwise the contype/conaffinity bitmasks must match in one direction, unless an explicit
+ * pair names the two geoms (explicit_pair >= 0, from the model's pair table). */
 static int pair_may_collide(const tch_model* m, int a, int b, int explicit_pair) {
     int root_a = m->body_root[m->geom_body[a]], root_b = m->body_root[m->geom_body[b]];
     if (root_a == root_b) {
