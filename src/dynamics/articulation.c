@@ -216,6 +216,29 @@ void tch_articulation_actuator_forces(const tch_model* m, tch_data* d, tch_real*
     }
 }
 
+/* The linearly implicit Euler step in the joint dampers D (m->integrator IMPLICIT):
+ * (A + h D) qacc = Q - (b + g), so that v + h qacc is the step of M v' = f with the damping
+ * force taken at the new velocity (docs/integrators.md's linearization, restricted to the
+ * joints); through CRBA, A + h D and its L^T D L factor (tree_dynamics.c). */
+static tch_status implicit_damping_accelerations(const tch_model* m, tch_data* d,
+                                                 tch_articulation_work* w, tch_error* err) {
+    const tch_tree* t = m->articulation->tree;
+    int nv = t->nv;
+    tch_tree_rnea(t, w->tree, NULL, d->qacc);
+    for (int k = 0; k < nv; ++k) {
+        d->qacc[k] = w->tau[k] - d->qacc[k];
+    }
+    tch_tree_mass_matrix(t, w->tree);
+    for (int k = 0; k < nv; ++k) {
+        w->tree->M[(size_t)k * (size_t)nv + (size_t)k] += m->timestep * t->dof_damping[k];
+    }
+    tch_status s = tch_tree_factor(t, w->tree, err);
+    if (s == TCH_OK) {
+        tch_tree_solve(t, w->tree, d->qacc);
+    }
+    return s;
+}
+
 tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d,
                                           tch_articulation_work* w, tch_error* err) {
     const tch_articulation* a = m->articulation;
@@ -231,6 +254,9 @@ tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d,
         if (f.x != 0 || f.y != 0 || f.z != 0 || tau.x != 0 || tau.y != 0 || tau.z != 0) {
             add_link_wrench(m, d, w, b, f, tau);
         }
+    }
+    if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+        return implicit_damping_accelerations(m, d, w, err);
     }
     return tch_tree_aba(a->tree, w->tree, w->tau, d->qacc, err);
 }

@@ -50,7 +50,7 @@ static bool scene_uses_lcp(const tch_model* m) {
 
 static tch_status check_supported(const tch_spec* spec, const tch_model* m, tch_error* err) {
     const tch_source* src = &tch_spec_joint(spec, 1)->source;
-    if (m->integrator == TCH_INTEGRATOR_IMPLICIT || m->integrator == TCH_INTEGRATOR_ADAPTIVE) {
+    if (m->integrator == TCH_INTEGRATOR_ADAPTIVE) {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
                         "the %s integrator with joints (articulated bodies) is not supported "
                         "yet; use integrator=\"Euler\" or \"RK4\"",

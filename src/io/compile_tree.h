@@ -14,8 +14,8 @@ bool tch_compile_body_has_joints(const tch_spec* spec, int b);
 tch_status tch_compile_link_mass(tch_model* m, int link, tch_mass_properties total,
                                  tch_error* err);
 /* When the spec has joints: the tree, nq and nv, the free bodies' addresses and the joint
- * arrays; refuses what the articulated step does not take yet (lcp, the implicit and adaptive
- * integrators). After the masses and pairs. */
+ * arrays; refuses what the articulated step does not take yet (lcp, the adaptive
+ * integrator). After the masses and pairs. */
 tch_status tch_compile_articulation(const tch_spec* spec, tch_model* m, tch_error* err);
 /* qpos0 of an articulated model (nothing otherwise): hinges and slides at ref, balls at
  * identity, free bodies at their pose. */
