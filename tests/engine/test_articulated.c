@@ -128,10 +128,10 @@ static void test_export_round_trip_keeps_the_dynamics(void) {
     tch_spec* spec = NULL;
     tch_error err;
     ENSURE(tch_mjcf_load(path, &spec, &err) == TCH_OK);
-    ENSURE_MSG(tch_mjcf_save(spec, "articulated_roundtrip.xml", true, &err) == TCH_OK,
+    ENSURE_MSG(tch_mjcf_save(spec, TCH_BINARY_DIR "/tests/engine/articulated_roundtrip.xml", true, &err) == TCH_OK,
                err.message);
     tch_spec* again = NULL;
-    ENSURE_MSG(tch_mjcf_load("articulated_roundtrip.xml", &again, &err) == TCH_OK, err.message);
+    ENSURE_MSG(tch_mjcf_load(TCH_BINARY_DIR "/tests/engine/articulated_roundtrip.xml", &again, &err) == TCH_OK, err.message);
     ENSURE(tch_spec_joint_count(again) == 6 && tch_spec_site_count(again) == 1);
     tch_model *a = NULL, *b = NULL;
     ENSURE(tch_compile(spec, &a, &err) == TCH_OK && tch_compile(again, &b, &err) == TCH_OK);
@@ -251,13 +251,13 @@ static void test_puma_urdf_matches_the_mjcf(void) {
 /* URDF input errors name the element and line; package:// finds a mesh on the search path. */
 static tch_status load_urdf_text(const char* text, const char* packages, tch_spec** spec,
                                  tch_error* err) {
-    FILE* f = fopen("robot.urdf", "w");
+    FILE* f = fopen(TCH_BINARY_DIR "/tests/engine/robot.urdf", "w");
     if (!f) {
         return TCH_ERR_IO;
     }
     fputs(text, f);
     fclose(f);
-    return tch_urdf_load("robot.urdf", packages, spec, err);
+    return tch_urdf_load(TCH_BINARY_DIR "/tests/engine/robot.urdf", packages, spec, err);
 }
 
 static void check_urdf_error(const char* text, const char* expected, int line) {
