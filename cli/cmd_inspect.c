@@ -66,9 +66,10 @@ static void print_joints(const tch_model* m) {
     }
     printf("joints: %d (nq %d, nv %d)\n", m->joint_count, m->nq, m->nv);
     for (int j = 0; j < m->joint_count; ++j) {
-        printf("  %-16s %-6s on %-16s qpos %d, qvel %d", m->joint_name[j][0] ? m->joint_name[j] : "(unnamed)",
-               tch_joint_type_name((tch_joint_type)m->joint_type[j]), m->body_name[m->joint_body[j]],
-               m->joint_qpos_adr[j], m->joint_qvel_adr[j]);
+        printf("  %-16s %-6s on %-16s qpos %d, qvel %d",
+               m->joint_name[j][0] ? m->joint_name[j] : "(unnamed)",
+               tch_joint_type_name((tch_joint_type)m->joint_type[j]),
+               m->body_name[m->joint_body[j]], m->joint_qpos_adr[j], m->joint_qvel_adr[j]);
         if (m->joint_limited[j]) {
             printf(", range %.6g .. %.6g", m->joint_range[j][0], m->joint_range[j][1]);
         }
@@ -91,16 +92,6 @@ int cli_cmd_info(const cli_options* o) {
     print_contact_models(m);
     cli_close_session(&session);
     return EXIT_OK;
-}
-
-static int joint_dofs(const tch_model* m, int j) {
-    int type = m->joint_type[j];
-    return type == TCH_JOINT_FREE ? 6 : (type == TCH_JOINT_BALL ? 3 : 1);
-}
-
-static int joint_positions(const tch_model* m, int j) {
-    int type = m->joint_type[j];
-    return type == TCH_JOINT_FREE ? 7 : (type == TCH_JOINT_BALL ? 4 : 1);
 }
 
 static void json_reals(FILE* f, const char* name, const tch_real* x, int n) {
@@ -132,8 +123,9 @@ static int json_joints(FILE* f, const tch_model* m, tch_data* d) {
         fprintf(f, "%s{\"name\":", j ? "," : ",\"joints\":[");
         cli_json_string(f, m->joint_name[j]);
         fprintf(f, ",\"type\":\"%s\"", tch_joint_type_name((tch_joint_type)m->joint_type[j]));
-        int q = m->joint_qpos_adr[j], v = m->joint_qvel_adr[j], nv = joint_dofs(m, j);
-        json_reals(f, "qpos", d->qpos + q, joint_positions(m, j));
+        tch_joint_type type = (tch_joint_type)m->joint_type[j];
+        int q = m->joint_qpos_adr[j], v = m->joint_qvel_adr[j], nv = tch_joint_qvel_count(type);
+        json_reals(f, "qpos", d->qpos + q, tch_joint_qpos_count(type));
         json_reals(f, "qvel", d->qvel + v, nv);
         json_reals(f, "bias", bias + v, nv);
         json_reals(f, "passive", passive + v, nv);

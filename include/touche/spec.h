@@ -374,6 +374,10 @@ TCH_API tch_mesh_id tch_spec_find_mesh(const tch_spec* spec, const char* name);
 TCH_API int tch_spec_find_joint(const tch_spec* spec, const char* name);
 /// Name of a joint type as in MJCF ("hinge"), "unknown" out of range.
 TCH_API const char* tch_joint_type_name(tch_joint_type type);
+/// The qpos (7, 4, 1, 1) and qvel (6, 3, 1, 1) entries of a joint of `type` (free, ball,
+/// slide, hinge); 0 out of range.
+TCH_API int tch_joint_qpos_count(tch_joint_type type);
+TCH_API int tch_joint_qvel_count(tch_joint_type type);
 
 /// Names of the enums as used in scene files ("point", "box", "rk4", ...). Never NULL.
 TCH_API const char* tch_contact_model_name(tch_contact_model model);

@@ -73,11 +73,10 @@ tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* fric
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the joints");
     }
     tch_status s = tch_tree_create(def, &a->tree, err);
-    if (s == TCH_OK &&
-        (!CALLOC_ARRAY(a->dof_frictionloss, a->tree->nv) ||
-         !CALLOC_ARRAY(a->dof_friction_speed, a->tree->nv) ||
-         !CALLOC_ARRAY(a->joint_limit_stiffness, a->tree->joint_count) ||
-         !CALLOC_ARRAY(a->joint_limit_damping, a->tree->joint_count))) {
+    if (s == TCH_OK && (!CALLOC_ARRAY(a->dof_frictionloss, a->tree->nv) ||
+                        !CALLOC_ARRAY(a->dof_friction_speed, a->tree->nv) ||
+                        !CALLOC_ARRAY(a->joint_limit_stiffness, a->tree->joint_count) ||
+                        !CALLOC_ARRAY(a->joint_limit_damping, a->tree->joint_count))) {
         s = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the joints");
     }
     if (s == TCH_OK) {
@@ -146,8 +145,8 @@ void tch_articulation_velocities(const tch_model* m, tch_data* d, tch_articulati
 /* ---- forces ---- */
 
 /* Q += J^T (f, tau) for the wrench of link b about its centre of mass. */
-static void add_link_wrench(const tch_model* m, const tch_data* d, tch_articulation_work* w,
-                            int b, tch_vec3 f_W, tch_vec3 tau_W) {
+static void add_link_wrench(const tch_model* m, const tch_data* d, tch_articulation_work* w, int b,
+                            tch_vec3 f_W, tch_vec3 tau_W) {
     const tch_tree* t = m->articulation->tree;
     int nv = t->nv;
     tch_real* J_ang = w->jacobian;
@@ -239,8 +238,8 @@ static tch_status implicit_damping_accelerations(const tch_model* m, tch_data* d
     return s;
 }
 
-tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d,
-                                          tch_articulation_work* w, tch_error* err) {
+tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_articulation_work* w,
+                                          tch_error* err) {
     const tch_articulation* a = m->articulation;
     tch_articulation_passive_forces(a, d->qpos, d->qvel, w->tau);
     tch_articulation_actuator_forces(m, d, w->tau);

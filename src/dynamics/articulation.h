@@ -54,8 +54,8 @@ void tch_articulation_positions(const tch_model* m, tch_data* d, tch_articulatio
 void tch_articulation_velocities(const tch_model* m, tch_data* d, tch_articulation_work* w);
 /* qacc from the links' forces and torques in d (after the forces stage), the joints' passive
  * forces and the bias force. TCH_ERR_NUMERICAL when a dof moves no mass. */
-tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d,
-                                          tch_articulation_work* w, tch_error* err);
+tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_articulation_work* w,
+                                          tch_error* err);
 /* Springs, dampers, limit springs and regularized friction of the joints, into qfrc [nv]. */
 void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* qpos,
                                      const tch_real* qvel, tch_real* qfrc);

@@ -20,8 +20,8 @@ enum { INITIAL_ARENA_BYTES = 1 << 16, INITIAL_CONTACTS = 64 };
 static void free_arrays(tch_data* d) {
     void* arrays[] = {d->qpos, d->qvel, d->qacc, d->body_force_applied_W,
                       d->body_torque_applied_W, d->body_X_WB, d->body_R_WB, d->body_p_WCm,
-                      d->body_I_W, d->body_I_inv_W,
-                      d->geom_X_WG, d->geom_R_WG, d->site_X_WS, d->ctrl, d->actuator_force, d->body_v_WCm, d->body_w_W, d->contacts,
+                      d->body_I_W, d->body_I_inv_W, d->geom_X_WG, d->geom_R_WG, d->site_X_WS,
+                      d->ctrl, d->actuator_force, d->body_v_WCm, d->body_w_W, d->contacts,
                       d->pair_results, d->body_force_W, d->body_torque_W, d->polygons,
                       d->polygon_vertices_W, d->polygon_vertex_pressure};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
@@ -91,7 +91,8 @@ static int allocate_internal(const tch_model* m, tch_data* d) {
             return 0;
         }
     }
-    if (m->articulation && tch_articulation_work_create(m->articulation, &in->articulation) != TCH_OK) {
+    if (m->articulation &&
+        tch_articulation_work_create(m->articulation, &in->articulation) != TCH_OK) {
         return 0;
     }
     return in->broadphase && (in->watch = tch_watch_create(m)) &&

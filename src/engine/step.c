@@ -622,28 +622,38 @@ static tch_status linearly_implicit_euler(const tch_model* m, tch_data* d, tch_e
     return s;
 }
 
+/* The joint whose entries (first at `adr` of each joint, in order) hold index i. */
+static int joint_holding(const tch_model* m, const int* adr, int i) {
+    int j = 0;
+    while (j + 1 < m->joint_count && adr[j + 1] <= i) {
+        ++j;
+    }
+    return j;
+}
+
 /* An articulated model's state: NaN anywhere or a dof beyond the angular runaway limit (rad/s
  * or m/s) names the joint's body. */
 static tch_status check_joint_divergence(const tch_model* m, const tch_data* d, tch_error* err) {
-    for (int j = 0; j < m->joint_count; ++j) {
-        int nq = m->joint_type[j] == TCH_JOINT_FREE ? 7 : (m->joint_type[j] == TCH_JOINT_BALL ? 4 : 1);
-        int nv = m->joint_type[j] == TCH_JOINT_FREE ? 6 : (m->joint_type[j] == TCH_JOINT_BALL ? 3 : 1);
-        bool finite = true, fast = false;
-        for (int i = 0; i < nq; ++i) finite &= isfinite(d->qpos[m->joint_qpos_adr[j] + i]);
-        for (int i = 0; i < nv; ++i) {
-            tch_real v = d->qvel[m->joint_qvel_adr[j] + i];
-            finite &= isfinite(v);
-            fast |= fabs(v) > RUNAWAY_ANGULAR_SPEED;
-        }
-        if (!finite || fast) {
-            return tch_fail(err, TCH_ERR_DIVERGED, NULL, 0,
-                            "simulation diverged at t = %.6g s: body '%s' %s", d->time,
-                            m->body_name[m->joint_body[j]],
-                            finite ? "ran away (a joint speed beyond 1e5 rad/s or m/s)"
-                                   : "has a non-finite state");
+    int body = 0;
+    bool finite = true;
+    for (int i = 0; i < m->nq && body == 0; ++i) {
+        if (!isfinite(d->qpos[i])) {
+            body = m->joint_body[joint_holding(m, m->joint_qpos_adr, i)], finite = false;
         }
     }
-    return TCH_OK;
+    for (int i = 0; i < m->nv && body == 0; ++i) {
+        if (!(fabs(d->qvel[i]) <= RUNAWAY_ANGULAR_SPEED)) {
+            body = m->joint_body[joint_holding(m, m->joint_qvel_adr, i)];
+            finite = isfinite(d->qvel[i]);
+        }
+    }
+    if (body == 0) {
+        return TCH_OK;
+    }
+    return tch_fail(err, TCH_ERR_DIVERGED, NULL, 0,
+                    "simulation diverged at t = %.6g s: body '%s' %s", d->time, m->body_name[body],
+                    finite ? "ran away (a joint speed beyond 1e5 rad/s or m/s)"
+                           : "has a non-finite state");
 }
 
 /* NaN anywhere, or a body faster than the runaway limits: names the body and the time. */

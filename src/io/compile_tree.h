@@ -11,8 +11,7 @@
 /* Does spec body b (1-based) carry joints of the spec (not its free_joint flag)? */
 bool tch_compile_body_has_joints(const tch_spec* spec, int b);
 /* A link's composite mass properties (massless allowed: a pure frame with zero inverses). */
-tch_status tch_compile_link_mass(tch_model* m, int link, tch_mass_properties total,
-                                 tch_error* err);
+tch_status tch_compile_link_mass(tch_model* m, int link, tch_mass_properties total, tch_error* err);
 /* When the spec has joints: the tree, nq and nv, the free bodies' addresses and the joint
  * arrays; refuses what the articulated step does not take yet (lcp, the adaptive
  * integrator). After the masses and pairs. */

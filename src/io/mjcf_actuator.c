@@ -60,8 +60,8 @@ static tch_status read_joint(tch_mjcf_loader* L, const xmlNode* node, tch_actuat
 }
 
 static tch_status load_actuator(tch_mjcf_loader* L, const xmlNode* node, tch_actuator_type type) {
-    static const char* const known[] = {"name", "joint", "gear", "ctrlrange", "ctrllimited",
-                                        "kp",   "kv",    NULL};
+    static const char* const known[] = {"name",        "joint", "gear", "ctrlrange",
+                                        "ctrllimited", "kp",    "kv",   NULL};
     tch_actuator_def def = tch_actuator_def_default();
     def.type = type;
     def.source = tch_mjcf_source(L, node);

@@ -831,6 +831,16 @@ const char* tch_joint_type_name(tch_joint_type type) {
     return type >= TCH_JOINT_FREE && type <= TCH_JOINT_HINGE ? names[type] : "unknown";
 }
 
+int tch_joint_qpos_count(tch_joint_type type) {
+    static const int counts[] = {7, 4, 1, 1};
+    return type >= TCH_JOINT_FREE && type <= TCH_JOINT_HINGE ? counts[type] : 0;
+}
+
+int tch_joint_qvel_count(tch_joint_type type) {
+    static const int counts[] = {6, 3, 1, 1};
+    return type >= TCH_JOINT_FREE && type <= TCH_JOINT_HINGE ? counts[type] : 0;
+}
+
 const char* tch_point_law_name(tch_point_law law) {
     return law >= TCH_POINT_LAW_INHERIT && law <= TCH_POINT_LAW_HUNT_CROSSLEY ? point_law_names[law]
                                                                               : "unknown";

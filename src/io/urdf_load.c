@@ -73,8 +73,8 @@ static tch_status read_origin(tch_mjcf_loader* L, const xmlNode* parent, tch_tra
         status = tch_mjcf_read_reals(L, node, "xyz", xyz, 3, 3, NULL, "3 numbers (x y z), m");
     }
     if (status == TCH_OK) {
-        status = tch_mjcf_read_reals(L, node, "rpy", rpy, 3, 3, NULL,
-                                     "3 numbers (roll pitch yaw), rad");
+        status =
+            tch_mjcf_read_reals(L, node, "rpy", rpy, 3, 3, NULL, "3 numbers (roll pitch yaw), rad");
     }
     *X = (tch_transform){quat_from_rpy(rpy[0], rpy[1], rpy[2]), tch_v3(xyz[0], xyz[1], xyz[2])};
     return status;
@@ -144,8 +144,7 @@ static tch_status collect_joint(tch_mjcf_loader* L, const xmlNode* node, urdf_ro
 }
 
 /* Parent joints, one per link at most; the single root; no cycle. *root gets the root. */
-static tch_status link_parents(tch_mjcf_loader* L, const xmlNode* robot, urdf_robot* r,
-                               int* root) {
+static tch_status link_parents(tch_mjcf_loader* L, const xmlNode* robot, urdf_robot* r, int* root) {
     for (int i = 0; i < r->link_count; ++i) {
         r->parent_joint[i] = -1;
     }
@@ -214,8 +213,8 @@ static tch_status read_inertial(tch_mjcf_loader* L, const xmlNode* link, tch_bod
     if (status != TCH_OK) {
         return status;
     }
-    bool zero = def->mass == 0 && I[0] == 0 && I[1] == 0 && I[2] == 0 && I[3] == 0 &&
-                I[4] == 0 && I[5] == 0;
+    bool zero = def->mass == 0 && I[0] == 0 && I[1] == 0 && I[2] == 0 && I[3] == 0 && I[4] == 0 &&
+                I[5] == 0;
     if (zero) {
         return TCH_OK; /* an explicit massless link */
     }
@@ -240,8 +239,9 @@ static tch_status resolve_mesh_path(tch_mjcf_loader* L, const xmlNode* node, con
     if (strncmp(uri, "package://", 10) != 0) {
         int n = uri[0] == '/' ? snprintf(path, size, "%s", uri)
                               : snprintf(path, size, "%s/%s", L->scene_dir, uri);
-        return n > 0 && (size_t)n < size ? TCH_OK
-                                         : tch_mjcf_fail_attr(L, node, "filename", "a shorter path");
+        return n > 0 && (size_t)n < size
+                   ? TCH_OK
+                   : tch_mjcf_fail_attr(L, node, "filename", "a shorter path");
     }
     const char* rest = uri + 10;
     const char* search = r->package_path ? r->package_path : "";
@@ -286,8 +286,8 @@ static tch_status add_mesh(tch_mjcf_loader* L, const xmlNode* node, urdf_robot* 
         mesh.vertices = vertices;
         mesh.scale = tch_v3(scale[0], scale[1], scale[2]);
         mesh.source = tch_mjcf_source(L, node);
-        status = tch_mjcf_spec_status(L, node,
-                                      tch_spec_add_mesh(L->spec, &mesh, &geom->mesh, L->err));
+        status =
+            tch_mjcf_spec_status(L, node, tch_spec_add_mesh(L->spec, &mesh, &geom->mesh, L->err));
     }
     free(vertices);
     return status;
@@ -351,7 +351,8 @@ static tch_status add_collisions(tch_mjcf_loader* L, const xmlNode* link, urdf_r
             status = read_geometry(L, c, r, &geom);
         }
         if (status == TCH_OK) {
-            status = tch_mjcf_spec_status(L, c, tch_spec_add_geom(L->spec, body, &geom, NULL, L->err));
+            status =
+                tch_mjcf_spec_status(L, c, tch_spec_add_geom(L->spec, body, &geom, NULL, L->err));
         }
     }
     return status;
@@ -413,8 +414,8 @@ static tch_status add_link(tch_mjcf_loader* L, urdf_robot* r, int link, tch_body
 /* The body of `link` under `parent`, placed and jointed by the link's parent joint k. */
 static tch_status add_child_link(tch_mjcf_loader* L, urdf_robot* r, int link, tch_body_id parent) {
     const urdf_joint* j = &r->joints[r->parent_joint[link]];
-    static const char* const types[] = {"revolute", "continuous", "prismatic", "fixed",
-                                        "floating", NULL};
+    static const char* const types[] = {"revolute", "continuous", "prismatic",
+                                        "fixed",    "floating",   NULL};
     int type = -1;
     for (int t = 0; types[t]; ++t) {
         type = strcmp(j->type, types[t]) == 0 ? t : type;
@@ -443,8 +444,8 @@ static tch_status add_child_link(tch_mjcf_loader* L, urdf_robot* r, int link, tc
     }
     tch_body_id id = TCH_WORLD_BODY;
     if (status == TCH_OK) {
-        status = tch_mjcf_spec_status(L, r->links[link],
-                                      tch_spec_add_body(L->spec, &body, &id, L->err));
+        status =
+            tch_mjcf_spec_status(L, r->links[link], tch_spec_add_body(L->spec, &body, &id, L->err));
     }
     if (status == TCH_OK && type <= 2) {
         tch_joint_def joint = tch_joint_def_default();
@@ -482,8 +483,8 @@ static tch_status add_root(tch_mjcf_loader* L, urdf_robot* r, int root) {
     tch_status status = read_inertial(L, r->links[root], &body);
     tch_body_id id = TCH_WORLD_BODY;
     if (status == TCH_OK) {
-        status = tch_mjcf_spec_status(L, r->links[root],
-                                      tch_spec_add_body(L->spec, &body, &id, L->err));
+        status =
+            tch_mjcf_spec_status(L, r->links[root], tch_spec_add_body(L->spec, &body, &id, L->err));
     }
     if (status == TCH_OK) {
         status = add_collisions(L, r->links[root], r, id);

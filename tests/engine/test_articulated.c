@@ -13,12 +13,12 @@
 #include "touche/touche.h"
 
 /* ENSURE that also prints `message` (an error's text) when it fails. */
-#define ENSURE_MSG(cond, message)                                                      \
-    do {                                                                               \
-        if (!(cond)) {                                                                 \
-            fprintf(stderr, "  (%s)\n", (message));                                   \
-        }                                                                              \
-        ENSURE(cond);                                                                  \
+#define ENSURE_MSG(cond, message)                                                                  \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "  (%s)\n", (message));                                                \
+        }                                                                                          \
+        ENSURE(cond);                                                                              \
     } while (0)
 
 static tch_model* compile_string(const char* xml, tch_error* err) {
@@ -86,9 +86,9 @@ static void test_puma_mjcf_static_gravity_torques_match_the_reference(void) {
  * written independently of the MJCF placement rule: the tool site of examples/puma560.xml
  * (0.03 m along link 6's z) must land where it puts the point, at every pose. */
 static tch_vec3 puma_dh_tool(const double q[6]) {
-    static const double dh[6][3] = {{0, 0, TCH_PI / 2},       {0, 0.4318, 0},
-                                    {0.15005, 0.0203, -TCH_PI / 2}, {0.4318, 0, TCH_PI / 2},
-                                    {0, 0, -TCH_PI / 2},      {0, 0, 0}};
+    static const double dh[6][3] = {
+        {0, 0, TCH_PI / 2},      {0, 0.4318, 0},      {0.15005, 0.0203, -TCH_PI / 2},
+        {0.4318, 0, TCH_PI / 2}, {0, 0, -TCH_PI / 2}, {0, 0, 0}};
     tch_transform X = tch_x_identity();
     for (int i = 0; i < 6; ++i) {
         tch_transform turn = {tch_q_axis_angle(tch_v3(0, 0, 1), q[i]), tch_v3_zero()};
@@ -106,9 +106,8 @@ static void test_puma_tool_site_follows_the_dh_chain(void) {
     ENSURE(tool >= 0 && m->site_body[tool] == tch_model_body_index(m, "link6"));
     tch_data* d = NULL;
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
-    const double poses[3][6] = {{0, 0, 0, 0, 0, 0},
-                                {0.3, -0.4, 0.5, 1.1, -0.7, 0.2},
-                                {-1, 0.8, -2, 0.4, 1.2, -0.6}};
+    const double poses[3][6] = {
+        {0, 0, 0, 0, 0, 0}, {0.3, -0.4, 0.5, 1.1, -0.7, 0.2}, {-1, 0.8, -2, 0.4, 1.2, -0.6}};
     for (int p = 0; p < 3; ++p) {
         for (int k = 0; k < 6; ++k) {
             d->qpos[k] = poses[p][k];
@@ -128,16 +127,20 @@ static void test_export_round_trip_keeps_the_dynamics(void) {
     tch_spec* spec = NULL;
     tch_error err;
     ENSURE(tch_mjcf_load(path, &spec, &err) == TCH_OK);
-    ENSURE_MSG(tch_mjcf_save(spec, TCH_BINARY_DIR "/tests/engine/articulated_roundtrip.xml", true, &err) == TCH_OK,
+    ENSURE_MSG(tch_mjcf_save(spec, TCH_BINARY_DIR "/tests/engine/articulated_roundtrip.xml", true,
+                             &err) == TCH_OK,
                err.message);
     tch_spec* again = NULL;
-    ENSURE_MSG(tch_mjcf_load(TCH_BINARY_DIR "/tests/engine/articulated_roundtrip.xml", &again, &err) == TCH_OK, err.message);
+    ENSURE_MSG(tch_mjcf_load(TCH_BINARY_DIR "/tests/engine/articulated_roundtrip.xml", &again,
+                             &err) == TCH_OK,
+               err.message);
     ENSURE(tch_spec_joint_count(again) == 6 && tch_spec_site_count(again) == 1);
     tch_model *a = NULL, *b = NULL;
     ENSURE(tch_compile(spec, &a, &err) == TCH_OK && tch_compile(again, &b, &err) == TCH_OK);
     tch_data *da = NULL, *db = NULL;
     ENSURE(tch_data_create(a, &da, NULL) == TCH_OK && tch_data_create(b, &db, NULL) == TCH_OK);
-    ENSURE(tch_data_reset_key(a, da, 3, NULL) == TCH_OK && tch_data_reset_key(b, db, 3, NULL) == TCH_OK);
+    ENSURE(tch_data_reset_key(a, da, 3, NULL) == TCH_OK &&
+           tch_data_reset_key(b, db, 3, NULL) == TCH_OK);
     for (int i = 0; i < 200; ++i) {
         ENSURE(tch_step(a, da, NULL) == TCH_OK && tch_step(b, db, NULL) == TCH_OK);
     }
@@ -181,13 +184,12 @@ static void test_puma_servos_hold_a_pose(void) {
 /* Motor (clamped to its ctrlrange) and velocity actuators through a gear on a wheel: q'' is
  * gear f / (I + armature), with f = clamp(ctrl) and kv (ctrl - gear q'). */
 static void test_motor_and_velocity_actuators(void) {
-    const char* xml =
-        "<mujoco><option gravity='0 0 0'/><worldbody><body name='wheel'>"
-        "<joint name='axle' axis='0 0 1' armature='0.5'/>"
-        "<inertial mass='1' diaginertia='1 1 1.5'/></body></worldbody>"
-        "<actuator><motor name='m' joint='axle' gear='2' ctrlrange='-1 1'/>"
-        "<velocity name='v' joint='axle' gear='3' kv='4'/></actuator>"
-        "<keyframe><key qvel='0.5' ctrl='3 1'/></keyframe></mujoco>";
+    const char* xml = "<mujoco><option gravity='0 0 0'/><worldbody><body name='wheel'>"
+                      "<joint name='axle' axis='0 0 1' armature='0.5'/>"
+                      "<inertial mass='1' diaginertia='1 1 1.5'/></body></worldbody>"
+                      "<actuator><motor name='m' joint='axle' gear='2' ctrlrange='-1 1'/>"
+                      "<velocity name='v' joint='axle' gear='3' kv='4'/></actuator>"
+                      "<keyframe><key qvel='0.5' ctrl='3 1'/></keyframe></mujoco>";
     tch_error err;
     tch_model* m = compile_string(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
@@ -331,7 +333,8 @@ static const char* const passive_chain =
     "      <joint name='b1' type='ball' stiffness='0.5'/>"
     "      <geom type='sphere' size='0.06' pos='0.1 0.05 0' contype='0' conaffinity='0'/>"
     "    </body></body></body></worldbody>"
-    "<keyframe><key name='moving' qpos='0.4 0.05 -0.3 0.9 0.1 0.3 0.2' qvel='1 -0.5 2 1 -2 0.5'/></keyframe>"
+    "<keyframe><key name='moving' qpos='0.4 0.05 -0.3 0.9 0.1 0.3 0.2' qvel='1 -0.5 2 1 -2 "
+    "0.5'/></keyframe>"
     "</mujoco>";
 
 static void test_passive_chain_keeps_its_energy_under_rk4(void) {
@@ -355,13 +358,13 @@ static void test_passive_chain_keeps_its_energy_under_rk4(void) {
 
 /* A rod of mass m and length 2 l about its end: T = 2 pi sqrt((I + m l^2 + a) / (m g l)). */
 static void test_physical_pendulum_period_matches_the_closed_form(void) {
-    const char* xml =
-        "<mujoco><compiler angle='radian'/><option timestep='1e-3' integrator='RK4' gravity='0 0 -9.81'/>"
-        "<worldbody><body name='rod'>"
-        "<joint name='pivot' axis='0 1 0' armature='0.05' ref='0'/>"
-        "<inertial pos='0 0 -0.5' mass='2' diaginertia='0.17 0.17 0.01'/>"
-        "</body></worldbody>"
-        "<keyframe><key qpos='0.001'/></keyframe></mujoco>";
+    const char* xml = "<mujoco><compiler angle='radian'/><option timestep='1e-3' integrator='RK4' "
+                      "gravity='0 0 -9.81'/>"
+                      "<worldbody><body name='rod'>"
+                      "<joint name='pivot' axis='0 1 0' armature='0.05' ref='0'/>"
+                      "<inertial pos='0 0 -0.5' mass='2' diaginertia='0.17 0.17 0.01'/>"
+                      "</body></worldbody>"
+                      "<keyframe><key qpos='0.001'/></keyframe></mujoco>";
     tch_error err;
     tch_model* m = compile_string(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
@@ -391,12 +394,11 @@ static void test_physical_pendulum_period_matches_the_closed_form(void) {
  * spring-damper stops it there, a few degrees past at most, and the energy never rises above
  * the start. */
 static void test_joint_limit_stops_a_link_without_energy_gain(void) {
-    const char* xml =
-        "<mujoco><option timestep='1e-3' integrator='RK4'/>"
-        "<worldbody><body name='arm'>"
-        "<joint name='elbow' axis='0 1 0' range='-30 60'/>"
-        "<inertial pos='0.5 0 0' mass='1' diaginertia='0.02 0.02 0.001'/>"
-        "</body></worldbody></mujoco>";
+    const char* xml = "<mujoco><option timestep='1e-3' integrator='RK4'/>"
+                      "<worldbody><body name='arm'>"
+                      "<joint name='elbow' axis='0 1 0' range='-30 60'/>"
+                      "<inertial pos='0.5 0 0' mass='1' diaginertia='0.02 0.02 0.001'/>"
+                      "</body></worldbody></mujoco>";
     tch_error err;
     tch_model* m = compile_string(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
@@ -499,14 +501,13 @@ static void test_implicit_integrator_takes_joint_damping_implicitly(void) {
 /* A link and its parent link do not collide where their geoms overlap at the joint (MuJoCo's
  * filterparent); the grandparent still collides with the grandchild. */
 static void test_adjacent_links_do_not_collide(void) {
-    const char* xml =
-        "<mujoco><worldbody><body name='a'><joint axis='0 1 0'/>"
-        "<geom name='ga' type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>"
-        "<body name='b' pos='0.5 0 0'><joint axis='0 1 0'/>"
-        "<geom name='gb' type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>"
-        "<body name='c' pos='0.5 0 0'><joint axis='0 1 0' ref='0'/>"
-        "<geom name='gc' type='sphere' pos='-0.9 0 0' size='0.08'/>"
-        "</body></body></body></worldbody></mujoco>";
+    const char* xml = "<mujoco><worldbody><body name='a'><joint axis='0 1 0'/>"
+                      "<geom name='ga' type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>"
+                      "<body name='b' pos='0.5 0 0'><joint axis='0 1 0'/>"
+                      "<geom name='gb' type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>"
+                      "<body name='c' pos='0.5 0 0'><joint axis='0 1 0' ref='0'/>"
+                      "<geom name='gc' type='sphere' pos='-0.9 0 0' size='0.08'/>"
+                      "</body></body></body></worldbody></mujoco>";
     tch_error err;
     tch_model* m = compile_string(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
@@ -561,10 +562,10 @@ static void test_bad_kinematic_input_is_named(void) {
  * the adaptive integrator. */
 static void test_unsupported_combinations_are_refused(void) {
     tch_error err;
-    tch_model* m = compile_string(
-        "<mujoco xmlns:touche='urn:touche'><option touche:contact='lcp'/><worldbody>"
-        "<body><joint/><geom type='sphere' size='0.1'/></body></worldbody></mujoco>",
-        &err);
+    tch_model* m =
+        compile_string("<mujoco xmlns:touche='urn:touche'><option touche:contact='lcp'/><worldbody>"
+                       "<body><joint/><geom type='sphere' size='0.1'/></body></worldbody></mujoco>",
+                       &err);
     ENSURE(m == NULL);
     ENSURE_MSG(strstr(err.message, "not supported yet (needs the constraint-row interface of "
                                    "issue 11)") != NULL,
