@@ -13,12 +13,13 @@
 #include "touche/touche.h"
 
 /* ENSURE that also prints `message` (an error's text) when it fails. */
-#define ENSURE_MSG(cond, message)                                                                  \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "  (%s)\n", (message));                                                \
-        }                                                                                          \
-        ENSURE(cond);                                                                              \
+#define ENSURE_MSG(cond, message)                                                      \
+    do {                                                                               \
+        bool ensure_ok_ = (cond); /* evaluated once: cond may load or compile */       \
+        if (!ensure_ok_) {                                                             \
+            fprintf(stderr, "  (%s)\n", (message));                                   \
+        }                                                                              \
+        ENSURE(ensure_ok_ && #cond);                                                   \
     } while (0)
 
 static tch_model* compile_string(const char* xml, tch_error* err) {
