@@ -522,6 +522,25 @@ static void test_adjacent_links_do_not_collide(void) {
     tch_model_destroy(m);
 }
 
+/* examples/gripper.xml: two pads on slide joints squeezed by position servos hold a free box
+ * against gravity by friction (volume model) for 2 s, the box slipping less than 1 mm. */
+static void test_gripper_holds_a_box_with_volume_contact(void) {
+    tch_model* m = load_example("gripper.xml");
+    ENSURE(m != NULL && m->actuator_count == 2);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_data_reset_key(m, d, tch_model_key_index(m, "grip"), NULL) == TCH_OK);
+    int box = tch_model_body_index(m, "box");
+    for (int i = 0; i < 2000; ++i) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+    }
+    ENSURE(d->pair_result_count == 2); /* both pads touch the box */
+    ENSURE(fabs(d->body_X_WB[box].p.z - 0.5) < 1e-3);
+    ENSURE(fabs(d->body_v_WCm[box].z) < 1e-4);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 /* Bad kinematic input: each error names the element and its line. */
 static void check_error(const char* body, const char* expected_text, int expected_line) {
     char xml[2048];
@@ -592,6 +611,7 @@ int main(void) {
     RUN_TEST(test_link_rests_on_the_floor_with_point_contact);
     RUN_TEST(test_link_rests_on_the_floor_with_volume_contact);
     RUN_TEST(test_link_rests_on_the_floor_with_pressure_contact);
+    RUN_TEST(test_gripper_holds_a_box_with_volume_contact);
     RUN_TEST(test_implicit_integrator_takes_joint_damping_implicitly);
     RUN_TEST(test_adjacent_links_do_not_collide);
     RUN_TEST(test_bad_kinematic_input_is_named);
