@@ -531,10 +531,13 @@ static void test_gripper_holds_a_box_with_volume_contact(void) {
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
     ENSURE(tch_data_reset_key(m, d, tch_model_key_index(m, "grip"), NULL) == TCH_OK);
     int box = tch_model_body_index(m, "box");
+    long allocations = 0;
     for (int i = 0; i < 2000; ++i) {
         ENSURE(tch_step(m, d, NULL) == TCH_OK);
+        allocations = i == 100 ? d->heap_allocation_count : allocations;
     }
-    ENSURE(d->pair_result_count == 2); /* both pads touch the box */
+    ENSURE(d->heap_allocation_count == allocations); /* none after warm-up */
+    ENSURE(d->pair_result_count == 2);               /* both pads touch the box */
     ENSURE(fabs(d->body_X_WB[box].p.z - 0.5) < 1e-3);
     ENSURE(fabs(d->body_v_WCm[box].z) < 1e-4);
     tch_data_destroy(d);
