@@ -31,6 +31,7 @@ void tch_articulation_destroy(tch_articulation* a) {
     free(a->dof_friction_speed);
     free(a->joint_limit_stiffness);
     free(a->joint_limit_damping);
+    free(a->body_lone);
     free(a);
 }
 
@@ -65,6 +66,25 @@ static tch_status set_passive_parameters(tch_articulation* a, const tch_real* fr
     return s;
 }
 
+/* body_lone (model numbering: tree body + 1): a free joint's body none of whose descendants
+ * has a joint. */
+static void mark_lone_bodies(tch_articulation* a) {
+    const tch_tree* t = a->tree;
+    for (int j = 0; j < t->joint_count; ++j) {
+        if (t->joints[j].type == TCH_TREE_JOINT_FREE) {
+            a->body_lone[t->joints[j].body + 1] = 1;
+        }
+    }
+    for (int j = 0; j < t->joint_count; ++j) {
+        if (t->joints[j].type == TCH_TREE_JOINT_FREE) {
+            continue;
+        }
+        for (int b = t->body_parent[t->joints[j].body]; b >= 0; b = t->body_parent[b]) {
+            a->body_lone[b + 1] = 0;
+        }
+    }
+}
+
 tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* frictionloss,
                                    tch_real timestep, tch_articulation** out, tch_error* err) {
     *out = NULL;
@@ -81,6 +101,12 @@ tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* fric
     }
     if (s == TCH_OK) {
         s = set_passive_parameters(a, frictionloss, timestep, err);
+    }
+    if (s == TCH_OK && !CALLOC_ARRAY(a->body_lone, def->body_count + 1)) {
+        s = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the joints");
+    }
+    if (s == TCH_OK) {
+        mark_lone_bodies(a);
     }
     if (s != TCH_OK) {
         tch_articulation_destroy(a);

@@ -29,6 +29,9 @@ typedef struct tch_articulation {
     tch_real* dof_friction_speed;    /* [nv] its regularization speed, rad/s or m/s */
     tch_real* joint_limit_stiffness; /* [joints] of the one-sided limit spring, N m/rad or N/m */
     tch_real* joint_limit_damping;   /* [joints] N m s/rad or N s/m */
+    /* [bodies] 1 for a free body whose welded subtree carries no joint: it moves as a lone
+     * rigid body, as in a model without joints (the implicit contact system takes it) */
+    unsigned char* body_lone;
 } tch_articulation;
 
 /* Per-data buffers of the articulated step. */

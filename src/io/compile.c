@@ -613,8 +613,8 @@ static void choose_integrator(tch_model* m) {
     if (m->integrator != TCH_INTEGRATOR_AUTO) {
         return;
     }
-    if (m->articulation) {
-        m->integrator = TCH_INTEGRATOR_SEMI_IMPLICIT_EULER; /* io/compile_tree.c */
+    if (m->articulation && tch_compile_links_may_collide(m)) {
+        m->integrator = TCH_INTEGRATOR_SEMI_IMPLICIT_EULER; /* io/compile_tree.h */
         return;
     }
     int physical = 0, constraint = 0;

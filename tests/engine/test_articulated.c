@@ -499,6 +499,42 @@ static void test_implicit_integrator_takes_joint_damping_implicitly(void) {
     tch_model_destroy(m);
 }
 
+/* Free bodies of an articulated model keep the implicit contact system when no link can
+ * collide: three volume blocks stacked beside a pendulum (whose geom does not collide) move as
+ * the same stack without the pendulum, to round-off. */
+static void test_lone_free_bodies_keep_the_implicit_contacts(void) {
+    const char* stack =
+        "<mujoco xmlns:touche='urn:touche'><option timestep='0.005' touche:contact='volume'/>"
+        "<worldbody><geom type='plane' size='5 5 0.1'/>"
+        "<body name='b0' pos='0 0 1'><freejoint/><geom type='box' size='0.5 0.5 1'/></body>"
+        "<body name='b1' pos='0 0 3'><freejoint/><geom type='box' size='0.5 0.5 1'/></body>"
+        "<body name='b2' pos='0 0 5'><freejoint/><geom type='box' size='0.5 0.5 1'/></body>"
+        "%s</worldbody></mujoco>";
+    char with[2048], without[2048];
+    snprintf(without, sizeof without, stack, "");
+    snprintf(with, sizeof with, stack,
+             "<body name='p' pos='5 5 2'><joint axis='0 1 0'/><geom type='capsule' "
+             "fromto='0 0 0 0.5 0 0' size='0.05' contype='0' conaffinity='0'/></body>");
+    tch_error err;
+    tch_model* a = compile_string(with, &err);
+    ENSURE_MSG(a != NULL, err.message);
+    tch_model* b = compile_string(without, &err);
+    ENSURE(b != NULL && a->articulation && a->integrator == TCH_INTEGRATOR_IMPLICIT);
+    tch_data *da = NULL, *db = NULL;
+    ENSURE(tch_data_create(a, &da, NULL) == TCH_OK && tch_data_create(b, &db, NULL) == TCH_OK);
+    for (int i = 0; i < 400; ++i) { /* 2 s */
+        ENSURE(tch_step(a, da, NULL) == TCH_OK && tch_step(b, db, NULL) == TCH_OK);
+    }
+    for (int body = 1; body <= 3; ++body) {
+        ENSURE(tch_v3_dist(da->body_X_WB[body].p, db->body_X_WB[body].p) < 1e-12);
+    }
+    ENSURE(fabs(db->body_X_WB[3].p.z - 5) < 1e-2); /* the stack stands */
+    tch_data_destroy(da);
+    tch_data_destroy(db);
+    tch_model_destroy(a);
+    tch_model_destroy(b);
+}
+
 /* A link and its parent link do not collide where their geoms overlap at the joint (MuJoCo's
  * filterparent); the grandparent still collides with the grandchild. */
 static void test_adjacent_links_do_not_collide(void) {
@@ -581,8 +617,8 @@ static void test_bad_kinematic_input_is_named(void) {
                 "not supported yet", 3);
 }
 
-/* What the articulated step does not take yet answers "not supported yet": lcp contact and
- * the adaptive integrator. */
+/* What the articulated step does not take yet answers "not supported yet": lcp contact, the
+ * adaptive integrator, the implicit one with contact on links. */
 static void test_unsupported_combinations_are_refused(void) {
     tch_error err;
     tch_model* m =
@@ -598,6 +634,11 @@ static void test_unsupported_combinations_are_refused(void) {
                        &err);
     ENSURE(m == NULL);
     ENSURE_MSG(strstr(err.message, "not supported yet") != NULL, err.message);
+    m = compile_string("<mujoco><option integrator='implicit'/><worldbody>"
+                       "<body><joint/><geom type='sphere' size='0.1'/></body></worldbody></mujoco>",
+                       &err);
+    ENSURE(m == NULL);
+    ENSURE_MSG(strstr(err.message, "contact on links") != NULL, err.message);
 }
 
 int main(void) {
@@ -616,6 +657,7 @@ int main(void) {
     RUN_TEST(test_link_rests_on_the_floor_with_pressure_contact);
     RUN_TEST(test_gripper_holds_a_box_with_volume_contact);
     RUN_TEST(test_implicit_integrator_takes_joint_damping_implicitly);
+    RUN_TEST(test_lone_free_bodies_keep_the_implicit_contacts);
     RUN_TEST(test_adjacent_links_do_not_collide);
     RUN_TEST(test_bad_kinematic_input_is_named);
     RUN_TEST(test_unsupported_combinations_are_refused);
