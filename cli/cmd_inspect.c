@@ -1,5 +1,6 @@
 /* touche info, query and export-mjcf: look at a scene without simulating it. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -15,9 +16,10 @@ static void print_bodies(const tch_model* m) {
         if (m->body_free[b]) {
             tch_vec3 c = m->body_total_p_BCm[b];
             tch_mat3 I = m->body_total_I_BCm[b];
-            printf("  %-16s free     mass %.6g kg, centre of mass (%.4g %.4g %.4g) m, "
+            printf("  %-16s %-8s mass %.6g kg, centre of mass (%.4g %.4g %.4g) m, "
                    "inertia diag (%.6g %.6g %.6g) kg m^2\n",
-                   m->body_name[b], m->body_total_mass[b], c.x, c.y, c.z, I.m[0][0], I.m[1][1],
+                   m->body_name[b], m->body_qpos_adr[b] >= 0 ? "free" : "link",
+                   m->body_total_mass[b], c.x, c.y, c.z, I.m[0][0], I.m[1][1],
                    I.m[2][2]);
         } else {
             printf("  %-16s welded to %s\n", m->body_name[b],
@@ -58,6 +60,23 @@ static void print_contact_models(const tch_model* m) {
     }
 }
 
+static void print_joints(const tch_model* m) {
+    if (m->joint_count == 0) {
+        return;
+    }
+    printf("joints: %d (nq %d, nv %d)\n", m->joint_count, m->nq, m->nv);
+    for (int j = 0; j < m->joint_count; ++j) {
+        printf("  %-16s %-6s on %-16s qpos %d, qvel %d",
+               m->joint_name[j][0] ? m->joint_name[j] : "(unnamed)",
+               tch_joint_type_name((tch_joint_type)m->joint_type[j]),
+               m->body_name[m->joint_body[j]], m->joint_qpos_adr[j], m->joint_qvel_adr[j]);
+        if (m->joint_limited[j]) {
+            printf(", range %.6g .. %.6g", m->joint_range[j][0], m->joint_range[j][1]);
+        }
+        printf("\n");
+    }
+}
+
 int cli_cmd_info(const cli_options* o) {
     cli_session session;
     int code = cli_open_session(o, 0, &session);
@@ -68,10 +87,55 @@ int cli_cmd_info(const cli_options* o) {
            m->timestep, tch_integrator_description(m->integrator),
            m->gravity.x, m->gravity.y, m->gravity.z, m->key_count);
     print_bodies(m);
+    print_joints(m);
     print_geoms(m);
     print_contact_models(m);
     cli_close_session(&session);
     return EXIT_OK;
+}
+
+static void json_reals(FILE* f, const char* name, const tch_real* x, int n) {
+    fprintf(f, ",\"%s\":[", name);
+    for (int i = 0; i < n; ++i) {
+        fprintf(f, "%s%.17g", i ? "," : "", x[i]);
+    }
+    fprintf(f, "]");
+}
+
+/* Per joint, in MuJoCo's order: name, type, qpos, qvel, the bias force (gravity and velocity
+ * products: the torque that holds the tree still at rest), the passive force and the
+ * actuators' force, at the state the query starts from. */
+static int json_joints(FILE* f, const tch_model* m, tch_data* d) {
+    if (m->joint_count == 0) {
+        return EXIT_OK;
+    }
+    tch_real* bias = calloc((size_t)m->nv, sizeof *bias);
+    tch_real* passive = calloc((size_t)m->nv, sizeof *passive);
+    tch_real* actuator = calloc((size_t)m->nv, sizeof *actuator);
+    tch_error err = {0};
+    int code = EXIT_OK;
+    if (!bias || !passive || !actuator ||
+        tch_data_joint_forces(m, d, bias, passive, actuator, &err) != TCH_OK) {
+        cli_print_error("cannot evaluate the joint forces", &err);
+        code = EXIT_FAILURE_GENERIC;
+    }
+    for (int j = 0; j < m->joint_count && code == EXIT_OK; ++j) {
+        fprintf(f, "%s{\"name\":", j ? "," : ",\"joints\":[");
+        cli_json_string(f, m->joint_name[j]);
+        fprintf(f, ",\"type\":\"%s\"", tch_joint_type_name((tch_joint_type)m->joint_type[j]));
+        tch_joint_type type = (tch_joint_type)m->joint_type[j];
+        int q = m->joint_qpos_adr[j], v = m->joint_qvel_adr[j], nv = tch_joint_qvel_count(type);
+        json_reals(f, "qpos", d->qpos + q, tch_joint_qpos_count(type));
+        json_reals(f, "qvel", d->qvel + v, nv);
+        json_reals(f, "bias", bias + v, nv);
+        json_reals(f, "passive", passive + v, nv);
+        json_reals(f, "actuator", actuator + v, nv);
+        fprintf(f, "}%s", j + 1 == m->joint_count ? "]" : "");
+    }
+    free(bias);
+    free(passive);
+    free(actuator);
+    return code;
 }
 
 int cli_cmd_query(const cli_options* options) {
@@ -86,14 +150,18 @@ int cli_cmd_query(const cli_options* options) {
     /* One step on this throwaway data: the contacts are those of the initial state, and the
      * constraint models' forces exist only once a step is solved. */
     double t = code == EXIT_OK ? d->time : 0;
+    if (code == EXIT_OK) {
+        printf("{\"scene\":");
+        cli_json_string(stdout, o->scene);
+        printf(",\"time\":%.17g", t);
+        code = json_joints(stdout, m, d);
+    }
     if (code == EXIT_OK && tch_step(m, d, &err) != TCH_OK) {
         cli_print_error("cannot evaluate the contacts", &err);
         code = EXIT_FAILURE_GENERIC;
     }
     if (code == EXIT_OK) {
-        printf("{\"scene\":");
-        cli_json_string(stdout, o->scene);
-        printf(",\"time\":%.17g,\"pairs\":", t);
+        printf(",\"pairs\":");
         cli_json_pairs(stdout, m, d);
         cli_json_constraint(stdout, d);
         printf("}\n");

@@ -143,10 +143,22 @@ void cli_print_error(const char* what, const tch_error* err) {
     fprintf(stderr, "%s\n", err->message);
 }
 
+/* A scene file ending in .urdf is a URDF robot; package:// paths are looked up in the
+ * directories of ROS_PACKAGE_PATH (ROS's convention), else in the robot's own directory's
+ * parent. Anything else is MJCF. */
+static tch_status load_scene(const char* path, tch_spec** spec, tch_error* err) {
+    size_t n = strlen(path);
+    if (n < 5 || strcmp(path + n - 5, ".urdf") != 0) {
+        return tch_mjcf_load(path, spec, err);
+    }
+    const char* packages = getenv("ROS_PACKAGE_PATH");
+    return tch_urdf_load(path, packages && packages[0] ? packages : "..", spec, err);
+}
+
 static int load_model(const cli_options* o, tch_spec** spec, tch_model** model) {
     tch_error err = {0};
     *model = NULL;
-    if (tch_mjcf_load(o->scene, spec, &err) != TCH_OK) {
+    if (load_scene(o->scene, spec, &err) != TCH_OK) {
         cli_print_error("cannot load the scene", &err);
         return EXIT_BAD_INPUT;
     }

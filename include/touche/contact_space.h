@@ -93,7 +93,9 @@ TCH_API tch_status tch_contact_space_consistent_velocity(const tch_inverse_inert
 ///
 /// The contact-space coordinates of a model's free bodies are, per free body in qvel order
 /// (6 each, model->nv in all), ν = (v_WCm, w_W): the world velocity of its centre of mass and
-/// its world angular velocity. A = diag(m I₃, I_W) per body, I_W = R_WB I_B R_WBᵀ.
+/// its world angular velocity. A = diag(m I₃, I_W) per body, I_W = R_WB I_B R_WBᵀ. For models
+/// of free bodies only: with joints (tch_model.articulation) these calls leave their outputs
+/// and the data untouched (the tree's A⁻¹ is dynamics/tree.h's).
 
 /// A⁻¹ at the poses of data's kinematics (tch_data.body_I_inv_W: current after tch_forward,
 /// tch_step, a reset or tch_stage_kinematics): [nv*nv] out (block diagonal).

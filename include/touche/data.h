@@ -91,6 +91,8 @@ typedef struct tch_data {
     tch_real* qvel;             ///< [nv] per free body: v_WBo in W (3), w_WB in B (3)
     tch_real* qacc;             ///< [nv] last computed accelerations
     // ---- inputs ----
+    tch_real* ctrl;             ///< [actuator_count] actuator controls (clamped to their range
+                                ///< when limited)
     tch_vec3* body_force_applied_W;  ///< [body_count] user force at the centre of mass, N
     tch_vec3* body_torque_applied_W; ///< [body_count] user torque, N m
     bool contact_energy;        ///< compute each pressure-model pair's elastic energy (eq. 1),
@@ -106,6 +108,7 @@ typedef struct tch_data {
                                 ///< mass, world axes (R I_B R^T; zero for other bodies)
     tch_mat3* body_I_inv_W;     ///< [body_count] its inverse (R I_B^-1 R^T)
     tch_transform* geom_X_WG;   ///< [geom_count]
+    tch_transform* site_X_WS;   ///< [site_count] site frames in the world
     tch_mat3* geom_R_WG;        ///< [geom_count]
     // ---- velocities (velocity stage), free bodies ----
     tch_vec3* body_v_WCm;       ///< [body_count] velocity of the centre of mass, world
@@ -127,6 +130,8 @@ typedef struct tch_data {
     // ---- forces ----
     tch_vec3* body_force_W;     ///< [body_count] total force on the centre of mass, N
     tch_vec3* body_torque_W;    ///< [body_count] total torque about the centre of mass, N m
+    tch_real* actuator_force;   ///< [actuator_count] each actuator's force f (the joint gets
+                                ///< gear f), N m or N
     // ---- diagnostics ----
     int warning_count[TCH_WARN_COUNT];
     tch_real warning_time[TCH_WARN_COUNT]; ///< time of the step of the last warning of each kind
@@ -198,6 +203,15 @@ TCH_API tch_real tch_data_energy(const tch_model* model, const tch_data* data);
 /// Total linear momentum (kg m/s) and angular momentum about the world origin (kg m^2/s).
 TCH_API void tch_data_momentum(const tch_model* model, const tch_data* data, tch_vec3* p_W,
                                tch_vec3* L_Wo_W);
+
+/// Generalized forces of an articulated model's joints at the data's state (qpos, qvel), each
+/// [nv] in qvel's order (NULL to skip): `bias`, the gravity and velocity-product force b + g
+/// (the torque that holds the tree still at rest), `passive`, the joints' springs, dampers,
+/// limit springs and friction, and `actuator`, the actuators' gear f at the current ctrl (also
+/// updating actuator_force). Updates the kinematics outputs. TCH_ERR_UNSUPPORTED for a model
+/// without joints (tch_model.joint_count 0).
+TCH_API tch_status tch_data_joint_forces(const tch_model* model, tch_data* data, tch_real* bias,
+                                         tch_real* passive, tch_real* actuator, tch_error* err);
 
 /// Sets body b's state from world-frame quantities: origin pose X_WB, origin velocity v_WBo
 /// and angular velocity w_WB. Only for free bodies.

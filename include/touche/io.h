@@ -22,6 +22,14 @@ TCH_API tch_status tch_mjcf_load_string(const char* xml, const char* base_dir, c
 TCH_API tch_status tch_mjcf_save(const tch_spec* spec, const char* path, bool touche_attributes,
                                  tch_error* err);
 
+/// Loads a URDF robot (links, inertials, collision box, cylinder, sphere and mesh, joints
+/// revolute, continuous, prismatic, fixed and floating, limits, dynamics damping and friction)
+/// into a new spec; docs/articulated.md, "URDF". `package_path` lists the directories
+/// (separated by ':') in which package://NAME/... is looked up as DIR/NAME/...; may be NULL.
+/// The root link is welded to the world, unless it is named "world" (the world itself).
+TCH_API tch_status tch_urdf_load(const char* path, const char* package_path, tch_spec** out,
+                                 tch_error* err);
+
 /// Reads the vertices of a surface mesh: Wavefront OBJ, or binary or ASCII STL (chosen by
 /// content). *vertices is allocated with malloc and owned by the caller.
 TCH_API tch_status tch_mesh_read_vertices(const char* path, tch_vec3** vertices, int* count,

@@ -51,8 +51,11 @@ typedef struct tch_model {
     int pair_count;   ///< explicit pairs
     int key_count;
     int free_count;   ///< free bodies
-    int nq;           ///< 7 * free_count
-    int nv;           ///< 6 * free_count
+    int site_count;
+    int actuator_count;
+    int joint_count;  ///< joints of an articulated model, its free joints included; else 0
+    int nq;           ///< 7 * free_count, plus the joints' (articulated models)
+    int nv;           ///< 6 * free_count, plus the joints'
 
     // ---- options ----
     tch_real timestep;          ///< s
@@ -70,19 +73,44 @@ typedef struct tch_model {
     char (*body_name)[64];
     int* body_parent;           ///< parent body index (-1 for the world)
     int* body_root;             ///< the free body that carries it, or 0 when static
-    int* body_free;             ///< 1 when the body has a free joint
-    int* body_qpos_adr;         ///< address in qpos (free bodies), -1 otherwise
-    int* body_qvel_adr;         ///< address in qvel (free bodies), -1 otherwise
+    int* body_free;             ///< 1 when the body carries its own dofs: a free joint, or (in an
+                                ///< articulated model) any joint; its welded subtree moves with it
+    int* body_qpos_adr;         ///< address in qpos (bodies with a free joint), -1 otherwise
+    int* body_qvel_adr;         ///< address in qvel (bodies with a free joint), -1 otherwise
     tch_transform* body_X_PB;   ///< pose in the parent frame (initial pose for free bodies)
     tch_transform* body_X_RB;   ///< pose in its root's frame (welded chain composed)
     tch_real* body_mass;        ///< own mass, kg
     tch_vec3* body_p_BCm;       ///< own centre of mass in the body frame
     tch_mat3* body_I_BCm;       ///< own rotational inertia about Cm, body axes, kg m^2
-    // aggregated over the welded subtree, meaningful for free bodies (root frame R = B):
+    // aggregated over the welded subtree, meaningful where body_free (root frame R = B):
     tch_real* body_total_mass;  ///< kg
     tch_vec3* body_total_p_BCm; ///< composite centre of mass in the body frame
     tch_mat3* body_total_I_BCm; ///< composite inertia about that centre, body axes
     tch_mat3* body_total_I_inv; ///< its inverse
+
+    // ---- joints [joint_count] (articulated models; MuJoCo's order, free joints included) ----
+    char (*joint_name)[64];
+    int* joint_type;            ///< tch_joint_type
+    int* joint_body;            ///< the body it moves
+    int* joint_qpos_adr;        ///< first qpos entry
+    int* joint_qvel_adr;        ///< first qvel entry (dof)
+    int* joint_limited;         ///< 1 when its range is enforced
+    tch_real (*joint_range)[2]; ///< lower, upper (rad or m)
+
+    // ---- actuators [actuator_count] (on hinge and slide joints; see tch_actuator_def) ----
+    char (*actuator_name)[64];
+    int* actuator_type;             ///< tch_actuator_type
+    int* actuator_joint;            ///< the joint it drives (index into the joint arrays)
+    tch_real* actuator_gear;
+    tch_real* actuator_kp;          ///< position gain
+    tch_real* actuator_kv;          ///< velocity gain
+    int* actuator_ctrl_limited;
+    tch_real (*actuator_ctrl_range)[2];
+
+    // ---- sites [site_count] ----
+    char (*site_name)[64];
+    int* site_body;             ///< the body the site is fixed to (0: the world)
+    tch_transform* site_X_BS;   ///< pose in its body frame
 
     // ---- geoms [geom_count] ----
     char (*geom_name)[64];
@@ -111,11 +139,14 @@ typedef struct tch_model {
     tch_real* key_time;         ///< [key_count]
     tch_real* key_qpos;         ///< [key_count][nq]
     tch_real* key_qvel;         ///< [key_count][nv]
+    tch_real* key_ctrl;         ///< [key_count][actuator_count]
 
     // ---- initial state ----
     tch_real* qpos0;            ///< [nq]
 
     struct tch_model_internal* internal; ///< compiled per-model caches; opaque
+    struct tch_articulation* articulation; ///< the kinematic tree of an articulated model (a
+                                           ///< hinge, slide or ball joint), else NULL; opaque
 } tch_model;
 
 /// Compiles a spec into a model. On failure returns the status, fills `err` (with the source
@@ -128,6 +159,9 @@ TCH_API void tch_model_destroy(tch_model* model);
 TCH_API int tch_model_body_index(const tch_model* model, const char* name);
 TCH_API int tch_model_geom_index(const tch_model* model, const char* name);
 TCH_API int tch_model_key_index(const tch_model* model, const char* name);
+TCH_API int tch_model_site_index(const tch_model* model, const char* name);
+TCH_API int tch_model_joint_index(const tch_model* model, const char* name);
+TCH_API int tch_model_actuator_index(const tch_model* model, const char* name);
 
 /// The resolved contact parameters for geoms a and b: explicit pair first, then the two geoms
 /// (combined as docs/contact-point.md says), then the scene default.

@@ -170,6 +170,45 @@ typedef struct tch_body_def {
     int cookie;
 } tch_body_def;
 
+/// Joint types, numbered as MuJoCo's mjtJoint. qpos and qvel follow MuJoCo, joint after
+/// joint in body order: free 7 / 6 (p_WB, q_WB; v_WBo in W, w_WB in B), ball 4 / 3 (quaternion;
+/// angular velocity in body axes), slide and hinge 1 / 1.
+typedef enum tch_joint_type {
+    TCH_JOINT_FREE = 0,
+    TCH_JOINT_BALL,
+    TCH_JOINT_SLIDE,
+    TCH_JOINT_HINGE,
+} tch_joint_type;
+
+/// A joint between a body and its parent (MJCF `joint`); a body may carry several, which act
+/// in order, each on the frame its predecessors left (docs/articulated.md). A body whose only
+/// joint is free may also say so with tch_body_def.free_joint.
+typedef struct tch_joint_def {
+    char name[64];           ///< may be empty; unique when not empty
+    tch_joint_type type;
+    tch_vec3 pos;            ///< anchor in the body frame, m (hinge, ball)
+    tch_vec3 axis;           ///< hinge and slide, body frame, any non-zero length
+    tch_real ref;            ///< hinge and slide: the qpos at which the body sits at its pose
+    tch_real stiffness;      ///< joint spring, N m/rad or N/m, >= 0
+    tch_real springref;      ///< hinge and slide: the spring's rest position
+    tch_real damping;        ///< N m s/rad or N s/m, >= 0
+    tch_real armature;       ///< rotor inertia added to each dof, kg m^2 or kg, >= 0
+    tch_real frictionloss;   ///< Coulomb joint friction, N m or N, >= 0
+    bool limited;            ///< range enforced (hinge and slide)
+    tch_real range[2];       ///< lower <= upper, rad or m
+    tch_source source;
+    int cookie;
+} tch_joint_def;
+
+/// A site: a named frame fixed to a body (MJCF `site`), for sensors and haptic tools.
+typedef struct tch_site_def {
+    char name[64];            ///< may be empty; unique when not empty
+    tch_vec3 p_BS;            ///< position in the body frame, m
+    tch_quat q_BS;            ///< orientation in the body frame (normalized on compile)
+    tch_source source;
+    int cookie;
+} tch_site_def;
+
 /// A geom attached to a body.
 typedef struct tch_geom_def {
     char name[64];
@@ -218,15 +257,43 @@ typedef struct tch_key_def {
     int qpos_count;
     const tch_real* qvel;
     int qvel_count;
+    const tch_real* ctrl;     ///< one control per actuator, or NULL (zero)
+    int ctrl_count;
     tch_source source;
     int cookie;
 } tch_key_def;
+
+/// Actuator types (MJCF `motor`, `position`, `velocity`). With the actuator's length
+/// l = gear q and rate l' = gear q', its force is f = ctrl (motor), kp (ctrl - l) (position) or
+/// kv (ctrl - l') (velocity), and the joint receives gear f, as in MuJoCo.
+typedef enum tch_actuator_type {
+    TCH_ACTUATOR_MOTOR = 0,
+    TCH_ACTUATOR_POSITION,
+    TCH_ACTUATOR_VELOCITY,
+} tch_actuator_type;
+
+/// An actuator on a hinge or slide joint.
+typedef struct tch_actuator_def {
+    char name[64];
+    tch_actuator_type type;
+    int joint;                ///< 1-based index of a spec joint (tch_spec_add_joint)
+    tch_real gear;            ///< transmission ratio (MJCF gear's first number), default 1
+    tch_real kp;              ///< position gain, N m/rad or N/m (position)
+    tch_real kv;              ///< velocity gain, N m s/rad or N s/m (velocity)
+    bool ctrl_limited;        ///< ctrl clamped to ctrl_range
+    tch_real ctrl_range[2];   ///< lower <= upper
+    tch_source source;
+    int cookie;
+} tch_actuator_def;
 
 /// Contact parameters with every field "not set".
 TCH_API tch_contact_params tch_contact_params_unset(void);
 
 TCH_API tch_option_def tch_option_def_default(void);
 TCH_API tch_body_def tch_body_def_default(void);
+TCH_API tch_joint_def tch_joint_def_default(void);
+TCH_API tch_site_def tch_site_def_default(void);
+TCH_API tch_actuator_def tch_actuator_def_default(void);
 TCH_API tch_geom_def tch_geom_def_default(void);
 TCH_API tch_mesh_def tch_mesh_def_default(void);
 TCH_API tch_pair_def tch_pair_def_default(void);
@@ -245,6 +312,13 @@ TCH_API const tch_option_def* tch_spec_option(const tch_spec* spec);
 /// Adds a body; its parent must already exist. `out` may be NULL.
 TCH_API tch_status tch_spec_add_body(tch_spec* spec, const tch_body_def* def, tch_body_id* out,
                                      tch_error* err);
+/// Adds a joint to `body` (after the body's earlier joints). `out` (the joint's 1-based index)
+/// may be NULL.
+TCH_API tch_status tch_spec_add_joint(tch_spec* spec, tch_body_id body, const tch_joint_def* def,
+                                      int* out, tch_error* err);
+/// Adds a site to `body` (TCH_WORLD_BODY for a fixed frame).
+TCH_API tch_status tch_spec_add_site(tch_spec* spec, tch_body_id body, const tch_site_def* def,
+                                     tch_error* err);
 /// Adds a geom to `body` (TCH_WORLD_BODY for static geometry). `out` may be NULL.
 TCH_API tch_status tch_spec_add_geom(tch_spec* spec, tch_body_id body, const tch_geom_def* def,
                                      tch_geom_id* out, tch_error* err);
@@ -253,6 +327,11 @@ TCH_API tch_status tch_spec_add_mesh(tch_spec* spec, const tch_mesh_def* def, tc
                                      tch_error* err);
 TCH_API tch_status tch_spec_add_pair(tch_spec* spec, const tch_pair_def* def, tch_error* err);
 TCH_API tch_status tch_spec_add_key(tch_spec* spec, const tch_key_def* def, tch_error* err);
+/// Adds an actuator (its joint must exist).
+TCH_API tch_status tch_spec_add_actuator(tch_spec* spec, const tch_actuator_def* def,
+                                         tch_error* err);
+TCH_API int tch_spec_actuator_count(const tch_spec* spec);
+TCH_API const tch_actuator_def* tch_spec_actuator(const tch_spec* spec, int index1);
 
 /// Makes every pair use `model` at compile time, whatever the scene says (the CLI's
 /// --contact). TCH_CONTACT_INHERIT restores the scene's choice.
@@ -270,6 +349,14 @@ TCH_API int tch_spec_geom_count(const tch_spec* spec);
 TCH_API int tch_spec_mesh_count(const tch_spec* spec);
 TCH_API int tch_spec_pair_count(const tch_spec* spec);
 TCH_API int tch_spec_key_count(const tch_spec* spec);
+TCH_API int tch_spec_joint_count(const tch_spec* spec);
+TCH_API int tch_spec_site_count(const tch_spec* spec);
+/// The site of 1-based index `index1`, and the body it is fixed to.
+TCH_API const tch_site_def* tch_spec_site(const tch_spec* spec, int index1);
+TCH_API tch_body_id tch_spec_site_body(const tch_spec* spec, int index1);
+/// The joint of 1-based index `index1`, and the body it moves.
+TCH_API const tch_joint_def* tch_spec_joint(const tch_spec* spec, int index1);
+TCH_API tch_body_id tch_spec_joint_body(const tch_spec* spec, int index1);
 TCH_API const tch_body_def* tch_spec_body(const tch_spec* spec, tch_body_id id);
 TCH_API const tch_geom_def* tch_spec_geom(const tch_spec* spec, tch_geom_id id);
 /// Body a geom is attached to.
@@ -283,6 +370,14 @@ TCH_API const tch_key_def* tch_spec_key(const tch_spec* spec, int index1);
 TCH_API tch_body_id tch_spec_find_body(const tch_spec* spec, const char* name);
 TCH_API tch_geom_id tch_spec_find_geom(const tch_spec* spec, const char* name);
 TCH_API tch_mesh_id tch_spec_find_mesh(const tch_spec* spec, const char* name);
+/// The 1-based index of the joint named `name`, 0 when none.
+TCH_API int tch_spec_find_joint(const tch_spec* spec, const char* name);
+/// Name of a joint type as in MJCF ("hinge"), "unknown" out of range.
+TCH_API const char* tch_joint_type_name(tch_joint_type type);
+/// The qpos (7, 4, 1, 1) and qvel (6, 3, 1, 1) entries of a joint of `type` (free, ball,
+/// slide, hinge); 0 out of range.
+TCH_API int tch_joint_qpos_count(tch_joint_type type);
+TCH_API int tch_joint_qvel_count(tch_joint_type type);
 
 /// Names of the enums as used in scene files ("point", "box", "rk4", ...). Never NULL.
 TCH_API const char* tch_contact_model_name(tch_contact_model model);

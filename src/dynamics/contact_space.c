@@ -317,6 +317,9 @@ void tch_contact_space_write_body_velocity(const tch_model* m, const tch_real* q
 
 void tch_contact_space_free_body_inverse_inertia(const tch_model* m, const tch_data* d,
                                                  tch_real* A_inv) {
+    if (m->articulation) {
+        return;
+    }
     int nv = m->nv;
     memset(A_inv, 0, (size_t)nv * (size_t)nv * sizeof *A_inv);
     for (int b = 1; b < m->body_count; ++b) {
@@ -335,6 +338,9 @@ void tch_contact_space_free_body_inverse_inertia(const tch_model* m, const tch_d
 }
 
 void tch_contact_space_free_body_velocity(const tch_model* m, const tch_data* d, tch_real* nu) {
+    if (m->articulation) {
+        return;
+    }
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
             tch_vec3 v, w;
@@ -347,6 +353,9 @@ void tch_contact_space_free_body_velocity(const tch_model* m, const tch_data* d,
 
 void tch_contact_space_free_body_set_velocity(const tch_model* m, tch_data* d,
                                               const tch_real* nu) {
+    if (m->articulation) {
+        return;
+    }
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
             const tch_real* x = nu + m->body_qvel_adr[b];
@@ -375,6 +384,9 @@ static void add_body_columns(const tch_model* m, const tch_data* d, int geom, tc
 
 void tch_contact_space_free_body_row(const tch_model* m, const tch_data* d,
                                      const tch_contact* c, tch_real* row) {
+    if (m->articulation) {
+        return;
+    }
     memset(row, 0, (size_t)m->nv * sizeof *row);
     add_body_columns(m, d, c->geom_b, c->p_W, c->n_W, 1, row);
     add_body_columns(m, d, c->geom_a, c->p_W, c->n_W, -1, row);

@@ -27,10 +27,17 @@ void tch_kinematics_positions(const tch_model* m, tch_data* d) {
     for (int b = 1; b < m->body_count; ++b) {
         body_position(m, d, b);
     }
+    tch_kinematics_frames(m, d);
+}
+
+void tch_kinematics_frames(const tch_model* m, tch_data* d) {
     for (int g = 0; g < m->geom_count; ++g) {
         int root = m->body_root[m->geom_body[g]];
         d->geom_X_WG[g] = root ? tch_x_mul(d->body_X_WB[root], m->geom_X_RG[g]) : m->geom_X_RG[g];
         d->geom_R_WG[g] = tch_q_to_mat3(d->geom_X_WG[g].q);
+    }
+    for (int s = 0; s < m->site_count; ++s) {
+        d->site_X_WS[s] = tch_x_mul(d->body_X_WB[m->site_body[s]], m->site_X_BS[s]);
     }
 }
 

@@ -1,5 +1,5 @@
 /* Kinematic trees in generalized coordinates: the dynamics kernels of articulated bodies
- * (docs/articulated.md). Not wired into the scene loader or the step yet.
+ * (docs/articulated.md). The step uses them through dynamics/articulation.h.
  *
  * Ruspini and Khatib (seeds/003, eq. 1; reference/contact_space_haptics.md sec. 1) write the
  * dynamics of a robot as A(q) qdd + b(q, qd) + g(q) = Gamma. Here:

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "dynamics/articulation.h"
 #include "dynamics/free_body.h"
 #include "engine/engine_internal.h"
 #include "engine/watch.h"
@@ -19,8 +20,8 @@ enum { INITIAL_ARENA_BYTES = 1 << 16, INITIAL_CONTACTS = 64 };
 static void free_arrays(tch_data* d) {
     void* arrays[] = {d->qpos, d->qvel, d->qacc, d->body_force_applied_W,
                       d->body_torque_applied_W, d->body_X_WB, d->body_R_WB, d->body_p_WCm,
-                      d->body_I_W, d->body_I_inv_W,
-                      d->geom_X_WG, d->geom_R_WG, d->body_v_WCm, d->body_w_W, d->contacts,
+                      d->body_I_W, d->body_I_inv_W, d->geom_X_WG, d->geom_R_WG, d->site_X_WS,
+                      d->ctrl, d->actuator_force, d->body_v_WCm, d->body_w_W, d->contacts,
                       d->pair_results, d->body_force_W, d->body_torque_W, d->polygons,
                       d->polygon_vertices_W, d->polygon_vertex_pressure};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
@@ -46,6 +47,7 @@ void tch_data_destroy(tch_data* d) {
         tch_watch_destroy(d->internal->watch);
         tch_implicit_cache_destroy(d->internal->implicit);
         tch_adaptive_destroy(d->internal->adaptive);
+        tch_articulation_work_destroy(d->internal->articulation);
         for (int i = 0; i < TCH_CONTACT_MODEL_END; ++i) {
             const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)i);
             if (ops && ops->scratch_destroy) {
@@ -68,6 +70,8 @@ static int allocate_arrays(const tch_model* m, tch_data* d) {
            CALLOC_ARRAY(d->body_R_WB, nb) && CALLOC_ARRAY(d->body_p_WCm, nb) &&
            CALLOC_ARRAY(d->body_I_W, nb) && CALLOC_ARRAY(d->body_I_inv_W, nb) &&
            CALLOC_ARRAY(d->geom_X_WG, ng) && CALLOC_ARRAY(d->geom_R_WG, ng) &&
+           CALLOC_ARRAY(d->site_X_WS, m->site_count) && CALLOC_ARRAY(d->ctrl, m->actuator_count) &&
+           CALLOC_ARRAY(d->actuator_force, m->actuator_count) &&
            CALLOC_ARRAY(d->body_v_WCm, nb) && CALLOC_ARRAY(d->body_w_W, nb) &&
            CALLOC_ARRAY(d->contacts, d->contact_capacity) &&
            CALLOC_ARRAY(d->pair_results, d->pair_result_capacity) &&
@@ -86,6 +90,10 @@ static int allocate_internal(const tch_model* m, tch_data* d) {
         if (ops && ops->scratch_create && !(in->model_scratch[i] = ops->scratch_create())) {
             return 0;
         }
+    }
+    if (m->articulation &&
+        tch_articulation_work_create(m->articulation, &in->articulation) != TCH_OK) {
+        return 0;
     }
     return in->broadphase && (in->watch = tch_watch_create(m)) &&
            tch_constraint_workspace_init(&in->constraint, m) == 0 &&
@@ -116,6 +124,7 @@ void tch_data_reset(const tch_model* m, tch_data* d) {
     memcpy(d->qpos, m->qpos0, (size_t)m->nq * sizeof *d->qpos);
     memset(d->qvel, 0, (size_t)m->nv * sizeof *d->qvel);
     memset(d->qacc, 0, (size_t)m->nv * sizeof *d->qacc);
+    memset(d->ctrl, 0, (size_t)m->actuator_count * sizeof *d->ctrl);
     memset(d->body_force_applied_W, 0, (size_t)m->body_count * sizeof(tch_vec3));
     memset(d->body_torque_applied_W, 0, (size_t)m->body_count * sizeof(tch_vec3));
     memset(d->warning_count, 0, sizeof d->warning_count);
@@ -140,7 +149,13 @@ tch_status tch_data_reset_key(const tch_model* m, tch_data* d, int key, tch_erro
     d->time = m->key_time[key];
     memcpy(d->qpos, m->key_qpos + (size_t)key * (size_t)m->nq, (size_t)m->nq * sizeof *d->qpos);
     memcpy(d->qvel, m->key_qvel + (size_t)key * (size_t)m->nv, (size_t)m->nv * sizeof *d->qvel);
-    tch_free_bodies_normalize(m, d->qpos);
+    memcpy(d->ctrl, m->key_ctrl + (size_t)key * (size_t)m->actuator_count,
+           (size_t)m->actuator_count * sizeof *d->ctrl);
+    if (m->articulation) {
+        tch_tree_normalize_quaternions(m->articulation->tree, d->qpos);
+    } else {
+        tch_free_bodies_normalize(m, d->qpos);
+    }
     tch_stage_kinematics(m, d);
     tch_stage_velocities(m, d);
     return TCH_OK;
@@ -154,6 +169,9 @@ void tch_data_update_allocation_count(tch_data* d) {
 }
 
 tch_real tch_data_energy(const tch_model* m, const tch_data* d) {
+    if (m->articulation) {
+        return tch_articulation_energy(m, d, d->internal->articulation);
+    }
     tch_real energy = 0;
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
@@ -171,21 +189,49 @@ void tch_data_momentum(const tch_model* m, const tch_data* d, tch_vec3* p_W, tch
         if (!m->body_free[b]) {
             continue;
         }
-        tch_vec3 v_WCm, w_W;
-        tch_free_body_com_velocity(m, d->qpos, d->qvel, b, &v_WCm, &w_W);
+        tch_vec3 v_WCm, w_W, c;
+        tch_mat3 I_W;
+        if (m->articulation) { /* the links' composites, from the velocities stage */
+            v_WCm = d->body_v_WCm[b], w_W = d->body_w_W[b], c = d->body_p_WCm[b];
+            I_W = d->body_I_W[b];
+        } else {
+            tch_free_body_com_velocity(m, d->qpos, d->qvel, b, &v_WCm, &w_W);
+            tch_mat3 R = tch_q_to_mat3(tch_free_body_pose(m, d->qpos, b).q);
+            I_W = tch_m3_rotate_tensor(R, m->body_total_I_BCm[b]);
+            c = tch_x_apply(tch_free_body_pose(m, d->qpos, b), m->body_total_p_BCm[b]);
+        }
         tch_vec3 p = tch_v3_scale(v_WCm, m->body_total_mass[b]);
-        tch_mat3 R = tch_q_to_mat3(tch_free_body_pose(m, d->qpos, b).q);
-        tch_vec3 spin = tch_m3_mul_v3(tch_m3_rotate_tensor(R, m->body_total_I_BCm[b]), w_W);
-        tch_vec3 c = tch_x_apply(tch_free_body_pose(m, d->qpos, b), m->body_total_p_BCm[b]);
+        tch_vec3 spin = tch_m3_mul_v3(I_W, w_W);
         *p_W = tch_v3_add(*p_W, p);
         *L_Wo_W = tch_v3_add(*L_Wo_W, tch_v3_add(spin, tch_v3_cross(c, p)));
     }
 }
 
+tch_status tch_data_joint_forces(const tch_model* m, tch_data* d, tch_real* bias,
+                                 tch_real* passive, tch_real* actuator, tch_error* err) {
+    if (!m->articulation) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                        "the model has no joints (joint forces are for articulated models)");
+    }
+    tch_stage_kinematics(m, d);
+    tch_stage_velocities(m, d);
+    if (bias) {
+        tch_tree_rnea(m->articulation->tree, d->internal->articulation->tree, NULL, bias);
+    }
+    if (passive) {
+        tch_articulation_passive_forces(m->articulation, d->qpos, d->qvel, passive);
+    }
+    if (actuator) {
+        memset(actuator, 0, (size_t)m->nv * sizeof *actuator);
+        tch_articulation_actuator_forces(m, d, actuator);
+    }
+    return TCH_OK;
+}
+
 tch_status tch_data_set_body_state(const tch_model* m, tch_data* d, int b,
                                    const tch_transform* X_WB, tch_vec3 v_WBo_W, tch_vec3 w_WB_W,
                                    tch_error* err) {
-    if (b <= 0 || b >= m->body_count || !m->body_free[b]) {
+    if (b <= 0 || b >= m->body_count || !m->body_free[b] || m->body_qpos_adr[b] < 0) {
         return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
                         "body %d is not a free body; only free bodies have a state", b);
     }

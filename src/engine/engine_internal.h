@@ -33,6 +33,7 @@ struct tch_data_internal {
     struct tch_watch* watch;      /* energy and penetration checks (engine/watch.h) */
     struct tch_implicit_cache* implicit; /* the implicit integrator's kept system (implicit.h) */
     struct tch_adaptive* adaptive; /* the adaptive integrator's ARKODE (integrator_adaptive.h) */
+    struct tch_articulation_work* articulation; /* articulated models' buffers, else NULL */
 };
 
 /* Sums the heap allocations made by steps into data->heap_allocation_count. */

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "contact/contact.h"
+#include "dynamics/articulation.h"
 #include "dynamics/free_body.h"
 #include "engine/engine_internal.h"
 #include "math/vec.h"
@@ -99,7 +100,8 @@ static int index_bodies(const tch_model* m, tch_data* d, implicit_system* s) {
     }
     s->node_count = 0;
     for (int b = 0; b < m->body_count; ++b) {
-        int free_root = b > 0 && m->body_free[b] && m->body_root[b] == b;
+        int free_root = b > 0 && m->body_free[b] && m->body_root[b] == b &&
+                        (!m->articulation || m->articulation->body_lone[b]); /* not a link */
         s->node_of_body[b] = free_root ? s->node_count : -1;
         if (free_root) {
             s->body_of_node[s->node_count++] = b;

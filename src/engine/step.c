@@ -14,6 +14,7 @@
 #include "collision/narrowphase.h"
 #include "contact/contact.h"
 #include "contact/params.h"
+#include "dynamics/articulation.h"
 #include "dynamics/free_body.h"
 #include "dynamics/kinematics.h"
 #include "engine/engine_internal.h"
@@ -30,13 +31,30 @@ static const tch_real RUNAWAY_ANGULAR_SPEED = 1e5;
 
 /* ---- positions and velocities ---- */
 
+/* Free bodies from their own coordinates, articulated models through their tree. */
+static void positions(const tch_model* m, tch_data* d) {
+    if (m->articulation) {
+        tch_articulation_positions(m, d, d->internal->articulation);
+    } else {
+        tch_kinematics_positions(m, d);
+    }
+}
+
+static void velocities(const tch_model* m, tch_data* d) {
+    if (m->articulation) {
+        tch_articulation_velocities(m, d, d->internal->articulation);
+    } else {
+        tch_kinematics_velocities(m, d);
+    }
+}
+
 void tch_stage_kinematics(const tch_model* m, tch_data* d) {
-    tch_kinematics_positions(m, d);
+    positions(m, d);
     d->internal->kinematics_current = 0; /* the velocities may be of another state */
 }
 
 void tch_stage_velocities(const tch_model* m, tch_data* d) {
-    tch_kinematics_velocities(m, d);
+    velocities(m, d);
     d->internal->kinematics_current = 0;
 }
 
@@ -50,8 +68,8 @@ static void update_kinematics(const tch_model* m, tch_data* d) {
         memcmp(in->kinematics_qvel, d->qvel, v) == 0) {
         return;
     }
-    tch_kinematics_positions(m, d);
-    tch_kinematics_velocities(m, d);
+    positions(m, d);
+    velocities(m, d);
     memcpy(in->kinematics_qpos, d->qpos, q);
     memcpy(in->kinematics_qvel, d->qvel, v);
     in->kinematics_current = 1;
@@ -64,11 +82,20 @@ static tch_real geom_margin(const tch_model* m, int g) {
     return isnan(margin) ? m->contact_default.margin : margin;
 }
 
-/* MuJoCo's filter: geoms of one rigid body never collide; otherwise the contype/conaffinity
- * bitmasks must match in one direction, unless an explicit pair names the two geoms
- * (explicit_pair >= 0, from the model's pair table). */
+/* MuJoCo's filter: geoms of one rigid body never collide, nor those of adjacent links;
+ * otherwise the contype/conaffinity bitmasks must match in one direction, unless an explicit
+ * pair names the two geoms (explicit_pair >= 0, from the model's pair table). */
 static int pair_may_collide(const tch_model* m, int a, int b, int explicit_pair) {
-    if (m->body_root[m->geom_body[a]] == m->body_root[m->geom_body[b]]) {
+    int root_a = m->body_root[m->geom_body[a]], root_b = m->body_root[m->geom_body[b]];
+    if (root_a == root_b) {
+        return 0;
+    }
+    /* MuJoCo's filterparent: a link and its parent link do not collide (their geoms overlap
+     * at the joint) unless a pair names them; the world is no parent here, so free bodies
+     * are unaffected */
+    if (explicit_pair < 0 && root_a > 0 && root_b > 0 &&
+        (m->body_root[m->body_parent[root_b]] == root_a ||
+         m->body_root[m->body_parent[root_a]] == root_b)) {
         return 0;
     }
     return (m->geom_contype[a] & m->geom_conaffinity[b]) ||
@@ -325,13 +352,17 @@ tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
     return s;
 }
 
-static void compute_accelerations(const tch_model* m, tch_data* d) {
+static tch_status compute_accelerations(const tch_model* m, tch_data* d, tch_error* err) {
+    if (m->articulation) {
+        return tch_articulation_accelerations(m, d, d->internal->articulation, err);
+    }
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
             tch_free_body_acceleration(m, d->qpos, d->qvel, b, d->body_force_W[b],
                                        d->body_torque_W[b], d->qacc);
         }
     }
+    return TCH_OK;
 }
 
 /* The whole pipeline at the current state, ending with qacc (with the implicit integrator,
@@ -345,7 +376,9 @@ static tch_status evaluate(const tch_model* m, tch_data* d, tch_error* err) {
         s = forces(m, d, &implicit, err);
     }
     if (s == TCH_OK) {
-        compute_accelerations(m, d);
+        s = compute_accelerations(m, d, err);
+    }
+    if (s == TCH_OK) {
         if (implicit) {
             tch_implicit_correct_accelerations(implicit, m, d);
         }
@@ -366,7 +399,7 @@ tch_status tch_step_begin(const tch_model* m, tch_data* d, tch_error* err) {
     d->internal->committing = 1;
     tch_status s = evaluate(m, d, err);
     d->internal->committing = 0;
-    if (s == TCH_OK) {
+    if (s == TCH_OK && !m->articulation) { /* the watch knows free bodies only */
         tch_watch_step(m, d, d->internal->watch);
     }
     return s;
@@ -387,8 +420,12 @@ static void integrate_velocities(const tch_model* m, tch_data* d) {
     }
 }
 
-/* q += h v (free bodies; the rotation exact for the body-frame rate). */
+/* q += h v (free bodies and joints; rotations exact for the body-frame rate). */
 static void integrate_positions(const tch_model* m, tch_data* d) {
+    if (m->articulation) {
+        tch_articulation_advance_positions(m->articulation, d->qpos, d->qvel, m->timestep);
+        return;
+    }
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
             tch_free_body_advance_position(m, d->qpos, d->qvel, b, m->timestep);
@@ -404,6 +441,10 @@ static void semi_implicit_euler(const tch_model* m, tch_data* d) {
 
 /* qpos_rate[nq] of the current (qpos, qvel). */
 static void qpos_rates(const tch_model* m, const tch_data* d, tch_real* rate) {
+    if (m->articulation) {
+        tch_tree_qpos_rate(m->articulation->tree, d->qpos, d->qvel, rate);
+        return;
+    }
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
             tch_free_body_qpos_rate(m, d->qpos, d->qvel, b, rate + m->body_qpos_adr[b]);
@@ -526,7 +567,11 @@ static tch_status runge_kutta_4(const tch_model* m, tch_data* d, tch_error* err)
         for (int i = 0; i < m->nv; ++i) {
             d->qvel[i] = s.qvel0[i] + h / 6 * s.qvel_sum[i];
         }
-        tch_free_bodies_normalize(m, d->qpos);
+        if (m->articulation) {
+            tch_tree_normalize_quaternions(m->articulation->tree, d->qpos);
+        } else {
+            tch_free_bodies_normalize(m, d->qpos);
+        }
         snapshot_restore(d, &s.contacts0);
     }
     tch_arena_release(&d->internal->arena, mark);
@@ -577,8 +622,45 @@ static tch_status linearly_implicit_euler(const tch_model* m, tch_data* d, tch_e
     return s;
 }
 
+/* The joint whose entries (first at `adr` of each joint, in order) hold index i. */
+static int joint_holding(const tch_model* m, const int* adr, int i) {
+    int j = 0;
+    while (j + 1 < m->joint_count && adr[j + 1] <= i) {
+        ++j;
+    }
+    return j;
+}
+
+/* An articulated model's state: NaN anywhere or a dof beyond the angular runaway limit (rad/s
+ * or m/s) names the joint's body. */
+static tch_status check_joint_divergence(const tch_model* m, const tch_data* d, tch_error* err) {
+    int body = 0;
+    bool finite = true;
+    for (int i = 0; i < m->nq && body == 0; ++i) {
+        if (!isfinite(d->qpos[i])) {
+            body = m->joint_body[joint_holding(m, m->joint_qpos_adr, i)], finite = false;
+        }
+    }
+    for (int i = 0; i < m->nv && body == 0; ++i) {
+        if (!(fabs(d->qvel[i]) <= RUNAWAY_ANGULAR_SPEED)) {
+            body = m->joint_body[joint_holding(m, m->joint_qvel_adr, i)];
+            finite = isfinite(d->qvel[i]);
+        }
+    }
+    if (body == 0) {
+        return TCH_OK;
+    }
+    return tch_fail(err, TCH_ERR_DIVERGED, NULL, 0,
+                    "simulation diverged at t = %.6g s: body '%s' %s", d->time, m->body_name[body],
+                    finite ? "ran away (a joint speed beyond 1e5 rad/s or m/s)"
+                           : "has a non-finite state");
+}
+
 /* NaN anywhere, or a body faster than the runaway limits: names the body and the time. */
 static tch_status check_divergence(const tch_model* m, const tch_data* d, tch_error* err) {
+    if (m->articulation) {
+        return check_joint_divergence(m, d, err);
+    }
     for (int b = 1; b < m->body_count; ++b) {
         if (!m->body_free[b]) {
             continue;

@@ -25,6 +25,7 @@
 #include "contact/contact.h"
 #include "contact/params.h"
 #include "geometry/model_shape.h"
+#include "io/compile_tree.h"
 #include "io/spec_internal.h"
 #include "math/vec.h"
 
@@ -288,6 +289,10 @@ static tch_status compile_body_tree(compile_context* ctx, tch_error* err) {
             m->body_qpos_adr[b] = 7 * m->free_count;
             m->body_qvel_adr[b] = 6 * m->free_count;
             m->free_count++;
+        } else if (tch_compile_body_has_joints(ctx->spec, b)) {
+            m->body_free[b] = 1; /* a link of an articulated model (io/compile_tree.c) */
+            m->body_root[b] = b;
+            m->body_X_RB[b] = tch_x_identity();
         } else {
             m->body_root[b] = m->body_root[parent];
             m->body_X_RB[b] = tch_x_mul(m->body_X_RB[parent], m->body_X_PB[b]);
@@ -372,6 +377,28 @@ static tch_status compile_geoms(compile_context* ctx, tch_error* err) {
     return TCH_OK;
 }
 
+/* ---- sites ---- */
+
+static tch_status compile_sites(compile_context* ctx, tch_error* err) {
+    tch_model* m = ctx->model;
+    m->site_count = tch_spec_site_count(ctx->spec);
+    if (!ALLOC_ARRAY(m->site_name, m->site_count) || !ALLOC_ARRAY(m->site_body, m->site_count) ||
+        !ALLOC_ARRAY(m->site_X_BS, m->site_count)) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for sites");
+    }
+    for (int s = 0; s < m->site_count; ++s) {
+        const tch_site_def* def = tch_spec_site(ctx->spec, s + 1);
+        if (tch_q_norm(def->q_BS) < 1e-12 || !tch_v3_isfinite(def->p_BS)) {
+            return fail_at(err, TCH_ERR_INVALID_ARGUMENT, &def->source,
+                           "site '%s' pose must be finite with a non-zero quaternion", def->name);
+        }
+        tch_copy_string(m->site_name[s], sizeof m->site_name[s], def->name);
+        m->site_body[s] = tch_spec_site_body(ctx->spec, s + 1).index;
+        m->site_X_BS[s] = (tch_transform){tch_q_normalize(def->q_BS), def->p_BS};
+    }
+    return TCH_OK;
+}
+
 /* ---- mass properties ---- */
 
 /* Inertia tensor from MJCF's explicit forms, about the centre of mass in body axes. */
@@ -433,9 +460,9 @@ static tch_status body_own_mass(compile_context* ctx, int b, tch_mass_properties
     tch_model* m = ctx->model;
     const tch_body_def* def = tch_spec_body(ctx->spec, (tch_body_id){b});
     if (def->has_inertial) {
-        if (!(def->mass > 0) || !isfinite(def->mass)) {
+        if (!(def->mass >= 0) || !isfinite(def->mass)) {
             return fail_at(err, TCH_ERR_INVALID_ARGUMENT, &def->source,
-                           "body '%s' inertial mass must be positive and finite", def->name);
+                           "body '%s' inertial mass must be finite and >= 0", def->name);
         }
         tch_mat3 I = explicit_inertia(def);
         tch_status s = check_inertia(I, def, err);
@@ -502,6 +529,9 @@ static tch_status aggregate_root_mass(compile_context* ctx, int root, const tch_
     }
     tch_mass_properties total = tch_mass_properties_combine(parts, count);
     const tch_body_def* def = tch_spec_body(ctx->spec, (tch_body_id){root});
+    if (!def->free_joint) {
+        return tch_compile_link_mass(m, root, total, err); /* a link: massless is allowed */
+    }
     if (!(total.mass > 0) || !isfinite(total.mass)) {
         return fail_at(err, TCH_ERR_INVALID_ARGUMENT, &def->source,
                        "free body '%s' has no mass: give it an <inertial> or geoms with a "
@@ -583,6 +613,10 @@ static void choose_integrator(tch_model* m) {
     if (m->integrator != TCH_INTEGRATOR_AUTO) {
         return;
     }
+    if (m->articulation && tch_compile_links_may_collide(m)) {
+        m->integrator = TCH_INTEGRATOR_SEMI_IMPLICIT_EULER; /* io/compile_tree.h */
+        return;
+    }
     int physical = 0, constraint = 0;
     for (int model = TCH_CONTACT_INHERIT + 1; model < TCH_CONTACT_MODEL_END; ++model) {
         const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)model);
@@ -656,22 +690,34 @@ static tch_status compile_keys(compile_context* ctx, tch_error* err) {
     if (!ALLOC_ARRAY(m->qpos0, m->nq) || !ALLOC_ARRAY(m->key_name, m->key_count) ||
         !ALLOC_ARRAY(m->key_time, m->key_count) ||
         !ALLOC_ARRAY(m->key_qpos, m->key_count * m->nq) ||
-        !ALLOC_ARRAY(m->key_qvel, m->key_count * m->nv)) {
+        !ALLOC_ARRAY(m->key_qvel, m->key_count * m->nv) ||
+        !ALLOC_ARRAY(m->key_ctrl, m->key_count * m->actuator_count)) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for keyframes");
     }
     for (int b = 1; b < m->body_count; ++b) {
-        if (m->body_free[b]) {
+        if (m->body_free[b] && m->body_qpos_adr[b] >= 0) {
             write_free_body_pose(m, b, m->qpos0);
         }
     }
+    tch_compile_articulation_qpos0(m);
     for (int k = 0; k < m->key_count; ++k) {
         const tch_key_def* def = tch_spec_key(ctx->spec, k + 1);
         if ((def->qpos && def->qpos_count != m->nq) || (def->qvel && def->qvel_count != m->nv)) {
             return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
                             "key '%s' has %d qpos and %d qvel values; this model expects %d "
-                            "qpos (7 per free body) and %d qvel (6 per free body)",
+                            "qpos and %d qvel (7 and 6 per free body, and each joint's, in "
+                            "MuJoCo's order)",
                             def->name, def->qpos ? def->qpos_count : m->nq,
                             def->qvel ? def->qvel_count : m->nv, m->nq, m->nv);
+        }
+        if (def->ctrl && def->ctrl_count != m->actuator_count) {
+            return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                            "key '%s' has %d ctrl values; this model has %d actuators",
+                            def->name, def->ctrl_count, m->actuator_count);
+        }
+        if (def->ctrl) {
+            memcpy(m->key_ctrl + (size_t)k * (size_t)m->actuator_count, def->ctrl,
+                   (size_t)m->actuator_count * sizeof *m->key_ctrl);
         }
         tch_copy_string(m->key_name[k], sizeof m->key_name[k], def->name);
         m->key_time[k] = def->time;
@@ -705,8 +751,10 @@ tch_status tch_compile(const tch_spec* spec, tch_model** out, tch_error* err) {
     if (s == TCH_OK) s = compile_meshes(&ctx, err);
     if (s == TCH_OK) s = compile_body_tree(&ctx, err);
     if (s == TCH_OK) s = compile_geoms(&ctx, err);
+    if (s == TCH_OK) s = compile_sites(&ctx, err);
     if (s == TCH_OK) s = compile_masses(&ctx, err);
     if (s == TCH_OK) s = compile_pairs(&ctx, err);
+    if (s == TCH_OK) s = tch_compile_articulation(spec, m, err);
     if (s == TCH_OK) choose_integrator(m);
     if (s == TCH_OK) s = compile_keys(&ctx, err);
     if (s == TCH_OK) s = compile_model_internal(&ctx, err);

@@ -379,56 +379,219 @@ static tch_status load_inertial(tch_mjcf_loader* L, const xmlNode* node, tch_bod
         status = tch_mjcf_read_orientation(L, node, &def->q_BI);
     }
     if (status == TCH_OK && !tch_mjcf_has_attr(node, "mass")) {
-        return tch_mjcf_fail_attr(L, node, "mass", "a number > 0, kg");
+        return tch_mjcf_fail_attr(L, node, "mass", "a number >= 0, kg");
     }
-    if (status == TCH_OK) {
-        status = tch_mjcf_read_nonnegative(L, node, "mass", true, &def->mass);
+    if (status == TCH_OK) { /* massless: a link of a chain; a free body needs mass (compile) */
+        status = tch_mjcf_read_nonnegative(L, node, "mass", false, &def->mass);
     }
     return status == TCH_OK ? read_inertia(L, node, def) : status;
 }
 
 /* ---- joints ---- */
 
-static tch_status set_free_joint(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def,
-                                 const tch_body_def* parent) {
-    if (def->free_joint) {
-        return tch_mjcf_fail(L, node, TCH_ERR_UNSUPPORTED,
-                             "body '%s' has a second joint; more than one joint per body is "
-                             "not supported yet (articulated bodies)",
-                             def->name);
-    }
-    if (parent) {
-        return tch_mjcf_fail(L, node, TCH_ERR_UNSUPPORTED,
-                             "free joint in body '%s' whose parent is body '%s': a free joint "
-                             "is only supported in a child of <worldbody> (articulated bodies "
-                             "are not supported yet)",
-                             def->name, parent->name);
-    }
-    def->free_joint = true;
-    return TCH_OK;
+static tch_status read_joint_real(tch_mjcf_loader* L, const xmlNode* node, const char* name,
+                                  tch_real* out) {
+    return tch_mjcf_read_reals(L, node, name, out, 1, 1, NULL, "1 number");
 }
 
-static tch_status load_joint(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def,
-                             const tch_body_def* parent) {
-    static const char* const known[] = {"type", NULL};
-    static const char* const types[] = {"free", "hinge", "slide", "ball", NULL};
-    int type = 1; /* MuJoCo's default joint type is hinge */
+static tch_status read_joint_axis(tch_mjcf_loader* L, const xmlNode* node, tch_joint_def* def) {
+    tch_real v[3];
+    int count = 0;
+    tch_status status = tch_mjcf_read_reals(L, node, "axis", v, 3, 3, &count, "3 numbers (x y z)");
+    if (count == 3) {
+        def->axis = tch_v3(v[0], v[1], v[2]);
+    }
+    return status;
+}
+
+static tch_status read_joint_range(tch_mjcf_loader* L, const xmlNode* node,
+                                   tch_mjcf_joint_attrs* attrs) {
+    static const char* const limited[] = {"auto", "false", "true", NULL};
+    int count = 0, mode = (int)attrs->limited;
+    tch_status status = tch_mjcf_read_reals(L, node, "range", attrs->def.range, 2, 2, &count,
+                                            "2 numbers (lower upper)");
+    attrs->range_given |= count == 2;
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_keyword(L, node, "limited", limited, &mode);
+    }
+    attrs->limited = (tch_mjcf_limited)mode;
+    return status;
+}
+
+/* Joint springs, dampers, rotor inertia and friction: numbers >= 0. */
+static tch_status read_joint_passive(tch_mjcf_loader* L, const xmlNode* node, tch_joint_def* def) {
+    static const char* const names[] = {"stiffness", "damping", "armature", "frictionloss"};
+    tch_real* fields[] = {&def->stiffness, &def->damping, &def->armature, &def->frictionloss};
+    tch_status status = TCH_OK;
+    for (int i = 0; i < 4 && status == TCH_OK; ++i) {
+        status = tch_mjcf_read_nonnegative(L, node, names[i], false, fields[i]);
+    }
+    return status;
+}
+
+tch_status tch_mjcf_apply_joint_attrs(tch_mjcf_loader* L, const xmlNode* node,
+                                      tch_mjcf_joint_attrs* attrs) {
+    static const char* const known[] = {"name",  "class",     "type",      "pos",     "axis",
+                                        "range", "limited",   "ref",       "springref",
+                                        "stiffness", "damping", "armature", "frictionloss",
+                                        NULL};
+    static const char* const types[] = {"free", "ball", "slide", "hinge", NULL};
+    int type = (int)attrs->def.type;
     tch_status status = tch_mjcf_check_attributes(L, node, known, false);
     if (status == TCH_OK) {
         status = tch_mjcf_read_keyword(L, node, "type", types, &type);
     }
-    if (status == TCH_OK && type != 0) {
-        return tch_mjcf_fail(L, node, TCH_ERR_UNSUPPORTED,
-                             "joint type '%s' is not supported yet (articulated bodies)",
-                             types[type]);
+    attrs->def.type = (tch_joint_type)type;
+    if (status == TCH_OK) {
+        status = read_position(L, node, &attrs->def.pos);
     }
-    return status == TCH_OK ? set_free_joint(L, node, def, parent) : status;
+    if (status == TCH_OK) {
+        status = read_joint_axis(L, node, &attrs->def);
+    }
+    if (status == TCH_OK) {
+        status = read_joint_range(L, node, attrs);
+    }
+    if (status == TCH_OK) {
+        status = read_joint_real(L, node, "ref", &attrs->def.ref);
+    }
+    if (status == TCH_OK) {
+        status = read_joint_real(L, node, "springref", &attrs->def.springref);
+    }
+    return status == TCH_OK ? read_joint_passive(L, node, &attrs->def) : status;
 }
 
-static tch_status load_freejoint(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def,
-                                 const tch_body_def* parent) {
-    tch_status status = tch_mjcf_check_attributes(L, node, (const char* const[]){NULL}, false);
-    return status == TCH_OK ? set_free_joint(L, node, def, parent) : status;
+/* MuJoCo's rules once a joint is complete: limited "auto" follows compiler autolimits and
+ * whether a range was given; hinge angles (range, ref, springref) are in the compiler's unit. */
+static tch_status complete_joint(tch_mjcf_loader* L, const xmlNode* node,
+                                 tch_mjcf_joint_attrs* attrs) {
+    tch_joint_def* def = &attrs->def;
+    def->limited = attrs->limited == TCH_MJCF_LIMITED_TRUE ||
+                   (attrs->limited == TCH_MJCF_LIMITED_AUTO && L->autolimits && attrs->range_given);
+    bool moves_along_axis = def->type == TCH_JOINT_HINGE || def->type == TCH_JOINT_SLIDE;
+    if (moves_along_axis && !(tch_v3_norm(def->axis) > 1e-12)) {
+        return tch_mjcf_fail_attr(L, node, "axis", "a non-zero vector");
+    }
+    if (def->limited && def->type == TCH_JOINT_BALL) {
+        return tch_mjcf_fail(L, node, TCH_ERR_UNSUPPORTED,
+                             "limited: limits of ball joints are not supported yet (expected "
+                             "limited=\"false\" on a ball joint)");
+    }
+    if (def->limited && !attrs->range_given) {
+        return tch_mjcf_fail(L, node, TCH_ERR_PARSE,
+                             "limited: a limited joint needs a range (expected range=\"lower "
+                             "upper\")");
+    }
+    if (def->limited && def->range[0] > def->range[1]) {
+        return tch_mjcf_fail(L, node, TCH_ERR_PARSE,
+                             "range: lower limit %g is above upper limit %g (expected lower <= "
+                             "upper)",
+                             def->range[0], def->range[1]);
+    }
+    if (def->type == TCH_JOINT_HINGE && L->angle_degrees) {
+        const tch_real to_radians = TCH_PI / 180.0;
+        def->range[0] *= to_radians;
+        def->range[1] *= to_radians;
+        def->ref *= to_radians;
+        def->springref *= to_radians;
+    }
+    def->limited &= moves_along_axis; /* a free joint's range means nothing (as in MuJoCo) */
+    return TCH_OK;
+}
+
+/* The joints of one body, read before the body is added and added after it. */
+typedef struct body_joints {
+    tch_joint_def defs[16];
+    int count;
+    bool free_joint; /* a free joint (the only joint of its body, or an error) */
+} body_joints;
+
+static tch_status add_body_joint(tch_mjcf_loader* L, const xmlNode* node, const tch_body_def* def,
+                                 const tch_body_def* parent, const tch_joint_def* joint,
+                                 body_joints* joints) {
+    if (joints->free_joint || (joint->type == TCH_JOINT_FREE && joints->count > 0)) {
+        return tch_mjcf_fail(L, node, TCH_ERR_PARSE,
+                             "body '%s' has a free joint and another joint (expected a free "
+                             "joint to be the only joint of its body)",
+                             def->name);
+    }
+    if (joint->type == TCH_JOINT_FREE && parent) {
+        return tch_mjcf_fail(L, node, TCH_ERR_PARSE,
+                             "free joint in body '%s' whose parent is body '%s' (expected a "
+                             "free joint only in a child of <worldbody>, as MuJoCo requires)",
+                             def->name, parent->name);
+    }
+    if (joints->count == (int)(sizeof joints->defs / sizeof joints->defs[0])) {
+        return tch_mjcf_fail(L, node, TCH_ERR_UNSUPPORTED,
+                             "body '%s' has more than 16 joints (expected at most 16)", def->name);
+    }
+    joints->free_joint = joint->type == TCH_JOINT_FREE;
+    joints->defs[joints->count++] = *joint;
+    return TCH_OK;
+}
+
+static tch_status load_joint(tch_mjcf_loader* L, const xmlNode* node, const tch_body_def* def,
+                             const tch_body_def* parent, int class_index, body_joints* joints) {
+    tch_status status = tch_mjcf_node_class(L, node, class_index, &class_index);
+    if (status != TCH_OK) {
+        return status;
+    }
+    tch_mjcf_joint_attrs attrs = tch_mjcf_joint_template(L, class_index);
+    attrs.def.source = tch_mjcf_source(L, node);
+    status = tch_mjcf_read_string(L, node, "name", attrs.def.name, sizeof attrs.def.name);
+    if (status == TCH_OK) {
+        status = tch_mjcf_apply_joint_attrs(L, node, &attrs);
+    }
+    if (status == TCH_OK) {
+        status = complete_joint(L, node, &attrs);
+    }
+    return status == TCH_OK ? add_body_joint(L, node, def, parent, &attrs.def, joints) : status;
+}
+
+static tch_status load_freejoint(tch_mjcf_loader* L, const xmlNode* node, const tch_body_def* def,
+                                 const tch_body_def* parent, body_joints* joints) {
+    static const char* const known[] = {"name", NULL};
+    tch_joint_def joint = tch_joint_def_default();
+    joint.type = TCH_JOINT_FREE;
+    joint.source = tch_mjcf_source(L, node);
+    tch_status status = tch_mjcf_check_attributes(L, node, known, false);
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_string(L, node, "name", joint.name, sizeof joint.name);
+    }
+    return status == TCH_OK ? add_body_joint(L, node, def, parent, &joint, joints) : status;
+}
+
+/* A body whose one joint is free keeps the free-body path (tch_body_def.free_joint); other
+ * joints go to the spec after the body. */
+static tch_status add_joints(tch_mjcf_loader* L, const xmlNode* node, tch_body_id body,
+                             const body_joints* joints) {
+    tch_status status = TCH_OK;
+    for (int j = 0; j < joints->count && !joints->free_joint && status == TCH_OK; ++j) {
+        status = tch_mjcf_spec_status(
+            L, node, tch_spec_add_joint(L->spec, body, &joints->defs[j], NULL, L->err));
+    }
+    return status;
+}
+
+/* ---- sites ---- */
+
+/* A named frame: name, pos and orientation; type and size (MuJoCo draws them) are read past. */
+static tch_status load_site(tch_mjcf_loader* L, const xmlNode* node, tch_body_id body) {
+    static const char* const known[] = {"name", "class", "pos", "type", "size", NULL};
+    tch_site_def def = tch_site_def_default();
+    def.source = tch_mjcf_source(L, node);
+    tch_status status = check_framed_attributes(L, node, known, false);
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_string(L, node, "name", def.name, sizeof def.name);
+    }
+    if (status == TCH_OK) {
+        status = read_position(L, node, &def.p_BS);
+    }
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_orientation(L, node, &def.q_BS);
+    }
+    return status == TCH_OK
+               ? tch_mjcf_spec_status(L, node, tch_spec_add_site(L->spec, body, &def, L->err))
+               : status;
 }
 
 /* ---- bodies ---- */
@@ -437,7 +600,8 @@ static tch_status load_children(tch_mjcf_loader* L, const xmlNode* node, tch_bod
                                 int class_index);
 
 /* Reads the elements that shape the body def itself: inertial and joints. */
-static tch_status load_body_properties(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def) {
+static tch_status load_body_properties(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def,
+                                       int class_index, body_joints* joints) {
     const tch_body_def* parent = tch_spec_body(L->spec, def->parent);
     tch_status status = TCH_OK;
     for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
@@ -445,11 +609,12 @@ static tch_status load_body_properties(tch_mjcf_loader* L, const xmlNode* node, 
         if (tch_mjcf_is(child, "inertial")) {
             status = load_inertial(L, child, def);
         } else if (tch_mjcf_is(child, "freejoint")) {
-            status = load_freejoint(L, child, def, parent);
+            status = load_freejoint(L, child, def, parent, joints);
         } else if (tch_mjcf_is(child, "joint")) {
-            status = load_joint(L, child, def, parent);
+            status = load_joint(L, child, def, parent, class_index, joints);
         }
     }
+    def->free_joint = joints->free_joint;
     return status;
 }
 
@@ -483,12 +648,16 @@ static tch_status load_body(tch_mjcf_loader* L, const xmlNode* node, tch_body_id
                                  child_class);
         }
     }
+    body_joints joints = {.count = 0};
     if (status == TCH_OK) {
-        status = load_body_properties(L, node, &def);
+        status = load_body_properties(L, node, &def, class_index, &joints);
     }
     tch_body_id id = TCH_WORLD_BODY;
     if (status == TCH_OK) {
         status = tch_mjcf_spec_status(L, node, tch_spec_add_body(L->spec, &def, &id, L->err));
+    }
+    if (status == TCH_OK) {
+        status = add_joints(L, node, id, &joints);
     }
     return status == TCH_OK ? load_children(L, node, id, class_index) : status;
 }
@@ -512,6 +681,8 @@ static tch_status load_children(tch_mjcf_loader* L, const xmlNode* node, tch_bod
          child = tch_mjcf_next_element(child)) {
         if (tch_mjcf_is(child, "body")) {
             status = load_body(L, child, body, class_index);
+        } else if (tch_mjcf_is(child, "site")) {
+            status = load_site(L, child, body);
         } else if (body.index == 0 && is_body_property(child)) {
             status = tch_mjcf_fail(L, child, TCH_ERR_PARSE,
                                    "is not allowed in <worldbody> (expected it in a <body>)");

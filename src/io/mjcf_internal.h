@@ -32,10 +32,21 @@ typedef struct tch_mjcf_geom_attrs {
     tch_real fromto[6]; /* from (x y z), to (x y z) in the body frame */
 } tch_mjcf_geom_attrs;
 
+/* Attributes of a joint that default classes can set: `limited` stays "auto" until the joint
+ * is complete (compiler autolimits then decides from whether a range was given). */
+typedef enum tch_mjcf_limited { TCH_MJCF_LIMITED_AUTO, TCH_MJCF_LIMITED_FALSE, TCH_MJCF_LIMITED_TRUE } tch_mjcf_limited;
+
+typedef struct tch_mjcf_joint_attrs {
+    tch_joint_def def;
+    tch_mjcf_limited limited;
+    bool range_given;
+} tch_mjcf_joint_attrs;
+
 /* A default class, flattened: its templates already include its ancestors' settings. */
 typedef struct tch_mjcf_class {
     char name[64];
     tch_mjcf_geom_attrs geom;
+    tch_mjcf_joint_attrs joint;
     tch_vec3 mesh_scale;
 } tch_mjcf_class;
 
@@ -46,12 +57,20 @@ typedef struct tch_mjcf_loader {
     char mesh_dir[1024];     /* compiler meshdir (or assetdir), "" when none */
     bool angle_degrees;      /* compiler angle; MuJoCo's default is degree */
     char euler_seq[4];       /* compiler eulerseq, MuJoCo's default "xyz" */
+    bool autolimits;         /* compiler autolimits, MuJoCo's default true */
     tch_mjcf_class* classes; /* [class_count] */
     int class_count, class_capacity;
     char (*warned)[96]; /* keys of warnings given once per load */
     int warned_count, warned_capacity;
+    void* user;              /* the document loader's own state (URDF: the package path) */
     tch_error* err;
 } tch_mjcf_loader;
+
+/* Reads the XML file at path with the loader's machinery (C locale, errors with lines, no
+ * network) and hands its root element to load_root, which fills L->spec (mjcf_load.c). */
+typedef tch_status (*tch_xml_root_loader)(tch_mjcf_loader* L, const xmlNode* root);
+tch_status tch_xml_load_path(const char* path, tch_xml_root_loader load_root, void* user,
+                             tch_spec** out, tch_error* err);
 
 /* ---- errors and warnings (xml_util.c) ---- */
 
@@ -135,6 +154,9 @@ tch_status tch_mjcf_node_class(tch_mjcf_loader* L, const xmlNode* node, int inhe
 /* The geom template of a class; index -1 gives the built-in defaults. */
 tch_mjcf_geom_attrs tch_mjcf_geom_template(const tch_mjcf_loader* L, int class_index);
 
+/* The joint template of a class; index -1 gives the built-in defaults. */
+tch_mjcf_joint_attrs tch_mjcf_joint_template(const tch_mjcf_loader* L, int class_index);
+
 /* MJCF friction (1 to 3 numbers >= 0): *sliding gets the first, touche's coefficient. */
 tch_status tch_mjcf_read_friction(tch_mjcf_loader* L, const xmlNode* node, tch_real* sliding);
 
@@ -143,7 +165,14 @@ tch_status tch_mjcf_read_friction(tch_mjcf_loader* L, const xmlNode* node, tch_r
 /* Applies the attributes of a <geom> (in a body or a default) over `attrs`. */
 tch_status tch_mjcf_apply_geom_attrs(tch_mjcf_loader* L, const xmlNode* node,
                                      tch_mjcf_geom_attrs* attrs);
+/* Applies the attributes of a <joint> (in a body or a default) over `attrs`. */
+tch_status tch_mjcf_apply_joint_attrs(tch_mjcf_loader* L, const xmlNode* node,
+                                      tch_mjcf_joint_attrs* attrs);
 tch_status tch_mjcf_load_worldbody(tch_mjcf_loader* L, const xmlNode* node);
+
+/* ---- actuators (mjcf_actuator.c) ---- */
+
+tch_status tch_mjcf_load_actuators(tch_mjcf_loader* L, const xmlNode* node);
 
 /* ---- assets (mjcf_asset.c) ---- */
 

@@ -55,6 +55,13 @@ tch_mjcf_geom_attrs tch_mjcf_geom_template(const tch_mjcf_loader* L, int class_i
     return (tch_mjcf_geom_attrs){.def = tch_geom_def_default()};
 }
 
+tch_mjcf_joint_attrs tch_mjcf_joint_template(const tch_mjcf_loader* L, int class_index) {
+    if (class_index >= 0) {
+        return L->classes[class_index].joint;
+    }
+    return (tch_mjcf_joint_attrs){.def = tch_joint_def_default()};
+}
+
 static tch_vec3 mesh_scale_template(const tch_mjcf_loader* L, int class_index) {
     return class_index >= 0 ? L->classes[class_index].mesh_scale : tch_v3(1, 1, 1);
 }
@@ -77,6 +84,7 @@ static tch_status add_class(tch_mjcf_loader* L, const xmlNode* node, const char*
     tch_mjcf_class* c = &L->classes[L->class_count];
     tch_copy_string(c->name, sizeof c->name, name);
     c->geom = tch_mjcf_geom_template(L, parent);
+    c->joint = tch_mjcf_joint_template(L, parent);
     c->mesh_scale = mesh_scale_template(L, parent);
     *index = L->class_count++;
     return TCH_OK;
@@ -120,6 +128,8 @@ static tch_status load_default(tch_mjcf_loader* L, const xmlNode* node, int pare
          child = tch_mjcf_next_element(child)) {
         if (tch_mjcf_is(child, "geom")) {
             status = tch_mjcf_apply_geom_attrs(L, child, &L->classes[index].geom);
+        } else if (tch_mjcf_is(child, "joint")) {
+            status = tch_mjcf_apply_joint_attrs(L, child, &L->classes[index].joint);
         } else if (tch_mjcf_is(child, "mesh")) {
             status = read_mesh_default(L, child, index);
         } else if (!tch_mjcf_is(child, "default")) {
@@ -186,7 +196,8 @@ static tch_status read_mesh_dir(tch_mjcf_loader* L, const xmlNode* node) {
 
 static tch_status load_compiler(tch_mjcf_loader* L, const xmlNode* node) {
     static const char* const known[] = {"angle",    "meshdir",    "assetdir",
-                                        "eulerseq", "coordinate", NULL};
+                                        "eulerseq", "coordinate", "autolimits", NULL};
+    static const char* const booleans[] = {"false", "true", NULL};
     static const char* const angles[] = {"degree", "radian", NULL};
     static const char* const coordinates[] = {"local", "global", NULL};
     int angle = L->angle_degrees ? 0 : 1, coordinate = 0;
@@ -202,6 +213,11 @@ static tch_status load_compiler(tch_mjcf_loader* L, const xmlNode* node) {
                              "coordinate=\"global\" is not supported yet (expected \"local\")");
     }
     L->angle_degrees = angle == 0;
+    int autolimits = L->autolimits ? 1 : 0;
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_keyword(L, node, "autolimits", booleans, &autolimits);
+    }
+    L->autolimits = autolimits == 1;
     if (status == TCH_OK) {
         status = read_euler_seq(L, node);
     }
@@ -408,6 +424,9 @@ static int free_body_count(const tch_spec* spec) {
 
 static tch_status check_key_lengths(tch_mjcf_loader* L, const xmlNode* node,
                                     const tch_key_def* def) {
+    if (tch_spec_joint_count(L->spec) > 0) {
+        return TCH_OK; /* articulated: the compiler checks the lengths against nq and nv */
+    }
     int free_count = free_body_count(L->spec);
     if (def->qpos && def->qpos_count != 7 * free_count) {
         return tch_mjcf_fail(L, node, TCH_ERR_PARSE,
@@ -434,10 +453,10 @@ static tch_status check_key_lengths(tch_mjcf_loader* L, const xmlNode* node,
 }
 
 static tch_status load_key(tch_mjcf_loader* L, const xmlNode* node) {
-    static const char* const known[] = {"name", "time", "qpos", "qvel", NULL};
+    static const char* const known[] = {"name", "time", "qpos", "qvel", "ctrl", NULL};
     tch_key_def def = tch_key_def_default();
     def.source = tch_mjcf_source(L, node);
-    tch_real *qpos = NULL, *qvel = NULL;
+    tch_real *qpos = NULL, *qvel = NULL, *ctrl = NULL;
     int count = 0;
     tch_status status = tch_mjcf_check_attributes(L, node, known, false);
     if (status == TCH_OK) {
@@ -452,8 +471,12 @@ static tch_status load_key(tch_mjcf_loader* L, const xmlNode* node) {
     if (status == TCH_OK) {
         status = tch_mjcf_read_real_array(L, node, "qvel", &qvel, &def.qvel_count);
     }
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_real_array(L, node, "ctrl", &ctrl, &def.ctrl_count);
+    }
     def.qpos = qpos;
     def.qvel = qvel;
+    def.ctrl = ctrl;
     if (status == TCH_OK) {
         status = check_key_lengths(L, node, &def);
     }
@@ -462,6 +485,7 @@ static tch_status load_key(tch_mjcf_loader* L, const xmlNode* node) {
     }
     free(qpos);
     free(qvel);
+    free(ctrl);
     return status;
 }
 
@@ -489,6 +513,7 @@ static const struct {
     {"asset", tch_mjcf_load_asset},
     {"worldbody", tch_mjcf_load_worldbody},
     {"contact", load_contact},
+    {"actuator", tch_mjcf_load_actuators},
     {"keyframe", load_keyframe},
 };
 
@@ -503,7 +528,7 @@ static bool is_section(const xmlNode* node) {
     return false;
 }
 
-static tch_status load_root(tch_mjcf_loader* L, const xmlNode* root) {
+static tch_status load_mujoco(tch_mjcf_loader* L, const xmlNode* root) {
     static const char* const known[] = {"model", NULL};
     if (!tch_mjcf_is(root, "mujoco")) {
         return tch_mjcf_fail(L, root, TCH_ERR_PARSE, "is not an MJCF root (expected <mujoco>)");
@@ -568,7 +593,8 @@ static tch_status fail_malformed(tch_mjcf_loader* L, xmlParserCtxtPtr context, f
                     n > 0 ? message : "unknown error");
 }
 
-static tch_status load_document(tch_mjcf_loader* L, const char* bytes, size_t size) {
+static tch_status load_document(tch_mjcf_loader* L, const char* bytes, size_t size,
+                                tch_xml_root_loader load_root) {
     if (size > INT_MAX) {
         return tch_fail(L->err, TCH_ERR_PARSE, L->file, 0,
                         "scene is too large (%zu bytes, "
@@ -609,10 +635,11 @@ static tch_status load_document(tch_mjcf_loader* L, const char* bytes, size_t si
 }
 
 /* Parses with the C numeric locale on this thread (strtod, printf), whatever the caller's. */
-static tch_status load_in_c_locale(tch_mjcf_loader* L, const char* bytes, size_t size) {
+static tch_status load_in_c_locale(tch_mjcf_loader* L, const char* bytes, size_t size,
+                                   tch_xml_root_loader load_root) {
     locale_t c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0);
     locale_t previous = c_locale ? uselocale(c_locale) : (locale_t)0;
-    tch_status status = load_document(L, bytes, size);
+    tch_status status = load_document(L, bytes, size, load_root);
     if (c_locale) {
         uselocale(previous);
         freelocale(c_locale);
@@ -621,16 +648,19 @@ static tch_status load_in_c_locale(tch_mjcf_loader* L, const char* bytes, size_t
 }
 
 static tch_status load_buffer(const char* bytes, size_t size, const char* scene_dir,
-                              const char* file, tch_spec** out, tch_error* err) {
+                              const char* file, tch_xml_root_loader load_root, void* user,
+                              tch_spec** out, tch_error* err) {
     tch_error_clear(err);
-    tch_mjcf_loader L = {.file = file, .angle_degrees = true, .euler_seq = "xyz", .err = err};
+    tch_mjcf_loader L = {.file = file, .angle_degrees = true, .euler_seq = "xyz",
+                          .autolimits = true, .err = err};
     tch_copy_string(L.scene_dir, sizeof L.scene_dir, scene_dir);
     L.spec = tch_spec_create();
     if (!L.spec) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, file, 0, "out of memory");
     }
     xmlInitParser();
-    tch_status status = load_in_c_locale(&L, bytes, size);
+    L.user = user;
+    tch_status status = load_in_c_locale(&L, bytes, size, load_root);
     free(L.classes);
     free(L.warned);
     if (status != TCH_OK) {
@@ -690,7 +720,8 @@ static void directory_of(const char* path, char* out, size_t size) {
     }
 }
 
-tch_status tch_mjcf_load(const char* path, tch_spec** out, tch_error* err) {
+tch_status tch_xml_load_path(const char* path, tch_xml_root_loader load_root, void* user,
+                             tch_spec** out, tch_error* err) {
     *out = NULL;
     char* bytes = NULL;
     size_t size = 0;
@@ -700,14 +731,19 @@ tch_status tch_mjcf_load(const char* path, tch_spec** out, tch_error* err) {
     }
     char dir[1024];
     directory_of(path, dir, sizeof dir);
-    status = load_buffer(bytes, size, dir, path, out, err);
+    status = load_buffer(bytes, size, dir, path, load_root, user, out, err);
     free(bytes);
     return status;
+}
+
+tch_status tch_mjcf_load(const char* path, tch_spec** out, tch_error* err) {
+    return tch_xml_load_path(path, load_mujoco, NULL, out, err);
 }
 
 tch_status tch_mjcf_load_string(const char* xml, const char* base_dir, const char* name,
                                 tch_spec** out, tch_error* err) {
     *out = NULL;
-    return load_buffer(xml, strlen(xml), base_dir ? base_dir : ".", name ? name : "(string)", out,
+    return load_buffer(xml, strlen(xml), base_dir ? base_dir : ".", name ? name : "(string)",
+                       load_mujoco, NULL, out,
                        err);
 }

@@ -262,11 +262,57 @@ static void write_inertial(writer* w, const tch_body_def* b, int depth) {
     fputs("/>\n", w->f);
 }
 
-/* Writes the geoms and child bodies of `body` (0: the world) at `depth`. */
+/* The joints of `body` in their order, every attribute explicit (angles in radians, the
+ * compiler's unit here; limited spelled out whatever autolimits says). */
+static void write_joints(writer* w, int body, int depth) {
+    for (int j = 1; j <= tch_spec_joint_count(w->spec); ++j) {
+        if (tch_spec_joint_body(w->spec, j).index != body) {
+            continue;
+        }
+        const tch_joint_def* joint = tch_spec_joint(w->spec, j);
+        indent(w, depth);
+        fputs("<joint", w->f);
+        write_name(w, joint->name);
+        write_string(w, "type", tch_joint_type_name(joint->type));
+        write_vec3(w, "pos", joint->pos);
+        write_vec3(w, "axis", joint->axis);
+        write_string(w, "limited", joint->limited ? "true" : "false");
+        if (joint->limited) {
+            write_reals(w, "range", joint->range, 2);
+        }
+        const struct {
+            const char* name;
+            tch_real value;
+        } reals[] = {{"ref", joint->ref},           {"springref", joint->springref},
+                     {"stiffness", joint->stiffness}, {"damping", joint->damping},
+                     {"armature", joint->armature}, {"frictionloss", joint->frictionloss}};
+        for (size_t i = 0; i < sizeof reals / sizeof reals[0]; ++i) {
+            write_real(w, reals[i].name, reals[i].value);
+        }
+        fputs("/>\n", w->f);
+    }
+}
+
+static void write_sites(writer* w, int body, int depth) {
+    for (int s = 1; s <= tch_spec_site_count(w->spec); ++s) {
+        if (tch_spec_site_body(w->spec, s).index == body) {
+            const tch_site_def* site = tch_spec_site(w->spec, s);
+            indent(w, depth);
+            fputs("<site", w->f);
+            write_name(w, site->name);
+            write_vec3(w, "pos", site->p_BS);
+            write_quat(w, "quat", site->q_BS);
+            fputs("/>\n", w->f);
+        }
+    }
+}
+
+/* Writes the geoms, sites and child bodies of `body` (0: the world) at `depth`. */
 static void write_body_contents(writer* w, int body, int depth) {
     for (int k = w->geom_start[body]; k < w->geom_start[body + 1]; ++k) {
         write_geom(w, w->geoms_by_body[k], depth);
     }
+    write_sites(w, body, depth);
     for (int k = w->body_start[body]; k < w->body_start[body + 1]; ++k) {
         int child = w->bodies_by_parent[k];
         const tch_body_def* b = tch_spec_body(w->spec, (tch_body_id){child});
@@ -280,6 +326,7 @@ static void write_body_contents(writer* w, int body, int depth) {
             indent(w, depth + 1);
             fputs("<freejoint/>\n", w->f);
         }
+        write_joints(w, child, depth + 1);
         if (b->has_inertial) {
             write_inertial(w, b, depth + 1);
         }
@@ -310,6 +357,28 @@ static void write_key(writer* w, int index1) {
     if (k->qvel) {
         write_reals(w, "qvel", k->qvel, k->qvel_count);
     }
+    if (k->ctrl) {
+        write_reals(w, "ctrl", k->ctrl, k->ctrl_count);
+    }
+    fputs("/>\n", w->f);
+}
+
+static void write_actuator(writer* w, int index1) {
+    static const char* const tags[] = {"motor", "position", "velocity"};
+    const tch_actuator_def* a = tch_spec_actuator(w->spec, index1);
+    fprintf(w->f, "    <%s", tags[a->type]);
+    write_name(w, a->name);
+    write_string(w, "joint", tch_spec_joint(w->spec, a->joint)->name);
+    write_real(w, "gear", a->gear);
+    write_string(w, "ctrllimited", a->ctrl_limited ? "true" : "false");
+    if (a->ctrl_limited) {
+        write_reals(w, "ctrlrange", a->ctrl_range, 2);
+    }
+    if (a->type == TCH_ACTUATOR_POSITION) {
+        write_real(w, "kp", a->kp);
+    } else if (a->type == TCH_ACTUATOR_VELOCITY) {
+        write_real(w, "kv", a->kv);
+    }
     fputs("/>\n", w->f);
 }
 
@@ -329,6 +398,7 @@ static void write_document(writer* w) {
     write_body_contents(w, 0, 2);
     fputs("  </worldbody>\n", w->f);
     write_section(w, "contact", tch_spec_pair_count(w->spec), write_pair);
+    write_section(w, "actuator", tch_spec_actuator_count(w->spec), write_actuator);
     write_section(w, "keyframe", tch_spec_key_count(w->spec), write_key);
     fputs("</mujoco>\n", w->f);
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "contact/contact.h"
+#include "dynamics/articulation.h"
 #include "geometry/hull.h"
 #include "touche/model.h"
 
@@ -31,8 +32,13 @@ void tch_model_destroy(tch_model* m) {
         m->geom_X_BG, m->geom_X_RG, m->geom_mesh, m->geom_contype, m->geom_conaffinity,
         m->geom_rbound, m->geom_contact, m->mesh_name, m->mesh_hull, m->pair_geom_a,
         m->pair_geom_b, m->pair_params, m->key_name, m->key_time, m->key_qpos, m->key_qvel,
-        m->qpos0,
+        m->qpos0, m->joint_name, m->joint_type, m->joint_body, m->joint_qpos_adr,
+        m->joint_qvel_adr, m->joint_limited, m->joint_range, m->site_name, m->site_body,
+        m->site_X_BS, m->actuator_name, m->actuator_type, m->actuator_joint, m->actuator_gear,
+        m->actuator_kp, m->actuator_kv, m->actuator_ctrl_limited, m->actuator_ctrl_range,
+        m->key_ctrl,
     };
+    tch_articulation_destroy(m->articulation);
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
         free(arrays[i]);
     }
@@ -61,4 +67,16 @@ int tch_model_geom_index(const tch_model* m, const char* name) {
 
 int tch_model_key_index(const tch_model* m, const char* name) {
     return find_name((const char(*)[64])m->key_name, m->key_count, name);
+}
+
+int tch_model_site_index(const tch_model* m, const char* name) {
+    return find_name((const char(*)[64])m->site_name, m->site_count, name);
+}
+
+int tch_model_joint_index(const tch_model* m, const char* name) {
+    return find_name((const char(*)[64])m->joint_name, m->joint_count, name);
+}
+
+int tch_model_actuator_index(const tch_model* m, const char* name) {
+    return find_name((const char(*)[64])m->actuator_name, m->actuator_count, name);
 }

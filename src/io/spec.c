@@ -13,15 +13,26 @@ typedef struct geom_record {
     int body;
 } geom_record;
 
+typedef struct joint_record {
+    tch_joint_def def;
+    int body;
+} joint_record;
+
+typedef struct site_record {
+    tch_site_def def;
+    int body;
+} site_record;
+
 typedef struct mesh_record {
     tch_mesh_def def; /* def.vertices points to `vertices` */
     tch_vec3* vertices;
 } mesh_record;
 
 typedef struct key_record {
-    tch_key_def def; /* def.qpos / def.qvel point to the buffers below */
+    tch_key_def def; /* def.qpos / def.qvel / def.ctrl point to the buffers below */
     tch_real* qpos;
     tch_real* qvel;
+    tch_real* ctrl;
 } key_record;
 
 struct tch_spec {
@@ -30,6 +41,10 @@ struct tch_spec {
     char model_name[64];
     tch_body_def* bodies; /* [body_count], body id i is bodies[i - 1] */
     int body_count, body_capacity;
+    joint_record* joints;
+    int joint_count, joint_capacity;
+    site_record* sites;
+    int site_count, site_capacity;
     geom_record* geoms;
     int geom_count, geom_capacity;
     mesh_record* meshes;
@@ -38,6 +53,8 @@ struct tch_spec {
     int pair_count, pair_capacity;
     key_record* keys;
     int key_count, key_capacity;
+    tch_actuator_def* actuators;
+    int actuator_count, actuator_capacity;
     char** warnings;
     int warning_count, warning_capacity;
 };
@@ -79,6 +96,23 @@ tch_body_def tch_body_def_default(void) {
         .q_BI = {1, 0, 0, 0},
         .cookie = TCH_SPEC_DEF_COOKIE,
     };
+}
+
+tch_joint_def tch_joint_def_default(void) {
+    return (tch_joint_def){
+        .type = TCH_JOINT_HINGE, /* MJCF's default */
+        .axis = {0, 0, 1},
+        .cookie = TCH_SPEC_DEF_COOKIE,
+    };
+}
+
+tch_site_def tch_site_def_default(void) {
+    return (tch_site_def){.q_BS = {1, 0, 0, 0}, .cookie = TCH_SPEC_DEF_COOKIE};
+}
+
+tch_actuator_def tch_actuator_def_default(void) {
+    return (tch_actuator_def){.type = TCH_ACTUATOR_MOTOR, .gear = 1, .kp = 1, .kv = 1,
+                              .cookie = TCH_SPEC_DEF_COOKIE};
 }
 
 tch_geom_def tch_geom_def_default(void) {
@@ -126,15 +160,19 @@ void tch_spec_destroy(tch_spec* spec) {
     for (int i = 0; i < spec->key_count; ++i) {
         free(spec->keys[i].qpos);
         free(spec->keys[i].qvel);
+        free(spec->keys[i].ctrl);
     }
     for (int i = 0; i < spec->warning_count; ++i) {
         free(spec->warnings[i]);
     }
     free(spec->bodies);
+    free(spec->joints);
+    free(spec->sites);
     free(spec->geoms);
     free(spec->meshes);
     free(spec->pairs);
     free(spec->keys);
+    free(spec->actuators);
     free(spec->warnings);
     free(spec);
 }
@@ -291,6 +329,72 @@ tch_status tch_spec_add_body(tch_spec* spec, const tch_body_def* def, tch_body_i
     return TCH_OK;
 }
 
+/* ---- joints ---- */
+
+static const tch_source* joint_source_named(const tch_spec* spec, const char* name) {
+    int index = tch_spec_find_joint(spec, name);
+    return index > 0 ? &spec->joints[index - 1].def.source : NULL;
+}
+
+tch_status tch_spec_add_joint(tch_spec* spec, tch_body_id body, const tch_joint_def* def,
+                              int* out, tch_error* err) {
+    tch_status status = check_named_def(def->cookie, "joint", def->name,
+                                        joint_source_named(spec, def->name), &def->source, err);
+    if (status != TCH_OK) {
+        return status;
+    }
+    if (body.index < 1 || body.index > spec->body_count) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "joint '%s': body %d does not exist (expected 1..%d; the world has no "
+                        "joints)",
+                        def->name, body.index, spec->body_count);
+    }
+    if (def->type < TCH_JOINT_FREE || def->type > TCH_JOINT_HINGE) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "joint '%s': type %d is not a joint type (expected free, ball, slide "
+                        "or hinge)",
+                        def->name, (int)def->type);
+    }
+    if (!RESERVE_ONE(spec->joints, spec->joint_count, spec->joint_capacity)) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding a joint");
+    }
+    spec->joints[spec->joint_count++] = (joint_record){*def, body.index};
+    if (out) {
+        *out = spec->joint_count;
+    }
+    return TCH_OK;
+}
+
+/* ---- sites ---- */
+
+static const tch_source* site_source_named(const tch_spec* spec, const char* name) {
+    for (int i = 0; name && name[0] != '\0' && i < spec->site_count; ++i) {
+        if (strncmp(spec->sites[i].def.name, name, 64) == 0) {
+            return &spec->sites[i].def.source;
+        }
+    }
+    return NULL;
+}
+
+tch_status tch_spec_add_site(tch_spec* spec, tch_body_id body, const tch_site_def* def,
+                             tch_error* err) {
+    tch_status status = check_named_def(def->cookie, "site", def->name,
+                                        site_source_named(spec, def->name), &def->source, err);
+    if (status != TCH_OK) {
+        return status;
+    }
+    if (body.index < 0 || body.index > spec->body_count) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "site '%s': body %d does not exist (expected 0 for the world or 1..%d)",
+                        def->name, body.index, spec->body_count);
+    }
+    if (!RESERVE_ONE(spec->sites, spec->site_count, spec->site_capacity)) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding a site");
+    }
+    spec->sites[spec->site_count++] = (site_record){*def, body.index};
+    return TCH_OK;
+}
+
 /* ---- geoms ---- */
 
 static bool geom_type_is_valid(tch_geom_type type) {
@@ -443,18 +547,27 @@ tch_status tch_spec_add_key(tch_spec* spec, const tch_key_def* def, tch_error* e
     if (status == TCH_OK) {
         status = check_key_array(def, "qvel", def->qvel, def->qvel_count, err);
     }
+    if (status == TCH_OK) {
+        status = check_key_array(def, "ctrl", def->ctrl, def->ctrl_count, err);
+    }
     if (status != TCH_OK) {
         return status;
     }
-    key_record record = {*def, NULL, NULL};
+    key_record record = {*def, NULL, NULL, NULL};
     if (!RESERVE_ONE(spec->keys, spec->key_count, spec->key_capacity) ||
         !copy_array(def->qpos, def->qpos_count, sizeof(tch_real), (void**)&record.qpos) ||
-        !copy_array(def->qvel, def->qvel_count, sizeof(tch_real), (void**)&record.qvel)) {
+        !copy_array(def->qvel, def->qvel_count, sizeof(tch_real), (void**)&record.qvel) ||
+        !copy_array(def->ctrl, def->ctrl_count, sizeof(tch_real), (void**)&record.ctrl)) {
         free(record.qpos);
+        free(record.qvel);
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding a key");
     }
     record.def.qpos = record.qpos;
     record.def.qvel = record.qvel;
+    record.def.ctrl = record.ctrl;
+    if (!record.ctrl) {
+        record.def.ctrl_count = 0;
+    }
     if (!record.qpos) {
         record.def.qpos_count = 0;
     }
@@ -463,6 +576,45 @@ tch_status tch_spec_add_key(tch_spec* spec, const tch_key_def* def, tch_error* e
     }
     spec->keys[spec->key_count++] = record;
     return TCH_OK;
+}
+
+/* ---- actuators ---- */
+
+tch_status tch_spec_add_actuator(tch_spec* spec, const tch_actuator_def* def, tch_error* err) {
+    const tch_source* existing = NULL;
+    for (int i = 0; def->name[0] != '\0' && i < spec->actuator_count && !existing; ++i) {
+        if (strncmp(spec->actuators[i].name, def->name, 64) == 0) {
+            existing = &spec->actuators[i].source;
+        }
+    }
+    tch_status status = check_named_def(def->cookie, "actuator", def->name, existing,
+                                        &def->source, err);
+    if (status != TCH_OK) {
+        return status;
+    }
+    if (def->joint < 1 || def->joint > spec->joint_count) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "actuator '%s': joint %d does not exist (expected 1..%d)", def->name,
+                        def->joint, spec->joint_count);
+    }
+    if (def->type < TCH_ACTUATOR_MOTOR || def->type > TCH_ACTUATOR_VELOCITY) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "actuator '%s': type %d is not an actuator type", def->name,
+                        (int)def->type);
+    }
+    if (!RESERVE_ONE(spec->actuators, spec->actuator_count, spec->actuator_capacity)) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding an actuator");
+    }
+    spec->actuators[spec->actuator_count++] = *def;
+    return TCH_OK;
+}
+
+int tch_spec_actuator_count(const tch_spec* spec) {
+    return spec->actuator_count;
+}
+
+const tch_actuator_def* tch_spec_actuator(const tch_spec* spec, int index1) {
+    return index1 >= 1 && index1 <= spec->actuator_count ? &spec->actuators[index1 - 1] : NULL;
 }
 
 /* ---- contact override, model name ---- */
@@ -530,6 +682,31 @@ int tch_spec_pair_count(const tch_spec* spec) {
 int tch_spec_key_count(const tch_spec* spec) {
     return spec->key_count;
 }
+int tch_spec_joint_count(const tch_spec* spec) {
+    return spec->joint_count;
+}
+int tch_spec_site_count(const tch_spec* spec) {
+    return spec->site_count;
+}
+
+const tch_site_def* tch_spec_site(const tch_spec* spec, int index1) {
+    return index1 >= 1 && index1 <= spec->site_count ? &spec->sites[index1 - 1].def : NULL;
+}
+
+tch_body_id tch_spec_site_body(const tch_spec* spec, int index1) {
+    return (tch_body_id){index1 >= 1 && index1 <= spec->site_count ? spec->sites[index1 - 1].body
+                                                                    : 0};
+}
+
+const tch_joint_def* tch_spec_joint(const tch_spec* spec, int index1) {
+    return index1 >= 1 && index1 <= spec->joint_count ? &spec->joints[index1 - 1].def : NULL;
+}
+
+tch_body_id tch_spec_joint_body(const tch_spec* spec, int index1) {
+    return (tch_body_id){index1 >= 1 && index1 <= spec->joint_count
+                             ? spec->joints[index1 - 1].body
+                             : 0};
+}
 
 const tch_body_def* tch_spec_body(const tch_spec* spec, tch_body_id id) {
     return id.index >= 1 && id.index <= spec->body_count ? &spec->bodies[id.index - 1] : NULL;
@@ -575,6 +752,11 @@ static int find_named(const void* items, int count, size_t stride, size_t name_o
 tch_body_id tch_spec_find_body(const tch_spec* spec, const char* name) {
     return (tch_body_id){find_named(spec->bodies, spec->body_count, sizeof(tch_body_def),
                                     offsetof(tch_body_def, name), name)};
+}
+
+int tch_spec_find_joint(const tch_spec* spec, const char* name) {
+    return find_named(spec->joints, spec->joint_count, sizeof(joint_record),
+                      offsetof(joint_record, def.name), name);
 }
 
 tch_geom_id tch_spec_find_geom(const tch_spec* spec, const char* name) {
@@ -642,6 +824,21 @@ bool tch_geom_type_parse(const char* name, tch_geom_type* out) {
     }
     *out = (tch_geom_type)i;
     return true;
+}
+
+const char* tch_joint_type_name(tch_joint_type type) {
+    static const char* const names[] = {"free", "ball", "slide", "hinge"};
+    return type >= TCH_JOINT_FREE && type <= TCH_JOINT_HINGE ? names[type] : "unknown";
+}
+
+int tch_joint_qpos_count(tch_joint_type type) {
+    static const int counts[] = {7, 4, 1, 1};
+    return type >= TCH_JOINT_FREE && type <= TCH_JOINT_HINGE ? counts[type] : 0;
+}
+
+int tch_joint_qvel_count(tch_joint_type type) {
+    static const int counts[] = {6, 3, 1, 1};
+    return type >= TCH_JOINT_FREE && type <= TCH_JOINT_HINGE ? counts[type] : 0;
 }
 
 const char* tch_point_law_name(tch_point_law law) {

@@ -302,15 +302,14 @@ static void test_warnings_for_ignored_input(void) {
     ENSURE(spec != NULL);
     ENSURE(has_warning(spec, "scene.xml:2: <visual> in <mujoco> is ignored"));
     ENSURE(has_warning(spec, "scene.xml:3: <size>"));
-    ENSURE(has_warning(spec, "scene.xml:5: <site> in <worldbody> is ignored"));
+    ENSURE(tch_spec_site_count(spec) == 3); /* sites are named frames now */
     ENSURE(has_warning(spec, "scene.xml:7: attribute 'condim' of <geom> is ignored"));
     ENSURE(has_warning(spec, "scene.xml:7: unknown attribute touche:bogus"));
     ENSURE(has_warning(spec, "scene.xml:9: unknown element <gizmo>"));
     ENSURE(has_warning(spec, "scene.xml:10: <camera> in <body>"));
     ENSURE(has_warning(spec, "scene.xml:12: <exclude> is not supported yet"));
-    /* once each: visual, size, site (worldbody), site (body), condim, bogus, gizmo, camera,
-     * exclude */
-    ENSURE(tch_spec_warning_count(spec) == 9);
+    /* once each: visual, size, condim, bogus, gizmo, camera, exclude */
+    ENSURE(tch_spec_warning_count(spec) == 7);
     tch_spec_destroy(spec);
 }
 
@@ -385,7 +384,7 @@ static const bad_case bad_cases[] = {
     {"<mujoco>\n<worldbody><geom name=\"a\" size=\"1\"/>\n<geom name=\"a\" size=\"1\"/>"
      "</worldbody></mujoco>",
      TCH_ERR_INVALID_ARGUMENT, 3, "geom", "duplicate geom name 'a'"},
-    {"<mujoco>\n<worldbody><body><inertial mass=\"0\" diaginertia=\"1 1 1\"/></body></worldbody>"
+    {"<mujoco>\n<worldbody><body><inertial mass=\"-1\" diaginertia=\"1 1 1\"/></body></worldbody>"
      "</mujoco>",
      TCH_ERR_PARSE, 2, "inertial", "mass"},
     {"<mujoco>\n<worldbody><body><inertial mass=\"1\" diaginertia=\"1 1 3\"/></body></worldbody>"
@@ -396,14 +395,14 @@ static const bad_case bad_cases[] = {
      TCH_ERR_PARSE, 2, "inertial", "positive definite"},
     {"<mujoco>\n<worldbody><body><inertial mass=\"1\"/></body></worldbody></mujoco>", TCH_ERR_PARSE,
      2, "inertial", "neither"},
-    {"<mujoco>\n<worldbody><body><joint type=\"hinge\"/></body></worldbody></mujoco>",
-     TCH_ERR_UNSUPPORTED, 2, "joint",
-     "joint type 'hinge' is not supported yet (articulated bodies)"},
-    {"<mujoco>\n<worldbody><body><joint/></body></worldbody></mujoco>", TCH_ERR_UNSUPPORTED, 2,
-     "joint", "hinge"},
+    {"<mujoco>\n<worldbody><body><joint type=\"hinge\" axis=\"0 0 0\"/></body></worldbody>"
+     "</mujoco>",
+     TCH_ERR_PARSE, 2, "joint", "axis: expected a non-zero vector"},
+    {"<mujoco>\n<worldbody><body><joint range=\"1 0\"/></body></worldbody></mujoco>",
+     TCH_ERR_PARSE, 2, "joint", "lower limit 1 is above upper limit 0"},
     {"<mujoco>\n<worldbody><body><freejoint/><body>\n<freejoint/></body></body></worldbody>"
      "</mujoco>",
-     TCH_ERR_UNSUPPORTED, 3, "freejoint", "only supported in a child of <worldbody>"},
+     TCH_ERR_PARSE, 3, "freejoint", "only in a child of <worldbody>"},
     {"<mujoco>\n<worldbody><freejoint/></worldbody></mujoco>", TCH_ERR_PARSE, 2, "freejoint",
      "not allowed in <worldbody>"},
     {"<mujoco>\n<contact><pair geom1=\"a\" geom2=\"b\"/></contact></mujoco>", TCH_ERR_PARSE, 2,
@@ -562,12 +561,62 @@ static bool same_mesh(const tch_mesh_def* a, const tch_mesh_def* b) {
     return true;
 }
 
+static bool same_joint(const tch_joint_def* a, const tch_joint_def* b) {
+    return strcmp(a->name, b->name) == 0 && a->type == b->type && SAME_VEC(a->pos, b->pos) &&
+           SAME_VEC(a->axis, b->axis) && a->limited == b->limited &&
+           (!a->limited || same_reals(a->range, b->range, 2)) && same_real(a->ref, b->ref) &&
+           same_real(a->springref, b->springref) && same_real(a->stiffness, b->stiffness) &&
+           same_real(a->damping, b->damping) && same_real(a->armature, b->armature) &&
+           same_real(a->frictionloss, b->frictionloss);
+}
+
+static bool same_actuator(const tch_actuator_def* a, const tch_actuator_def* b) {
+    return strcmp(a->name, b->name) == 0 && a->type == b->type && a->joint == b->joint &&
+           same_real(a->gear, b->gear) && a->ctrl_limited == b->ctrl_limited &&
+           (!a->ctrl_limited || same_reals(a->ctrl_range, b->ctrl_range, 2)) &&
+           (a->type != TCH_ACTUATOR_POSITION || same_real(a->kp, b->kp)) &&
+           (a->type != TCH_ACTUATOR_VELOCITY || same_real(a->kv, b->kv));
+}
+
+/* Joints, sites and actuators, element by element. */
+static bool same_articulation(const tch_spec* a, const tch_spec* b) {
+    if (tch_spec_joint_count(a) != tch_spec_joint_count(b) ||
+        tch_spec_site_count(a) != tch_spec_site_count(b) ||
+        tch_spec_actuator_count(a) != tch_spec_actuator_count(b)) {
+        fprintf(stderr, "joint, site or actuator counts differ\n");
+        return false;
+    }
+    for (int i = 1; i <= tch_spec_joint_count(a); ++i) {
+        if (!same_joint(tch_spec_joint(a, i), tch_spec_joint(b, i)) ||
+            tch_spec_joint_body(a, i).index != tch_spec_joint_body(b, i).index) {
+            fprintf(stderr, "joint %d differs\n", i);
+            return false;
+        }
+    }
+    for (int i = 1; i <= tch_spec_site_count(a); ++i) {
+        const tch_site_def *x = tch_spec_site(a, i), *y = tch_spec_site(b, i);
+        if (strcmp(x->name, y->name) != 0 || !SAME_VEC(x->p_BS, y->p_BS) ||
+            tch_spec_site_body(a, i).index != tch_spec_site_body(b, i).index) {
+            fprintf(stderr, "site %d differs\n", i);
+            return false;
+        }
+    }
+    for (int i = 1; i <= tch_spec_actuator_count(a); ++i) {
+        if (!same_actuator(tch_spec_actuator(a, i), tch_spec_actuator(b, i))) {
+            fprintf(stderr, "actuator %d differs\n", i);
+            return false;
+        }
+    }
+    return true;
+}
+
 static bool same_key(const tch_key_def* a, const tch_key_def* b) {
     return strcmp(a->name, b->name) == 0 && same_real(a->time, b->time) &&
            a->qpos_count == b->qpos_count && a->qvel_count == b->qvel_count &&
            (a->qpos == NULL) == (b->qpos == NULL) && (a->qvel == NULL) == (b->qvel == NULL) &&
            same_reals(a->qpos, b->qpos, a->qpos_count) &&
-           same_reals(a->qvel, b->qvel, a->qvel_count);
+           same_reals(a->qvel, b->qvel, a->qvel_count) && a->ctrl_count == b->ctrl_count &&
+           same_reals(a->ctrl, b->ctrl, a->ctrl_count);
 }
 
 static bool same_pair(const tch_pair_def* a, const tch_pair_def* b, bool with_touche) {
@@ -624,6 +673,9 @@ static bool same_spec(const tch_spec* a, const tch_spec* b, bool with_touche) {
             return false;
         }
     }
+    if (!same_articulation(a, b)) {
+        return false;
+    }
     for (int i = 1; i <= tch_spec_key_count(a); ++i) {
         if (!same_key(tch_spec_key(a, i), tch_spec_key(b, i))) {
             fprintf(stderr, "key %d differs\n", i);
@@ -671,8 +723,8 @@ static void test_round_trip_for_mujoco(void) {
 }
 
 static void test_round_trip_examples(void) {
-    const char* names[] = {"stack13.xml", "pile100.xml"};
-    for (int i = 0; i < 2; ++i) {
+    const char* names[] = {"stack13.xml", "pile100.xml", "puma560.xml"};
+    for (int i = 0; i < 3; ++i) {
         char path[512];
         snprintf(path, sizeof path, TCH_SOURCE_DIR "/examples/%s", names[i]);
         tch_spec* spec = NULL;

@@ -65,6 +65,24 @@ PY
 }
 check "query prints the stack's 13 pairs with 4 points each" query_json
 
+# The PUMA's joints at pose qs: the bias force is the reference's static gravity torque
+# (shared/reference/puma560.md), joint after joint in MuJoCo's order.
+query_joints() {
+  "$touche" query "$root/examples/puma560.xml" --key qs >"$work/joints.json" || return 1
+  /usr/bin/python3 - "$work/joints.json" <<'PY'
+import json, sys
+q = json.load(open(sys.argv[1]))
+joints = q["joints"]
+assert [j["name"] for j in joints] == ["joint%d" % i for i in range(1, 7)], joints
+expected = [0, 46.0069, 8.7722, 0, 0.0283, 0]
+for j, tau in zip(joints, expected):
+    assert abs(j["bias"][0] - tau) < 1e-4, (j, tau)
+    assert j["qvel"] == [0] and j["passive"] == [0] and j["actuator"] == [0]
+assert abs(joints[2]["qpos"][0] + 1.5707963267949) < 1e-12
+PY
+}
+check "query lists the PUMA's joints with their gravity torques" query_joints
+
 box_slide_stops() {
   "$touche" run "$root/examples/box_slide.xml" --key launch --duration 2 --out "$work/slide" 2>/dev/null || return 1
   /usr/bin/python3 - "$work/slide/trajectory.csv" <<'PY'

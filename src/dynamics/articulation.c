@@ -1,0 +1,326 @@
+/* Articulated models in the step (see articulation.h). */
+#include "dynamics/articulation.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "dynamics/kinematics.h"
+#include "math/vec.h"
+
+/* Joint limits for the force models are one-sided spring-dampers with MuJoCo's default limit
+ * impedance (solref = (0.02 s, 1)): a critically damped response of time constant
+ * LIMIT_TIME_CONSTANT on the joint's own inertia A_jj at qpos0 (armature included), so
+ * k = A_jj / tc^2 and b = 2 A_jj / tc, whatever the time step. */
+static const tch_real LIMIT_TIME_CONSTANT = 0.02;
+/* Joint Coulomb friction (frictionloss) is the regularized force -f tanh(v / v_s). v_s is
+ * FRICTION_SPEED, raised where an explicit step of h would make it unstable (its slope f / v_s
+ * on the dof's inertia must keep h f / (v_s A_jj) <= 1): v_s = max(FRICTION_SPEED,
+ * h f / A_jj). */
+static const tch_real FRICTION_SPEED = 1e-2;
+
+#define CALLOC_ARRAY(ptr, n) ((ptr) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof *(ptr)))
+
+void tch_articulation_destroy(tch_articulation* a) {
+    if (!a) {
+        return;
+    }
+    tch_tree_destroy(a->tree);
+    free(a->dof_frictionloss);
+    free(a->dof_friction_speed);
+    free(a->joint_limit_stiffness);
+    free(a->joint_limit_damping);
+    free(a->body_lone);
+    free(a);
+}
+
+/* The diagonal of A at qpos0 sets the limit springs and the friction regularization. */
+static tch_status set_passive_parameters(tch_articulation* a, const tch_real* frictionloss,
+                                         tch_real h, tch_error* err) {
+    const tch_tree* t = a->tree;
+    tch_tree_data* data = NULL;
+    tch_real* qpos = calloc((size_t)(t->nq > 0 ? t->nq : 1), sizeof *qpos);
+    tch_status s = qpos ? tch_tree_data_create(t, 0, &data, err)
+                        : tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory");
+    if (s == TCH_OK) {
+        tch_tree_default_qpos(t, qpos);
+        tch_tree_positions(t, data, qpos);
+        tch_tree_mass_matrix(t, data);
+        for (int j = 0; j < t->joint_count; ++j) {
+            const tch_tree_joint* joint = &t->joints[j];
+            tch_real inertia = data->M[(size_t)joint->dof * (size_t)t->nv + (size_t)joint->dof];
+            a->joint_limit_stiffness[j] = inertia / (LIMIT_TIME_CONSTANT * LIMIT_TIME_CONSTANT);
+            a->joint_limit_damping[j] = 2 * inertia / LIMIT_TIME_CONSTANT;
+            for (int k = joint->dof; k < joint->dof + joint->nv; ++k) {
+                tch_real diagonal = data->M[(size_t)k * (size_t)t->nv + (size_t)k];
+                a->dof_frictionloss[k] = frictionloss[j];
+                a->dof_friction_speed[k] =
+                    diagonal > 0 ? fmax(FRICTION_SPEED, h * frictionloss[j] / diagonal)
+                                 : FRICTION_SPEED;
+            }
+        }
+    }
+    tch_tree_data_destroy(data);
+    free(qpos);
+    return s;
+}
+
+/* body_lone (model numbering: tree body + 1): a free joint's body none of whose descendants
+ * has a joint. */
+static void mark_lone_bodies(tch_articulation* a) {
+    const tch_tree* t = a->tree;
+    for (int j = 0; j < t->joint_count; ++j) {
+        if (t->joints[j].type == TCH_TREE_JOINT_FREE) {
+            a->body_lone[t->joints[j].body + 1] = 1;
+        }
+    }
+    for (int j = 0; j < t->joint_count; ++j) {
+        if (t->joints[j].type == TCH_TREE_JOINT_FREE) {
+            continue;
+        }
+        for (int b = t->body_parent[t->joints[j].body]; b >= 0; b = t->body_parent[b]) {
+            a->body_lone[b + 1] = 0;
+        }
+    }
+}
+
+tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* frictionloss,
+                                   tch_real timestep, tch_articulation** out, tch_error* err) {
+    *out = NULL;
+    tch_articulation* a = calloc(1, sizeof *a);
+    if (!a) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the joints");
+    }
+    tch_status s = tch_tree_create(def, &a->tree, err);
+    if (s == TCH_OK && (!CALLOC_ARRAY(a->dof_frictionloss, a->tree->nv) ||
+                        !CALLOC_ARRAY(a->dof_friction_speed, a->tree->nv) ||
+                        !CALLOC_ARRAY(a->joint_limit_stiffness, a->tree->joint_count) ||
+                        !CALLOC_ARRAY(a->joint_limit_damping, a->tree->joint_count))) {
+        s = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the joints");
+    }
+    if (s == TCH_OK) {
+        s = set_passive_parameters(a, frictionloss, timestep, err);
+    }
+    if (s == TCH_OK && !CALLOC_ARRAY(a->body_lone, def->body_count + 1)) {
+        s = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the joints");
+    }
+    if (s == TCH_OK) {
+        mark_lone_bodies(a);
+    }
+    if (s != TCH_OK) {
+        tch_articulation_destroy(a);
+        return s;
+    }
+    *out = a;
+    return TCH_OK;
+}
+
+tch_status tch_articulation_work_create(const tch_articulation* a, tch_articulation_work** out) {
+    *out = NULL;
+    tch_articulation_work* w = calloc(1, sizeof *w);
+    tch_error ignored;
+    if (!w || tch_tree_data_create(a->tree, 0, &w->tree, &ignored) != TCH_OK ||
+        !CALLOC_ARRAY(w->tau, a->tree->nv) || !CALLOC_ARRAY(w->jacobian, 6 * a->tree->nv)) {
+        tch_articulation_work_destroy(w);
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    *out = w;
+    return TCH_OK;
+}
+
+void tch_articulation_work_destroy(tch_articulation_work* w) {
+    if (!w) {
+        return;
+    }
+    tch_tree_data_destroy(w->tree);
+    free(w->tau);
+    free(w->jacobian);
+    free(w);
+}
+
+/* ---- kinematics ---- */
+
+void tch_articulation_positions(const tch_model* m, tch_data* d, tch_articulation_work* w) {
+    const tch_tree* t = m->articulation->tree;
+    tch_tree_positions(t, w->tree, d->qpos);
+    d->body_X_WB[0] = tch_x_identity();
+    d->body_R_WB[0] = tch_m3_identity();
+    for (int b = 1; b < m->body_count; ++b) {
+        tch_transform X = tch_tree_body_pose(t, w->tree, b - 1);
+        tch_mat3 R = tch_q_to_mat3(X.q);
+        bool link = m->body_free[b];
+        d->body_X_WB[b] = X;
+        d->body_R_WB[b] = R;
+        d->body_p_WCm[b] = tch_x_apply(X, link ? m->body_total_p_BCm[b] : m->body_p_BCm[b]);
+        d->body_I_W[b] = link ? tch_m3_rotate_tensor(R, m->body_total_I_BCm[b]) : tch_m3_zero();
+        d->body_I_inv_W[b] = link ? tch_m3_rotate_tensor(R, m->body_total_I_inv[b]) : tch_m3_zero();
+    }
+    tch_kinematics_frames(m, d);
+}
+
+void tch_articulation_velocities(const tch_model* m, tch_data* d, tch_articulation_work* w) {
+    const tch_tree* t = m->articulation->tree;
+    tch_tree_velocities(t, w->tree, d->qvel);
+    for (int b = 1; b < m->body_count; ++b) {
+        tch_tree_point_velocity(t, w->tree, b - 1, d->body_p_WCm[b], &d->body_w_W[b],
+                                &d->body_v_WCm[b]);
+    }
+}
+
+/* ---- forces ---- */
+
+/* Q += J^T (f, tau) for the wrench of link b about its centre of mass. */
+static void add_link_wrench(const tch_model* m, const tch_data* d, tch_articulation_work* w, int b,
+                            tch_vec3 f_W, tch_vec3 tau_W) {
+    const tch_tree* t = m->articulation->tree;
+    int nv = t->nv;
+    tch_real* J_ang = w->jacobian;
+    tch_real* J_lin = w->jacobian + 3 * nv;
+    tch_tree_point_jacobian(t, w->tree, b - 1, d->body_p_WCm[b], J_ang, J_lin);
+    const tch_real f[3] = {f_W.x, f_W.y, f_W.z}, tau[3] = {tau_W.x, tau_W.y, tau_W.z};
+    for (int r = 0; r < 3; ++r) {
+        for (int k = 0; k < nv; ++k) {
+            w->tau[k] += J_lin[r * nv + k] * f[r] + J_ang[r * nv + k] * tau[r];
+        }
+    }
+}
+
+/* The one-sided limit spring-damper of a hinge or slide at q, v: pushes back in, never pulls. */
+static tch_real limit_force(const tch_articulation* a, int j, tch_real q, tch_real v) {
+    const tch_tree_joint* joint = &a->tree->joints[j];
+    tch_real k = a->joint_limit_stiffness[j], b = a->joint_limit_damping[j];
+    if (q < joint->range[0]) {
+        return fmax(0, k * (joint->range[0] - q) - b * v);
+    }
+    if (q > joint->range[1]) {
+        return fmin(0, -k * (q - joint->range[1]) - b * v);
+    }
+    return 0;
+}
+
+void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* qpos,
+                                     const tch_real* qvel, tch_real* qfrc) {
+    const tch_tree* t = a->tree;
+    tch_tree_passive_forces(t, qpos, qvel, qfrc);
+    for (int j = 0; j < t->joint_count; ++j) {
+        const tch_tree_joint* joint = &t->joints[j];
+        if (joint->limited) {
+            qfrc[joint->dof] += limit_force(a, j, qpos[joint->qpos], qvel[joint->dof]);
+        }
+    }
+    for (int k = 0; k < t->nv; ++k) {
+        if (a->dof_frictionloss[k] > 0) {
+            qfrc[k] -= a->dof_frictionloss[k] * tanh(qvel[k] / a->dof_friction_speed[k]);
+        }
+    }
+}
+
+/* MuJoCo's gain and bias forms: with l = gear q and l' = gear q', f = ctrl (motor),
+ * kp (ctrl - l) (position), kv (ctrl - l') (velocity); the joint receives gear f. */
+static tch_real actuator_force(const tch_model* m, const tch_data* d, int a) {
+    int joint = m->actuator_joint[a];
+    tch_real gear = m->actuator_gear[a], ctrl = d->ctrl[a];
+    if (m->actuator_ctrl_limited[a]) {
+        ctrl = fmin(fmax(ctrl, m->actuator_ctrl_range[a][0]), m->actuator_ctrl_range[a][1]);
+    }
+    switch ((tch_actuator_type)m->actuator_type[a]) {
+    case TCH_ACTUATOR_POSITION:
+        return m->actuator_kp[a] * (ctrl - gear * d->qpos[m->joint_qpos_adr[joint]]);
+    case TCH_ACTUATOR_VELOCITY:
+        return m->actuator_kv[a] * (ctrl - gear * d->qvel[m->joint_qvel_adr[joint]]);
+    default:
+        return ctrl;
+    }
+}
+
+void tch_articulation_actuator_forces(const tch_model* m, tch_data* d, tch_real* qfrc) {
+    for (int a = 0; a < m->actuator_count; ++a) {
+        d->actuator_force[a] = actuator_force(m, d, a);
+        qfrc[m->joint_qvel_adr[m->actuator_joint[a]]] += m->actuator_gear[a] * d->actuator_force[a];
+    }
+}
+
+/* The linearly implicit Euler step in the joint dampers D (m->integrator IMPLICIT):
+ * (A + h D) qacc = Q - (b + g), so that v + h qacc is the step of M v' = f with the damping
+ * force taken at the new velocity (docs/integrators.md's linearization, restricted to the
+ * joints); through CRBA, A + h D and its L^T D L factor (tree_dynamics.c). */
+static tch_status implicit_damping_accelerations(const tch_model* m, tch_data* d,
+                                                 tch_articulation_work* w, tch_error* err) {
+    const tch_tree* t = m->articulation->tree;
+    int nv = t->nv;
+    tch_tree_rnea(t, w->tree, NULL, d->qacc);
+    for (int k = 0; k < nv; ++k) {
+        d->qacc[k] = w->tau[k] - d->qacc[k];
+    }
+    tch_tree_mass_matrix(t, w->tree);
+    for (int k = 0; k < nv; ++k) {
+        w->tree->M[(size_t)k * (size_t)nv + (size_t)k] += m->timestep * t->dof_damping[k];
+    }
+    tch_status s = tch_tree_factor(t, w->tree, err);
+    if (s == TCH_OK) {
+        tch_tree_solve(t, w->tree, d->qacc);
+    }
+    return s;
+}
+
+tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_articulation_work* w,
+                                          tch_error* err) {
+    const tch_articulation* a = m->articulation;
+    tch_articulation_passive_forces(a, d->qpos, d->qvel, w->tau);
+    tch_articulation_actuator_forces(m, d, w->tau);
+    for (int b = 1; b < m->body_count; ++b) {
+        if (!m->body_free[b]) {
+            continue;
+        }
+        /* the tree's bias force holds the link's weight */
+        tch_vec3 f = tch_v3_madd(d->body_force_W[b], -m->body_total_mass[b], m->gravity);
+        tch_vec3 tau = d->body_torque_W[b];
+        if (f.x != 0 || f.y != 0 || f.z != 0 || tau.x != 0 || tau.y != 0 || tau.z != 0) {
+            add_link_wrench(m, d, w, b, f, tau);
+        }
+    }
+    if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+        return implicit_damping_accelerations(m, d, w, err);
+    }
+    return tch_tree_aba(a->tree, w->tree, w->tau, d->qacc, err);
+}
+
+/* ---- energy and integration ---- */
+
+tch_real tch_articulation_energy(const tch_model* m, const tch_data* d,
+                                 const tch_articulation_work* w) {
+    const tch_articulation* a = m->articulation;
+    const tch_tree* t = a->tree;
+    tch_real energy = tch_tree_kinetic_energy(t, w->tree, d->qvel) +
+                      tch_tree_potential_energy(t, w->tree, d->qpos);
+    for (int j = 0; j < t->joint_count; ++j) {
+        const tch_tree_joint* joint = &t->joints[j];
+        if (joint->limited) {
+            tch_real q = d->qpos[joint->qpos];
+            tch_real beyond = fmax(0, fmax(joint->range[0] - q, q - joint->range[1]));
+            energy += a->joint_limit_stiffness[j] * beyond * beyond / 2;
+        }
+    }
+    return energy;
+}
+
+void tch_articulation_advance_positions(const tch_articulation* a, tch_real* qpos,
+                                        const tch_real* qvel, tch_real h) {
+    const tch_tree* t = a->tree;
+    for (int l = 0; l < t->link_count; ++l) {
+        const tch_tree_link* link = &t->links[l];
+        if (link->type == TCH_TREE_LINK_BALL) {
+            tch_real* q = &qpos[link->qpos];
+            const tch_real* v = &qvel[link->dof];
+            tch_quat turned = tch_q_mul((tch_quat){q[0], q[1], q[2], q[3]},
+                                        tch_q_from_rotvec(tch_v3(h * v[0], h * v[1], h * v[2])));
+            turned = tch_q_normalize(turned);
+            q[0] = turned.w, q[1] = turned.x, q[2] = turned.y, q[3] = turned.z;
+        } else {
+            for (int k = 0; k < link->dof_count; ++k) {
+                qpos[link->qpos + k] += h * qvel[link->dof + k];
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+/* Articulated models in the step (docs/articulated.md, "What steps"): the compiled tree of a
+ * model with joints, and what a step does with it.
+ *
+ * A model with a hinge, slide or ball joint is *articulated*: every body becomes a body of one
+ * tch_tree (tree body b - 1 is model body b; free bodies are free joints of the tree, so qpos
+ * and qvel keep MuJoCo's layout, joint after joint in body order). A body with joints is a
+ * *link*: the model marks it body_free (it carries its own dofs) and body_root (its welded
+ * children move with it), and body_total_* hold its welded subtree's mass properties, so the
+ * contact models see a link as they see a free body: its forces and torques about its centre
+ * of mass accumulate in tch_data.body_force_W / body_torque_W (gravity included, as for free
+ * bodies), and its velocity is read from body_v_WCm and body_w_W.
+ *
+ * Per evaluation: tch_articulation_positions and _velocities fill tch_data's body and geom
+ * outputs from the tree's forward kinematics; tch_articulation_accelerations maps each link's
+ * wrench (less its weight, which the tree's bias force holds) to generalized forces through
+ * the link Jacobian, Q = J_v^T f + J_w^T tau (Ruspini and Khatib, seeds/003, eq. 1 with
+ * Gamma = J^T F), adds the joints' passive forces, and solves the articulated-body algorithm.
+ */
+#pragma once
+
+#include "dynamics/tree.h"
+#include "touche/data.h"
+#include "touche/model.h"
+
+/* What a model with joints compiles beyond its arrays. */
+typedef struct tch_articulation {
+    tch_tree* tree;
+    tch_real* dof_frictionloss;      /* [nv] Coulomb joint friction, N m or N */
+    tch_real* dof_friction_speed;    /* [nv] its regularization speed, rad/s or m/s */
+    tch_real* joint_limit_stiffness; /* [joints] of the one-sided limit spring, N m/rad or N/m */
+    tch_real* joint_limit_damping;   /* [joints] N m s/rad or N s/m */
+    /* [bodies] 1 for a free body whose welded subtree carries no joint: it moves as a lone
+     * rigid body, as in a model without joints (the implicit contact system takes it) */
+    unsigned char* body_lone;
+} tch_articulation;
+
+/* Per-data buffers of the articulated step. */
+typedef struct tch_articulation_work {
+    tch_tree_data* tree;
+    tch_real* tau;      /* [nv] generalized forces */
+    tch_real* jacobian; /* [6 nv] angular rows, then linear rows */
+} tch_articulation_work;
+
+/* Builds the tree (errors name the body or joint: tch_error.element) and the passive-force
+ * data. frictionloss is per joint. The limit springs and friction regularization are set from
+ * the joint-space inertia at qpos0 (see articulation.c). */
+tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* frictionloss,
+                                   tch_real timestep, tch_articulation** out, tch_error* err);
+void tch_articulation_destroy(tch_articulation* a);
+
+tch_status tch_articulation_work_create(const tch_articulation* a, tch_articulation_work** out);
+void tch_articulation_work_destroy(tch_articulation_work* w);
+
+/* Body poses, centres of mass, link inertias and geom poses from qpos. */
+void tch_articulation_positions(const tch_model* m, tch_data* d, tch_articulation_work* w);
+/* Body velocities (centre of mass, angular) from qvel, after the positions. */
+void tch_articulation_velocities(const tch_model* m, tch_data* d, tch_articulation_work* w);
+/* qacc from the links' forces and torques in d (after the forces stage), the joints' passive
+ * forces and the bias force. TCH_ERR_NUMERICAL when a dof moves no mass. */
+tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_articulation_work* w,
+                                          tch_error* err);
+/* Springs, dampers, limit springs and regularized friction of the joints, into qfrc [nv]. */
+void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* qpos,
+                                     const tch_real* qvel, tch_real* qfrc);
+/* Each actuator's force into d->actuator_force, and gear times it added to qfrc [nv]. */
+void tch_articulation_actuator_forces(const tch_model* m, tch_data* d, tch_real* qfrc);
+/* Kinetic, gravitational, joint-spring and limit-spring energy, J (after the positions and
+ * velocities). */
+tch_real tch_articulation_energy(const tch_model* m, const tch_data* d,
+                                 const tch_articulation_work* w);
+/* qpos += h * rate(qvel): hinge and slide linear, quaternions turned exactly by exp(h w / 2)
+ * in their own frame. */
+void tch_articulation_advance_positions(const tch_articulation* a, tch_real* qpos,
+                                        const tch_real* qvel, tch_real h);

@@ -1,0 +1,665 @@
+/* Articulated models through the loader, the compiler and the step (docs/articulated.md):
+ * the PUMA 560 of examples/puma560.xml against the reference gravity torques, energy of a
+ * passive chain under RK4, a physical pendulum's period, a joint limit, contact on a link, and
+ * the errors for bad kinematic input. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dynamics/articulation.h"
+#include "engine/engine_internal.h"
+#include "math/vec.h"
+#include "test.h"
+#include "touche/touche.h"
+
+/* ENSURE that also prints `message` (an error's text) when it fails. */
+#define ENSURE_MSG(cond, message)                                                      \
+    do {                                                                               \
+        bool ensure_ok_ = (cond); /* evaluated once: cond may load or compile */       \
+        if (!ensure_ok_) {                                                             \
+            fprintf(stderr, "  (%s)\n", (message));                                   \
+        }                                                                              \
+        ENSURE(ensure_ok_ && #cond);                                                   \
+    } while (0)
+
+static tch_model* compile_string(const char* xml, tch_error* err) {
+    tch_spec* spec = NULL;
+    tch_model* model = NULL;
+    if (tch_mjcf_load_string(xml, ".", "scene.xml", &spec, err) == TCH_OK) {
+        tch_compile(spec, &model, err);
+    }
+    tch_spec_destroy(spec);
+    return model;
+}
+
+static tch_model* load_example(const char* name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/%s", TCH_SOURCE_DIR, name);
+    tch_spec* spec = NULL;
+    tch_model* model = NULL;
+    tch_error err;
+    if (tch_mjcf_load(path, &spec, &err) != TCH_OK || tch_compile(spec, &model, &err) != TCH_OK) {
+        fprintf(stderr, "%s: %s:%d: %s\n", name, err.file, err.line, err.message);
+    }
+    tch_spec_destroy(spec);
+    return model;
+}
+
+/* reference/puma560.md, "Validation: static gravity torques": at rest the step's acceleration
+ * solves A qacc = -(g(q)) (no spring, no limit, friction zero at zero speed), so A qacc read
+ * back through the model's own tree gives the gravity torques. */
+static void test_puma_mjcf_static_gravity_torques_match_the_reference(void) {
+    static const struct {
+        const char* pose;
+        double tau[6];
+    } table[] = {
+        {"qz", {0, 37.4837, 0.2489, 0, 0, 0}},
+        {"qr", {0, -0.7752, 0.2489, 0, 0, 0}},
+        {"qs", {0, 46.0069, 8.7722, 0, 0.0283, 0}},
+        {"qn", {0, 31.6399, 6.0351, 0, 0.0283, 0}},
+    };
+    tch_model* m = load_example("puma560.xml");
+    ENSURE(m != NULL);
+    ENSURE(m->nq == 6 && m->nv == 6 && m->joint_count == 6);
+    ENSURE(strcmp(m->joint_name[1], "joint2") == 0);
+    ENSURE_NEAR(m->joint_range[1][1], 225 * TCH_PI / 180, 1e-12); /* degrees converted */
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    tch_articulation_work* w = d->internal->articulation;
+    const tch_tree* tree = m->articulation->tree;
+    for (size_t p = 0; p < sizeof table / sizeof table[0]; ++p) {
+        ENSURE(tch_data_reset_key(m, d, tch_model_key_index(m, table[p].pose), NULL) == TCH_OK);
+        ENSURE(tch_forward(m, d, NULL) == TCH_OK);
+        tch_tree_mass_matrix(tree, w->tree);
+        for (int i = 0; i < 6; ++i) {
+            double held = 0; /* -(A qacc)_i: the torque that holds the arm still */
+            for (int k = 0; k < 6; ++k) {
+                held -= w->tree->M[i * 6 + k] * d->qacc[k];
+            }
+            ENSURE_NEAR(held, table[p].tau[i], 1e-4);
+        }
+    }
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* The standard DH chain of reference/puma560.md, Rz(theta) Tz(d) Tx(a) Rx(alpha) per row,
+ * written independently of the MJCF placement rule: the tool site of examples/puma560.xml
+ * (0.03 m along link 6's z) must land where it puts the point, at every pose. */
+static tch_vec3 puma_dh_tool(const double q[6]) {
+    static const double dh[6][3] = {
+        {0, 0, TCH_PI / 2},      {0, 0.4318, 0},      {0.15005, 0.0203, -TCH_PI / 2},
+        {0.4318, 0, TCH_PI / 2}, {0, 0, -TCH_PI / 2}, {0, 0, 0}};
+    tch_transform X = tch_x_identity();
+    for (int i = 0; i < 6; ++i) {
+        tch_transform turn = {tch_q_axis_angle(tch_v3(0, 0, 1), q[i]), tch_v3_zero()};
+        tch_transform shift = {tch_q_identity(), tch_v3(dh[i][1], 0, dh[i][0])};
+        tch_transform twist = {tch_q_axis_angle(tch_v3(1, 0, 0), dh[i][2]), tch_v3_zero()};
+        X = tch_x_mul(tch_x_mul(tch_x_mul(X, turn), shift), twist);
+    }
+    return tch_x_apply(X, tch_v3(0, 0, 0.03));
+}
+
+static void test_puma_tool_site_follows_the_dh_chain(void) {
+    tch_model* m = load_example("puma560.xml");
+    ENSURE(m != NULL);
+    int tool = tch_model_site_index(m, "tool");
+    ENSURE(tool >= 0 && m->site_body[tool] == tch_model_body_index(m, "link6"));
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    const double poses[3][6] = {
+        {0, 0, 0, 0, 0, 0}, {0.3, -0.4, 0.5, 1.1, -0.7, 0.2}, {-1, 0.8, -2, 0.4, 1.2, -0.6}};
+    for (int p = 0; p < 3; ++p) {
+        for (int k = 0; k < 6; ++k) {
+            d->qpos[k] = poses[p][k];
+        }
+        ENSURE(tch_forward(m, d, NULL) == TCH_OK);
+        tch_vec3 expected = puma_dh_tool(poses[p]);
+        ENSURE(tch_v3_dist(d->site_X_WS[tool].p, expected) < 1e-12);
+    }
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* export-mjcf writes the joints and sites; the file read back steps the same bit for bit. */
+static void test_export_round_trip_keeps_the_dynamics(void) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/puma560.xml", TCH_SOURCE_DIR);
+    tch_spec* spec = NULL;
+    tch_error err;
+    ENSURE(tch_mjcf_load(path, &spec, &err) == TCH_OK);
+    ENSURE_MSG(tch_mjcf_save(spec, TCH_BINARY_DIR "/tests/engine/articulated_roundtrip.xml", true,
+                             &err) == TCH_OK,
+               err.message);
+    tch_spec* again = NULL;
+    ENSURE_MSG(tch_mjcf_load(TCH_BINARY_DIR "/tests/engine/articulated_roundtrip.xml", &again,
+                             &err) == TCH_OK,
+               err.message);
+    ENSURE(tch_spec_joint_count(again) == 6 && tch_spec_site_count(again) == 1);
+    tch_model *a = NULL, *b = NULL;
+    ENSURE(tch_compile(spec, &a, &err) == TCH_OK && tch_compile(again, &b, &err) == TCH_OK);
+    tch_data *da = NULL, *db = NULL;
+    ENSURE(tch_data_create(a, &da, NULL) == TCH_OK && tch_data_create(b, &db, NULL) == TCH_OK);
+    ENSURE(tch_data_reset_key(a, da, 3, NULL) == TCH_OK &&
+           tch_data_reset_key(b, db, 3, NULL) == TCH_OK);
+    for (int i = 0; i < 200; ++i) {
+        ENSURE(tch_step(a, da, NULL) == TCH_OK && tch_step(b, db, NULL) == TCH_OK);
+    }
+    ENSURE(memcmp(da->qpos, db->qpos, 6 * sizeof *da->qpos) == 0);
+    ENSURE(fabs(da->qpos[1] - 0.785398163397448) > 1e-3); /* it moved */
+    tch_data_destroy(da);
+    tch_data_destroy(db);
+    tch_model_destroy(a);
+    tch_model_destroy(b);
+    tch_spec_destroy(spec);
+    tch_spec_destroy(again);
+}
+
+/* The position servos of examples/puma560.xml hold pose qn: at rest each joint settles where
+ * kp (ctrl - q) balances gravity, q = qn - g(q) / kp, read from the bias force (to 0.01 N m
+ * of joint 2's 31.9 after 4 s: the regularized joint friction slows the last approach). */
+static void test_puma_servos_hold_a_pose(void) {
+    tch_model* m = load_example("puma560.xml");
+    ENSURE(m != NULL && m->actuator_count == 6);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    int key = tch_model_key_index(m, "qn");
+    ENSURE(tch_data_reset_key(m, d, key, NULL) == TCH_OK);
+    ENSURE(d->ctrl[1] == m->key_qpos[key * 6 + 1]);
+    for (int i = 0; i < 4000; ++i) { /* 4 s */
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+    }
+    tch_real bias[6];
+    ENSURE(tch_data_joint_forces(m, d, bias, NULL, NULL, NULL) == TCH_OK);
+    for (int k = 0; k < 6; ++k) {
+        ENSURE(fabs(d->qvel[k]) < 1e-4);
+        tch_real sag = d->ctrl[k] - d->qpos[k];
+        ENSURE_NEAR(sag * m->actuator_kp[k], bias[k], 1e-2);
+        ENSURE_NEAR(d->actuator_force[k], sag * m->actuator_kp[k], 1e-4); /* last evaluation */
+    }
+    ENSURE(d->ctrl[1] - d->qpos[1] > 0.01); /* joint 2 sags by 31.6 / 2000 rad */
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* Motor (clamped to its ctrlrange) and velocity actuators through a gear on a wheel: q'' is
+ * gear f / (I + armature), with f = clamp(ctrl) and kv (ctrl - gear q'). */
+static void test_motor_and_velocity_actuators(void) {
+    const char* xml = "<mujoco><option gravity='0 0 0'/><worldbody><body name='wheel'>"
+                      "<joint name='axle' axis='0 0 1' armature='0.5'/>"
+                      "<inertial mass='1' diaginertia='1 1 1.5'/></body></worldbody>"
+                      "<actuator><motor name='m' joint='axle' gear='2' ctrlrange='-1 1'/>"
+                      "<velocity name='v' joint='axle' gear='3' kv='4'/></actuator>"
+                      "<keyframe><key qvel='0.5' ctrl='3 1'/></keyframe></mujoco>";
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_data_reset_key(m, d, 0, NULL) == TCH_OK);
+    ENSURE(tch_forward(m, d, NULL) == TCH_OK);
+    double motor = 1, velocity = 4 * (1 - 3 * 0.5);
+    ENSURE_NEAR(d->actuator_force[0], motor, 1e-15);
+    ENSURE_NEAR(d->actuator_force[1], velocity, 1e-15);
+    ENSURE_NEAR(d->qacc[0], (2 * motor + 3 * velocity) / 2.0, 1e-12);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* examples/puma560.urdf (the same arm written from URDF's DH rule) gives the MJCF's dynamics:
+ * bias force, passive force and mass matrix agree at random states to 1e-10 of their size,
+ * so the reference's gravity torques hold for it too. */
+static void test_puma_urdf_matches_the_mjcf(void) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/examples/puma560.urdf", TCH_SOURCE_DIR);
+    tch_spec* spec = NULL;
+    tch_error err;
+    ENSURE_MSG(tch_urdf_load(path, NULL, &spec, &err) == TCH_OK, err.message);
+    tch_option_def option = *tch_spec_option(spec);
+    option.timestep = 0.001; /* the MJCF's: joint friction's regularization depends on it */
+    ENSURE(tch_spec_set_option(spec, &option, NULL) == TCH_OK);
+    tch_model* u = NULL;
+    ENSURE_MSG(tch_compile(spec, &u, &err) == TCH_OK, err.message);
+    tch_spec_destroy(spec);
+    tch_model* m = load_example("puma560.xml");
+    ENSURE(m != NULL && u->nv == 6 && u->joint_count == 6);
+    tch_data *dm = NULL, *du = NULL;
+    ENSURE(tch_data_create(m, &dm, NULL) == TCH_OK && tch_data_create(u, &du, NULL) == TCH_OK);
+    srand(7);
+    for (int trial = 0; trial < 8; ++trial) {
+        for (int k = 0; k < 6; ++k) {
+            dm->qpos[k] = du->qpos[k] = 2.0 * rand() / RAND_MAX - 1;
+            dm->qvel[k] = du->qvel[k] = 4.0 * rand() / RAND_MAX - 2;
+        }
+        tch_real bm[6], bu[6], pm[6], pu[6];
+        ENSURE(tch_data_joint_forces(m, dm, bm, pm, NULL, NULL) == TCH_OK);
+        ENSURE(tch_data_joint_forces(u, du, bu, pu, NULL, NULL) == TCH_OK);
+        tch_tree_mass_matrix(m->articulation->tree, dm->internal->articulation->tree);
+        tch_tree_mass_matrix(u->articulation->tree, du->internal->articulation->tree);
+        for (int k = 0; k < 6; ++k) {
+            ENSURE_NEAR(bu[k], bm[k], 1e-10 * (1 + fabs(bm[k])));
+            ENSURE_NEAR(pu[k], pm[k], 1e-10 * (1 + fabs(pm[k])));
+            for (int c = 0; c < 6; ++c) {
+                ENSURE_NEAR(du->internal->articulation->tree->M[k * 6 + c],
+                            dm->internal->articulation->tree->M[k * 6 + c], 1e-10);
+            }
+        }
+    }
+    tch_data_destroy(dm);
+    tch_data_destroy(du);
+    tch_model_destroy(m);
+    tch_model_destroy(u);
+}
+
+/* URDF input errors name the element and line; package:// finds a mesh on the search path. */
+static tch_status load_urdf_text(const char* text, const char* packages, tch_spec** spec,
+                                 tch_error* err) {
+    FILE* f = fopen(TCH_BINARY_DIR "/tests/engine/robot.urdf", "w");
+    if (!f) {
+        return TCH_ERR_IO;
+    }
+    fputs(text, f);
+    fclose(f);
+    return tch_urdf_load(TCH_BINARY_DIR "/tests/engine/robot.urdf", packages, spec, err);
+}
+
+static void check_urdf_error(const char* text, const char* expected, int line) {
+    tch_spec* spec = NULL;
+    tch_error err;
+    memset(&err, 0, sizeof err);
+    ENSURE(load_urdf_text(text, NULL, &spec, &err) != TCH_OK);
+    ENSURE(spec == NULL);
+    ENSURE_MSG(strstr(err.message, expected) != NULL, err.message);
+    ENSURE_MSG(err.line == line, err.message);
+}
+
+static void test_urdf_errors_and_packages(void) {
+    check_urdf_error("<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n"
+                     "<joint name='j' type='fixed'><parent link='a'/>\n<child link='c'/></joint>"
+                     "\n</robot>",
+                     "no link named 'c'", 5);
+    check_urdf_error("<robot name='r'>\n<link name='a'/>\n<link name='a'/>\n</robot>",
+                     "duplicate link name", 3);
+    check_urdf_error("<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n<link name='c'/>\n"
+                     "<joint name='j1' type='fixed'><parent link='a'/><child link='b'/></joint>\n"
+                     "<joint name='j2' type='fixed'><parent link='c'/><child link='b'/></joint>\n"
+                     "</robot>",
+                     "already the child", 6);
+    check_urdf_error("<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n<link name='c'/>\n"
+                     "<joint name='j1' type='fixed'><parent link='b'/><child link='c'/></joint>\n"
+                     "<joint name='j2' type='fixed'><parent link='c'/><child link='b'/></joint>\n"
+                     "</robot>",
+                     "cycle", 3);
+    check_urdf_error("<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n"
+                     "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
+                     "<limit lower='1' upper='-1'/></joint>\n</robot>",
+                     "lower limit", 5);
+    check_urdf_error("<robot name='r'>\n<link name='a'/>\n<link name='b'/>\n"
+                     "<joint name='j' type='revolute'><parent link='a'/><child link='b'/>\n"
+                     "<axis xyz='0 0 0'/><limit lower='-1' upper='1'/></joint>\n</robot>",
+                     "non-zero", 5);
+    const char* with_mesh =
+        "<robot name='r'><link name='world'/><link name='b'>"
+        "<inertial><mass value='2'/><inertia ixx='1' iyy='1' izz='1' ixy='0' ixz='0' iyz='0'/>"
+        "</inertial><collision><geometry><mesh filename='package://examples/bowl.obj'/>"
+        "</geometry></collision></link>"
+        "<joint name='float' type='floating'><parent link='world'/><child link='b'/></joint>"
+        "</robot>";
+    tch_spec* spec = NULL;
+    tch_error err;
+    ENSURE(load_urdf_text(with_mesh, "/nonexistent:" TCH_SOURCE_DIR, &spec, &err) == TCH_OK);
+    ENSURE(tch_spec_mesh_count(spec) == 1 && tch_spec_body(spec, (tch_body_id){1})->free_joint);
+    tch_model* m = NULL;
+    ENSURE_MSG(tch_compile(spec, &m, &err) == TCH_OK, err.message);
+    ENSURE(m->free_count == 1 && m->body_total_mass[1] == 2); /* collision carries no mass */
+    tch_model_destroy(m);
+    tch_spec_destroy(spec);
+    ENSURE(load_urdf_text(with_mesh, "/nonexistent", &spec, &err) == TCH_ERR_IO);
+    ENSURE_MSG(strstr(err.message, "package search path") != NULL, err.message);
+}
+
+/* A chain of hinge, slide and ball joints with springs and armature, no damping or contact:
+ * RK4 keeps kinetic + gravity + spring energy (relative drift per second below 1e-8). */
+static const char* const passive_chain =
+    "<mujoco><compiler angle='radian'/>"
+    "<option timestep='5e-4' integrator='RK4'/>"
+    "<worldbody><body name='a' pos='0 0 1'>"
+    "  <joint name='h1' type='hinge' axis='0 1 0' stiffness='3' springref='0.2' armature='0.01'/>"
+    "  <geom type='capsule' fromto='0 0 0 0.4 0 0' size='0.04' contype='0' conaffinity='0'/>"
+    "  <body name='b' pos='0.4 0 0'>"
+    "    <joint name='s1' type='slide' axis='1 0 0.3' stiffness='40'/>"
+    "    <joint name='h2' type='hinge' axis='0 0.6 0.8' pos='0.05 0 0'/>"
+    "    <geom type='box' size='0.1 0.05 0.05' pos='0.1 0 0' contype='0' conaffinity='0'/>"
+    "    <body name='c' pos='0.3 0 0'>"
+    "      <joint name='b1' type='ball' stiffness='0.5'/>"
+    "      <geom type='sphere' size='0.06' pos='0.1 0.05 0' contype='0' conaffinity='0'/>"
+    "    </body></body></body></worldbody>"
+    "<keyframe><key name='moving' qpos='0.4 0.05 -0.3 0.9 0.1 0.3 0.2' qvel='1 -0.5 2 1 -2 "
+    "0.5'/></keyframe>"
+    "</mujoco>";
+
+static void test_passive_chain_keeps_its_energy_under_rk4(void) {
+    tch_error err;
+    tch_model* m = compile_string(passive_chain, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    ENSURE(m->nq == 7 && m->nv == 6);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_data_reset_key(m, d, 0, NULL) == TCH_OK);
+    double e0 = tch_data_energy(m, d), most = 0;
+    for (int i = 0; i < 1000; ++i) { /* 0.5 s */
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+        most = fmax(most, fabs(tch_data_energy(m, d) - e0));
+    }
+    ENSURE(fabs(e0) > 0.1);
+    ENSURE(most / fabs(e0) / 0.5 < 1e-8);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* A rod of mass m and length 2 l about its end: T = 2 pi sqrt((I + m l^2 + a) / (m g l)). */
+static void test_physical_pendulum_period_matches_the_closed_form(void) {
+    const char* xml = "<mujoco><compiler angle='radian'/><option timestep='1e-3' integrator='RK4' "
+                      "gravity='0 0 -9.81'/>"
+                      "<worldbody><body name='rod'>"
+                      "<joint name='pivot' axis='0 1 0' armature='0.05' ref='0'/>"
+                      "<inertial pos='0 0 -0.5' mass='2' diaginertia='0.17 0.17 0.01'/>"
+                      "</body></worldbody>"
+                      "<keyframe><key qpos='0.001'/></keyframe></mujoco>";
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_data_reset_key(m, d, 0, NULL) == TCH_OK);
+    double expected = 2 * TCH_PI * sqrt((0.17 + 2 * 0.25 + 0.05) / (2 * 9.81 * 0.5));
+    double crossings[3];
+    int found = 0;
+    double previous = d->qvel[0];
+    while (found < 3 && d->time < 10) { /* the velocity's downward zero crossings */
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+        if (previous > 0 && d->qvel[0] <= 0) {
+            double fraction = previous / (previous - d->qvel[0]);
+            crossings[found++] = d->time - m->timestep * (1 - fraction);
+        }
+        previous = d->qvel[0];
+    }
+    ENSURE(found == 3);
+    ENSURE_NEAR((crossings[2] - crossings[0]) / 2, expected, 1e-5 * expected);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* A link released at its lower limit (30 degrees above the horizontal) swings down into its
+ * upper limit (60 degrees below, short of hanging straight down at 90): the one-sided
+ * spring-damper stops it there, a few degrees past at most, and the energy never rises above
+ * the start. */
+static void test_joint_limit_stops_a_link_without_energy_gain(void) {
+    const char* xml = "<mujoco><option timestep='1e-3' integrator='RK4'/>"
+                      "<worldbody><body name='arm'>"
+                      "<joint name='elbow' axis='0 1 0' range='-30 60'/>"
+                      "<inertial pos='0.5 0 0' mass='1' diaginertia='0.02 0.02 0.001'/>"
+                      "</body></worldbody></mujoco>";
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    ENSURE(m->joint_limited[0] == 1); /* autolimits: a range makes a limit */
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    double upper = 60 * TCH_PI / 180;
+    d->qpos[0] = -30 * TCH_PI / 180;
+    tch_forward(m, d, NULL);
+    double e0 = tch_data_energy(m, d), highest = d->qpos[0], most = -INFINITY;
+    for (int i = 0; i < 3000; ++i) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+        highest = fmax(highest, d->qpos[0]);
+        most = fmax(most, tch_data_energy(m, d));
+    }
+    ENSURE(highest > upper);                    /* it reached the limit, */
+    ENSURE(highest < upper + 5 * TCH_PI / 180); /* which held it */
+    ENSURE(most <= e0 + 1e-9 * fabs(e0));
+    ENSURE(fabs(d->qvel[0]) < 1e-3 && fabs(d->qpos[0] - upper) < 0.05); /* resting there */
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* A link carrying a ball falls onto the floor and rests there: the contact force reaches the
+ * joint through the link Jacobian (J^T f) and holds the link's weight about the hinge. */
+static void check_link_rests_on_the_floor(const char* model) {
+    char xml[1024];
+    snprintf(xml, sizeof xml,
+             "<mujoco xmlns:touche='urn:touche'><option timestep='1e-3' integrator='Euler' "
+             "touche:contact='%s'/>"
+             "<worldbody><geom name='floor' type='plane' size='2 2 0.1'/>"
+             "<body name='arm' pos='0 0 0.3'>"
+             "<joint name='hinge' axis='0 1 0' damping='0.5'/>"
+             "<geom name='rod' type='capsule' fromto='0 0 0 0.5 0 0' size='0.01' contype='0' "
+             "conaffinity='0' mass='0.2'/>"
+             "<geom name='ball' type='sphere' pos='0.5 0 0' size='0.05' mass='1'/>"
+             "</body></worldbody></mujoco>",
+             model);
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    for (int i = 0; i < 3000; ++i) {
+        ENSURE_MSG(tch_step(m, d, &err) == TCH_OK, err.message);
+    }
+    int ball = tch_model_geom_index(m, "ball"), arm = tch_model_body_index(m, "arm");
+    ENSURE(d->contact_count > 0 && d->pair_result_count == 1);
+    ENSURE(fabs(d->qvel[0]) < 1e-6);
+    ENSURE(d->geom_X_WG[ball].p.z > 0.05 - 0.025); /* on the floor, not through it */
+    /* at rest the contact's torque about the hinge holds the link's weight */
+    const tch_pair_result* pair = &d->pair_results[0];
+    ENSURE(pair->geom_b == ball);
+    tch_vec3 hinge = {0, 0, 0.3};
+    double contact_torque = pair->tau_Wo_W.y - (hinge.z * pair->f_W.x - hinge.x * pair->f_W.z);
+    double weight_torque = d->body_p_WCm[arm].x * m->body_total_mass[arm] * 9.81;
+    ENSURE_REL(contact_torque, -weight_torque, 1e-6);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+static void test_link_rests_on_the_floor_with_point_contact(void) {
+    check_link_rests_on_the_floor("point");
+}
+
+static void test_link_rests_on_the_floor_with_volume_contact(void) {
+    check_link_rests_on_the_floor("volume");
+}
+
+static void test_link_rests_on_the_floor_with_pressure_contact(void) {
+    check_link_rests_on_the_floor("pressure");
+}
+
+/* The implicit integrator takes the joint dampers at the step's end velocity: a hinge whose
+ * damping is 5000 times its inertia (h d / I = 10 at 2 ms, where the explicit step blows up)
+ * creeps back to its spring's rest like the overdamped solution, q = q0 exp(-k t / d), never
+ * overshooting. */
+static void test_implicit_integrator_takes_joint_damping_implicitly(void) {
+    const char* xml =
+        "<mujoco><compiler angle='radian'/><option integrator='implicit' gravity='0 0 0'/>"
+        "<worldbody><body name='b'><joint name='j' axis='0 0 1' stiffness='100' "
+        "damping='5000'/><inertial mass='1' diaginertia='1 1 1'/></body></worldbody>"
+        "<keyframe><key qpos='1'/></keyframe></mujoco>";
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    ENSURE(m->integrator == TCH_INTEGRATOR_IMPLICIT);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_data_reset_key(m, d, 0, NULL) == TCH_OK);
+    for (int i = 0; i < 500; ++i) { /* 1 s */
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+        ENSURE(d->qvel[0] <= 0 && d->qpos[0] > 0);
+    }
+    ENSURE_NEAR(d->qpos[0], exp(-100.0 / 5000.0), 1e-3);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* Free bodies of an articulated model keep the implicit contact system when no link can
+ * collide: three volume blocks stacked beside a pendulum (whose geom does not collide) move as
+ * the same stack without the pendulum, to round-off. */
+static void test_lone_free_bodies_keep_the_implicit_contacts(void) {
+    const char* stack =
+        "<mujoco xmlns:touche='urn:touche'><option timestep='0.005' touche:contact='volume'/>"
+        "<worldbody><geom type='plane' size='5 5 0.1'/>"
+        "<body name='b0' pos='0 0 1'><freejoint/><geom type='box' size='0.5 0.5 1'/></body>"
+        "<body name='b1' pos='0 0 3'><freejoint/><geom type='box' size='0.5 0.5 1'/></body>"
+        "<body name='b2' pos='0 0 5'><freejoint/><geom type='box' size='0.5 0.5 1'/></body>"
+        "%s</worldbody></mujoco>";
+    char with[2048], without[2048];
+    snprintf(without, sizeof without, stack, "");
+    snprintf(with, sizeof with, stack,
+             "<body name='p' pos='5 5 2'><joint axis='0 1 0'/><geom type='capsule' "
+             "fromto='0 0 0 0.5 0 0' size='0.05' contype='0' conaffinity='0'/></body>");
+    tch_error err;
+    tch_model* a = compile_string(with, &err);
+    ENSURE_MSG(a != NULL, err.message);
+    tch_model* b = compile_string(without, &err);
+    ENSURE(b != NULL && a->articulation && a->integrator == TCH_INTEGRATOR_IMPLICIT);
+    tch_data *da = NULL, *db = NULL;
+    ENSURE(tch_data_create(a, &da, NULL) == TCH_OK && tch_data_create(b, &db, NULL) == TCH_OK);
+    for (int i = 0; i < 400; ++i) { /* 2 s */
+        ENSURE(tch_step(a, da, NULL) == TCH_OK && tch_step(b, db, NULL) == TCH_OK);
+    }
+    for (int body = 1; body <= 3; ++body) {
+        ENSURE(tch_v3_dist(da->body_X_WB[body].p, db->body_X_WB[body].p) < 1e-12);
+    }
+    ENSURE(fabs(db->body_X_WB[3].p.z - 5) < 1e-2); /* the stack stands */
+    tch_data_destroy(da);
+    tch_data_destroy(db);
+    tch_model_destroy(a);
+    tch_model_destroy(b);
+}
+
+/* A link and its parent link do not collide where their geoms overlap at the joint (MuJoCo's
+ * filterparent); the grandparent still collides with the grandchild. */
+static void test_adjacent_links_do_not_collide(void) {
+    const char* xml = "<mujoco><worldbody><body name='a'><joint axis='0 1 0'/>"
+                      "<geom name='ga' type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>"
+                      "<body name='b' pos='0.5 0 0'><joint axis='0 1 0'/>"
+                      "<geom name='gb' type='capsule' fromto='0 0 0 0.5 0 0' size='0.05'/>"
+                      "<body name='c' pos='0.5 0 0'><joint axis='0 1 0' ref='0'/>"
+                      "<geom name='gc' type='sphere' pos='-0.9 0 0' size='0.08'/>"
+                      "</body></body></body></worldbody></mujoco>";
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_forward(m, d, NULL) == TCH_OK);
+    ENSURE(d->pair_result_count == 1); /* a-c only: a-b and b-c overlap at their joints */
+    ENSURE(d->pair_results[0].geom_a == tch_model_geom_index(m, "ga") &&
+           d->pair_results[0].geom_b == tch_model_geom_index(m, "gc"));
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* examples/gripper.xml: two pads on slide joints squeezed by position servos hold a free box
+ * against gravity by friction (volume model) for 2 s, the box slipping less than 1 mm. */
+static void test_gripper_holds_a_box_with_volume_contact(void) {
+    tch_model* m = load_example("gripper.xml");
+    ENSURE(m != NULL && m->actuator_count == 2);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_data_reset_key(m, d, tch_model_key_index(m, "grip"), NULL) == TCH_OK);
+    int box = tch_model_body_index(m, "box");
+    long allocations = 0;
+    for (int i = 0; i < 2000; ++i) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+        allocations = i == 100 ? d->heap_allocation_count : allocations;
+    }
+    ENSURE(d->heap_allocation_count == allocations); /* none after warm-up */
+    ENSURE(d->pair_result_count == 2);               /* both pads touch the box */
+    ENSURE(fabs(d->body_X_WB[box].p.z - 0.5) < 1e-3);
+    ENSURE(fabs(d->body_v_WCm[box].z) < 1e-4);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* Bad kinematic input: each error names the element and its line. */
+static void check_error(const char* body, const char* expected_text, int expected_line) {
+    char xml[2048];
+    snprintf(xml, sizeof xml, "<mujoco>\n<worldbody>\n%s\n</worldbody>\n</mujoco>", body);
+    tch_error err;
+    memset(&err, 0, sizeof err);
+    tch_model* m = compile_string(xml, &err);
+    ENSURE(m == NULL);
+    ENSURE_MSG(strstr(err.message, expected_text) != NULL, err.message);
+    ENSURE_MSG(err.line == expected_line, err.message);
+    tch_model_destroy(m);
+}
+
+static void test_bad_kinematic_input_is_named(void) {
+    check_error("<body name='a'><joint name='j' axis='0 0 0'/>"
+                "<geom type='sphere' size='0.1'/></body>",
+                "axis", 3);
+    check_error("<body name='a'><joint name='j' range='10 -10'/>"
+                "<geom type='sphere' size='0.1'/></body>",
+                "lower limit", 3);
+    check_error("<body name='a'>\n<joint name='j'/>\n"
+                "<inertial mass='1' diaginertia='0.066 0.086 0.0125'/></body>",
+                "triangle inequality", 5);
+    check_error("<body name='a'>\n<freejoint/>\n<inertial mass='0' diaginertia='1 1 1'/>\n"
+                "<body name='b'><joint name='j'/><geom type='sphere' size='0.1'/></body></body>",
+                "no mass", 3);
+    check_error("<body name='a'><joint name='j'/><geom type='sphere' size='0.1'/>\n"
+                "<body name='b'>\n<joint name='j'/><geom type='sphere' size='0.1'/></body></body>",
+                "duplicate joint name", 5);
+    check_error("<body name='a'><joint name='j'/>\n<freejoint/><geom type='sphere' size='0.1'/>"
+                "</body>",
+                "free joint and another joint", 4);
+    check_error("<body name='a'><joint name='j' type='ball' range='0 1'/>"
+                "<geom type='sphere' size='0.1'/></body>",
+                "not supported yet", 3);
+}
+
+/* What the articulated step does not take yet answers "not supported yet": lcp contact, the
+ * adaptive integrator, the implicit one with contact on links. */
+static void test_unsupported_combinations_are_refused(void) {
+    tch_error err;
+    tch_model* m =
+        compile_string("<mujoco xmlns:touche='urn:touche'><option touche:contact='lcp'/><worldbody>"
+                       "<body><joint/><geom type='sphere' size='0.1'/></body></worldbody></mujoco>",
+                       &err);
+    ENSURE(m == NULL);
+    ENSURE_MSG(strstr(err.message, "not supported yet (needs the constraint-row interface of "
+                                   "issue 11)") != NULL,
+               err.message);
+    m = compile_string("<mujoco><option integrator='adaptive'/><worldbody>"
+                       "<body><joint/><geom type='sphere' size='0.1'/></body></worldbody></mujoco>",
+                       &err);
+    ENSURE(m == NULL);
+    ENSURE_MSG(strstr(err.message, "not supported yet") != NULL, err.message);
+    m = compile_string("<mujoco><option integrator='implicit'/><worldbody>"
+                       "<body><joint/><geom type='sphere' size='0.1'/></body></worldbody></mujoco>",
+                       &err);
+    ENSURE(m == NULL);
+    ENSURE_MSG(strstr(err.message, "contact on links") != NULL, err.message);
+}
+
+int main(void) {
+    RUN_TEST(test_puma_mjcf_static_gravity_torques_match_the_reference);
+    RUN_TEST(test_puma_tool_site_follows_the_dh_chain);
+    RUN_TEST(test_export_round_trip_keeps_the_dynamics);
+    RUN_TEST(test_puma_servos_hold_a_pose);
+    RUN_TEST(test_puma_urdf_matches_the_mjcf);
+    RUN_TEST(test_urdf_errors_and_packages);
+    RUN_TEST(test_motor_and_velocity_actuators);
+    RUN_TEST(test_passive_chain_keeps_its_energy_under_rk4);
+    RUN_TEST(test_physical_pendulum_period_matches_the_closed_form);
+    RUN_TEST(test_joint_limit_stops_a_link_without_energy_gain);
+    RUN_TEST(test_link_rests_on_the_floor_with_point_contact);
+    RUN_TEST(test_link_rests_on_the_floor_with_volume_contact);
+    RUN_TEST(test_link_rests_on_the_floor_with_pressure_contact);
+    RUN_TEST(test_gripper_holds_a_box_with_volume_contact);
+    RUN_TEST(test_implicit_integrator_takes_joint_damping_implicitly);
+    RUN_TEST(test_lone_free_bodies_keep_the_implicit_contacts);
+    RUN_TEST(test_adjacent_links_do_not_collide);
+    RUN_TEST(test_bad_kinematic_input_is_named);
+    RUN_TEST(test_unsupported_combinations_are_refused);
+    return TEST_RESULT();
+}
