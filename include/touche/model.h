@@ -51,6 +51,7 @@ typedef struct tch_model {
     int pair_count;   ///< explicit pairs
     int key_count;
     int free_count;   ///< free bodies
+    int mocap_count;  ///< mocap bodies (their poses are tch_data.mocap_*)
     int nq;           ///< 7 * free_count
     int nv;           ///< 6 * free_count
 
@@ -83,6 +84,11 @@ typedef struct tch_model {
     tch_vec3* body_total_p_BCm; ///< composite centre of mass in the body frame
     tch_mat3* body_total_I_BCm; ///< composite inertia about that centre, body axes
     tch_mat3* body_total_I_inv; ///< its inverse
+    // mocap bodies (MuJoCo's mocap="true"): roots of their welded subtrees, posed from outside,
+    // with an infinite body_total_mass and a zero body_total_I_inv
+    int* body_mocap;            ///< index into tch_data.mocap_*, or -1
+    tch_haptic_def* body_haptic; ///< as the scene gave it (renderer NONE for most bodies)
+    int* body_haptic_tool;      ///< a coupling's tool body (free), or -1
 
     // ---- geoms [geom_count] ----
     char (*geom_name)[64];

@@ -10,3 +10,4 @@
 #include "touche/io.h"
 #include "touche/contact_space.h"
 #include "touche/tetmesh.h"
+#include "touche/haptics.h"

@@ -144,6 +144,9 @@ tch_status tch_mjcf_read_friction(tch_mjcf_loader* L, const xmlNode* node, tch_r
 tch_status tch_mjcf_apply_geom_attrs(tch_mjcf_loader* L, const xmlNode* node,
                                      tch_mjcf_geom_attrs* attrs);
 tch_status tch_mjcf_load_worldbody(tch_mjcf_loader* L, const xmlNode* node);
+/* A body's mocap attribute and touche's haptic attributes (mjcf_haptic.c); other touche
+ * attributes of the body are warned. */
+tch_status tch_mjcf_read_body_haptic(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def);
 
 /* ---- assets (mjcf_asset.c) ---- */
 

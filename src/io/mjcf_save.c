@@ -275,6 +275,9 @@ static void write_body_contents(writer* w, int body, int depth) {
         write_name(w, b->name);
         write_vec3(w, "pos", b->p_PB);
         write_quat(w, "quat", b->q_PB);
+        if (b->mocap) {
+            write_string(w, "mocap", "true");
+        }
         fputs(">\n", w->f);
         if (b->free_joint) {
             indent(w, depth + 1);

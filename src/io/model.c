@@ -31,7 +31,7 @@ void tch_model_destroy(tch_model* m) {
         m->geom_X_BG, m->geom_X_RG, m->geom_mesh, m->geom_contype, m->geom_conaffinity,
         m->geom_rbound, m->geom_contact, m->mesh_name, m->mesh_hull, m->pair_geom_a,
         m->pair_geom_b, m->pair_params, m->key_name, m->key_time, m->key_qpos, m->key_qvel,
-        m->qpos0,
+        m->qpos0, m->body_mocap, m->body_haptic, m->body_haptic_tool,
     };
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
         free(arrays[i]);

@@ -1,0 +1,240 @@
+/* The deterministic multi-rate haptic loop of touche/haptics.h: servo ticks on a simulated
+ * clock, a physics step every whole number of ticks. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "base/error.h"
+#include "math/vec.h"
+#include "touche/haptics.h"
+#include "touche/step.h"
+
+struct tch_haptic_loop {
+    const tch_model* model;
+    tch_data* data;
+    tch_haptic_device* device;
+    int body, tool, mocap;
+    tch_haptic_renderer renderer;
+    tch_haptic_coupling_gains gains;
+    tch_real period;
+    tch_vec3 base;               /* m, the device base's origin in the world */
+    int64_t ticks_per_step;
+    int64_t tick_count;
+    tch_real stepped_at;         /* s, loop time of the last physics step */
+    tch_haptic_safety safety;
+    tch_haptic_passivity passivity;
+    tch_haptic_state state;      /* the last good read */
+    tch_haptic_command pointer;  /* the pointer's wrench of the last physics step */
+};
+
+tch_haptic_safety_params tch_haptic_safety_defaults(const tch_haptic_spec* spec) {
+    tch_real force = spec->max_force > 0 ? spec->max_force : 1;
+    tch_real torque = spec->max_torque > 0 ? spec->max_torque : 1;
+    return (tch_haptic_safety_params){.max_force_rate = 1000 * force,
+                                      .max_torque_rate = 1000 * torque,
+                                      .ramp_time = 0.1,
+                                      .watchdog_timeout = 0.1};
+}
+
+static int first_haptic_body(const tch_model* m) {
+    for (int b = 1; b < m->body_count; ++b) {
+        if (m->body_haptic[b].renderer != TCH_HAPTIC_NONE) {
+            return b;
+        }
+    }
+    return -1;
+}
+
+/* Does a geom of the haptic body's subtree run the lcp model (which takes mocap bodies at
+ * rest)? */
+static bool touches_with_lcp(const tch_model* m, int body) {
+    for (int g = 0; g < m->geom_count; ++g) {
+        if (m->body_root[m->geom_body[g]] == body &&
+            (m->contact_default.model == TCH_CONTACT_LCP ||
+             m->geom_contact[g].model == TCH_CONTACT_LCP)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static tch_status check_scene(const tch_model* m, int body, tch_real period, tch_error* err) {
+    if (body < 1 || body >= m->body_count || m->body_haptic[body].renderer == TCH_HAPTIC_NONE) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "haptic loop: the scene has no haptic body (a body with mocap=\"true\" "
+                        "and touche:haptic=\"coupling\" or \"pointer\")");
+    }
+    if (m->body_haptic[body].renderer == TCH_HAPTIC_PROXY) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                        "haptic loop: touche:haptic=\"proxy\" (body '%s') is not supported yet; "
+                        "use \"coupling\" or \"pointer\"",
+                        m->body_name[body]);
+    }
+    if (touches_with_lcp(m, body)) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                        "haptic loop: the lcp contact model on the haptic body '%s' is not "
+                        "supported yet (use point, volume or pressure)",
+                        m->body_name[body]);
+    }
+    tch_real ratio = m->timestep / period;
+    if (!(period > 0) || !(fabs(ratio - round(ratio)) < 1e-9 * ratio) || ratio < 0.5) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "haptic loop: the scene's time step %g s must be a whole number of servo "
+                        "periods (%g s)",
+                        m->timestep, period);
+    }
+    return TCH_OK;
+}
+
+tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_device* device,
+                                  const tch_haptic_loop_config* config, tch_haptic_loop** out,
+                                  tch_error* err) {
+    *out = NULL;
+    int body = config->body >= 0 ? config->body : first_haptic_body(m);
+    tch_status s = check_scene(m, body, config->period, err);
+    if (s != TCH_OK) {
+        return s;
+    }
+    tch_haptic_loop* loop = calloc(1, sizeof *loop);
+    if (!loop) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "haptic loop: out of memory");
+    }
+    const tch_haptic_spec* spec = tch_haptic_spec_of(device);
+    s = tch_haptic_safety_init(&loop->safety, spec, &config->safety, err);
+    if (s != TCH_OK) {
+        free(loop);
+        return s;
+    }
+    *loop = (tch_haptic_loop){.model = m,
+                              .data = d,
+                              .device = device,
+                              .body = body,
+                              .tool = m->body_haptic_tool[body],
+                              .mocap = m->body_mocap[body],
+                              .renderer = m->body_haptic[body].renderer,
+                              .period = config->period,
+                              .ticks_per_step = (int64_t)llround(m->timestep / config->period),
+                              .safety = loop->safety,
+                              .passivity = {.control = config->passivity_control}};
+    if (loop->renderer == TCH_HAPTIC_COUPLING) {
+        loop->gains = tch_haptic_coupling_gains_of(m, body, spec);
+    }
+    loop->state.pose = d->mocap_X_WB[loop->mocap];
+    loop->base = config->base_at_body ? loop->state.pose.p : tch_v3_zero();
+    *out = loop;
+    return TCH_OK;
+}
+
+/* The coupling's energy, 1/2 k |e|^2 + 1/2 k_r |theta|^2, with the tool as `data` holds it. */
+static tch_real coupling_energy(const tch_haptic_loop* loop) {
+    const tch_model* m = loop->model;
+    tch_vec3 target = tch_x_apply(loop->state.pose, m->body_total_p_BCm[loop->tool]);
+    tch_vec3 e = tch_v3_sub(loop->data->body_p_WCm[loop->tool], target);
+    tch_quat q = tch_q_mul(loop->data->body_X_WB[loop->tool].q, tch_q_conj(loop->state.pose.q));
+    tch_real angle = 2 * atan2(tch_v3_norm(tch_v3(q.x, q.y, q.z)), fabs(q.w));
+    return 0.5 * loop->gains.linear_stiffness * tch_v3_dot(e, e) +
+           0.5 * loop->gains.angular_stiffness * angle * angle;
+}
+
+/* The wrench the scene puts on the mocap body (contacts), about its origin. */
+static tch_haptic_command pointer_wrench(const tch_haptic_loop* loop) {
+    const tch_data* d = loop->data;
+    int b = loop->body;
+    tch_vec3 arm = tch_v3_sub(d->body_p_WCm[b], d->body_X_WB[b].p);
+    return (tch_haptic_command){
+        d->body_force_W[b], tch_v3_add(d->body_torque_W[b], tch_v3_cross(arm, d->body_force_W[b]))};
+}
+
+/* The device pose becomes the mocap body's; the coupling's wrench goes on the tool; one step. */
+static tch_status physics_step(tch_haptic_loop* loop, tch_error* err) {
+    const tch_model* m = loop->model;
+    tch_data* d = loop->data;
+    d->mocap_X_WB[loop->mocap] = loop->state.pose;
+    d->mocap_v_W[loop->mocap] = loop->state.velocity;
+    d->mocap_w_W[loop->mocap] = loop->state.angular;
+    if (loop->renderer == TCH_HAPTIC_COUPLING) {
+        tch_haptic_coupling_wrench(m, d, loop->tool, &loop->state, &loop->gains, m->timestep,
+                                   &d->body_force_applied_W[loop->tool],
+                                   &d->body_torque_applied_W[loop->tool]);
+    }
+    tch_real before = loop->renderer == TCH_HAPTIC_COUPLING ? coupling_energy(loop) : 0;
+    tch_status s = tch_step(m, d, err);
+    if (s != TCH_OK) {
+        return s;
+    }
+    if (loop->renderer == TCH_HAPTIC_COUPLING) {
+        loop->passivity.ledger.resync_jumps += fabs(coupling_energy(loop) - before);
+    } else {
+        loop->pointer = pointer_wrench(loop);
+    }
+    return TCH_OK;
+}
+
+/* The renderer's wrench on the handle for the current device state. */
+static tch_haptic_command render(const tch_haptic_loop* loop) {
+    if (loop->renderer != TCH_HAPTIC_COUPLING) {
+        return loop->pointer;
+    }
+    const tch_model* m = loop->model;
+    tch_vec3 f, tau;
+    tch_haptic_coupling_wrench(m, loop->data, loop->tool, &loop->state, &loop->gains,
+                               m->timestep, &f, &tau);
+    /* minus the coupling's wrench on the tool, the force acting at the tool's target point */
+    tch_vec3 target = tch_x_apply(loop->state.pose, m->body_total_p_BCm[loop->tool]);
+    tch_vec3 arm = tch_v3_sub(target, loop->state.pose.p);
+    return (tch_haptic_command){tch_v3_scale(f, -1),
+                                tch_v3_sub(tch_v3_scale(tau, -1), tch_v3_cross(arm, f))};
+}
+
+tch_status tch_haptic_loop_tick(tch_haptic_loop* loop, tch_haptic_tick* tick, tch_error* err) {
+    tch_real now = (tch_real)loop->tick_count * loop->period;
+    tch_haptic_state state;
+    tch_error read_error;
+    bool read_ok = tch_haptic_read(loop->device, &state, &read_error) == TCH_OK;
+    if (read_ok) {
+        loop->state = state;
+        loop->state.pose.p = tch_v3_add(state.pose.p, loop->base);
+    } else { /* hold the last pose, at rest */
+        loop->state.velocity = loop->state.angular = tch_v3_zero();
+    }
+    *tick = (tch_haptic_tick){.time = now, .state = loop->state};
+    if (loop->tick_count % loop->ticks_per_step == 0) {
+        tch_status s = physics_step(loop, err);
+        if (s != TCH_OK) {
+            return s;
+        }
+        loop->stepped_at = now;
+        tick->stepped = true;
+    }
+    loop->tick_count++;
+    tch_haptic_command rendered = render(loop);
+    tch_haptic_safety_apply(&loop->safety, &rendered, now, loop->stepped_at, &tick->command);
+    if (!read_ok) {
+        tick->command = (tch_haptic_command){{0, 0, 0}, {0, 0, 0}};
+        loop->safety.flags |= TCH_HAPTIC_READ_FAILED;
+        loop->safety.engaged_time = -1; /* ramp again when reads recover */
+    }
+    tch_haptic_passivity_apply(&loop->passivity, &loop->state, loop->period,
+                               loop->safety.max_force, &tick->command.force);
+    tick->safety_flags = loop->safety.flags;
+    return tch_haptic_write(loop->device, &tick->command, err);
+}
+
+const tch_haptic_passivity* tch_haptic_loop_passivity(const tch_haptic_loop* loop) {
+    return &loop->passivity;
+}
+
+tch_haptic_coupling_gains tch_haptic_loop_gains(const tch_haptic_loop* loop) {
+    return loop->gains;
+}
+
+int tch_haptic_loop_body(const tch_haptic_loop* loop) {
+    return loop->body;
+}
+
+int tch_haptic_loop_tool(const tch_haptic_loop* loop) {
+    return loop->tool;
+}
+
+void tch_haptic_loop_destroy(tch_haptic_loop* loop) {
+    free(loop);
+}
