@@ -44,17 +44,22 @@ static int first_haptic_body(const tch_model* m) {
     return -1;
 }
 
-/* Does a geom of the haptic body's subtree run the lcp model (which takes mocap bodies at
- * rest)? */
-static bool touches_with_lcp(const tch_model* m, int body) {
+/* A geom of the haptic body's subtree whose contact model (its own, else the scene's) is not
+ * one of the patch models, or -1. A pointer needs volume or pressure: the point model derives
+ * its stiffness from the masses, and a mocap body against the static scene has none; the lcp
+ * model takes mocap bodies at rest. */
+static int geom_without_patch_model(const tch_model* m, int body) {
     for (int g = 0; g < m->geom_count; ++g) {
-        if (m->body_root[m->geom_body[g]] == body &&
-            (m->contact_default.model == TCH_CONTACT_LCP ||
-             m->geom_contact[g].model == TCH_CONTACT_LCP)) {
-            return true;
+        tch_contact_model model = m->geom_contact[g].model;
+        if (model == TCH_CONTACT_INHERIT) {
+            model = m->contact_default.model;
+        }
+        if (m->body_root[m->geom_body[g]] == body && model != TCH_CONTACT_VOLUME &&
+            model != TCH_CONTACT_PRESSURE) {
+            return g;
         }
     }
-    return false;
+    return -1;
 }
 
 static tch_status check_scene(const tch_model* m, int body, tch_real period, tch_error* err) {
@@ -69,11 +74,13 @@ static tch_status check_scene(const tch_model* m, int body, tch_real period, tch
                         "use \"coupling\" or \"pointer\"",
                         m->body_name[body]);
     }
-    if (touches_with_lcp(m, body)) {
+    int g = geom_without_patch_model(m, body);
+    if (g >= 0) {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
-                        "haptic loop: the lcp contact model on the haptic body '%s' is not "
-                        "supported yet (use point, volume or pressure)",
-                        m->body_name[body]);
+                        "haptic loop: geom '%s' of the haptic body '%s' needs the volume or "
+                        "pressure contact model (touche:contact); a pointer with point or lcp "
+                        "contacts is not supported yet",
+                        m->geom_name[g], m->body_name[body]);
     }
     tch_real ratio = m->timestep / period;
     if (!(period > 0) || !(fabs(ratio - round(ratio)) < 1e-9 * ratio) || ratio < 0.5) {

@@ -27,19 +27,20 @@ static void warn_unknown_touche_attributes(tch_mjcf_loader* L, const xmlNode* no
     }
 }
 
-/* The coupling gains and the proxy radius, each > 0 when given. */
+/* The coupling gains and the proxy radius: stiffness and radius > 0, damping >= 0. */
 static tch_status read_gains(tch_mjcf_loader* L, const xmlNode* node, tch_haptic_def* h) {
     struct {
         const char* name;
+        bool strict;
         tch_real* out;
-    } gains[] = {{"touche:linear_stiffness", &h->linear_stiffness},
-                 {"touche:linear_damping", &h->linear_damping},
-                 {"touche:angular_stiffness", &h->angular_stiffness},
-                 {"touche:angular_damping", &h->angular_damping},
-                 {"touche:proxy_radius", &h->proxy_radius}};
+    } gains[] = {{"touche:linear_stiffness", true, &h->linear_stiffness},
+                 {"touche:linear_damping", false, &h->linear_damping},
+                 {"touche:angular_stiffness", true, &h->angular_stiffness},
+                 {"touche:angular_damping", false, &h->angular_damping},
+                 {"touche:proxy_radius", true, &h->proxy_radius}};
     tch_status status = TCH_OK;
     for (size_t i = 0; status == TCH_OK && i < sizeof gains / sizeof gains[0]; ++i) {
-        status = tch_mjcf_read_nonnegative(L, node, gains[i].name, true, gains[i].out);
+        status = tch_mjcf_read_nonnegative(L, node, gains[i].name, gains[i].strict, gains[i].out);
     }
     return status;
 }
