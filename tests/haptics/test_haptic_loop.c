@@ -231,6 +231,53 @@ static void test_coupling_is_implicit(void) {
     scene_free(&s);
 }
 
+/* A box thrown (1 m/s, 20 rad/s) while coupled with the default gains to a device held still,
+ * at dt 1 ms and 0.5 ms, gravity on: the total energy (kinetic, gravitational, the coupling's
+ * springs) never rises by more than 1e-6 of the initial kinetic energy above any earlier
+ * value. */
+static void test_coupled_throw_never_gains_energy(void) {
+    const tch_real steps[] = {1e-3, 5e-4};
+    for (int i = 0; i < 2; ++i) {
+        char xml[1024];
+        snprintf(xml, sizeof xml,
+                 "<mujoco xmlns:touche='urn:touche'><option timestep='%g'/><worldbody>"
+                 "<body name='tool'><freejoint/><geom type='box' size='0.02 0.03 0.04'/></body>"
+                 "<body name='device' mocap='true' touche:haptic='coupling' touche:tool='tool'/>"
+                 "</worldbody><keyframe><key qvel='0.6 0 0.8 0 20 5'/></keyframe></mujoco>",
+                 steps[i]);
+        scene s;
+        tch_error err;
+        ENSURE(scene_load(xml, &s, &err));
+        ENSURE(tch_data_reset_key(s.model, s.data, 0, &err) == TCH_OK);
+        write_text("haptic_hold.csv", "time,x,y,z\n0,0,0,0\n");
+        tch_haptic_device* device = open_scripted("haptic_hold.csv", steps[i]);
+        tch_haptic_loop_config config = loop_config(steps[i], false);
+        tch_haptic_loop* loop = NULL;
+        ENSURE(tch_haptic_loop_create(s.model, s.data, device, &config, &loop, &err) == TCH_OK);
+        tch_haptic_coupling_gains g = tch_haptic_loop_gains(loop);
+        tch_real kinetic0 = tch_data_energy(s.model, s.data), lowest = INFINITY, rise = 0;
+        for (int k = 0; k < lround(0.5 / steps[i]); ++k) {
+            tch_haptic_tick tick;
+            ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
+            tch_transform X;
+            tch_vec3 v, w;
+            tch_data_body_state(s.model, s.data, 1, &X, &v, &w);
+            tch_real angle = 2 * atan2(tch_v3_norm(tch_v3(X.q.x, X.q.y, X.q.z)), fabs(X.q.w));
+            tch_real energy = tch_data_energy(s.model, s.data) +
+                              0.5 * g.linear_stiffness * tch_v3_norm2(s.data->body_p_WCm[1]) +
+                              0.5 * g.angular_stiffness * angle * angle;
+            rise = fmax(rise, energy - lowest);
+            lowest = fmin(lowest, energy);
+        }
+        printf("  dt %g: largest rise %.3g of the initial kinetic energy\n", steps[i],
+               rise / kinetic0);
+        ENSURE(rise <= 1e-6 * kinetic0);
+        tch_haptic_loop_destroy(loop);
+        tch_haptic_close(device);
+        scene_free(&s);
+    }
+}
+
 /* ---- the pointer and passivity ---- */
 
 /* Runs a scripted path on the pointer scene; returns the largest energy returned to the user
@@ -469,6 +516,7 @@ int main(void) {
     RUN_TEST(test_mjcf_mocap_and_haptic_attributes);
     RUN_TEST(test_mocap_velocity_reaches_the_contact);
     RUN_TEST(test_coupling_is_implicit);
+    RUN_TEST(test_coupled_throw_never_gains_energy);
     RUN_TEST(test_closed_paths_are_passive_with_the_controller);
     RUN_TEST(test_failed_reads_and_stale_physics_zero_the_output);
     RUN_TEST(test_ticks_are_deterministic_and_allocation_free);
