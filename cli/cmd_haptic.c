@@ -60,9 +60,10 @@ static void write_log_row(FILE* f, const tch_haptic_tick* t, double observed) {
     const tch_haptic_command* c = &t->command;
     fprintf(f,
             "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
-            "%.17g,%.17g,%.17g,%.17g,%u,%.17g\n",
+            "%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%u,%.17g\n",
             t->time, s->pose.p.x, s->pose.p.y, s->pose.p.z, s->pose.q.w, s->pose.q.x,
-            s->pose.q.y, s->pose.q.z, s->velocity.x, s->velocity.y, s->velocity.z, c->force.x,
+            s->pose.q.y, s->pose.q.z, s->velocity.x, s->velocity.y, s->velocity.z, s->angular.x,
+            s->angular.y, s->angular.z, c->force.x,
             c->force.y, c->force.z, c->torque.x, c->torque.y, c->torque.z, t->safety_flags,
             observed);
 }
@@ -201,7 +202,7 @@ int cli_cmd_haptic(const cli_options* options) {
     }
     run_stats stats = {0};
     if (code == EXIT_OK) {
-        fprintf(log.f, "time,x,y,z,qw,qx,qy,qz,vx,vy,vz,fx,fy,fz,tx,ty,tz,flags,"
+        fprintf(log.f, "time,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,fx,fy,fz,tx,ty,tz,flags,"
                        "energy_observed\n");
         long count = (long)(o.duration * o.rate + 0.5);
         code = run_ticks(loop, count, period, o.realtime, log.f, &stats);

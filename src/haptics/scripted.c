@@ -13,18 +13,23 @@
 typedef struct sample {
     tch_real time;
     tch_transform pose;
+    tch_vec3 velocity, angular; /* when the file gives them (vx..wz) */
 } sample;
 
-/* Where each pose field sits in a row: time, x, y, z, qw, qx, qy, qz (-1: absent, the
- * orientation then the identity), and how many columns a row has. */
+enum { FIELD_COUNT = 14 };
+
+/* Where each field sits in a row: time, x, y, z, qw, qx, qy, qz, vx, vy, vz, wx, wy, wz (-1:
+ * absent; the orientation then the identity, the velocities those of the segments), and how
+ * many columns a row has. */
 typedef struct columns {
-    int field[8];
+    int field[FIELD_COUNT];
     int count;
 } columns;
 
 enum { MAX_COLUMNS = 32 };
 
-static const char* const FIELD_NAMES[8] = {"time", "x", "y", "z", "qw", "qx", "qy", "qz"};
+static const char* const FIELD_NAMES[FIELD_COUNT] = {"time", "x",  "y",  "z",  "qw", "qx", "qy",
+                                                     "qz",   "vx", "vy", "vz", "wx", "wy", "wz"};
 
 typedef struct scripted {
     sample* samples;
@@ -33,6 +38,7 @@ typedef struct scripted {
     uint64_t reads;
     size_t segment; /* the segment of the last read: reads move forward in time */
     bool extra_columns; /* playback: columns other than the pose's are allowed and skipped */
+    bool has_velocity;  /* the file gives the velocities (vx..wz): reads report them */
 } scripted;
 
 /* Splits a comma-separated line into at most MAX_COLUMNS trimmed fields, in place. */
@@ -62,18 +68,19 @@ static const char* parse_header(char* line, bool extra_columns, columns* cols) {
     if (cols->count > MAX_COLUMNS) {
         return "more than 32 columns";
     }
-    for (int f = 0; f < 8; f++) {
+    for (int f = 0; f < FIELD_COUNT; f++) {
         cols->field[f] = -1;
     }
     for (int c = 0; c < cols->count; c++) {
         int f = 0;
-        while (f < 8 && strcmp(names[c], FIELD_NAMES[f]) != 0) {
+        while (f < FIELD_COUNT && strcmp(names[c], FIELD_NAMES[f]) != 0) {
             f++;
         }
-        if (f < 8) {
+        if (f < FIELD_COUNT) {
             cols->field[f] = c;
         } else if (!extra_columns) {
-            return "unknown column (expected the header time,x,y,z or time,x,y,z,qw,qx,qy,qz)";
+            return "unknown column (expected the header time,x,y,z or time,x,y,z,qw,qx,qy,qz, "
+                   "optionally with vx,vy,vz,wx,wy,wz)";
         }
     }
     bool some_quat = false, all_quat = true;
@@ -86,7 +93,14 @@ static const char* parse_header(char* line, bool extra_columns, columns* cols) {
             return "the header must name the columns time, x, y and z";
         }
     }
-    return some_quat && !all_quat ? "the header names some of qw,qx,qy,qz but not all" : NULL;
+    if (some_quat && !all_quat) {
+        return "the header names some of qw,qx,qy,qz but not all";
+    }
+    int velocities = 0;
+    for (int f = 8; f < FIELD_COUNT; f++) {
+        velocities += cols->field[f] >= 0;
+    }
+    return velocities % 6 != 0 ? "the header names some of vx,vy,vz,wx,wy,wz but not all" : NULL;
 }
 
 /* Parses one data row into `s`; false when it is not cols->count finite numbers. */
@@ -95,8 +109,8 @@ static bool parse_row(char* line, const columns* cols, sample* s) {
     if (split_fields(line, fields) != cols->count) {
         return false;
     }
-    tch_real v[8] = {0, 0, 0, 0, 1, 0, 0, 0};
-    for (int f = 0; f < 8; f++) {
+    tch_real v[FIELD_COUNT] = {0, 0, 0, 0, 1};
+    for (int f = 0; f < FIELD_COUNT; f++) {
         if (cols->field[f] < 0) {
             continue;
         }
@@ -111,6 +125,8 @@ static bool parse_row(char* line, const columns* cols, sample* s) {
     s->time = v[0];
     s->pose.p = tch_v3(v[1], v[2], v[3]);
     s->pose.q = (tch_quat){v[4], v[5], v[6], v[7]};
+    s->velocity = tch_v3(v[8], v[9], v[10]);
+    s->angular = tch_v3(v[11], v[12], v[13]);
     return true;
 }
 
@@ -147,7 +163,9 @@ static const char* read_line(scripted* d, char* text, bool first, columns* cols,
                              bool* is_sample) {
     *is_sample = false;
     if (first && ((*text >= 'a' && *text <= 'z') || (*text >= 'A' && *text <= 'Z'))) {
-        return parse_header(text, d->extra_columns, cols);
+        const char* problem = parse_header(text, d->extra_columns, cols);
+        d->has_velocity = cols->field[8] >= 0;
+        return problem;
     }
     if (!parse_row(text, cols, s)) {
         return cols->count == 8 && cols->field[4] == 4
@@ -164,7 +182,7 @@ static tch_status read_file(scripted* d, const char* path, tch_error* err) {
         return tch_fail(err, TCH_ERR_IO, path, 0, "%s haptic device: cannot open %s",
                         d->extra_columns ? "playback" : "scripted", path);
     }
-    columns cols = {{0, 1, 2, 3, 4, 5, 6, 7}, 8}; /* no header: the 8 pose columns */
+    columns cols = {{0, 1, 2, 3, 4, 5, 6, 7, -1, -1, -1, -1, -1, -1}, 8}; /* no header */
     char line[1024];
     int line_number = 0;
     size_t capacity = 0;
@@ -258,6 +276,10 @@ static tch_status scripted_read(void* self, tch_haptic_state* state, tch_error* 
     }
     if (t >= last->time) {
         state->pose = last->pose;
+        if (d->has_velocity) {
+            state->velocity = last->velocity;
+            state->angular = last->angular;
+        }
         return TCH_OK;
     }
     while (d->samples[d->segment + 1].time <= t) { /* at a knot: the segment that starts */
@@ -272,6 +294,10 @@ static tch_status scripted_read(void* self, tch_haptic_state* state, tch_error* 
     /* base-frame angular velocity of the segment: log(q1 q0*) / span */
     state->angular = tch_v3_scale(tch_haptic_rotvec_of(tch_q_mul(b->pose.q, tch_q_conj(a->pose.q))),
                                   1 / span);
+    if (d->has_velocity) { /* a recorded log: the velocities the device reported */
+        state->velocity = a->velocity;
+        state->angular = a->angular;
+    }
     return TCH_OK;
 }
 

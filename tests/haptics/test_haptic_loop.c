@@ -489,9 +489,9 @@ static void test_ticks_are_deterministic_and_allocation_free(void) {
 /* The playback driver replays the poses of a force log (other columns skipped), bit for bit. */
 static void test_playback_replays_a_force_log(void) {
     write_text("haptic_log.csv",
-               "time,x,y,z,qw,qx,qy,qz,vx,vy,vz,fx,fy,fz,flags\n"
-               "0,0.1,0.2,0.30000000000000004,1,0,0,0,0,0,0,1,2,3,0\n"
-               "0.001,0.1,0.2,0.31,1,0,0,0,0,0,0,1,2,3,5\n");
+               "time,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,fx,fy,fz,flags\n"
+               "0,0.1,0.2,0.30000000000000004,1,0,0,0,0,0,9.9999999999999982,0,0,0,1,2,3,0\n"
+               "0.001,0.1,0.2,0.31,1,0,0,0,0,0,0.5,0,0,0,1,2,3,5\n");
     tch_haptic_scripted_config c = {.path = "haptic_log.csv", .period = 1e-3, .spec = sigma_like};
     tch_haptic_device* device = NULL;
     tch_error err;
@@ -501,9 +501,13 @@ static void test_playback_replays_a_force_log(void) {
     tch_haptic_state state;
     ENSURE(tch_haptic_read(device, &state, &err) == TCH_OK);
     ENSURE(state.pose.p.z == 0.30000000000000004 && state.pose.p.x == 0.1);
+    ENSURE(state.velocity.z == 9.9999999999999982); /* the recorded, not the differenced */
     ENSURE(tch_haptic_read(device, &state, &err) == TCH_OK);
-    ENSURE(state.pose.p.z == 0.31);
+    ENSURE(state.pose.p.z == 0.31 && state.velocity.z == 0.5);
     tch_haptic_close(device);
+    write_text("haptic_log.csv", "time,x,y,z,vx,vy,vz\n0,0,0,0,0,0,0\n");
+    ENSURE(tch_haptic_open(tch_haptic_playback_driver(), &c, &device, &err) == TCH_ERR_PARSE);
+    ENSURE(err.line == 1 && strstr(err.message, "some of vx,vy,vz,wx,wy,wz"));
     write_text("haptic_log.csv", "time,x,y,z,qw\n0,0,0,0,1\n");
     ENSURE(tch_haptic_open(tch_haptic_playback_driver(), &c, &device, &err) == TCH_ERR_PARSE);
     ENSURE(err.line == 1 && strstr(err.message, "some of qw,qx,qy,qz"));
