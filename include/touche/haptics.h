@@ -175,7 +175,9 @@ TCH_API tch_status tch_haptic_servo_stop(tch_haptic_servo* servo, tch_haptic_ser
 /// for the port to be passive. The observer keeps E exactly from the measured motion of past
 /// ticks and predicts the coming tick's share as -F . v T; when that prediction is negative the
 /// controller adds the damping alpha = -E / (|v|^2 T) along v (eq. 12 of the paper), which
-/// brings the predicted E to zero. With the controller off the observer only records.
+/// brings the predicted E to zero, at most max_damping (the device's rated damping: an
+/// uncapped alpha at a slow, quantized motion kicks the handle, Ryu et al. 2004). With the
+/// controller off the observer only records.
 typedef struct tch_haptic_ledger {
     tch_real energy_in;          ///< J, put into the scene by the user (sum of the positive dE)
     tch_real energy_out;         ///< J, returned to the user (sum of the negative dE, as > 0)
@@ -186,6 +188,8 @@ typedef struct tch_haptic_ledger {
 
 typedef struct tch_haptic_passivity {
     bool control;              ///< the controller acts (else the observer only records)
+    tch_real max_damping;      ///< N s/m, cap on the controller's damping (0: none); a deficit
+                               ///< the cap leaves is carried to the next ticks
     tch_real observed;         ///< J, E of the ticks so far (exact, from the measured motion)
     tch_haptic_ledger ledger;
     tch_vec3 last_position;    ///< the handle position of the last tick

@@ -34,8 +34,11 @@ void tch_haptic_passivity_apply(tch_haptic_passivity* p, const tch_haptic_state*
     tch_real predicted = p->observed - tch_v3_dot(*force, v) * period;
     if (p->control && predicted < 0 && v2 > 0) {
         tch_real alpha = -predicted / (v2 * period); /* eq. 12: the damping that absorbs it */
+        if (p->max_damping > 0) {
+            alpha = fmin(alpha, p->max_damping);
+        }
         *force = tch_v3_madd(*force, -alpha, v);
-        p->ledger.energy_dissipated -= predicted;
+        p->ledger.energy_dissipated += alpha * v2 * period;
     }
     *force = tch_v3(clamp(force->x, max_force), clamp(force->y, max_force),
                     clamp(force->z, max_force));
