@@ -185,6 +185,10 @@ int cli_cmd_haptic(const cli_options* options) {
                                          .period = period,
                                          .passivity_control = !o.no_passivity,
                                          .base_at_body = strcmp(o.device, "model") == 0,
+                                         .passivity_max_damping =
+                                             strcmp(o.device, "model") == 0
+                                                 ? tch_haptic_spec_of(device)->max_damping
+                                                 : 0,
                                          .safety = tch_haptic_safety_defaults(
                                              tch_haptic_spec_of(device))};
         if (tch_haptic_loop_create(session.model, session.data, device, &config, &loop, &err) !=

@@ -52,6 +52,7 @@ static int run(double k, bool passivity, double friction, double quantum, outcom
         return 0;
     }
     tch_haptic_loop_config config = {.body = -1, .period = T, .passivity_control = passivity,
+                                     .passivity_max_damping = c.spec.max_damping,
                                      .base_at_body = true,
                                      .safety = tch_haptic_safety_defaults(&c.spec)};
     if (tch_haptic_loop_create(model, data, device, &config, &loop, &err)) {

@@ -175,9 +175,10 @@ TCH_API tch_status tch_haptic_servo_stop(tch_haptic_servo* servo, tch_haptic_ser
 /// for the port to be passive. The observer keeps E exactly from the measured motion of past
 /// ticks and predicts the coming tick's share as -F . v T; when that prediction is negative the
 /// controller adds the damping alpha = -E / (|v|^2 T) along v (eq. 12 of the paper), which
-/// brings the predicted E to zero, at most max_damping (the device's rated damping: an
-/// uncapped alpha at a slow, quantized motion kicks the handle, Ryu et al. 2004). With the
-/// controller off the observer only records.
+/// brings the predicted E to zero; with max_damping > 0 (e.g. the device's rated damping) alpha
+/// is capped there, since an uncapped alpha at a slow, quantized motion kicks the handle, and
+/// the deficit left is carried to the next ticks. With the controller off the observer only
+/// records.
 typedef struct tch_haptic_ledger {
     tch_real energy_in;          ///< J, put into the scene by the user (sum of the positive dE)
     tch_real energy_out;         ///< J, returned to the user (sum of the negative dE, as > 0)
@@ -252,6 +253,8 @@ typedef struct tch_haptic_loop_config {
     int body;                          ///< the haptic body, or -1: the first with a renderer
     tch_real period;                   ///< s, servo period T (the scene's step a multiple of it)
     bool passivity_control;            ///< the passivity controller acts
+    tch_real passivity_max_damping;    ///< N s/m, cap on its damping (0: none, and E >= 0
+                                       ///< holds whenever the velocity prediction does)
     bool base_at_body;                 ///< the device's base origin sits at the haptic body's
                                        ///< initial position (a device reporting poses about
                                        ///< its own base, like `model`); else at the world's

@@ -122,7 +122,7 @@ tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_de
                               .ticks_per_step = (int64_t)llround(m->timestep / config->period),
                               .safety = loop->safety,
                               .passivity = {.control = config->passivity_control,
-                                            .max_damping = spec->max_damping}};
+                                            .max_damping = config->passivity_max_damping}};
     if (loop->renderer == TCH_HAPTIC_COUPLING) {
         loop->gains = tch_haptic_coupling_gains_of(m, body, spec);
     }
