@@ -3,6 +3,7 @@
  * implicitly (touche/haptics.h). */
 #include <math.h>
 
+#include "haptics/render.h"
 #include "haptics/rotation.h"
 #include "math/vec.h"
 #include "touche/haptics.h"
@@ -39,27 +40,57 @@ static void target_of(const tch_model* m, int tool, const tch_haptic_state* devi
                       tch_v3_cross(device->angular, tch_v3_sub(*p_W, device->pose.p)));
 }
 
-void tch_haptic_coupling_wrench(const tch_model* m, const tch_data* d, int tool,
-                                const tch_haptic_state* device,
-                                const tch_haptic_coupling_gains* g, tch_real h,
-                                tch_vec3* force_W, tch_vec3* torque_W) {
+void tch_haptic_snapshot_tool(const tch_data* d, int tool, tch_haptic_snapshot* snapshot) {
+    snapshot->tool_p_WCm = d->body_p_WCm[tool];
+    snapshot->tool_v_WCm = d->body_v_WCm[tool];
+    snapshot->tool_w_W = d->body_w_W[tool];
+    snapshot->tool_q_WB = d->body_X_WB[tool].q;
+    snapshot->tool_I_inv_W = d->body_I_inv_W[tool];
+}
+
+/* theta = log(q_T q_D*): the tool's rotation away from the device's, world frame. */
+static tch_vec3 rotation_error(const tch_haptic_snapshot* s, const tch_haptic_state* device) {
+    return tch_haptic_rotvec_of(tch_q_mul(s->tool_q_WB, tch_q_conj(device->pose.q)));
+}
+
+void tch_haptic_coupling_wrench_of(const tch_model* m, int tool, const tch_haptic_snapshot* s,
+                                   const tch_haptic_state* device,
+                                   const tch_haptic_coupling_gains* g, tch_real h,
+                                   tch_vec3* force_W, tch_vec3* torque_W) {
     tch_vec3 target, target_v;
     target_of(m, tool, device, &target, &target_v);
     tch_real mass = m->body_total_mass[tool];
     /* linear: backward Euler of m v' = f + m g, f = -k e - b (v - v_d), e' = v - v_d */
     tch_real c = g->linear_damping + h * g->linear_stiffness;
-    tch_vec3 e = tch_v3_sub(d->body_p_WCm[tool], target);
-    tch_vec3 slip = tch_v3_madd(tch_v3_sub(d->body_v_WCm[tool], target_v), h, m->gravity);
+    tch_vec3 e = tch_v3_sub(s->tool_p_WCm, target);
+    tch_vec3 slip = tch_v3_madd(tch_v3_sub(s->tool_v_WCm, target_v), h, m->gravity);
     tch_vec3 pull = tch_v3_add(tch_v3_scale(e, g->linear_stiffness), tch_v3_scale(slip, c));
     *force_W = tch_v3_scale(pull, -1 / (1 + h * c / mass));
-    /* rotational: theta = log(q_T q_D*), the tool's rotation away from the device's, world */
+    /* rotational: backward Euler of I w' = tau, tau = -k_r theta - b_r (w - w_d) */
     tch_real c_r = g->angular_damping + h * g->angular_stiffness;
-    tch_vec3 theta =
-        tch_haptic_rotvec_of(tch_q_mul(d->body_X_WB[tool].q, tch_q_conj(device->pose.q)));
-    tch_vec3 spin = tch_v3_sub(d->body_w_W[tool], device->angular);
-    tch_vec3 twist = tch_v3_add(tch_v3_scale(theta, g->angular_stiffness), tch_v3_scale(spin, c_r));
-    tch_mat3 A = tch_m3_add(tch_m3_identity(), tch_m3_scale(d->body_I_inv_W[tool], h * c_r));
+    tch_vec3 spin = tch_v3_sub(s->tool_w_W, device->angular);
+    tch_vec3 twist = tch_v3_add(tch_v3_scale(rotation_error(s, device), g->angular_stiffness),
+                                tch_v3_scale(spin, c_r));
+    tch_mat3 A = tch_m3_add(tch_m3_identity(), tch_m3_scale(s->tool_I_inv_W, h * c_r));
     tch_mat3 A_inv;
     *torque_W = tch_m3_inverse(A, &A_inv) ? tch_m3_mul_v3(A_inv, tch_v3_scale(twist, -1))
                                           : tch_v3_scale(twist, -1);
+}
+
+void tch_haptic_coupling_wrench(const tch_model* m, const tch_data* d, int tool,
+                                const tch_haptic_state* device,
+                                const tch_haptic_coupling_gains* g, tch_real h,
+                                tch_vec3* force_W, tch_vec3* torque_W) {
+    tch_haptic_snapshot s;
+    tch_haptic_snapshot_tool(d, tool, &s);
+    tch_haptic_coupling_wrench_of(m, tool, &s, device, g, h, force_W, torque_W);
+}
+
+tch_real tch_haptic_coupling_energy(const tch_model* m, int tool, const tch_haptic_snapshot* s,
+                                    const tch_haptic_state* device,
+                                    const tch_haptic_coupling_gains* g) {
+    tch_vec3 target = tch_x_apply(device->pose, m->body_total_p_BCm[tool]);
+    tch_real stretch = tch_v3_norm2(tch_v3_sub(s->tool_p_WCm, target));
+    tch_real twist = tch_v3_norm2(rotation_error(s, device));
+    return 0.5 * g->linear_stiffness * stretch + 0.5 * g->angular_stiffness * twist;
 }

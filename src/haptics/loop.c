@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
+#include "haptics/render.h"
 #include "math/vec.h"
 #include "touche/haptics.h"
 #include "touche/step.h"
@@ -16,14 +17,15 @@ struct tch_haptic_loop {
     tch_haptic_renderer renderer;
     tch_haptic_coupling_gains gains;
     tch_real period;
-    tch_vec3 base;               /* m, the device base's origin in the world */
+    tch_vec3 base;                 /* m, the device base's origin in the world */
     int64_t ticks_per_step;
-    int64_t tick_count;
-    tch_real stepped_at;         /* s, loop time of the last physics step */
+    int64_t tick_count;            /* deterministic mode */
+    tch_haptic_snapshot snapshot;  /* deterministic mode: the last step's */
+    tch_real physics_jumps;        /* physics side: the resync jumps so far, J */
+    /* servo side */
     tch_haptic_safety safety;
     tch_haptic_passivity passivity;
-    tch_haptic_state state;      /* the last good read */
-    tch_haptic_command pointer;  /* the pointer's wrench of the last physics step */
+    tch_haptic_state state;        /* the last good read, world frame */
 };
 
 tch_haptic_safety_params tch_haptic_safety_defaults(const tch_haptic_spec* spec) {
@@ -92,6 +94,120 @@ static tch_status check_scene(const tch_model* m, int body, tch_real period, tch
     return TCH_OK;
 }
 
+/* The wrench the scene puts on the mocap body (contacts), about its origin. */
+static tch_haptic_command pointer_wrench(const tch_haptic_loop* loop) {
+    const tch_data* d = loop->data;
+    int b = loop->body;
+    tch_vec3 arm = tch_v3_sub(d->body_p_WCm[b], d->body_X_WB[b].p);
+    return (tch_haptic_command){
+        d->body_force_W[b], tch_v3_add(d->body_torque_W[b], tch_v3_cross(arm, d->body_force_W[b]))};
+}
+
+/* What the haptic side needs of the physics as it stands, made at loop time `now`. */
+static void take_snapshot(tch_haptic_loop* loop, tch_real now, tch_haptic_snapshot* out) {
+    *out = (tch_haptic_snapshot){.time = now, .resync_jumps = loop->physics_jumps};
+    if (loop->renderer == TCH_HAPTIC_COUPLING) {
+        tch_haptic_snapshot_tool(loop->data, loop->tool, out);
+    } else {
+        out->pointer = pointer_wrench(loop);
+    }
+}
+
+/* Physics side: the device pose becomes the mocap body's, the coupling's wrench goes on the
+ * tool, one step, and the snapshot of the result. The coupling springs' energy change across
+ * the step at the same device pose is the resync jump (the tool moved while the haptic side
+ * held it). */
+static tch_status physics_step(tch_haptic_loop* loop, const tch_haptic_state* device,
+                               tch_real now, tch_haptic_snapshot* out, tch_error* err) {
+    const tch_model* m = loop->model;
+    tch_data* d = loop->data;
+    d->mocap_X_WB[loop->mocap] = device->pose;
+    d->mocap_v_W[loop->mocap] = device->velocity;
+    d->mocap_w_W[loop->mocap] = device->angular;
+    tch_haptic_snapshot before;
+    take_snapshot(loop, now, &before);
+    if (loop->renderer == TCH_HAPTIC_COUPLING) {
+        tch_haptic_coupling_wrench_of(m, loop->tool, &before, device, &loop->gains, m->timestep,
+                                      &d->body_force_applied_W[loop->tool],
+                                      &d->body_torque_applied_W[loop->tool]);
+    }
+    tch_status s = tch_step(m, d, err);
+    if (s != TCH_OK) {
+        return s;
+    }
+    take_snapshot(loop, now, out);
+    if (loop->renderer == TCH_HAPTIC_COUPLING) {
+        loop->physics_jumps +=
+            fabs(tch_haptic_coupling_energy(m, loop->tool, out, device, &loop->gains) -
+                 tch_haptic_coupling_energy(m, loop->tool, &before, device, &loop->gains));
+        out->resync_jumps = loop->physics_jumps;
+    }
+    return TCH_OK;
+}
+
+/* Servo side: the renderer's wrench on the handle for the device state and a snapshot. */
+static tch_haptic_command render(const tch_haptic_loop* loop, const tch_haptic_snapshot* s) {
+    if (loop->renderer != TCH_HAPTIC_COUPLING) {
+        return s->pointer;
+    }
+    const tch_model* m = loop->model;
+    tch_vec3 f, tau;
+    tch_haptic_coupling_wrench_of(m, loop->tool, s, &loop->state, &loop->gains, m->timestep, &f,
+                                  &tau);
+    /* minus the coupling's wrench on the tool, the force acting at the tool's target point */
+    tch_vec3 target = tch_x_apply(loop->state.pose, m->body_total_p_BCm[loop->tool]);
+    tch_vec3 arm = tch_v3_sub(target, loop->state.pose.p);
+    return (tch_haptic_command){tch_v3_scale(f, -1),
+                                tch_v3_sub(tch_v3_scale(tau, -1), tch_v3_cross(arm, f))};
+}
+
+/* Servo side: reads the device into loop->state (world frame); on failure holds the last pose
+ * at rest. Returns whether the read succeeded. */
+static bool read_device(tch_haptic_loop* loop) {
+    tch_haptic_state state;
+    tch_error read_error;
+    if (tch_haptic_read(loop->device, &state, &read_error) != TCH_OK) {
+        loop->state.velocity = loop->state.angular = tch_v3_zero();
+        return false;
+    }
+    loop->state = state;
+    loop->state.pose.p = tch_v3_add(state.pose.p, loop->base);
+    return true;
+}
+
+/* Servo side: render from the snapshot, the safety stage (the snapshot's time is the
+ * producer's, for the watchdog), zero on a failed read, the passivity controller, write. */
+static tch_status finish_tick(tch_haptic_loop* loop, tch_real now, const tch_haptic_snapshot* s,
+                              bool read_ok, tch_haptic_tick* tick, tch_error* err) {
+    tch_haptic_command rendered = render(loop, s);
+    tch_haptic_safety_apply(&loop->safety, &rendered, now, s->time, &tick->command);
+    if (!read_ok) {
+        tick->command = (tch_haptic_command){{0, 0, 0}, {0, 0, 0}};
+        loop->safety.flags |= TCH_HAPTIC_READ_FAILED;
+        loop->safety.engaged_time = -1; /* ramp again when reads recover */
+    }
+    tch_haptic_passivity_apply(&loop->passivity, &loop->state, loop->period,
+                               loop->safety.max_force, &tick->command.force);
+    loop->passivity.ledger.resync_jumps = s->resync_jumps;
+    tick->safety_flags = loop->safety.flags;
+    return tch_haptic_write(loop->device, &tick->command, err);
+}
+
+tch_status tch_haptic_loop_tick(tch_haptic_loop* loop, tch_haptic_tick* tick, tch_error* err) {
+    tch_real now = (tch_real)loop->tick_count * loop->period;
+    bool read_ok = read_device(loop);
+    *tick = (tch_haptic_tick){.time = now, .state = loop->state};
+    if (loop->tick_count % loop->ticks_per_step == 0) {
+        tch_status s = physics_step(loop, &loop->state, now, &loop->snapshot, err);
+        if (s != TCH_OK) {
+            return s;
+        }
+        tick->stepped = true;
+    }
+    loop->tick_count++;
+    return finish_tick(loop, now, &loop->snapshot, read_ok, tick, err);
+}
+
 tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_device* device,
                                   const tch_haptic_loop_config* config, tch_haptic_loop** out,
                                   tch_error* err) {
@@ -128,103 +244,9 @@ tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_de
     }
     loop->state.pose = d->mocap_X_WB[loop->mocap];
     loop->base = config->base_at_body ? loop->state.pose.p : tch_v3_zero();
+    take_snapshot(loop, 0, &loop->snapshot);
     *out = loop;
     return TCH_OK;
-}
-
-/* The coupling's energy, 1/2 k |e|^2 + 1/2 k_r |theta|^2, with the tool as `data` holds it. */
-static tch_real coupling_energy(const tch_haptic_loop* loop) {
-    const tch_model* m = loop->model;
-    tch_vec3 target = tch_x_apply(loop->state.pose, m->body_total_p_BCm[loop->tool]);
-    tch_vec3 e = tch_v3_sub(loop->data->body_p_WCm[loop->tool], target);
-    tch_quat q = tch_q_mul(loop->data->body_X_WB[loop->tool].q, tch_q_conj(loop->state.pose.q));
-    tch_real angle = 2 * atan2(tch_v3_norm(tch_v3(q.x, q.y, q.z)), fabs(q.w));
-    return 0.5 * loop->gains.linear_stiffness * tch_v3_dot(e, e) +
-           0.5 * loop->gains.angular_stiffness * angle * angle;
-}
-
-/* The wrench the scene puts on the mocap body (contacts), about its origin. */
-static tch_haptic_command pointer_wrench(const tch_haptic_loop* loop) {
-    const tch_data* d = loop->data;
-    int b = loop->body;
-    tch_vec3 arm = tch_v3_sub(d->body_p_WCm[b], d->body_X_WB[b].p);
-    return (tch_haptic_command){
-        d->body_force_W[b], tch_v3_add(d->body_torque_W[b], tch_v3_cross(arm, d->body_force_W[b]))};
-}
-
-/* The device pose becomes the mocap body's; the coupling's wrench goes on the tool; one step. */
-static tch_status physics_step(tch_haptic_loop* loop, tch_error* err) {
-    const tch_model* m = loop->model;
-    tch_data* d = loop->data;
-    d->mocap_X_WB[loop->mocap] = loop->state.pose;
-    d->mocap_v_W[loop->mocap] = loop->state.velocity;
-    d->mocap_w_W[loop->mocap] = loop->state.angular;
-    if (loop->renderer == TCH_HAPTIC_COUPLING) {
-        tch_haptic_coupling_wrench(m, d, loop->tool, &loop->state, &loop->gains, m->timestep,
-                                   &d->body_force_applied_W[loop->tool],
-                                   &d->body_torque_applied_W[loop->tool]);
-    }
-    tch_real before = loop->renderer == TCH_HAPTIC_COUPLING ? coupling_energy(loop) : 0;
-    tch_status s = tch_step(m, d, err);
-    if (s != TCH_OK) {
-        return s;
-    }
-    if (loop->renderer == TCH_HAPTIC_COUPLING) {
-        loop->passivity.ledger.resync_jumps += fabs(coupling_energy(loop) - before);
-    } else {
-        loop->pointer = pointer_wrench(loop);
-    }
-    return TCH_OK;
-}
-
-/* The renderer's wrench on the handle for the current device state. */
-static tch_haptic_command render(const tch_haptic_loop* loop) {
-    if (loop->renderer != TCH_HAPTIC_COUPLING) {
-        return loop->pointer;
-    }
-    const tch_model* m = loop->model;
-    tch_vec3 f, tau;
-    tch_haptic_coupling_wrench(m, loop->data, loop->tool, &loop->state, &loop->gains,
-                               m->timestep, &f, &tau);
-    /* minus the coupling's wrench on the tool, the force acting at the tool's target point */
-    tch_vec3 target = tch_x_apply(loop->state.pose, m->body_total_p_BCm[loop->tool]);
-    tch_vec3 arm = tch_v3_sub(target, loop->state.pose.p);
-    return (tch_haptic_command){tch_v3_scale(f, -1),
-                                tch_v3_sub(tch_v3_scale(tau, -1), tch_v3_cross(arm, f))};
-}
-
-tch_status tch_haptic_loop_tick(tch_haptic_loop* loop, tch_haptic_tick* tick, tch_error* err) {
-    tch_real now = (tch_real)loop->tick_count * loop->period;
-    tch_haptic_state state;
-    tch_error read_error;
-    bool read_ok = tch_haptic_read(loop->device, &state, &read_error) == TCH_OK;
-    if (read_ok) {
-        loop->state = state;
-        loop->state.pose.p = tch_v3_add(state.pose.p, loop->base);
-    } else { /* hold the last pose, at rest */
-        loop->state.velocity = loop->state.angular = tch_v3_zero();
-    }
-    *tick = (tch_haptic_tick){.time = now, .state = loop->state};
-    if (loop->tick_count % loop->ticks_per_step == 0) {
-        tch_status s = physics_step(loop, err);
-        if (s != TCH_OK) {
-            return s;
-        }
-        loop->stepped_at = now;
-        tick->stepped = true;
-    }
-    loop->tick_count++;
-    tch_haptic_command rendered = render(loop);
-    tch_haptic_safety_apply(&loop->safety, &rendered, now, loop->stepped_at, &tick->command);
-    if (!read_ok) {
-        tick->command = (tch_haptic_command){{0, 0, 0}, {0, 0, 0}};
-        loop->safety.flags |= TCH_HAPTIC_READ_FAILED;
-        loop->safety.engaged_time = -1; /* ramp again when reads recover */
-    }
-    tch_haptic_passivity_apply(&loop->passivity, &loop->state, loop->period,
-                               loop->safety.max_force, &tick->command.force);
-    tick->safety_flags = loop->safety.flags;
-    return tch_haptic_write(loop->device, &tick->command, err);
 }
 
 const tch_haptic_passivity* tch_haptic_loop_passivity(const tch_haptic_loop* loop) {
