@@ -55,7 +55,7 @@ static int compare_doubles(const void* a, const void* b) {
 
 /* One force-log row: the device pose and velocity read, the wrench written, the safety flags
  * and the passivity observer's energy. */
-static void write_log_row(FILE* f, const tch_haptic_tick* t, double observed) {
+static void write_log_row(FILE* f, const tch_haptic_tick* t) {
     const tch_haptic_state* s = &t->state;
     const tch_haptic_command* c = &t->command;
     fprintf(f,
@@ -65,13 +65,13 @@ static void write_log_row(FILE* f, const tch_haptic_tick* t, double observed) {
             s->pose.q.y, s->pose.q.z, s->velocity.x, s->velocity.y, s->velocity.z, s->angular.x,
             s->angular.y, s->angular.z, c->force.x,
             c->force.y, c->force.z, c->torque.x, c->torque.y, c->torque.z, t->safety_flags,
-            observed);
+            t->energy_observed);
 }
 
 typedef struct run_stats {
     long ticks, overruns, faults;
     double p50, p99, max;   /* tick compute time, s */
-    double late_p99;        /* realtime: lateness of the tick start, s */
+    double late_p99;        /* --realtime: how late the servo thread woke, s */
 } run_stats;
 
 static int64_t now_ns(void) {
@@ -80,56 +80,71 @@ static int64_t now_ns(void) {
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* Sleeps to the absolute deadline (CLOCK_MONOTONIC) and returns how late it woke, s. */
-static double sleep_until(int64_t deadline) {
-    struct timespec wake = {.tv_sec = deadline / 1000000000, .tv_nsec = deadline % 1000000000};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL) != 0) {
+/* The ticks back to back on the simulated clock, each timed. */
+static tch_status run_simulated(tch_haptic_loop* loop, long count, tch_haptic_tick* ticks,
+                                tch_haptic_timing* timing, long* done, tch_error* err) {
+    for (*done = 0; *done < count; ++*done) {
+        int64_t start = now_ns();
+        tch_status s = tch_haptic_loop_tick(loop, &ticks[*done], err);
+        if (s != TCH_OK) {
+            return s;
+        }
+        timing[*done] = (tch_haptic_timing){0, (double)(now_ns() - start) * 1e-9};
     }
-    return (double)(now_ns() - deadline) * 1e-9;
+    return TCH_OK;
 }
 
-/* Runs `count` ticks, logging each; fills the tick-time statistics. */
-static int run_ticks(tch_haptic_loop* loop, long count, double period, int realtime, FILE* log,
-                     run_stats* stats) {
-    double* busy = malloc((size_t)count * sizeof *busy);
-    double* late = malloc((size_t)count * sizeof *late);
-    if (!busy || !late) {
-        free(busy);
-        free(late);
-        return EXIT_FAILURE_GENERIC;
+/* The 0.99 quantile of `count` values, sorted in place. */
+static double p99_of(double* values, long count) {
+    qsort(values, (size_t)count, sizeof *values, compare_doubles);
+    return values[(long)(0.99 * (double)(count - 1))];
+}
+
+static void tick_statistics(const tch_haptic_tick* ticks, const tch_haptic_timing* timing,
+                            long count, double period, double* scratch, run_stats* stats) {
+    *stats = (run_stats){.ticks = count};
+    for (long k = 0; k < count; ++k) {
+        stats->overruns += timing[k].late + timing[k].busy > period;
+        stats->faults += (ticks[k].safety_flags & (TCH_HAPTIC_WATCHDOG | TCH_HAPTIC_NONFINITE |
+                                                    TCH_HAPTIC_READ_FAILED)) != 0;
+        scratch[k] = timing[k].late;
     }
-    int64_t period_ns = (int64_t)(period * 1e9 + 0.5), deadline = now_ns();
+    if (count == 0) return;
+    stats->late_p99 = p99_of(scratch, count);
+    for (long k = 0; k < count; ++k) scratch[k] = timing[k].busy;
+    stats->p99 = p99_of(scratch, count);
+    stats->p50 = scratch[count / 2];
+    stats->max = scratch[count - 1];
+}
+
+/* Runs the loop (simulated clock, or two threads on the wall clock), writes the force log and
+ * fills the statistics. */
+static int run_loop(tch_haptic_loop* loop, long count, double period, int realtime, FILE* log,
+                    run_stats* stats) {
+    tch_haptic_tick* ticks = calloc((size_t)count + 1, sizeof *ticks);
+    tch_haptic_timing* timing = calloc((size_t)count + 1, sizeof *timing);
+    double* scratch = calloc((size_t)count + 1, sizeof *scratch);
+    int code = ticks && timing && scratch ? EXIT_OK : EXIT_FAILURE_GENERIC;
     tch_error err = {0};
-    int code = EXIT_OK;
-    *stats = (run_stats){0};
-    for (long k = 0; k < count && code == EXIT_OK; ++k) {
-        late[k] = realtime ? sleep_until(deadline) : 0;
-        int64_t start = now_ns();
-        tch_haptic_tick tick;
-        if (tch_haptic_loop_tick(loop, &tick, &err) != TCH_OK) {
-            cli_print_error("the haptic loop failed", &err);
-            code = err.status == TCH_ERR_DIVERGED ? EXIT_DIVERGED : EXIT_FAILURE_GENERIC;
-            break;
+    long done = count;
+    tch_status s = TCH_OK;
+    if (code == EXIT_OK) {
+        s = realtime ? tch_haptic_loop_run_threaded(loop, count, ticks, timing, &err)
+                     : run_simulated(loop, count, ticks, timing, &done, &err);
+    }
+    if (code == EXIT_OK && s != TCH_OK) {
+        cli_print_error("the haptic loop failed", &err);
+        code = s == TCH_ERR_DIVERGED ? EXIT_DIVERGED : EXIT_FAILURE_GENERIC;
+    }
+    if (code == EXIT_OK) {
+        for (long k = 0; k < done; ++k) {
+            write_log_row(log, &ticks[k]);
         }
-        busy[k] = (double)(now_ns() - start) * 1e-9;
-        stats->overruns += busy[k] + late[k] > period;
-        stats->faults += (tick.safety_flags & (TCH_HAPTIC_WATCHDOG | TCH_HAPTIC_NONFINITE |
-                                               TCH_HAPTIC_READ_FAILED)) != 0;
-        stats->ticks++;
-        deadline += period_ns;
-        write_log_row(log, &tick, tch_haptic_loop_passivity(loop)->observed);
+        tick_statistics(ticks, timing, done, period, scratch, stats);
     }
-    if (stats->ticks > 0) {
-        size_t n = (size_t)stats->ticks;
-        qsort(busy, n, sizeof *busy, compare_doubles);
-        qsort(late, n, sizeof *late, compare_doubles);
-        stats->p50 = busy[n / 2];
-        stats->p99 = busy[(size_t)(0.99 * (double)(n - 1))];
-        stats->max = busy[n - 1];
-        stats->late_p99 = late[(size_t)(0.99 * (double)(n - 1))];
-    }
-    free(busy);
-    free(late);
+    free(ticks);
+    free(timing);
+    free(scratch);
     return code;
 }
 
@@ -209,7 +224,7 @@ int cli_cmd_haptic(const cli_options* options) {
         fprintf(log.f, "time,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,fx,fy,fz,tx,ty,tz,flags,"
                        "energy_observed\n");
         long count = (long)(o.duration * o.rate + 0.5);
-        code = run_ticks(loop, count, period, o.realtime, log.f, &stats);
+        code = run_loop(loop, count, period, o.realtime, log.f, &stats);
         if (!cli_finish_output(&log, code == EXIT_OK, "haptic") && code == EXIT_OK) {
             code = EXIT_FAILURE_GENERIC;
         }

@@ -267,7 +267,8 @@ typedef struct tch_haptic_tick {
     tch_haptic_state state;     ///< the device state read, in the world frame
     tch_haptic_command command; ///< the wrench written, base (world) frame
     uint32_t safety_flags;      ///< TCH_HAPTIC_* of the safety stage
-    bool stepped;               ///< the scene stepped at this tick
+    tch_real energy_observed;   ///< J, the passivity observer's E after this tick
+    bool stepped;               ///< the scene stepped at this tick (simulated clock)
 } tch_haptic_tick;
 
 /// Safety parameters that suit a device spec: force rate 1000 max_force per s, ramp 0.1 s,
@@ -285,6 +286,25 @@ TCH_API tch_status tch_haptic_loop_create(const tch_model* model, tch_data* data
 /// warm-up; returns the device's or the step's error.
 TCH_API tch_status tch_haptic_loop_tick(tch_haptic_loop* loop, tch_haptic_tick* tick,
                                         tch_error* err);
+/// When a tick ran on the wall clock (tch_haptic_loop_run_threaded), s.
+typedef struct tch_haptic_timing {
+    tch_real late; ///< how late the servo thread woke after the tick's deadline
+    tch_real busy; ///< how long the tick took
+} tch_haptic_timing;
+
+/// Runs `count` servo ticks on two threads, on CLOCK_MONOTONIC: a servo thread wakes at
+/// absolute deadlines every period (clock_nanosleep with TIMER_ABSTIME; a tick that ends past
+/// the next deadline skips the missed ones) and reads, renders from the newest physics
+/// snapshot, applies the safety stage (the snapshot's age drives the watchdog, so a stalled
+/// physics thread zeroes the force), the passivity controller, and writes; the calling thread
+/// steps the physics every scene step, at its own absolute deadlines, from the newest device
+/// state. The two exchange the device state and the snapshot through lock-free latest-value
+/// mailboxes; the servo thread allocates, locks and prints nothing. Fills ticks[0..count) and
+/// timing[0..count) (the caller's). Ticks' times are the wall clock's since the start, so the
+/// run is not deterministic. Returns the first device or step error.
+TCH_API tch_status tch_haptic_loop_run_threaded(tch_haptic_loop* loop, long count,
+                                                tch_haptic_tick* ticks,
+                                                tch_haptic_timing* timing, tch_error* err);
 /// The passivity observer's energy ledger so far.
 TCH_API const tch_haptic_passivity* tch_haptic_loop_passivity(const tch_haptic_loop* loop);
 /// The coupling's gains (zero for a pointer).

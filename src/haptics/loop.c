@@ -4,7 +4,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "haptics/render.h"
+#include "haptics/loop_internal.h"
 #include "math/vec.h"
 #include "touche/haptics.h"
 #include "touche/step.h"
@@ -117,8 +117,8 @@ static void take_snapshot(tch_haptic_loop* loop, tch_real now, tch_haptic_snapsh
  * tool, one step, and the snapshot of the result. The coupling springs' energy change across
  * the step at the same device pose is the resync jump (the tool moved while the haptic side
  * held it). */
-static tch_status physics_step(tch_haptic_loop* loop, const tch_haptic_state* device,
-                               tch_real now, tch_haptic_snapshot* out, tch_error* err) {
+tch_status tch_haptic_loop_physics_step(tch_haptic_loop* loop, const tch_haptic_state* device,
+                                        tch_real now, tch_haptic_snapshot* out, tch_error* err) {
     const tch_model* m = loop->model;
     tch_data* d = loop->data;
     d->mocap_X_WB[loop->mocap] = device->pose;
@@ -163,7 +163,7 @@ static tch_haptic_command render(const tch_haptic_loop* loop, const tch_haptic_s
 
 /* Servo side: reads the device into loop->state (world frame); on failure holds the last pose
  * at rest. Returns whether the read succeeded. */
-static bool read_device(tch_haptic_loop* loop) {
+bool tch_haptic_loop_read_device(tch_haptic_loop* loop) {
     tch_haptic_state state;
     tch_error read_error;
     if (tch_haptic_read(loop->device, &state, &read_error) != TCH_OK) {
@@ -177,8 +177,9 @@ static bool read_device(tch_haptic_loop* loop) {
 
 /* Servo side: render from the snapshot, the safety stage (the snapshot's time is the
  * producer's, for the watchdog), zero on a failed read, the passivity controller, write. */
-static tch_status finish_tick(tch_haptic_loop* loop, tch_real now, const tch_haptic_snapshot* s,
-                              bool read_ok, tch_haptic_tick* tick, tch_error* err) {
+tch_status tch_haptic_loop_finish_tick(tch_haptic_loop* loop, tch_real now,
+                                       const tch_haptic_snapshot* s, bool read_ok,
+                                       tch_haptic_tick* tick, tch_error* err) {
     tch_haptic_command rendered = render(loop, s);
     tch_haptic_safety_apply(&loop->safety, &rendered, now, s->time, &tick->command);
     if (!read_ok) {
@@ -190,22 +191,23 @@ static tch_status finish_tick(tch_haptic_loop* loop, tch_real now, const tch_hap
                                loop->safety.max_force, &tick->command.force);
     loop->passivity.ledger.resync_jumps = s->resync_jumps;
     tick->safety_flags = loop->safety.flags;
+    tick->energy_observed = loop->passivity.observed;
     return tch_haptic_write(loop->device, &tick->command, err);
 }
 
 tch_status tch_haptic_loop_tick(tch_haptic_loop* loop, tch_haptic_tick* tick, tch_error* err) {
     tch_real now = (tch_real)loop->tick_count * loop->period;
-    bool read_ok = read_device(loop);
+    bool read_ok = tch_haptic_loop_read_device(loop);
     *tick = (tch_haptic_tick){.time = now, .state = loop->state};
     if (loop->tick_count % loop->ticks_per_step == 0) {
-        tch_status s = physics_step(loop, &loop->state, now, &loop->snapshot, err);
+        tch_status s = tch_haptic_loop_physics_step(loop, &loop->state, now, &loop->snapshot, err);
         if (s != TCH_OK) {
             return s;
         }
         tick->stepped = true;
     }
     loop->tick_count++;
-    return finish_tick(loop, now, &loop->snapshot, read_ok, tick, err);
+    return tch_haptic_loop_finish_tick(loop, now, &loop->snapshot, read_ok, tick, err);
 }
 
 tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_device* device,
@@ -255,6 +257,18 @@ const tch_haptic_passivity* tch_haptic_loop_passivity(const tch_haptic_loop* loo
 
 tch_haptic_coupling_gains tch_haptic_loop_gains(const tch_haptic_loop* loop) {
     return loop->gains;
+}
+
+tch_haptic_state tch_haptic_loop_state(const tch_haptic_loop* loop) {
+    return loop->state;
+}
+
+int64_t tch_haptic_loop_ticks_per_step(const tch_haptic_loop* loop) {
+    return loop->ticks_per_step;
+}
+
+tch_real tch_haptic_loop_period(const tch_haptic_loop* loop) {
+    return loop->period;
 }
 
 int tch_haptic_loop_body(const tch_haptic_loop* loop) {

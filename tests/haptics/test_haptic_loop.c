@@ -278,6 +278,36 @@ static void test_coupled_throw_never_gains_energy(void) {
     }
 }
 
+/* Two threads on the wall clock: every tick is filled in time order, the physics ran (the tool
+ * moved onto the device), and the tick records show the rendered spring. No timing asserted. */
+static void test_threaded_run_renders_the_coupling(void) {
+    char xml[1024];
+    snprintf(xml, sizeof xml, COUPLING_SCENE, 400.0, 20.0);
+    scene s;
+    tch_error err;
+    ENSURE(scene_load(xml, &s, &err));
+    write_text("haptic_hold.csv", "time,x,y,z\n0,0,0,0\n");
+    tch_haptic_device* device = open_scripted("haptic_hold.csv", 1e-3);
+    tch_haptic_loop_config config = loop_config(1e-3, true);
+    config.safety.watchdog_timeout = 10; /* a loaded machine may stall the physics */
+    tch_haptic_loop* loop = NULL;
+    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &config, &loop, &err) == TCH_OK);
+    enum { COUNT = 300 };
+    static tch_haptic_tick ticks[COUNT];
+    static tch_haptic_timing timing[COUNT];
+    ENSURE(tch_haptic_loop_run_threaded(loop, COUNT, ticks, timing, &err) == TCH_OK);
+    for (int k = 1; k < COUNT; ++k) {
+        ENSURE(ticks[k].time > ticks[k - 1].time);
+        ENSURE(timing[k].busy >= 0 && timing[k].late >= 0);
+    }
+    ENSURE(s.data->time > 0.05);
+    ENSURE(fabs(s.data->qpos[0]) < 0.01); /* pulled from 1 cm towards the device */
+    ENSURE(ticks[COUNT - 1].safety_flags == 0);
+    tch_haptic_loop_destroy(loop);
+    tch_haptic_close(device);
+    scene_free(&s);
+}
+
 /* ---- the pointer and passivity ---- */
 
 /* Runs a scripted path on the pointer scene; returns the largest energy returned to the user
@@ -521,6 +551,7 @@ int main(void) {
     RUN_TEST(test_mocap_velocity_reaches_the_contact);
     RUN_TEST(test_coupling_is_implicit);
     RUN_TEST(test_coupled_throw_never_gains_energy);
+    RUN_TEST(test_threaded_run_renders_the_coupling);
     RUN_TEST(test_closed_paths_are_passive_with_the_controller);
     RUN_TEST(test_failed_reads_and_stale_physics_zero_the_output);
     RUN_TEST(test_ticks_are_deterministic_and_allocation_free);
