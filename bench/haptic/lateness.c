@@ -1,8 +1,9 @@
 /* Loop lateness at 1 and 10 kHz: an empty loop (absolute deadlines on CLOCK_MONOTONIC, no
  * work) beside the haptic loop of examples/haptic_coupling.xml driven by the scripted hand
- * examples/haptic_press.csv, paced the same way on one thread (physics inside the tick that
- * steps). Rounds interleave the two. Prints the wake-up lateness p50/p99/max, the overruns
- * (ticks that ended after the next deadline) and, for the haptic loop, the tick compute time. */
+ * examples/haptic_press.csv on two threads (tch_haptic_loop_run_threaded: the servo thread at
+ * absolute deadlines, the physics on the main thread). Rounds interleave the two. Prints the wake-up lateness p50/p99/max, the overruns
+ * (empty loop: ticks that ended after the next deadline; haptic loop: ticks whose lateness
+ * plus compute time exceeded the period) and, for the haptic loop, the tick compute time. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +45,8 @@ static void summarize(double* late, double* busy, long n, long overruns, figures
                    busy[(long)(0.99 * (n - 1))] * 1e6, overruns};
 }
 
-/* One paced run of n ticks; loop NULL: the empty loop. */
-static int run(tch_haptic_loop* loop, long n, double period, figures* f) {
+/* The empty loop: n ticks at absolute deadlines, no work. */
+static int run_empty(long n, double period, figures* f) {
     double* late = malloc((size_t)n * sizeof *late);
     double* busy = malloc((size_t)n * sizeof *busy);
     int64_t period_ns = (int64_t)(period * 1e9 + 0.5), deadline = now_ns() + period_ns;
@@ -54,14 +55,6 @@ static int run(tch_haptic_loop* loop, long n, double period, figures* f) {
         sleep_until(deadline);
         int64_t woke = now_ns();
         late[k] = (double)(woke - deadline) * 1e-9;
-        if (loop) {
-            tch_haptic_tick tick;
-            tch_error err;
-            if (tch_haptic_loop_tick(loop, &tick, &err) != TCH_OK) {
-                fprintf(stderr, "tick failed: %s\n", err.message);
-                return 0;
-            }
-        }
         int64_t done = now_ns();
         busy[k] = (double)(done - woke) * 1e-9;
         deadline += period_ns;
@@ -98,7 +91,27 @@ static int haptic_run(double rate, figures* f) {
         fprintf(stderr, "%s\n", err.message);
         return 0;
     }
-    int ok = run(loop, (long)(SECONDS * rate), 1 / rate, f);
+    long n = (long)(SECONDS * rate);
+    tch_haptic_tick* ticks = malloc((size_t)n * sizeof *ticks);
+    tch_haptic_timing* timing = malloc((size_t)n * sizeof *timing);
+    double* late = malloc((size_t)n * sizeof *late);
+    double* busy = malloc((size_t)n * sizeof *busy);
+    int ok = tch_haptic_loop_run_threaded(loop, n, ticks, timing, &err) == TCH_OK;
+    long overruns = 0;
+    for (long k = 0; ok && k < n; ++k) {
+        late[k] = timing[k].late;
+        busy[k] = timing[k].busy;
+        overruns += timing[k].late + timing[k].busy > 1 / rate;
+    }
+    if (ok) {
+        summarize(late, busy, n, overruns, f);
+    } else {
+        fprintf(stderr, "%s\n", err.message);
+    }
+    free(ticks);
+    free(timing);
+    free(late);
+    free(busy);
     tch_haptic_loop_destroy(loop);
     tch_haptic_close(device);
     tch_data_destroy(data);
@@ -117,8 +130,8 @@ int main(void) {
     const double rates[] = {1000, 10000};
     for (int r = 0; r < 2; ++r) {
         for (int round = 0; round < ROUNDS; ++round) {
-            figures empty, haptic;
-            if (!run(NULL, (long)(SECONDS * rates[r]), 1 / rates[r], &empty) ||
+            figures empty = {0}, haptic = {0};
+            if (!run_empty((long)(SECONDS * rates[r]), 1 / rates[r], &empty) ||
                 !haptic_run(rates[r], &haptic)) {
                 return 1;
             }
