@@ -1,5 +1,7 @@
-/* The deterministic multi-rate haptic loop of touche/haptics.h: servo ticks on a simulated
- * clock, a physics step every whole number of ticks. */
+/* The haptic loop of touche/haptics.h: its servo side (read, render from the physics snapshot,
+ * safety, passivity, write) and its physics side (mocap pose, coupling, step, snapshot), and
+ * the deterministic multi-rate tick that runs both on a simulated clock (loop_threads.c runs
+ * them on two threads). */
 #include <math.h>
 #include <stdlib.h>
 
