@@ -1,6 +1,8 @@
 /* The haptic loop over scenes: mocap bodies, the implicit virtual coupling, the 6-DOF pointer,
  * the passivity controller on closed scripted paths, faults, determinism and allocations. */
+#include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +29,6 @@
 static long malloc_calls, lock_calls, open_calls;
 
 #if COUNTS_CALLS
-#include <dlfcn.h>
-#include <pthread.h>
 extern void* __libc_malloc(size_t size);
 extern void* __libc_calloc(size_t count, size_t size);
 extern void* __libc_realloc(void* p, size_t size);
