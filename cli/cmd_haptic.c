@@ -32,12 +32,23 @@ static int open_device(const char* text, double period, tch_haptic_device** devi
         s = tch_haptic_open(text[0] == 's' ? tch_haptic_scripted_driver()
                                            : tch_haptic_playback_driver(),
                             &c, device, &err);
+    } else if (strncmp(text, "udp:", 4) == 0) {
+        char* end = NULL;
+        long port = strtol(text + 4, &end, 10);
+        if (end == text + 4 || *end != '\0' || port < 1 || port > 65535) {
+            fprintf(stderr, "touche haptic: udp:PORT needs a port from 1 to 65535, got '%s'\n",
+                    text + 4);
+            return EXIT_BAD_INPUT;
+        }
+        tch_haptic_udp_config c = {.port = (int)port, .any_address = true, .timeout = 0.1,
+                                   .spec = DEVICE_SPEC};
+        s = tch_haptic_open(tch_haptic_udp_driver(), &c, device, &err);
     } else if (strcmp(text, "model") == 0) {
         tch_haptic_model_config c = model_device(period);
         s = tch_haptic_open(tch_haptic_model_driver(), &c, device, &err);
     } else {
         fprintf(stderr, "touche haptic: unknown device '%s'; expected scripted:FILE, "
-                        "playback:FILE or model (udp and spacemouse are not supported yet)\n",
+                        "playback:FILE, udp:PORT or model (spacemouse is not supported yet)\n",
                 text);
         return EXIT_BAD_INPUT;
     }
@@ -181,8 +192,8 @@ static void print_report(const cli_options* o, const tch_haptic_loop* loop, cons
 int cli_cmd_haptic(const cli_options* options) {
     cli_options o = *options;
     if (!o.device) {
-        fprintf(stderr, "touche haptic: --device is required (scripted:FILE, playback:FILE or "
-                        "model)\n");
+        fprintf(stderr, "touche haptic: --device is required (scripted:FILE, playback:FILE, "
+                        "udp:PORT or model)\n");
         return EXIT_BAD_INPUT;
     }
     if (o.rate <= 0) o.rate = 1000;

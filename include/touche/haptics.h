@@ -98,6 +98,27 @@ TCH_API const tch_haptic_ops* tch_haptic_model_driver(void);
 TCH_API tch_status tch_haptic_model_set_hand_force(tch_haptic_device* device, tch_vec3 force,
                                                    tch_error* err);
 
+/// Driver `udp`: a device bridged over UDP by a small program against any vendor SDK. It binds
+/// `port` (0: any free one) on the loopback interface, or on every interface with any_address.
+/// The bridge sends state datagrams of 136 bytes, little-endian: u32 magic 0x44484354 ("TCHD"
+/// in byte order), u32 version 1, u64 sequence (increasing), f64 time (s), f64 position x y z
+/// (m), f64 quaternion w x y z, f64 velocity x y z (m/s), f64 angular velocity x y z (rad/s),
+/// u32 buttons, u32 zero; world frame. A read takes every waiting datagram and returns the state
+/// of the highest sequence; it fails (TCH_ERR_IO: the loop zeroes the force and holds the pose)
+/// when no new state has been taken for `timeout` (measured from the read that took it). Other datagrams are dropped. A write sends a command
+/// datagram of 64 bytes to the sender of the last state: u32 magic 0x43484354 ("TCHC"), u32
+/// version 1, u64 the sequence of the state it answers, f64 force x y z (N), f64 torque x y z
+/// (N m). Reads and writes never block or allocate (docs/haptics.md).
+typedef struct tch_haptic_udp_config {
+    int port;
+    bool any_address;     ///< bind every interface (default: loopback only)
+    tch_real timeout;     ///< s, the longest a state may be old
+    tch_haptic_spec spec; ///< what the bridged device renders
+} tch_haptic_udp_config;
+TCH_API const tch_haptic_ops* tch_haptic_udp_driver(void);
+/// The port a `udp` device is bound to (-1 for another driver).
+TCH_API int tch_haptic_udp_port(tch_haptic_device* device);
+
 /// The safety stage every command passes through (see docs/haptics.md for the order).
 typedef struct tch_haptic_safety_params {
     tch_real max_force_rate;   ///< N/s, limit on |Δf| / Δt (the software impulse limit)

@@ -1,11 +1,16 @@
 /* The haptic loop over scenes: mocap bodies, the implicit virtual coupling, the 6-DOF pointer,
  * the passivity controller on closed scripted paths, faults, determinism and allocations. */
+#define _GNU_SOURCE /* RTLD_NEXT, nanosleep */
+#include <arpa/inet.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "math/vec.h"
 #include "test.h"
@@ -578,6 +583,86 @@ static void test_playback_replays_a_force_log(void) {
     ENSURE(err.line == 3 && strstr(err.message, "one number per column"));
 }
 
+/* ---- the udp driver ---- */
+
+static void put_le(unsigned char* p, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i, v >>= 8) p[i] = (unsigned char)v;
+}
+
+static void put_double(unsigned char* p, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    put_le(p, bits, 8);
+}
+
+static void wait_ms(long ms) {
+    struct timespec t = {0, ms * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+/* A state datagram as docs/haptics.md documents it: position (x, 0, 0), identity, buttons 5. */
+static void send_state(int sock, int port, uint64_t sequence, double x) {
+    unsigned char b[136] = {'T', 'C', 'H', 'D'};
+    put_le(b + 4, 1, 4);
+    put_le(b + 8, sequence, 8);
+    put_double(b + 16, 0.5);
+    const double v[13] = {x, 0, 0, 1, 0, 0, 0, 0.25, 0, 0, 0, 0, 3};
+    for (int i = 0; i < 13; ++i) put_double(b + 24 + 8 * i, v[i]);
+    put_le(b + 128, 5, 4);
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    sendto(sock, b, sizeof b, 0, (struct sockaddr*)&to, sizeof to);
+}
+
+/* The wire format both ways on the loopback: no state yet is a failed read; the newest
+ * sequence wins over a later-arriving older one; a malformed datagram is dropped; a command
+ * goes back to the sender with the state's sequence. */
+static void test_udp_driver_speaks_the_documented_format(void) {
+    tch_haptic_udp_config c = {.port = 0, .timeout = 10, .spec = sigma_like};
+    tch_haptic_device* device = NULL;
+    tch_error err;
+    ENSURE(tch_haptic_open(tch_haptic_udp_driver(), &c, &device, &err) == TCH_OK);
+    int port = tch_haptic_udp_port(device);
+    ENSURE(port > 0);
+    tch_haptic_state state;
+    ENSURE(tch_haptic_read(device, &state, &err) == TCH_ERR_IO);
+    int sock = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in self = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ENSURE(bind(sock, (struct sockaddr*)&self, sizeof self) == 0);
+    send_state(sock, port, 7, 0.125);
+    send_state(sock, port, 6, 0.5);
+    sendto(sock, "junk", 4, 0, (struct sockaddr*)&(struct sockaddr_in){
+        .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+        .sin_addr.s_addr = htonl(INADDR_LOOPBACK)}, sizeof(struct sockaddr_in));
+    wait_ms(20);
+    ENSURE(tch_haptic_read(device, &state, &err) == TCH_OK);
+    ENSURE(state.pose.p.x == 0.125 && state.pose.q.w == 1 && state.time == 0.5);
+    ENSURE(state.velocity.x == 0.25 && state.angular.z == 3 && state.buttons == 5);
+    tch_haptic_command command = {{1.5, -2, 3}, {0.1, 0, -0.2}};
+    ENSURE(tch_haptic_write(device, &command, &err) == TCH_OK);
+    unsigned char b[128];
+    ssize_t size = recv(sock, b, sizeof b, 0);
+    ENSURE(size == 64 && memcmp(b, "TCHC", 4) == 0 && b[4] == 1 && b[8] == 7);
+    double force_y;
+    uint64_t bits = 0;
+    for (int i = 7; i >= 0; --i) bits = bits << 8 | b[24 + i];
+    memcpy(&force_y, &bits, sizeof force_y);
+    ENSURE(force_y == -2);
+    close(sock);
+    tch_haptic_close(device);
+    c.timeout = 5e-3; /* no new state for longer than the timeout: a failed read */
+    ENSURE(tch_haptic_open(tch_haptic_udp_driver(), &c, &device, &err) == TCH_OK);
+    sock = socket(AF_INET, SOCK_DGRAM, 0);
+    send_state(sock, tch_haptic_udp_port(device), 1, 0);
+    wait_ms(20);
+    ENSURE(tch_haptic_read(device, &state, &err) == TCH_OK);
+    wait_ms(20);
+    ENSURE(tch_haptic_read(device, &state, &err) == TCH_ERR_IO);
+    ENSURE(strstr(err.message, "no state datagram"));
+    close(sock);
+    tch_haptic_close(device);
+}
+
 int main(void) {
     RUN_TEST(test_mjcf_mocap_and_haptic_attributes);
     RUN_TEST(test_mocap_velocity_reaches_the_contact);
@@ -588,5 +673,6 @@ int main(void) {
     RUN_TEST(test_failed_reads_and_stale_physics_zero_the_output);
     RUN_TEST(test_ticks_are_deterministic_and_allocation_free);
     RUN_TEST(test_playback_replays_a_force_log);
+    RUN_TEST(test_udp_driver_speaks_the_documented_format);
     return TEST_RESULT();
 }
