@@ -26,6 +26,11 @@ typedef struct cli_options {
     int strict;            /* run --strict: a watch warning stops the run with exit 3 */
     int threads;           /* --threads N: threads a step may use (tch_data.thread_count); 0:
                               the calling thread only. Results are the same for every N. */
+    const char* device;    /* haptic --device scripted:FILE|playback:FILE|model */
+    double rate;           /* haptic --rate HZ; <= 0: 1000 */
+    int json;              /* haptic --json: one JSON object on stdout */
+    int no_passivity;      /* haptic --no-passivity: the passivity controller only observes */
+    int realtime;          /* haptic --realtime: ticks paced on the wall clock */
 } cli_options;
 
 /* One command: name, one-line summary, usage text and its entry point. */
@@ -66,6 +71,9 @@ typedef struct cli_output_file {
 int cli_open_output(cli_output_file* o, const char* path, const char* command);
 /* Closes; renames into place when `keep`, else removes. Returns 0 on a write error. */
 int cli_finish_output(cli_output_file* o, int keep, const char* command);
+
+/* Creates DIR and its parents; returns 0 after printing why it could not. */
+int cli_make_dir(const char* dir, const char* command);
 
 /* Monotonic wall-clock time, s. */
 double cli_now_seconds(void);
@@ -112,3 +120,4 @@ int cli_cmd_speed(const cli_options* options);
 int cli_cmd_export(const cli_options* options);
 int cli_cmd_mesh(const cli_options* options);
 int cli_cmd_islands(const cli_options* options);
+int cli_cmd_haptic(const cli_options* options);

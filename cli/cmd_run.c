@@ -30,24 +30,6 @@ static int open_output(cli_output_file* o, const char* dir, const char* name) {
     return cli_open_output(o, path, "run");
 }
 
-static int make_dir(const char* dir) {
-    char path[1024];
-    snprintf(path, sizeof path, "%s", dir);
-    for (char* p = path + 1; *p; ++p) {
-        if (*p == '/') {
-            *p = '\0';
-            mkdir(path, 0777);
-            *p = '/';
-        }
-    }
-    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
-        fprintf(stderr, "touche run: cannot create the output directory %s: %s\n", dir,
-                strerror(errno));
-        return 0;
-    }
-    return 1;
-}
-
 static void write_trajectory_rows(FILE* f, const tch_model* m, const tch_data* d) {
     for (int b = 1; b < m->body_count; ++b) {
         tch_transform X;
@@ -250,8 +232,8 @@ int cli_cmd_run(const cli_options* options) {
     int code = cli_open_session(&o, 1, &session);
     const tch_model* model = session.model;
     tch_data* data = session.data;
-    if (code == EXIT_OK && !make_dir(o.out_dir)) code = EXIT_BAD_INPUT;
-    if (code == EXIT_OK && o.vtk_dir && !make_dir(o.vtk_dir)) code = EXIT_BAD_INPUT;
+    if (code == EXIT_OK && !cli_make_dir(o.out_dir, "run")) code = EXIT_BAD_INPUT;
+    if (code == EXIT_OK && o.vtk_dir && !cli_make_dir(o.vtk_dir, "run")) code = EXIT_BAD_INPUT;
     cli_vtk vtk = {0};
     if (code == EXIT_OK && o.vtk_dir && !cli_vtk_start(&vtk, o.vtk_dir, model)) {
         code = EXIT_BAD_INPUT;

@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,6 +73,12 @@ static int apply_flag(const cli_command* command, const char* flag, const char* 
         o->threads = (int)count;
         return EXIT_OK;
     }
+    if (strcmp(flag, "--rate") == 0) {
+        return parse_positive(value, &o->rate)
+                   ? EXIT_OK
+                   : bad_usage(command, "--rate needs a positive number of ticks per second, got '%s'", value);
+    }
+    if (strcmp(flag, "--device") == 0) { o->device = value; return EXIT_OK; }
     if (strcmp(flag, "--out") == 0) { o->out_dir = value; return EXIT_OK; }
     if (strcmp(flag, "--vtk") == 0) { o->vtk_dir = value; return EXIT_OK; }
     if (strcmp(flag, "--key") == 0) { o->key = value; return EXIT_OK; }
@@ -91,7 +98,7 @@ static int apply_flag(const cli_command* command, const char* flag, const char* 
 static int takes_value(const char* flag) {
     static const char* const flags[] = {"--duration", "--dt", "--every", "--out",
                                         "--key", "--contact", "--steps", "--vtk",
-                                        "--threads"};
+                                        "--threads", "--device", "--rate"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i) {
         if (strcmp(flag, flags[i]) == 0) return 1;
     }
@@ -114,6 +121,12 @@ int cli_parse_options(const cli_command* command, int argc, char** argv, cli_opt
             o->touche_attributes = 1;
         } else if (strcmp(arg, "--strict") == 0) {
             o->strict = 1;
+        } else if (strcmp(arg, "--json") == 0) {
+            o->json = 1;
+        } else if (strcmp(arg, "--no-passivity") == 0) {
+            o->no_passivity = 1;
+        } else if (strcmp(arg, "--realtime") == 0) {
+            o->realtime = 1;
         } else if (takes_value(arg)) {
             if (i + 1 >= argc) return bad_usage(command, "option '%s' needs a value", arg);
             int code = apply_flag(command, arg, argv[++i], o);
@@ -130,6 +143,24 @@ int cli_parse_options(const cli_command* command, int argc, char** argv, cli_opt
     o->scene = positional[0];
     o->output = positional[1];
     return EXIT_OK;
+}
+
+int cli_make_dir(const char* dir, const char* command) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s", dir);
+    for (char* p = path + 1; *p; ++p) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(path, 0777);
+            *p = '/';
+        }
+    }
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "touche %s: cannot create the output directory %s: %s\n", command, dir,
+                strerror(errno));
+        return 0;
+    }
+    return 1;
 }
 
 void cli_print_error(const char* what, const tch_error* err) {

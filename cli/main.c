@@ -19,6 +19,10 @@ static const cli_command commands[] = {
     {"islands", "write the lcp model's island problems of a run as JSON lines",
      "touche islands SCENE OUT.jsonl [--steps N] [--every N] [--dt S] [--key NAME] "
      "[--contact MODEL]", cli_cmd_islands},
+    {"haptic", "run the haptic loop of a scene's haptic body with a device",
+     "touche haptic SCENE --device scripted:FILE|playback:FILE|udp:PORT|model [--rate HZ] "
+     "[--duration S] [--out DIR] [--json] [--no-passivity] [--realtime]",
+     cli_cmd_haptic},
     {"mesh", "tetrahedralize a closed surface (gmsh or tetgen) into a .vtk or .msh with its pressure field",
      "touche mesh IN.obj|IN.stl OUT.vtk|OUT.msh", cli_cmd_mesh},
 };
@@ -52,6 +56,15 @@ static void print_command_help(const cli_command* c) {
            "  --steps N        steps to time (speed: default 10000) or to run (islands:\n"
            "                   default 1)\n"
            "  --keep-touche    keep touche's attributes (export-mjcf)\n"
+           "  --device D       haptic: scripted:FILE (a pose CSV), playback:FILE (a force log),\n"
+           "                   udp:PORT (a bridged device, docs/haptics.md; with --realtime)\n"
+           "                   or model (a simulated device)\n"
+           "  --rate HZ        haptic: servo rate (default 1000); the scene's step must be a\n"
+           "                   whole number of servo periods\n"
+           "  --json           haptic: print one JSON object (ledger, tick statistics)\n"
+           "  --no-passivity   haptic: the passivity controller only observes\n"
+           "  --realtime       haptic: pace the ticks on the wall clock (absolute deadlines);\n"
+           "                   default: a simulated clock, bit-identical force logs\n"
            "  --strict         run: stop with exit code 3 at the first warning of the watch\n"
            "                   (the energy grew without input, or a body sank past half its\n"
            "                   size into another)\n",

@@ -100,6 +100,11 @@ typedef struct tch_data {
                                 ///< default, on in the CLI's run and query
     int thread_count;           ///< threads a step may use (0 or 1: the calling thread only);
                                 ///< results are bit-identical for every count
+    tch_transform* mocap_X_WB;  ///< [mocap_count] each mocap body's pose (MuJoCo's mocap_pos
+                                ///< and mocap_quat; the scene's pose after a reset)
+    tch_vec3* mocap_v_W;        ///< [mocap_count] its origin's velocity, m/s (zero after a
+                                ///< reset): what contacts see, the pose is not integrated
+    tch_vec3* mocap_w_W;        ///< [mocap_count] its angular velocity, rad/s
     // ---- kinematics (position stage) ----
     tch_transform* body_X_WB;   ///< [body_count] body frames in the world
     tch_mat3* body_R_WB;        ///< [body_count]

@@ -1,4 +1,5 @@
-/// touche: haptic devices (first slice of issue 14; not wired into the engine or the CLI yet).
+/// touche: haptic devices, the renderers that couple them to a scene, and the haptic loop
+/// (issue 14; docs/haptics.md).
 ///
 /// A device is a driver behind an ops table: open once (may allocate), then read a state and
 /// write a command at every servo tick (never allocate), then close. Every command should pass
@@ -7,6 +8,7 @@
 #pragma once
 
 #include "touche/base.h"
+#include "touche/data.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,7 +64,9 @@ TCH_API void tch_haptic_close(tch_haptic_device* device);
 
 /// Driver `scripted`: plays a pose trajectory from a CSV file with rows
 /// `time,x,y,z,qw,qx,qy,qz` (times strictly increasing; blank lines and lines starting with
-/// '#' are skipped). Each read returns the pose at k * period for the k-th read (linear
+/// '#' are skipped), or with a first line naming the columns, `time,x,y,z` (the orientation
+/// then the identity) or `time,x,y,z,qw,qx,qy,qz` in any order (seconds, metres, the pose in
+/// the world frame). Each read returns the pose at k * period for the k-th read (linear
 /// interpolation of the position, slerp of the orientation; the ends are held), with the
 /// segment's velocities. Writes keep the last command and render nothing.
 typedef struct tch_haptic_scripted_config {
@@ -71,6 +75,10 @@ typedef struct tch_haptic_scripted_config {
     tch_haptic_spec spec; ///< what the scripted device claims to render
 } tch_haptic_scripted_config;
 TCH_API const tch_haptic_ops* tch_haptic_scripted_driver(void);
+/// Driver `playback`: the scripted driver on a recorded log (the force log of `touche haptic`,
+/// or any CSV whose header names time,x,y,z and, optionally, qw,qx,qy,qz): other columns are
+/// skipped. Same config as `scripted`.
+TCH_API const tch_haptic_ops* tch_haptic_playback_driver(void);
 
 /// Driver `model`: a simulated device, one translational degree of freedom per axis,
 ///   m dv/dt = f_command + f_hand - b v - f_c sign(v),
@@ -90,6 +98,27 @@ TCH_API const tch_haptic_ops* tch_haptic_model_driver(void);
 TCH_API tch_status tch_haptic_model_set_hand_force(tch_haptic_device* device, tch_vec3 force,
                                                    tch_error* err);
 
+/// Driver `udp`: a device bridged over UDP by a small program against any vendor SDK. It binds
+/// `port` (0: any free one) on the loopback interface, or on every interface with any_address.
+/// The bridge sends state datagrams of 136 bytes, little-endian: u32 magic 0x44484354 ("TCHD"
+/// in byte order), u32 version 1, u64 sequence (increasing), f64 time (s), f64 position x y z
+/// (m), f64 quaternion w x y z, f64 velocity x y z (m/s), f64 angular velocity x y z (rad/s),
+/// u32 buttons, u32 zero; world frame. A read takes every waiting datagram and returns the state
+/// of the highest sequence; it fails (TCH_ERR_IO: the loop zeroes the force and holds the pose)
+/// when no new state has been taken for `timeout` (measured from the read that took it). Other datagrams are dropped. A write sends a command
+/// datagram of 64 bytes to the sender of the last state: u32 magic 0x43484354 ("TCHC"), u32
+/// version 1, u64 the sequence of the state it answers, f64 force x y z (N), f64 torque x y z
+/// (N m). Reads and writes never block or allocate (docs/haptics.md).
+typedef struct tch_haptic_udp_config {
+    int port;
+    bool any_address;     ///< bind every interface (default: loopback only)
+    tch_real timeout;     ///< s, the longest a state may be old
+    tch_haptic_spec spec; ///< what the bridged device renders
+} tch_haptic_udp_config;
+TCH_API const tch_haptic_ops* tch_haptic_udp_driver(void);
+/// The port a `udp` device is bound to (-1 for another driver).
+TCH_API int tch_haptic_udp_port(tch_haptic_device* device);
+
 /// The safety stage every command passes through (see docs/haptics.md for the order).
 typedef struct tch_haptic_safety_params {
     tch_real max_force_rate;   ///< N/s, limit on |Δf| / Δt (the software impulse limit)
@@ -105,6 +134,7 @@ enum {
     TCH_HAPTIC_RAMPING = 1u << 2,
     TCH_HAPTIC_WATCHDOG = 1u << 3,   ///< the producer's update was too old: output zero
     TCH_HAPTIC_NONFINITE = 1u << 4,  ///< NaN or Inf in the input: output zero
+    TCH_HAPTIC_READ_FAILED = 1u << 5, ///< the device read failed: last state held, output zero
 };
 
 /// The safety stage's state: plain data, initialized by tch_haptic_safety_init.
@@ -158,6 +188,152 @@ TCH_API tch_haptic_servo_stats tch_haptic_servo_stats_of(const tch_haptic_servo*
 /// device's error if a read or write failed (the loop stops at the first failure).
 TCH_API tch_status tch_haptic_servo_stop(tch_haptic_servo* servo, tch_haptic_servo_stats* stats,
                                          tch_error* err);
+
+/// ---- Passivity at the device port (Hannaford and Ryu 2002) ----
+///
+/// The energy the scene absorbed from the user through the port, E = -sum F . dx (F the force
+/// on the handle, held over each tick; dx the handle's motion over the tick), must stay >= 0
+/// for the port to be passive. The observer keeps E exactly from the measured motion of past
+/// ticks and predicts the coming tick's share as -F . v T; when that prediction is negative the
+/// controller adds the damping alpha = -E / (|v|^2 T) along v (eq. 12 of the paper), which
+/// brings the predicted E to zero; with max_damping > 0 (e.g. the device's rated damping) alpha
+/// is capped there, since an uncapped alpha at a slow, quantized motion kicks the handle, and
+/// the deficit left is carried to the next ticks. With the controller off the observer only
+/// records.
+typedef struct tch_haptic_ledger {
+    tch_real energy_in;          ///< J, put into the scene by the user (sum of the positive dE)
+    tch_real energy_out;         ///< J, returned to the user (sum of the negative dE, as > 0)
+    tch_real energy_dissipated;  ///< J, taken out by the passivity controller
+    tch_real resync_jumps;       ///< J, sum of |jumps| of the renderer's local energy at
+                                 ///< physics updates (the coupling spring's, for a coupling)
+} tch_haptic_ledger;
+
+typedef struct tch_haptic_passivity {
+    bool control;              ///< the controller acts (else the observer only records)
+    tch_real max_damping;      ///< N s/m, cap on the controller's damping (0: none); a deficit
+                               ///< the cap leaves is carried to the next ticks
+    tch_real observed;         ///< J, E of the ticks so far (exact, from the measured motion)
+    tch_haptic_ledger ledger;
+    tch_vec3 last_position;    ///< the handle position of the last tick
+    tch_vec3 last_force;       ///< the force output at the last tick
+    bool started;
+} tch_haptic_passivity;
+
+/// At a tick with the handle state `state`: accounts the last tick's energy from the motion
+/// since it, then (controller on) changes `force` so that the predicted E stays >= 0, clamps
+/// each axis to max_force (> 0; the device's limit) and records the output. Torques are not
+/// observed (docs/haptics.md). Never allocates.
+TCH_API void tch_haptic_passivity_apply(tch_haptic_passivity* passivity,
+                                        const tch_haptic_state* state, tch_real period,
+                                        tch_real max_force, tch_vec3* force);
+
+/// ---- Renderers: a scene's haptic body and the wrench it sends to the device ----
+
+/// The resolved gains of a virtual coupling (a linear and a rotational spring-damper between
+/// the device pose and the tool body).
+typedef struct tch_haptic_coupling_gains {
+    tch_real linear_stiffness, linear_damping;   ///< N/m, N s/m
+    tch_real angular_stiffness, angular_damping; ///< N m/rad, N m s/rad
+} tch_haptic_coupling_gains;
+
+/// The gains of haptic body `body`: those the scene gives; unset stiffness is the device's
+/// rated max_stiffness (500 N/m when the spec gives none); unset damping is critical for the
+/// tool's mass, 2 sqrt(k m); unset angular stiffness is k I / m (the linear spring's natural
+/// frequency for the tool's mean principal moment I), its unset damping 2 sqrt(k_r I).
+TCH_API tch_haptic_coupling_gains tch_haptic_coupling_gains_of(const tch_model* model, int body,
+                                                               const tch_haptic_spec* spec);
+
+/// The force and torque (about its centre of mass) that the coupling applies to free body
+/// `tool` over the next physics step of length h when the device is at `device` (the pose
+/// X_WD, the velocity of its origin and its angular velocity, world frame): the spring pulls
+/// the tool's frame onto the device's. Integrated implicitly: the backward-Euler solution of the
+/// tool's mass on the spring-damper and gravity, f = -(k e + c (v - v_d + h g)) / (1 + h c / m)
+/// with c = b + h k (e the error of the centre of mass, v_d the velocity of its target), and
+/// of its world inertia on the rotational one, (1 + h c_r I^-1) tau = -(k_r theta + c_r (w -
+/// w_d)), so that no stiffness or damping is unstable at any h. Reads the tool's state from
+/// `data` (kinematics current).
+TCH_API void tch_haptic_coupling_wrench(const tch_model* model, const tch_data* data, int tool,
+                                        const tch_haptic_state* device,
+                                        const tch_haptic_coupling_gains* gains, tch_real h,
+                                        tch_vec3* force_W, tch_vec3* torque_W);
+
+/// ---- The haptic loop ----
+///
+/// A multi-rate loop over a scene with one haptic body (a mocap body with touche:haptic): every
+/// servo tick reads the device, renders a wrench, passes it through the safety stage and the
+/// passivity controller and writes it; every physics step (the scene's time step, a whole
+/// number of ticks) the device pose and velocity become the mocap body's, and the scene steps.
+/// Renderers: `coupling` (the device force is minus the coupling force on the tool, recomputed
+/// each tick from the tool's last physics state) and `pointer` (the device wrench is the
+/// contact wrench on the mocap body at the last physics step, held between steps).
+/// tch_haptic_loop_tick runs on the caller's thread with a simulated clock: the same scene,
+/// device and settings give bit-identical ticks.
+typedef struct tch_haptic_loop tch_haptic_loop;
+
+typedef struct tch_haptic_loop_config {
+    int body;                          ///< the haptic body, or -1: the first with a renderer
+    tch_real period;                   ///< s, servo period T (the scene's step a multiple of it)
+    bool passivity_control;            ///< the passivity controller acts
+    tch_real passivity_max_damping;    ///< N s/m, cap on its damping (0: none, and E >= 0
+                                       ///< holds whenever the velocity prediction does)
+    bool base_at_body;                 ///< the device's base origin sits at the haptic body's
+                                       ///< initial position (a device reporting poses about
+                                       ///< its own base, like `model`); else at the world's
+    tch_haptic_safety_params safety;
+} tch_haptic_loop_config;
+
+/// What one tick did.
+typedef struct tch_haptic_tick {
+    tch_real time;              ///< s, simulated
+    tch_haptic_state state;     ///< the device state read, in the world frame
+    tch_haptic_command command; ///< the wrench written, base (world) frame
+    uint32_t safety_flags;      ///< TCH_HAPTIC_* of the safety stage
+    tch_real energy_observed;   ///< J, the passivity observer's E after this tick
+    bool stepped;               ///< the scene stepped at this tick (simulated clock)
+} tch_haptic_tick;
+
+/// Safety parameters that suit a device spec: force rate 1000 max_force per s, ramp 0.1 s,
+/// watchdog 0.1 s.
+TCH_API tch_haptic_safety_params tch_haptic_safety_defaults(const tch_haptic_spec* spec);
+/// A loop over `model`, `data` (both borrowed; data should be at its initial state) and
+/// `device` (borrowed). Fails on a scene without a haptic body, an unsupported renderer
+/// (proxy), a scene step that is not a whole number of periods, or the lcp model on the haptic
+/// body.
+TCH_API tch_status tch_haptic_loop_create(const tch_model* model, tch_data* data,
+                                          tch_haptic_device* device,
+                                          const tch_haptic_loop_config* config,
+                                          tch_haptic_loop** loop, tch_error* err);
+/// One servo tick (and a physics step when one is due). Allocation-free after the scene's
+/// warm-up; returns the device's or the step's error.
+TCH_API tch_status tch_haptic_loop_tick(tch_haptic_loop* loop, tch_haptic_tick* tick,
+                                        tch_error* err);
+/// When a tick ran on the wall clock (tch_haptic_loop_run_threaded), s.
+typedef struct tch_haptic_timing {
+    tch_real late; ///< how late the servo thread woke after the tick's deadline
+    tch_real busy; ///< how long the tick took
+} tch_haptic_timing;
+
+/// Runs `count` servo ticks on two threads, on CLOCK_MONOTONIC: a servo thread wakes at
+/// absolute deadlines every period (clock_nanosleep with TIMER_ABSTIME; a tick that ends past
+/// the next deadline skips the missed ones) and reads, renders from the newest physics
+/// snapshot, applies the safety stage (the snapshot's age drives the watchdog, so a stalled
+/// physics thread zeroes the force), the passivity controller, and writes; the calling thread
+/// steps the physics every scene step, at its own absolute deadlines, from the newest device
+/// state. The two exchange the device state and the snapshot through lock-free latest-value
+/// mailboxes; the servo thread allocates, locks and prints nothing. Fills ticks[0..count) and
+/// timing[0..count) (the caller's). Ticks' times are the wall clock's since the start, so the
+/// run is not deterministic. Returns the first device or step error.
+TCH_API tch_status tch_haptic_loop_run_threaded(tch_haptic_loop* loop, long count,
+                                                tch_haptic_tick* ticks,
+                                                tch_haptic_timing* timing, tch_error* err);
+/// The passivity observer's energy ledger so far.
+TCH_API const tch_haptic_passivity* tch_haptic_loop_passivity(const tch_haptic_loop* loop);
+/// The coupling's gains (zero for a pointer).
+TCH_API tch_haptic_coupling_gains tch_haptic_loop_gains(const tch_haptic_loop* loop);
+/// The haptic body, and the tool body of a coupling (-1 for a pointer).
+TCH_API int tch_haptic_loop_body(const tch_haptic_loop* loop);
+TCH_API int tch_haptic_loop_tool(const tch_haptic_loop* loop);
+TCH_API void tch_haptic_loop_destroy(tch_haptic_loop* loop);
 
 #ifdef __cplusplus
 }

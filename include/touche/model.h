@@ -53,6 +53,7 @@ typedef struct tch_model {
     int free_count;   ///< free bodies
     int site_count;
     int actuator_count;
+    int mocap_count;  ///< mocap bodies (their poses are tch_data.mocap_*)
     int joint_count;  ///< joints of an articulated model, its free joints included; else 0
     int nq;           ///< 7 * free_count, plus the joints' (articulated models)
     int nv;           ///< 6 * free_count, plus the joints'
@@ -87,6 +88,11 @@ typedef struct tch_model {
     tch_vec3* body_total_p_BCm; ///< composite centre of mass in the body frame
     tch_mat3* body_total_I_BCm; ///< composite inertia about that centre, body axes
     tch_mat3* body_total_I_inv; ///< its inverse
+    // mocap bodies (MuJoCo's mocap="true"): roots of their welded subtrees, posed from outside,
+    // with an infinite body_total_mass and a zero body_total_I_inv
+    int* body_mocap;            ///< index into tch_data.mocap_*, or -1
+    tch_haptic_def* body_haptic; ///< as the scene gave it (renderer NONE for most bodies)
+    int* body_haptic_tool;      ///< a coupling's tool body (free), or -1
 
     // ---- joints [joint_count] (articulated models; MuJoCo's order, free joints included) ----
     char (*joint_name)[64];

@@ -98,6 +98,25 @@ typedef enum tch_rigidity {
     TCH_RIGIDITY_RIGID,     ///< its surface only (touche:rigid="true")
 } tch_rigidity;
 
+/// How a device renders through a mocap body (touche:haptic; docs/haptics.md, docs/mjcf.md).
+typedef enum tch_haptic_renderer {
+    TCH_HAPTIC_NONE = 0,
+    TCH_HAPTIC_PROXY,    ///< the god-object / virtual proxy (not supported yet)
+    TCH_HAPTIC_COUPLING, ///< a spring-damper between the mocap pose and a free tool body
+    TCH_HAPTIC_POINTER,  ///< the mocap body itself touches the scene: its contact wrench
+} tch_haptic_renderer;
+
+/// A mocap body's haptic settings. Unset reals are NaN (defaults in docs/haptics.md).
+typedef struct tch_haptic_def {
+    tch_haptic_renderer renderer;
+    char tool[64];              ///< coupling: name of the free body the device drives
+    tch_real linear_stiffness;  ///< coupling, N/m
+    tch_real linear_damping;    ///< coupling, N s/m
+    tch_real angular_stiffness; ///< coupling, N m/rad
+    tch_real angular_damping;   ///< coupling, N m s/rad
+    tch_real proxy_radius;      ///< proxy, m
+} tch_haptic_def;
+
 /// Contact parameters, per geom, pair or default class. A value that is NaN (or an enum that
 /// is INHERIT) is "not set" and is taken from the next level: pair, then the two geoms
 /// (combined as docs/contact-point.md documents), then the scene option.
@@ -159,6 +178,9 @@ typedef struct tch_body_def {
     tch_vec3 p_PB;            ///< position in the parent frame, m
     tch_quat q_PB;            ///< orientation in the parent frame (normalized on compile)
     bool free_joint;          ///< true: 6-DOF free body; false: welded to its parent
+    bool mocap;               ///< MuJoCo's mocap body: a child of the world whose pose is set
+                              ///< from outside each step (tch_data.mocap_*), not integrated
+    tch_haptic_def haptic;    ///< mocap bodies: how a device renders through it
     bool has_inertial;        ///< true: the fields below give the mass properties explicitly
     tch_real mass;            ///< kg (> 0 for a free body)
     tch_vec3 p_BCm;           ///< centre of mass in the body frame, m

@@ -11,3 +11,4 @@
 #include "touche/lcp.h"
 #include "touche/contact_space.h"
 #include "touche/tetmesh.h"
+#include "touche/haptics.h"

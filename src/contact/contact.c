@@ -117,6 +117,10 @@ void tch_contact_predict_velocities(const tch_model* model, const tch_data* data
                                     tch_velocity_prediction* prediction) {
     prediction->h = h;
     for (int b = 1; b < model->body_count; ++b) {
+        if (model->body_mocap[b] >= 0) { /* prescribed: keeps its velocity */
+            prediction->w_W[b] = data->body_w_W[b];
+            prediction->v_WCm[b] = data->body_v_WCm[b];
+        }
         if (!model->body_free[b]) {
             continue;
         }

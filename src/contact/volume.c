@@ -438,10 +438,11 @@ static tch_volume_params contact_coefficients(const tch_model* m, const tch_pair
     if (p->tangential_stiffness_derived) {
         k.static_stiffness = k.stiffness;
     }
-    if (p->tangential_damping_derived && tch_integrator_takes_physical_defaults(m->integrator)) {
-        k.static_damping =
-            2 * sqrt(k.static_stiffness * tch_contact_pair_mass(m, pair->geom_a, pair->geom_b));
-    } else if (p->tangential_damping_derived) {
+    tch_real mass = tch_contact_pair_mass(m, pair->geom_a, pair->geom_b);
+    if (p->tangential_damping_derived && tch_integrator_takes_physical_defaults(m->integrator) &&
+        isfinite(mass)) {
+        k.static_damping = 2 * sqrt(k.static_stiffness * mass);
+    } else if (p->tangential_damping_derived) { /* also two immobile bodies (mocap, static) */
         k.static_damping = k.damping;
     }
     return k;

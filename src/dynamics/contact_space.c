@@ -371,7 +371,7 @@ void tch_contact_space_free_body_set_velocity(const tch_model* m, tch_data* d,
 static void add_body_columns(const tch_model* m, const tch_data* d, int geom, tch_vec3 p_W,
                              tch_vec3 n_W, tch_real sign, tch_real* row) {
     int root = m->body_root[m->geom_body[geom]];
-    if (root == 0) {
+    if (!m->body_free[root]) { /* static or mocap: no columns */
         return;
     }
     tch_real* x = row + m->body_qvel_adr[root];

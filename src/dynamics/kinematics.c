@@ -8,6 +8,9 @@ static void body_position(const tch_model* m, tch_data* d, int b) {
     if (m->body_free[b]) {
         d->body_X_WB[b] = tch_free_body_pose(m, d->qpos, b);
         d->body_X_WB[b].q = tch_q_normalize(d->body_X_WB[b].q);
+    } else if (m->body_mocap[b] >= 0) {
+        d->body_X_WB[b] = d->mocap_X_WB[m->body_mocap[b]];
+        d->body_X_WB[b].q = tch_q_normalize(d->body_X_WB[b].q);
     } else {
         d->body_X_WB[b] = tch_x_mul(d->body_X_WB[m->body_root[b]], m->body_X_RB[b]);
     }
@@ -46,6 +49,11 @@ void tch_kinematics_velocities(const tch_model* m, tch_data* d) {
         int root = m->body_root[b];
         if (root == 0) {
             d->body_v_WCm[b] = d->body_w_W[b] = tch_v3_zero();
+        } else if (m->body_mocap[b] >= 0) {
+            int k = m->body_mocap[b];
+            tch_vec3 r = tch_v3_sub(d->body_p_WCm[b], d->body_X_WB[b].p);
+            d->body_w_W[b] = d->mocap_w_W[k];
+            d->body_v_WCm[b] = tch_v3_add(d->mocap_v_W[k], tch_v3_cross(d->mocap_w_W[k], r));
         } else if (root == b) {
             tch_free_body_com_velocity(m, d->qpos, d->qvel, b, &d->body_v_WCm[b], &d->body_w_W[b]);
         }

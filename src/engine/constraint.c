@@ -119,8 +119,10 @@ typedef struct stage {
     tch_sparse_spd* subspace;   /* the row solver's sparse Cholesky (the workspace's) */
 } stage;
 
+/* The geom's free root, or 0 (static; also a mocap body: the lcp model takes it at rest). */
 static int geom_root(const tch_model* m, int geom) {
-    return m->body_root[m->geom_body[geom]];
+    int root = m->body_root[m->geom_body[geom]];
+    return m->body_free[root] ? root : 0;
 }
 
 static int is_constraint_pair(const tch_pair_result* pair) {

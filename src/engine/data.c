@@ -23,7 +23,8 @@ static void free_arrays(tch_data* d) {
                       d->body_I_W, d->body_I_inv_W, d->geom_X_WG, d->geom_R_WG, d->site_X_WS,
                       d->ctrl, d->actuator_force, d->body_v_WCm, d->body_w_W, d->contacts,
                       d->pair_results, d->body_force_W, d->body_torque_W, d->polygons,
-                      d->polygon_vertices_W, d->polygon_vertex_pressure};
+                      d->polygon_vertices_W, d->polygon_vertex_pressure, d->mocap_X_WB,
+                      d->mocap_v_W, d->mocap_w_W};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
         free(arrays[i]);
     }
@@ -75,7 +76,10 @@ static int allocate_arrays(const tch_model* m, tch_data* d) {
            CALLOC_ARRAY(d->body_v_WCm, nb) && CALLOC_ARRAY(d->body_w_W, nb) &&
            CALLOC_ARRAY(d->contacts, d->contact_capacity) &&
            CALLOC_ARRAY(d->pair_results, d->pair_result_capacity) &&
-           CALLOC_ARRAY(d->body_force_W, nb) && CALLOC_ARRAY(d->body_torque_W, nb);
+           CALLOC_ARRAY(d->body_force_W, nb) && CALLOC_ARRAY(d->body_torque_W, nb) &&
+           CALLOC_ARRAY(d->mocap_X_WB, m->mocap_count) &&
+           CALLOC_ARRAY(d->mocap_v_W, m->mocap_count) &&
+           CALLOC_ARRAY(d->mocap_w_W, m->mocap_count);
 }
 
 static int allocate_internal(const tch_model* m, tch_data* d) {
@@ -127,6 +131,12 @@ void tch_data_reset(const tch_model* m, tch_data* d) {
     memset(d->ctrl, 0, (size_t)m->actuator_count * sizeof *d->ctrl);
     memset(d->body_force_applied_W, 0, (size_t)m->body_count * sizeof(tch_vec3));
     memset(d->body_torque_applied_W, 0, (size_t)m->body_count * sizeof(tch_vec3));
+    for (int b = 1; b < m->body_count; ++b) {
+        if (m->body_mocap[b] >= 0) {
+            d->mocap_X_WB[m->body_mocap[b]] = m->body_X_PB[b];
+            d->mocap_v_W[m->body_mocap[b]] = d->mocap_w_W[m->body_mocap[b]] = tch_v3_zero();
+        }
+    }
     memset(d->warning_count, 0, sizeof d->warning_count);
     memset(d->warning_time, 0, sizeof d->warning_time);
     memset(d->warning_body, 0, sizeof d->warning_body);

@@ -343,8 +343,8 @@ static int take_signature(const tch_model* m, const tch_data* d, implicit_cache*
 /* Does the signature just taken (count reals: value, size) match the kept one to 1e-9 of each
  * value's size? */
 static int same_signature(const implicit_cache* c, int count) {
-    if (!c->valid || count != c->signature_count) {
-        return 0;
+    if (!c->valid || count != c->signature_count || count == 0) {
+        return count == 0 && c->valid && c->signature_count == 0; /* no free body in contact */
     }
     const tch_real* kept = c->signature;
     const tch_real* now = c->signature + count;
@@ -403,7 +403,10 @@ tch_status tch_implicit_prepare(const tch_model* m, tch_data* d, tch_implicit_sy
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
                         "out of memory for the implicit integrator's system");
     }
-    memmove(c->signature, c->signature + c->signature_count, (size_t)count * sizeof(tch_real));
+    if (count > 0) { /* a scene without free bodies (a mocap body on static ones) has none */
+        memmove(c->signature, c->signature + c->signature_count,
+                (size_t)count * sizeof(tch_real));
+    }
     c->signature_count = count;
     implicit_system* s = &c->system;
     *out = s;

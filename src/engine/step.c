@@ -60,11 +60,13 @@ void tch_stage_velocities(const tch_model* m, tch_data* d) {
 
 /* The kinematics and velocities stages, skipped while qpos and qvel are bit for bit those they
  * were last computed from here: tch_step_end leaves them for the new state, so the next
- * evaluation does not compute them again (step.h). */
+ * evaluation does not compute them again (step.h). Never skipped with mocap bodies, whose
+ * poses the user sets between steps. */
 static void update_kinematics(const tch_model* m, tch_data* d) {
     struct tch_data_internal* in = d->internal;
     size_t q = (size_t)m->nq * sizeof *d->qpos, v = (size_t)m->nv * sizeof *d->qvel;
-    if (in->kinematics_current && memcmp(in->kinematics_qpos, d->qpos, q) == 0 &&
+    if (in->kinematics_current && m->mocap_count == 0 &&
+        memcmp(in->kinematics_qpos, d->qpos, q) == 0 &&
         memcmp(in->kinematics_qvel, d->qvel, v) == 0) {
         return;
     }

@@ -6,11 +6,13 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "haptics/render.h"
 #include "touche/haptics.h"
 
 typedef struct tch_haptic_message {
     tch_haptic_command command;
     tch_haptic_state state;
+    tch_haptic_snapshot snapshot; /* the physics side's, for the haptic loop */
     tch_real time; /* s, when the producer made it */
 } tch_haptic_message;
 

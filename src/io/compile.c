@@ -250,10 +250,66 @@ static tch_status compile_meshes(compile_context* ctx, tch_error* err) {
 
 /* ---- bodies ---- */
 
+/* A mocap body (MuJoCo's mocap="true"): a root of its own, welded subtree included, whose pose
+ * the data's mocap arrays give; it has no degrees of freedom and an infinite mass (its motion is
+ * prescribed, as a static body's, so contacts see no mobility on its side). */
+static tch_status compile_mocap_body(compile_context* ctx, int b, tch_error* err) {
+    tch_model* m = ctx->model;
+    const tch_body_def* def = tch_spec_body(ctx->spec, (tch_body_id){b});
+    if (def->parent.index != 0 || def->free_joint) {
+        return fail_at(err, TCH_ERR_INVALID_ARGUMENT, &def->source,
+                       "mocap body '%s' must be a child of the world without a joint "
+                       "(as in MuJoCo)",
+                       def->name);
+    }
+    m->body_root[b] = b;
+    m->body_X_RB[b] = tch_x_identity();
+    m->body_mocap[b] = m->mocap_count++;
+    return TCH_OK;
+}
+
+/* Each haptic body's settings, and the tool body a coupling names (a free body). */
+static tch_status compile_haptic_tools(compile_context* ctx, tch_error* err) {
+    tch_model* m = ctx->model;
+    for (int b = 1; b < m->body_count; ++b) {
+        const tch_body_def* def = tch_spec_body(ctx->spec, (tch_body_id){b});
+        m->body_haptic[b] = def->haptic;
+        m->body_haptic_tool[b] = -1;
+        if (def->haptic.renderer == TCH_HAPTIC_NONE) {
+            continue;
+        }
+        if (!def->mocap) {
+            return fail_at(err, TCH_ERR_INVALID_ARGUMENT, &def->source,
+                           "body '%s': touche:haptic needs a mocap body (mocap=\"true\")",
+                           def->name);
+        }
+        if (def->haptic.renderer != TCH_HAPTIC_COUPLING) {
+            continue;
+        }
+        int tool = tch_model_body_index(m, def->haptic.tool);
+        if (tool <= 0 || !m->body_free[tool]) {
+            return fail_at(err, TCH_ERR_INVALID_ARGUMENT, &def->source,
+                           "touche:tool='%s' must name a free body (the tool the coupling "
+                           "drives)",
+                           def->haptic.tool);
+        }
+        m->body_haptic_tool[b] = tool;
+    }
+    return TCH_OK;
+}
+
 static tch_status compile_body_tree(compile_context* ctx, tch_error* err) {
     tch_model* m = ctx->model;
     m->body_count = tch_spec_body_count(ctx->spec) + 1;
     int n = m->body_count;
+    if (!ALLOC_ARRAY(m->body_mocap, n) || !ALLOC_ARRAY(m->body_haptic, n) ||
+        !ALLOC_ARRAY(m->body_haptic_tool, n)) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for bodies");
+    }
+    m->body_mocap[0] = m->body_haptic_tool[0] = -1;
+    for (int b = 1; b < n; ++b) {
+        m->body_mocap[b] = -1;
+    }
     if (!ALLOC_ARRAY(m->body_name, n) || !ALLOC_ARRAY(m->body_parent, n) ||
         !ALLOC_ARRAY(m->body_root, n) || !ALLOC_ARRAY(m->body_free, n) ||
         !ALLOC_ARRAY(m->body_qpos_adr, n) || !ALLOC_ARRAY(m->body_qvel_adr, n) ||
@@ -276,7 +332,12 @@ static tch_status compile_body_tree(compile_context* ctx, tch_error* err) {
         }
         m->body_X_PB[b] = (tch_transform){tch_q_normalize(def->q_PB), def->p_PB};
         m->body_qpos_adr[b] = m->body_qvel_adr[b] = -1;
-        if (def->free_joint) {
+        if (def->mocap) {
+            tch_status s = compile_mocap_body(ctx, b, err);
+            if (s != TCH_OK) {
+                return s;
+            }
+        } else if (def->free_joint) {
             if (parent != 0) {
                 return fail_at(err, TCH_ERR_UNSUPPORTED, &def->source,
                                "body '%s' has a free joint but is not a child of the world; "
@@ -300,7 +361,7 @@ static tch_status compile_body_tree(compile_context* ctx, tch_error* err) {
     }
     m->nq = 7 * m->free_count;
     m->nv = 6 * m->free_count;
-    return TCH_OK;
+    return compile_haptic_tools(ctx, err);
 }
 
 /* ---- geoms ---- */
@@ -510,6 +571,8 @@ static tch_status compile_masses(compile_context* ctx, tch_error* err) {
     for (int b = 1; b < n && s == TCH_OK; ++b) {
         if (m->body_free[b]) {
             s = aggregate_root_mass(ctx, b, own, parts, err);
+        } else if (m->body_mocap[b] >= 0) {
+            m->body_total_mass[b] = INFINITY; /* no mobility; I_inv stays zero */
         }
     }
     free(own);

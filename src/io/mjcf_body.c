@@ -620,13 +620,16 @@ static tch_status load_body_properties(tch_mjcf_loader* L, const xmlNode* node, 
 
 static tch_status load_body(tch_mjcf_loader* L, const xmlNode* node, tch_body_id parent,
                             int inherited_class) {
-    static const char* const known[] = {"name", "pos", "childclass", NULL};
+    static const char* const known[] = {"name", "pos", "childclass", "mocap", NULL};
     tch_body_def def = tch_body_def_default();
     def.parent = parent;
     def.source = tch_mjcf_source(L, node);
     char child_class[64] = "";
     int class_index = inherited_class;
-    tch_status status = check_framed_attributes(L, node, known, false);
+    tch_status status = check_framed_attributes(L, node, known, true);
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_body_haptic(L, node, &def);
+    }
     if (status == TCH_OK) {
         status = tch_mjcf_read_string(L, node, "name", def.name, sizeof def.name);
     }

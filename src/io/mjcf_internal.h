@@ -169,6 +169,9 @@ tch_status tch_mjcf_apply_geom_attrs(tch_mjcf_loader* L, const xmlNode* node,
 tch_status tch_mjcf_apply_joint_attrs(tch_mjcf_loader* L, const xmlNode* node,
                                       tch_mjcf_joint_attrs* attrs);
 tch_status tch_mjcf_load_worldbody(tch_mjcf_loader* L, const xmlNode* node);
+/* A body's mocap attribute and touche's haptic attributes (mjcf_haptic.c); other touche
+ * attributes of the body are warned. */
+tch_status tch_mjcf_read_body_haptic(tch_mjcf_loader* L, const xmlNode* node, tch_body_def* def);
 
 /* ---- actuators (mjcf_actuator.c) ---- */
 

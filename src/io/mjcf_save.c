@@ -307,6 +307,31 @@ static void write_sites(writer* w, int body, int depth) {
     }
 }
 
+/* A mocap body's touche:haptic settings (nothing for renderer NONE; unset gains left out). */
+static void write_haptic(writer* w, const tch_haptic_def* h) {
+    static const char* const renderers[] = {"", "proxy", "coupling", "pointer"};
+    if (h->renderer == TCH_HAPTIC_NONE) {
+        return;
+    }
+    write_string(w, "touche:haptic", renderers[h->renderer]);
+    if (h->tool[0] != '\0') {
+        write_string(w, "touche:tool", h->tool);
+    }
+    const struct {
+        const char* name;
+        tch_real value;
+    } gains[] = {{"touche:linear_stiffness", h->linear_stiffness},
+                 {"touche:linear_damping", h->linear_damping},
+                 {"touche:angular_stiffness", h->angular_stiffness},
+                 {"touche:angular_damping", h->angular_damping},
+                 {"touche:proxy_radius", h->proxy_radius}};
+    for (size_t i = 0; i < sizeof gains / sizeof gains[0]; ++i) {
+        if (!isnan(gains[i].value)) {
+            write_real(w, gains[i].name, gains[i].value);
+        }
+    }
+}
+
 /* Writes the geoms, sites and child bodies of `body` (0: the world) at `depth`. */
 static void write_body_contents(writer* w, int body, int depth) {
     for (int k = w->geom_start[body]; k < w->geom_start[body + 1]; ++k) {
@@ -321,6 +346,12 @@ static void write_body_contents(writer* w, int body, int depth) {
         write_name(w, b->name);
         write_vec3(w, "pos", b->p_PB);
         write_quat(w, "quat", b->q_PB);
+        if (b->mocap) {
+            write_string(w, "mocap", "true");
+        }
+        if (w->touche) {
+            write_haptic(w, &b->haptic);
+        }
         fputs(">\n", w->f);
         if (b->free_joint) {
             indent(w, depth + 1);

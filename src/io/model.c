@@ -37,6 +37,7 @@ void tch_model_destroy(tch_model* m) {
         m->site_X_BS, m->actuator_name, m->actuator_type, m->actuator_joint, m->actuator_gear,
         m->actuator_kp, m->actuator_kv, m->actuator_ctrl_limited, m->actuator_ctrl_range,
         m->key_ctrl,
+        m->body_mocap, m->body_haptic, m->body_haptic_tool,
     };
     tch_articulation_destroy(m->articulation);
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {

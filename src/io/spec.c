@@ -94,6 +94,8 @@ tch_body_def tch_body_def_default(void) {
         .parent = TCH_WORLD_BODY,
         .q_PB = {1, 0, 0, 0},
         .q_BI = {1, 0, 0, 0},
+        .haptic = {.linear_stiffness = NAN, .linear_damping = NAN, .angular_stiffness = NAN,
+                   .angular_damping = NAN, .proxy_radius = NAN},
         .cookie = TCH_SPEC_DEF_COOKIE,
     };
 }

@@ -1,0 +1,286 @@
+/* The haptic loop of touche/haptics.h: its servo side (read, render from the physics snapshot,
+ * safety, passivity, write) and its physics side (mocap pose, coupling, step, snapshot), and
+ * the deterministic multi-rate tick that runs both on a simulated clock (loop_threads.c runs
+ * them on two threads). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "base/error.h"
+#include "haptics/loop_internal.h"
+#include "math/vec.h"
+#include "touche/haptics.h"
+#include "touche/step.h"
+
+struct tch_haptic_loop {
+    const tch_model* model;
+    tch_data* data;
+    tch_haptic_device* device;
+    int body, tool, mocap;
+    tch_haptic_renderer renderer;
+    tch_haptic_coupling_gains gains;
+    tch_real period;
+    tch_vec3 base;                 /* m, the device base's origin in the world */
+    int64_t ticks_per_step;
+    int64_t tick_count;            /* deterministic mode */
+    tch_haptic_snapshot snapshot;  /* deterministic mode: the last step's */
+    tch_real physics_jumps;        /* physics side: the resync jumps so far, J */
+    /* servo side */
+    tch_haptic_safety safety;
+    tch_haptic_passivity passivity;
+    tch_haptic_state state;        /* the last good read, world frame */
+};
+
+tch_haptic_safety_params tch_haptic_safety_defaults(const tch_haptic_spec* spec) {
+    tch_real force = spec->max_force > 0 ? spec->max_force : 1;
+    tch_real torque = spec->max_torque > 0 ? spec->max_torque : 1;
+    return (tch_haptic_safety_params){.max_force_rate = 1000 * force,
+                                      .max_torque_rate = 1000 * torque,
+                                      .ramp_time = 0.1,
+                                      .watchdog_timeout = 0.1};
+}
+
+static int first_haptic_body(const tch_model* m) {
+    for (int b = 1; b < m->body_count; ++b) {
+        if (m->body_haptic[b].renderer != TCH_HAPTIC_NONE) {
+            return b;
+        }
+    }
+    return -1;
+}
+
+/* A geom of the haptic body's subtree whose contact model (its own, else the scene's) is not
+ * one of the patch models, or -1. A pointer needs volume or pressure: the point model derives
+ * its stiffness from the masses, and a mocap body against the static scene has none; the lcp
+ * model takes mocap bodies at rest. */
+static int geom_without_patch_model(const tch_model* m, int body) {
+    for (int g = 0; g < m->geom_count; ++g) {
+        tch_contact_model model = m->geom_contact[g].model;
+        if (model == TCH_CONTACT_INHERIT) {
+            model = m->contact_default.model;
+        }
+        if (m->body_root[m->geom_body[g]] == body && model != TCH_CONTACT_VOLUME &&
+            model != TCH_CONTACT_PRESSURE) {
+            return g;
+        }
+    }
+    return -1;
+}
+
+static tch_status check_scene(const tch_model* m, int body, tch_real period, tch_error* err) {
+    if (body < 1 || body >= m->body_count || m->body_haptic[body].renderer == TCH_HAPTIC_NONE) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "haptic loop: the scene has no haptic body (a body with mocap=\"true\" "
+                        "and touche:haptic=\"coupling\" or \"pointer\")");
+    }
+    if (m->body_haptic[body].renderer == TCH_HAPTIC_PROXY) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                        "haptic loop: touche:haptic=\"proxy\" (body '%s') is not supported yet; "
+                        "use \"coupling\" or \"pointer\"",
+                        m->body_name[body]);
+    }
+    int g = geom_without_patch_model(m, body);
+    if (g >= 0) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                        "haptic loop: geom '%s' of the haptic body '%s' needs the volume or "
+                        "pressure contact model (touche:contact); a pointer with point or lcp "
+                        "contacts is not supported yet",
+                        m->geom_name[g], m->body_name[body]);
+    }
+    tch_real ratio = m->timestep / period;
+    if (!(period > 0) || !(fabs(ratio - round(ratio)) < 1e-9 * ratio) || ratio < 0.5) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "haptic loop: the scene's time step %g s must be a whole number of servo "
+                        "periods (%g s)",
+                        m->timestep, period);
+    }
+    return TCH_OK;
+}
+
+/* The wrench the scene puts on the mocap body (contacts), about its origin. */
+static tch_haptic_command pointer_wrench(const tch_haptic_loop* loop) {
+    const tch_data* d = loop->data;
+    int b = loop->body;
+    tch_vec3 arm = tch_v3_sub(d->body_p_WCm[b], d->body_X_WB[b].p);
+    return (tch_haptic_command){
+        d->body_force_W[b], tch_v3_add(d->body_torque_W[b], tch_v3_cross(arm, d->body_force_W[b]))};
+}
+
+/* What the haptic side needs of the physics as it stands, made at loop time `now`. */
+static void take_snapshot(tch_haptic_loop* loop, tch_real now, tch_haptic_snapshot* out) {
+    *out = (tch_haptic_snapshot){.time = now, .resync_jumps = loop->physics_jumps};
+    if (loop->renderer == TCH_HAPTIC_COUPLING) {
+        tch_haptic_snapshot_tool(loop->data, loop->tool, out);
+    } else {
+        out->pointer = pointer_wrench(loop);
+    }
+}
+
+/* Physics side: the device pose becomes the mocap body's, the coupling's wrench goes on the
+ * tool, one step, and the snapshot of the result. The coupling springs' energy change across
+ * the step at the same device pose is the resync jump (the tool moved while the haptic side
+ * held it). */
+tch_status tch_haptic_loop_physics_step(tch_haptic_loop* loop, const tch_haptic_state* device,
+                                        tch_real now, tch_haptic_snapshot* out, tch_error* err) {
+    const tch_model* m = loop->model;
+    tch_data* d = loop->data;
+    d->mocap_X_WB[loop->mocap] = device->pose;
+    d->mocap_v_W[loop->mocap] = device->velocity;
+    d->mocap_w_W[loop->mocap] = device->angular;
+    tch_haptic_snapshot before;
+    take_snapshot(loop, now, &before);
+    if (loop->renderer == TCH_HAPTIC_COUPLING) {
+        tch_haptic_coupling_wrench_of(m, loop->tool, &before, device, &loop->gains, m->timestep,
+                                      &d->body_force_applied_W[loop->tool],
+                                      &d->body_torque_applied_W[loop->tool]);
+    }
+    tch_status s = tch_step(m, d, err);
+    if (s != TCH_OK) {
+        return s;
+    }
+    take_snapshot(loop, now, out);
+    if (loop->renderer == TCH_HAPTIC_COUPLING) {
+        loop->physics_jumps +=
+            fabs(tch_haptic_coupling_energy(m, loop->tool, out, device, &loop->gains) -
+                 tch_haptic_coupling_energy(m, loop->tool, &before, device, &loop->gains));
+        out->resync_jumps = loop->physics_jumps;
+    }
+    return TCH_OK;
+}
+
+/* Servo side: the renderer's wrench on the handle for the device state and a snapshot. */
+static tch_haptic_command render(const tch_haptic_loop* loop, const tch_haptic_snapshot* s) {
+    if (loop->renderer != TCH_HAPTIC_COUPLING) {
+        return s->pointer;
+    }
+    const tch_model* m = loop->model;
+    tch_vec3 f, tau;
+    tch_haptic_coupling_wrench_of(m, loop->tool, s, &loop->state, &loop->gains, m->timestep, &f,
+                                  &tau);
+    /* minus the coupling's wrench on the tool, the force acting at the tool's target point */
+    tch_vec3 target = tch_x_apply(loop->state.pose, m->body_total_p_BCm[loop->tool]);
+    tch_vec3 arm = tch_v3_sub(target, loop->state.pose.p);
+    return (tch_haptic_command){tch_v3_scale(f, -1),
+                                tch_v3_sub(tch_v3_scale(tau, -1), tch_v3_cross(arm, f))};
+}
+
+/* Servo side: reads the device into loop->state (world frame); on failure holds the last pose
+ * at rest. Returns whether the read succeeded. */
+bool tch_haptic_loop_read_device(tch_haptic_loop* loop) {
+    tch_haptic_state state;
+    tch_error read_error;
+    if (tch_haptic_read(loop->device, &state, &read_error) != TCH_OK) {
+        loop->state.velocity = loop->state.angular = tch_v3_zero();
+        return false;
+    }
+    loop->state = state;
+    loop->state.pose.p = tch_v3_add(state.pose.p, loop->base);
+    return true;
+}
+
+/* Servo side: render from the snapshot, the safety stage (the snapshot's time is the
+ * producer's, for the watchdog), zero on a failed read, the passivity controller, write. */
+tch_status tch_haptic_loop_finish_tick(tch_haptic_loop* loop, tch_real now,
+                                       const tch_haptic_snapshot* s, bool read_ok,
+                                       tch_haptic_tick* tick, tch_error* err) {
+    tch_haptic_command rendered = render(loop, s);
+    tch_haptic_safety_apply(&loop->safety, &rendered, now, s->time, &tick->command);
+    if (!read_ok) {
+        tick->command = (tch_haptic_command){{0, 0, 0}, {0, 0, 0}};
+        loop->safety.flags |= TCH_HAPTIC_READ_FAILED;
+        loop->safety.engaged_time = -1; /* ramp again when reads recover */
+    }
+    tch_haptic_passivity_apply(&loop->passivity, &loop->state, loop->period,
+                               loop->safety.max_force, &tick->command.force);
+    loop->passivity.ledger.resync_jumps = s->resync_jumps;
+    tick->safety_flags = loop->safety.flags;
+    tick->energy_observed = loop->passivity.observed;
+    return tch_haptic_write(loop->device, &tick->command, err);
+}
+
+tch_status tch_haptic_loop_tick(tch_haptic_loop* loop, tch_haptic_tick* tick, tch_error* err) {
+    tch_real now = (tch_real)loop->tick_count * loop->period;
+    bool read_ok = tch_haptic_loop_read_device(loop);
+    *tick = (tch_haptic_tick){.time = now, .state = loop->state};
+    if (loop->tick_count % loop->ticks_per_step == 0) {
+        tch_status s = tch_haptic_loop_physics_step(loop, &loop->state, now, &loop->snapshot, err);
+        if (s != TCH_OK) {
+            return s;
+        }
+        tick->stepped = true;
+    }
+    loop->tick_count++;
+    return tch_haptic_loop_finish_tick(loop, now, &loop->snapshot, read_ok, tick, err);
+}
+
+tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_device* device,
+                                  const tch_haptic_loop_config* config, tch_haptic_loop** out,
+                                  tch_error* err) {
+    *out = NULL;
+    int body = config->body >= 0 ? config->body : first_haptic_body(m);
+    tch_status s = check_scene(m, body, config->period, err);
+    if (s != TCH_OK) {
+        return s;
+    }
+    tch_haptic_loop* loop = calloc(1, sizeof *loop);
+    if (!loop) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "haptic loop: out of memory");
+    }
+    const tch_haptic_spec* spec = tch_haptic_spec_of(device);
+    s = tch_haptic_safety_init(&loop->safety, spec, &config->safety, err);
+    if (s != TCH_OK) {
+        free(loop);
+        return s;
+    }
+    *loop = (tch_haptic_loop){.model = m,
+                              .data = d,
+                              .device = device,
+                              .body = body,
+                              .tool = m->body_haptic_tool[body],
+                              .mocap = m->body_mocap[body],
+                              .renderer = m->body_haptic[body].renderer,
+                              .period = config->period,
+                              .ticks_per_step = (int64_t)llround(m->timestep / config->period),
+                              .safety = loop->safety,
+                              .passivity = {.control = config->passivity_control,
+                                            .max_damping = config->passivity_max_damping}};
+    if (loop->renderer == TCH_HAPTIC_COUPLING) {
+        loop->gains = tch_haptic_coupling_gains_of(m, body, spec);
+    }
+    loop->state.pose = d->mocap_X_WB[loop->mocap];
+    loop->base = config->base_at_body ? loop->state.pose.p : tch_v3_zero();
+    take_snapshot(loop, 0, &loop->snapshot);
+    *out = loop;
+    return TCH_OK;
+}
+
+const tch_haptic_passivity* tch_haptic_loop_passivity(const tch_haptic_loop* loop) {
+    return &loop->passivity;
+}
+
+tch_haptic_coupling_gains tch_haptic_loop_gains(const tch_haptic_loop* loop) {
+    return loop->gains;
+}
+
+tch_haptic_state tch_haptic_loop_state(const tch_haptic_loop* loop) {
+    return loop->state;
+}
+
+int64_t tch_haptic_loop_ticks_per_step(const tch_haptic_loop* loop) {
+    return loop->ticks_per_step;
+}
+
+tch_real tch_haptic_loop_period(const tch_haptic_loop* loop) {
+    return loop->period;
+}
+
+int tch_haptic_loop_body(const tch_haptic_loop* loop) {
+    return loop->body;
+}
+
+int tch_haptic_loop_tool(const tch_haptic_loop* loop) {
+    return loop->tool;
+}
+
+void tch_haptic_loop_destroy(tch_haptic_loop* loop) {
+    free(loop);
+}

@@ -1,0 +1,141 @@
+/* tch_haptic_loop_run_threaded: the haptic loop's servo thread and the physics on the calling
+ * thread, on the wall clock (touche/haptics.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "base/error.h"
+#include "haptics/loop_internal.h"
+#include "haptics/mailbox.h"
+
+typedef struct shared {
+    tch_haptic_loop* loop;
+    long count;
+    tch_haptic_tick* ticks;
+    tch_haptic_timing* timing;
+    int64_t start_ns, period_ns;
+    tch_haptic_mailbox states;    /* servo -> physics: the device state */
+    tch_haptic_mailbox snapshots; /* physics -> servo */
+    atomic_bool running;
+    tch_status servo_status;      /* read after the join */
+    tch_error servo_error;
+} shared;
+
+static int64_t now_ns(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static void sleep_until(int64_t deadline) {
+    struct timespec wake = {.tv_sec = deadline / 1000000000, .tv_nsec = deadline % 1000000000};
+    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL) != 0) {
+        /* interrupted by a signal: sleep again to the same deadline */
+    }
+}
+
+/* Seconds on the run's clock. */
+static tch_real seconds_since(const shared* sh, int64_t t) {
+    return (tch_real)(t - sh->start_ns) * 1e-9;
+}
+
+/* A deadline that has passed at `now` moves to the first one ahead (missed ticks skipped). */
+static int64_t next_deadline(int64_t deadline, int64_t period, int64_t now) {
+    deadline += period;
+    return now > deadline ? deadline + ((now - deadline) / period + 1) * period : deadline;
+}
+
+static void* servo_main(void* arg) {
+    shared* sh = arg;
+    tch_haptic_loop* loop = sh->loop;
+    tch_haptic_message snapshot = {0};
+    tch_haptic_mailbox_take(&sh->snapshots, &snapshot); /* published before the start */
+    int64_t deadline = sh->start_ns;
+    for (long k = 0; k < sh->count && atomic_load_explicit(&sh->running, memory_order_acquire);
+         ++k) {
+        sleep_until(deadline);
+        int64_t woke = now_ns();
+        tch_real now = seconds_since(sh, woke);
+        bool read_ok = tch_haptic_loop_read_device(loop);
+        tch_haptic_message state = {.state = tch_haptic_loop_state(loop), .time = now};
+        tch_haptic_mailbox_publish(&sh->states, &state);
+        tch_haptic_mailbox_take(&sh->snapshots, &snapshot); /* else keep the last one */
+        tch_haptic_tick* tick = &sh->ticks[k];
+        *tick = (tch_haptic_tick){.time = now, .state = state.state};
+        sh->servo_status = tch_haptic_loop_finish_tick(loop, now, &snapshot.snapshot, read_ok,
+                                                       tick, &sh->servo_error);
+        int64_t done = now_ns();
+        sh->timing[k] = (tch_haptic_timing){(tch_real)(woke - deadline) * 1e-9,
+                                            (tch_real)(done - woke) * 1e-9};
+        if (sh->servo_status != TCH_OK) {
+            break;
+        }
+        deadline = next_deadline(deadline, sh->period_ns, done);
+    }
+    atomic_store_explicit(&sh->running, false, memory_order_release);
+    return NULL;
+}
+
+/* The physics on the calling thread until the servo thread ends. */
+static tch_status physics_main(shared* sh, tch_haptic_state device, tch_error* err) {
+    int64_t step_ns = sh->period_ns * tch_haptic_loop_ticks_per_step(sh->loop);
+    int64_t deadline = sh->start_ns + step_ns;
+    while (atomic_load_explicit(&sh->running, memory_order_acquire)) {
+        sleep_until(deadline);
+        tch_haptic_message message;
+        if (tch_haptic_mailbox_take(&sh->states, &message)) {
+            device = message.state;
+        }
+        tch_haptic_message out = {0};
+        tch_status s = tch_haptic_loop_physics_step(sh->loop, &device,
+                                                    seconds_since(sh, now_ns()), &out.snapshot,
+                                                    err);
+        if (s != TCH_OK) {
+            atomic_store_explicit(&sh->running, false, memory_order_release);
+            return s;
+        }
+        tch_haptic_mailbox_publish(&sh->snapshots, &out);
+        deadline = next_deadline(deadline, step_ns, now_ns());
+    }
+    return TCH_OK;
+}
+
+tch_status tch_haptic_loop_run_threaded(tch_haptic_loop* loop, long count, tch_haptic_tick* ticks,
+                                        tch_haptic_timing* timing, tch_error* err) {
+    static shared zero;
+    shared sh = zero;
+    sh.loop = loop;
+    sh.count = count;
+    sh.ticks = ticks;
+    sh.timing = timing;
+    sh.period_ns = (int64_t)(tch_haptic_loop_period(loop) * 1e9 + 0.5);
+    tch_haptic_mailbox_init(&sh.states);
+    tch_haptic_mailbox_init(&sh.snapshots);
+    atomic_init(&sh.running, true);
+    for (long k = 0; k < count; ++k) {
+        ticks[k] = (tch_haptic_tick){0};
+        timing[k] = (tch_haptic_timing){0};
+    }
+    tch_haptic_state device = tch_haptic_loop_state(loop);
+    sh.start_ns = now_ns();
+    tch_haptic_message first = {0};
+    tch_status s = tch_haptic_loop_physics_step(loop, &device, 0, &first.snapshot, err);
+    if (s != TCH_OK) {
+        return s;
+    }
+    tch_haptic_mailbox_publish(&sh.snapshots, &first);
+    pthread_t servo;
+    if (pthread_create(&servo, NULL, servo_main, &sh) != 0) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0, "haptic loop: cannot start a thread");
+    }
+    s = physics_main(&sh, device, err);
+    pthread_join(servo, NULL);
+    if (s == TCH_OK && sh.servo_status != TCH_OK) {
+        s = sh.servo_status;
+        if (err) {
+            *err = sh.servo_error;
+        }
+    }
+    return s;
+}

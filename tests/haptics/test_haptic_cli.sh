@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# touche haptic through the command: the example with a scripted hand and the model device,
+# JSON, bit-identical force logs, playback of a force log, and bad input.
+# Usage: test_haptic_cli.sh TOUCHE SOURCE_DIR
+set -u
+touche=$1
+root=$2
+source "$root/tests/scenes/check.sh"
+scene="$root/examples/haptic_coupling.xml"
+script="$root/examples/haptic_press.csv"
+
+json_has_ledger() {
+  "$touche" haptic "$scene" --device "scripted:$script" --duration 1.6 --out "$work/a" --json \
+    >"$work/a.json" 2>/dev/null || return 1
+  /usr/bin/python3 - "$work/a.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for key in ("energy_in_J", "energy_out_J", "energy_dissipated_J", "ticks", "tick_p99_us",
+            "overruns", "faults"):
+    assert key in r, key
+assert r["ticks"] == 1600 and r["energy_in_J"] > 0 and r["faults"] == 0, r
+PY
+}
+check "haptic --json prints the ledger and tick statistics" json_has_ledger
+
+identical_logs() {
+  "$touche" haptic "$scene" --device "scripted:$script" --duration 1.6 --out "$work/b" \
+    >/dev/null 2>&1 || return 1
+  head -1 "$work/a/forces.csv" | grep -q "^time,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,fx,fy,fz" || return 1
+  [[ $(wc -l <"$work/a/forces.csv") -eq 1601 ]] && cmp "$work/a/forces.csv" "$work/b/forces.csv"
+}
+check "the same scene, script and rate give bit-identical force logs" identical_logs
+
+playback_repeats() {
+  "$touche" haptic "$scene" --device "playback:$work/a/forces.csv" --duration 1.6 \
+    --out "$work/c" >/dev/null 2>&1 || return 1
+  cmp "$work/a/forces.csv" "$work/c/forces.csv"
+}
+check "playing back a force log gives the same force log" playback_repeats
+
+model_device_runs() {
+  "$touche" haptic "$scene" --device model --rate 2000 --duration 0.5 --out "$work/d" \
+    >"$work/d.txt" 2>/dev/null && grep -q "^energy" "$work/d.txt"
+}
+check "the model device runs at 2 kHz" model_device_runs
+
+printf 'time,x,y,z\n0,0,0,0.12\n0.1,0,0\n' >"$work/bad.csv"
+bad_script_names_line() {
+  exits_with 2 "$touche" haptic "$scene" --device "scripted:$work/bad.csv" --out "$work/e" &&
+    grep -q "bad.csv:3" "$work/err.txt" && [[ ! -e "$work/e/forces.csv" ]]
+}
+check "a bad script fails with its file and line" bad_script_names_line
+check "an unknown device exits 2" exits_with 2 "$touche" haptic "$scene" --device glove
+check "a missing device exits 2" exits_with 2 "$touche" haptic "$scene"
+check "a scene without a haptic body exits 2" \
+  exits_with 2 "$touche" haptic "$root/examples/stack13.xml" --device model --out "$work/f"
+check "a rate that does not divide the step exits 2" \
+  exits_with 2 "$touche" haptic "$scene" --device model --rate 300 --out "$work/g"
+finish

@@ -1,0 +1,678 @@
+/* The haptic loop over scenes: mocap bodies, the implicit virtual coupling, the 6-DOF pointer,
+ * the passivity controller on closed scripted paths, faults, determinism and allocations. */
+#define _GNU_SOURCE /* RTLD_NEXT, nanosleep */
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "math/vec.h"
+#include "test.h"
+#include "touche/touche.h"
+
+/* ---- counting heap calls, locks and file opening (not under a sanitizer, which intercepts
+ * them itself) ---- */
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define COUNTS_CALLS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define COUNTS_CALLS 0
+#endif
+#endif
+#ifndef COUNTS_CALLS
+#define COUNTS_CALLS 1
+#endif
+
+static long malloc_calls, lock_calls, open_calls;
+
+#if COUNTS_CALLS
+extern void* __libc_malloc(size_t size);
+extern void* __libc_calloc(size_t count, size_t size);
+extern void* __libc_realloc(void* p, size_t size);
+void* malloc(size_t size) {
+    malloc_calls++;
+    return __libc_malloc(size);
+}
+void* calloc(size_t count, size_t size) {
+    malloc_calls++;
+    return __libc_calloc(count, size);
+}
+void* realloc(void* p, size_t size) {
+    malloc_calls++;
+    return __libc_realloc(p, size);
+}
+int pthread_mutex_lock(pthread_mutex_t* mutex) {
+    static int (*next)(pthread_mutex_t*);
+    if (!next) {
+        void* symbol = dlsym(RTLD_NEXT, "pthread_mutex_lock");
+        memcpy(&next, &symbol, sizeof next); /* POSIX: a function's address as an object's */
+    }
+    lock_calls++;
+    return next(mutex);
+}
+FILE* fopen(const char* path, const char* mode) {
+    static FILE* (*next)(const char*, const char*);
+    if (!next) {
+        void* symbol = dlsym(RTLD_NEXT, "fopen");
+        memcpy(&next, &symbol, sizeof next);
+    }
+    open_calls++;
+    return next(path, mode);
+}
+#endif
+
+static const tch_haptic_spec sigma_like = {.workspace_radius = 0.075,
+                                           .max_force = 12,
+                                           .max_torque = 0.2,
+                                           .max_stiffness = 4000,
+                                           .max_damping = 30};
+
+static void write_text(const char* path, const char* text) {
+    FILE* f = fopen(path, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+typedef struct scene {
+    tch_spec* spec;
+    tch_model* model;
+    tch_data* data;
+} scene;
+
+static int scene_load(const char* xml, scene* s, tch_error* err) {
+    *s = (scene){0};
+    if (tch_mjcf_load_string(xml, ".", "scene.xml", &s->spec, err) != TCH_OK) return 0;
+    if (tch_compile(s->spec, &s->model, err) != TCH_OK) return 0;
+    return tch_data_create(s->model, &s->data, err) == TCH_OK;
+}
+
+static void scene_free(scene* s) {
+    tch_data_destroy(s->data);
+    tch_model_destroy(s->model);
+    tch_spec_destroy(s->spec);
+}
+
+static tch_haptic_device* open_scripted(const char* path, tch_real period) {
+    tch_haptic_scripted_config c = {.path = path, .period = period, .spec = sigma_like};
+    tch_haptic_device* device = NULL;
+    tch_error err;
+    return tch_haptic_open(tch_haptic_scripted_driver(), &c, &device, &err) == TCH_OK ? device
+                                                                                      : NULL;
+}
+
+static tch_haptic_loop_config loop_config(tch_real period, bool passivity) {
+    tch_haptic_loop_config c = {.body = -1, .period = period, .passivity_control = passivity,
+                                .safety = tch_haptic_safety_defaults(&sigma_like)};
+    return c;
+}
+
+/* ---- scenes ---- */
+
+static const char* POINTER_SCENE =
+    "<mujoco xmlns:touche='urn:touche'>"
+    "<option timestep='0.001' touche:contact='volume' %s/>"
+    "<worldbody>"
+    "  <geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1'/>"
+    "  <body name='pointer' pos='0 0 0.02' mocap='true' touche:haptic='pointer'>"
+    "    <geom name='tip' type='box' size='0.01 0.01 0.01'/>"
+    "  </body>"
+    "</worldbody></mujoco>";
+
+/* The pointer scene with extra attributes on <option> ("" for none). */
+static int load_pointer(const char* option, scene* s, tch_error* err) {
+    char xml[1024];
+    snprintf(xml, sizeof xml, POINTER_SCENE, option);
+    return scene_load(xml, s, err);
+}
+
+static void test_mjcf_mocap_and_haptic_attributes(void) {
+    scene s;
+    tch_error err;
+    ENSURE(scene_load(
+        "<mujoco xmlns:touche='urn:touche'><worldbody>"
+        "<body name='tool' pos='0 0 1'><freejoint/><geom type='sphere' size='0.1'/></body>"
+        "<body name='hand' pos='0 0 2' mocap='true' touche:haptic='coupling' touche:tool='tool'"
+        " touche:linear_stiffness='800' touche:angular_damping='0.5'>"
+        "  <geom type='sphere' size='0.05' contype='0' conaffinity='0'/></body>"
+        "</worldbody></mujoco>",
+        &s, &err));
+    int hand = tch_model_body_index(s.model, "hand"), tool = tch_model_body_index(s.model, "tool");
+    ENSURE(s.model->mocap_count == 1 && s.model->body_mocap[hand] == 0);
+    ENSURE(s.model->body_mocap[tool] == -1 && s.model->nq == 7);
+    ENSURE(s.model->body_haptic[hand].renderer == TCH_HAPTIC_COUPLING);
+    ENSURE(s.model->body_haptic_tool[hand] == tool);
+    tch_haptic_coupling_gains g = tch_haptic_coupling_gains_of(s.model, hand, &sigma_like);
+    ENSURE(g.linear_stiffness == 800 && g.angular_damping == 0.5);
+    tch_real m = s.model->body_total_mass[tool];
+    ENSURE_REL(g.linear_damping, 2 * sqrt(800 * m), 1e-12);
+    ENSURE_NEAR(s.data->mocap_X_WB[0].p.z, 2, 0);
+    /* a mocap pose and velocity set from outside: the kinematics and the body state follow */
+    s.data->mocap_X_WB[0].p = tch_v3(1, 2, 3);
+    s.data->mocap_v_W[0] = tch_v3(0.5, 0, 0);
+    s.data->mocap_w_W[0] = tch_v3(0, 0, 2);
+    ENSURE(tch_step(s.model, s.data, &err) == TCH_OK);
+    tch_transform X;
+    tch_vec3 v, w;
+    tch_data_body_state(s.model, s.data, hand, &X, &v, &w);
+    ENSURE(X.p.x == 1 && X.p.y == 2 && X.p.z == 3); /* not integrated */
+    ENSURE(v.x == 0.5 && w.z == 2);
+    scene_free(&s);
+    const char* bad[][2] = {
+        {"<body name='a' touche:haptic='pointer'><freejoint/><geom size='1'/></body>",
+         "needs a mocap body"},
+        {"<body name='a' mocap='true' touche:haptic='coupling'/>", "needs touche:tool"},
+        {"<body name='a' mocap='true' touche:haptic='coupling' touche:tool='a'/>",
+         "must name a free body"},
+        {"<body name='a' mocap='true'><freejoint/><geom size='1'/></body>", "without a joint"},
+        {"<body name='a' mocap='maybe'/>", "mocap"},
+        {"<body name='a' mocap='true' touche:haptic='glove'/>", "touche:haptic"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        char xml[1024];
+        snprintf(xml, sizeof xml, "<mujoco xmlns:touche='urn:touche'><worldbody>%s"
+                                  "</worldbody></mujoco>", bad[i][0]);
+        ENSURE(!scene_load(xml, &s, &err));
+        ENSURE(strstr(err.message, bad[i][1]) != NULL);
+        ENSURE(err.line == 1);
+        scene_free(&s);
+    }
+}
+
+/* A mocap box swept through a resting box with the volume model: the contact sees the mocap
+ * body's velocity (its damping pushes the free box harder than the same overlap at rest). */
+static void test_mocap_velocity_reaches_the_contact(void) {
+    const char* xml = "<mujoco xmlns:touche='urn:touche'><option gravity='0 0 0' "
+                      "touche:contact='volume'/><worldbody>"
+                      "<body name='box' pos='0 0 0'><freejoint/>"
+                      "<geom type='box' size='0.05 0.05 0.05'/></body>"
+                      "<body name='pusher' pos='-0.099 0 0' mocap='true'>"
+                      "<geom type='box' size='0.05 0.05 0.05'/></body>"
+                      "</worldbody></mujoco>";
+    tch_real force[2];
+    for (int moving = 0; moving < 2; ++moving) {
+        scene s;
+        tch_error err;
+        ENSURE(scene_load(xml, &s, &err));
+        s.data->mocap_v_W[0] = tch_v3(moving ? 0.1 : 0, 0, 0);
+        ENSURE(tch_step_begin(s.model, s.data, &err) == TCH_OK);
+        force[moving] = s.data->body_force_W[tch_model_body_index(s.model, "box")].x;
+        ENSURE(tch_step_end(s.model, s.data, &err) == TCH_OK);
+        scene_free(&s);
+    }
+    ENSURE(force[0] > 0);
+    ENSURE(force[1] > force[0]);
+}
+
+/* ---- the coupling ---- */
+
+static const char* COUPLING_SCENE =
+    "<mujoco xmlns:touche='urn:touche'><option gravity='0 0 0' timestep='0.001'/>"
+    "<worldbody>"
+    "<body name='tool' pos='0.01 0 0'><freejoint/>"
+    "<geom type='box' size='0.02 0.02 0.02' mass='0.5'/></body>"
+    "<body name='device' mocap='true' touche:haptic='coupling' touche:tool='tool'"
+    " touche:linear_stiffness='%g' touche:linear_damping='%g'/>"
+    "</worldbody></mujoco>";
+
+/* The first step is backward Euler of the tool on the spring-damper: v1 = -h k e / (m + h c),
+ * c = b + h k; the device feels minus the force on the tool; and at a stiffness far beyond
+ * any explicit limit (k h^2 / m = 20) the energy 1/2 m v^2 + 1/2 k e^2 never grows. */
+static void test_coupling_is_implicit(void) {
+    const tch_real k = 1e7, b = 0, h = 1e-3, m = 0.5, e = 0.01;
+    char xml[1024];
+    snprintf(xml, sizeof xml, COUPLING_SCENE, k, b);
+    scene s;
+    tch_error err;
+    ENSURE(scene_load(xml, &s, &err) || !fprintf(stderr, "%s\n", err.message));
+    write_text("haptic_hold.csv", "time,x,y,z\n0,0,0,0\n");
+    tch_haptic_device* device = open_scripted("haptic_hold.csv", h);
+    ENSURE(device);
+    tch_haptic_loop_config config = loop_config(h, false);
+    tch_haptic_loop* loop = NULL;
+    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &config, &loop, &err) == TCH_OK);
+    tch_haptic_tick tick;
+    ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK && tick.stepped);
+    tch_real c = b + h * k;
+    ENSURE_REL(s.data->qvel[0], -h * k * e / (m + h * c), 1e-12);
+    tch_vec3 on_tool = s.data->body_force_applied_W[tch_haptic_loop_tool(loop)];
+    ENSURE_REL(on_tool.x, -k * e / (1 + h * c / m), 1e-12);
+    tch_real energy = 0.5 * k * e * e;
+    for (int i = 0; i < 1000; ++i) {
+        ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
+        tch_real x = s.data->qpos[0], v = s.data->qvel[0];
+        tch_real now = 0.5 * m * v * v + 0.5 * k * x * x;
+        ENSURE(now <= energy * (1 + 1e-12));
+        energy = now;
+    }
+    ENSURE(energy < 1e-6 * 0.5 * k * e * e);
+    tch_haptic_loop_destroy(loop);
+    tch_haptic_close(device);
+    scene_free(&s);
+}
+
+/* A box thrown (1 m/s, 20 rad/s) while coupled with the default gains to a device held still,
+ * at dt 1 ms and 0.5 ms, gravity on: the total energy (kinetic, gravitational, the coupling's
+ * springs) never rises by more than 1e-6 of the initial kinetic energy above any earlier
+ * value. */
+static void test_coupled_throw_never_gains_energy(void) {
+    const tch_real steps[] = {1e-3, 5e-4};
+    for (int i = 0; i < 2; ++i) {
+        char xml[1024];
+        snprintf(xml, sizeof xml,
+                 "<mujoco xmlns:touche='urn:touche'><option timestep='%g'/><worldbody>"
+                 "<body name='tool'><freejoint/><geom type='box' size='0.02 0.03 0.04'/></body>"
+                 "<body name='device' mocap='true' touche:haptic='coupling' touche:tool='tool'/>"
+                 "</worldbody><keyframe><key qvel='0.6 0 0.8 0 20 5'/></keyframe></mujoco>",
+                 steps[i]);
+        scene s;
+        tch_error err;
+        ENSURE(scene_load(xml, &s, &err));
+        ENSURE(tch_data_reset_key(s.model, s.data, 0, &err) == TCH_OK);
+        write_text("haptic_hold.csv", "time,x,y,z\n0,0,0,0\n");
+        tch_haptic_device* device = open_scripted("haptic_hold.csv", steps[i]);
+        tch_haptic_loop_config config = loop_config(steps[i], false);
+        tch_haptic_loop* loop = NULL;
+        ENSURE(tch_haptic_loop_create(s.model, s.data, device, &config, &loop, &err) == TCH_OK);
+        tch_haptic_coupling_gains g = tch_haptic_loop_gains(loop);
+        tch_real kinetic0 = tch_data_energy(s.model, s.data), lowest = INFINITY, rise = 0;
+        for (int k = 0; k < lround(0.5 / steps[i]); ++k) {
+            tch_haptic_tick tick;
+            ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
+            tch_transform X;
+            tch_vec3 v, w;
+            tch_data_body_state(s.model, s.data, 1, &X, &v, &w);
+            tch_real angle = 2 * atan2(tch_v3_norm(tch_v3(X.q.x, X.q.y, X.q.z)), fabs(X.q.w));
+            tch_real energy = tch_data_energy(s.model, s.data) +
+                              0.5 * g.linear_stiffness * tch_v3_norm2(s.data->body_p_WCm[1]) +
+                              0.5 * g.angular_stiffness * angle * angle;
+            rise = fmax(rise, energy - lowest);
+            lowest = fmin(lowest, energy);
+        }
+        printf("  dt %g: largest rise %.3g of the initial kinetic energy\n", steps[i],
+               rise / kinetic0);
+        ENSURE(rise <= 1e-6 * kinetic0);
+        tch_haptic_loop_destroy(loop);
+        tch_haptic_close(device);
+        scene_free(&s);
+    }
+}
+
+/* Two threads on the wall clock: every tick is filled in time order, the physics ran (the tool
+ * moved onto the device), and the tick records show the rendered spring. No timing asserted. */
+static void test_threaded_run_renders_the_coupling(void) {
+    char xml[1024];
+    snprintf(xml, sizeof xml, COUPLING_SCENE, 400.0, 20.0);
+    scene s;
+    tch_error err;
+    ENSURE(scene_load(xml, &s, &err));
+    write_text("haptic_hold.csv", "time,x,y,z\n0,0,0,0\n");
+    tch_haptic_device* device = open_scripted("haptic_hold.csv", 1e-3);
+    tch_haptic_loop_config config = loop_config(1e-3, true);
+    config.safety.watchdog_timeout = 10; /* a loaded machine may stall the physics */
+    tch_haptic_loop* loop = NULL;
+    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &config, &loop, &err) == TCH_OK);
+    enum { COUNT = 300 };
+    static tch_haptic_tick ticks[COUNT];
+    static tch_haptic_timing timing[COUNT];
+    ENSURE(tch_haptic_loop_run_threaded(loop, COUNT, ticks, timing, &err) == TCH_OK);
+    for (int k = 1; k < COUNT; ++k) {
+        ENSURE(ticks[k].time > ticks[k - 1].time);
+        ENSURE(timing[k].busy >= 0 && timing[k].late >= 0);
+    }
+    ENSURE(s.data->time > 0.05);
+    ENSURE(fabs(s.data->qpos[0]) < 0.01); /* pulled from 1 cm towards the device */
+    ENSURE(ticks[COUNT - 1].safety_flags == 0);
+    tch_haptic_loop_destroy(loop);
+    tch_haptic_close(device);
+    scene_free(&s);
+}
+
+/* ---- the pointer and passivity ---- */
+
+/* Runs a scripted path on the pointer scene; returns the largest energy returned to the user
+ * so far over the path, max over n of sum_{k<n} F_k . (x_{k+1} - x_k), J, and fills the
+ * loop's ledger. */
+static tch_real run_path(const char* option, const char* path_csv, tch_real duration,
+                         bool passivity, tch_haptic_ledger* ledger, tch_real* largest_force) {
+    scene s;
+    tch_error err;
+    if (!load_pointer(option, &s, &err)) return NAN;
+    write_text("haptic_path.csv", path_csv);
+    tch_haptic_device* device = open_scripted("haptic_path.csv", 1e-3);
+    tch_haptic_loop_config config = loop_config(1e-3, passivity);
+    config.safety.ramp_time = 0;
+    tch_haptic_loop* loop = NULL;
+    if (!device || tch_haptic_loop_create(s.model, s.data, device, &config, &loop, &err) != TCH_OK) {
+        return NAN;
+    }
+    tch_real returned = 0, worst = 0;
+    *largest_force = 0;
+    tch_haptic_tick last = {0};
+    long ticks = lround(duration / 1e-3);
+    for (long k = 0; k <= ticks; ++k) {
+        tch_haptic_tick tick;
+        if (tch_haptic_loop_tick(loop, &tick, &err) != TCH_OK) return NAN;
+        if (k > 0) {
+            returned += tch_v3_dot(last.command.force,
+                                   tch_v3_sub(tick.state.pose.p, last.state.pose.p));
+            worst = fmax(worst, returned);
+        }
+        *largest_force = fmax(*largest_force, tch_v3_norm(tick.command.force));
+        last = tick;
+    }
+    *ledger = tch_haptic_loop_passivity(loop)->ledger;
+    tch_haptic_loop_destroy(loop);
+    tch_haptic_close(device);
+    scene_free(&s);
+    return worst;
+}
+
+/* Closed paths (the tip's bottom face at z = 0 touches the wall; knots on the 1 ms grid):
+ * into the wall and back, along the surface, around the wall's edge and down its side. With the
+ * passivity controller on, the user never gets back more than 1e-9 J. */
+static void test_closed_paths_are_passive_with_the_controller(void) {
+    const char* paths[] = {
+        "time,x,y,z\n0,0,0,0.0102\n0.05,0,0,0.0102\n0.09,0,0,0.0098\n0.13,0,0,0.0102\n"
+        "0.2,0,0,0.0102\n",
+        "time,x,y,z\n0,0,0,0.0102\n0.05,0,0,0.0099\n0.25,0.03,0,0.0099\n0.45,0,0,0.0099\n"
+        "0.5,0,0,0.0102\n",
+        "time,x,y,z\n0,0.08,0,0.0102\n0.05,0.08,0,0.0099\n0.15,0.12,0,0.0099\n"
+        "0.25,0.12,0,-0.03\n0.3,0.1099,0,-0.03\n0.4,0.1099,0,-0.01\n0.45,0.12,0,-0.01\n"
+        "0.55,0.12,0,0.0102\n0.6,0.08,0,0.0102\n",
+    };
+    const tch_real durations[] = {0.2, 0.5, 0.6};
+    /* the default material, and an undamped one (a sampled spring returns energy) */
+    const char* materials[] = {"", "touche:damping='0'"};
+    tch_real most_returned_off = 0;
+    for (int i = 0; i < 6; ++i) {
+        tch_haptic_ledger on, off;
+        tch_real force_on, force_off;
+        const char* material = materials[i / 3];
+        tch_real returned_on = run_path(material, paths[i % 3], durations[i % 3], true, &on,
+                                        &force_on);
+        tch_real returned_off = run_path(material, paths[i % 3], durations[i % 3], false, &off,
+                                         &force_off);
+        ENSURE(isfinite(returned_on) && isfinite(returned_off));
+        ENSURE(force_off > 1 && force_on > 1); /* the paths do touch */
+        ENSURE(returned_on <= 1e-9);
+        ENSURE(off.energy_dissipated == 0);
+        ENSURE(on.energy_in > 0);
+        most_returned_off = fmax(most_returned_off, returned_off);
+        printf("  path %d%s: returned %.3g J with the controller, %.3g J without; "
+               "dissipated %.3g J\n",
+               i % 3, i < 3 ? "" : " undamped", returned_on, returned_off, on.energy_dissipated);
+    }
+    ENSURE(most_returned_off > 1e-6); /* without the controller, the test would fail */
+}
+
+/* ---- faults, determinism, allocations ---- */
+
+typedef struct failing {
+    const tch_haptic_ops* inner;
+    void* self;
+    long reads, fail_from, fail_to;
+} failing;
+
+static tch_status failing_open(const void* config, void** self, tch_haptic_spec* spec,
+                               tch_error* err) {
+    const failing* f = config;
+    failing* copy = malloc(sizeof *copy);
+    *copy = *f;
+    tch_haptic_scripted_config c = {.path = "haptic_path.csv", .period = 1e-3,
+                                    .spec = sigma_like};
+    tch_status s = copy->inner->open(&c, &copy->self, spec, err);
+    *self = copy;
+    return s;
+}
+
+static tch_status failing_read(void* self, tch_haptic_state* state, tch_error* err) {
+    failing* f = self;
+    long k = f->reads++;
+    tch_status s = f->inner->read(f->self, state, err);
+    return k >= f->fail_from && k < f->fail_to ? TCH_ERR_IO : s;
+}
+
+static tch_status failing_write(void* self, const tch_haptic_command* c, tch_error* err) {
+    failing* f = self;
+    return f->inner->write(f->self, c, err);
+}
+
+static void failing_close(void* self) {
+    failing* f = self;
+    f->inner->close(f->self);
+    free(f);
+}
+
+/* A failed read holds the last pose and zeroes the output (flag READ_FAILED), then ramps back;
+ * physics older than the watchdog timeout (a step of 10 ticks against a 5-tick timeout)
+ * zeroes the output (flag WATCHDOG). */
+static void test_failed_reads_and_stale_physics_zero_the_output(void) {
+    static const tch_haptic_ops ops = {"failing", failing_open, failing_read, failing_write,
+                                       failing_close};
+    write_text("haptic_path.csv", "time,x,y,z\n0,0,0,0.0099\n1,0,0,0.0099\n");
+    failing config = {.inner = tch_haptic_scripted_driver(), .fail_from = 50, .fail_to = 53};
+    tch_haptic_device* device = NULL;
+    tch_error err;
+    ENSURE(tch_haptic_open(&ops, &config, &device, &err) == TCH_OK);
+    scene s;
+    ENSURE(load_pointer("", &s, &err));
+    tch_haptic_loop_config lc = loop_config(1e-3, true);
+    lc.safety.ramp_time = 0.01;
+    tch_haptic_loop* loop = NULL;
+    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &lc, &loop, &err) == TCH_OK);
+    tch_haptic_tick tick;
+    for (int k = 0; k < 70; ++k) {
+        ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
+        if (k == 49) ENSURE(tch_v3_norm(tick.command.force) > 1);
+        if (k >= 50 && k < 53) {
+            ENSURE(tick.safety_flags & TCH_HAPTIC_READ_FAILED);
+            ENSURE(tch_v3_norm(tick.command.force) == 0);
+            ENSURE(tick.state.pose.p.z == 0.0099);
+        }
+        if (k == 53) ENSURE(tick.safety_flags & TCH_HAPTIC_RAMPING);
+    }
+    ENSURE(tch_v3_norm(tick.command.force) > 1 && tick.safety_flags == 0);
+    tch_haptic_loop_destroy(loop);
+    tch_haptic_close(device);
+    scene_free(&s);
+
+    ENSURE(load_pointer("", &s, &err));
+    device = open_scripted("haptic_path.csv", 1e-4);
+    lc = loop_config(1e-4, true);
+    lc.safety.watchdog_timeout = 5.5e-4;
+    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &lc, &loop, &err) == TCH_OK);
+    int tripped = 0, rendered = 0;
+    for (int k = 0; k < 200; ++k) {
+        ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
+        tripped += (tick.safety_flags & TCH_HAPTIC_WATCHDOG) != 0;
+        rendered += tch_v3_norm(tick.command.force) > 0;
+        if (tick.safety_flags & TCH_HAPTIC_WATCHDOG) ENSURE(tch_v3_norm(tick.command.force) == 0);
+    }
+    ENSURE(tripped == 80); /* ticks 6..9 of each 10 */
+    ENSURE(rendered > 0);
+    tch_haptic_loop_destroy(loop);
+    tch_haptic_close(device);
+    scene_free(&s);
+}
+
+/* Same scene, script and rate: bit-identical ticks. After warm-up, a tick calls neither malloc,
+ * calloc, realloc, pthread_mutex_lock nor fopen. */
+static void test_ticks_are_deterministic_and_allocation_free(void) {
+    write_text("haptic_path.csv",
+               "time,x,y,z,qw,qx,qy,qz\n0,0,0,0.0102,1,0,0,0\n0.05,0,0,0.0099,1,0,0,0\n"
+               "0.3,0.02,0.01,0.0099,0.9950041652780258,0,0,0.09983341664682815\n"
+               "0.4,0,0,0.0102,1,0,0,0\n");
+    tch_haptic_tick* runs[2];
+    long calls = -1, grown = -1;
+    if (COUNTS_CALLS) { /* the counters count: a lock and an open outside the ticks */
+        pthread_mutex_t mutex = PTHREAD_MUTEX_INITIALIZER;
+        long locks = lock_calls, opens = open_calls;
+        pthread_mutex_lock(&mutex);
+        pthread_mutex_unlock(&mutex);
+        FILE* f = fopen("haptic_path.csv", "r");
+        fclose(f);
+        ENSURE(lock_calls == locks + 1 && open_calls == opens + 1);
+    }
+    for (int r = 0; r < 2; ++r) {
+        scene s;
+        tch_error err;
+        ENSURE(load_pointer("", &s, &err));
+        tch_haptic_device* device = open_scripted("haptic_path.csv", 1e-3);
+        tch_haptic_loop_config lc = loop_config(1e-3, true);
+        tch_haptic_loop* loop = NULL;
+        ENSURE(tch_haptic_loop_create(s.model, s.data, device, &lc, &loop, &err) == TCH_OK);
+        runs[r] = calloc(400, sizeof **runs);
+        for (int k = 0; k < 400; ++k) {
+            if (k == 100) {
+                malloc_calls = lock_calls = open_calls = 0;
+                grown = s.data->heap_allocation_count;
+            }
+            ENSURE(tch_haptic_loop_tick(loop, &runs[r][k], &err) == TCH_OK);
+        }
+        calls = malloc_calls + lock_calls + open_calls;
+        grown = s.data->heap_allocation_count - grown;
+        tch_haptic_loop_destroy(loop);
+        tch_haptic_close(device);
+        scene_free(&s);
+    }
+    ENSURE(memcmp(runs[0], runs[1], 400 * sizeof **runs) == 0);
+    tch_real largest = 0;
+    for (int k = 0; k < 400; ++k) largest = fmax(largest, tch_v3_norm(runs[0][k].command.force));
+    ENSURE(largest > 1);
+    ENSURE(grown == 0);
+    if (COUNTS_CALLS) ENSURE(calls == 0);
+    free(runs[0]);
+    free(runs[1]);
+}
+
+/* The playback driver replays the poses of a force log (other columns skipped), bit for bit. */
+static void test_playback_replays_a_force_log(void) {
+    write_text("haptic_log.csv",
+               "time,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,fx,fy,fz,flags\n"
+               "0,0.1,0.2,0.30000000000000004,1,0,0,0,0,0,9.9999999999999982,0,0,0,1,2,3,0\n"
+               "0.001,0.1,0.2,0.31,1,0,0,0,0,0,0.5,0,0,0,1,2,3,5\n");
+    tch_haptic_scripted_config c = {.path = "haptic_log.csv", .period = 1e-3, .spec = sigma_like};
+    tch_haptic_device* device = NULL;
+    tch_error err;
+    ENSURE(tch_haptic_open(tch_haptic_scripted_driver(), &c, &device, &err) == TCH_ERR_PARSE);
+    ENSURE(err.line == 1 && strstr(err.message, "haptic_log.csv:1: unknown column"));
+    ENSURE(tch_haptic_open(tch_haptic_playback_driver(), &c, &device, &err) == TCH_OK);
+    tch_haptic_state state;
+    ENSURE(tch_haptic_read(device, &state, &err) == TCH_OK);
+    ENSURE(state.pose.p.z == 0.30000000000000004 && state.pose.p.x == 0.1);
+    ENSURE(state.velocity.z == 9.9999999999999982); /* the recorded, not the differenced */
+    ENSURE(tch_haptic_read(device, &state, &err) == TCH_OK);
+    ENSURE(state.pose.p.z == 0.31 && state.velocity.z == 0.5);
+    tch_haptic_close(device);
+    write_text("haptic_log.csv", "time,x,y,z,vx,vy,vz\n0,0,0,0,0,0,0\n");
+    ENSURE(tch_haptic_open(tch_haptic_playback_driver(), &c, &device, &err) == TCH_ERR_PARSE);
+    ENSURE(err.line == 1 && strstr(err.message, "some of vx,vy,vz,wx,wy,wz"));
+    write_text("haptic_log.csv", "time,x,y,z,qw\n0,0,0,0,1\n");
+    ENSURE(tch_haptic_open(tch_haptic_playback_driver(), &c, &device, &err) == TCH_ERR_PARSE);
+    ENSURE(err.line == 1 && strstr(err.message, "some of qw,qx,qy,qz"));
+    write_text("haptic_log.csv", "time,x,y,z\n0,0,0,0\n0.1,0,0\n");
+    ENSURE(tch_haptic_open(tch_haptic_scripted_driver(), &c, &device, &err) == TCH_ERR_PARSE);
+    ENSURE(err.line == 3 && strstr(err.message, "one number per column"));
+}
+
+/* ---- the udp driver ---- */
+
+static void put_le(unsigned char* p, uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i, v >>= 8) p[i] = (unsigned char)v;
+}
+
+static void put_double(unsigned char* p, double v) {
+    uint64_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    put_le(p, bits, 8);
+}
+
+static void wait_ms(long ms) {
+    struct timespec t = {0, ms * 1000000L};
+    nanosleep(&t, NULL);
+}
+
+/* A state datagram as docs/haptics.md documents it: position (x, 0, 0), identity, buttons 5. */
+static void send_state(int sock, int port, uint64_t sequence, double x) {
+    unsigned char b[136] = {'T', 'C', 'H', 'D'};
+    put_le(b + 4, 1, 4);
+    put_le(b + 8, sequence, 8);
+    put_double(b + 16, 0.5);
+    const double v[13] = {x, 0, 0, 1, 0, 0, 0, 0.25, 0, 0, 0, 0, 3};
+    for (int i = 0; i < 13; ++i) put_double(b + 24 + 8 * i, v[i]);
+    put_le(b + 128, 5, 4);
+    struct sockaddr_in to = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    sendto(sock, b, sizeof b, 0, (struct sockaddr*)&to, sizeof to);
+}
+
+/* The wire format both ways on the loopback: no state yet is a failed read; the newest
+ * sequence wins over a later-arriving older one; a malformed datagram is dropped; a command
+ * goes back to the sender with the state's sequence. */
+static void test_udp_driver_speaks_the_documented_format(void) {
+    tch_haptic_udp_config c = {.port = 0, .timeout = 10, .spec = sigma_like};
+    tch_haptic_device* device = NULL;
+    tch_error err;
+    ENSURE(tch_haptic_open(tch_haptic_udp_driver(), &c, &device, &err) == TCH_OK);
+    int port = tch_haptic_udp_port(device);
+    ENSURE(port > 0);
+    tch_haptic_state state;
+    ENSURE(tch_haptic_read(device, &state, &err) == TCH_ERR_IO);
+    int sock = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in self = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    ENSURE(bind(sock, (struct sockaddr*)&self, sizeof self) == 0);
+    send_state(sock, port, 7, 0.125);
+    send_state(sock, port, 6, 0.5);
+    sendto(sock, "junk", 4, 0, (struct sockaddr*)&(struct sockaddr_in){
+        .sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+        .sin_addr.s_addr = htonl(INADDR_LOOPBACK)}, sizeof(struct sockaddr_in));
+    wait_ms(20);
+    ENSURE(tch_haptic_read(device, &state, &err) == TCH_OK);
+    ENSURE(state.pose.p.x == 0.125 && state.pose.q.w == 1 && state.time == 0.5);
+    ENSURE(state.velocity.x == 0.25 && state.angular.z == 3 && state.buttons == 5);
+    tch_haptic_command command = {{1.5, -2, 3}, {0.1, 0, -0.2}};
+    ENSURE(tch_haptic_write(device, &command, &err) == TCH_OK);
+    unsigned char b[128];
+    ssize_t size = recv(sock, b, sizeof b, 0);
+    ENSURE(size == 64 && memcmp(b, "TCHC", 4) == 0 && b[4] == 1 && b[8] == 7);
+    double force_y;
+    uint64_t bits = 0;
+    for (int i = 7; i >= 0; --i) bits = bits << 8 | b[24 + i];
+    memcpy(&force_y, &bits, sizeof force_y);
+    ENSURE(force_y == -2);
+    close(sock);
+    tch_haptic_close(device);
+    c.timeout = 5e-3; /* no new state for longer than the timeout: a failed read */
+    ENSURE(tch_haptic_open(tch_haptic_udp_driver(), &c, &device, &err) == TCH_OK);
+    sock = socket(AF_INET, SOCK_DGRAM, 0);
+    send_state(sock, tch_haptic_udp_port(device), 1, 0);
+    wait_ms(20);
+    ENSURE(tch_haptic_read(device, &state, &err) == TCH_OK);
+    wait_ms(20);
+    ENSURE(tch_haptic_read(device, &state, &err) == TCH_ERR_IO);
+    ENSURE(strstr(err.message, "no state datagram"));
+    close(sock);
+    tch_haptic_close(device);
+}
+
+int main(void) {
+    RUN_TEST(test_mjcf_mocap_and_haptic_attributes);
+    RUN_TEST(test_mocap_velocity_reaches_the_contact);
+    RUN_TEST(test_coupling_is_implicit);
+    RUN_TEST(test_coupled_throw_never_gains_energy);
+    RUN_TEST(test_threaded_run_renders_the_coupling);
+    RUN_TEST(test_closed_paths_are_passive_with_the_controller);
+    RUN_TEST(test_failed_reads_and_stale_physics_zero_the_output);
+    RUN_TEST(test_ticks_are_deterministic_and_allocation_free);
+    RUN_TEST(test_playback_replays_a_force_log);
+    RUN_TEST(test_udp_driver_speaks_the_documented_format);
+    return TEST_RESULT();
+}
