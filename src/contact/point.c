@@ -19,7 +19,10 @@
  * (cubic) to the dynamic mu_d at 3 v_s. A body can so rest on a slope without creeping, roll without slipping, and
  * slide with the Coulomb deceleration, at any stiffness the step allows.
  *
- * Derived stiffness and damping (contact/params.h) describe one point against the pair's mass.
+ * Unset stiffness and damping (contact/params.h): with the implicit and adaptive integrators
+ * (the default of a scene that names none, io/compile.c) a material of 1e6 N/m per point and a
+ * relaxation time of 20 ms, integrated implicitly through point_linearize; with the explicit
+ * ones (a scene that names Euler or RK4) values derived from the pair's mass and the time step.
  * With the explicit integrators, the points that share a body are bounded together before any
  * force is applied: with M the body's mass matrix and K, D the sums of its points' k J^T J and
  * b J^T J (J = [n^T, (r x n)^T], twice for a point between two free bodies, which bounds the
@@ -55,11 +58,17 @@ static tch_vec3 relative_velocity(const tch_model* model, const tch_data* data,
                       tch_contact_point_velocity(model, data, pair->geom_a, p_W));
 }
 
-/* ∂f_n/∂d and ∂f_n/∂d' of the normal law at (depth, rate); zero where it is clamped. */
+/* ∂f_n/∂d and ∂f_n/∂d' of the normal law at (depth, rate) for a touching point (depth >= 0);
+ * zero where the law pulls and is clamped. A point that just touches (depth 0, not separating)
+ * keeps its derivatives although its force is still 0: the implicit step then couples the
+ * bodies it joins within the step (docs/integrators.md, "The point model"). */
 static void normal_force_derivatives(const tch_pair_params* p, tch_real depth, tch_real rate,
                                      tch_real* k, tch_real* b) {
     *k = *b = 0;
-    if (normal_force(p, depth, rate) <= 0) {
+    tch_real unclamped = p->law == TCH_POINT_LAW_HUNT_CROSSLEY
+                             ? 1 + 1.5 * p->dissipation * rate
+                             : p->stiffness * depth + p->damping * rate;
+    if (depth < 0 || unclamped < 0) {
         return;
     }
     if (p->law == TCH_POINT_LAW_HUNT_CROSSLEY) {
@@ -282,12 +291,12 @@ static void root_scales(const point_scratch* s, int root, tch_real* scale_k, tch
 }
 
 /* The pair's parameters with its derived stiffness and damping scaled by the smaller scale of
- * its two bodies (explicit integrators only: the implicit one integrates the springs and
- * dampers implicitly, docs/integrators.md). */
+ * its two bodies (explicit integrators only: the implicit and adaptive ones integrate the
+ * springs and dampers implicitly and take the default material, docs/integrators.md). */
 static tch_pair_params bounded_params(const tch_model* model, const point_scratch* s,
                                       const tch_pair_result* pair) {
     tch_pair_params p = pair->params;
-    if (model->integrator == TCH_INTEGRATOR_IMPLICIT) {
+    if (tch_integrator_takes_physical_defaults(model->integrator)) {
         return p;
     }
     tch_real ka, ba, kb, bb;
@@ -336,7 +345,7 @@ static void point_normal_forces(const tch_model* model, tch_data* data,
     point_scratch* scratch = context->scratch;
     if (first_point_pair(data, pair)) {
         scratch->epoch = scratch->epoch + 1 > 0 ? scratch->epoch + 1 : 1; /* 0: never filled */
-        if (model->integrator != TCH_INTEGRATOR_IMPLICIT) {
+        if (!tch_integrator_takes_physical_defaults(model->integrator)) {
             bound_bodies(model, data, scratch);
         }
     }
@@ -532,19 +541,54 @@ static void point_friction_forces(const tch_model* model, tch_data* data,
     record_friction(points, owners, n);
 }
 
-/* Each point's spring and damper along n: the depth falls by n.u for a displacement u of b's
- * point relative to a's, so ∂F/∂u = -k' n n^T and ∂F/∂v = -b' n n^T (docs/integrators.md). */
+/* The point's spring and damper carried to the bodies without the geometric terms: the depth
+ * falls by j_b . x_b - j_a . x_a for motions x = (δ, φ) of the centres of mass, with
+ * j = (n, r x n) and r from each centre of mass to the point, and the force f_n n at the point
+ * is (j_b f_n) on b and (-j_a f_n) on a, so with u = (-j_a, j_b)
+ *
+ *     K += -k' u u^T,   D += -b' u u^T
+ *
+ * which is tch_contact_linearize_wrench's S(r)^T L S(r') for L = -k' n n^T, at a rank-one
+ * update's cost. */
+static void add_point_rank_one(const tch_model* model, const tch_data* data,
+                               const tch_pair_result* pair, const tch_contact* c, tch_real k,
+                               tch_real b, tch_pair_linearization* out) {
+    tch_vec3 arm_a = tch_v3_cross(tch_v3_sub(c->p_W, data->body_p_WCm[root_of(model, pair->geom_a)]),
+                                  c->n_W);
+    tch_vec3 arm_b = tch_v3_cross(tch_v3_sub(c->p_W, data->body_p_WCm[root_of(model, pair->geom_b)]),
+                                  c->n_W);
+    tch_vec3 n = c->n_W;
+    tch_real u[12] = {-n.x, -n.y, -n.z, -arm_a.x, -arm_a.y, -arm_a.z,
+                      n.x,  n.y,  n.z,  arm_b.x,  arm_b.y,  arm_b.z};
+    for (int i = 0; i < 12; ++i) {
+        for (int j = 0; j < 12; ++j) {
+            tch_real uu = u[i] * u[j];
+            out->K[i][j] -= k * uu;
+            out->D[i][j] -= b * uu;
+        }
+    }
+}
+
+/* Each touching point's spring and damper along n: the depth falls by n.u for a displacement u
+ * of b's point relative to a's, so ∂F/∂u = -k' n n^T and ∂F/∂v = -b' n n^T
+ * (docs/integrators.md). Points at depth 0 that are not separating count (see
+ * normal_force_derivatives). With the geometric terms asked for, through
+ * tch_contact_linearize_wrench; without, as rank-one updates. */
 static void point_linearize(const tch_model* model, const tch_data* data,
                             const tch_pair_context* context, tch_pair_linearization* out) {
     const tch_pair_result* pair = context->pair;
     for (int i = 0; i < pair->contact_count; ++i) {
         const tch_contact* c = &data->contacts[pair->contact_start + i];
-        if (c->depth <= 0) {
+        if (c->depth < 0) {
             continue;
         }
         tch_real v_n = tch_v3_dot(relative_velocity(model, data, pair, c->p_W), c->n_W);
         tch_real k, b;
         normal_force_derivatives(&pair->params, c->depth, -v_n, &k, &b);
+        if (!out->geometric) {
+            add_point_rank_one(model, data, pair, c, k, b, out);
+            continue;
+        }
         tch_wrench_linearization w = {.o_W = c->p_W, .n_W = c->n_W, .F_W = c->f_W,
                                       .M_W = tch_v3_zero(), .depth = c->depth};
         tch_real n[3] = {c->n_W.x, c->n_W.y, c->n_W.z};
@@ -568,4 +612,5 @@ const tch_contact_ops tch_point_ops = {
     .scratch_create = point_scratch_create,
     .scratch_destroy = point_scratch_destroy,
     .linearize = point_linearize,
+    .physical_defaults = 1,
 };
