@@ -28,25 +28,14 @@ static void test_zero_gap_fifty_block_stack_stands(void) {
     ENSURE(m->integrator == TCH_INTEGRATOR_IMPLICIT);
     tch_data* d = NULL;
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
-    double start = tch_data_energy(m, d), highest = start;
-    tch_vec3 settled = tch_v3_zero();
-    double drift = 0;
-    for (int step = 0; step < 400; ++step) {
-        ENSURE(tch_step(m, d, NULL) == TCH_OK);
-        highest = fmax(highest, tch_data_energy(m, d));
-        tch_vec3 top = d->body_p_WCm[blocks];
-        if (step == 99) {
-            settled = top;
-        } else if (step > 99) {
-            drift = fmax(drift, tch_v3_norm(tch_v3_sub(top, settled)));
-        }
-    }
+    test_stack_run run = test_run_stack(m, d, blocks, 400, 100);
+    ENSURE(run.ok);
     double sag = 1 + 2 * (blocks - 1) - d->body_p_WCm[blocks].z;
     printf("     top sag %.3g m, drift after 0.5 s %.3g m, energy %.6g -> max %.6g J\n", sag,
-           drift, start, highest);
-    ENSURE(drift < 0.01);
+           run.drift, run.start_energy, run.highest_energy);
+    ENSURE(run.drift < 0.01);
     ENSURE(sag < 0.01);
-    ENSURE(highest <= start + 0.01 * fabs(start));
+    ENSURE(run.highest_energy <= run.start_energy + 0.01 * fabs(run.start_energy));
     tch_data_destroy(d);
     tch_model_destroy(m);
 }
@@ -63,19 +52,13 @@ static void test_dropped_ball_never_rebounds_higher(void) {
         ENSURE(m != NULL);
         tch_data* d = NULL;
         ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
-        double highest_after_contact = 0;
-        int touched = 0;
-        for (long i = 0; i < lround(2.0 / steps[k]); ++i) {
-            ENSURE(tch_step(m, d, NULL) == TCH_OK);
-            touched |= d->contact_count > 0;
-            if (touched) {
-                highest_after_contact = fmax(highest_after_contact, d->body_p_WCm[1].z);
-            }
-        }
+        int ok;
+        double highest_after_contact = test_highest_after_contact(m, d, 2.0, &ok);
+        ENSURE(ok);
         printf("     dt %g: highest after the first contact %.4f m (dropped from 1.1), at "
                "rest at %.6f m\n",
                steps[k], highest_after_contact, d->body_p_WCm[1].z);
-        ENSURE(touched);
+        ENSURE(highest_after_contact > 0); /* it touched */
         ENSURE(highest_after_contact < 1.1);
         ENSURE(fabs(d->body_p_WCm[1].z - 0.1) < 1e-4); /* m g / k = 9.8 um */
         tch_data_destroy(d);
