@@ -33,9 +33,12 @@ typedef struct tch_pair_params {
     tch_contact_model requested; ///< the model the scene asked for (differs when a pressure
                                  ///< pair of two rigid geoms falls back to point)
     tch_point_law law;
-    bool stiffness_derived;      ///< stiffness was unset and derived from mass and time step
-    bool damping_derived;        ///< damping was unset and derived (critical damping for the
-                                 ///< linear law, zero for Hunt-Crossley)
+    bool stiffness_derived;      ///< stiffness was unset: the point model's default material
+                                 ///< (implicit and adaptive integrators) or derived from mass
+                                 ///< and time step (explicit ones)
+    bool damping_derived;        ///< damping was unset: the material's (relaxation time times
+                                 ///< stiffness) or critical damping for the linear law, zero
+                                 ///< for Hunt-Crossley
     bool tangential_stiffness_derived; ///< tangential stiffness was unset (volume: k^N)
     bool tangential_damping_derived;   ///< tangential damping was unset (volume: b^N)
 #define TCH_DECLARE_PARAM(field, positive, combine, doc) tch_real field;

@@ -9,6 +9,13 @@
 
 /* Natural period of a contact with derived stiffness, in time steps. */
 enum { DERIVED_PERIOD_STEPS = 25 };
+/* The point model's default material when its springs are integrated implicitly (the
+ * linearly implicit and adaptive integrators, docs/contact-point.md, "Defaults"): a stiffness
+ * per point of 1e6 N/m (1 kN at 1 mm: a 1 kg box on four corners sinks 2.5 um, the foot of a
+ * stack of fifty 1 kg blocks 0.12 mm) and a Kelvin-Voigt relaxation time b/k of 20 ms, the volume
+ * model's (contact/volume.c). Values of the material, not of the masses or the time step. */
+static const tch_real POINT_DEFAULT_STIFFNESS = 1e6;
+static const tch_real POINT_DEFAULT_RELAXATION_TIME = 0.02;
 /* Depth at which a derived Hunt-Crossley stiffness matches the linear one, m. */
 static const tch_real HUNT_CROSSLEY_REFERENCE_DEPTH = 1e-3;
 
@@ -87,20 +94,31 @@ tch_real tch_contact_pair_mass(const tch_model* model, int geom_a, int geom_b) {
     return ma * mb / (ma + mb);
 }
 
-/* k = m (2 pi / (25 h))^2: a contact period of 25 steps; for Hunt-Crossley the k whose force
- * matches the linear one at the reference depth. */
-static tch_real derived_stiffness(const tch_model* model, tch_point_law law, tch_real exponent,
-                                  tch_real mass) {
+/* Whether a pair that the point model runs takes the point model's default material: when the
+ * integrator integrates its springs implicitly. */
+static int point_material(const tch_model* model, tch_contact_model running) {
+    return running == TCH_CONTACT_POINT && tch_integrator_takes_physical_defaults(model->integrator);
+}
+
+/* The point material's stiffness, or k = m (2 pi / (25 h))^2 (a contact period of 25 steps);
+ * for Hunt-Crossley the k whose force matches the linear one at the reference depth. */
+static tch_real derived_stiffness(const tch_model* model, tch_contact_model running,
+                                  tch_point_law law, tch_real exponent, tch_real mass) {
     tch_real omega = 2 * TCH_PI / (DERIVED_PERIOD_STEPS * model->timestep);
-    tch_real k = mass * omega * omega;
+    tch_real k = point_material(model, running) ? POINT_DEFAULT_STIFFNESS : mass * omega * omega;
     return law == TCH_POINT_LAW_HUNT_CROSSLEY ? k / pow(HUNT_CROSSLEY_REFERENCE_DEPTH, exponent - 1)
                                               : k;
 }
 
-/* b = 2 sqrt(k m): critical damping of the linear law (none for Hunt-Crossley, whose
- * dissipation is its own parameter). */
-static tch_real derived_damping(tch_point_law law, tch_real stiffness, tch_real mass) {
-    return law == TCH_POINT_LAW_LINEAR ? 2 * sqrt(stiffness * mass) : 0;
+/* The linear law's damping: the point material's b = tau k, or b = 2 sqrt(k m), critical
+ * damping (none for Hunt-Crossley, whose dissipation is its own parameter). */
+static tch_real derived_damping(const tch_model* model, tch_contact_model running,
+                                tch_point_law law, tch_real stiffness, tch_real mass) {
+    if (law != TCH_POINT_LAW_LINEAR) {
+        return 0;
+    }
+    return point_material(model, running) ? POINT_DEFAULT_RELAXATION_TIME * stiffness
+                                          : 2 * sqrt(stiffness * mass);
 }
 
 /* The model that runs a pair whose scene asks for `requested`: two rigid geoms have no
@@ -125,11 +143,12 @@ static void resolve_into(const tch_model* model, tch_contact_params* c, int geom
     if (isnan(c->dissipation)) { /* the pressure model's default material dissipates */
         c->dissipation = c->model == TCH_CONTACT_PRESSURE ? TCH_PRESSURE_DEFAULT_DISSIPATION : 0;
     }
+    tch_contact_model running = model_running(model, c->model, geom_a, geom_b);
     if (stiffness_derived) {
-        c->stiffness = derived_stiffness(model, c->law, c->exponent, mass);
+        c->stiffness = derived_stiffness(model, running, c->law, c->exponent, mass);
     }
     if (damping_derived) {
-        c->damping = derived_damping(c->law, c->stiffness, mass);
+        c->damping = derived_damping(model, running, c->law, c->stiffness, mass);
     }
     if (isnan(c->static_friction)) {
         c->static_friction = c->friction;
@@ -143,7 +162,7 @@ static void resolve_into(const tch_model* model, tch_contact_params* c, int geom
         c->tangential_damping = c->damping;
     }
     c->static_friction = fmax(c->static_friction, c->friction);
-    p->model = model_running(model, c->model, geom_a, geom_b);
+    p->model = running;
     p->requested = c->model;
     p->law = c->law;
     p->stiffness_derived = stiffness_derived;

@@ -9,11 +9,15 @@
  *   - friction, static friction and margin: the larger (MuJoCo's rule for friction);
  *   - stiction velocity: the smaller; dissipation and exponent: the mean.
  *   A value set on only one geom is taken as it is.
- * Stiffness and damping that nobody sets are derived from the pair's masses and the time step:
- * the contact's natural period is 25 steps and its damping ratio 1. With the explicit
- * integrators the point model then bounds the derived values of the points that share a body,
- * so that the body's contact modes stay stable however many points carry it
- * (docs/contact-point.md, "Derived stiffness and damping").
+ * Stiffness and damping that nobody sets: with the implicit and adaptive integrators (the
+ * default of a scene that names none) a pair that the point model runs takes the point
+ * material (1e6 N/m per point, damping 20 ms times that), whatever the masses and the step
+ * (docs/contact-point.md, "Defaults"); with the explicit ones they are derived from the pair's
+ * masses and the time step: the contact's natural period is 25 steps and its damping ratio 1,
+ * and the point model bounds the derived values of the points that share a body, so that the
+ * body's contact modes stay stable however many points carry it (docs/contact-point.md,
+ * "Derived stiffness and damping"). The volume and pressure models take their own materials
+ * (contact/volume.c, contact/pressure.h).
  */
 #pragma once
 

@@ -19,7 +19,10 @@
  * (cubic) to the dynamic mu_d at 3 v_s. A body can so rest on a slope without creeping, roll without slipping, and
  * slide with the Coulomb deceleration, at any stiffness the step allows.
  *
- * Derived stiffness and damping (contact/params.h) describe one point against the pair's mass.
+ * Unset stiffness and damping (contact/params.h): with the implicit and adaptive integrators
+ * (the default of a scene that names none, io/compile.c) a material of 1e6 N/m per point and a
+ * relaxation time of 20 ms, integrated implicitly through point_linearize; with the explicit
+ * ones (a scene that names Euler or RK4) values derived from the pair's mass and the time step.
  * With the explicit integrators, the points that share a body are bounded together before any
  * force is applied: with M the body's mass matrix and K, D the sums of its points' k J^T J and
  * b J^T J (J = [n^T, (r x n)^T], twice for a point between two free bodies, which bounds the
@@ -55,11 +58,17 @@ static tch_vec3 relative_velocity(const tch_model* model, const tch_data* data,
                       tch_contact_point_velocity(model, data, pair->geom_a, p_W));
 }
 
-/* ∂f_n/∂d and ∂f_n/∂d' of the normal law at (depth, rate); zero where it is clamped. */
+/* ∂f_n/∂d and ∂f_n/∂d' of the normal law at (depth, rate) for a touching point (depth >= 0);
+ * zero where the law pulls and is clamped. A point that just touches (depth 0, not separating)
+ * keeps its derivatives although its force is still 0: the implicit step then couples the
+ * bodies it joins within the step (docs/integrators.md, "The point model"). */
 static void normal_force_derivatives(const tch_pair_params* p, tch_real depth, tch_real rate,
                                      tch_real* k, tch_real* b) {
     *k = *b = 0;
-    if (normal_force(p, depth, rate) <= 0) {
+    tch_real unclamped = p->law == TCH_POINT_LAW_HUNT_CROSSLEY
+                             ? 1 + 1.5 * p->dissipation * rate
+                             : p->stiffness * depth + p->damping * rate;
+    if (depth < 0 || unclamped < 0) {
         return;
     }
     if (p->law == TCH_POINT_LAW_HUNT_CROSSLEY) {
@@ -282,12 +291,12 @@ static void root_scales(const point_scratch* s, int root, tch_real* scale_k, tch
 }
 
 /* The pair's parameters with its derived stiffness and damping scaled by the smaller scale of
- * its two bodies (explicit integrators only: the implicit one integrates the springs and
- * dampers implicitly, docs/integrators.md). */
+ * its two bodies (explicit integrators only: the implicit and adaptive ones integrate the
+ * springs and dampers implicitly and take the default material, docs/integrators.md). */
 static tch_pair_params bounded_params(const tch_model* model, const point_scratch* s,
                                       const tch_pair_result* pair) {
     tch_pair_params p = pair->params;
-    if (model->integrator == TCH_INTEGRATOR_IMPLICIT) {
+    if (tch_integrator_takes_physical_defaults(model->integrator)) {
         return p;
     }
     tch_real ka, ba, kb, bb;
@@ -336,7 +345,7 @@ static void point_normal_forces(const tch_model* model, tch_data* data,
     point_scratch* scratch = context->scratch;
     if (first_point_pair(data, pair)) {
         scratch->epoch = scratch->epoch + 1 > 0 ? scratch->epoch + 1 : 1; /* 0: never filled */
-        if (model->integrator != TCH_INTEGRATOR_IMPLICIT) {
+        if (!tch_integrator_takes_physical_defaults(model->integrator)) {
             bound_bodies(model, data, scratch);
         }
     }
@@ -532,19 +541,97 @@ static void point_friction_forces(const tch_model* model, tch_data* data,
     record_friction(points, owners, n);
 }
 
-/* Each point's spring and damper along n: the depth falls by n.u for a displacement u of b's
- * point relative to a's, so ∂F/∂u = -k' n n^T and ∂F/∂v = -b' n n^T (docs/integrators.md). */
+/* A touching point's (k', b') and its force direction j on both bodies: the depth falls by
+ * j_b . x_b - j_a . x_a for motions x = (δ, φ) of the centres of mass, with j = (n, r x n) and
+ * r from each centre of mass to the point, and the force f_n n at the point is (j_b f_n) on b
+ * and (-j_a f_n) on a: u = (-j_a, j_b). 0 when the point is apart (depth < 0). */
+static int point_direction(const tch_model* model, const tch_data* data,
+                           const tch_pair_result* pair, const tch_contact* c, tch_real* k,
+                           tch_real* b, tch_real u[12]) {
+    if (c->depth < 0) {
+        return 0;
+    }
+    tch_real v_n = tch_v3_dot(relative_velocity(model, data, pair, c->p_W), c->n_W);
+    normal_force_derivatives(&pair->params, c->depth, -v_n, k, b);
+    const int roots[2] = {root_of(model, pair->geom_a), root_of(model, pair->geom_b)};
+    for (int side = 0; side < 2; ++side) {
+        tch_real sign = side == 0 ? -1 : 1;
+        tch_vec3 arm = tch_v3_cross(tch_v3_sub(c->p_W, data->body_p_WCm[roots[side]]), c->n_W);
+        tch_real* j = u + 6 * side;
+        j[0] = sign * c->n_W.x, j[1] = sign * c->n_W.y, j[2] = sign * c->n_W.z;
+        j[3] = sign * arm.x, j[4] = sign * arm.y, j[5] = sign * arm.z;
+    }
+    return 1;
+}
+
+/* sum[i][j] += w u_i u_j over the rows and columns [lo, hi) (the whole square: it vectorizes,
+ * and the upper triangle alone, mirrored, measured 1.7 times the instructions). */
+static void add_outer(tch_real sum[12][12], int lo, int hi, tch_real w, const tch_real u[12]) {
+    for (int i = lo; i < hi; ++i) {
+        tch_real wu = w * u[i];
+        for (int j = lo; j < hi; ++j) {
+            sum[i][j] += wu * u[j];
+        }
+    }
+}
+
+/* The pair's points carried to the bodies without the geometric terms (the system's case):
+ * each a rank-one update
+ *
+ *     K += -k' u u^T,   D += -b' u u^T
+ *
+ * which is tch_contact_linearize_wrench's S(r)^T L S(r') for L = -k' n n^T at a fraction of
+ * its work. Only the blocks of free roots are written (a static root's are meaningless,
+ * contact.h), and under the linear law, where b' / k' = b / k at every point that counts,
+ * D is (b / k) K. */
+static void linearize_rank_one(const tch_model* model, const tch_data* data,
+                               const tch_pair_result* pair, tch_pair_linearization* out) {
+    int lo = root_of(model, pair->geom_a) > 0 ? 0 : 6;
+    int hi = root_of(model, pair->geom_b) > 0 ? 12 : 6;
+    int proportional = pair->params.law == TCH_POINT_LAW_LINEAR;
+    tch_real sum_k[12][12], sum_b[12][12];
+    for (int i = lo; i < hi; ++i) {
+        for (int j = lo; j < hi; ++j) {
+            sum_k[i][j] = sum_b[i][j] = 0;
+        }
+    }
+    for (int p = 0; p < pair->contact_count; ++p) {
+        tch_real k, b, u[12];
+        if (point_direction(model, data, pair, &data->contacts[pair->contact_start + p], &k, &b,
+                            u)) {
+            add_outer(sum_k, lo, hi, k, u);
+            if (!proportional) {
+                add_outer(sum_b, lo, hi, b, u);
+            }
+        }
+    }
+    tch_real ratio = proportional ? pair->params.damping / pair->params.stiffness : 0;
+    for (int i = lo; i < hi; ++i) {
+        for (int j = lo; j < hi; ++j) {
+            out->K[i][j] -= sum_k[i][j];
+            out->D[i][j] -= proportional ? ratio * sum_k[i][j] : sum_b[i][j];
+        }
+    }
+}
+
+/* Each touching point's spring and damper along n: the depth falls by n.u for a displacement u
+ * of b's point relative to a's, so ∂F/∂u = -k' n n^T and ∂F/∂v = -b' n n^T
+ * (docs/integrators.md). Points at depth 0 that are not separating count (see
+ * normal_force_derivatives). With the geometric terms asked for, through
+ * tch_contact_linearize_wrench; without, as rank-one updates. */
 static void point_linearize(const tch_model* model, const tch_data* data,
                             const tch_pair_context* context, tch_pair_linearization* out) {
     const tch_pair_result* pair = context->pair;
+    if (!out->geometric) {
+        linearize_rank_one(model, data, pair, out);
+        return;
+    }
     for (int i = 0; i < pair->contact_count; ++i) {
         const tch_contact* c = &data->contacts[pair->contact_start + i];
-        if (c->depth <= 0) {
+        tch_real k, b, u[12];
+        if (!point_direction(model, data, pair, c, &k, &b, u)) {
             continue;
         }
-        tch_real v_n = tch_v3_dot(relative_velocity(model, data, pair, c->p_W), c->n_W);
-        tch_real k, b;
-        normal_force_derivatives(&pair->params, c->depth, -v_n, &k, &b);
         tch_wrench_linearization w = {.o_W = c->p_W, .n_W = c->n_W, .F_W = c->f_W,
                                       .M_W = tch_v3_zero(), .depth = c->depth};
         tch_real n[3] = {c->n_W.x, c->n_W.y, c->n_W.z};
@@ -568,4 +655,5 @@ const tch_contact_ops tch_point_ops = {
     .scratch_create = point_scratch_create,
     .scratch_destroy = point_scratch_destroy,
     .linearize = point_linearize,
+    .physical_defaults = 1,
 };

@@ -338,22 +338,12 @@ static void test_zero_gap_stack_stands_at_default_parameters(void) {
     ENSURE(m->integrator == TCH_INTEGRATOR_IMPLICIT);
     tch_data* d = NULL;
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
-    double start = tch_data_energy(m, d), highest = start;
-    tch_vec3 settled = tch_v3_zero();
-    double drift = 0;
-    for (int step = 0; step < 2000; ++step) {
-        ENSURE(tch_step(m, d, NULL) == TCH_OK);
-        highest = fmax(highest, tch_data_energy(m, d));
-        tch_vec3 top = d->body_p_WCm[blocks];
-        if (step == 199) {
-            settled = top;
-        } else if (step > 199) {
-            drift = fmax(drift, tch_v3_norm(tch_v3_sub(top, settled)));
-        }
-    }
-    printf("     top drift after 1 s %.3g m, energy %.6g -> max %.6g J\n", drift, start, highest);
-    ENSURE(drift < 0.01);
-    ENSURE(highest <= start + 0.01 * fabs(start));
+    test_stack_run run = test_run_stack(m, d, blocks, 2000, 200);
+    ENSURE(run.ok);
+    printf("     top drift after 1 s %.3g m, energy %.6g -> max %.6g J\n", run.drift,
+           run.start_energy, run.highest_energy);
+    ENSURE(run.drift < 0.01);
+    ENSURE(run.highest_energy <= run.start_energy + 0.01 * fabs(run.start_energy));
     tch_data_destroy(d);
     tch_model_destroy(m);
 }
@@ -370,18 +360,12 @@ static void test_dropped_ball_never_rebounds_higher_at_default_parameters(void) 
         ENSURE(m != NULL);
         tch_data* d = NULL;
         ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
-        double highest_after_contact = 0;
-        int touched = 0;
-        for (long i = 0; i < lround(3.0 / steps[k]); ++i) {
-            ENSURE(tch_step(m, d, NULL) == TCH_OK);
-            touched |= d->contact_count > 0;
-            if (touched) {
-                highest_after_contact = fmax(highest_after_contact, d->body_p_WCm[1].z);
-            }
-        }
+        int ok;
+        double highest_after_contact = test_highest_after_contact(m, d, 3.0, &ok);
+        ENSURE(ok);
         printf("     dt %g: highest after the first contact %.4f m (dropped from 1.1)\n",
                steps[k], highest_after_contact);
-        ENSURE(touched);
+        ENSURE(highest_after_contact > 0); /* it touched */
         ENSURE(highest_after_contact < 1.1);
         tch_data_destroy(d);
         tch_model_destroy(m);

@@ -70,3 +70,47 @@ static inline tch_model* test_compile(tch_spec* spec) {
     tch_spec_destroy(spec);
     return model;
 }
+
+/* What a run of a stack (test_add_block_stack) shows: its top block's largest drift from where
+ * it was after the first `settle` steps, m, and the energy at the start and at its highest, J.
+ * ok is 0 when a step failed (the run stops there). */
+typedef struct test_stack_run {
+    double drift, start_energy, highest_energy;
+    int ok;
+} test_stack_run;
+
+/* Steps data `steps` times; `top` is the top block's body. */
+static inline test_stack_run test_run_stack(const tch_model* m, tch_data* d, int top, int steps,
+                                            int settle) {
+    test_stack_run run = {0, tch_data_energy(m, d), tch_data_energy(m, d), 1};
+    tch_vec3 settled = {0, 0, 0};
+    for (int step = 0; step < steps && run.ok; ++step) {
+        run.ok = tch_step(m, d, NULL) == TCH_OK;
+        run.highest_energy = fmax(run.highest_energy, tch_data_energy(m, d));
+        tch_vec3 p = d->body_p_WCm[top];
+        if (step == settle - 1) {
+            settled = p;
+        } else if (step >= settle) {
+            run.drift = fmax(run.drift, hypot(hypot(p.x - settled.x, p.y - settled.y),
+                                              p.z - settled.z));
+        }
+    }
+    return run;
+}
+
+/* Steps data for `seconds`: the highest centre-of-mass height of body 1 from the first step
+ * with a contact on, or -1 when no contact came (or a step failed: *ok 0). */
+static inline double test_highest_after_contact(const tch_model* m, tch_data* d, double seconds,
+                                                int* ok) {
+    double highest = -1;
+    int touched = 0;
+    *ok = 1;
+    for (long i = 0; i < lround(seconds / m->timestep) && *ok; ++i) {
+        *ok = tch_step(m, d, NULL) == TCH_OK;
+        touched |= d->contact_count > 0;
+        if (touched) {
+            highest = fmax(highest, d->body_p_WCm[1].z);
+        }
+    }
+    return highest;
+}
