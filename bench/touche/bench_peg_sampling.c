@@ -1,0 +1,78 @@
+/* peg's constraint sets against exact overlap over many random configurations (peg.md §9-10;
+ * tests/contact/peg_sampling.h has the protocol): counts of free and overlapping samples and of
+ * the "too strict" (free, rejected) and "too loose" (overlapping, accepted) verdicts, overall
+ * and for the samples with a vertex-vertex case.
+ *
+ *     bench_peg_sampling [samples per row]     (default 20000)
+ *
+ * Prints CSV: date,commit,cpu,dimension,mode,samples,free,overlapping,too_strict,too_loose,
+ * with_vertex_vertex,vv_too_strict,vv_too_loose.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "bench_machine.h"
+#include "../../tests/contact/peg_sampling.h"
+
+#ifndef TCH_GIT_COMMIT
+#define TCH_GIT_COMMIT "unknown"
+#endif
+
+static void print_row(const char* when, const char* cpu, int dimension, const char* mode,
+                      const peg_sample_counts* c) {
+    printf("%s,%s,%s,%d,%s,%d,%d,%d,%d,%d,%d,%d,%d\n", when, TCH_GIT_COMMIT, cpu, dimension, mode,
+           c->samples, c->free_count, c->overlap_count, c->too_strict, c->too_loose,
+           c->with_vertex_vertex, c->vv_too_strict, c->vv_too_loose);
+}
+
+int main(int argc, char** argv) {
+    const int samples = argc > 1 ? atoi(argv[1]) : 20000;
+    char cpu[128], when[32];
+    bench_cpu_model(cpu, sizeof cpu);
+    const time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%d", gmtime(&now));
+    printf("date,commit,cpu,dimension,mode,samples,free,overlapping,too_strict,too_loose,"
+           "with_vertex_vertex,vv_too_strict,vv_too_loose\n");
+    const char* modes[2] = {"random", "corner"};
+    tch_peg_constraints list;
+    tch_peg_constraints_init(&list);
+    for (int mode = 0; mode < 2; ++mode) {
+        unsigned long long state = 1234 + mode;
+        const tch_peg_params params = tch_peg_params_default(2, 0.01);
+        peg_sample_counts counts = {0};
+        while (counts.samples < samples) {
+            const double separation = peg_sample_2d(&state, mode, &params, &list);
+            if (separation >= -0.5 * params.proximity) {
+                peg_count(&counts, separation, &list);
+            }
+        }
+        print_row(when, cpu, 2, modes[mode], &counts);
+    }
+    for (int mode = 0; mode < 2; ++mode) {
+        unsigned long long state = 4321 + mode;
+        const tch_peg_params params = tch_peg_params_default(3, 0.01);
+        peg_sample_counts counts = {0};
+        peg_solid a, b;
+        for (long it = 0; counts.samples < samples; ++it) {
+            if (it % 50 == 0) { /* new shapes every 50 poses */
+                if (it > 0) {
+                    peg_solid_free(&a);
+                    peg_solid_free(&b);
+                }
+                if (!peg_solid_init(&a, &state) || !peg_solid_init(&b, &state)) {
+                    return 1;
+                }
+            }
+            const double separation = peg_sample_3d(&state, mode, &a, &b, &params, &list);
+            if (separation >= -0.5 * params.proximity) {
+                peg_count(&counts, separation, &list);
+            }
+        }
+        peg_solid_free(&a);
+        peg_solid_free(&b);
+        print_row(when, cpu, 3, modes[mode], &counts);
+    }
+    tch_peg_constraints_free(&list);
+    return 0;
+}
