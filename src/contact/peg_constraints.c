@@ -204,6 +204,19 @@ bool tch_peg_constraints_hold(const tch_peg_constraints* list) {
     return true;
 }
 
+int tch_peg_constraints_trap_count(const tch_peg_constraints* list) {
+    int traps = 0;
+    for (int i = 0; i < list->count; ++i) {
+        const tch_peg_constraint* c = &list->constraints[i];
+        bool violated = false;
+        for (int k = c->first; k < c->first + c->count; ++k) {
+            violated |= list->contacts[k].gap < 0;
+        }
+        traps += c->kind != TCH_PEG_U && violated && tch_peg_constraint_value(list, i) >= 0;
+    }
+    return traps;
+}
+
 void tch_peg_constraint_row(const tch_peg_constraints* list, int constraint, int row,
                             tch_real* value, tch_peg_jacobian* jacobian) {
     const tch_peg_constraint* c = &list->constraints[constraint];

@@ -127,6 +127,11 @@ tch_real tch_peg_constraint_value(const tch_peg_constraints* list, int constrain
 /* Whether every constraint holds at the listed gaps. */
 bool tch_peg_constraints_hold(const tch_peg_constraints* list);
 
+/* Standard-model traps (figs. 2-5): the I- and X-constraints that hold while one of their
+ * contacts is violated (max psi >= 0 > min psi), where a row per contact, as the standard
+ * model has, would push the bodies apart without cause. */
+int tch_peg_constraints_trap_count(const tch_peg_constraints* list);
+
 /* Row `row` (0 .. count-1) of a constraint as described above: its value and Jacobian. */
 void tch_peg_constraint_row(const tch_peg_constraints* list, int constraint, int row,
                             tch_real* value, tch_peg_jacobian* jacobian);

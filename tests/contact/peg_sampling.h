@@ -129,30 +129,42 @@ static inline void peg_solid_free(peg_solid* s) {
     tch_hull_free(&s->hull);
 }
 
-static inline void peg_project(const peg_solid* s, tch_vec3 axis, double* lo, double* hi) {
-    *lo = INFINITY;
-    *hi = -INFINITY;
-    for (int v = 0; v < s->f.vertex_count; ++v) {
-        const double x = tch_v3_dot(axis, tch_x_apply(s->pose, s->f.vertices[v]));
-        *lo = fmin(*lo, x);
-        *hi = fmax(*hi, x);
+enum { PEG_SOLID_MAX = 64 };
+
+/* The solid's vertices at its pose. */
+static inline int peg_world(const peg_solid* s, tch_vec3* out) {
+    for (int v = 0; v < s->f.vertex_count && v < PEG_SOLID_MAX; ++v) {
+        out[v] = tch_x_apply(s->pose, s->f.vertices[v]);
     }
+    return s->f.vertex_count < PEG_SOLID_MAX ? s->f.vertex_count : PEG_SOLID_MAX;
 }
 
-static inline double peg_axis_gap(const peg_solid* a, const peg_solid* b, tch_vec3 axis) {
-    double alo, ahi, blo, bhi;
-    peg_project(a, axis, &alo, &ahi);
-    peg_project(b, axis, &blo, &bhi);
+static inline double peg_axis_gap(const tch_vec3* a, int na, const tch_vec3* b, int nb,
+                                  tch_vec3 axis) {
+    double alo = INFINITY, ahi = -INFINITY, blo = INFINITY, bhi = -INFINITY;
+    for (int v = 0; v < na; ++v) {
+        const double x = tch_v3_dot(axis, a[v]);
+        alo = fmin(alo, x);
+        ahi = fmax(ahi, x);
+    }
+    for (int v = 0; v < nb; ++v) {
+        const double x = tch_v3_dot(axis, b[v]);
+        blo = fmin(blo, x);
+        bhi = fmax(bhi, x);
+    }
     return fmax(blo - ahi, alo - bhi);
 }
 
 /* Separating-axis separation of two convex polyhedra: face normals and edge cross products. */
 static inline double peg_separation_3d(const peg_solid* a, const peg_solid* b) {
+    tch_vec3 wa[PEG_SOLID_MAX], wb[PEG_SOLID_MAX];
+    const int na = peg_world(a, wa), nb = peg_world(b, wb);
     double best = -INFINITY;
     for (int side = 0; side < 2; ++side) {
         const peg_solid* p = side ? b : a;
         for (int face = 0; face < p->f.face_count; ++face) {
-            best = fmax(best, peg_axis_gap(a, b, tch_q_rotate(p->pose.q, p->f.face_normals[face])));
+            best = fmax(best, peg_axis_gap(wa, na, wb, nb,
+                                           tch_q_rotate(p->pose.q, p->f.face_normals[face])));
         }
     }
     for (int i = 0; i < a->f.edge_count; ++i) {
@@ -161,7 +173,7 @@ static inline double peg_separation_3d(const peg_solid* a, const peg_solid* b) {
             const tch_vec3 eb = tch_q_rotate(b->pose.q, tch_features_edge_vector(&b->f, j));
             const tch_vec3 c = tch_v3_cross(ea, eb);
             if (tch_v3_norm(c) > 1e-9 * tch_v3_norm(ea) * tch_v3_norm(eb)) {
-                best = fmax(best, peg_axis_gap(a, b, tch_v3_normalize(c)));
+                best = fmax(best, peg_axis_gap(wa, na, wb, nb, tch_v3_normalize(c)));
             }
         }
     }
@@ -213,7 +225,7 @@ static inline double peg_target(unsigned long long* state, double proximity) {
 static inline double peg_place_2d(peg_polygon* a, peg_polygon* b, double angle_b, tch_vec3 dir,
                                   double target) {
     double lo = 0, hi = 1.0;
-    for (int it = 0; it < 60; ++it) {
+    for (int it = 0; it < 45; ++it) {
         const double mid = 0.5 * (lo + hi);
         peg_pose_polygon(b, tch_v3_scale(dir, mid), angle_b);
         if (peg_separation_2d(a, b) > target) {
@@ -256,19 +268,37 @@ static inline double peg_sample_2d(unsigned long long* state, int mode,
     return separation;
 }
 
+static inline double peg_separation_at(peg_solid* a, peg_solid* b, tch_vec3 dir, double d) {
+    b->pose.p = tch_v3_scale(dir, d);
+    return peg_separation_3d(a, b);
+}
+
+/* As peg_place_2d, by false position (Illinois): the separation is piecewise linear. */
 static inline double peg_place_3d(peg_solid* a, peg_solid* b, tch_vec3 dir, double target) {
     double lo = 0, hi = 1.5;
-    for (int it = 0; it < 60; ++it) {
-        const double mid = 0.5 * (lo + hi);
-        b->pose.p = tch_v3_scale(dir, mid);
-        if (peg_separation_3d(a, b) > target) {
-            hi = mid;
+    double flo = peg_separation_at(a, b, dir, lo) - target;
+    double fhi = peg_separation_at(a, b, dir, hi) - target;
+    int side = 0;
+    for (int it = 0; it < 60 && hi - lo > 1e-13; ++it) {
+        const double d = (lo * fhi - hi * flo) / (fhi - flo);
+        const double f = peg_separation_at(a, b, dir, d) - target;
+        if (fabs(f) < 1e-14) {
+            lo = hi = d;
+            break;
+        }
+        if (f > 0) {
+            hi = d;
+            fhi = f;
+            flo *= side == 1 ? 0.5 : 1;
+            side = 1;
         } else {
-            lo = mid;
+            lo = d;
+            flo = f;
+            fhi *= side == -1 ? 0.5 : 1;
+            side = -1;
         }
     }
-    b->pose.p = tch_v3_scale(dir, hi);
-    return peg_separation_3d(a, b);
+    return peg_separation_at(a, b, dir, hi);
 }
 
 /* One 3D configuration of two solids (their shapes kept, poses drawn). */

@@ -513,6 +513,148 @@ static void test_friction_holds_on_incline(void) {
     tch_peg_constraints_free(&list);
 }
 
+
+/* ---- 3D ---- */
+
+typedef struct solid_body {
+    tch_features f;
+    tch_convex_hull hull;
+    tch_transform pose; /* origin = centre of mass */
+    tch_vec3 v, w;
+    double mass;        /* 0: static */
+    tch_vec3 inertia;   /* principal, body frame (the boxes' axes) */
+    bool turns;         /* false: rotation locked (a zero inverse inertia) */
+} solid_body;
+
+static tch_peg_body as_peg_solid(const solid_body* b) {
+    tch_peg_body p = static_body();
+    p.position = b->pose.p;
+    if (b->mass > 0) {
+        p.velocity = b->v;
+        p.angular_velocity = b->w;
+        p.force = tch_v3(0, 0, -b->mass * gravity);
+        p.inverse_mass = 1 / b->mass;
+        const tch_mat3 R = tch_q_to_mat3(b->pose.q);
+        const tch_vec3 inv = tch_v3(1 / b->inertia.x, 1 / b->inertia.y, 1 / b->inertia.z);
+        p.inverse_inertia = b->turns ? tch_m3_rotate_tensor(R, tch_m3_diag(inv)) : tch_m3_zero();
+    }
+    return p;
+}
+
+/* One step of A against static B in 3D (4 friction directions when mu > 0). */
+static tch_status step_solid(solid_body* a, const solid_body* b, tch_peg_model model, double h,
+                             tch_peg_constraints* list, tch_arena* arena) {
+    const tch_peg_params params = tch_peg_params_default(3, h);
+    tch_status s = tch_peg_constraints_build(&a->f, a->pose, a->pose.p, &b->f, b->pose, b->pose.p,
+                                             &params, list, NULL);
+    if (s != TCH_OK) {
+        return s;
+    }
+    const tch_peg_body bodies[2] = {as_peg_solid(a), as_peg_solid(b)};
+    const tch_peg_pair pair = {0, 1, list, 0};
+    const tch_peg_step_options options = {.h = h, .model = model, .friction_directions = 4};
+    tch_vec3 vel[2], ang[2];
+    s = tch_peg_step_velocities(bodies, 2, &pair, 1, &options, arena, vel, ang, NULL, NULL);
+    a->v = vel[0];
+    a->w = ang[0];
+    a->pose = advance(a->pose, a->v, a->w, h);
+    return s;
+}
+
+static solid_body solid_box(tch_vec3 half, tch_vec3 at_point, double mass) {
+    solid_body b = {.pose = at(at_point), .mass = mass, .turns = true};
+    b.f = box_features(half, &b.hull);
+    b.inertia = tch_v3_scale(tch_v3(half.y * half.y + half.z * half.z,
+                                    half.x * half.x + half.z * half.z,
+                                    half.x * half.x + half.y * half.y), mass / 3);
+    return b;
+}
+
+static void solid_free(solid_body* b) {
+    tch_features_free(&b->f);
+    tch_hull_free(&b->hull);
+}
+
+/* Depth of A's deepest vertex below the plane z = 0. */
+static double depth_below_floor(const solid_body* a) {
+    double lowest = INFINITY;
+    for (int v = 0; v < a->f.vertex_count; ++v) {
+        lowest = fmin(lowest, tch_x_apply(a->pose, a->f.vertices[v]).z);
+    }
+    return -lowest;
+}
+
+/* peg.md §11.6: a unit cube (m = 1), tilted 0.2 rad, dropped from 0.5 m onto a static slab,
+ * frictionless, h = 0.01 and 0.001: no solver failure; after 2 s it rests flat with
+ * penetration <= 1e-6 m, its energy never grew, and it drifts by <= 1e-6 J/s at rest. */
+static void test_3d_cube_drop_rests(void) {
+    const double steps[2] = {0.01, 0.001};
+    for (int k = 0; k < 2; ++k) {
+        const double h = steps[k];
+        solid_body floor_box = solid_box(tch_v3(5, 5, 0.5), tch_v3(0, 0, -0.5), 0);
+        solid_body cube = solid_box(tch_v3(0.5, 0.5, 0.5), tch_v3(0, 0, 1.2), 1);
+        cube.pose.q = tch_q_axis_angle(tch_v3_normalize(tch_v3(1, 1, 0)), 0.2);
+        tch_peg_constraints list;
+        tch_peg_constraints_init(&list);
+        tch_arena arena;
+        ENSURE(tch_arena_init(&arena, 1 << 16) == 0);
+        const int count = (int)lround(2 / h), rest = (int)lround(1.5 / h);
+        double worst = 0, energy_at_rest = 0, e_prev = INFINITY;
+        for (int step = 0; step < count; ++step) {
+            ENSURE(step_solid(&cube, &floor_box, TCH_PEG_MODEL_PEG, h, &list, &arena) == TCH_OK);
+            const double e = 0.5 * cube.mass * tch_v3_norm2(cube.v) +
+                             0.5 * tch_v3_dot(cube.w, tch_v3_mul(cube.inertia, cube.w)) +
+                             cube.mass * gravity * cube.pose.p.z;
+            ENSURE(e <= e_prev + 1e-9);
+            e_prev = e;
+            if (step == rest) {
+                energy_at_rest = e;
+            }
+            if (step >= rest) {
+                worst = fmax(worst, depth_below_floor(&cube));
+            }
+        }
+        ENSURE(worst <= 1e-6);
+        ENSURE(tch_peg_constraints_trap_count(&list) == 0 && list.count == 4);
+        ENSURE(fabs(cube.pose.p.z - 0.5) <= 1e-6);
+        ENSURE(fabs(e_prev - energy_at_rest) <= 1e-6 * 0.5);
+        tch_arena_destroy(&arena);
+        tch_peg_constraints_free(&list);
+        solid_free(&cube);
+        solid_free(&floor_box);
+    }
+}
+
+/* Fig. 2 in 3D: a small cube, turned 45 degrees about z and not turning, slides at 0.2 m/s
+ * toward the top edge x = 1 of a static cube, its leading vertex 0.01 from that edge on the
+ * top face (0.01 inside the side's plane). The standard model's row at that vertex's deepest
+ * contact, the side plane, throws the cube to v_x >= 1 m/s; peg's vertex set {top, side}
+ * keeps v = (0.2, 0, 0), the top impulses cancelling gravity. */
+static void test_3d_fig2_one_step(void) {
+    const double h = 0.01, half = 0.1;
+    solid_body big = solid_box(tch_v3(1, 1, 1), tch_v3_zero(), 0);
+    solid_body small = solid_box(tch_v3(half, half, half),
+                                 tch_v3(0.99 - half * sqrt(2), 0, 1 + half), 1);
+    small.pose.q = tch_q_axis_angle(tch_v3(0, 0, 1), TCH_PI / 4);
+    small.turns = false;
+    small.v = tch_v3(0.2, 0, 0);
+    tch_peg_constraints list;
+    tch_peg_constraints_init(&list);
+    tch_arena arena;
+    ENSURE(tch_arena_init(&arena, 1 << 16) == 0);
+    solid_body peg = small, standard = small;
+    ENSURE(step_solid(&peg, &big, TCH_PEG_MODEL_PEG, h, &list, &arena) == TCH_OK);
+    ENSURE(count_kind(&list, TCH_PEG_I, TCH_FEATURE_VERTEX_EDGE) == 1);
+    ENSURE(tch_peg_constraints_trap_count(&list) == 1);
+    ENSURE(tch_v3_dist(peg.v, tch_v3(0.2, 0, 0)) < 1e-12);
+    ENSURE(step_solid(&standard, &big, TCH_PEG_MODEL_STANDARD, h, &list, &arena) == TCH_OK);
+    ENSURE(standard.v.x >= 1.0 - 1e-12);
+    tch_arena_destroy(&arena);
+    tch_peg_constraints_free(&list);
+    solid_free(&small);
+    solid_free(&big);
+}
+
 int main(void) {
     RUN_TEST(test_slack_encoding);
     RUN_TEST(test_jacobians_against_differences);
@@ -523,5 +665,7 @@ int main(void) {
     RUN_TEST(test_fig5_dual_trap);
     RUN_TEST(test_friction_sign_keeps_momentum);
     RUN_TEST(test_friction_holds_on_incline);
+    RUN_TEST(test_3d_cube_drop_rests);
+    RUN_TEST(test_3d_fig2_one_step);
     return TEST_RESULT();
 }
