@@ -35,44 +35,14 @@ int main(int argc, char** argv) {
     printf("date,commit,cpu,dimension,mode,samples,free,overlapping,too_strict,too_loose,"
            "with_vertex_vertex,vv_too_strict,vv_too_loose\n");
     const char* modes[2] = {"random", "corner"};
-    tch_peg_constraints list;
-    tch_peg_constraints_init(&list);
-    for (int mode = 0; mode < 2; ++mode) {
-        unsigned long long state = 1234 + mode;
-        const tch_peg_params params = tch_peg_params_default(2, 0.01);
-        peg_sample_counts counts = {0};
-        while (counts.samples < samples) {
-            const double separation = peg_sample_2d(&state, mode, &params, &list);
-            if (separation >= -0.5 * params.proximity) {
-                peg_count(&counts, separation, &list);
+    for (int dimension = 2; dimension <= 3; ++dimension) {
+        for (int mode = 0; mode < 2; ++mode) {
+            peg_sample_counts counts;
+            if (!peg_sample_run(dimension, mode, samples, 1000 * dimension + mode, &counts)) {
+                return 1;
             }
+            print_row(when, cpu, dimension, modes[mode], &counts);
         }
-        print_row(when, cpu, 2, modes[mode], &counts);
     }
-    for (int mode = 0; mode < 2; ++mode) {
-        unsigned long long state = 4321 + mode;
-        const tch_peg_params params = tch_peg_params_default(3, 0.01);
-        peg_sample_counts counts = {0};
-        peg_solid a, b;
-        for (long it = 0; counts.samples < samples; ++it) {
-            if (it % 50 == 0) { /* new shapes every 50 poses */
-                if (it > 0) {
-                    peg_solid_free(&a);
-                    peg_solid_free(&b);
-                }
-                if (!peg_solid_init(&a, &state) || !peg_solid_init(&b, &state)) {
-                    return 1;
-                }
-            }
-            const double separation = peg_sample_3d(&state, mode, &a, &b, &params, &list);
-            if (separation >= -0.5 * params.proximity) {
-                peg_count(&counts, separation, &list);
-            }
-        }
-        peg_solid_free(&a);
-        peg_solid_free(&b);
-        print_row(when, cpu, 3, modes[mode], &counts);
-    }
-    tch_peg_constraints_free(&list);
     return 0;
 }

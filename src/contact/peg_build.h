@@ -19,6 +19,10 @@ tch_peg_contact tch_peg_edge_edge_contact(int edge_a, int edge_b, tch_vec3 a0, t
                                           tch_vec3 b0, tch_vec3 b1, tch_vec3 orientation_b,
                                           tch_vec3 com_a, tch_vec3 com_b);
 
+/* Whether a contact may be a primary: feasible, and applicable at least to its kind's
+ * epsilon_theta (applicability_edge for edge-edge, applicability_facet otherwise). */
+bool tch_peg_contact_qualifies(const tch_peg_contact* c, const tch_peg_params* params);
+
 /* The primary of a set (peg.md §5.2, the authors' heuristic): among the contacts that are
  * feasible and applicable (at least their kind's epsilon_theta), the touching one (smallest
  * gap among gaps >= -tau), else the least violated (largest gap); when none qualifies, the

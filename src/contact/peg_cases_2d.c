@@ -1,12 +1,12 @@
 /* peg's 2D feature-pair cases (peg.md §6.1-6.2): vertex-edge U (eq. 32) and vertex-vertex
  * I(C1,C2), I(C3,C4), X(C1,C4), X(C2,C3) (eq. 33, the labelling of the authors' code that
- * peg.md §9 found exact). Edge-edge is redundant in 2D (the paper). Polygons are
+ * peg.md §9 found exact; the I-sets widened to every edge within the proximity, below).
+ * Edge-edge is redundant in 2D (the paper). Polygons are
  * counter-clockwise in the plane z = 0; edge k runs vertex k -> k+1, so its outward normal is
  * e rotated clockwise. */
 #include <math.h>
 
 #include "base/error.h"
-#include "collision/collide.h"
 #include "contact/peg_build.h"
 #include "math/vec.h"
 
@@ -81,18 +81,53 @@ static tch_peg_contact vertex_edge_contact(const pair_2d* pair, const polygon* p
     return c;
 }
 
-/* Eq. 33 for vertex i of A and vertex j of B. */
-static int vertex_vertex(const pair_2d* pair, int i, int j) {
+/* The vertex set of vertex `vertex` of p: C(vertex, k) over every edge k of q within the
+ * proximity. When the vertex lies within the proximity of q, max psi over it is >= 0 exactly
+ * when the vertex is outside q (the edges at q's closest point are in it); eq. 33's pair
+ * {C(va, eb-), C(va, eb+)} is its subset and loses that when an edge is shorter than the
+ * proximity (measured in docs/peg.md). Returns the count; set: room for q->n. */
+static int vertex_set(const pair_2d* pair, const polygon* p, int vertex, const polygon* q,
+                      tch_peg_contact* set) {
+    int count = 0;
+    for (int k = 0; k < q->n; ++k) {
+        tch_vec3 nearest;
+        tch_real t;
+        if (segment_distance(p->v[vertex], q->v[k], q->v[next(q, k)], &nearest, &t) <=
+            pair->params->proximity) {
+            set[count++] = vertex_edge_contact(pair, p, vertex, q, k);
+        }
+    }
+    return count;
+}
+
+/* Eq. 33 for vertex i of A and vertex j of B: the I-constraint of each vertex over its vertex
+ * set (which holds C1, C2, resp. C3, C4), and X(C1, C4), X(C2, C3) when both of their contacts
+ * have applicability and feasibility (peg.md §9 measured eq. 33 with all four applicable; an X
+ * with a contact far from applicable or feasible rejects free configurations and, the vertex
+ * sets being exact for each vertex, is not needed for overlaps: measured in docs/peg.md). */
+static int vertex_vertex(const pair_2d* pair, int i, int j, tch_peg_contact* set) {
     const polygon *a = &pair->a, *b = &pair->b;
+    const tch_peg_params* params = pair->params;
+    const int count_a = vertex_set(pair, a, i, b, set);
+    if (!tch_peg_emit(pair->out, TCH_PEG_I, TCH_FEATURE_VERTEX_VERTEX, i, j, set, count_a,
+                      params)) {
+        return 0;
+    }
+    const int count_b = vertex_set(pair, b, j, a, set);
+    if (!tch_peg_emit(pair->out, TCH_PEG_I, TCH_FEATURE_VERTEX_VERTEX, i, j, set, count_b,
+                      params)) {
+        return 0;
+    }
     const tch_peg_contact c1 = vertex_edge_contact(pair, a, i, b, previous(b, j));
     const tch_peg_contact c2 = vertex_edge_contact(pair, a, i, b, j);
     const tch_peg_contact c3 = vertex_edge_contact(pair, b, j, a, previous(a, i));
     const tch_peg_contact c4 = vertex_edge_contact(pair, b, j, a, i);
-    const tch_peg_contact sets[4][2] = {{c1, c2}, {c3, c4}, {c1, c4}, {c2, c3}};
-    const tch_peg_kind kinds[4] = {TCH_PEG_I, TCH_PEG_I, TCH_PEG_X, TCH_PEG_X};
-    for (int s = 0; s < 4; ++s) {
-        if (!tch_peg_emit(pair->out, kinds[s], TCH_FEATURE_VERTEX_VERTEX, i, j, sets[s], 2,
-                          pair->params)) {
+    const tch_peg_contact crossed[2][2] = {{c1, c4}, {c2, c3}};
+    for (int s = 0; s < 2; ++s) {
+        if (tch_peg_contact_qualifies(&crossed[s][0], params) &&
+            tch_peg_contact_qualifies(&crossed[s][1], params) &&
+            !tch_peg_emit(pair->out, TCH_PEG_X, TCH_FEATURE_VERTEX_VERTEX, i, j, crossed[s], 2,
+                          params)) {
             return 0;
         }
     }
@@ -142,7 +177,8 @@ tch_status tch_peg_constraints_build_2d(const tch_vec3* a, int a_count, tch_vec3
     if (tch_peg_check_proximity(params->proximity, err) != TCH_OK) {
         return TCH_ERR_INVALID_ARGUMENT;
     }
-    if (!tch_peg_reset(out, a_count + b_count)) {
+    tch_peg_contact* set = tch_peg_scratch(out, a_count > b_count ? a_count : b_count);
+    if (!tch_peg_reset(out, a_count + b_count) || !set) {
         return tch_peg_out_of_memory(err);
     }
     const pair_2d pair = {{a, a_count, true}, {b, b_count, false}, com_a, com_b, params, out};
@@ -154,7 +190,7 @@ tch_status tch_peg_constraints_build_2d(const tch_vec3* a, int a_count, tch_vec3
                 continue;
             }
             marks_a[i] = marks_b[j] = 1;
-            if (!vertex_vertex(&pair, i, j)) {
+            if (!vertex_vertex(&pair, i, j, set)) {
                 return tch_peg_out_of_memory(err);
             }
         }

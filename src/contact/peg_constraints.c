@@ -113,7 +113,7 @@ tch_peg_contact tch_peg_edge_edge_contact(int edge_a, int edge_b, tch_vec3 a0, t
     return c;
 }
 
-static bool qualifies(const tch_peg_contact* c, const tch_peg_params* params) {
+bool tch_peg_contact_qualifies(const tch_peg_contact* c, const tch_peg_params* params) {
     const tch_real least = c->kind == TCH_PEG_EDGE_EDGE ? params->applicability_edge
                                                         : params->applicability_facet;
     return c->feasible && c->applicability >= least;
@@ -125,7 +125,7 @@ int tch_peg_choose_primary(const tch_peg_contact* set, int count, const tch_peg_
         if (set[i].applicability > set[most_applicable].applicability) {
             most_applicable = i;
         }
-        if (!qualifies(&set[i], params)) {
+        if (!tch_peg_contact_qualifies(&set[i], params)) {
             continue;
         }
         if (set[i].gap >= -params->touch_tolerance &&

@@ -9,12 +9,14 @@
  *         constraints U (eqs. 17-18), I (eqs. 19-24, one primary), X (eq. 25), each a run of
  *                    contacts whose first is the primary (psi_1 of eqs. 20-24)
  *
- * The feature-pair cases (peg.md §6): 2D vertex-edge U (eq. 32) and vertex-vertex (eq. 33:
- * I(C1,C2), I(C3,C4), X(C1,C4), X(C2,C3)); 3D vertex-face U (eq. 34), edge-edge U (eq. 35),
- * vertex-edge (eq. 36: I over the edge's two faces plus X with the edges at the vertex that
- * reach across), vertex-vertex (eq. 37: I of each vertex over the other's faces, and for the
- * lost eq. 38 the separating-axis X of peg.md §6.6: one X over every applicable vertex-face
- * and edge-edge contact of the two vertices).
+ * The feature-pair cases (peg.md §6; docs/peg.md has the details and measured rates): 2D
+ * vertex-edge U (eq. 32) and vertex-vertex (eq. 33: I(C1,C2), I(C3,C4), X(C1,C4), X(C2,C3));
+ * 3D edge-edge U (eq. 35), and for every vertex within the proximity of the other body one U
+ * or I over its vertex set, every facet of the other body within the proximity (the sets of
+ * eqs. 34, 36 and 37 widened so that max psi >= 0 is exact for the vertex, likewise the 2D
+ * I-sets of eq. 33), the X-constraints of the vertex-edge case (eq. 36) and, for the lost
+ * eq. 38, the separating-axis X of peg.md §6.6 (one X over the applicable vertex-face and
+ * edge-edge contacts of the two vertices).
  *
  * Rows. Each contact's Jacobian J gives psi' = J nu (rotation of n neglected, peg.md §1); a
  * constraint's rows (tch_peg_constraint_row) are, with psi_1, J_1 its primary:
@@ -68,7 +70,8 @@ typedef struct tch_peg_contact {
 typedef struct tch_peg_constraint {
     tch_peg_kind kind;
     tch_feature_pair_kind source; /* the feature-pair case that made it (eqs. 32-38) */
-    int feature_a, feature_b;     /* that case's features (2D: vertex or edge indices) */
+    int feature_a, feature_b;     /* that case's features (vertex or edge indices); -1 on
+                                     the other side of a 3D vertex set (several faces) */
     int first, count;             /* contacts[first .. first + count); contacts[first] is the
                                      primary (eq. 24) */
 } tch_peg_constraint;

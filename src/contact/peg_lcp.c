@@ -199,9 +199,8 @@ static void assemble(const assembly* a, const tch_vec3* v, const tch_vec3* w, tc
     }
 }
 
-static tch_status check(const tch_peg_body* bodies, int body_count, const tch_peg_pair* pairs,
-                        int pair_count, const tch_peg_step_options* o, tch_error* err) {
-    (void)bodies;
+static tch_status check(int body_count, const tch_peg_pair* pairs, int pair_count,
+                        const tch_peg_step_options* o, tch_error* err) {
     if (body_count < 0 || pair_count < 0 || !(o->h > 0) ||
         (!o->planar && (o->friction_directions < 3 || o->friction_directions > 64))) {
         return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
@@ -228,7 +227,7 @@ tch_status tch_peg_step_velocities(const tch_peg_body* bodies, int body_count,
     tch_peg_step_result local;
     result = result ? result : &local;
     memset(result, 0, sizeof *result);
-    tch_status status = check(bodies, body_count, pairs, pair_count, options, err);
+    tch_status status = check(body_count, pairs, pair_count, options, err);
     if (status != TCH_OK) {
         return status;
     }

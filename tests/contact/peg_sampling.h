@@ -335,3 +335,39 @@ static inline double peg_sample_3d(unsigned long long* state, int mode, peg_soli
                               NULL);
     return separation;
 }
+
+/* Counts `samples` configurations of `dimension` (2 or 3) and `mode` from `seed`, keeping the
+ * ones not deeper than proximity/2 (3D: new shapes every 25 poses). 0 when a hull fails. */
+static inline int peg_sample_run(int dimension, int mode, int samples, unsigned long long seed,
+                                 peg_sample_counts* counts) {
+    const tch_peg_params params = tch_peg_params_default(dimension, 0.01);
+    tch_peg_constraints list;
+    tch_peg_constraints_init(&list);
+    peg_solid a, b;
+    int ok = 1;
+    *counts = (peg_sample_counts){0};
+    for (long it = 0; ok && counts->samples < samples; ++it) {
+        double separation;
+        if (dimension == 2) {
+            separation = peg_sample_2d(&seed, mode, &params, &list);
+        } else {
+            if (it % 25 == 0) {
+                if (it > 0) {
+                    peg_solid_free(&a);
+                    peg_solid_free(&b);
+                }
+                ok = peg_solid_init(&a, &seed) && peg_solid_init(&b, &seed);
+            }
+            separation = peg_sample_3d(&seed, mode, &a, &b, &params, &list);
+        }
+        if (separation >= -0.5 * params.proximity) {
+            peg_count(counts, separation, &list);
+        }
+    }
+    if (dimension == 3) {
+        peg_solid_free(&a);
+        peg_solid_free(&b);
+    }
+    tch_peg_constraints_free(&list);
+    return ok;
+}

@@ -8,57 +8,27 @@
 
 /* 2D polygons of the authors' generator at h = 0.01 (proximity 0.005): no mismatch. */
 static void test_2d_sets_match_overlap(void) {
-    tch_peg_constraints list;
-    tch_peg_constraints_init(&list);
     for (int mode = 0; mode < 2; ++mode) {
-        unsigned long long state = 99 + mode;
-        const tch_peg_params params = tch_peg_params_default(2, 0.01);
-        peg_sample_counts counts = {0};
-        while (counts.samples < 1500) {
-            const double separation = peg_sample_2d(&state, mode, &params, &list);
-            if (separation >= -0.5 * params.proximity) {
-                peg_count(&counts, separation, &list);
-            }
-        }
+        peg_sample_counts counts;
+        ENSURE(peg_sample_run(2, mode, 1500, 99 + mode, &counts));
         ENSURE(counts.free_count > 400 && counts.overlap_count > 400);
         ENSURE(counts.with_vertex_vertex > (mode == PEG_SAMPLE_CORNER ? 1400 : 100));
         ENSURE(counts.too_strict == 0 && counts.too_loose == 0);
     }
-    tch_peg_constraints_free(&list);
 }
 
 /* 3D hulls at the authors' proximity 0.1 (bodies of radius 0.5): no overlap accepted; free
  * configurations rejected at most 1% along random directions, 3% corner to corner (bench:
- * 0.1% and 1.1%). */
+ * see docs/peg.md). */
 static void test_3d_sets_match_overlap(void) {
-    tch_peg_constraints list;
-    tch_peg_constraints_init(&list);
     for (int mode = 0; mode < 2; ++mode) {
-        unsigned long long state = 77 + mode;
-        const tch_peg_params params = tch_peg_params_default(3, 0.01);
-        peg_sample_counts counts = {0};
-        peg_solid a, b;
         const int samples = 500;
-        for (long it = 0; counts.samples < samples; ++it) {
-            if (it % 25 == 0) {
-                if (it > 0) {
-                    peg_solid_free(&a);
-                    peg_solid_free(&b);
-                }
-                ENSURE(peg_solid_init(&a, &state) && peg_solid_init(&b, &state));
-            }
-            const double separation = peg_sample_3d(&state, mode, &a, &b, &params, &list);
-            if (separation >= -0.5 * params.proximity) {
-                peg_count(&counts, separation, &list);
-            }
-        }
-        peg_solid_free(&a);
-        peg_solid_free(&b);
+        peg_sample_counts counts;
+        ENSURE(peg_sample_run(3, mode, samples, 77 + mode, &counts));
         ENSURE(counts.free_count > 100 && counts.overlap_count > 50);
         ENSURE(counts.too_loose == 0);
         ENSURE(counts.too_strict <= (mode == PEG_SAMPLE_CORNER ? 0.03 : 0.01) * samples);
     }
-    tch_peg_constraints_free(&list);
 }
 
 int main(void) {
