@@ -14,7 +14,7 @@ tch_peg_contact tch_peg_vertex_facet_contact(bool vertex_on_a, int vertex, int f
 
 /* The edge-edge contact of peg.md §5.1 between the lines of edge a0-a1 of A and b0-b1 of B
  * (not parallel), with B's edge orientation O_eb (eq. 27): n = sign(e_a . O_eb) e_a x e_b /
- * |e_a x e_b|, psi = n . (b0 - a0), point_a the segments' closest point on A. */
+ * |e_a x e_b|, psi = n . (b0 - a0), point_a the closest point of A's line to B's line. */
 tch_peg_contact tch_peg_edge_edge_contact(int edge_a, int edge_b, tch_vec3 a0, tch_vec3 a1,
                                           tch_vec3 b0, tch_vec3 b1, tch_vec3 orientation_b,
                                           tch_vec3 com_a, tch_vec3 com_b);

@@ -131,8 +131,10 @@ static int vertex_constraint(const pair_3d* pair, const body* p, int v, const bo
                 p->is_a ? -1 : v, set, count);
 }
 
-/* Whether the closest points of the lines of edges a0-a1 and b0-b1 are interior to both. */
-static bool lines_meet_inside(tch_vec3 a0, tch_vec3 a1, tch_vec3 b0, tch_vec3 b1) {
+/* The parameters s, t of the closest points a0 + s (a1 - a0), b0 + t (b1 - b0) of two lines;
+ * false when they are parallel. */
+static bool line_parameters(tch_vec3 a0, tch_vec3 a1, tch_vec3 b0, tch_vec3 b1, tch_real* s,
+                            tch_real* t) {
     const tch_vec3 u = tch_v3_sub(a1, a0), w = tch_v3_sub(b1, b0), r = tch_v3_sub(a0, b0);
     const tch_real uu = tch_v3_dot(u, u), uw = tch_v3_dot(u, w), ww = tch_v3_dot(w, w);
     const tch_real ur = tch_v3_dot(u, r), wr = tch_v3_dot(w, r);
@@ -140,21 +142,30 @@ static bool lines_meet_inside(tch_vec3 a0, tch_vec3 a1, tch_vec3 b0, tch_vec3 b1
     if (!(det > 0)) {
         return false;
     }
-    const tch_real s = (uw * wr - ww * ur) / det, t = (uu * wr - uw * ur) / det;
-    return s > 0 && s < 1 && t > 0 && t < 1;
+    *s = (uw * wr - ww * ur) / det;
+    *t = (uu * wr - uw * ur) / det;
+    return true;
 }
 
+/* The line parameters of edge ea of A and eb of B. */
+static bool edge_line_parameters(const pair_3d* pair, int ea, int eb, tch_real* s, tch_real* t) {
+    return line_parameters(edge_start(&pair->a, ea), edge_end(&pair->a, ea),
+                           edge_start(&pair->b, eb), edge_end(&pair->b, eb), s, t);
+}
+
+/* Whether the closest points of the two edges' lines are interior to both edges. */
 static bool edges_meet_inside(const pair_3d* pair, int ea, int eb) {
-    return lines_meet_inside(edge_start(&pair->a, ea), edge_end(&pair->a, ea),
-                             edge_start(&pair->b, eb), edge_end(&pair->b, eb));
+    tch_real s, t;
+    return edge_line_parameters(pair, ea, eb, &s, &t) && s > 0 && s < 1 && t > 0 && t < 1;
 }
 
 /* The X-constraints of eq. 36 for vertex v of p near edge e of q: with C1 = C(v, f1),
  * C2 = C(v, f2) (f1, f2 the faces at e), X(C1, C(k, e)) for each edge k at v reaching to the
  * f1 side of e ((v_k - v) . O_e > 0) and X(C2, C(k, e)) for those reaching to the f2 side,
  * among the edge-edge contacts with applicability, feasibility, and lines that meet inside
- * both edges (else edge k does not pass e). A flat edge (a diagonal of a planar face, the
- * code's n1 . n2 > 0.995) gives none. */
+ * edge e (else k passes beside e; along k the crossing may lie just behind v, which is within
+ * the proximity of e: requiring it inside k too missed an overlap in sampling). A flat edge
+ * (a diagonal of a planar face, the code's n1 . n2 > 0.995) gives none. */
 static int vertex_edge(const pair_3d* pair, const body* p, int v, const body* q, int e) {
     const tch_peg_params* params = pair->params;
     const tch_feature_edge* E = &q->f->edges[e];
@@ -171,7 +182,10 @@ static int vertex_edge(const pair_3d* pair, const body* p, int v, const body* q,
     for (int k = f->vertex_edge_start[v]; k < f->vertex_edge_start[v + 1]; ++k) {
         const int edge = f->vertex_edges[k];
         const int edge_a = p->is_a ? edge : e, edge_b = p->is_a ? e : edge;
-        if (parallel(pair, edge_a, edge_b) || !edges_meet_inside(pair, edge_a, edge_b)) {
+        tch_real s, t;
+        if (parallel(pair, edge_a, edge_b) ||
+            !edge_line_parameters(pair, edge_a, edge_b, &s, &t) ||
+            !((p->is_a ? t : s) > 0 && (p->is_a ? t : s) < 1)) {
             continue;
         }
         const tch_peg_contact cee = edge_edge(pair, edge_a, edge_b);

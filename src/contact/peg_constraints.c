@@ -100,13 +100,16 @@ tch_peg_contact tch_peg_edge_edge_contact(int edge_a, int edge_b, tch_vec3 a0, t
     if (tch_v3_dot(ea, orientation_b) < 0) {
         n = tch_v3_neg(n);
     }
-    tch_real s, t;
-    tch_segment_closest(a0, a1, b0, b1, &s, &t);
+    /* the closest point of A's line to B's: there psi' = J nu holds to first order (at
+     * another point of the line the turning of n would add a term) */
+    const tch_vec3 eb = tch_v3_sub(b1, b0), r = tch_v3_sub(a0, b0);
+    const tch_real uu = tch_v3_dot(ea, ea), uw = tch_v3_dot(ea, eb), ww = tch_v3_dot(eb, eb);
+    const tch_real s = (uw * tch_v3_dot(eb, r) - ww * tch_v3_dot(ea, r)) / (uu * ww - uw * uw);
     tch_peg_contact c = {0};
     c.kind = TCH_PEG_EDGE_EDGE;
     c.feature_a = edge_a;
     c.feature_b = edge_b;
-    c.point_a = tch_v3_lerp(a0, a1, s);
+    c.point_a = tch_v3_madd(a0, s, ea);
     c.normal = n;
     c.gap = tch_v3_dot(n, tch_v3_sub(b0, a0)); /* the same for any points of the two lines */
     c.jacobian = contact_jacobian(c.point_a, n, c.gap, com_a, com_b);
