@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "bench_machine.h"
 #include "../../tests/contact/peg_sampling.h"
+#include "bench_machine.h"
 
 #ifndef TCH_GIT_COMMIT
 #define TCH_GIT_COMMIT "unknown"

@@ -490,7 +490,8 @@ bool tch_features_vertex_face_feasible(const tch_features* f, tch_transform pose
     const posed P = {f, f->vertices, tch_q_identity()};
     const tch_vec3 p = tch_x_apply_inverse(pose, point);
     const tch_vec3 n = f->face_normals[face];
-    const tch_real gap = tch_v3_dot(n, tch_v3_sub(p, f->vertices[f->face_vertices[f->face_start[face]]]));
+    const tch_vec3 on_plane = f->vertices[f->face_vertices[f->face_start[face]]];
+    const tch_real gap = tch_v3_dot(n, tch_v3_sub(p, on_plane));
     int inside;
     const tch_vec3 nearest = closest_on_face_inside(&P, face, p, &inside);
     const tch_real distance = tch_v3_dist(p, nearest);

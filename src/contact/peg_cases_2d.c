@@ -136,8 +136,7 @@ static int vertex_vertex(const pair_2d* pair, int i, int j, tch_peg_contact* set
 
 /* Eq. 32 for every vertex of p that no vertex-vertex case took, against the edges of q within
  * the proximity (the code also asks for applicability). `marks` flags p's vertices. */
-static int vertex_edges(const pair_2d* pair, const polygon* p, const polygon* q,
-                        const int* marks) {
+static int vertex_edges(const pair_2d* pair, const polygon* p, const polygon* q, const int* marks) {
     for (int vertex = 0; vertex < p->n; ++vertex) {
         if (marks[vertex]) {
             continue;

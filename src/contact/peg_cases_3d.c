@@ -49,9 +49,9 @@ static tch_peg_contact vertex_face(const pair_3d* pair, const body* p, int verte
     tch_peg_contact c = tch_peg_vertex_facet_contact(p->is_a, vertex, face, p->world[vertex], n,
                                                      on_plane, pair->com_a, pair->com_b);
     c.applicability = tch_features_applicability_vertex_face(p->f, p->pose, vertex, n);
-    c.feasible = tch_features_vertex_face_feasible(q->f, q->pose, face, p->world[vertex],
-                                                   params->proximity, params->depth_tolerance,
-                                                   params->feasibility_angle);
+    c.feasible =
+        tch_features_vertex_face_feasible(q->f, q->pose, face, p->world[vertex], params->proximity,
+                                          params->depth_tolerance, params->feasibility_angle);
     return c;
 }
 
@@ -68,15 +68,16 @@ static tch_peg_contact edge_edge(const pair_3d* pair, int edge_a, int edge_b) {
     const body *a = &pair->a, *b = &pair->b;
     const tch_vec3 a0 = edge_start(a, edge_a), a1 = edge_end(a, edge_a);
     const tch_vec3 b0 = edge_start(b, edge_b), b1 = edge_end(b, edge_b);
-    const tch_vec3 orientation = tch_q_rotate(b->pose.q, tch_features_edge_orientation(b->f, edge_b));
+    const tch_vec3 orientation =
+        tch_q_rotate(b->pose.q, tch_features_edge_orientation(b->f, edge_b));
     tch_peg_contact c = tch_peg_edge_edge_contact(edge_a, edge_b, a0, a1, b0, b1, orientation,
                                                   pair->com_a, pair->com_b);
-    c.applicability = tch_features_applicability_edge_edge(a->f, a->pose, edge_a, b->f, b->pose,
-                                                           edge_b);
+    c.applicability =
+        tch_features_applicability_edge_edge(a->f, a->pose, edge_a, b->f, b->pose, edge_b);
     tch_real s, t;
     tch_segment_closest(a0, a1, b0, b1, &s, &t);
-    c.feasible = tch_v3_dist(tch_v3_lerp(a0, a1, s), tch_v3_lerp(b0, b1, t)) <=
-                 pair->params->proximity;
+    c.feasible =
+        tch_v3_dist(tch_v3_lerp(a0, a1, s), tch_v3_lerp(b0, b1, t)) <= pair->params->proximity;
     return c;
 }
 
@@ -159,12 +160,28 @@ static bool edges_meet_inside(const pair_3d* pair, int ea, int eb) {
     return edge_line_parameters(pair, ea, eb, &s, &t) && s > 0 && s < 1 && t > 0 && t < 1;
 }
 
+/* Whether the lines of edge k (at vertex v of p) and of the approached edge e meet inside e
+ * and along k between `reach` behind v (v's distance to e) and k's other end: else k passes
+ * beside e or turns away from it. (Inside k alone missed an overlap in sampling, the
+ * crossing 0.003 behind v; anywhere along k's line rejected many free configurations.) */
+static bool crosses_near(const pair_3d* pair, const body* p, int v, int k, int edge_a, int edge_b,
+                         tch_real reach) {
+    tch_real s, t;
+    if (!edge_line_parameters(pair, edge_a, edge_b, &s, &t)) {
+        return false;
+    }
+    const tch_real along_e = p->is_a ? t : s, along_k_from_tail = p->is_a ? s : t;
+    const tch_feature_edge* K = &p->f->edges[k];
+    const tch_real u = K->tail == v ? along_k_from_tail : 1 - along_k_from_tail;
+    const tch_real length = tch_v3_dist(p->world[K->tail], p->world[K->head]);
+    return along_e > 0 && along_e < 1 && u < 1 && u * length > -reach;
+}
+
 /* The X-constraints of eq. 36 for vertex v of p near edge e of q: with C1 = C(v, f1),
  * C2 = C(v, f2) (f1, f2 the faces at e), X(C1, C(k, e)) for each edge k at v reaching to the
  * f1 side of e ((v_k - v) . O_e > 0) and X(C2, C(k, e)) for those reaching to the f2 side,
- * among the edge-edge contacts with applicability, feasibility, and lines that meet inside
- * edge e (else k passes beside e; along k the crossing may lie just behind v, which is within
- * the proximity of e: requiring it inside k too missed an overlap in sampling). A flat edge
+ * among the edge-edge contacts with applicability, feasibility, and lines that cross near
+ * (crosses_near). A flat edge
  * (a diagonal of a planar face, the code's n1 . n2 > 0.995) gives none. */
 static int vertex_edge(const pair_3d* pair, const body* p, int v, const body* q, int e) {
     const tch_peg_params* params = pair->params;
@@ -172,20 +189,22 @@ static int vertex_edge(const pair_3d* pair, const body* p, int v, const body* q,
     if (tch_v3_dot(face_normal(q, E->face1), face_normal(q, E->face2)) > params->flat_edge_cosine) {
         return 1;
     }
-    const tch_feature_pair_kind source = p->is_a ? TCH_FEATURE_VERTEX_EDGE
-                                                 : TCH_FEATURE_EDGE_VERTEX;
+    const tch_feature_pair_kind source =
+        p->is_a ? TCH_FEATURE_VERTEX_EDGE : TCH_FEATURE_EDGE_VERTEX;
     const int fa = p->is_a ? v : e, fb = p->is_a ? e : v;
     const tch_peg_contact c1 = vertex_face(pair, p, v, q, E->face1);
     const tch_peg_contact c2 = vertex_face(pair, p, v, q, E->face2);
     const tch_vec3 orientation = tch_q_rotate(q->pose.q, tch_features_edge_orientation(q->f, e));
+    tch_real s, t;
+    tch_segment_closest(p->world[v], p->world[v], edge_start(q, e), edge_end(q, e), &s, &t);
+    const tch_real reach =
+        tch_v3_dist(p->world[v], tch_v3_lerp(edge_start(q, e), edge_end(q, e), t));
     const tch_features* f = p->f;
     for (int k = f->vertex_edge_start[v]; k < f->vertex_edge_start[v + 1]; ++k) {
         const int edge = f->vertex_edges[k];
         const int edge_a = p->is_a ? edge : e, edge_b = p->is_a ? e : edge;
-        tch_real s, t;
         if (parallel(pair, edge_a, edge_b) ||
-            !edge_line_parameters(pair, edge_a, edge_b, &s, &t) ||
-            !((p->is_a ? t : s) > 0 && (p->is_a ? t : s) < 1)) {
+            !crosses_near(pair, p, v, edge, edge_a, edge_b, reach)) {
             continue;
         }
         const tch_peg_contact cee = edge_edge(pair, edge_a, edge_b);
@@ -215,7 +234,8 @@ static int corner_axes(const pair_3d* pair, int va, int vb, tch_peg_contact* set
     int count = 0;
     for (int side = 0; side < 2; ++side) {
         tch_peg_contact* part = set + count;
-        const int found = side ? vertex_set(pair, b, vb, a, part) : vertex_set(pair, a, va, b, part);
+        const int found =
+            side ? vertex_set(pair, b, vb, a, part) : vertex_set(pair, a, va, b, part);
         for (int i = 0; i < found; ++i) {
             if (part[i].applicability >= least) {
                 set[count++] = part[i];

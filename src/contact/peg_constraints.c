@@ -58,8 +58,8 @@ int tch_peg_reset(tch_peg_constraints* out, int vertices) {
 }
 
 /* peg.md §1: side B (n, r_b x n), side A (-n, r_a x (-n)), r = point - centre of mass. */
-static tch_peg_jacobian contact_jacobian(tch_vec3 point_a, tch_vec3 n, tch_real gap,
-                                         tch_vec3 com_a, tch_vec3 com_b) {
+static tch_peg_jacobian contact_jacobian(tch_vec3 point_a, tch_vec3 n, tch_real gap, tch_vec3 com_a,
+                                         tch_vec3 com_b) {
     const tch_vec3 point_b = tch_v3_madd(point_a, gap, n);
     tch_peg_jacobian j;
     j.lin[0] = n;
@@ -117,8 +117,8 @@ tch_peg_contact tch_peg_edge_edge_contact(int edge_a, int edge_b, tch_vec3 a0, t
 }
 
 bool tch_peg_contact_qualifies(const tch_peg_contact* c, const tch_peg_params* params) {
-    const tch_real least = c->kind == TCH_PEG_EDGE_EDGE ? params->applicability_edge
-                                                        : params->applicability_facet;
+    const tch_real least =
+        c->kind == TCH_PEG_EDGE_EDGE ? params->applicability_edge : params->applicability_facet;
     return c->feasible && c->applicability >= least;
 }
 
@@ -175,8 +175,8 @@ int tch_peg_emit(tch_peg_constraints* out, tch_peg_kind kind, tch_feature_pair_k
         out->capacity = capacity;
     }
     const int primary = count > 1 ? tch_peg_choose_primary(set, count, params) : 0;
-    const tch_peg_constraint constraint = {kind, source, feature_a, feature_b,
-                                           out->contact_count, count};
+    const tch_peg_constraint constraint = {kind, source, feature_a, feature_b, out->contact_count,
+                                           count};
     if (!push_contact(out, &set[primary])) {
         return 0;
     }
@@ -238,8 +238,8 @@ void tch_peg_constraint_row(const tch_peg_constraints* list, int constraint, int
     }
 }
 
-tch_real tch_peg_jacobian_dot(const tch_peg_jacobian* j, tch_vec3 v_a, tch_vec3 w_a,
-                              tch_vec3 v_b, tch_vec3 w_b) {
+tch_real tch_peg_jacobian_dot(const tch_peg_jacobian* j, tch_vec3 v_a, tch_vec3 w_a, tch_vec3 v_b,
+                              tch_vec3 w_b) {
     return tch_v3_dot(j->lin[0], v_b) + tch_v3_dot(j->ang[0], w_b) + tch_v3_dot(j->lin[1], v_a) +
            tch_v3_dot(j->ang[1], w_a);
 }

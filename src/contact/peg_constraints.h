@@ -21,8 +21,8 @@
  * Rows. Each contact's Jacobian J gives psi' = J nu (rotation of n neglected, peg.md §1); a
  * constraint's rows (tch_peg_constraint_row) are, with psi_1, J_1 its primary:
  *
- *     row 0                 psi_1,               J_1                 (the force row of U, I; eq. 24)
- *     row s = 1..count-1    psi_1 - psi_{s+1},   J_1 - J_{s+1}       (the slack rows of eq. 20/42)
+ *     row 0               psi_1              J_1              (force row of U and I, eq. 24)
+ *     row s = 1..count-1  psi_1 - psi_{s+1}  J_1 - J_{s+1}    (slack rows, eqs. 20, 42)
  *
  * so that a U is row 0 alone, and an I or X gets count-1 slacks c_s with
  * 0 <= c_s ⊥ row_s + sum_{l<=s} c_l >= 0 and row_0 + sum c >= 0 (eqs. 20-21, 24). The
@@ -77,15 +77,15 @@ typedef struct tch_peg_constraint {
 } tch_peg_constraint;
 
 typedef struct tch_peg_params {
-    tch_real proximity;                /* epsilon: feature pairs within it are candidates */
-    tch_real applicability_facet;      /* epsilon_theta of vertex-facet contacts (eqs. 29-30) */
-    tch_real applicability_edge;       /* epsilon_theta of edge-edge contacts (eq. 31) */
+    tch_real proximity;                 /* epsilon: feature pairs within it are candidates */
+    tch_real applicability_facet;       /* epsilon_theta of vertex-facet contacts (eqs. 29-30) */
+    tch_real applicability_edge;        /* epsilon_theta of edge-edge contacts (eq. 31) */
     tch_real applicability_vertex_sets; /* eq. 37's filter of the faces at the other vertex */
-    tch_real applicability_corner;     /* the separating-axis X's filter (peg.md §6.6) */
-    tch_real depth_tolerance;          /* delta of feasibility (peg.md §5.2) */
-    tch_real feasibility_angle;        /* phi of feasibility, rad */
-    tch_real touch_tolerance;          /* tau of the primary heuristic (peg.md §5.2) */
-    tch_real flat_edge_cosine;         /* eq. 36's flat edge: n1 . n2 above this gives one U */
+    tch_real applicability_corner;      /* the separating-axis X's filter (peg.md §6.6) */
+    tch_real depth_tolerance;           /* delta of feasibility (peg.md §5.2) */
+    tch_real feasibility_angle;         /* phi of feasibility, rad */
+    tch_real touch_tolerance;           /* tau of the primary heuristic (peg.md §5.2) */
+    tch_real flat_edge_cosine;          /* eq. 36's flat edge: n1 . n2 above this gives one U */
 } tch_peg_params;
 
 /* The authors' values (peg.md §5): dimension 2 or 3, time step h for the 2D proximity. */
@@ -97,11 +97,11 @@ typedef struct tch_peg_constraints {
     tch_peg_contact* contacts;
     int count, capacity;
     tch_peg_constraint* constraints;
-    tch_feature_pairs pairs;   /* scratch of the 3D proximity query */
+    tch_feature_pairs pairs; /* scratch of the 3D proximity query */
     int mark_capacity;
-    int* vertex_marks;         /* scratch: per vertex of A then of B, the cases that took it */
+    int* vertex_marks; /* scratch: per vertex of A then of B, the cases that took it */
     int scratch_capacity;
-    tch_peg_contact* scratch;  /* scratch: the contact sets of a case */
+    tch_peg_contact* scratch; /* scratch: the contact sets of a case */
 } tch_peg_constraints;
 
 void tch_peg_constraints_init(tch_peg_constraints* out);
@@ -140,8 +140,8 @@ void tch_peg_constraint_row(const tch_peg_constraints* list, int constraint, int
                             tch_real* value, tch_peg_jacobian* jacobian);
 
 /* psi' = J nu for the two bodies' twists. */
-tch_real tch_peg_jacobian_dot(const tch_peg_jacobian* j, tch_vec3 v_a, tch_vec3 w_a,
-                              tch_vec3 v_b, tch_vec3 w_b);
+tch_real tch_peg_jacobian_dot(const tch_peg_jacobian* j, tch_vec3 v_a, tch_vec3 w_a, tch_vec3 v_b,
+                              tch_vec3 w_b);
 
 /* Short names: "U", "I", "X"; "vertex-face", "edge-edge", ... of a case. Never NULL. */
 const char* tch_peg_kind_name(tch_peg_kind kind);

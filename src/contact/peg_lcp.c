@@ -13,13 +13,13 @@ typedef enum row_type { ROW_FORCE, ROW_SLACK, ROW_FRICTION, ROW_SIGMA } row_type
 /* One unknown of the reduced LCP and its row. */
 typedef struct lcp_row {
     row_type type;
-    int body[2];                      /* [0] B, [1] A (as tch_peg_jacobian) */
-    tch_peg_jacobian j;               /* zero for a sigma row */
-    tch_vec3 inv_lin[2], inv_ang[2];  /* M⁻¹ Jᵀ by side (force and friction rows) */
-    tch_real constant;                /* psi / h */
-    int first_slack;                  /* force, slack rows: the constraint's first slack row */
-    int slack_index;                  /* force rows: slack count; slack rows: s = 1..K */
-    int sigma;                        /* friction rows: their sigma row */
+    int body[2];                     /* [0] B, [1] A (as tch_peg_jacobian) */
+    tch_peg_jacobian j;              /* zero for a sigma row */
+    tch_vec3 inv_lin[2], inv_ang[2]; /* M⁻¹ Jᵀ by side (force and friction rows) */
+    tch_real constant;               /* psi / h */
+    int first_slack;                 /* force, slack rows: the constraint's first slack row */
+    int slack_index;                 /* force rows: slack count; slack rows: s = 1..K */
+    int sigma;                       /* friction rows: their sigma row */
     int normal, first_friction, friction_count; /* sigma rows */
     tch_real mu;
 } lcp_row;
@@ -146,8 +146,8 @@ static tch_real coupling(const lcp_row* i, const lcp_row* k) {
     for (int s = 0; s < 2; ++s) {
         for (int t = 0; t < 2; ++t) {
             if (i->body[s] == k->body[t]) {
-                sum += tch_v3_dot(i->j.lin[s], k->inv_lin[t]) +
-                       tch_v3_dot(i->j.ang[s], k->inv_ang[t]);
+                sum +=
+                    tch_v3_dot(i->j.lin[s], k->inv_lin[t]) + tch_v3_dot(i->j.ang[s], k->inv_ang[t]);
             }
         }
     }
@@ -274,7 +274,8 @@ tch_status tch_peg_step_velocities(const tch_peg_body* bodies, int body_count,
         for (int i = 0; i < n; ++i) {
             const lcp_row* r = &a.rows[i];
             for (int s = 0; s < 2 && carries_force(r) && z[i] != 0; ++s) {
-                velocity_out[r->body[s]] = tch_v3_madd(velocity_out[r->body[s]], z[i], r->inv_lin[s]);
+                velocity_out[r->body[s]] =
+                    tch_v3_madd(velocity_out[r->body[s]], z[i], r->inv_lin[s]);
                 angular_out[r->body[s]] = tch_v3_madd(angular_out[r->body[s]], z[i], r->inv_ang[s]);
             }
         }

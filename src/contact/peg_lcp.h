@@ -43,12 +43,12 @@
 #include "solver/lcp.h"
 
 typedef struct tch_peg_body {
-    tch_vec3 position;          /* centre of mass, world */
-    tch_vec3 velocity;          /* of the centre of mass, nu^l */
-    tch_vec3 angular_velocity;  /* world */
-    tch_vec3 force, torque;     /* external, held over the step (gravity, gyroscopic) */
-    tch_real inverse_mass;      /* 0: a static body */
-    tch_mat3 inverse_inertia;   /* world frame; zero for a static body */
+    tch_vec3 position;         /* centre of mass, world */
+    tch_vec3 velocity;         /* of the centre of mass, nu^l */
+    tch_vec3 angular_velocity; /* world */
+    tch_vec3 force, torque;    /* external, held over the step (gravity, gyroscopic) */
+    tch_real inverse_mass;     /* 0: a static body */
+    tch_mat3 inverse_inertia;  /* world frame; zero for a static body */
 } tch_peg_body;
 
 typedef struct tch_peg_pair {
@@ -63,10 +63,10 @@ typedef enum tch_peg_model {
 } tch_peg_model;
 
 typedef struct tch_peg_step_options {
-    tch_real h;                 /* time step, s */
+    tch_real h; /* time step, s */
     tch_peg_model model;
-    int friction_directions;    /* n_d per contact: 2 in the plane (planar), >= 3 in 3D */
-    bool planar;                /* 2D: friction along the in-plane tangent only (n_d = 2) */
+    int friction_directions; /* n_d per contact: 2 in the plane (planar), >= 3 in 3D */
+    bool planar;             /* 2D: friction along the in-plane tangent only (n_d = 2) */
 } tch_peg_step_options;
 
 typedef struct tch_peg_step_result {

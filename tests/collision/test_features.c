@@ -504,7 +504,8 @@ static void test_vertex_face_feasibility(void) {
     ENSURE(top >= 0);
     const tch_transform X = at(tch_v3(1, 2, 3));
     const double eps = 0.1, delta = 0.0025, phi = 0.4;
-#define FEASIBLE(x, z) tch_features_vertex_face_feasible(&f, X, top, tch_v3(1 + (x), 2, 3.5 + (z)), eps, delta, phi)
+#define FEASIBLE(x, z)                                                                     \
+    tch_features_vertex_face_feasible(&f, X, top, tch_v3(1 + (x), 2, 3.5 + (z)), eps, delta, phi)
     ENSURE(FEASIBLE(0.2, 0.05) && FEASIBLE(0.2, -0.002) && !FEASIBLE(0.2, -0.003));
     ENSURE(!FEASIBLE(0.2, 0.11)); /* beyond the proximity */
     /* past the edge by 0.05 in the plane: D = sqrt(0.05^2 + gap^2), gap >= -D sin(0.4) */

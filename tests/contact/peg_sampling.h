@@ -117,8 +117,8 @@ typedef struct peg_solid {
 
 static inline int peg_solid_init(peg_solid* s, unsigned long long* state) {
     s->hull = fixture_random_hull(state, 12, 0.5);
-    const tch_polytope view = {s->hull.vertex_count, s->hull.vertices_G, s->hull.face_count,
-                               s->hull.face_start, s->hull.face_vertices, s->hull.face_normals_G,
+    const tch_polytope view = {s->hull.vertex_count, s->hull.vertices_G,    s->hull.face_count,
+                               s->hull.face_start,   s->hull.face_vertices, s->hull.face_normals_G,
                                {{0, 0, 0}}};
     s->pose = tch_x_identity();
     return tch_features_build(&view, "sample", &s->f, NULL) == TCH_OK;
@@ -246,8 +246,9 @@ static inline double peg_sample_2d(unsigned long long* state, int mode,
     double separation;
     if (mode == PEG_SAMPLE_RANDOM) {
         const double phi = 2 * TCH_PI * fixture_uniform(state);
-        separation = peg_place_2d(&a, &b, 2 * TCH_PI * fixture_uniform(state),
-                                  tch_v3(cos(phi), sin(phi), 0), peg_target(state, params->proximity));
+        separation =
+            peg_place_2d(&a, &b, 2 * TCH_PI * fixture_uniform(state), tch_v3(cos(phi), sin(phi), 0),
+                         peg_target(state, params->proximity));
     } else {
         /* corners facing: B's vertex j opposite A's vertex i, turned up to +-0.6 rad */
         const int i = (int)(fixture_uniform(state) * a.n), j = (int)(fixture_uniform(state) * b.n);
@@ -257,14 +258,14 @@ static inline double peg_sample_2d(unsigned long long* state, int mode,
         const double r = 0.5 * params->proximity * sqrt(fixture_uniform(state));
         const double phi = 2 * TCH_PI * fixture_uniform(state);
         peg_pose_polygon(&b, tch_v3_zero(), angle_b);
-        const tch_vec3 shift = tch_v3_add(tch_v3_sub(a.world[i], b.world[j]),
-                                          tch_v3(r * cos(phi), r * sin(phi), 0));
+        const tch_vec3 shift =
+            tch_v3_add(tch_v3_sub(a.world[i], b.world[j]), tch_v3(r * cos(phi), r * sin(phi), 0));
         peg_pose_polygon(&b, shift, angle_b);
         separation = peg_separation_2d(&a, &b);
     }
     tch_peg_constraints_build_2d(a.world, a.n, tch_v3_zero(), b.world, b.n,
-                                 b.world[0] /* any point: gaps do not depend on it */, params,
-                                 list, NULL);
+                                 b.world[0] /* any point: gaps do not depend on it */, params, list,
+                                 NULL);
     return separation;
 }
 
@@ -308,8 +309,8 @@ static inline double peg_sample_3d(unsigned long long* state, int mode, peg_soli
     double separation;
     if (mode == PEG_SAMPLE_RANDOM) {
         b->pose.q = fixture_rotation(state);
-        separation = peg_place_3d(a, b, fixture_unit_vector(state),
-                                  peg_target(state, params->proximity));
+        separation =
+            peg_place_3d(a, b, fixture_unit_vector(state), peg_target(state, params->proximity));
     } else {
         const int i = (int)(fixture_uniform(state) * a->f.vertex_count);
         const int j = (int)(fixture_uniform(state) * b->f.vertex_count);
@@ -318,14 +319,14 @@ static inline double peg_sample_3d(unsigned long long* state, int mode, peg_soli
         /* B's vertex direction onto -out_a, twisted about it and tilted up to 0.3 rad */
         const tch_quat align =
             peg_rotation_between(tch_v3_normalize(out_b), tch_v3_neg(tch_v3_normalize(out_a)));
-        const tch_quat twist = tch_q_axis_angle(tch_v3_normalize(out_a),
-                                                2 * TCH_PI * fixture_uniform(state));
-        const tch_quat tilt = tch_q_axis_angle(fixture_unit_vector(state),
-                                               0.3 * fixture_uniform(state));
+        const tch_quat twist =
+            tch_q_axis_angle(tch_v3_normalize(out_a), 2 * TCH_PI * fixture_uniform(state));
+        const tch_quat tilt =
+            tch_q_axis_angle(fixture_unit_vector(state), 0.3 * fixture_uniform(state));
         b->pose.q = tch_q_normalize(tch_q_mul(tilt, tch_q_mul(twist, align)));
         b->pose.p = tch_v3_zero();
-        const tch_vec3 offset = tch_v3_scale(fixture_unit_vector(state),
-                                             0.5 * params->proximity * cbrt(fixture_uniform(state)));
+        const tch_vec3 offset = tch_v3_scale(
+            fixture_unit_vector(state), 0.5 * params->proximity * cbrt(fixture_uniform(state)));
         b->pose.p = tch_v3_add(tch_v3_sub(tch_x_apply(a->pose, a->f.vertices[i]),
                                           tch_x_apply(b->pose, b->f.vertices[j])),
                                offset);

@@ -203,8 +203,8 @@ static void test_2d_vertex_vertex_labels(void) {
 
 static tch_features box_features(tch_vec3 half, tch_convex_hull* hull) {
     *hull = fixture_box(half, tch_v3_zero());
-    const tch_polytope view = {hull->vertex_count, hull->vertices_G, hull->face_count,
-                               hull->face_start, hull->face_vertices, hull->face_normals_G,
+    const tch_polytope view = {hull->vertex_count, hull->vertices_G,    hull->face_count,
+                               hull->face_start,   hull->face_vertices, hull->face_normals_G,
                                {{0, 0, 0}}};
     tch_features f;
     tch_features_build(&view, "box", &f, NULL);
@@ -217,8 +217,8 @@ static tch_transform at(tch_vec3 p) {
 
 /* 3D, eqs. 34-36: a small cube resting in the middle of a big one gives four vertex-face U at
  * the gap along -z; slid so that one bottom edge overhangs the big cube's top edge (two
- * vertices 0.01 past its plane), those two vertices get the vertex set {top, side} as I (eq. 36) with the
- * top touching as primary. */
+ * vertices 0.01 past its plane), those two vertices get the vertex set {top, side} as I (eq. 36)
+ * with the top touching as primary. */
 static void test_3d_cube_cases(void) {
     tch_convex_hull ha, hb;
     tch_features a = box_features(tch_v3(0.25, 0.25, 0.25), &ha);
@@ -245,7 +245,7 @@ static void test_3d_cube_cases(void) {
         const tch_peg_constraint* c = &list.constraints[i];
         if (c->kind == TCH_PEG_I) {
             ENSURE(c->count == 2);
-            ENSURE_NEAR(list.contacts[c->first].gap, 0, 1e-14);      /* top, touching */
+            ENSURE_NEAR(list.contacts[c->first].gap, 0, 1e-14);        /* top, touching */
             ENSURE_NEAR(list.contacts[c->first + 1].gap, 0.01, 1e-14); /* past the side's plane */
         }
     }
@@ -268,7 +268,8 @@ static tch_peg_body free_body(tch_vec3 position, tch_vec3 velocity, double mass,
                           .velocity = velocity,
                           .force = tch_v3(0, -mass * gravity, 0),
                           .inverse_mass = 1 / mass,
-                          .inverse_inertia = tch_m3_diag(tch_v3(0, 0, inertia > 0 ? 1 / inertia : 0))};
+                          .inverse_inertia =
+                              tch_m3_diag(tch_v3(0, 0, inertia > 0 ? 1 / inertia : 0))};
 }
 
 static tch_peg_step_options planar(double h, tch_peg_model model) {
@@ -285,9 +286,10 @@ static void test_fig2_one_step(void) {
     const tch_vec3 v = tch_v3(-0.01, 0, 0);
     tch_peg_body bodies[2] = {free_body(v, tch_v3(0.2, 0, 0), 1, 0), static_body()};
     const tch_peg_params params = tch_peg_params_default(2, h);
-    tch_peg_contact set[2] = {
-        tch_peg_vertex_facet_contact(true, 0, 0, v, tch_v3(0, 1, 0), tch_v3_zero(), v, tch_v3_zero()),
-        tch_peg_vertex_facet_contact(true, 0, 1, v, tch_v3(1, 0, 0), tch_v3_zero(), v, tch_v3_zero())};
+    tch_peg_contact set[2] = {tch_peg_vertex_facet_contact(true, 0, 0, v, tch_v3(0, 1, 0),
+                                                           tch_v3_zero(), v, tch_v3_zero()),
+                              tch_peg_vertex_facet_contact(true, 0, 1, v, tch_v3(1, 0, 0),
+                                                           tch_v3_zero(), v, tch_v3_zero())};
     set[0].applicability = set[1].applicability = 0;
     set[0].feasible = set[1].feasible = true;
     tch_peg_constraints list;
@@ -380,8 +382,8 @@ static void test_fig3_infeasible_standard_model(void) {
         box.shape.local[i] = tch_v3(bx[i], by[i], 0);
     }
     place(&box);
-    planar_body plank = {.shape = {.n = 4}, .x = tch_v3(0, 0.001 + 0.05, 0), .mass = 1,
-                         .g = gravity};
+    planar_body plank = {
+        .shape = {.n = 4}, .x = tch_v3(0, 0.001 + 0.05, 0), .mass = 1, .g = gravity};
     const double px[4] = {-0.998, 0.998, 0.998, -0.998}, py[4] = {-0.05, -0.05, 0.05, 0.05};
     for (int i = 0; i < 4; ++i) {
         plank.shape.local[i] = tch_v3(px[i], py[i], 0);
@@ -458,8 +460,11 @@ static void test_fig5_dual_trap(void) {
  * authors' +(d, r x d) for both bodies would push both the same way.) */
 static void test_friction_sign_keeps_momentum(void) {
     const double h = 0.01, mu = 0.3, press = 20;
-    planar_body a = {.shape = square(0.25), .x = tch_v3(0, 0.25, 0), .v = tch_v3(1, 0, 0),
-                     .mass = 1, .inertia = 1.0 / 24};
+    planar_body a = {.shape = square(0.25),
+                     .x = tch_v3(0, 0.25, 0),
+                     .v = tch_v3(1, 0, 0),
+                     .mass = 1,
+                     .inertia = 1.0 / 24};
     planar_body b = {.shape = square(1), .x = tch_v3(0, -1, 0), .mass = 4, .inertia = 4.0 * 4 / 6};
     place(&a);
     place(&b);
@@ -481,7 +486,8 @@ static void test_friction_sign_keeps_momentum(void) {
     ENSURE(tch_peg_step_velocities(bodies, 2, &pair, 1, &options, &arena, vel, ang, &result,
                                    NULL) == TCH_OK);
     ENSURE(result.force_rows == 2 && result.friction_rows == 6);
-    const tch_vec3 momentum = tch_v3_add(tch_v3_scale(vel[0], a.mass), tch_v3_scale(vel[1], b.mass));
+    const tch_vec3 momentum =
+        tch_v3_add(tch_v3_scale(vel[0], a.mass), tch_v3_scale(vel[1], b.mass));
     ENSURE_NEAR(momentum.x, 1.0, 1e-12);
     ENSURE_NEAR(momentum.y, 0, 1e-12);
     const double slip = vel[0].x - vel[1].x;
@@ -494,8 +500,8 @@ static void test_friction_sign_keeps_momentum(void) {
 static void test_friction_holds_on_incline(void) {
     const double h = 0.01, slope = 20 * TCH_PI / 180;
     planar_body ramp = {.shape = square(2), .x = tch_v3_zero(), .angle = slope};
-    planar_body a = {.shape = square(0.2), .mass = 1, .inertia = 0.16 / 6, .angle = slope,
-                     .g = gravity};
+    planar_body a = {
+        .shape = square(0.2), .mass = 1, .inertia = 0.16 / 6, .angle = slope, .g = gravity};
     a.x = tch_v3(-sin(slope) * 2.2, cos(slope) * 2.2, 0);
     place(&ramp);
     place(&a);
@@ -513,7 +519,6 @@ static void test_friction_holds_on_incline(void) {
     tch_peg_constraints_free(&list);
 }
 
-
 /* ---- 3D ---- */
 
 typedef struct solid_body {
@@ -521,9 +526,9 @@ typedef struct solid_body {
     tch_convex_hull hull;
     tch_transform pose; /* origin = centre of mass */
     tch_vec3 v, w;
-    double mass;        /* 0: static */
-    tch_vec3 inertia;   /* principal, body frame (the boxes' axes) */
-    bool turns;         /* false: rotation locked (a zero inverse inertia) */
+    double mass;      /* 0: static */
+    tch_vec3 inertia; /* principal, body frame (the boxes' axes) */
+    bool turns;       /* false: rotation locked (a zero inverse inertia) */
 } solid_body;
 
 static tch_peg_body as_peg_solid(const solid_body* b) {
@@ -564,9 +569,10 @@ static tch_status step_solid(solid_body* a, const solid_body* b, tch_peg_model m
 static solid_body solid_box(tch_vec3 half, tch_vec3 at_point, double mass) {
     solid_body b = {.pose = at(at_point), .mass = mass, .turns = true};
     b.f = box_features(half, &b.hull);
-    b.inertia = tch_v3_scale(tch_v3(half.y * half.y + half.z * half.z,
-                                    half.x * half.x + half.z * half.z,
-                                    half.x * half.x + half.y * half.y), mass / 3);
+    b.inertia =
+        tch_v3_scale(tch_v3(half.y * half.y + half.z * half.z, half.x * half.x + half.z * half.z,
+                            half.x * half.x + half.y * half.y),
+                     mass / 3);
     return b;
 }
 
@@ -633,8 +639,8 @@ static void test_3d_cube_drop_rests(void) {
 static void test_3d_fig2_one_step(void) {
     const double h = 0.01, half = 0.1;
     solid_body big = solid_box(tch_v3(1, 1, 1), tch_v3_zero(), 0);
-    solid_body small = solid_box(tch_v3(half, half, half),
-                                 tch_v3(0.99 - half * sqrt(2), 0, 1 + half), 1);
+    solid_body small =
+        solid_box(tch_v3(half, half, half), tch_v3(0.99 - half * sqrt(2), 0, 1 + half), 1);
     small.pose.q = tch_q_axis_angle(tch_v3(0, 0, 1), TCH_PI / 4);
     small.turns = false;
     small.v = tch_v3(0.2, 0, 0);
