@@ -1,11 +1,14 @@
 /* peg's 3D feature-pair cases (peg.md §6.3-6.6) over the proximity query's candidate pairs.
  *
- * Each vertex is taken by its most specific case: a vertex within the proximity of a vertex of
- * the other body goes to the vertex-vertex case (eqs. 37 and the separating-axis X that stands
- * for the lost eq. 38); else one within the proximity of an edge goes to the vertex-edge case
- * (eq. 36); else its faces give U (eq. 34). Edge-edge pairs whose closest points are interior to
- * both edges give U (eq. 35). Edge-face and face-face are redundant (the paper).
- * Contact sets are filtered by relaxed applicability (eqs. 29-31) and feasibility (§5.2). */
+ * Every vertex within the proximity of the other body gets one U or I over its vertex set
+ * (every face of the other body within the proximity: the sets of eqs. 34, 36 and 37 widened,
+ * see vertex_set), tagged with its most specific case: vertex-vertex when it is within the
+ * proximity of a vertex of the other body, else vertex-edge, else vertex-face. Then the
+ * X-constraints of the vertex-edge case (eq. 36) and of the vertex-vertex case (the
+ * separating-axis X of peg.md §6.6, for the lost eq. 38), and U for the edge-edge pairs whose
+ * closest points are interior to both edges (eq. 35). Edge-face and face-face are redundant
+ * (the paper). Contacts are filtered by relaxed applicability (eqs. 29-31) and feasibility
+ * (§5.2). */
 #include <math.h>
 
 #include "base/error.h"

@@ -11,13 +11,11 @@
 
 tch_peg_params tch_peg_params_default(int dimension, tch_real h) {
     /* peg.md §5: the authors' code; 2D uses -0.25 for vertex-edge, 3D -0.3 vertex-face and
-     * -0.1 edge-edge; eq. 37's sets keep faces with APPL > -0.4; the separating-axis X of
-     * §6.6 was measured there with -0.1. */
+     * -0.1 edge-edge; the separating-axis X of §6.6 was measured there with -0.1. */
     return (tch_peg_params){
         .proximity = tch_features_default_proximity(dimension, h),
         .applicability_facet = dimension == 2 ? -0.25 : -0.3,
         .applicability_edge = -0.1,
-        .applicability_vertex_sets = -0.4,
         .applicability_corner = -0.1,
         .depth_tolerance = 0.0025,
         .feasibility_angle = 0.4,

@@ -80,7 +80,6 @@ typedef struct tch_peg_params {
     tch_real proximity;                 /* epsilon: feature pairs within it are candidates */
     tch_real applicability_facet;       /* epsilon_theta of vertex-facet contacts (eqs. 29-30) */
     tch_real applicability_edge;        /* epsilon_theta of edge-edge contacts (eq. 31) */
-    tch_real applicability_vertex_sets; /* eq. 37's filter of the faces at the other vertex */
     tch_real applicability_corner;      /* the separating-axis X's filter (peg.md §6.6) */
     tch_real depth_tolerance;           /* delta of feasibility (peg.md §5.2) */
     tch_real feasibility_angle;         /* phi of feasibility, rad */
