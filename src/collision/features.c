@@ -207,8 +207,8 @@ static tch_vec3 closest_on_segment(tch_vec3 p, tch_vec3 a, tch_vec3 b) {
 }
 
 /* The closest point of face `face` (a convex polygon) to p: the projection on its plane when
- * that lies inside every edge, else the closest point of its nearest edge. */
-static tch_vec3 closest_on_face(const posed* P, int face, tch_vec3 p) {
+ * that lies inside every edge (*inside = 1), else the closest point of its nearest edge. */
+static tch_vec3 closest_on_face_inside(const posed* P, int face, tch_vec3 p, int* inside_out) {
     const tch_features* f = P->f;
     const tch_vec3 n = posed_normal(P, face);
     const int first = f->face_start[face], end = f->face_start[face + 1];
@@ -230,7 +230,13 @@ static tch_vec3 closest_on_face(const posed* P, int face, tch_vec3 p) {
             best = c;
         }
     }
+    *inside_out = inside;
     return inside ? projection : best;
+}
+
+static tch_vec3 closest_on_face(const posed* P, int face, tch_vec3 p) {
+    int inside;
+    return closest_on_face_inside(P, face, p, &inside);
 }
 
 static int push_pair(tch_feature_pairs* out, tch_feature_pair pair) {
@@ -473,4 +479,30 @@ tch_real tch_features_applicability_edge_edge(const tch_features* a, tch_transfo
     const tch_real b1 = tch_v3_dot(n, tch_q_rotate(pose_b.q, tb1));
     const tch_real b2 = tch_v3_dot(n, tch_q_rotate(pose_b.q, tb2));
     return fmax(fmin(fmin(a1, a2), fmin(-b1, -b2)), fmin(fmin(-a1, -a2), fmin(b1, b2)));
+}
+
+/* ---- feasibility, peg.md §5.2 ---- */
+
+bool tch_features_vertex_face_feasible(const tch_features* f, tch_transform pose, int face,
+                                       tch_vec3 point, tch_real proximity,
+                                       tch_real depth_tolerance, tch_real angle) {
+    /* in the polytope's geom frame, where distances are those of the world */
+    const posed P = {f, f->vertices, tch_q_identity()};
+    const tch_vec3 p = tch_x_apply_inverse(pose, point);
+    const tch_vec3 n = f->face_normals[face];
+    const tch_vec3 on_plane = f->vertices[f->face_vertices[f->face_start[face]]];
+    const tch_real gap = tch_v3_dot(n, tch_v3_sub(p, on_plane));
+    int inside;
+    const tch_vec3 nearest = closest_on_face_inside(&P, face, p, &inside);
+    const tch_real distance = tch_v3_dist(p, nearest);
+    if (fabs(gap) > proximity || distance > proximity) {
+        return false;
+    }
+    if (inside) {
+        return gap >= -depth_tolerance;
+    }
+    /* outside the face's Voronoi region: above the surface descending at `angle` from the
+     * nearest boundary point, and not farther than the proximity past it in the plane */
+    const tch_vec3 in_plane = tch_v3_madd(tch_v3_sub(p, nearest), -gap, n);
+    return tch_v3_norm(in_plane) <= proximity && gap >= -distance * sin(angle);
 }

@@ -20,6 +20,8 @@
  */
 #pragma once
 
+#include <stdbool.h>
+
 #include "collision/collide.h"
 
 /* Edges whose unit vectors have a cross product below this norm are parallel: no edge-edge
@@ -139,3 +141,14 @@ tch_real tch_features_applicability_vertex_face(const tch_features* fv, tch_tran
 tch_real tch_features_applicability_edge_edge(const tch_features* a, tch_transform pose_a,
                                               int edge_a, const tch_features* b,
                                               tch_transform pose_b, int edge_b);
+
+/* Feasibility of the vertex-face contact of a world point against face `face` of the polytope
+ * `f` at `pose` (peg.md §5.2, the authors' feasibility_vf): a feasible contact may carry a
+ * force. It needs |gap| <= proximity and the point within proximity of the face; then, when the
+ * point projects inside the face (its Voronoi region), gap >= -depth_tolerance (delta, the
+ * code's 0.0025); otherwise the point must lie above the surface that descends at `angle`
+ * (phi, the code's 0.4 rad) from the nearest boundary point of the face (gap >= -D sin(phi),
+ * D the distance to that point) and project within proximity past the boundary. */
+bool tch_features_vertex_face_feasible(const tch_features* f, tch_transform pose, int face,
+                                       tch_vec3 point, tch_real proximity,
+                                       tch_real depth_tolerance, tch_real angle);

@@ -488,6 +488,34 @@ static void test_crossed_edges(void) {
     tch_hull_free(&h);
 }
 
+
+/* Feasibility (peg.md §5.2) against the top face z = 0.5 of a unit cube, proximity 0.1,
+ * delta 0.0025, phi 0.4: over the face, feasible down to -delta; past its edge x = 0.5 by 0.05,
+ * feasible above the surface descending at phi (gap >= -D sin phi, D the distance to the
+ * edge) and not farther than the proximity past it. */
+static void test_vertex_face_feasibility(void) {
+    tch_convex_hull h = fixture_box(tch_v3(0.5, 0.5, 0.5), tch_v3_zero());
+    tch_features f;
+    ENSURE(build(&h, &f));
+    int top = -1;
+    for (int face = 0; face < f.face_count; ++face) {
+        top = f.face_normals[face].z > 0.5 ? face : top;
+    }
+    ENSURE(top >= 0);
+    const tch_transform X = at(tch_v3(1, 2, 3));
+    const double eps = 0.1, delta = 0.0025, phi = 0.4;
+#define FEASIBLE(x, z)                                                                     \
+    tch_features_vertex_face_feasible(&f, X, top, tch_v3(1 + (x), 2, 3.5 + (z)), eps, delta, phi)
+    ENSURE(FEASIBLE(0.2, 0.05) && FEASIBLE(0.2, -0.002) && !FEASIBLE(0.2, -0.003));
+    ENSURE(!FEASIBLE(0.2, 0.11)); /* beyond the proximity */
+    /* past the edge by 0.05 in the plane: D = sqrt(0.05^2 + gap^2), gap >= -D sin(0.4) */
+    ENSURE(FEASIBLE(0.55, 0.01) && FEASIBLE(0.55, -0.02) && !FEASIBLE(0.55, -0.025));
+    ENSURE(!FEASIBLE(0.65, 0.0)); /* past the proximity in the plane */
+#undef FEASIBLE
+    tch_features_free(&f);
+    tch_hull_free(&h);
+}
+
 int main(void) {
     RUN_TEST(test_cube_topology);
     RUN_TEST(test_edge_frames_random_hulls);
@@ -499,5 +527,6 @@ int main(void) {
     RUN_TEST(test_vertex_face_applicability_closed_forms);
     RUN_TEST(test_vertex_face_applicability_random_hulls);
     RUN_TEST(test_crossed_edges);
+    RUN_TEST(test_vertex_face_feasibility);
     return TEST_RESULT();
 }
