@@ -24,8 +24,8 @@
  * one that makes the largest triangle with those two, and the one that adds the most area to
  * that triangle (the spread of the support polygon is what keeps a resting body stable), with
  * two rules that keep a symmetric set symmetric:
- *   - twins: when exactly two candidates (at two places at least 1% of the extent apart) share
- *     a step's best score within 1e-8 relative, and the centroid of all candidates is on their
+ *   - twins: when exactly two candidates (at two places) share a step's best score within
+ *     1e-8 relative, and the centroid of all candidates is on their
  *     perpendicular bisector (a mirror of the set may swap them), both are kept and the next
  *     steps measure from their midpoint. The two deepest points of a prism's rim, the far ends
  *     of a rim, the flanks of a tilted face: picking one of two twins, as the plain greedy

@@ -1,5 +1,6 @@
-/* Manifold building blocks: reduction to four points, segment closest points, the polytope
- * view of boxes and hulls, and face clipping. See collide.h for the rules. */
+/* Manifold building blocks: the symmetric reduction to about four points, segment closest
+ * points, the polytope view of boxes and hulls, and face clipping. See collide.h for the
+ * rules. */
 #include <math.h>
 #include <string.h>
 
@@ -19,10 +20,6 @@
  * body by 1e-9 rad, and 1e-6 made the levelled faces of a resting tower flip between a tie and
  * none from step to step (test_point_energy's towers). */
 static const tch_real TIE = 1e-8;
-/* Two tied candidates closer than this fraction of the extent are one support point, not twins
- * (a box turned slightly on a box clips to pairs of points a hair apart at each corner: both
- * of one pair would take two of the four places). */
-static const tch_real TWIN_SEPARATION = 0.01;
 
 typedef struct planar {
     tch_real x, y;
@@ -44,7 +41,6 @@ typedef struct candidates {
     int count;
     tch_vec3 origin, t1, t2; /* the deepest candidate's point and tangents */
     planar centroid;         /* of all candidates */
-    tch_real extent;         /* the largest distance of a candidate from the deepest */
     bool level;              /* more than two places share the deepest depth */
 } candidates;
 
@@ -197,8 +193,7 @@ static bool spread_one_step(candidates* c, spread_step step, const planar ref[3]
             places = add_tied_place(tied, places, k, x, p.depth, tie_length);
         }
     }
-    if (places == 2 && on_bisector(c->centroid, tied[0].x, tied[1].x, tie_length) &&
-        hypot(tied[0].x.x - tied[1].x.x, tied[0].x.y - tied[1].x.y) > TWIN_SEPARATION * c->extent) {
+    if (places == 2 && on_bisector(c->centroid, tied[0].x, tied[1].x, tie_length)) {
         sel->index[sel->count++] = tied[0].k;
         sel->index[sel->count++] = tied[1].k;
         *next_ref = (planar){0.5 * (tied[0].x.x + tied[1].x.x), 0.5 * (tied[0].x.y + tied[1].x.y)};
@@ -230,8 +225,9 @@ static bool spread_one_step(candidates* c, spread_step step, const planar ref[3]
     return true;
 }
 
-/* Reduces to at most 4 points (5 when a step after a single winner keeps a pair), the deepest
- * first; a source of at most TCH_MANIFOLD_REDUCED candidates is kept whole. */
+/* Reduces to 4 points or fewer (5 when a step after a single winner keeps a pair), in the
+ * order of the steps (the deepest first unless a face is level); a source of at most
+ * TCH_MANIFOLD_REDUCED candidates is kept whole. */
 static int reduce(candidates* c, tch_manifold_point* out) {
     int kept = 0;
     tch_manifold_point p;
@@ -261,8 +257,7 @@ static int reduce(candidates* c, tch_manifold_point* out) {
             c->centroid.x += x.x / kept, c->centroid.y += x.y / kept;
         }
     }
-    c->extent = sqrt(extent2);
-    const tch_real tie_length = TIE * fmax(c->extent, fabs(deepest_depth));
+    const tch_real tie_length = TIE * fmax(sqrt(extent2), fabs(deepest_depth));
     selection sel = {0, {0}};
     planar ref[3] = {{0, 0}, {0, 0}, {0, 0}};
     const spread_step steps[5] = {DEEPEST, FARTHEST, TRIANGLE, AREA, AREA};
@@ -300,7 +295,7 @@ static int reduce(candidates* c, tch_manifold_point* out) {
 
 int tch_manifold_select(tch_candidate_fn point, const void* source, int count,
                         tch_manifold_point* out) {
-    candidates c = {point, source, count, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0}, 0, false};
+    candidates c = {point, source, count, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0}, false};
     return reduce(&c, out);
 }
 
