@@ -472,16 +472,12 @@ static int is_new_point(const contact_rows* rows, int count, tch_vec3 p_W) {
  * two surface points, at the geoms' current poses, are within the pair's margin (or RETAIN_GAP)
  * along the pair's normal (that of its deepest current point) and within RETAIN_DRIFT of each
  * other along the contact plane; its depth is their distance along the normal. Appends to
- * rows[count..); returns the new count. A pair whose narrow phase gave a full manifold
- * (FULL_MANIFOLD points or more: a reduced face, which the reduction keeps symmetric) retains
- * nothing: a stored point added to it, one of two twins when only one fits, would break that
- * symmetry (a prism dropped on its rim left the impact rolling and yawing). */
-enum { FULL_MANIFOLD = 4 };
+ * rows[count..); returns the new count. */
 static int retain_points(stage* s, int pair_index, const memory_world* located,
                          contact_rows* rows, int count) {
     const pair_memory* memory = s->memory[pair_index];
     const tch_pair_result* pair = &s->d->pair_results[pair_index];
-    if (!memory || count == 0 || count >= FULL_MANIFOLD) {
+    if (!memory || count == 0 || count >= MEMORY_POINTS) {
         return count;
     }
     const tch_contact* deepest = rows[0].c;
