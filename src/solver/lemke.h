@@ -51,7 +51,8 @@
  * solution by O(δ |z|), and the residual is measured without it. Measured (issue 11 item 8): a
  * 128-vertex elliptic prism dropped on its rim at 1-3 m/s spinning up to 30 rad/s, 100 drops,
  * 1100 islands: 5 Lemke problems of 24 unknowns (4 contacts, 4 cone edges) ended on a ray with
- * residuals 1e-8 to 0.24 m/s, and 2 were then solved without friction; with the retry, none.
+ * residuals 1e-8 to 0.24 m/s, and 2 islands were then solved without friction; with the
+ * retry, none (docs/contact-lcp.md, "Left to do").
  */
 #pragma once
 
