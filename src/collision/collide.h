@@ -16,12 +16,28 @@
  *   collide_convex.c     every other pair: libccd's GJK + EPA on support functions, then face
  *                        clipping when both are polytopes resting face to face
  *   manifold.c           the polytope view of boxes and hulls, Sutherland-Hodgman face
- *                        clipping, and the reduction of many points to at most four
+ *                        clipping, and the symmetric reduction of many points to a few
  *
- * Manifold rules: points within `margin` of touching are kept with depth in [-margin, 0]; a
- * kernel that finds more than four points keeps the deepest, the one farthest from it, the
+ * Manifold rules: points within `margin` of touching are kept with depth in [-margin, 0]. A
+ * kernel that finds more than four points reduces them (manifold.c) by the greedy choice of
+ * spread in the contact plane of the deepest one: the deepest, the one farthest from it, the
  * one that makes the largest triangle with those two, and the one that adds the most area to
- * that triangle (the spread of the support polygon is what keeps a resting body stable).
+ * that triangle (the spread of the support polygon is what keeps a resting body stable), with
+ * two rules that keep a symmetric set symmetric:
+ *   - twins: when exactly two candidates (at two places) share a step's best score within
+ *     1e-8 relative, and the centroid of all candidates is on their
+ *     perpendicular bisector (a mirror of the set may swap them), both are kept and the next
+ *     steps measure from their midpoint. The two deepest points of a prism's rim, the far ends
+ *     of a rim, the flanks of a tilted face: picking one of two twins, as the plain greedy
+ *     choice did, put the impulse of a symmetric impact on one corner, and the body left it
+ *     yawing and flying sideways;
+ *   - a level face (more than two places equally deep) is measured from the centre of its
+ *     deepest points, not from whichever of them rounding made deepest, and of tied candidates
+ *     the one farthest from that centre wins.
+ * At most 4 points (5 when a pair follows a single winner). Of candidates at one place (a box's
+ * top and bottom corners seen from above) the deepest is kept. Every choice is a function of
+ * the set of positions and depths, not of the candidates' order, except among exact ties of
+ * several places (a regular polygon), where the first one wins.
  *
  * Rejected: one generic GJK/EPA path for everything (a box on a plane would get one point and
  * rock; EPA's depth on curved shapes is only as good as its tolerance), and per-kernel copies
@@ -69,31 +85,25 @@ int tch_collide_convex(const tch_shape* a, const tch_shape* b, tch_transform X_A
 
 /* ---- manifold.c ---- */
 
-/* Collects candidate points for `out` (TCH_MANIFOLD_CAPACITY points) and keeps at most four
- * of them by the manifold rules above. Candidates that fit in out are collected there and
- * reduced in place (nothing to copy); more go to the builder's own buffer, which is reduced
- * whenever it fills up. */
-enum { TCH_MANIFOLD_BUILDER_CAPACITY = 32 };
-typedef struct tch_manifold_builder {
-    tch_manifold_point* points; /* out or buffer */
-    int count;
-    tch_manifold_point buffer[TCH_MANIFOLD_BUILDER_CAPACITY];
-} tch_manifold_builder;
+/* A set of at most this many candidates is kept whole; a larger one is reduced to about this
+ * many (see the manifold rules). */
+enum { TCH_MANIFOLD_REDUCED = 4 };
 
-/* Starts collecting at most `candidates` points (the number of add calls to come) for out. */
-void tch_manifold_builder_init(tch_manifold_builder* builder, tch_manifold_point* out,
-                               int candidates);
-/* Adds p when p.depth >= -margin. */
-void tch_manifold_builder_add(tch_manifold_builder* builder, tch_manifold_point p,
-                              tch_real margin);
-/* Leaves the reduced points (at most 4) in the out given to init and returns their count. */
-int tch_manifold_builder_finish(tch_manifold_builder* builder, tch_manifold_point* out);
+/* Candidate k of a source of candidate points: true (and *out set) when it is a point of the
+ * manifold (within the margin). */
+typedef bool (*tch_candidate_fn)(const void* source, int k, tch_manifold_point* out);
+
+/* Reduces the candidates 0 .. count-1 of `source` (by the manifold rules) into out
+ * (TCH_MANIFOLD_CAPACITY points); returns the count kept. Each candidate is asked for several
+ * times (a few passes), so a source of any size needs no buffer. */
+int tch_manifold_select(tch_candidate_fn point, const void* source, int count,
+                        tch_manifold_point* out);
 
 /* Points found with the roles swapped (frame B, normal from B into A) re-expressed in A's
  * frame with the normal from A into B. */
 void tch_manifold_flip(tch_manifold_point* points, int count, tch_transform X_AB);
 
-/* Reduces points[0..count) in place to at most 4 (see the manifold rules); returns the count. */
+/* Reduces points[0..count) in place (see the manifold rules); returns the count. */
 int tch_manifold_reduce(tch_manifold_point* points, int count);
 
 /* Closest points of segments p0 + s (p1 - p0) and q0 + t (q1 - q0), s, t in [0, 1]

@@ -34,15 +34,24 @@ static tch_manifold_point plane_point(tch_vec3 x) {
     return (tch_manifold_point){tch_v3(x.x, x.y, 0.5 * x.z), plane_normal, -x.z};
 }
 
-/* Adds every point of points_B[0..count) (frame of B, pose X_AB) below the plane + margin. */
+/* Points of B (frame of B, pose X_AB) as a source of candidates against the plane. */
+typedef struct points_on_plane {
+    const tch_vec3* points_B;
+    tch_transform X_AB;
+    tch_real margin;
+} points_on_plane;
+
+static bool plane_candidate(const void* source, int k, tch_manifold_point* out) {
+    const points_on_plane* s = source;
+    *out = plane_point(tch_x_apply(s->X_AB, s->points_B[k]));
+    return out->depth >= -s->margin;
+}
+
+/* The points of points_B[0..count) below the plane + margin, reduced by the manifold rules. */
 static int plane_points(const tch_vec3* points_B, int count, tch_transform X_AB,
                         tch_real margin, tch_manifold_point* out) {
-    tch_manifold_builder builder;
-    tch_manifold_builder_init(&builder, out, count);
-    for (int k = 0; k < count; ++k) {
-        tch_manifold_builder_add(&builder, plane_point(tch_x_apply(X_AB, points_B[k])), margin);
-    }
-    return tch_manifold_builder_finish(&builder, out);
+    const points_on_plane source = {points_B, X_AB, margin};
+    return tch_manifold_select(plane_candidate, &source, count, out);
 }
 
 int tch_collide_plane_rounded(const tch_shape* a, const tch_shape* b, tch_transform X_AB,
@@ -114,10 +123,11 @@ static tch_manifold_point ball_point(tch_vec3 ca, tch_real ra, tch_vec3 cb, tch_
 }
 
 /* Two capsules with parallel segments lying side by side: the ends of the overlap of B's
- * segment projected on A's. Returns 0 when the projections do not overlap. */
+ * segment projected on A's that are within the margin, written to out. Returns their count, or
+ * -1 when the projections do not overlap. */
 static int parallel_segment_points(tch_vec3 pa0, tch_vec3 pa1, tch_real ra, tch_vec3 pb0,
                                    tch_vec3 pb1, tch_real rb, tch_real margin,
-                                   tch_manifold_builder* builder) {
+                                   tch_manifold_point* out) {
     const tch_vec3 da = tch_v3_sub(pa1, pa0);
     const tch_real len2 = tch_v3_norm2(da);
     const tch_real s0 = tch_v3_dot(tch_v3_sub(pb0, pa0), da) / len2;
@@ -125,18 +135,21 @@ static int parallel_segment_points(tch_vec3 pa0, tch_vec3 pa1, tch_real ra, tch_
     const tch_real lo = fmax(0.0, fmin(s0, s1));
     const tch_real hi = fmin(1.0, fmax(s0, s1));
     if (!(hi > lo)) {
-        return 0;
+        return -1;
     }
     const tch_real ends[2] = {lo, hi};
+    int count = 0;
     for (int k = 0; k < 2; ++k) {
         const tch_vec3 on_a = tch_v3_madd(pa0, ends[k], da);
         tch_real s = 0;
         tch_real t = 0;
         tch_segment_closest(on_a, on_a, pb0, pb1, &s, &t);
-        tch_manifold_builder_add(builder, ball_point(on_a, ra, tch_v3_lerp(pb0, pb1, t), rb),
-                                 margin);
+        const tch_manifold_point p = ball_point(on_a, ra, tch_v3_lerp(pb0, pb1, t), rb);
+        if (p.depth >= -margin) {
+            out[count++] = p;
+        }
     }
-    return 1;
+    return count;
 }
 
 int tch_collide_rounded_rounded(const tch_shape* a, const tch_shape* b, tch_transform X_AB,
@@ -155,15 +168,15 @@ int tch_collide_rounded_rounded(const tch_shape* a, const tch_shape* b, tch_tran
     if (!(closest.depth >= -margin)) {
         return 0;
     }
-    tch_manifold_builder builder;
-    tch_manifold_builder_init(&builder, out, 2);
     const tch_vec3 da = tch_v3_sub(pa1, pa0);
     const tch_vec3 db = tch_v3_sub(pb1, pb0);
     const tch_real cross2 = tch_v3_norm2(tch_v3_cross(da, db));
     const int parallel = cross2 <= 1e-12 * tch_v3_norm2(da) * tch_v3_norm2(db) &&
                          segment_half_length(a) > 0 && segment_half_length(b) > 0;
-    if (parallel && parallel_segment_points(pa0, pa1, ra, pb0, pb1, rb, margin, &builder)) {
-        return tch_manifold_builder_finish(&builder, out);
+    const int ends = parallel ? parallel_segment_points(pa0, pa1, ra, pb0, pb1, rb, margin, out)
+                              : -1;
+    if (ends >= 0) {
+        return ends;
     }
     out[0] = closest;
     return 1;

@@ -1,6 +1,8 @@
-/* Manifold building blocks: reduction to four points, segment closest points, the polytope
- * view of boxes and hulls, and face clipping. See collide.h for the rules. */
+/* Manifold building blocks: the symmetric reduction to about four points, segment closest
+ * points, the polytope view of boxes and hulls, and face clipping. See collide.h for the
+ * rules. */
 #include <math.h>
+#include <string.h>
 
 #include "base/error.h"
 #include "collision/collide.h"
@@ -8,49 +10,55 @@
 
 /* ---- reduction ---- */
 
-/* Index maximizing scores[k] > 0 (-1 when none is); near ties (relative 1e-9) go to the
- * deeper point, so that a resting box keeps its bottom corners, not the top ones above them. */
-static int argmax_positive(const tch_real* scores, const tch_manifold_point* points, int count) {
-    int best = -1;
-    for (int k = 0; k < count; ++k) {
-        if (!(scores[k] > 0)) {
-            continue;
-        }
-        const tch_real tie = 1e-9 * (best >= 0 ? scores[best] : 0);
-        if (best < 0 || scores[k] > scores[best] + tie ||
-            (scores[k] >= scores[best] - tie && points[k].depth > points[best].depth)) {
-            best = k;
-        }
-    }
-    return best;
+/* The reduction (collide.h, "Manifold rules") works in the contact plane of the deepest
+ * candidate (its origin): each candidate is a 2-D position x on two tangents of that normal,
+ * and a depth. It is the greedy choice of spread with ties kept: a step whose best score is
+ * shared by exactly two candidates that a mirror of the set may swap keeps both, and the next
+ * step measures from their midpoint, so a mirror-symmetric set is reduced to a set with the
+ * same symmetry. Ties are within TIE relative (of the extent for depths, of the best score for
+ * the others): 1e-9 missed the twins of a rim after a position correction had rolled the
+ * body by 1e-9 rad, and 1e-6 made the levelled faces of a resting tower flip between a tie and
+ * none from step to step (test_point_energy's towers). */
+static const tch_real TIE = 1e-8;
+
+typedef struct planar {
+    tch_real x, y;
+} planar;
+
+static tch_real cross2(planar a, planar b) {
+    return a.x * b.y - a.y * b.x;
 }
 
-/* Triangle (a, b, c) with normal N = (b - a) x (c - a), its corners u and edges v - u
- * (v the next corner), set up once for the area_added of every candidate. */
-typedef struct triangle {
-    tch_vec3 N;
-    tch_vec3 u[3];
-    tch_vec3 edge[3];
-} triangle;
-
-static void triangle_init(tch_vec3 a, tch_vec3 b, tch_vec3 c, triangle* t) {
-    t->N = tch_v3_cross(tch_v3_sub(b, a), tch_v3_sub(c, a));
-    const tch_vec3 v[3] = {b, c, a};
-    t->u[0] = a;
-    t->u[1] = b;
-    t->u[2] = c;
-    for (int e = 0; e < 3; ++e) {
-        t->edge[e] = tch_v3_sub(v[e], t->u[e]);
-    }
+static planar minus(planar a, planar b) {
+    return (planar){a.x - b.x, a.y - b.y};
 }
 
-/* How much area q adds to the triangle: the largest over the edges of
- * N . ((q - u) x (v - u)), positive only outside the triangle. */
-static tch_real area_added(const triangle* t, tch_vec3 q) {
+/* The candidates of a source as the reduction sees them; each is computed again on every pass
+ * (a source may have more candidates than fit on the stack). */
+typedef struct candidates {
+    tch_candidate_fn point;
+    const void* source;
+    int count;
+    tch_vec3 origin, t1, t2; /* the deepest candidate's point and tangents */
+    planar centroid;         /* of all candidates */
+    bool level;              /* more than two places share the deepest depth */
+} candidates;
+
+static bool candidate_at(const candidates* c, int k, tch_manifold_point* p, planar* x) {
+    if (!c->point(c->source, k, p)) {
+        return false;
+    }
+    const tch_vec3 d = tch_v3_sub(p->p_A, c->origin);
+    *x = (planar){tch_v3_dot(d, c->t1), tch_v3_dot(d, c->t2)};
+    return true;
+}
+
+/* How much area q adds to the triangle t (N its doubled signed area): the largest over its
+ * edges (u, v) of N (q - u) x (v - u), positive only outside the triangle. */
+static tch_real area_added(const planar t[3], tch_real N, planar q) {
     tch_real added = -INFINITY;
     for (int e = 0; e < 3; ++e) {
-        tch_vec3 w = tch_v3_cross(tch_v3_sub(q, t->u[e]), t->edge[e]);
-        const tch_real edge = tch_v3_dot(t->N, w);
+        const tch_real edge = N * cross2(minus(q, t[e]), minus(t[(e + 1) % 3], t[e]));
         if (edge > added) {
             added = edge; /* fmax, inline: a NaN is skipped */
         }
@@ -58,85 +66,253 @@ static tch_real area_added(const triangle* t, tch_vec3 q) {
     return added;
 }
 
-/* x projected on the contact plane through origin o with unit normal n. */
-static tch_vec3 in_plane(tch_vec3 x, tch_vec3 o, tch_vec3 n) {
-    const tch_vec3 d = tch_v3_sub(x, o);
-    return tch_v3_madd(d, -tch_v3_dot(d, n), n);
+/* The greedy steps: the deepest, the farthest from the first reference point, the largest
+ * triangle with the first two, the most area added to the triangle of the first three. */
+typedef enum spread_step { DEEPEST, FARTHEST, TRIANGLE, AREA } spread_step;
+
+static tch_real step_score(spread_step step, const planar ref[3], tch_real N,
+                           const tch_manifold_point* p, planar x) {
+    switch (step) {
+    case DEEPEST:
+        return p->depth;
+    case FARTHEST: {
+        const planar d = minus(x, ref[0]);
+        return d.x * d.x + d.y * d.y;
+    }
+    case TRIANGLE: {
+        const tch_real c = cross2(minus(ref[1], ref[0]), minus(x, ref[0]));
+        return c * c;
+    }
+    case AREA:
+        break;
+    }
+    return area_added(ref, N, x);
+}
+
+/* The winner of a step: the best score, a near tie (`tie`, relative 1e-9 of the best score)
+ * going to the deeper candidate, so that a resting box keeps its bottom corners, not the top
+ * ones above them. */
+typedef struct step_winner {
+    int best;
+    tch_real score, depth;
+} step_winner;
+
+static void step_winner_add(step_winner* w, int k, tch_real score, tch_real depth,
+                            tch_real tie) {
+    if (w->best < 0 || score > w->score + tie ||
+        (score >= w->score - tie && depth > w->depth)) {
+        *w = (step_winner){k, score, depth};
+    }
+}
+
+/* The chosen candidates, by index. */
+typedef struct selection {
+    int count;
+    int index[TCH_MANIFOLD_CAPACITY];
+} selection;
+
+static bool selected(const selection* sel, int k) {
+    for (int i = 0; i < sel->count; ++i) {
+        if (sel->index[i] == k) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* A place of tied candidates: the deepest of them there. */
+typedef struct tied_place {
+    int k;
+    planar x;
+    tch_real depth;
+} tied_place;
+
+/* Adds candidate k at x to the places (count of them so far, at most 3 kept), as a new place or
+ * as the deeper candidate of one within `close`; returns the new count. */
+static int add_tied_place(tied_place* places, int count, int k, planar x, tch_real depth,
+                          tch_real close) {
+    for (int i = 0; i < count; ++i) {
+        if (fabs(places[i].x.x - x.x) <= close && fabs(places[i].x.y - x.y) <= close) {
+            if (depth > places[i].depth) {
+                places[i] = (tied_place){k, x, depth};
+            }
+            return count;
+        }
+    }
+    places[count] = (tied_place){k, x, depth};
+    return count + 1;
+}
+
+/* Is x on the perpendicular bisector of a and b (within `close`)? */
+static bool on_bisector(planar x, planar a, planar b, tch_real close) {
+    const planar ab = minus(b, a);
+    const planar mid = {0.5 * (a.x + b.x), 0.5 * (a.y + b.y)};
+    return fabs(ab.x * (x.x - mid.x) + ab.y * (x.y - mid.y)) <= close * hypot(ab.x, ab.y);
+}
+
+/* One greedy step over the unselected candidates: adds the winner, or both candidates when
+ * exactly two share the best score, and returns the reference point of the next steps (their
+ * midpoint). Returns false when no candidate scores above zero (from FARTHEST on: all of them
+ * on the reference point, the line or inside the triangle). */
+static bool spread_one_step(candidates* c, spread_step step, const planar ref[3],
+                            tch_real tie_length, selection* sel, planar* next_ref) {
+    const tch_real N = step == AREA ? cross2(minus(ref[1], ref[0]), minus(ref[2], ref[0])) : 0;
+    step_winner w = {-1, 0, 0};
+    tch_manifold_point p;
+    planar x;
+    for (int k = 0; k < c->count; ++k) {
+        if (!selected(sel, k) && candidate_at(c, k, &p, &x)) {
+            const tch_real score = step_score(step, ref, N, &p, x);
+            step_winner_add(&w, k, score, p.depth, step == DEEPEST ? 0 : 1e-9 * fabs(w.score));
+        }
+    }
+    if (w.best < 0 || (step != DEEPEST && !(w.score > 0))) {
+        return false;
+    }
+    /* the scores' tie: depths to TIE of the extent, areas and squared lengths to TIE of the best */
+    const tch_real tie = step == DEEPEST ? tie_length : TIE * w.score;
+    /* the tied candidates (within `tie` of the best score) as deep as the deepest of them, by
+     * position in the plane: of several at one place (a box's top and bottom corners seen
+     * from above), the deepest */
+    tch_real tied_depth = -INFINITY;
+    planar tied_sum = {0, 0};
+    int tied_count = 0;
+    for (int k = 0; k < c->count; ++k) {
+        if (!selected(sel, k) && candidate_at(c, k, &p, &x) &&
+            step_score(step, ref, N, &p, x) >= w.score - tie) {
+            tied_depth = fmax(tied_depth, p.depth);
+            tied_sum.x += x.x, tied_sum.y += x.y, ++tied_count;
+        }
+    }
+    tied_place tied[3];
+    int places = 0;
+    for (int k = 0; k < c->count && places < 3; ++k) {
+        if (!selected(sel, k) && candidate_at(c, k, &p, &x) &&
+            step_score(step, ref, N, &p, x) >= w.score - tie &&
+            p.depth >= tied_depth - tie_length) {
+            places = add_tied_place(tied, places, k, x, p.depth, tie_length);
+        }
+    }
+    if (places == 2 && on_bisector(c->centroid, tied[0].x, tied[1].x, tie_length)) {
+        sel->index[sel->count++] = tied[0].k;
+        sel->index[sel->count++] = tied[1].k;
+        *next_ref = (planar){0.5 * (tied[0].x.x + tied[1].x.x), 0.5 * (tied[0].x.y + tied[1].x.y)};
+        return true;
+    }
+    if (places > 2 && step == DEEPEST) { /* a face as deep all over: measured from its centre */
+        c->level = true;
+        *next_ref = (planar){tied_sum.x / tied_count, tied_sum.y / tied_count};
+        return true;
+    }
+    /* one winner: measured from the centre of a face as deep all over, of the tied candidates
+     * as deep as the deepest of them the farthest from that centre (the widest spread; the
+     * near-tie rule's deeper one can be any of them) */
+    int best = w.best;
+    tch_real best_reach = -INFINITY;
+    for (int k = 0; k < c->count && c->level; ++k) {
+        if (!selected(sel, k) && candidate_at(c, k, &p, &x) &&
+            step_score(step, ref, N, &p, x) >= w.score - tie &&
+            p.depth >= tied_depth - tie_length) {
+            const planar d = minus(x, ref[0]);
+            const tch_real reach = d.x * d.x + d.y * d.y;
+            if (reach > best_reach + tie_length * tie_length) {
+                best = k, best_reach = reach;
+            }
+        }
+    }
+    sel->index[sel->count++] = best;
+    candidate_at(c, best, &p, next_ref);
+    return true;
+}
+
+/* Reduces to 4 points or fewer (5 when a step after a single winner keeps a pair), in the
+ * order of the steps (the deepest first unless a face is level); a source of at most
+ * TCH_MANIFOLD_REDUCED candidates is kept whole. */
+static int reduce(candidates* c, tch_manifold_point* out) {
+    int kept = 0;
+    tch_manifold_point p;
+    tch_real deepest_depth = -INFINITY;
+    for (int k = 0; k < c->count; ++k) {
+        if (c->point(c->source, k, &p)) {
+            if (kept < TCH_MANIFOLD_REDUCED) {
+                out[kept] = p;
+            }
+            ++kept;
+            if (p.depth > deepest_depth) {
+                deepest_depth = p.depth;
+                c->origin = p.p_A;
+                tch_v3_basis(p.n_A, &c->t1, &c->t2);
+            }
+        }
+    }
+    if (kept <= TCH_MANIFOLD_REDUCED) {
+        return kept;
+    }
+    tch_real extent2 = 0;
+    planar x;
+    c->centroid = (planar){0, 0};
+    for (int k = 0; k < c->count; ++k) {
+        if (candidate_at(c, k, &p, &x)) {
+            extent2 = fmax(extent2, x.x * x.x + x.y * x.y);
+            c->centroid.x += x.x / kept, c->centroid.y += x.y / kept;
+        }
+    }
+    const tch_real tie_length = TIE * fmax(sqrt(extent2), fabs(deepest_depth));
+    selection sel = {0, {0}};
+    planar ref[3] = {{0, 0}, {0, 0}, {0, 0}};
+    const spread_step steps[5] = {DEEPEST, FARTHEST, TRIANGLE, AREA, AREA};
+    for (int i = 0; i < 5 && sel.count < 4; ++i) {
+        const int before = sel.count;
+        if (steps[i] == AREA) { /* the triangle of the first three points kept (with the centre
+                                 * of a face as deep all over when only two are) */
+            for (int j = 0; j < 3 && sel.count >= 2; ++j) {
+                const int at = sel.count >= 3 ? j : j - 1;
+                if (at >= 0) {
+                    candidate_at(c, sel.index[at], &p, &ref[j]);
+                }
+            }
+        }
+        planar next = {0, 0};
+        if ((steps[i] == AREA && sel.count < 2) ||
+            !spread_one_step(c, steps[i], ref, tie_length, &sel, &next)) {
+            break;
+        }
+        if (steps[i] == FARTHEST && sel.count == before + 2 &&
+            hypot(next.x - ref[0].x, next.y - ref[0].y) <= tie_length) {
+            /* a pair about the reference point: the triangle step measures from their line */
+            candidate_at(c, sel.index[before], &p, &ref[0]);
+            candidate_at(c, sel.index[before + 1], &p, &next);
+        }
+        if (steps[i] != AREA) {
+            ref[steps[i]] = next;
+        }
+    }
+    for (int i = 0; i < sel.count; ++i) {
+        candidate_at(c, sel.index[i], &out[i], &x);
+    }
+    return sel.count;
+}
+
+int tch_manifold_select(tch_candidate_fn point, const void* source, int count,
+                        tch_manifold_point* out) {
+    candidates c = {point, source, count, {0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0}, false};
+    return reduce(&c, out);
+}
+
+/* A source over an array whose every element is a candidate. */
+static bool array_point(const void* source, int k, tch_manifold_point* out) {
+    *out = ((const tch_manifold_point*)source)[k];
+    return true;
 }
 
 int tch_manifold_reduce(tch_manifold_point* points, int count) {
-    enum { REDUCE_CAPACITY = 4 };
-    if (count <= REDUCE_CAPACITY) {
+    if (count <= TCH_MANIFOLD_REDUCED) {
         return count;
     }
-    TCH_ASSERT(count <= TCH_MANIFOLD_BUILDER_CAPACITY);
-    tch_real scores[TCH_MANIFOLD_BUILDER_CAPACITY] = {0};
-    tch_vec3 flat[TCH_MANIFOLD_BUILDER_CAPACITY]; /* spread is measured in the contact plane */
-    int pick[REDUCE_CAPACITY];
-    int picked = 1;
-    pick[0] = 0;
-    for (int k = 1; k < count; ++k) {
-        if (points[k].depth > points[pick[0]].depth) {
-            pick[0] = k;
-        }
-    }
-    for (int k = 0; k < count; ++k) {
-        flat[k] = in_plane(points[k].p_A, points[pick[0]].p_A, points[pick[0]].n_A);
-        scores[k] = tch_v3_norm2(flat[k]);
-    }
-    if ((pick[1] = argmax_positive(scores, points, count)) >= 0) {
-        picked = 2;
-        for (int k = 0; k < count; ++k) {
-            scores[k] = tch_v3_norm2(tch_v3_cross(flat[pick[1]], flat[k]));
-        }
-        if ((pick[2] = argmax_positive(scores, points, count)) >= 0) {
-            picked = 3;
-            triangle t;
-            triangle_init(flat[pick[0]], flat[pick[1]], flat[pick[2]], &t);
-            for (int k = 0; k < count; ++k) {
-                scores[k] = area_added(&t, flat[k]);
-            }
-            if ((pick[3] = argmax_positive(scores, points, count)) >= 0) {
-                picked = 4;
-            }
-        }
-    }
-    tch_manifold_point kept[REDUCE_CAPACITY];
-    for (int k = 0; k < picked; ++k) {
-        kept[k] = points[pick[k]];
-    }
-    for (int k = 0; k < picked; ++k) {
-        points[k] = kept[k];
-    }
-    return picked;
-}
-
-void tch_manifold_builder_init(tch_manifold_builder* builder, tch_manifold_point* out,
-                               int candidates) {
-    builder->points = candidates <= TCH_MANIFOLD_CAPACITY ? out : builder->buffer;
-    builder->count = 0;
-}
-
-void tch_manifold_builder_add(tch_manifold_builder* builder, tch_manifold_point p,
-                              tch_real margin) {
-    if (!(p.depth >= -margin)) {
-        return;
-    }
-    TCH_ASSERT(builder->points == builder->buffer || builder->count < TCH_MANIFOLD_CAPACITY);
-    if (builder->count == TCH_MANIFOLD_BUILDER_CAPACITY) {
-        builder->count = tch_manifold_reduce(builder->points, builder->count);
-    }
-    builder->points[builder->count++] = p;
-}
-
-int tch_manifold_builder_finish(tch_manifold_builder* builder, tch_manifold_point* out) {
-    const int count = tch_manifold_reduce(builder->points, builder->count);
-    if (builder->points != out) {
-        for (int k = 0; k < count; ++k) {
-            out[k] = builder->points[k];
-        }
-    }
-    return count;
+    tch_manifold_point kept[TCH_MANIFOLD_CAPACITY];
+    const int reduced = tch_manifold_select(array_point, points, count, kept);
+    memcpy(points, kept, (size_t)reduced * sizeof *points);
+    return reduced;
 }
 
 void tch_manifold_flip(tch_manifold_point* points, int count, tch_transform X_AB) {
@@ -268,6 +444,24 @@ static int clip_by_plane(const tch_vec3* in, int n, tch_vec3 normal, tch_real of
     return count;
 }
 
+/* The clipped incident face as a source of candidates: vertex k of `points` (frame R) seen from
+ * the reference plane n_ref . x = offset. */
+typedef struct clipped_face {
+    const tch_vec3* points;
+    tch_vec3 n_ref;
+    tch_real offset;
+    tch_real margin;
+} clipped_face;
+
+static bool clipped_point(const void* source, int k, tch_manifold_point* out) {
+    const clipped_face* face = source;
+    const tch_vec3 q = face->points[k];
+    const tch_real depth = face->offset - tch_v3_dot(face->n_ref, q);
+    /* q lies on the incident surface; the reference surface is depth along +n_ref */
+    *out = (tch_manifold_point){tch_v3_madd(q, 0.5 * depth, face->n_ref), face->n_ref, depth};
+    return depth >= -face->margin;
+}
+
 /* Clips face `inc_face` of `inc` (pose X_RI in the reference frame R) against face `ref_face`
  * of `ref`: the reduced points (frame R, normal n_ref) in out, their count returned. Returns
  * -1 when the faces have too many vertices to clip in the fixed buffers. */
@@ -296,17 +490,10 @@ static int clip_against_reference(const tch_polytope* ref, int ref_face, const t
         n = clip_by_plane(buffers[current], n, side, tch_v3_dot(side, v0), buffers[1 - current]);
         current = 1 - current;
     }
-    const tch_real offset = tch_v3_dot(n_ref, ref->vertices[ref->face_vertices[ref_begin]]);
-    tch_manifold_builder builder;
-    tch_manifold_builder_init(&builder, out, n);
-    for (int k = 0; k < n; ++k) {
-        const tch_vec3 q = buffers[current][k];
-        const tch_real depth = offset - tch_v3_dot(n_ref, q);
-        /* q lies on the incident surface; the reference surface is depth along +n_ref */
-        tch_manifold_point p = {tch_v3_madd(q, 0.5 * depth, n_ref), n_ref, depth};
-        tch_manifold_builder_add(&builder, p, margin);
-    }
-    return tch_manifold_builder_finish(&builder, out);
+    const clipped_face face = {buffers[current], n_ref,
+                               tch_v3_dot(n_ref, ref->vertices[ref->face_vertices[ref_begin]]),
+                               margin};
+    return tch_manifold_select(clipped_point, &face, n, out);
 }
 
 int tch_polytope_clip(const tch_polytope* P, const tch_polytope* Q, tch_transform X_AB,

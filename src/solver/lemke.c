@@ -335,6 +335,54 @@ static tch_real polish(const lemke* s, tch_arena* arena, tch_real* z) {
     return residual;
 }
 
+/* Smallest and largest shift δ of the regularized retries, relative to M's largest diagonal
+ * entry, and the factor between two retries. */
+static const tch_real REGULARIZE_FIRST = 1e-12, REGULARIZE_LAST = 1e-6, REGULARIZE_STEP = 100;
+
+/* The retry after a ray (see lemke.h, "Regularized retry"): Lemke from the cold start on
+ * M + δ I for δ from REGULARIZE_FIRST to REGULARIZE_LAST of M's largest diagonal entry, each
+ * result polished and measured on the original problem (s->m). A result with a smaller
+ * natural-map residual there than *residual (that of z) replaces z; the retries stop at the
+ * first within `accept`. Returns TCH_LCP_SOLVED then, else TCH_LCP_RAY_TERMINATION (z the
+ * best point found). *pivots counts every pivot. */
+static tch_lcp_reason solve_regularized(lemke* s, tch_arena* arena, int max_pivots,
+                                        tch_real accept, tch_real* z, int* pivots,
+                                        tch_real* residual) {
+    const int n = s->n;
+    const tch_real* original = s->m;
+    tch_real* shifted = tch_arena_alloc(arena, (size_t)n * (size_t)n * sizeof *shifted,
+                                        "lemke regularized matrix");
+    tch_real* candidate = tch_arena_alloc(arena, (size_t)n * sizeof *candidate,
+                                          "lemke regularized z");
+    if (!shifted || !candidate) {
+        return TCH_LCP_RAY_TERMINATION;
+    }
+    tch_real diagonal = 0;
+    for (int i = 0; i < n; ++i) {
+        diagonal = fmax(diagonal, original[(size_t)i * n + i]);
+    }
+    memcpy(shifted, original, (size_t)n * (size_t)n * sizeof *shifted);
+    tch_lcp_reason reason = TCH_LCP_RAY_TERMINATION;
+    for (tch_real delta = REGULARIZE_FIRST; delta <= REGULARIZE_LAST * 1.5 &&
+                                            reason != TCH_LCP_SOLVED; delta *= REGULARIZE_STEP) {
+        for (int i = 0; i < n; ++i) {
+            shifted[(size_t)i * n + i] = original[(size_t)i * n + i] + delta * diagonal;
+        }
+        s->m = shifted;
+        set_starting_basis(s, NULL);
+        const tch_lcp_reason shifted_reason = run_pivots(s, *pivots + max_pivots, pivots);
+        s->m = original;
+        basic_z(s, candidate);
+        const tch_real candidate_residual = polish(s, arena, candidate);
+        if (shifted_reason == TCH_LCP_SOLVED && candidate_residual < *residual) {
+            memcpy(z, candidate, (size_t)n * sizeof *z);
+            *residual = candidate_residual;
+            reason = candidate_residual <= accept ? TCH_LCP_SOLVED : reason;
+        }
+    }
+    return reason;
+}
+
 static bool allocate(lemke* s, tch_arena* arena, bool warm) {
     const size_t n = (size_t)s->n;
     s->inverse = tch_arena_alloc(arena, n * n * sizeof(tch_real), "lemke inverse");
@@ -442,10 +490,14 @@ tch_status tch_lemke_solve_kernels(const tch_real* m, const tch_real* q, int n,
     }
     basic_z(&s, z);
     const bool verify = reason != TCH_LCP_SOLVED && opt.accept_residual > 0;
-    const tch_real residual =
+    tch_real residual =
         reason == TCH_LCP_SOLVED || verify ? polish(&s, arena, z) : lcp_residual(&s, z);
     if (verify && residual <= opt.accept_residual) {
         reason = TCH_LCP_SOLVED; /* a rounding ray at a solution (see lemke.h, "Rounding") */
+    }
+    if (verify && reason != TCH_LCP_SOLVED) {
+        reason = solve_regularized(&s, arena, max_pivots, opt.accept_residual, z, &pivots,
+                                   &residual);
     }
     tch_arena_release(arena, mark);
     return report(result, reason, pivots, residual, max_pivots, err);

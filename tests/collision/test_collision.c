@@ -797,27 +797,71 @@ static void test_box_and_cube_hull_clip_alike(void) {
     ENSURE(clipped > 500);
 }
 
-/* The builder collects candidates in the caller's points when they fit there, else in its own
- * buffer: the same candidates give the same reduced points either way. */
-static void test_builder_in_place_equals_buffered(void) {
-    unsigned long long rng = 3;
-    for (int trial = 0; trial < 200; ++trial) {
-        const int candidates = 1 + trial % TCH_MANIFOLD_CAPACITY;
-        tch_manifold_point in_place[TCH_MANIFOLD_CAPACITY];
-        tch_manifold_point buffered[TCH_MANIFOLD_CAPACITY];
-        tch_manifold_builder a, b;
-        tch_manifold_builder_init(&a, in_place, candidates);
-        tch_manifold_builder_init(&b, buffered, TCH_MANIFOLD_BUILDER_CAPACITY + 1);
-        for (int k = 0; k < candidates; ++k) {
-            const tch_manifold_point x = {tch_v3(uniform(&rng), uniform(&rng), 0), ez,
-                                          0.02 * uniform(&rng) - 0.01};
-            tch_manifold_builder_add(&a, x, 0.005);
-            tch_manifold_builder_add(&b, x, 0.005);
+/* Is every point of p[0..n) the image of one of q[0..m) under x -> mirror(x), to 1e-12 m? */
+static int maps_onto(const tch_manifold_point* p, int n, const tch_manifold_point* q, int m,
+                     tch_vec3 (*mirror)(tch_vec3, tch_real), tch_real angle) {
+    for (int i = 0; i < n; ++i) {
+        if (!has_point(q, m, mirror(p[i].p_A, angle), 1e-12)) {
+            return 0;
         }
-        const int n = tch_manifold_builder_finish(&a, in_place);
-        ENSURE(n >= 0 && n <= 4 && n <= candidates);
-        ENSURE(tch_manifold_builder_finish(&b, buffered) == n);
-        ENSURE(same_points(in_place, buffered, n));
+    }
+    return 1;
+}
+
+/* x reflected across the line of direction (cos a, sin a) through the origin (z kept). */
+static tch_vec3 reflect(tch_vec3 x, tch_real a) {
+    const tch_real c = cos(2 * a), s = sin(2 * a);
+    return tch_v3(c * x.x + s * x.y, s * x.x - c * x.y, x.z);
+}
+
+/* x rotated by a about z. */
+static tch_vec3 rotate(tch_vec3 x, tch_real a) {
+    return tch_v3(cos(a) * x.x - sin(a) * x.y, sin(a) * x.x + cos(a) * x.y, x.z);
+}
+
+/* A 128-vertex ring lying flat (every vertex at the same depth), at several yaws: the reduced
+ * points are mapped onto themselves by the ring's half turn and quarter turn, so their
+ * centroid is the ring's centre and a uniform impulse over them has no moment. */
+static void test_reduction_of_a_level_ring_is_symmetric(void) {
+    enum { N = 128 };
+    for (int yaw = 0; yaw < 7; ++yaw) {
+        tch_manifold_point p[N];
+        for (int k = 0; k < N; ++k) {
+            const tch_real t = 2 * TCH_PI * k / N + 0.37 * yaw;
+            p[k] = (tch_manifold_point){tch_v3(0.1 * cos(t), 0.1 * sin(t), 0), ez, 0.001};
+        }
+        const int n = tch_manifold_reduce(p, N);
+        ENSURE(n >= 3 && n <= 6);
+        ENSURE(maps_onto(p, n, p, n, rotate, TCH_PI));
+        ENSURE(maps_onto(p, n, p, n, rotate, 0.5 * TCH_PI));
+    }
+}
+
+/* The rim of a thin prism (two rows of twins, y = +-t, along a curve whose depth peaks off
+ * centre) reduces to a set that the mirror y -> -y maps onto itself, whatever the order of the
+ * candidates, and keeps the deepest twins. */
+static void test_reduction_of_a_rim_keeps_twins(void) {
+    enum { N = 22 };
+    unsigned long long rng = 5;
+    for (int trial = 0; trial < 50; ++trial) {
+        const tch_real peak = 0.3 * uniform(&rng) - 0.15, yaw = 2 * TCH_PI * uniform(&rng);
+        tch_manifold_point p[N];
+        for (int k = 0; k < N; ++k) {
+            const tch_real x = 0.02 * (k / 2) - 0.1;
+            const tch_real y = k % 2 ? 0.005 : -0.005;
+            const tch_real depth = 0.001 - 2 * (x - peak) * (x - peak);
+            p[k] = (tch_manifold_point){rotate(tch_v3(x, y, 0.5 * depth), yaw), ez, depth};
+        }
+        for (int k = N - 1; k > 0; --k) { /* any order */
+            const int j = (int)(uniform(&rng) * (k + 1)) % (k + 1);
+            const tch_manifold_point swap = p[k];
+            p[k] = p[j], p[j] = swap;
+        }
+        const tch_real deepest_depth = max_depth(p, N);
+        const int n = tch_manifold_reduce(p, N);
+        ENSURE(n >= 4 && n <= 6);
+        ENSURE(maps_onto(p, n, p, n, reflect, yaw));
+        ENSURE_NEAR(p[0].depth, deepest_depth, 1e-15);
     }
 }
 
@@ -876,6 +920,7 @@ int main(void) {
     RUN_TEST(test_random_poses_of_every_pair_are_sane);
     RUN_TEST(test_box_box_apart_along_crossed_edges);
     RUN_TEST(test_box_and_cube_hull_clip_alike);
-    RUN_TEST(test_builder_in_place_equals_buffered);
+    RUN_TEST(test_reduction_of_a_level_ring_is_symmetric);
+    RUN_TEST(test_reduction_of_a_rim_keeps_twins);
     return TEST_RESULT();
 }
