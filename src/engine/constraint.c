@@ -36,51 +36,12 @@
 #include "math/vec.h"
 #include "solver/lemke.h"
 
-/* What the pair state keeps of each point of the last step: where it was on each geom's surface
- * (geom frames: a's surface point p + depth/2 n and b's p - depth/2 n), its normal impulse and
- * its friction impulse in the tangent basis of its normal. The points warm-start the solver
- * (matched by nearest position) and are retained as contacts while they still touch
- * (retain_points: a persistent manifold). */
-enum { MEMORY_POINTS = 5 };
-typedef struct point_memory {
-    float p_A[3];
-    float p_B[3];
-    double normal;      /* double: a resting stack's warm start must hold below the tolerance */
-    double tangent[2];
-    float error[3];     /* the velocity error its normal and tangent rows were left with */
-} point_memory;
-typedef struct pair_memory {
-    int count;
-    point_memory points[MEMORY_POINTS];
-} pair_memory;
-_Static_assert(sizeof(pair_memory) <= TCH_PAIR_STATE_BYTES, "lcp warm start must fit a pair state");
-
-/* A stored point farther than this from every current point warm-starts nothing, m; it is
- * retained as a contact of its own when it still touches. */
-static const tch_real MEMORY_MATCH_DISTANCE = 0.01;
-/* A retained point is dropped when its two surface points have slid apart by more than this
- * along the contact plane, m, or separated by more than the pair's margin or this, m. */
-static const tch_real RETAIN_DRIFT = 1e-3;
-static const tch_real RETAIN_GAP = 1e-3;
-/* Restitution acts on approach speeds above max(this, 4 |g| h), m/s: slower contacts (a body
- * settling under gravity) are plastic. */
-static const tch_real RESTITUTION_MIN_SPEED = 1e-3;
-
-/* A constraint contact and what its rows need. */
+/* A contact's rows as its model described them (contact/rows.h), and where they belong. */
 typedef struct contact_rows {
-    tch_contact* c;             /* in data->contacts, or a retained point (stage.retained) */
+    tch_row_contact row;
+    int entry;                  /* its index in the sink, and in the impulses handed back */
     int pair;                   /* index into data->pair_results */
     int island;
-    tch_real mu;
-    int cone_edges;             /* friction directions for Lemke (0 when frictionless) */
-    tch_vec3 t1, t2;            /* tangent basis of the normal (tch_v3_basis) */
-    tch_real bias;              /* target b of J_n v+ */
-    tch_real push;              /* target of J_n u, the pseudo-velocity: stabilization depth / h */
-    tch_real warm_normal;       /* warm start: impulses of the matching point of the last step */
-    tch_real warm_tangent[2];
-    tch_real warm_error[3];     /* and the velocity error its rows were left with */
-    bool remembered;            /* the warm start is a stored point's (matched or retained) */
-    float p_A[3], p_B[3];       /* its surface points in the geoms' frames (point_memory) */
 } contact_rows;
 
 /* The island's unknowns for one solver: normal rows, friction rows, then Lemke's λ rows. */
@@ -106,12 +67,13 @@ typedef struct stage {
                                  * kinematics outputs data->body_I_W) */
     const tch_mat3* I_inv_W;    /* [body_count] its inverse (data->body_I_inv_W) */
     unsigned char* moved;       /* [body_count] 1 when an impulse reached the body */
-    pair_memory** memory;       /* [pair_result_count] warm start of constraint pairs */
-    contact_rows* contacts;     /* [contact_count], sorted by island */
+    tch_pair_state** states;    /* [pair_result_count] constraint pairs' states, or NULL */
+    contact_rows* contacts;     /* [contact_count]: in the sink's order, then sorted by island */
     int contact_count;
-    tch_contact* retained;      /* points of the last step kept as contacts (retain_points) */
-    int* retained_pair;         /* [retained_count] the pair of each */
-    int retained_count;
+    int contact_capacity;
+    int* pair_start;            /* [pair_result_count] each pair's first entry in the sink */
+    int current_pair;           /* the pair whose model is describing its rows */
+    tch_row_impulse* impulses;  /* [contact_count] by entry: what the models get back */
     int* island_start;          /* [island_count + 1] */
     int* island_body_start;     /* [island_count + 1] */
     int* island_bodies;         /* island k's free bodies: island_body_start[k] .. [k + 1] */
@@ -123,8 +85,8 @@ static int geom_root(const tch_model* m, int geom) {
     return m->body_root[m->geom_body[geom]];
 }
 
-static int is_constraint_pair(const tch_pair_result* pair) {
-    const tch_contact_ops* ops = tch_contact_model_ops(pair->model);
+static int is_constraint_pair(const tch_model* m, const tch_pair_result* pair) {
+    const tch_contact_ops* ops = tch_model_contact_ops(m, pair->model);
     return ops && ops->kind == TCH_CONTACT_KIND_CONSTRAINT;
 }
 
@@ -156,9 +118,9 @@ void tch_constraint_workspace_free(tch_constraint_workspace* ws) {
     ws->subspace = NULL;
 }
 
-static int step_has_constraint_pairs(const tch_data* d) {
+static int step_has_constraint_pairs(const tch_model* m, const tch_data* d) {
     for (int i = 0; i < d->pair_result_count; ++i) {
-        if (is_constraint_pair(&d->pair_results[i])) {
+        if (is_constraint_pair(m, &d->pair_results[i])) {
             return 1;
         }
     }
@@ -224,7 +186,7 @@ static int group_islands(stage* s, int* parent) {
         parent[b] = b;
     }
     for (int i = 0; i < s->contact_count; ++i) {
-        const tch_contact* c = s->contacts[i].c;
+        const tch_row_contact* c = &s->contacts[i].row;
         int ra = geom_root(m, c->geom_a), rb = geom_root(m, c->geom_b);
         if (ra > 0 && rb > 0) {
             join_islands(parent, ra, rb);
@@ -241,7 +203,7 @@ static int group_islands(stage* s, int* parent) {
     memset(index, -1, (size_t)m->body_count * sizeof *index);
     s->island_count = 0;
     for (int i = 0; i < s->contact_count; ++i) {
-        const tch_contact* c = s->contacts[i].c;
+        const tch_row_contact* c = &s->contacts[i].row;
         int ra = geom_root(m, c->geom_a), rb = geom_root(m, c->geom_b);
         int rep = find_island(parent, ra > 0 ? ra : rb);
         if (index[rep] < 0) {
@@ -274,14 +236,16 @@ static int group_islands(stage* s, int* parent) {
  * inverse mass and inertia. */
 typedef struct row_body {
     int body;                   /* free root, or 0 (static) */
+    int dof;                    /* its first velocity in qvel */
     tch_vec3 r;
     tch_real inverse_mass;
     const tch_mat3* I_inv_W;
 } row_body;
 
 static row_body row_body_at(const stage* s, int geom, tch_vec3 p_W) {
-    row_body side = {geom_root(s->m, geom), tch_v3_zero(), 0, NULL};
+    row_body side = {geom_root(s->m, geom), 0, tch_v3_zero(), 0, NULL};
     if (side.body != 0) {
+        side.dof = s->m->body_qvel_adr[side.body];
         side.r = tch_v3_sub(p_W, s->d->body_p_WCm[side.body]);
         side.inverse_mass = 1 / s->m->body_total_mass[side.body];
         side.I_inv_W = &s->I_inv_W[side.body];
@@ -293,6 +257,10 @@ static row_body row_body_at(const stage* s, int geom, tch_vec3 p_W) {
  * back as wider words than it was written in stalled the stage (a tenth of a stack's step). */
 static void make_side(const row_body* b, tch_vec3 d_W, tch_real sign, tch_row_side* side) {
     side->body = b->body;
+    side->kind = b->body != 0 ? TCH_ROW_SIDE_BODY : TCH_ROW_SIDE_NONE;
+    side->tree = 0;
+    side->dof = b->dof;
+    side->count = b->body != 0 ? 6 : 0;
     if (b->body == 0) {
         side->lin = side->ang = side->inv_lin = side->inv_ang = tch_v3_zero();
         return;
@@ -331,210 +299,129 @@ static void apply_row_impulse(stage* s, const tch_jacobian_row* row, tch_real z)
  * cone edges cos(2 pi e / count) t1 + sin(2 pi e / count) t2 (Lemke). */
 static tch_vec3 friction_direction(const contact_rows* cr, int e, int count) {
     if (count == 2) {
-        return e == 0 ? cr->t1 : cr->t2;
+        return e == 0 ? cr->row.t1_W : cr->row.t2_W;
     }
     tch_real angle = 2 * TCH_PI * e / count;
-    return tch_v3_add(tch_v3_scale(cr->t1, cos(angle)), tch_v3_scale(cr->t2, sin(angle)));
+    return tch_v3_add(tch_v3_scale(cr->row.t1_W, cos(angle)), tch_v3_scale(cr->row.t2_W, sin(angle)));
 }
 
-/* ---- preparing the contacts ---- */
+/* ---- the models' rows ---- */
 
-static tch_real restitution_threshold(const stage* s) {
-    return fmax(RESTITUTION_MIN_SPEED, 4 * tch_v3_norm(s->m->gravity) * s->h);
-}
-
-/* The velocity of geom's point p_W for per-body velocities (v, w) (centre of mass, world). */
-static tch_vec3 point_velocity(const stage* s, const tch_vec3* v, const tch_vec3* w, int geom,
-                               tch_vec3 p_W) {
+/* The sink's point_velocity: v* of geom's material point at p_W (centre-of-mass velocities of
+ * the stage, world). */
+static tch_vec3 sink_point_velocity(const tch_row_sink* sink, int geom, tch_vec3 p_W) {
+    const stage* s = sink->engine;
     int body = geom_root(s->m, geom);
     if (body == 0) {
         return tch_v3_zero();
     }
     tch_vec3 r = tch_v3_sub(p_W, s->d->body_p_WCm[body]);
-    return tch_v3_add(v[body], tch_v3_cross(w[body], r));
+    return tch_v3_add(s->v[body], tch_v3_cross(s->w[body], r));
 }
 
-/* The contact's normal velocity, b's point relative to a's, for per-body velocities (v, w). */
-static tch_real normal_velocity(const stage* s, const tch_vec3* v, const tch_vec3* w,
-                                const tch_contact* c) {
-    return tch_v3_dot(tch_v3_sub(point_velocity(s, v, w, c->geom_b, c->p_W),
-                                 point_velocity(s, v, w, c->geom_a, c->p_W)),
-                      c->n_W);
-}
-
-/* Target b of the contact's normal velocity (see the file comment). */
-static tch_real normal_target(const stage* s, const tch_contact* c, const tch_pair_params* p) {
-    tch_real h = s->h;
-    tch_real v_star = normal_velocity(s, s->v, s->w, c);
-    tch_real v_before = normal_velocity(s, s->d->body_v_WCm, s->d->body_w_W, c);
-    tch_real target = c->depth < 0 ? c->depth / h : 0; /* penetration: split impulse, below */
-    int closes = c->depth >= 0 || v_star < c->depth / h;
-    if (p->restitution > 0 && closes && v_before < -restitution_threshold(s)) {
-        target = fmax(target, -p->restitution * v_before);
-    }
-    return target;
-}
-
-static tch_vec3 float_vec3(const float* x) {
-    return (tch_vec3){x[0], x[1], x[2]};
-}
-
-static void store_vec3(float* x, tch_vec3 v) {
-    x[0] = (float)v.x, x[1] = (float)v.y, x[2] = (float)v.z;
-}
-
-/* A pair's stored points at the geoms' current poses: each one's two surface points, world. */
-typedef struct memory_world {
-    int count;
-    tch_vec3 pa_W[MEMORY_POINTS], pb_W[MEMORY_POINTS];
-    bool matched[MEMORY_POINTS];    /* the nearest stored point of a current point */
-} memory_world;
-
-static void locate_memory(const stage* s, const tch_pair_result* pair, const pair_memory* memory,
-                          memory_world* out) {
-    out->count = memory ? memory->count : 0;
-    memset(out->matched, 0, sizeof out->matched);
-    tch_transform X_WA = s->d->geom_X_WG[pair->geom_a], X_WB = s->d->geom_X_WG[pair->geom_b];
-    for (int k = 0; k < out->count; ++k) {
-        out->pa_W[k] = tch_x_apply(X_WA, float_vec3(memory->points[k].p_A));
-        out->pb_W[k] = tch_x_apply(X_WB, float_vec3(memory->points[k].p_B));
-    }
-}
-
-/* The stored point nearest to p_W within MEMORY_MATCH_DISTANCE, or -1. */
-static int nearest_memory_point(const memory_world* located, tch_vec3 p_W) {
-    int best = -1;
-    tch_real best_distance2 = MEMORY_MATCH_DISTANCE * MEMORY_MATCH_DISTANCE;
-    for (int k = 0; k < located->count; ++k) {
-        tch_vec3 midpoint = tch_v3_lerp(located->pa_W[k], located->pb_W[k], 0.5);
-        tch_real distance2 = tch_v3_norm2(tch_v3_sub(midpoint, p_W));
-        if (distance2 < best_distance2) {
-            best = k;
-            best_distance2 = distance2;
+/* The sink's add_contact: the next entry, zeroed, for the pair being described (the entries
+ * grow geometrically in the arena). */
+static tch_row_contact* sink_add_contact(tch_row_sink* sink) {
+    stage* s = sink->engine;
+    if (s->contact_count == s->contact_capacity) {
+        int capacity = 2 * s->contact_capacity + 16;
+        contact_rows* grown =
+            tch_arena_alloc(s->arena, (size_t)capacity * sizeof *grown, "constraint contacts");
+        if (!grown) {
+            return NULL;
         }
+        if (s->contact_count > 0) {
+            memcpy(grown, s->contacts, (size_t)s->contact_count * sizeof *grown);
+        }
+        s->contacts = grown;
+        s->contact_capacity = capacity;
     }
-    return best;
-}
-
-static void warm_from_memory(const point_memory* pm, contact_rows* cr) {
-    cr->remembered = true;
-    cr->warm_normal = pm->normal;
-    cr->warm_tangent[0] = pm->tangent[0];
-    cr->warm_tangent[1] = pm->tangent[1];
-    for (int k = 0; k < 3; ++k) {
-        cr->warm_error[k] = pm->error[k];
-    }
-}
-
-/* Everything but the surface points and the warm start: parameters, basis and targets. */
-static void prepare_contact(const stage* s, int pair_index, tch_contact* c, contact_rows* cr) {
-    const tch_pair_params* p = &s->d->pair_results[pair_index].params;
+    contact_rows* cr = &s->contacts[s->contact_count];
     memset(cr, 0, sizeof *cr);
-    cr->c = c;
-    cr->pair = pair_index;
-    cr->mu = p->friction;
-    cr->cone_edges = p->friction > 0 ? (int)p->cone_edges : 0;
-    tch_v3_basis(c->n_W, &cr->t1, &cr->t2);
-    cr->bias = normal_target(s, c, p);
-    cr->push = c->depth > 0 ? p->stabilization * c->depth / s->h : 0;
+    cr->entry = s->contact_count++;
+    cr->pair = s->current_pair;
+    return &cr->row;
 }
 
-/* A point of the narrow phase: its surface points in the geoms' frames, and the warm start of
- * the stored point nearest to it. */
-static void prepare_current_point(const stage* s, int pair_index, tch_contact* c,
-                                  memory_world* located, contact_rows* cr) {
-    prepare_contact(s, pair_index, c, cr);
-    tch_vec3 half = tch_v3_scale(c->n_W, 0.5 * c->depth);
-    store_vec3(cr->p_A, tch_x_apply_inverse(s->d->geom_X_WG[c->geom_a], tch_v3_add(c->p_W, half)));
-    store_vec3(cr->p_B, tch_x_apply_inverse(s->d->geom_X_WG[c->geom_b], tch_v3_sub(c->p_W, half)));
-    int k = nearest_memory_point(located, c->p_W);
-    if (k >= 0) {
-        warm_from_memory(&s->memory[pair_index]->points[k], cr);
-        located->matched[k] = true;
-    }
+/* The context of constraint pair i for its model. */
+static tch_pair_context constraint_context(const stage* s, int i) {
+    return (tch_pair_context){&s->d->pair_results[i], s->states[i], s->d->internal->committing,
+                              s->d->internal->model_scratch[s->d->pair_results[i].model]};
 }
 
-/* Is p_W farther than MEMORY_MATCH_DISTANCE from the points of rows[0..count)? */
-static int is_new_point(const contact_rows* rows, int count, tch_vec3 p_W) {
-    for (int i = 0; i < count; ++i) {
-        if (tch_v3_norm2(tch_v3_sub(rows[i].c->p_W, p_W)) <
-            MEMORY_MATCH_DISTANCE * MEMORY_MATCH_DISTANCE) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-/* Persistent manifold: the narrow phase may give fewer points than the pair touches at (one
- * point per step for a box on a box whose separating axis is an edge pair, a different corner
- * each step; libccd's single point), and a face held up at one point at a time sinks. Each
- * stored point of the last step that matches no current point is kept as a contact while its
- * two surface points, at the geoms' current poses, are within the pair's margin (or RETAIN_GAP)
- * along the pair's normal (that of its deepest current point) and within RETAIN_DRIFT of each
- * other along the contact plane; its depth is their distance along the normal. Appends to
- * rows[count..); returns the new count. */
-static int retain_points(stage* s, int pair_index, const memory_world* located,
-                         contact_rows* rows, int count) {
-    const pair_memory* memory = s->memory[pair_index];
-    const tch_pair_result* pair = &s->d->pair_results[pair_index];
-    if (!memory || count == 0 || count >= MEMORY_POINTS) {
-        return count;
-    }
-    const tch_contact* deepest = rows[0].c;
-    for (int i = 1; i < count; ++i) {
-        deepest = rows[i].c->depth > deepest->depth ? rows[i].c : deepest;
-    }
-    tch_vec3 n_W = deepest->n_W;
-    tch_real gap = fmax(pair->params.margin, RETAIN_GAP);
-    for (int k = 0; k < located->count && count < MEMORY_POINTS; ++k) {
-        if (located->matched[k]) {
-            continue; /* a current point is within MEMORY_MATCH_DISTANCE of it */
-        }
-        tch_vec3 apart = tch_v3_sub(located->pa_W[k], located->pb_W[k]);
-        tch_real depth = tch_v3_dot(apart, n_W);
-        tch_real drift = tch_v3_norm(tch_v3_madd(apart, -depth, n_W));
-        tch_vec3 p_W = tch_v3_lerp(located->pa_W[k], located->pb_W[k], 0.5);
-        if (depth < -gap || drift > RETAIN_DRIFT || !is_new_point(rows, count, p_W)) {
-            continue;
-        }
-        s->retained_pair[s->retained_count] = pair_index;
-        tch_contact* c = &s->retained[s->retained_count++];
-        *c = (tch_contact){pair->geom_a, pair->geom_b, pair->model, p_W, n_W, depth, tch_v3_zero()};
-        prepare_contact(s, pair_index, c, &rows[count]);
-        memcpy(rows[count].p_A, memory->points[k].p_A, sizeof rows[count].p_A);
-        memcpy(rows[count].p_B, memory->points[k].p_B, sizeof rows[count].p_B);
-        warm_from_memory(&memory->points[k], &rows[count]);
-        ++count;
-    }
-    return count;
-}
-
-/* The pair states of the constraint pairs, created when new and marked seen this step. Touching
- * first and looking up after keeps the pointers valid (touching may move the table). */
-static int recall_pair_memory(stage* s) {
+/* The pair states of the constraint pairs whose models keep one, created when new and marked
+ * seen this step. Touching first and looking up after keeps the pointers valid (touching may
+ * move the table). */
+static int recall_pair_states(stage* s) {
     tch_data* d = s->d;
     struct tch_data_internal* in = d->internal;
-    s->memory = tch_arena_alloc(s->arena, (size_t)d->pair_result_count * sizeof *s->memory,
-                                "lcp pair memory");
-    if (!s->memory) {
+    s->states = tch_arena_alloc(s->arena, (size_t)d->pair_result_count * sizeof *s->states,
+                                "constraint pair states");
+    if (!s->states) {
         return -1;
     }
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_pair_result* pair = &d->pair_results[i];
-        if (is_constraint_pair(pair) &&
+        if (is_constraint_pair(s->m, pair) && tch_model_contact_ops(s->m, pair->model)->uses_state &&
             !tch_pair_state_touch(&in->pair_states, pair->geom_a, pair->geom_b, in->step_count)) {
             return -1;
         }
     }
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_pair_result* pair = &d->pair_results[i];
-        tch_pair_state* state =
-            is_constraint_pair(pair)
-                ? tch_pair_state_find(&in->pair_states, pair->geom_a, pair->geom_b)
-                : NULL;
-        s->memory[i] = state ? (pair_memory*)state->bytes : NULL;
+        s->states[i] = is_constraint_pair(s->m, pair) &&
+                               tch_model_contact_ops(s->m, pair->model)->uses_state
+                           ? tch_pair_state_find(&in->pair_states, pair->geom_a, pair->geom_b)
+                           : NULL;
     }
     return 0;
+}
+
+/* Every constraint pair's model describes its rows (tch_contact_ops.build_rows), in pair
+ * order. Returns 0, -1 when out of memory. */
+static int collect_rows(stage* s) {
+    tch_data* d = s->d;
+    s->pair_start = tch_arena_alloc(s->arena, ((size_t)d->pair_result_count + 1) * sizeof(int),
+                                    "constraint pair starts");
+    if (!s->pair_start) {
+        return -1;
+    }
+    tch_row_sink sink = {s->h, sink_add_contact, sink_point_velocity, s};
+    s->contact_count = s->contact_capacity = 0;
+    s->contacts = NULL;
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        s->pair_start[i] = s->contact_count;
+        if (!is_constraint_pair(s->m, &d->pair_results[i])) {
+            continue;
+        }
+        s->current_pair = i;
+        tch_pair_context context = constraint_context(s, i);
+        if (tch_model_contact_ops(s->m, d->pair_results[i].model)
+                ->build_rows(s->m, d, &context, &sink) != 0) {
+            return -1;
+        }
+    }
+    s->pair_start[d->pair_result_count] = s->contact_count;
+    s->impulses = tch_arena_alloc(s->arena, ((size_t)s->contact_count + 1) * sizeof *s->impulses,
+                                  "constraint impulses");
+    if (!s->impulses) {
+        return -1;
+    }
+    memset(s->impulses, 0, ((size_t)s->contact_count + 1) * sizeof *s->impulses);
+    return 0;
+}
+
+/* Hands every constraint pair's model the impulses of its rows (tch_contact_ops.take_impulses). */
+static void hand_back_impulses(stage* s) {
+    tch_data* d = s->d;
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        if (is_constraint_pair(s->m, &d->pair_results[i])) {
+            tch_pair_context context = constraint_context(s, i);
+            tch_model_contact_ops(s->m, d->pair_results[i].model)
+                ->take_impulses(s->m, d, &context, s->impulses + s->pair_start[i],
+                                s->pair_start[i + 1] - s->pair_start[i]);
+        }
+    }
 }
 
 /* Kinetic energy of free body b with centre-of-mass velocity v and angular velocity w (world). */
@@ -568,83 +455,9 @@ static int read_bodies(stage* s) {
     return 0;
 }
 
-/* A pair's points are ordered by their position in geom a's frame on a grid of this pitch, m,
- * before they become rows (sort_pair_points). */
-static const tch_real POINT_ORDER_PITCH = 1e-4;
-
-/* x rounded to a whole number (ties to even) for |x| < 2^51: adding and taking back 1.5 2^52
- * leaves no fraction bits (without a libm call, which round() is on baseline x86-64). */
-static tch_real nearest_whole(tch_real x) {
-    const tch_real shift = 6755399441055744.0; /* 1.5 * 2^52 */
-    return (x + shift) - shift;
-}
-
-/* A point's key in the canonical order of its pair: its position in geom a's frame, each
- * coordinate rounded to POINT_ORDER_PITCH. */
-static tch_vec3 point_order_key(tch_transform X_WA, tch_vec3 p_W) {
-    tch_vec3 p = tch_v3_scale(tch_x_apply_inverse(X_WA, p_W), 1 / POINT_ORDER_PITCH);
-    return (tch_vec3){nearest_whole(p.x), nearest_whole(p.y), nearest_whole(p.z)};
-}
-
-/* Lexicographic order of keys. */
-static int key_precedes(tch_vec3 a, tch_vec3 b) {
-    return a.x != b.x ? a.x < b.x : a.y != b.y ? a.y < b.y : a.z < b.z;
-}
-
-/* Sorts a pair's narrow-phase points into a canonical order (insertion sort: a pair has a few;
- * keys: scratch of `count`). The narrow phase may list the same corners in another order from
- * one step to the next (box-box clips whichever face is the reference); the rows' order then
- * stays put, and with it the sweep order and the free rows' matrix that a subspace step can
- * reuse (engine/constraint_pgs.c). */
-static void sort_pair_points(const stage* s, tch_contact* points, int count, tch_vec3* keys) {
-    for (int i = 0; i < count; ++i) {
-        keys[i] = point_order_key(s->d->geom_X_WG[points[i].geom_a], points[i].p_W);
-    }
-    for (int i = 1; i < count; ++i) {
-        tch_contact point = points[i];
-        tch_vec3 key = keys[i];
-        int j = i;
-        for (; j > 0 && key_precedes(key, keys[j - 1]); --j) {
-            points[j] = points[j - 1];
-            keys[j] = keys[j - 1];
-        }
-        points[j] = point;
-        keys[j] = key;
-    }
-}
-
 static int prepare(stage* s, int* island_parent) {
-    tch_data* d = s->d;
-    if (read_bodies(s) != 0 || recall_pair_memory(s) != 0) {
+    if (read_bodies(s) != 0 || recall_pair_states(s) != 0 || collect_rows(s) != 0) {
         return -1;
-    }
-    size_t retained = (size_t)d->pair_result_count * MEMORY_POINTS;
-    s->contacts = tch_arena_alloc(s->arena, ((size_t)d->contact_count + retained) *
-                                                sizeof *s->contacts, "lcp contacts");
-    s->retained = tch_arena_alloc(s->arena, retained * sizeof *s->retained, "lcp retained");
-    s->retained_pair = tch_arena_alloc(s->arena, retained * sizeof(int), "lcp retained pairs");
-    tch_vec3* keys = tch_arena_alloc(s->arena, ((size_t)d->contact_count + 1) * sizeof *keys,
-                                     "lcp point order");
-    if (!s->contacts || !s->retained || !s->retained_pair || !keys) {
-        return -1;
-    }
-    s->contact_count = s->retained_count = 0;
-    for (int i = 0; i < d->pair_result_count; ++i) {
-        const tch_pair_result* pair = &d->pair_results[i];
-        if (!is_constraint_pair(pair)) {
-            continue;
-        }
-        contact_rows* rows = s->contacts + s->contact_count;
-        memory_world located;
-        locate_memory(s, pair, s->memory[i], &located);
-        sort_pair_points(s, d->contacts + pair->contact_start, pair->contact_count, keys);
-        for (int k = 0; k < pair->contact_count; ++k) {
-            prepare_current_point(s, i, &d->contacts[pair->contact_start + k], &located, &rows[k]);
-        }
-        s->contact_count += retain_points(s, i, &located, rows, pair->contact_count);
-        if (s->memory[i]) {
-            s->memory[i]->count = 0; /* refilled by remember() from this step's points */
-        }
     }
     return group_islands(s, island_parent);
 }
@@ -680,12 +493,12 @@ static int layout_island(stage* s, const contact_rows* cr, int nc, island_solver
     L->lambda = L->edges + nc;
     L->nr = nc;
     for (int i = 0; i < nc; ++i) {
-        L->edges[i] = cr[i].cone_edges == 0 || !has_friction(solver) ? 0
-                      : solver == SOLVE_LEMKE                      ? cr[i].cone_edges
+        L->edges[i] = cr[i].row.cone_edges == 0 || !has_friction(solver) ? 0
+                      : solver == SOLVE_LEMKE                      ? cr[i].row.cone_edges
                                                                    : 2;
         L->friction_start[i] = L->nr;
         L->nr += L->edges[i];
-        L->mu[i] = cr[i].mu;
+        L->mu[i] = cr[i].row.mu;
     }
     L->n = L->nr;
     for (int i = 0; i < nc; ++i) {
@@ -697,7 +510,7 @@ static int layout_island(stage* s, const contact_rows* cr, int nc, island_solver
 static void build_rows(const stage* s, const contact_rows* cr, const island_layout* L,
                        tch_jacobian_row* rows) {
     for (int i = 0; i < L->nc; ++i) {
-        const tch_contact* c = cr[i].c;
+        const tch_row_contact* c = &cr[i].row;
         const row_body sides[2] = {row_body_at(s, c->geom_b, c->p_W),
                                    row_body_at(s, c->geom_a, c->p_W)};
         make_row(sides, c->n_W, &rows[i]);
@@ -717,7 +530,7 @@ static void build_problem(const stage* s, const contact_rows* cr, const island_l
         for (int j = i; j < L->nr; ++j) {
             M[i * n + j] = M[j * n + i] = tch_row_coupling(&rows[i], &rows[j]);
         }
-        q[i] = row_velocity(s, &rows[i]) - (i < L->nc ? cr[i].bias : 0);
+        q[i] = row_velocity(s, &rows[i]) - (i < L->nc ? cr[i].row.target : 0);
     }
     for (int i = 0; i < L->nc; ++i) {
         int l = L->lambda[i];
@@ -725,7 +538,7 @@ static void build_problem(const stage* s, const contact_rows* cr, const island_l
             continue;
         }
         q[l] = 0;
-        M[l * n + i] = cr[i].mu;
+        M[l * n + i] = cr[i].row.mu;
         for (int e = 0; e < L->edges[i]; ++e) {
             int f = L->friction_start[i] + e;
             M[f * n + l] = 1;
@@ -742,9 +555,9 @@ static const tch_real WARM_FRICTION_FLOOR = 1e-6;
  * tangent basis, written to the contact's edge unknowns (Lemke's warm start only needs which
  * are positive). */
 static void warm_cone(const contact_rows* cr, int edges, tch_real* beta) {
-    tch_real tx = cr->warm_tangent[0], ty = cr->warm_tangent[1];
+    tch_real tx = cr->row.warm[1], ty = cr->row.warm[2];
     tch_real magnitude = hypot(tx, ty);
-    if (!(magnitude > WARM_FRICTION_FLOOR * cr->mu * cr->warm_normal)) {
+    if (!(magnitude > WARM_FRICTION_FLOOR * cr->row.mu * cr->row.warm[0])) {
         return; /* rounding-level friction (at rest): its edges stay out of Lemke's start basis */
     }
     tch_real sector = 2 * TCH_PI / edges;
@@ -760,14 +573,14 @@ static void warm_start(const contact_rows* cr, const island_layout* L, island_so
                        tch_real* z) {
     memset(z, 0, (size_t)L->n * sizeof *z);
     for (int i = 0; i < L->nc; ++i) {
-        z[i] = cr[i].warm_normal;
+        z[i] = cr[i].row.warm[0];
         tch_real* friction = z + L->friction_start[i];
         if (L->edges[i] == 0) {
             continue;
         }
         if (solver == SOLVE_PGS) {
-            friction[0] = cr[i].warm_tangent[0];
-            friction[1] = cr[i].warm_tangent[1];
+            friction[0] = cr[i].row.warm[1];
+            friction[1] = cr[i].row.warm[2];
             continue;
         }
         warm_cone(&cr[i], L->edges[i], friction);
@@ -776,7 +589,7 @@ static void warm_start(const contact_rows* cr, const island_layout* L, island_so
             total += friction[e];
         }
         /* At the cone's boundary the contact slid: its sliding speed λ was positive. */
-        z[L->lambda[i]] = total >= (1 - 1e-6) * cr[i].mu * z[i] && total > 0 ? 1 : 0;
+        z[L->lambda[i]] = total >= (1 - 1e-6) * cr[i].row.mu * z[i] && total > 0 ? 1 : 0;
     }
 }
 
@@ -809,7 +622,7 @@ enum { CHEAP_LEMKE_SIZE = 96 };
 static int lemke_size(const contact_rows* cr, int nc) {
     int n = 0;
     for (int i = 0; i < nc; ++i) {
-        n += 1 + (cr[i].cone_edges > 0 ? cr[i].cone_edges + 1 : 0);
+        n += 1 + (cr[i].row.cone_edges > 0 ? cr[i].row.cone_edges + 1 : 0);
     }
     return n;
 }
@@ -824,9 +637,9 @@ static tch_status solve_lemke(stage* s, const island_layout* L, const tch_real* 
 }
 
 /* The contact's impulse on geom b, world: normal plus friction rows. */
-static tch_vec3 contact_impulse(const contact_rows* cr, const tch_contact* c,
-                                const island_layout* L, int i, const tch_real* z) {
-    tch_vec3 impulse = tch_v3_scale(c->n_W, z[i]);
+static tch_vec3 contact_impulse(const contact_rows* cr, const island_layout* L, int i,
+                                const tch_real* z) {
+    tch_vec3 impulse = tch_v3_scale(cr->row.n_W, z[i]);
     for (int e = 0; e < L->edges[i]; ++e) {
         impulse = tch_v3_madd(impulse, z[L->friction_start[i] + e],
                               friction_direction(cr, e, L->edges[i]));
@@ -834,20 +647,16 @@ static tch_vec3 contact_impulse(const contact_rows* cr, const tch_contact* c,
     return impulse;
 }
 
-/* Stores contact cr's impulses as the warm start of its point in its pair's memory. */
-static void remember(stage* s, const contact_rows* cr, tch_vec3 impulse, const tch_real* error) {
-    pair_memory* memory = s->memory[cr->pair];
-    if (!memory || memory->count >= MEMORY_POINTS) {
-        return;
-    }
-    point_memory* pm = &memory->points[memory->count++];
-    memcpy(pm->p_A, cr->p_A, sizeof pm->p_A);
-    memcpy(pm->p_B, cr->p_B, sizeof pm->p_B);
-    pm->normal = tch_v3_dot(impulse, cr->c->n_W);
-    pm->tangent[0] = tch_v3_dot(impulse, cr->t1);
-    pm->tangent[1] = tch_v3_dot(impulse, cr->t2);
+/* Keeps contact cr's impulse, the impulse to warm-start its next step from and its rows'
+ * velocity errors for its model (hand_back_impulses). */
+static void keep_impulse(stage* s, const contact_rows* cr, tch_vec3 impulse, tch_vec3 warm,
+                         const tch_real* error) {
+    tch_row_impulse* out = &s->impulses[cr->entry];
+    out->solved = 1;
+    out->impulse_W = impulse;
+    out->warm_W = warm;
     for (int k = 0; k < 3; ++k) {
-        pm->error[k] = (float)error[k];
+        out->error[k] = error[k];
     }
 }
 
@@ -866,8 +675,8 @@ typedef struct island_solution {
     const tch_real* errors;     /* [nr] its rows' velocity errors (tch_row_errors), or NULL */
 } island_solution;
 
-/* Applies the solution: velocities (unless they have it), forces p / h on the contacts, pairs
- * and bodies, memory. */
+/* Applies the solution: velocities (unless they have it), and the impulses the models get
+ * back. */
 static void apply_solution(stage* s, const contact_rows* cr, const island_solution* x) {
     const island_layout* L = &x->L;
     for (int r = 0; r < L->nr; ++r) {
@@ -878,17 +687,14 @@ static void apply_solution(stage* s, const contact_rows* cr, const island_soluti
         }
     }
     for (int i = 0; i < L->nc; ++i) {
-        tch_contact* c = cr[i].c;
-        tch_vec3 impulse = contact_impulse(&cr[i], c, L, i, x->z);
-        c->f_W = tch_v3_scale(impulse, 1 / s->h);
-        tch_contact_apply_force(s->m, s->d, &s->d->pair_results[cr[i].pair], c->p_W, c->f_W);
-        tch_vec3 warm = x->steady ? contact_impulse(&cr[i], c, L, i, x->steady) : impulse;
+        tch_vec3 impulse = contact_impulse(&cr[i], L, i, x->z);
+        tch_vec3 warm = x->steady ? contact_impulse(&cr[i], L, i, x->steady) : impulse;
         tch_real error[3] = {0, 0, 0};
         for (int k = 0; k < 3 && x->errors; ++k) {
             error[k] = k == 0 ? x->errors[i]
                        : k <= L->edges[i] ? x->errors[L->friction_start[i] + k - 1] : 0;
         }
-        remember(s, &cr[i], warm, error);
+        keep_impulse(s, &cr[i], impulse, warm, error);
     }
 }
 
@@ -918,7 +724,7 @@ static tch_status solve_dense(stage* s, const contact_rows* cr, island_solution*
         for (int j = 0; j < x->L.nr; ++j) {
             Az += M[(size_t)i * n + (size_t)j] * x->z[j];
         }
-        x->kinetic_change += x->z[i] * (0.5 * Az + q[i] + (i < x->L.nc ? cr[i].bias : 0));
+        x->kinetic_change += x->z[i] * (0.5 * Az + q[i] + (i < x->L.nc ? cr[i].row.target : 0));
     }
     return status;
 }
@@ -926,9 +732,9 @@ static tch_status solve_dense(stage* s, const contact_rows* cr, island_solution*
 /* The velocity errors the last step left on the island's rows (its memory), in row order. */
 static void carried_errors(const contact_rows* cr, const island_layout* L, tch_real* carried) {
     for (int i = 0; i < L->nc; ++i) {
-        carried[i] = cr[i].warm_error[0];
+        carried[i] = cr[i].row.carried[0];
         for (int e = 0; e < L->edges[i]; ++e) {
-            carried[L->friction_start[i] + e] = e < 2 ? cr[i].warm_error[1 + e] : 0;
+            carried[L->friction_start[i] + e] = e < 2 ? cr[i].row.carried[1 + e] : 0;
         }
     }
 }
@@ -956,7 +762,7 @@ static tch_status solve_sparse(stage* s, int k, int sweeps, bool warm, tch_real 
     }
     tch_real *carried = rhs + L->nr, *steady = carried + L->nr, *errors = steady + L->nr;
     for (int r = 0; r < L->nr; ++r) {
-        rhs[r] = r < L->nc ? -cr[r].bias : 0;
+        rhs[r] = r < L->nc ? -cr[r].row.target : 0;
         x->z[r] = warm ? x->z[r] : 0;
     }
     carried_errors(cr, L, carried);
@@ -1018,7 +824,7 @@ static int adds_no_energy(const contact_rows* cr, const island_solution* x, tch_
         size += fabs(x->z[i]);
     }
     for (int i = 0; i < x->L.nc; ++i) {
-        allowed += x->z[i] * cr[i].bias;
+        allowed += x->z[i] * cr[i].row.target;
     }
     return x->kinetic_change <= allowed + r * size;
 }
@@ -1047,7 +853,7 @@ static int box_problem(stage* s, const contact_rows* cr, const island_solution* 
     }
     tch_real *lo = q + n, *hi = lo + n;
     for (size_t i = 0; i < n; ++i) {
-        tch_real w = row_velocity(s, &x->rows[i]) - ((int)i < L->nc ? cr[i].bias : 0);
+        tch_real w = row_velocity(s, &x->rows[i]) - ((int)i < L->nc ? cr[i].row.target : 0);
         for (size_t j = 0; j < n; ++j) {
             A[i * n + j] = tch_row_coupling(&x->rows[i], &x->rows[j]);
             w -= A[i * n + j] * x->z[j];
@@ -1125,7 +931,7 @@ static void carry_over(island_solver solver, const island_solution* x, carried_p
 /* Does island k have a frictional contact? */
 static bool has_friction_rows(const stage* s, int k) {
     for (int i = s->island_start[k]; i < s->island_start[k + 1]; ++i) {
-        if (s->contacts[i].cone_edges > 0) {
+        if (s->contacts[i].row.cone_edges > 0) {
             return true;
         }
     }
@@ -1241,7 +1047,7 @@ static void solve_push(stage* s, int k, tch_vec3* u, tch_vec3* u_w) {
     int nc = s->island_start[k + 1] - s->island_start[k];
     int pushes = 0;
     for (int i = 0; i < nc; ++i) {
-        pushes += cr[i].push > 0;
+        pushes += cr[i].row.push > 0;
     }
     size_t mark = tch_arena_mark(s->arena);
     island_layout L;
@@ -1252,7 +1058,7 @@ static void solve_push(stage* s, int k, tch_vec3* u, tch_vec3* u_w) {
             tch_real* z = rhs + nc;
             build_rows(s, cr, &L, rows);
             for (int i = 0; i < nc; ++i) {
-                rhs[i] = -cr[i].push;
+                rhs[i] = -cr[i].row.push;
                 z[i] = 0;
             }
             tch_lcp_result result;
@@ -1287,7 +1093,7 @@ static const tch_real PUSH_MIN_SHARE = 1e-3;
 static tch_real largest_lift_energy(const stage* s) {
     tch_real largest = 0, mass = 0;
     for (int i = 0; i < s->contact_count; ++i) {
-        largest = fmax(largest, s->contacts[i].push);
+        largest = fmax(largest, s->contacts[i].row.push);
     }
     for (int b = 1; b < s->m->body_count; ++b) {
         mass += s->moved[b] ? s->m->body_total_mass[b] : 0;
@@ -1375,15 +1181,15 @@ static bool island_sleeps(const stage* s, int k) {
         }
     }
     for (int i = s->island_start[k]; i < s->island_start[k + 1]; ++i) {
-        if (!s->contacts[i].remembered) {
+        if (!s->contacts[i].row.remembered) {
             return false;
         }
     }
     return true;
 }
 
-/* Holds a sleeping island: its bodies at zero velocity, its contacts at their stored impulses
- * (reported as forces and kept for the next step). */
+/* Holds a sleeping island: its bodies at zero velocity, its contacts at their warm starts
+ * (which their models report as forces and keep for the next step). */
 static void hold_island(stage* s, int k) {
     for (int i = s->island_body_start[k]; i < s->island_body_start[k + 1]; ++i) {
         int b = s->island_bodies[i];
@@ -1392,13 +1198,10 @@ static void hold_island(stage* s, int k) {
     }
     for (int i = s->island_start[k]; i < s->island_start[k + 1]; ++i) {
         const contact_rows* cr = &s->contacts[i];
-        tch_contact* c = cr->c;
-        tch_vec3 impulse = tch_v3_scale(c->n_W, cr->warm_normal);
-        impulse = tch_v3_madd(impulse, cr->warm_tangent[0], cr->t1);
-        impulse = tch_v3_madd(impulse, cr->warm_tangent[1], cr->t2);
-        c->f_W = tch_v3_scale(impulse, 1 / s->h);
-        tch_contact_apply_force(s->m, s->d, &s->d->pair_results[cr->pair], c->p_W, c->f_W);
-        remember(s, cr, impulse, cr->warm_error);
+        tch_vec3 impulse = tch_v3_scale(cr->row.n_W, cr->row.warm[0]);
+        impulse = tch_v3_madd(impulse, cr->row.warm[1], cr->row.t1_W);
+        impulse = tch_v3_madd(impulse, cr->row.warm[2], cr->row.t2_W);
+        keep_impulse(s, cr, impulse, impulse, cr->row.carried);
     }
     s->d->constraint_sleeping_islands++;
 }
@@ -1433,37 +1236,6 @@ static void count_rest_steps(const stage* s, const bool* held) {
     }
 }
 
-/* Lists the retained points in data->contacts after their pairs' own points (each pair's range
- * grows), so that a pair's contacts carry every force the stage applied to it. Returns 0, or -1
- * when out of memory: the list is then left as the narrow phase made it (the pairs' and bodies'
- * totals include the retained points' forces either way). */
-static int list_retained_points(stage* s) {
-    tch_data* d = s->d;
-    if (s->retained_count == 0) {
-        return 0;
-    }
-    size_t narrow = (size_t)d->contact_count;
-    tch_contact* copy = tch_arena_alloc(s->arena, narrow * sizeof *copy, "lcp contact list");
-    if (!copy || tch_contact_reserve(d, s->retained_count, 0, 0) != 0) {
-        return -1;
-    }
-    memcpy(copy, d->contacts, narrow * sizeof *copy);
-    int next = 0, k = 0; /* the retained points are in pair order (prepare) */
-    for (int i = 0; i < d->pair_result_count; ++i) {
-        tch_pair_result* pair = &d->pair_results[i];
-        memcpy(d->contacts + next, copy + pair->contact_start,
-               (size_t)pair->contact_count * sizeof *copy);
-        pair->contact_start = next;
-        next += pair->contact_count;
-        for (; k < s->retained_count && s->retained_pair[k] == i; ++k) {
-            d->contacts[next++] = s->retained[k];
-            pair->contact_count++;
-        }
-    }
-    d->contact_count = next;
-    return 0;
-}
-
 void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
     d->constraint_island_count = 0;
     d->constraint_iterations = 0;
@@ -1471,7 +1243,7 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
     d->constraint_failed_islands = 0;
     d->constraint_sleeping_islands = 0;
     memset(d->constraint_path_islands, 0, sizeof d->constraint_path_islands);
-    if (!step_has_constraint_pairs(d)) {
+    if (!step_has_constraint_pairs(m, d)) {
         memset(d->internal->constraint.rest_steps, 0, (size_t)m->body_count * sizeof(int));
         return;
     }
@@ -1499,8 +1271,8 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
             count_rest_steps(&s, held);
         }
         write_velocities(&s);
+        hand_back_impulses(&s);
         correct_positions(&s);
-        list_retained_points(&s);
         d->constraint_island_count = s.island_count;
     }
     tch_arena_release(s.arena, mark);
