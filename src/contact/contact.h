@@ -1,7 +1,8 @@
 /* One interface for all contact models. Their part of the step (the whole step is the
  * diagram of include/touche/step.h):
  *
- *     collision stage:  candidate pairs -> narrow phase -> data->contacts, grouped per pair in
+ *     collision stage:  candidate pairs -> narrow phase (-> complete_points: lcp's points kept
+ *                       from the last step) -> data->contacts, grouped per pair in
  *                       data->pair_results (points with normal and depth, forces zero)
  *     forces stage:     (1) for each pair result, its model's normal forces
  *                       (2) every body's velocity after one step under the loads so far
@@ -152,8 +153,8 @@ typedef struct tch_contact_ops {
                       tch_row_sink* sink);
     /* CONSTRAINT models: the impulses of the rows build_rows described for the pair in this
      * evaluation, in its order (count of them), after the solve: the model reports them as its
-     * contacts' forces (impulse / h, tch_contact_apply_force) and keeps what it needs (warm
-     * starts) in its pair state. */
+     * contacts' forces (impulse / model->timestep, tch_contact_apply_force) and keeps what it
+     * needs (warm starts) in its pair state. */
     void (*take_impulses)(const tch_model* model, tch_data* data, tch_pair_context* context,
                           const tch_row_impulse* impulses, int count);
     /* FORCE models: 1 when the unset parameters are physical values (not derived from the
