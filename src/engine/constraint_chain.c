@@ -350,7 +350,8 @@ static tch_status solve_dense(tch_constraint_run* s, const tch_constraint_contac
     return status;
 }
 
-/* The velocity errors the last step left on the island's rows (its memory), in row order. */
+/* The velocity errors the last step left on the island's rows (tch_row_contact.carried), in
+ * row order. */
 static void carried_errors(const tch_constraint_contact* cr, const tch_island_layout* L,
                            tch_real* carried) {
     for (int i = 0; i < L->nc; ++i) {

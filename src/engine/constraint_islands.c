@@ -117,8 +117,8 @@ int tch_constraint_group_islands(tch_constraint_run* s, int* parent) {
  * REST_SPEED. While it sleeps its bodies keep zero velocity and its contacts the impulses of
  * the last solve; it wakes when a body of it starts a step moving (the user set a velocity),
  * when a force other than gravity changes a body's velocity by more than WAKE_SPEED (an applied
- * force or torque, a force model's contact), or when it touches at a point that is not a stored
- * one (a new contact, an awake body joining it). Both limits are times and speeds, so the rule
+ * force or torque, a force model's contact), or when it has a contact whose warm start is not
+ * the last step's (tch_row_contact.remembered: a new contact, an awake body joining it). Both limits are times and speeds, so the rule
  * does not depend on the time step (docs/contact-lcp.md, "Sleeping islands"). */
 static const tch_real SLEEP_TIME = 0.5;
 static const tch_real REST_SPEED = 1e-3;

@@ -40,6 +40,7 @@ typedef struct tch_island_layout {
     tch_real* mu;        /* [nc] its friction coefficient */
 } tch_island_layout;
 
+/* One run of the constraints stage: what its parts share. */
 typedef struct tch_constraint_run {
     const tch_model* m;
     tch_data* d;
@@ -53,8 +54,8 @@ typedef struct tch_constraint_run {
     const tch_mat3* I_inv_W; /* [body_count] its inverse (data->body_I_inv_W) */
     unsigned char* moved;    /* [body_count] 1 when an impulse reached the body */
     tch_pair_state** states; /* [pair_result_count] constraint pairs' states, or NULL */
-    tch_constraint_contact*
-        contacts; /* [contact_count]: in the sink's order, then sorted by island */
+    /* [contact_count]: in the sink's order, then sorted by island */
+    tch_constraint_contact* contacts;
     int contact_count;
     int contact_capacity;
     int* pair_start;           /* [pair_result_count] each pair's first entry in the sink */
@@ -68,13 +69,16 @@ typedef struct tch_constraint_run {
 } tch_constraint_run;
 
 /* How an island is solved. The model's solver comes first; the others are the fallbacks of
- * solve_island, in this order. */
+ * tch_constraint_solve_island, in this order. */
 typedef enum tch_island_solver {
-    TCH_SOLVE_LEMKE = TCH_CONSTRAINT_LEMKE, /* Stewart-Trinkle, cone edges, Lemke */
-    TCH_SOLVE_PGS = TCH_CONSTRAINT_PGS,     /* disc friction, PGS, subspace steps */
-    TCH_SOLVE_NORMAL_LEMKE =
-        TCH_CONSTRAINT_NORMAL_LEMKE,                  /* normal rows only (no friction), Lemke */
-    TCH_SOLVE_NORMAL_PGS = TCH_CONSTRAINT_NORMAL_PGS, /* normal rows, PGS from zero: no energy */
+    /* Stewart-Trinkle, cone edges, Lemke */
+    TCH_SOLVE_LEMKE = TCH_CONSTRAINT_LEMKE,
+    /* disc friction, PGS, subspace steps */
+    TCH_SOLVE_PGS = TCH_CONSTRAINT_PGS,
+    /* normal rows only (no friction), Lemke */
+    TCH_SOLVE_NORMAL_LEMKE = TCH_CONSTRAINT_NORMAL_LEMKE,
+    /* normal rows, PGS from zero: no energy */
+    TCH_SOLVE_NORMAL_PGS = TCH_CONSTRAINT_NORMAL_PGS,
 } tch_island_solver;
 
 /* The free root of geom's body (0: the world). */
