@@ -33,15 +33,13 @@ static tch_real restitution_threshold(const tch_model* m, tch_real h) {
 }
 
 /* The target of the contact's normal velocity J_n v+ (see the file comment). */
-static tch_real normal_target(const tch_model* m, const tch_data* d, const tch_row_sink* sink,
-                              const tch_contact* c, const tch_pair_params* p) {
+static tch_real normal_target(const tch_model* m, const tch_row_sink* sink, const tch_contact* c,
+                              const tch_pair_params* p) {
     tch_real h = sink->h;
-    tch_real v_star = tch_v3_dot(tch_v3_sub(sink->point_velocity(sink, c->geom_b, c->p_W),
-                                            sink->point_velocity(sink, c->geom_a, c->p_W)),
-                                 c->n_W);
-    tch_real v_before = tch_v3_dot(tch_v3_sub(tch_contact_point_velocity(m, d, c->geom_b, c->p_W),
-                                              tch_contact_point_velocity(m, d, c->geom_a, c->p_W)),
-                                   c->n_W);
+    tch_vec3 before, now;
+    sink->relative_velocity(sink, c->geom_a, c->geom_b, c->p_W, &before, &now);
+    tch_real v_star = tch_v3_dot(now, c->n_W);
+    tch_real v_before = tch_v3_dot(before, c->n_W);
     tch_real target = c->depth < 0 ? c->depth / h : 0; /* penetration: the split impulse's push */
     int closes = c->depth >= 0 || v_star < c->depth / h;
     if (p->restitution > 0 && closes && v_before < -restitution_threshold(m, h)) {
@@ -51,7 +49,7 @@ static tch_real normal_target(const tch_model* m, const tch_data* d, const tch_r
 }
 
 /* The rows of contact c but their warm start. */
-static void describe_contact(const tch_model* m, const tch_data* d, const tch_row_sink* sink,
+static void describe_contact(const tch_model* m, const tch_row_sink* sink,
                              const tch_pair_params* p, const tch_contact* c,
                              tch_row_contact* row) {
     row->geom_a = c->geom_a;
@@ -61,7 +59,7 @@ static void describe_contact(const tch_model* m, const tch_data* d, const tch_ro
     tch_v3_basis(c->n_W, &row->t1_W, &row->t2_W);
     row->mu = p->friction;
     row->cone_edges = p->friction > 0 ? (int)p->cone_edges : 0;
-    row->target = normal_target(m, d, sink, c, p);
+    row->target = normal_target(m, sink, c, p);
     row->push = c->depth > 0 ? p->stabilization * c->depth / sink->h : 0;
 }
 
@@ -75,30 +73,24 @@ static void warm_from_memory(const tch_lcp_point_memory* pm, tch_row_contact* ro
     }
 }
 
-/* The stored point that warm-starts the pair's k-th contact: the one a retained contact was
- * kept from, else the nearest; -1 for none. */
-static int memory_point_of(const tch_lcp_pair_memory* memory,
-                           const tch_lcp_located_memory* located, const tch_pair_result* pair,
-                           int k, tch_vec3 p_W) {
-    int narrow = pair->contact_count - (memory ? memory->retained : 0);
-    return k < narrow ? tch_lcp_nearest_memory_point(located, p_W)
-                      : memory->retained_from[k - narrow];
+/* The stored point that warm-starts the pair's k-th contact (found by the collision stage:
+ * tch_lcp_complete_points), or -1. */
+static int memory_point_of(const tch_lcp_pair_memory* memory, int k) {
+    return memory && memory->matched && k < TCH_LCP_MATCHED_CONTACTS ? memory->from[k] : -1;
 }
 
 static int lcp_build_rows(const tch_model* m, const tch_data* d, tch_pair_context* context,
                           tch_row_sink* sink) {
     const tch_pair_result* pair = context->pair;
     const tch_lcp_pair_memory* memory = tch_lcp_memory(context->state);
-    tch_lcp_located_memory located;
-    tch_lcp_locate_memory(d, pair, memory, &located);
     for (int k = 0; k < pair->contact_count; ++k) {
         const tch_contact* c = &d->contacts[pair->contact_start + k];
         tch_row_contact* row = sink->add_contact(sink);
         if (!row) {
             return -1;
         }
-        describe_contact(m, d, sink, &pair->params, c, row);
-        int from = memory_point_of(memory, &located, pair, k, c->p_W);
+        describe_contact(m, sink, &pair->params, c, row);
+        int from = memory_point_of(memory, k);
         if (from >= 0) {
             warm_from_memory(&memory->points[from], row);
         }
@@ -110,18 +102,26 @@ static void lcp_take_impulses(const tch_model* m, tch_data* d, tch_pair_context*
                               const tch_row_impulse* impulses, int count) {
     tch_pair_result* pair = context->pair;
     tch_lcp_pair_memory* memory = tch_lcp_memory(context->state);
-    tch_lcp_pair_memory last;
-    if (memory) {
-        last = *memory;
-        memory->count = 0; /* refilled from this step's points */
+    /* the retained contacts' surface points, before the memory is rewritten */
+    int retained = memory && memory->matched ? memory->retained : 0;
+    int narrow = pair->contact_count - retained;
+    float kept[TCH_LCP_MEMORY_POINTS][2][3];
+    for (int j = 0; j < retained; ++j) {
+        const tch_lcp_point_memory* pm = &memory->points[memory->from[narrow + j]];
+        memcpy(kept[j][0], pm->p_A, sizeof kept[j][0]);
+        memcpy(kept[j][1], pm->p_B, sizeof kept[j][1]);
     }
-    int narrow = pair->contact_count - (memory ? last.retained : 0);
+    if (memory) {
+        memory->count = 0;   /* refilled from this step's points */
+        memory->matched = 0; /* the collision stage's matches were to the old points */
+    }
+    tch_real inverse_h = 1 / m->timestep;
     for (int k = 0; k < count; ++k) {
         tch_contact* c = &d->contacts[pair->contact_start + k];
         if (!impulses[k].solved) {
             continue;
         }
-        c->f_W = tch_v3_scale(impulses[k].impulse_W, 1 / m->timestep);
+        c->f_W = tch_v3_scale(impulses[k].impulse_W, inverse_h);
         tch_contact_apply_force(m, d, pair, c->p_W, c->f_W);
         if (!memory) {
             continue;
@@ -130,13 +130,10 @@ static void lcp_take_impulses(const tch_model* m, tch_data* d, tch_pair_context*
         if (k < narrow) {
             tch_lcp_surface_points(d, c, p_A, p_B);
         } else {
-            const tch_lcp_point_memory* kept = &last.points[last.retained_from[k - narrow]];
-            memcpy(p_A, kept->p_A, sizeof p_A);
-            memcpy(p_B, kept->p_B, sizeof p_B);
+            memcpy(p_A, kept[k - narrow][0], sizeof p_A);
+            memcpy(p_B, kept[k - narrow][1], sizeof p_B);
         }
-        tch_vec3 basis[3] = {c->n_W};
-        tch_v3_basis(c->n_W, &basis[1], &basis[2]);
-        tch_lcp_remember(memory, p_A, p_B, basis, impulses[k].warm_W, impulses[k].error);
+        tch_lcp_remember(memory, p_A, p_B, impulses[k].warm, impulses[k].error);
     }
 }
 

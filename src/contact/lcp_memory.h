@@ -11,7 +11,10 @@
 
 #include "contact/contact.h"
 
-enum { TCH_LCP_MEMORY_POINTS = 5 };
+enum {
+    TCH_LCP_MEMORY_POINTS = 5,
+    TCH_LCP_MATCHED_CONTACTS = 16, /* a pair's contacts beyond these start cold */
+};
 
 typedef struct tch_lcp_point_memory {
     float p_A[3];
@@ -23,42 +26,33 @@ typedef struct tch_lcp_point_memory {
 
 typedef struct tch_lcp_pair_memory {
     int count;
-    /* The points the collision stage of this evaluation kept (the last `retained` contacts of
-     * the pair), each a copy of points[retained_from[k]]. */
+    /* What the collision stage of an evaluation found for the pair's contacts
+     * (tch_lcp_complete_points), for its constraints stage: valid while `matched` (until the
+     * points are rewritten); the last `retained` contacts are kept points. */
+    int matched;
     int retained;
-    unsigned char retained_from[TCH_LCP_MEMORY_POINTS];
+    signed char from[TCH_LCP_MATCHED_CONTACTS]; /* the point each contact is warm-started
+                                                 * from, -1: none */
     tch_lcp_point_memory points[TCH_LCP_MEMORY_POINTS];
 } tch_lcp_pair_memory;
 _Static_assert(sizeof(tch_lcp_pair_memory) <= TCH_PAIR_STATE_BYTES,
                "lcp memory must fit a pair state");
-
-/* A pair's stored points at the geoms' current poses: each one's two surface points, world. */
-typedef struct tch_lcp_located_memory {
-    int count;
-    tch_vec3 pa_W[TCH_LCP_MEMORY_POINTS], pb_W[TCH_LCP_MEMORY_POINTS];
-    bool matched[TCH_LCP_MEMORY_POINTS]; /* the nearest stored point of a current point */
-} tch_lcp_located_memory;
 
 /* The pair's memory in its state, or NULL for none. */
 static inline tch_lcp_pair_memory* tch_lcp_memory(tch_pair_state* state) {
     return state ? (tch_lcp_pair_memory*)state->bytes : NULL;
 }
 
-void tch_lcp_locate_memory(const tch_data* data, const tch_pair_result* pair,
-                           const tch_lcp_pair_memory* memory, tch_lcp_located_memory* out);
-
-/* The stored point nearest to p_W within the matching distance (1 cm), or -1. */
-int tch_lcp_nearest_memory_point(const tch_lcp_located_memory* located, tch_vec3 p_W);
-
 /* The contact's surface points in the geoms' frames (see the file comment). */
 void tch_lcp_surface_points(const tch_data* data, const tch_contact* c, float p_A[3],
                             float p_B[3]);
 
-/* The complete_points op: sorts the narrow phase's points of the pair into a canonical order
- * and appends the stored points that still touch (retained; recorded in the memory). */
+/* The complete_points op: sorts the narrow phase's points of the pair into a canonical order,
+ * matches each to the nearest stored point and appends the stored points that match none and
+ * still touch (both recorded in the memory). */
 int tch_lcp_complete_points(const tch_model* model, tch_data* data, tch_pair_context* context);
 
 /* Appends a point to the memory (ignored when full): its surface points, its impulse on geom b
- * (world) in the contact's basis (n, t1, t2), and its rows' velocity errors. */
+ * along the contact's (n, t1, t2), and its rows' velocity errors. */
 void tch_lcp_remember(tch_lcp_pair_memory* memory, const float p_A[3], const float p_B[3],
-                      const tch_vec3 basis[3], tch_vec3 impulse_W, const tch_real error[3]);
+                      const tch_real impulse[3], const tch_real error[3]);

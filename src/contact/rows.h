@@ -142,7 +142,8 @@ typedef struct tch_row_contact {
 typedef struct tch_row_impulse {
     int solved;                 /* 0: the contact got no impulse (its island ran out of memory) */
     tch_vec3 impulse_W;         /* on geom b's side at p_W (the opposite on a's), N s */
-    tch_vec3 warm_W;            /* the impulse to warm-start the next step from */
+    tch_real warm[3];           /* the impulse to warm-start the next step from, along the
+                                 * contact's n, t1, t2 (as tch_row_contact.warm) */
     tch_real error[3];          /* the velocity error left on its normal and tangent rows */
 } tch_row_impulse;
 
@@ -152,8 +153,10 @@ struct tch_row_sink {
     tch_real h;                 /* the step */
     /* A slot for one more contact (zeroed), or NULL when out of memory. */
     tch_row_contact* (*add_contact)(tch_row_sink* sink);
-    /* The velocity of geom's material point at p_W that the impulses start from (v*: after the
-     * step's velocity update), world. */
-    tch_vec3 (*point_velocity)(const tch_row_sink* sink, int geom, tch_vec3 p_W);
+    /* The velocity of geom b's material point at p_W relative to geom a's, world: at the
+     * step's start (*before) and the one the impulses start from (*now: v*, after the step's
+     * velocity update). */
+    void (*relative_velocity)(const tch_row_sink* sink, int geom_a, int geom_b, tch_vec3 p_W,
+                              tch_vec3* before, tch_vec3* now);
     void* engine;               /* the engine's */
 };

@@ -65,16 +65,35 @@ static int step_has_constraint_pairs(const tch_model* m, const tch_data* d) {
 
 /* ---- the models' rows ---- */
 
-/* The sink's point_velocity: v* of geom's material point at p_W (centre-of-mass velocities of
- * the stage, world). */
-static tch_vec3 sink_point_velocity(const tch_row_sink* sink, int geom, tch_vec3 p_W) {
-    const tch_constraint_run* s = sink->engine;
+/* The velocity of body's material point at r from its centre of mass for per-body velocities
+ * (v, w) (centre of mass, world). */
+static inline tch_vec3 point_velocity(const tch_vec3* v, const tch_vec3* w, int body, tch_vec3 r) {
+    return tch_v3_add(v[body], tch_v3_cross(w[body], r));
+}
+
+/* The velocities of geom's material point at p_W at the step's start (*before) and from the
+ * stage's velocities (*now); zero for the world. */
+static inline void geom_point_velocities(const tch_constraint_run* s, int geom, tch_vec3 p_W,
+                                         tch_vec3* before, tch_vec3* now) {
     int body = tch_constraint_root(s->m, geom);
     if (body == 0) {
-        return tch_v3_zero();
+        *before = *now = tch_v3_zero();
+        return;
     }
     tch_vec3 r = tch_v3_sub(p_W, s->d->body_p_WCm[body]);
-    return tch_v3_add(s->v[body], tch_v3_cross(s->w[body], r));
+    *before = point_velocity(s->d->body_v_WCm, s->d->body_w_W, body, r);
+    *now = point_velocity(s->v, s->w, body, r);
+}
+
+/* The sink's relative_velocity. */
+static void sink_relative_velocity(const tch_row_sink* sink, int geom_a, int geom_b,
+                                   tch_vec3 p_W, tch_vec3* before, tch_vec3* now) {
+    const tch_constraint_run* s = sink->engine;
+    tch_vec3 before_a, now_a, before_b, now_b;
+    geom_point_velocities(s, geom_a, p_W, &before_a, &now_a);
+    geom_point_velocities(s, geom_b, p_W, &before_b, &now_b);
+    *before = tch_v3_sub(before_b, before_a);
+    *now = tch_v3_sub(now_b, now_a);
 }
 
 /* The sink's add_contact: the next entry, zeroed, for the pair being described (the entries
@@ -95,9 +114,7 @@ static tch_row_contact* sink_add_contact(tch_row_sink* sink) {
         s->contact_capacity = capacity;
     }
     tch_constraint_contact* cr = &s->contacts[s->contact_count];
-    memset(cr, 0, sizeof *cr);
-    cr->entry = s->contact_count++;
-    cr->pair = s->current_pair;
+    *cr = (tch_constraint_contact){.entry = s->contact_count++, .pair = s->current_pair};
     return &cr->row;
 }
 
@@ -107,31 +124,32 @@ static tch_pair_context constraint_context(const tch_constraint_run* s, int i) {
                               s->d->internal->model_scratch[s->d->pair_results[i].model]};
 }
 
-/* The pair states of the constraint pairs whose models keep one, created when new and marked
- * seen this step. Touching first and looking up after keeps the pointers valid (touching may
- * move the table). */
-static int recall_pair_states(tch_constraint_run* s) {
+/* Each pair's constraint model (NULL for a force model's pair), and the pair states of those
+ * whose models keep one, created when new and marked seen this step. Touching first and
+ * looking up after keeps the pointers valid (touching may move the table). */
+static int recall_constraint_pairs(tch_constraint_run* s) {
     tch_data* d = s->d;
     struct tch_data_internal* in = d->internal;
-    s->states = tch_arena_alloc(s->arena, (size_t)d->pair_result_count * sizeof *s->states,
-                                "constraint pair states");
-    if (!s->states) {
+    size_t count = (size_t)d->pair_result_count;
+    s->ops = tch_arena_alloc(s->arena, count * sizeof *s->ops, "constraint pair models");
+    s->states = tch_arena_alloc(s->arena, count * sizeof *s->states, "constraint pair states");
+    if (!s->ops || !s->states) {
         return -1;
     }
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_pair_result* pair = &d->pair_results[i];
-        if (is_constraint_pair(s->m, pair) &&
-            tch_model_contact_ops(s->m, pair->model)->uses_state &&
+        s->ops[i] = is_constraint_pair(s->m, pair) ? tch_model_contact_ops(s->m, pair->model)
+                                                   : NULL;
+        if (s->ops[i] && s->ops[i]->uses_state &&
             !tch_pair_state_touch(&in->pair_states, pair->geom_a, pair->geom_b, in->step_count)) {
             return -1;
         }
     }
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_pair_result* pair = &d->pair_results[i];
-        s->states[i] =
-            is_constraint_pair(s->m, pair) && tch_model_contact_ops(s->m, pair->model)->uses_state
-                ? tch_pair_state_find(&in->pair_states, pair->geom_a, pair->geom_b)
-                : NULL;
+        s->states[i] = s->ops[i] && s->ops[i]->uses_state
+                           ? tch_pair_state_find(&in->pair_states, pair->geom_a, pair->geom_b)
+                           : NULL;
     }
     return 0;
 }
@@ -145,18 +163,22 @@ static int collect_rows(tch_constraint_run* s) {
     if (!s->pair_start) {
         return -1;
     }
-    tch_row_sink sink = {s->h, sink_add_contact, sink_point_velocity, s};
-    s->contact_count = s->contact_capacity = 0;
-    s->contacts = NULL;
+    tch_row_sink sink = {s->h, sink_add_contact, sink_relative_velocity, s};
+    s->contact_count = 0;
+    s->contact_capacity = d->contact_count + 1; /* lcp's: one per contact */
+    s->contacts = tch_arena_alloc(s->arena, (size_t)s->contact_capacity * sizeof *s->contacts,
+                                  "constraint contacts");
+    if (!s->contacts) {
+        return -1;
+    }
     for (int i = 0; i < d->pair_result_count; ++i) {
         s->pair_start[i] = s->contact_count;
-        if (!is_constraint_pair(s->m, &d->pair_results[i])) {
+        if (!s->ops[i]) {
             continue;
         }
         s->current_pair = i;
         tch_pair_context context = constraint_context(s, i);
-        if (tch_model_contact_ops(s->m, d->pair_results[i].model)
-                ->build_rows(s->m, d, &context, &sink) != 0) {
+        if (s->ops[i]->build_rows(s->m, d, &context, &sink) != 0) {
             return -1;
         }
     }
@@ -166,7 +188,9 @@ static int collect_rows(tch_constraint_run* s) {
     if (!s->impulses) {
         return -1;
     }
-    memset(s->impulses, 0, ((size_t)s->contact_count + 1) * sizeof *s->impulses);
+    for (int i = 0; i < s->contact_count; ++i) {
+        s->impulses[i].solved = 0; /* until its island is solved or held */
+    }
     return 0;
 }
 
@@ -174,11 +198,10 @@ static int collect_rows(tch_constraint_run* s) {
 static void hand_back_impulses(tch_constraint_run* s) {
     tch_data* d = s->d;
     for (int i = 0; i < d->pair_result_count; ++i) {
-        if (is_constraint_pair(s->m, &d->pair_results[i])) {
+        if (s->ops[i]) {
             tch_pair_context context = constraint_context(s, i);
-            tch_model_contact_ops(s->m, d->pair_results[i].model)
-                ->take_impulses(s->m, d, &context, s->impulses + s->pair_start[i],
-                                s->pair_start[i + 1] - s->pair_start[i]);
+            s->ops[i]->take_impulses(s->m, d, &context, s->impulses + s->pair_start[i],
+                                     s->pair_start[i + 1] - s->pair_start[i]);
         }
     }
 }
@@ -210,7 +233,7 @@ static int read_bodies(tch_constraint_run* s) {
 }
 
 static int prepare(tch_constraint_run* s, int* island_parent) {
-    if (read_bodies(s) != 0 || recall_pair_states(s) != 0 || collect_rows(s) != 0) {
+    if (read_bodies(s) != 0 || recall_constraint_pairs(s) != 0 || collect_rows(s) != 0) {
         return -1;
     }
     return tch_constraint_group_islands(s, island_parent);
@@ -223,7 +246,9 @@ void tch_constraint_keep_impulse(tch_constraint_run* s, const tch_constraint_con
     tch_row_impulse* out = &s->impulses[cr->entry];
     out->solved = 1;
     out->impulse_W = impulse;
-    out->warm_W = warm;
+    out->warm[0] = tch_v3_dot(warm, cr->row.n_W);
+    out->warm[1] = tch_v3_dot(warm, cr->row.t1_W);
+    out->warm[2] = tch_v3_dot(warm, cr->row.t2_W);
     for (int k = 0; k < 3; ++k) {
         out->error[k] = error[k];
     }

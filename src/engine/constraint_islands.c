@@ -75,9 +75,7 @@ int tch_constraint_group_islands(tch_constraint_run* s, int* parent) {
     int* index = tch_arena_alloc(s->arena, (size_t)m->body_count * sizeof *index, "islands");
     s->island_start =
         tch_arena_alloc(s->arena, (size_t)(s->contact_count + 1) * sizeof(int), "island starts");
-    tch_constraint_contact* sorted =
-        tch_arena_alloc(s->arena, (size_t)s->contact_count * sizeof *sorted, "sorted contacts");
-    if (!index || !s->island_start || !sorted) {
+    if (!index || !s->island_start) {
         return -1;
     }
     memset(index, -1, (size_t)m->body_count * sizeof *index);
@@ -92,13 +90,23 @@ int tch_constraint_group_islands(tch_constraint_run* s, int* parent) {
         s->contacts[i].island = index[rep];
     }
     memset(s->island_start, 0, (size_t)(s->island_count + 1) * sizeof(int));
+    bool in_order = true; /* the contacts of each island already follow each other */
     for (int i = 0; i < s->contact_count; ++i) {
         s->island_start[s->contacts[i].island + 1]++;
+        in_order = in_order && (i == 0 || s->contacts[i].island >= s->contacts[i - 1].island);
     }
     for (int k = 0; k < s->island_count; ++k) {
         s->island_start[k + 1] += s->island_start[k];
     }
     if (list_island_bodies(s, parent, index) != 0) {
+        return -1;
+    }
+    if (in_order) {
+        return 0; /* (a stack: one island) copying them would change nothing */
+    }
+    tch_constraint_contact* sorted =
+        tch_arena_alloc(s->arena, (size_t)s->contact_count * sizeof *sorted, "sorted contacts");
+    if (!sorted) {
         return -1;
     }
     int* fill = index; /* reused: next free slot per island */

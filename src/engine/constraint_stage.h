@@ -53,7 +53,8 @@ typedef struct tch_constraint_run {
                               * kinematics outputs data->body_I_W) */
     const tch_mat3* I_inv_W; /* [body_count] its inverse (data->body_I_inv_W) */
     unsigned char* moved;    /* [body_count] 1 when an impulse reached the body */
-    tch_pair_state** states; /* [pair_result_count] constraint pairs' states, or NULL */
+    const tch_contact_ops** ops; /* [pair_result_count] constraint pairs' models, or NULL */
+    tch_pair_state** states;     /* [pair_result_count] their states, or NULL */
     /* [contact_count]: in the sink's order, then sorted by island */
     tch_constraint_contact* contacts;
     int contact_count;
