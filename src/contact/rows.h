@@ -42,19 +42,20 @@ typedef struct tch_row_side {
                                  * free-body loops test it alone) */
     short kind;                 /* tch_row_side_kind */
     short tree;                 /* TREE: the tree */
-    int dof, count;             /* the generalized velocities the block covers (BODY: the
-                                 * body's 6 in qvel; TREE: the tree's) */
-    union {
-        struct {                /* BODY */
+    union {                     /* (a side is as large as a free body's alone was) */
+        struct {                /* BODY: its 6 velocities (v_WCm, w_W) */
             tch_vec3 lin, ang;          /* ±(d, r x d) */
             tch_vec3 inv_lin, inv_ang;  /* ±(d / m, I_W⁻¹ (r x d)) */
         };
-        struct {                /* TREE: [count] each, owned by the row's producer */
-            const tch_real* J;
-            const tch_real* inv_J;      /* A⁻¹ Jᵀ */
+        struct {                /* TREE */
+            const tch_real* J;          /* [count], owned by the row's producer */
+            const tch_real* inv_J;      /* [count] A⁻¹ Jᵀ */
+            int dof, count;             /* J covers qvel[dof .. dof + count): the tree's */
         };
     };
 } tch_row_side;
+_Static_assert(sizeof(tch_row_side) == 2 * sizeof(int) + 4 * sizeof(tch_vec3),
+               "a row side stays as small as a free body's block: the solver streams rows");
 
 typedef struct tch_jacobian_row {
     tch_row_side side[2];       /* a contact's: [0] geom b's side (+d), [1] geom a's (-d) */

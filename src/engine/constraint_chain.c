@@ -34,16 +34,14 @@
  * inverse mass and inertia. */
 typedef struct row_body {
     int body; /* free root, or 0 (static) */
-    int dof;  /* its first velocity in qvel */
     tch_vec3 r;
     tch_real inverse_mass;
     const tch_mat3* I_inv_W;
 } row_body;
 
 static row_body row_body_at(const tch_constraint_run* s, int geom, tch_vec3 p_W) {
-    row_body side = {tch_constraint_root(s->m, geom), 0, tch_v3_zero(), 0, NULL};
+    row_body side = {tch_constraint_root(s->m, geom), tch_v3_zero(), 0, NULL};
     if (side.body != 0) {
-        side.dof = s->m->body_qvel_adr[side.body];
         side.r = tch_v3_sub(p_W, s->d->body_p_WCm[side.body]);
         side.inverse_mass = 1 / s->m->body_total_mass[side.body];
         side.I_inv_W = &s->I_inv_W[side.body];
@@ -57,8 +55,6 @@ static void make_side(const row_body* b, tch_vec3 d_W, tch_real sign, tch_row_si
     side->body = b->body;
     side->kind = b->body != 0 ? TCH_ROW_SIDE_BODY : TCH_ROW_SIDE_NONE;
     side->tree = 0;
-    side->dof = b->dof;
-    side->count = b->body != 0 ? 6 : 0;
     if (b->body == 0) {
         side->lin = side->ang = side->inv_lin = side->inv_ang = tch_v3_zero();
         return;

@@ -98,7 +98,7 @@ static void test_tree_rows_couple_as_the_inverse_inertia(void) {
 
     /* a free body's side next to the tree's adds its own block only */
     tch_jacobian_row mixed = rows[0], other = rows[0];
-    tch_row_side body = {.body = 3, .kind = TCH_ROW_SIDE_BODY, .dof = NV, .count = 6};
+    tch_row_side body = {.body = 3, .kind = TCH_ROW_SIDE_BODY};
     body.lin = body.inv_lin = tch_v3(0, 0, 1);
     body.ang = tch_v3(0.1, 0, 0);
     body.inv_ang = tch_v3(2, 0, 0);
