@@ -7,13 +7,17 @@
 ///       kinematics     qpos -> body and geom poses, centres of mass, world inertias
 ///       velocities     qvel -> centre-of-mass and angular velocities in the world
 ///       collision      broad phase -> each candidate pair's geometry (the narrow phase's
-///                      points, or the model's own: overlap volume, contact surface)
+///                      points, lcp's with its points kept from the last step, or the
+///                      model's own: overlap volume, contact surface)
 ///                      -> data->contacts, data->pair_results
 ///       forces         gravity and applied forces; force models (point, volume, pressure):
 ///                      normal forces -> velocity prediction -> friction forces
 ///       accelerations  qacc (implicit integrator: from the forces' linearization)
 ///     tch_step_end, by the integrator:
 ///       semi-implicit Euler  v* = v + h qacc -> constraints (v* -> v+) -> q+ = q + h v+
+///                            constraints: the constraint models' rows -> islands -> each
+///                            island asleep or solved (solver chain) -> impulses to qvel and
+///                            back to the models -> position correction
 ///       implicit Euler       v+ = v + h qacc -> q+ = q + h v+        (no constraint models)
 ///       RK4                  three more evaluations of begin's stages at intermediate
 ///                            states; the step reports the first's contacts (no constraint

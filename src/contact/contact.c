@@ -60,6 +60,21 @@ const tch_contact_ops* tch_contact_model_ops(tch_contact_model model) {
     return model >= 0 && model < TCH_CONTACT_MODEL_END ? model_ops[model] : NULL;
 }
 
+const tch_contact_ops* tch_model_contact_ops(const tch_model* model, tch_contact_model slot) {
+    if (slot < 0 || slot >= TCH_CONTACT_MODEL_END) {
+        return NULL;
+    }
+    const tch_contact_ops* replaced = model->internal->ops[slot];
+    return replaced ? replaced : model_ops[slot];
+}
+
+void tch_model_replace_contact_ops(tch_model* model, tch_contact_model slot,
+                                   const tch_contact_ops* ops) {
+    if (slot >= 0 && slot < TCH_CONTACT_MODEL_END) {
+        model->internal->ops[slot] = ops;
+    }
+}
+
 const char* tch_contact_model_label(tch_contact_model model) {
     const tch_contact_ops* ops = tch_contact_model_ops(model);
     if (ops) {

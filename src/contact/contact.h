@@ -1,7 +1,8 @@
 /* One interface for all contact models. Their part of the step (the whole step is the
  * diagram of include/touche/step.h):
  *
- *     collision stage:  candidate pairs -> narrow phase -> data->contacts, grouped per pair in
+ *     collision stage:  candidate pairs -> narrow phase (-> complete_points: lcp's points kept
+ *                       from the last step) -> data->contacts, grouped per pair in
  *                       data->pair_results (points with normal and depth, forces zero)
  *     forces stage:     (1) for each pair result, its model's normal forces
  *                       (2) every body's velocity after one step under the loads so far
@@ -14,8 +15,10 @@
  * letting it creep at the speed one step of gravity gives (see docs/contact-point.md).
  *
  * Models of kind FORCE (point, volume, pressure) add wrenches as above. Models of kind
- * CONSTRAINT (lcp, peg) add none here: the engine hands their pairs to the constraints stage
- * (tch_stage_constraints, between semi-implicit Euler's velocity and position updates). A model
+ * CONSTRAINT (lcp, peg) add none here: in the constraints stage (tch_stage_constraints, between
+ * semi-implicit Euler's velocity and position updates) each describes its pairs' rows
+ * (build_rows, contact/rows.h) and receives their impulses back (take_impulses); the engine
+ * owns the islands, the solvers and their fallbacks, sleeping and position correction. A model
  * may find its own contact geometry (pair_geometry: the volume model's overlap polyhedron, the
  * pressure model's contact surface) instead of taking the narrow phase's points, keep per-pair
  * state across steps (uses_state), and compile per-geom data into the model (build_geoms).
@@ -29,6 +32,7 @@
 #include "collision/broadphase.h"
 #include "contact/pair_state.h"
 #include "contact/params.h"
+#include "contact/rows.h"
 #include "touche/data.h"
 
 /* Every free root's velocity after one step of h under its current loads, kept up to date as
@@ -137,6 +141,22 @@ typedef struct tch_contact_ops {
      * the pair's forces explicitly. */
     void (*linearize)(const tch_model* model, const tch_data* data,
                       const tch_pair_context* context, tch_pair_linearization* out);
+    /* Optional, for models without pair_geometry: called by the collision stage after the
+     * narrow phase has appended the pair's points, which it may reorder and add to (after
+     * tch_contact_reserve; pair->contact_count grows): the lcp model's points kept from the last
+     * step. context->state is the pair's slot when it has one (not created here), else NULL.
+     * Returns 0, or -1 when out of memory. */
+    int (*complete_points)(const tch_model* model, tch_data* data, tch_pair_context* context);
+    /* CONSTRAINT models: describes the pair's rows into the sink (contact/rows.h), one
+     * tch_row_contact per sink->add_contact. Returns 0, or -1 when out of memory. */
+    int (*build_rows)(const tch_model* model, const tch_data* data, tch_pair_context* context,
+                      tch_row_sink* sink);
+    /* CONSTRAINT models: the impulses of the rows build_rows described for the pair in this
+     * evaluation, in its order (count of them), after the solve: the model reports them as its
+     * contacts' forces (impulse / model->timestep, tch_contact_apply_force) and keeps what it
+     * needs (warm starts) in its pair state. */
+    void (*take_impulses)(const tch_model* model, tch_data* data, tch_pair_context* context,
+                          const tch_row_impulse* impulses, int count);
     /* FORCE models: 1 when the unset parameters are physical values (not derived from the
      * time step) that need the implicit integrator: a scene that names no integrator then
      * gets it (io/compile.c, docs/integrators.md). */
@@ -151,6 +171,16 @@ int tch_contact_reserve(tch_data* data, int points, int polygons, int vertices);
 /* The ops of `model`, or NULL when this build does not offer it. */
 const tch_contact_ops* tch_contact_model_ops(tch_contact_model model);
 
+/* The ops that compiled `model` runs for pairs of contact model `slot`: those it was given by
+ * tch_model_replace_contact_ops, else tch_contact_model_ops(slot). The step asks here. */
+const tch_contact_ops* tch_model_contact_ops(const tch_model* model, tch_contact_model slot);
+
+/* Makes `model` run `ops` for the pairs of `slot` (NULL: the built-in table again), e.g. a model
+ * of one's own behind a slot the scene names; of the same kind as the slot's, and before any
+ * data of the model is made. Per model: nothing global changes. */
+void tch_model_replace_contact_ops(tch_model* model, tch_contact_model slot,
+                                   const tch_contact_ops* ops);
+
 /* The name of `model` in scenes and outputs: its ops' name, or, for "inherit" and the models
  * this build does not offer (peg), contact.c's; "unknown" out of range. Every other place
  * (touche/spec.h's tch_contact_model_name, the MJCF reader) takes names from here. */
@@ -160,6 +190,8 @@ const char* tch_contact_model_label(tch_contact_model model);
 struct tch_model_internal {
     void* model_geoms[TCH_CONTACT_MODEL_END]; /* each model's build_geoms result, or NULL */
     tch_pair_table pairs;                     /* the explicit pairs by geoms (params.h) */
+    const tch_contact_ops* ops[TCH_CONTACT_MODEL_END]; /* replacements of the built-in tables
+                                                        * (tch_model_replace_contact_ops) */
 };
 
 /* The per-geom data that `model`'s build_geoms made for this model (NULL when no pair of the

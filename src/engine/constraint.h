@@ -8,17 +8,16 @@
  *     q+ = q + h v+                   (then the position update)
  *
  * which is Stewart and Trinkle's subproblem (reference/peg.md eqs. 5-9, with friction as in
- * sec. 8) with Anitescu and Potra's linearized cone. Per contact: a normal row with the target
- * J_n v+ >= b (margin, stabilization, restitution) and either `cone_edges` friction directions
- * with the Stewart-Trinkle beta/lambda rows (Lemke) or two tangent rows whose impulse lies in the
- * disc of mu times the normal impulse (matrix-free PGS with sparse subspace steps,
- * engine/constraint_pgs.h). Islands at rest sleep (docs/contact-lcp.md, "Sleeping islands"). The
- * contacts are the narrow phase's points plus the points of the last step that still touch (a
- * persistent manifold, listed in data->contacts after their pair's points). Contacts are grouped
- * into islands (connected components of free bodies through contacts; static bodies do not
- * connect), each solved on its own. The impulses are applied to qvel and reported as forces
- * p / h in data->contacts and the pair results, and the pair state keeps them as the next step's
- * warm start.
+ * sec. 8) with Anitescu and Potra's linearized cone. The models describe the rows (contact.h,
+ * build_rows; contact/rows.h): per contact a normal row with the target J_n v+ >= b and
+ * friction coupled to it by mu, as `cone_edges` friction directions with the Stewart-Trinkle
+ * beta/lambda rows (Lemke) or two tangent rows whose impulse lies in the disc of mu times the
+ * normal impulse (matrix-free PGS with sparse subspace steps, engine/constraint_pgs.h). The
+ * stage groups the contacts into islands (connected components of free bodies through contacts;
+ * static bodies do not connect), lets islands at rest sleep (docs/contact-lcp.md, "Sleeping
+ * islands"), solves each other island on its own along a chain of solvers, applies the impulses
+ * to qvel, hands them back to the models (take_impulses: forces p / h, warm starts), and
+ * corrects positions. Its parts: engine/constraint_stage.h.
  */
 #pragma once
 
@@ -44,8 +43,9 @@ void tch_constraint_workspace_free(tch_constraint_workspace* workspace);
 
 /* Does nothing but clear the diagnostics when the step has no constraint pairs. Otherwise solves
  * the constraint pairs' impulses for a step of h from the velocities in data->qvel (v*)
- * at the poses of the step's start, and applies them to qvel. Fills the contacts' f_W, the pair
- * results' f_W and tau_Wo_W, the bodies' force totals, and the constraint diagnostics of tch_data.
+ * at the poses of the step's start, and applies them to qvel; the models fill their contacts'
+ * f_W, the pair results' f_W and tau_Wo_W and the bodies' force totals (take_impulses, for a step
+ * of model->timestep, which h is), the stage the constraint diagnostics of tch_data.
  * Never fails: an island whose solver fails falls back along a chain of solvers
  * (docs/contact-lcp.md, "Fallbacks"), ending with PGS on the normal rows from zero, which never
  * adds energy; data->constraint_failed_islands and constraint_path_islands say what was used. */

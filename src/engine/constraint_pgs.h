@@ -16,7 +16,7 @@
 #include <stdbool.h>
 
 #include "base/arena.h"
-#include "engine/constraint_rows.h"
+#include "contact/rows.h"
 #include "solver/lcp.h"
 #include "solver/sparse_spd.h"
 

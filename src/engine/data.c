@@ -50,7 +50,7 @@ void tch_data_destroy(tch_data* d) {
         tch_adaptive_destroy(d->internal->adaptive);
         tch_articulation_work_destroy(d->internal->articulation);
         for (int i = 0; i < TCH_CONTACT_MODEL_END; ++i) {
-            const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)i);
+            const tch_contact_ops* ops = d->internal->scratch_ops[i];
             if (ops && ops->scratch_destroy) {
                 ops->scratch_destroy(d->internal->model_scratch[i]);
             }
@@ -90,7 +90,8 @@ static int allocate_internal(const tch_model* m, tch_data* d) {
     }
     in->broadphase = tch_broadphase_create(tch_broadphase_default_method(), m->geom_count);
     for (int i = 0; i < TCH_CONTACT_MODEL_END; ++i) {
-        const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)i);
+        const tch_contact_ops* ops = tch_model_contact_ops(m, (tch_contact_model)i);
+        in->scratch_ops[i] = ops;
         if (ops && ops->scratch_create && !(in->model_scratch[i] = ops->scratch_create())) {
             return 0;
         }

@@ -25,6 +25,7 @@ struct tch_data_internal {
     int committing;               /* 1 while evaluating a step's first stage (see contact.h) */
     tch_constraint_workspace constraint; /* the constraint stage's island union-find */
     void* model_scratch[TCH_CONTACT_MODEL_END]; /* each contact model's working memory */
+    const tch_contact_ops* scratch_ops[TCH_CONTACT_MODEL_END]; /* the ops that made it */
     /* The state the kinematics outputs were last computed from by the step (step.c,
      * update_kinematics), and whether they still are those (0 after a public stage call). */
     tch_real* kinematics_qpos;    /* [nq] */

@@ -187,7 +187,7 @@ static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, in
     }
     tch_pair_result* pair = &d->pair_results[d->pair_result_count];
     start_pair_result(m, d, a, b, explicit_pair, pair);
-    const tch_contact_ops* ops = tch_contact_model_ops(pair->model);
+    const tch_contact_ops* ops = tch_model_contact_ops(m, pair->model);
     if (!ops) {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
                         "contact model '%s' is not supported yet",
@@ -213,6 +213,12 @@ static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, in
         }
     } else {
         touching = narrow_phase_points(m, d, pair);
+        if (touching == 1 && ops->complete_points) {
+            tch_pair_context context = {
+                pair, ops->uses_state ? tch_pair_state_find(&d->internal->pair_states, a, b) : NULL,
+                d->internal->committing, d->internal->model_scratch[pair->model]};
+            touching = ops->complete_points(m, d, &context) == 0 ? 1 : -1;
+        }
     }
     if (touching < 0) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for contacts");
@@ -234,7 +240,7 @@ static int prepare_models(const tch_model* m, tch_data* d, const tch_pair* pairs
         return -1;
     }
     for (int model = 0; model < TCH_CONTACT_MODEL_END; ++model) {
-        const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)model);
+        const tch_contact_ops* ops = tch_model_contact_ops(m, (tch_contact_model)model);
         if (!ops || !ops->prepare_pairs) {
             continue;
         }
@@ -298,9 +304,9 @@ static tch_pair_context pair_context(tch_data* d, const tch_contact_ops* ops, in
 }
 
 /* Does a pair of the step take friction forces from the velocity prediction? */
-static bool has_friction_forces(const tch_data* d) {
+static bool has_friction_forces(const tch_model* m, const tch_data* d) {
     for (int i = 0; i < d->pair_result_count; ++i) {
-        const tch_contact_ops* ops = tch_contact_model_ops(d->pair_results[i].model);
+        const tch_contact_ops* ops = tch_model_contact_ops(m, d->pair_results[i].model);
         if (ops->kind == TCH_CONTACT_KIND_FORCE && ops->friction_forces) {
             return true;
         }
@@ -318,13 +324,13 @@ static tch_status forces(const tch_model* m, tch_data* d, tch_implicit_system** 
         d->body_torque_W[b] = d->body_torque_applied_W[b];
     }
     for (int i = 0; i < d->pair_result_count; ++i) {
-        const tch_contact_ops* ops = tch_contact_model_ops(d->pair_results[i].model);
+        const tch_contact_ops* ops = tch_model_contact_ops(m, d->pair_results[i].model);
         if (ops->kind == TCH_CONTACT_KIND_FORCE) {
             tch_pair_context context = pair_context(d, ops, i);
             ops->normal_forces(m, d, &context);
         }
     }
-    if (m->integrator != TCH_INTEGRATOR_IMPLICIT && !has_friction_forces(d)) {
+    if (m->integrator != TCH_INTEGRATOR_IMPLICIT && !has_friction_forces(m, d)) {
         return TCH_OK; /* no prediction to make (a scene of constraint pairs only, or none) */
     }
     tch_velocity_prediction* prediction = &d->internal->prediction;
@@ -337,7 +343,7 @@ static tch_status forces(const tch_model* m, tch_data* d, tch_implicit_system** 
         tch_implicit_correct_prediction(*implicit, d, prediction);
     }
     for (int i = 0; i < d->pair_result_count; ++i) {
-        const tch_contact_ops* ops = tch_contact_model_ops(d->pair_results[i].model);
+        const tch_contact_ops* ops = tch_model_contact_ops(m, d->pair_results[i].model);
         if (ops->kind == TCH_CONTACT_KIND_FORCE && ops->friction_forces) {
             tch_pair_context context = pair_context(d, ops, i);
             ops->friction_forces(m, d, &context, prediction);
@@ -600,7 +606,7 @@ static tch_status refuse_constraint_pairs(const tch_model* m, const tch_data* d,
                                           tch_error* err) {
     for (int i = 0; i < d->pair_result_count; ++i) {
         tch_contact_model model = d->pair_results[i].model;
-        if (tch_contact_model_ops(model)->kind != TCH_CONTACT_KIND_FORCE) {
+        if (tch_model_contact_ops(m, model)->kind != TCH_CONTACT_KIND_FORCE) {
             return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
                             "contact model '%s' (geoms '%s' and '%s') needs the semi-implicit "
                             "Euler integrator (option integrator=\"Euler\"); the scene uses "
