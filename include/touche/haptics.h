@@ -257,13 +257,71 @@ TCH_API void tch_haptic_coupling_wrench(const tch_model* model, const tch_data* 
                                         const tch_haptic_coupling_gains* gains, tch_real h,
                                         tch_vec3* force_W, tch_vec3* torque_W);
 
+/// ---- The virtual proxy (god-object) ----
+///
+/// A point (radius 0) or a sphere that stands for the handle in the scene and never passes
+/// through a surface (Zilles and Salisbury 1995; Ruspini, Kolarov and Khatib 1997; seed 003
+/// sec. 2). Each tick it moves from where it is toward the device point, as far as the swept
+/// test lets it, taking each surface it meets as a constraint plane, until it reaches the
+/// point nearest the device that satisfies every plane met (up to 3 active at once). The
+/// device is pulled toward it by f = k (proxy - device) + b (v_proxy - v_device) (damping only
+/// in contact). Friction: the proxy sticks while the device's lateral offset is within mu
+/// times its depth (the friction cone), and slides keeping that lag. Force shading: the
+/// proxy first moves in the plane of the normal interpolated from the vertex normals (meshes).
+/// The scene is static: triangle meshes, boxes, spheres and planes in the world frame.
+typedef struct tch_haptic_proxy tch_haptic_proxy;
+
+typedef struct tch_haptic_proxy_params {
+    tch_real radius;    ///< m, 0 for a point
+    tch_real stiffness; ///< N/m, k
+    tch_real damping;   ///< N s/m, b (in contact)
+    tch_real period;    ///< s, servo period (the proxy's velocity for the damping)
+    bool force_shading; ///< interpolated vertex normals on meshes
+} tch_haptic_proxy_params;
+
+/// A triangle mesh for the proxy: vertices in the world frame, triangles counter-clockwise seen
+/// from outside (a closed mesh), Coulomb mu against the proxy.
+typedef struct tch_haptic_proxy_mesh {
+    const tch_vec3* vertices;
+    int vertex_count;
+    const int (*triangles)[3];
+    int triangle_count;
+    tch_real friction;
+} tch_haptic_proxy_mesh;
+
+/// A proxy against `mesh_count` meshes only (copied; may allocate).
+TCH_API tch_status tch_haptic_proxy_create(const tch_haptic_proxy_mesh* meshes, int mesh_count,
+                                           const tch_haptic_proxy_params* params,
+                                           tch_haptic_proxy** proxy, tch_error* err);
+/// A proxy against the static geoms of `model` (those of no free and no mocap body) posed by
+/// `data`: boxes, spheres, planes and meshes (their convex hulls).
+/// Fails with TCH_ERR_UNSUPPORTED on another static geom type.
+TCH_API tch_status tch_haptic_proxy_create_from_model(const tch_model* model,
+                                                      const tch_data* data,
+                                                      const tch_haptic_proxy_params* params,
+                                                      tch_haptic_proxy** proxy, tch_error* err);
+/// Puts the proxy at `position` (free space assumed) with no contact.
+TCH_API void tch_haptic_proxy_reset(tch_haptic_proxy* proxy, tch_vec3 position);
+/// One tick: moves the proxy for the device point `device` (velocity `velocity`) and returns
+/// the force on the handle. Never allocates.
+TCH_API tch_vec3 tch_haptic_proxy_update(tch_haptic_proxy* proxy, tch_vec3 device,
+                                         tch_vec3 velocity);
+TCH_API tch_vec3 tch_haptic_proxy_position(const tch_haptic_proxy* proxy);
+/// The constraint planes active after the last update (at most 3), their outward normals in
+/// normals[0..count).
+TCH_API int tch_haptic_proxy_contacts(const tch_haptic_proxy* proxy, tch_vec3 normals[3]);
+TCH_API void tch_haptic_proxy_destroy(tch_haptic_proxy* proxy);
+
 /// ---- The haptic loop ----
 ///
 /// A multi-rate loop over a scene with one haptic body (a mocap body with touche:haptic): every
 /// servo tick reads the device, renders a wrench, passes it through the safety stage and the
 /// passivity controller and writes it; every physics step (the scene's time step, a whole
 /// number of ticks) the device pose and velocity become the mocap body's, and the scene steps.
-/// Renderers: `coupling` (the device force is minus the coupling force on the tool, recomputed
+/// Renderers: `proxy` (the virtual proxy above against the scene's static geoms, radius
+/// touche:proxy_radius (0: a point), stiffness touche:linear_stiffness (default the device's
+/// max_stiffness, else 500 N/m), damping touche:linear_damping (default 0); the proxy starts at
+/// the haptic body's initial position, which must be in free space), `coupling` (the device force is minus the coupling force on the tool, recomputed
 /// each tick from the tool's last physics state) and `pointer` (the device wrench is the
 /// contact wrench on the mocap body at the last physics step, held between steps).
 /// tch_haptic_loop_tick runs on the caller's thread with a simulated clock: the same scene,
@@ -296,8 +354,8 @@ typedef struct tch_haptic_tick {
 /// watchdog 0.1 s.
 TCH_API tch_haptic_safety_params tch_haptic_safety_defaults(const tch_haptic_spec* spec);
 /// A loop over `model`, `data` (both borrowed; data should be at its initial state) and
-/// `device` (borrowed). Fails on a scene without a haptic body, an unsupported renderer
-/// (proxy), a scene step that is not a whole number of periods, or the lcp model on the haptic
+/// `device` (borrowed). Fails on a scene without a haptic body, a proxy against a static geom
+/// it cannot render (capsule, cylinder, ellipsoid), a scene step that is not a whole number of periods, or the lcp model on the haptic
 /// body.
 TCH_API tch_status tch_haptic_loop_create(const tch_model* model, tch_data* data,
                                           tch_haptic_device* device,

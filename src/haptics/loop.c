@@ -18,6 +18,7 @@ struct tch_haptic_loop {
     int body, tool, mocap;
     tch_haptic_renderer renderer;
     tch_haptic_coupling_gains gains;
+    tch_haptic_proxy* proxy;       /* servo side: the proxy renderer's state */
     tch_real period;
     tch_vec3 base;                 /* m, the device base's origin in the world */
     int64_t ticks_per_step;
@@ -70,16 +71,10 @@ static tch_status check_scene(const tch_model* m, int body, tch_real period, tch
     if (body < 1 || body >= m->body_count || m->body_haptic[body].renderer == TCH_HAPTIC_NONE) {
         return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
                         "haptic loop: the scene has no haptic body (a body with mocap=\"true\" "
-                        "and touche:haptic=\"coupling\" or \"pointer\")");
-    }
-    if (m->body_haptic[body].renderer == TCH_HAPTIC_PROXY) {
-        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
-                        "haptic loop: touche:haptic=\"proxy\" (body '%s') is not supported yet; "
-                        "use \"coupling\" or \"pointer\"",
-                        m->body_name[body]);
+                        "and touche:haptic=\"proxy\", \"coupling\" or \"pointer\")");
     }
     int g = geom_without_patch_model(m, body);
-    if (g >= 0) {
+    if (m->body_haptic[body].renderer == TCH_HAPTIC_POINTER && g >= 0) {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
                         "haptic loop: geom '%s' of the haptic body '%s' needs the volume or "
                         "pressure contact model (touche:contact); a pointer with point or lcp "
@@ -147,8 +142,14 @@ tch_status tch_haptic_loop_physics_step(tch_haptic_loop* loop, const tch_haptic_
     return TCH_OK;
 }
 
-/* Servo side: the renderer's wrench on the handle for the device state and a snapshot. */
-static tch_haptic_command render(const tch_haptic_loop* loop, const tch_haptic_snapshot* s) {
+/* Servo side: the renderer's wrench on the handle for the device state and a snapshot (the
+ * proxy moves). */
+static tch_haptic_command render(tch_haptic_loop* loop, const tch_haptic_snapshot* s) {
+    if (loop->renderer == TCH_HAPTIC_PROXY) {
+        return (tch_haptic_command){
+            tch_haptic_proxy_update(loop->proxy, loop->state.pose.p, loop->state.velocity),
+            tch_v3_zero()};
+    }
     if (loop->renderer != TCH_HAPTIC_COUPLING) {
         return s->pointer;
     }
@@ -212,6 +213,24 @@ tch_status tch_haptic_loop_tick(tch_haptic_loop* loop, tch_haptic_tick* tick, tc
     return tch_haptic_loop_finish_tick(loop, now, &loop->snapshot, read_ok, tick, err);
 }
 
+/* The proxy renderer over the scene's static geoms, at the haptic body's initial position. */
+static tch_status create_proxy(tch_haptic_loop* loop, const tch_haptic_spec* spec,
+                               tch_error* err) {
+    const tch_haptic_def* def = &loop->model->body_haptic[loop->body];
+    tch_real rated = spec && spec->max_stiffness > 0 ? spec->max_stiffness : 500;
+    tch_haptic_proxy_params params = {
+        .radius = isnan(def->proxy_radius) ? 0 : def->proxy_radius,
+        .stiffness = isnan(def->linear_stiffness) ? rated : def->linear_stiffness,
+        .damping = isnan(def->linear_damping) ? 0 : def->linear_damping,
+        .period = loop->period};
+    tch_status s = tch_haptic_proxy_create_from_model(loop->model, loop->data, &params,
+                                                      &loop->proxy, err);
+    if (s == TCH_OK) {
+        tch_haptic_proxy_reset(loop->proxy, loop->state.pose.p);
+    }
+    return s;
+}
+
 tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_device* device,
                                   const tch_haptic_loop_config* config, tch_haptic_loop** out,
                                   tch_error* err) {
@@ -247,6 +266,13 @@ tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_de
         loop->gains = tch_haptic_coupling_gains_of(m, body, spec);
     }
     loop->state.pose = d->mocap_X_WB[loop->mocap];
+    if (loop->renderer == TCH_HAPTIC_PROXY) {
+        s = create_proxy(loop, spec, err);
+        if (s != TCH_OK) {
+            free(loop);
+            return s;
+        }
+    }
     loop->base = config->base_at_body ? loop->state.pose.p : tch_v3_zero();
     take_snapshot(loop, 0, &loop->snapshot);
     *out = loop;
@@ -282,5 +308,8 @@ int tch_haptic_loop_tool(const tch_haptic_loop* loop) {
 }
 
 void tch_haptic_loop_destroy(tch_haptic_loop* loop) {
+    if (loop) {
+        tch_haptic_proxy_destroy(loop->proxy);
+    }
     free(loop);
 }

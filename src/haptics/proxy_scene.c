@@ -1,0 +1,268 @@
+/* The proxy's scene (touche/haptics.h): triangle meshes with their vertex normals and a BVH
+ * over the triangles, static spheres and planes; from given meshes or a model's static geoms. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "haptics/proxy_internal.h"
+#include "math/vec.h"
+#include "touche/model.h"
+
+static tch_status out_of_memory(tch_error* err) {
+    return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "haptic proxy: out of memory");
+}
+
+/* Appends a mesh's triangles; vertex normals are the area-weighted mean of the normals of the
+ * triangles sharing the vertex (the shading normals of Ruspini et al. 1997 sec. 4). */
+static tch_status append_mesh(tch_haptic_proxy* proxy, const tch_haptic_proxy_mesh* mesh,
+                              tch_error* err) {
+    tch_vec3* normals = calloc((size_t)mesh->vertex_count + 1, sizeof *normals);
+    if (!normals) {
+        return out_of_memory(err);
+    }
+    for (int t = 0; t < mesh->triangle_count; ++t) {
+        const int* tri = mesh->triangles[t];
+        for (int i = 0; i < 3; ++i) {
+            if (tri[i] < 0 || tri[i] >= mesh->vertex_count) {
+                free(normals);
+                return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                                "haptic proxy: triangle %d has a vertex index out of range", t);
+            }
+        }
+        tch_vec3 a = mesh->vertices[tri[0]];
+        tch_vec3 area2 = tch_v3_cross(tch_v3_sub(mesh->vertices[tri[1]], a),
+                                      tch_v3_sub(mesh->vertices[tri[2]], a));
+        for (int i = 0; i < 3; ++i) {
+            normals[tri[i]] = tch_v3_add(normals[tri[i]], area2);
+        }
+    }
+    for (int t = 0; t < mesh->triangle_count; ++t) {
+        const int* tri = mesh->triangles[t];
+        proxy_triangle* out = &proxy->triangles[proxy->triangle_count];
+        for (int i = 0; i < 3; ++i) {
+            out->v[i] = mesh->vertices[tri[i]];
+        }
+        tch_vec3 area2 = tch_v3_cross(tch_v3_sub(out->v[1], out->v[0]),
+                                      tch_v3_sub(out->v[2], out->v[0]));
+        if (!(tch_v3_norm(area2) > 0)) {
+            continue; /* a degenerate triangle bounds nothing */
+        }
+        out->normal = tch_v3_normalize(area2);
+        for (int i = 0; i < 3; ++i) {
+            out->vertex_normal[i] = tch_v3_normalize(normals[tri[i]]);
+        }
+        out->friction = mesh->friction;
+        proxy->triangle_count++;
+    }
+    free(normals);
+    return TCH_OK;
+}
+
+static tch_status build_bvh(tch_haptic_proxy* proxy, tch_error* err) {
+    if (proxy->triangle_count == 0) {
+        return TCH_OK;
+    }
+    tch_aabb* boxes = malloc((size_t)proxy->triangle_count * sizeof *boxes);
+    if (!boxes) {
+        return out_of_memory(err);
+    }
+    for (int t = 0; t < proxy->triangle_count; ++t) {
+        const proxy_triangle* tri = &proxy->triangles[t];
+        boxes[t] = (tch_aabb){tch_v3_min(tch_v3_min(tri->v[0], tri->v[1]), tri->v[2]),
+                              tch_v3_max(tch_v3_max(tri->v[0], tri->v[1]), tri->v[2])};
+    }
+    tch_status s = tch_bvh_build(boxes, proxy->triangle_count, &proxy->bvh, err);
+    free(boxes);
+    return s;
+}
+
+static tch_status check_params(const tch_haptic_proxy_params* params, tch_error* err) {
+    if (!(params->radius >= 0) || !(params->stiffness > 0) || !(params->damping >= 0)) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "haptic proxy: needs radius >= 0, stiffness > 0 and damping >= 0");
+    }
+    return TCH_OK;
+}
+
+/* An empty proxy with room for the given counts. */
+static tch_status allocate(const tch_haptic_proxy_params* params, int triangles, int balls,
+                           int halfspaces, tch_haptic_proxy** out, tch_error* err) {
+    tch_status s = check_params(params, err);
+    if (s != TCH_OK) {
+        return s;
+    }
+    tch_haptic_proxy* proxy = calloc(1, sizeof *proxy);
+    if (proxy) {
+        proxy->params = *params;
+        proxy->triangles = calloc((size_t)triangles + 1, sizeof *proxy->triangles);
+        proxy->balls = calloc((size_t)balls + 1, sizeof *proxy->balls);
+        proxy->halfspaces = calloc((size_t)halfspaces + 1, sizeof *proxy->halfspaces);
+    }
+    if (!proxy || !proxy->triangles || !proxy->balls || !proxy->halfspaces) {
+        tch_haptic_proxy_destroy(proxy);
+        return out_of_memory(err);
+    }
+    *out = proxy;
+    return TCH_OK;
+}
+
+tch_status tch_haptic_proxy_create(const tch_haptic_proxy_mesh* meshes, int mesh_count,
+                                   const tch_haptic_proxy_params* params,
+                                   tch_haptic_proxy** out, tch_error* err) {
+    *out = NULL;
+    int triangles = 0;
+    for (int i = 0; i < mesh_count; ++i) {
+        triangles += meshes[i].triangle_count;
+    }
+    tch_haptic_proxy* proxy = NULL;
+    tch_status s = allocate(params, triangles, 0, 0, &proxy, err);
+    for (int i = 0; s == TCH_OK && i < mesh_count; ++i) {
+        s = append_mesh(proxy, &meshes[i], err);
+    }
+    if (s == TCH_OK) {
+        s = build_bvh(proxy, err);
+    }
+    if (s != TCH_OK) {
+        tch_haptic_proxy_destroy(proxy);
+        return s;
+    }
+    *out = proxy;
+    return TCH_OK;
+}
+
+/* ---- from a model's static geoms ---- */
+
+static tch_real geom_friction(const tch_model* m, int g) {
+    tch_real mu = m->geom_contact[g].friction;
+    if (isnan(mu)) {
+        mu = m->contact_default.friction;
+    }
+    return isnan(mu) ? 0 : mu;
+}
+
+/* A box as 6 faces of 2 triangles, each face with its own 4 vertices (sharp edges: its vertex
+ * normals are the face's). */
+static tch_status append_box(tch_haptic_proxy* proxy, const tch_real size[3], tch_transform X_WG,
+                             tch_real friction, tch_error* err) {
+    tch_vec3 vertices[24];
+    int triangles[12][3];
+    for (int face = 0; face < 6; ++face) {
+        int axis = face / 2, u = (axis + 1) % 3, v = (axis + 2) % 3;
+        tch_real sign = face % 2 ? -1 : 1;
+        for (int corner = 0; corner < 4; ++corner) {
+            tch_vec3 x = tch_v3_zero();
+            tch_v3_set(&x, axis, sign * size[axis]);
+            tch_v3_set(&x, u, (corner == 1 || corner == 2 ? 1 : -1) * size[u]);
+            tch_v3_set(&x, v, (corner >= 2 ? 1 : -1) * size[v] * sign);
+            vertices[4 * face + corner] = tch_x_apply(X_WG, x);
+        }
+        int b = 4 * face;
+        memcpy(triangles[2 * face], (int[3]){b, b + 1, b + 2}, sizeof triangles[0]);
+        memcpy(triangles[2 * face + 1], (int[3]){b, b + 2, b + 3}, sizeof triangles[0]);
+    }
+    tch_haptic_proxy_mesh mesh = {vertices, 24, (const int(*)[3])triangles, 12, friction};
+    return append_mesh(proxy, &mesh, err);
+}
+
+/* A convex hull's faces, fanned into triangles, in the world. */
+static tch_status append_hull(tch_haptic_proxy* proxy, const tch_convex_hull* hull,
+                              tch_transform X_WG, tch_real friction, tch_error* err) {
+    int count = hull->face_start[hull->face_count] - 2 * hull->face_count;
+    tch_vec3* vertices = malloc((size_t)hull->vertex_count * sizeof *vertices);
+    int(*triangles)[3] = malloc((size_t)(count + 1) * sizeof *triangles);
+    tch_status s = vertices && triangles ? TCH_OK : out_of_memory(err);
+    if (s == TCH_OK) {
+        for (int i = 0; i < hull->vertex_count; ++i) {
+            vertices[i] = tch_x_apply(X_WG, hull->vertices_G[i]);
+        }
+        int t = 0;
+        for (int f = 0; f < hull->face_count; ++f) {
+            const int* face = &hull->face_vertices[hull->face_start[f]];
+            int corners = hull->face_start[f + 1] - hull->face_start[f];
+            for (int i = 1; i + 1 < corners; ++i, ++t) {
+                memcpy(triangles[t], (int[3]){face[0], face[i], face[i + 1]}, sizeof *triangles);
+            }
+        }
+        tch_haptic_proxy_mesh mesh = {vertices, hull->vertex_count, (const int(*)[3])triangles,
+                                      t, friction};
+        s = append_mesh(proxy, &mesh, err);
+    }
+    free(vertices);
+    free(triangles);
+    return s;
+}
+
+/* A geom fixed in the world: neither on a free body nor on a mocap body (the haptic one). */
+static bool is_static(const tch_model* m, int g) {
+    int body = m->geom_body[g];
+    return m->body_root[body] == 0 && m->body_mocap[body] < 0;
+}
+
+static void count_static(const tch_model* m, int* triangles, int* balls, int* halfspaces) {
+    *triangles = *balls = *halfspaces = 0;
+    for (int g = 0; g < m->geom_count; ++g) {
+        if (!is_static(m, g)) {
+            continue;
+        }
+        int type = m->geom_type[g];
+        *balls += type == TCH_GEOM_SPHERE;
+        *halfspaces += type == TCH_GEOM_PLANE;
+        *triangles += type == TCH_GEOM_BOX ? 12 : 0;
+        if (type == TCH_GEOM_MESH) {
+            const tch_convex_hull* hull = &m->mesh_hull[m->geom_mesh[g]];
+            *triangles += hull->face_start[hull->face_count] - 2 * hull->face_count;
+        }
+    }
+}
+
+static tch_status append_geom(tch_haptic_proxy* proxy, const tch_model* m, const tch_data* d,
+                              int g, tch_error* err) {
+    tch_transform X = d->geom_X_WG[g];
+    tch_real mu = geom_friction(m, g);
+    switch (m->geom_type[g]) {
+    case TCH_GEOM_SPHERE:
+        proxy->balls[proxy->ball_count++] = (proxy_ball){X.p, m->geom_size[g][0], mu};
+        return TCH_OK;
+    case TCH_GEOM_PLANE: {
+        tch_vec3 n = tch_q_rotate(X.q, tch_v3(0, 0, 1));
+        proxy->halfspaces[proxy->halfspace_count++] =
+            (proxy_plane){n, tch_v3_dot(n, X.p), mu, n};
+        return TCH_OK;
+    }
+    case TCH_GEOM_BOX:
+        return append_box(proxy, m->geom_size[g], X, mu, err);
+    case TCH_GEOM_MESH:
+        return append_hull(proxy, &m->mesh_hull[m->geom_mesh[g]], X, mu, err);
+    default:
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                        "haptic proxy: static geom '%s' is a capsule, cylinder or ellipsoid; "
+                        "the proxy renders boxes, spheres, planes and meshes only (not "
+                        "supported yet)",
+                        m->geom_name[g]);
+    }
+}
+
+tch_status tch_haptic_proxy_create_from_model(const tch_model* m, const tch_data* d,
+                                              const tch_haptic_proxy_params* params,
+                                              tch_haptic_proxy** out, tch_error* err) {
+    *out = NULL;
+    int triangles, balls, halfspaces;
+    count_static(m, &triangles, &balls, &halfspaces);
+    tch_haptic_proxy* proxy = NULL;
+    tch_status s = allocate(params, triangles, balls, halfspaces, &proxy, err);
+    for (int g = 0; s == TCH_OK && g < m->geom_count; ++g) {
+        if (is_static(m, g)) {
+            s = append_geom(proxy, m, d, g, err);
+        }
+    }
+    if (s == TCH_OK) {
+        s = build_bvh(proxy, err);
+    }
+    if (s != TCH_OK) {
+        tch_haptic_proxy_destroy(proxy);
+        return s;
+    }
+    *out = proxy;
+    return TCH_OK;
+}

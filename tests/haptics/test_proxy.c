@@ -1,0 +1,200 @@
+/* The virtual proxy (god-object) against closed meshes and primitives: it never crosses a
+ * surface on a path through it, rests on the 3 planes of a corner, renders k times the depth
+ * on a plane, sticks inside the friction cone and slides outside it. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "math/vec.h"
+#include "test.h"
+#include "touche/touche.h"
+
+/* The closed box [lo, hi] as 8 vertices and 12 outward triangles. */
+typedef struct box_mesh {
+    tch_vec3 vertices[8];
+    int triangles[12][3];
+} box_mesh;
+
+static box_mesh make_box(tch_vec3 lo, tch_vec3 hi) {
+    static const int faces[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4},
+                                    {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    box_mesh b;
+    for (int i = 0; i < 8; ++i) {
+        b.vertices[i] = tch_v3(i & 1 ? hi.x : lo.x, i & 2 ? hi.y : lo.y, i & 4 ? hi.z : lo.z);
+    }
+    for (int f = 0; f < 6; ++f) {
+        const int* q = faces[f];
+        b.triangles[2 * f][0] = q[0], b.triangles[2 * f][1] = q[1], b.triangles[2 * f][2] = q[2];
+        b.triangles[2 * f + 1][0] = q[0], b.triangles[2 * f + 1][1] = q[2],
+                              b.triangles[2 * f + 1][2] = q[3];
+    }
+    return b;
+}
+
+static tch_haptic_proxy* box_proxy(const box_mesh* b, tch_real radius, tch_real friction,
+                                   tch_real stiffness) {
+    tch_haptic_proxy_mesh mesh = {b->vertices, 8, (const int(*)[3])b->triangles, 12, friction};
+    tch_haptic_proxy_params params = {.radius = radius, .stiffness = stiffness, .period = 1e-3};
+    tch_haptic_proxy* proxy = NULL;
+    tch_error err;
+    return tch_haptic_proxy_create(&mesh, 1, &params, &proxy, &err) == TCH_OK ? proxy : NULL;
+}
+
+/* How far the proxy's centre is inside the box grown by r (> 0: inside), the distance of a
+ * point to the box less r, negated. */
+static tch_real depth_in_box(tch_vec3 x, tch_vec3 lo, tch_vec3 hi, tch_real r) {
+    tch_vec3 outside = tch_v3_max(tch_v3_sub(lo, x), tch_v3_sub(x, hi));
+    tch_vec3 gap = tch_v3_max(outside, tch_v3_zero());
+    tch_real inside = fmin(0, fmax(outside.x, fmax(outside.y, outside.z)));
+    return r - (tch_v3_norm(gap) + inside);
+}
+
+/* A path that goes through the box and out the other side, in steps much longer than the
+ * thin plate is thick: the proxy stays on the side it entered, never inside. */
+static void sweep_through(tch_vec3 lo, tch_vec3 hi, tch_real radius, tch_real step) {
+    box_mesh b = make_box(lo, hi);
+    tch_haptic_proxy* proxy = box_proxy(&b, radius, 0, 1000);
+    ENSURE(proxy);
+    tch_vec3 start = tch_v3(0.3, 0.2, hi.z + radius + 0.5), end = tch_v3(-0.2, 0.1, lo.z - 1);
+    tch_haptic_proxy_reset(proxy, start);
+    int steps = (int)ceil(tch_v3_dist(start, end) / step);
+    tch_real deepest = -INFINITY;
+    for (int k = 0; k <= 2 * steps; ++k) { /* through, then back out */
+        tch_real s = k <= steps ? (tch_real)k / steps : (tch_real)(2 * steps - k) / steps;
+        tch_haptic_proxy_update(proxy, tch_v3_lerp(start, end, s), tch_v3_zero());
+        deepest = fmax(deepest, depth_in_box(tch_haptic_proxy_position(proxy), lo, hi, radius));
+        if (k == steps) { /* the device is below: the proxy rests on the top face */
+            ENSURE_NEAR(tch_haptic_proxy_position(proxy).z, hi.z + radius, 1e-9);
+        }
+    }
+    ENSURE(deepest <= 1e-9);
+    ENSURE(tch_v3_dist(tch_haptic_proxy_position(proxy), start) < 1e-12); /* back out, free */
+    tch_haptic_proxy_destroy(proxy);
+}
+
+static void test_proxy_never_crosses_a_box_or_a_thin_plate(void) {
+    for (int r = 0; r < 2; ++r) {
+        tch_real radius = r ? 0.05 : 0;
+        sweep_through(tch_v3(-1, -1, -1), tch_v3(1, 1, 1), radius, 0.01);
+        sweep_through(tch_v3(-1, -1, -1e-4), tch_v3(1, 1, 1e-4), radius, 0.1);
+    }
+}
+
+/* Pushed into a corner from outside, the proxy stops at the corner on its 3 faces. */
+static void test_proxy_rests_in_a_corner_on_three_planes(void) {
+    /* the inside corner of an L: two boxes meeting at the floor make a corner with three
+     * planes (floor, wall x, wall y) */
+    box_mesh floor = make_box(tch_v3(-1, -1, -1), tch_v3(1, 1, 0));
+    box_mesh wall_x = make_box(tch_v3(-1, -1, 0), tch_v3(-0.5, 1, 1));
+    box_mesh wall_y = make_box(tch_v3(-0.5, -1, 0), tch_v3(1, -0.5, 1));
+    tch_haptic_proxy_mesh meshes[3] = {
+        {floor.vertices, 8, (const int(*)[3])floor.triangles, 12, 0},
+        {wall_x.vertices, 8, (const int(*)[3])wall_x.triangles, 12, 0},
+        {wall_y.vertices, 8, (const int(*)[3])wall_y.triangles, 12, 0}};
+    for (int r = 0; r < 2; ++r) {
+        tch_real radius = r ? 0.02 : 0;
+        tch_haptic_proxy_params params = {.radius = radius, .stiffness = 500, .period = 1e-3};
+        tch_haptic_proxy* proxy = NULL;
+        tch_error err;
+        ENSURE(tch_haptic_proxy_create(meshes, 3, &params, &proxy, &err) == TCH_OK);
+        tch_haptic_proxy_reset(proxy, tch_v3(0.2, 0.2, 0.5));
+        tch_vec3 goal = tch_v3(-0.7, -0.7, -0.3), corner = tch_v3(-0.5, -0.5, 0);
+        for (int k = 0; k <= 100; ++k) {
+            tch_haptic_proxy_update(proxy, tch_v3_lerp(tch_v3(0.2, 0.2, 0.5), goal, k / 100.0),
+                                    tch_v3_zero());
+        }
+        tch_vec3 expected = tch_v3_add(corner, tch_v3(radius, radius, radius));
+        ENSURE(tch_v3_dist(tch_haptic_proxy_position(proxy), expected) < 1e-9);
+        tch_vec3 normals[3];
+        ENSURE(tch_haptic_proxy_contacts(proxy, normals) == 3);
+        tch_haptic_proxy_destroy(proxy);
+    }
+}
+
+/* On a flat face, f = k (proxy - device) is k times the depth along the normal, and the proxy
+ * sits right above the device. */
+static void test_proxy_force_on_a_plane_is_k_times_depth(void) {
+    box_mesh b = make_box(tch_v3(-1, -1, -1), tch_v3(1, 1, 0));
+    for (int r = 0; r < 2; ++r) {
+        tch_real radius = r ? 0.01 : 0, k = 2000, depth = 0.003;
+        tch_haptic_proxy* proxy = box_proxy(&b, radius, 0, k);
+        ENSURE(proxy);
+        tch_haptic_proxy_reset(proxy, tch_v3(0.1, 0.2, 0.1));
+        tch_vec3 device = tch_v3(0.15, 0.25, radius - depth);
+        tch_vec3 force = tch_v3_zero();
+        for (int i = 0; i <= 10; ++i) {
+            force = tch_haptic_proxy_update(
+                proxy, tch_v3_lerp(tch_v3(0.1, 0.2, 0.1), device, i / 10.0), tch_v3_zero());
+        }
+        ENSURE_NEAR(force.x, 0, 1e-9);
+        ENSURE_NEAR(force.y, 0, 1e-9);
+        ENSURE_NEAR(force.z, k * depth, 1e-6);
+        tch_haptic_proxy_destroy(proxy);
+    }
+}
+
+/* Pressed to depth h and dragged sideways by l: the proxy sticks while l <= mu h (lateral
+ * force k l), and slides beyond, trailing by mu h (lateral force mu times the normal force). */
+static void test_proxy_friction_sticks_inside_the_cone_and_slides_outside(void) {
+    box_mesh b = make_box(tch_v3(-1, -1, -1), tch_v3(1, 1, 0));
+    tch_real mu = 0.5, k = 1000, h = 0.01;
+    for (int slide = 0; slide < 2; ++slide) {
+        tch_haptic_proxy* proxy = box_proxy(&b, 0, mu, k);
+        ENSURE(proxy);
+        tch_haptic_proxy_reset(proxy, tch_v3(0, 0, 0.01));
+        tch_haptic_proxy_update(proxy, tch_v3(0, 0, -h), tch_v3_zero()); /* press */
+        ENSURE_NEAR(tch_haptic_proxy_position(proxy).x, 0, 1e-12);
+        tch_real lateral = slide ? 0.03 : 0.8 * mu * h;
+        tch_vec3 force = tch_v3_zero();
+        for (int i = 1; i <= 20; ++i) {
+            force = tch_haptic_proxy_update(proxy, tch_v3(lateral * i / 20, 0, -h), tch_v3_zero());
+        }
+        ENSURE_NEAR(force.z, k * h, 1e-6);
+        if (slide) {
+            ENSURE_NEAR(tch_haptic_proxy_position(proxy).x, lateral - mu * h, 1e-9);
+            ENSURE_NEAR(-force.x, mu * force.z, 1e-6);
+        } else {
+            ENSURE_NEAR(tch_haptic_proxy_position(proxy).x, 0, 1e-12);
+            ENSURE_NEAR(-force.x, k * lateral, 1e-9);
+        }
+        tch_haptic_proxy_destroy(proxy);
+    }
+}
+
+/* A sphere and a plane of a scene: the proxy rests on the sphere along its radius and on the
+ * plane at depth; a capsule is refused. */
+static void test_proxy_on_scene_primitives(void) {
+    tch_spec* spec = NULL;
+    tch_model* model = NULL;
+    tch_data* data = NULL;
+    tch_error err;
+    ENSURE(tch_mjcf_load_string("<mujoco><worldbody><geom type='plane' size='1 1 0.1'/>"
+                                "<geom type='sphere' pos='0 0 1' size='0.25'/>"
+                                "</worldbody></mujoco>",
+                                ".", "scene.xml", &spec, &err) == TCH_OK);
+    ENSURE(tch_compile(spec, &model, &err) == TCH_OK);
+    ENSURE(tch_data_create(model, &data, &err) == TCH_OK);
+    tch_haptic_proxy_params params = {.radius = 0.01, .stiffness = 100, .period = 1e-3};
+    tch_haptic_proxy* proxy = NULL;
+    ENSURE(tch_haptic_proxy_create_from_model(model, data, &params, &proxy, &err) == TCH_OK);
+    tch_haptic_proxy_reset(proxy, tch_v3(0.6, 0, 1));
+    for (int i = 0; i <= 50; ++i) { /* into the sphere's side, toward its centre */
+        tch_haptic_proxy_update(proxy, tch_v3(0.6 - 0.5 * i / 50, 0, 1), tch_v3_zero());
+    }
+    ENSURE(tch_v3_dist(tch_haptic_proxy_position(proxy), tch_v3(0.26, 0, 1)) < 1e-9);
+    tch_haptic_proxy_reset(proxy, tch_v3(0.5, 0.5, 0.1));
+    tch_vec3 force = tch_haptic_proxy_update(proxy, tch_v3(0.5, 0.5, -0.02), tch_v3_zero());
+    ENSURE_NEAR(force.z, 100 * 0.03, 1e-9);
+    tch_haptic_proxy_destroy(proxy);
+    tch_data_destroy(data);
+    tch_model_destroy(model);
+    tch_spec_destroy(spec);
+}
+
+int main(void) {
+    RUN_TEST(test_proxy_never_crosses_a_box_or_a_thin_plate);
+    RUN_TEST(test_proxy_rests_in_a_corner_on_three_planes);
+    RUN_TEST(test_proxy_force_on_a_plane_is_k_times_depth);
+    RUN_TEST(test_proxy_friction_sticks_inside_the_cone_and_slides_outside);
+    RUN_TEST(test_proxy_on_scene_primitives);
+    return TEST_RESULT();
+}
