@@ -52,6 +52,21 @@ bad_script_names_line() {
 check "a bad script fails with its file and line" bad_script_names_line
 check "an unknown device exits 2" exits_with 2 "$touche" haptic "$scene" --device glove
 check "a missing device exits 2" exits_with 2 "$touche" haptic "$scene"
+proxy_example_runs() {
+  "$touche" haptic "$root/examples/haptic_proxy.xml" \
+    --device "scripted:$root/examples/haptic_proxy_path.csv" --duration 1.8 --out "$work/p" \
+    --json >"$work/p.json" 2>/dev/null || return 1
+  /usr/bin/python3 - "$work/p.json" "$work/p/forces.csv" <<'PY'
+import csv, json, sys
+r = json.load(open(sys.argv[1]))
+assert r["ticks"] == 1800 and r["faults"] == 0, r
+rows = list(csv.DictReader(open(sys.argv[2])))
+# at 0.2 s the hand is 2 mm into the block's top: 4000 N/m (the scripted spec) x 2 mm up
+row = rows[200]
+assert abs(float(row["fz"]) - 8) < 1e-6 and abs(float(row["fx"])) < 1e-9, row
+PY
+}
+check "the proxy example renders k times the depth on the block" proxy_example_runs
 check "a scene without a haptic body exits 2" \
   exits_with 2 "$touche" haptic "$root/examples/stack13.xml" --device model --out "$work/f"
 check "a rate that does not divide the step exits 2" \

@@ -553,6 +553,39 @@ static void test_ticks_are_deterministic_and_allocation_free(void) {
     free(runs[1]);
 }
 
+/* The proxy renderer in the loop: pressing 1 mm into a static box renders k times the depth
+ * (4000 N/m, the device's rated stiffness), and its ticks call no malloc after the first. */
+static void test_proxy_loop_renders_depth_without_allocating(void) {
+    write_text("haptic_proxy_path.csv", "time,x,y,z\n0,0,0,0.005\n0.1,0.01,0,0.004\n"
+                                        "0.3,0.02,0.01,0.004\n0.4,0,0,0.005\n");
+    scene s;
+    tch_error err;
+    ENSURE(scene_load("<mujoco xmlns:touche='urn:touche'><worldbody>"
+                      "<geom type='box' pos='0 0 -0.1' size='0.1 0.1 0.1' friction='0'/>"
+                      "<body name='hand' pos='0 0 0.005' mocap='true' touche:haptic='proxy'"
+                      " touche:proxy_radius='0.005'/>"
+                      "</worldbody></mujoco>",
+                      &s, &err));
+    tch_haptic_device* device = open_scripted("haptic_proxy_path.csv", 1e-3);
+    tch_haptic_loop_config lc = loop_config(1e-3, false);
+    lc.safety.ramp_time = 0;
+    tch_haptic_loop* loop = NULL;
+    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &lc, &loop, &err) == TCH_OK);
+    tch_haptic_tick tick;
+    long calls = 0;
+    for (int k = 0; k <= 100; ++k) {
+        if (k == 1) malloc_calls = 0;
+        ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
+    }
+    calls = malloc_calls;
+    ENSURE_NEAR(tick.command.force.z, 4000 * 0.001, 1e-9);
+    ENSURE_NEAR(tick.command.force.x, 0, 1e-9);
+    if (COUNTS_CALLS) ENSURE(calls == 0);
+    tch_haptic_loop_destroy(loop);
+    tch_haptic_close(device);
+    scene_free(&s);
+}
+
 /* The playback driver replays the poses of a force log (other columns skipped), bit for bit. */
 static void test_playback_replays_a_force_log(void) {
     write_text("haptic_log.csv",
@@ -672,6 +705,7 @@ int main(void) {
     RUN_TEST(test_closed_paths_are_passive_with_the_controller);
     RUN_TEST(test_failed_reads_and_stale_physics_zero_the_output);
     RUN_TEST(test_ticks_are_deterministic_and_allocation_free);
+    RUN_TEST(test_proxy_loop_renders_depth_without_allocating);
     RUN_TEST(test_playback_replays_a_force_log);
     RUN_TEST(test_udp_driver_speaks_the_documented_format);
     return TEST_RESULT();
