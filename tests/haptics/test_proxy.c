@@ -160,6 +160,41 @@ static void test_proxy_friction_sticks_inside_the_cone_and_slides_outside(void) 
     }
 }
 
+/* Force shading on an octahedron (vertex normals radial): pressing into a face near a vertex,
+ * the force tilts from the face normal toward the radial direction there, and the proxy stays
+ * outside. */
+static void test_proxy_force_shading_tilts_toward_the_vertex_normal(void) {
+    static const tch_vec3 vertices[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0},
+                                         {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
+    static const int triangles[8][3] = {{0, 2, 4}, {2, 1, 4}, {1, 3, 4}, {3, 0, 4},
+                                        {2, 0, 5}, {1, 2, 5}, {3, 1, 5}, {0, 3, 5}};
+    tch_haptic_proxy_mesh mesh = {vertices, 6, triangles, 8, 0};
+    tch_vec3 face = tch_v3_normalize(tch_v3(1, 1, 1));
+    tch_vec3 near_vertex = tch_v3(0.8, 0.1, 0.1); /* on the face x + y + z = 1 */
+    tch_vec3 start = tch_v3_madd(near_vertex, 0.2, face);
+    tch_vec3 device = tch_v3_madd(near_vertex, -0.02, face);
+    tch_real tilt[2];
+    for (int shading = 0; shading < 2; ++shading) {
+        tch_haptic_proxy_params params = {
+            .stiffness = 100, .period = 1e-3, .force_shading = shading};
+        tch_haptic_proxy* proxy = NULL;
+        tch_error err;
+        ENSURE(tch_haptic_proxy_create(&mesh, 1, &params, &proxy, &err) == TCH_OK);
+        tch_haptic_proxy_reset(proxy, start);
+        tch_vec3 force = tch_v3_zero();
+        for (int i = 0; i <= 20; ++i) { /* in, then held */
+            force = tch_haptic_proxy_update(proxy, tch_v3_lerp(start, device, fmin(i / 10.0, 1)),
+                                            tch_v3_zero());
+        }
+        tch_vec3 p = tch_haptic_proxy_position(proxy);
+        ENSURE(p.x + p.y + p.z >= 1 - 1e-9);
+        tilt[shading] = tch_v3_dot(tch_v3_normalize(force), tch_v3(1, 0, 0));
+        tch_haptic_proxy_destroy(proxy);
+    }
+    ENSURE_NEAR(tilt[0], face.x, 1e-9);
+    ENSURE(tilt[1] > tilt[0] + 0.05);
+}
+
 /* A sphere and a plane of a scene: the proxy rests on the sphere along its radius and on the
  * plane at depth; a capsule is refused. */
 static void test_proxy_on_scene_primitives(void) {
@@ -195,6 +230,7 @@ int main(void) {
     RUN_TEST(test_proxy_rests_in_a_corner_on_three_planes);
     RUN_TEST(test_proxy_force_on_a_plane_is_k_times_depth);
     RUN_TEST(test_proxy_friction_sticks_inside_the_cone_and_slides_outside);
+    RUN_TEST(test_proxy_force_shading_tilts_toward_the_vertex_normal);
     RUN_TEST(test_proxy_on_scene_primitives);
     return TEST_RESULT();
 }
