@@ -107,6 +107,20 @@ static tch_status allocate(const tch_haptic_proxy_params* params, int triangles,
     return TCH_OK;
 }
 
+/* After filling (status s so far): the BVH, then *out, or the proxy freed on failure. */
+static tch_status finish(tch_haptic_proxy* proxy, tch_status s, tch_haptic_proxy** out,
+                         tch_error* err) {
+    if (s == TCH_OK) {
+        s = build_bvh(proxy, err);
+    }
+    if (s != TCH_OK) {
+        tch_haptic_proxy_destroy(proxy);
+        return s;
+    }
+    *out = proxy;
+    return TCH_OK;
+}
+
 tch_status tch_haptic_proxy_create(const tch_haptic_proxy_mesh* meshes, int mesh_count,
                                    const tch_haptic_proxy_params* params,
                                    tch_haptic_proxy** out, tch_error* err) {
@@ -120,15 +134,7 @@ tch_status tch_haptic_proxy_create(const tch_haptic_proxy_mesh* meshes, int mesh
     for (int i = 0; s == TCH_OK && i < mesh_count; ++i) {
         s = append_mesh(proxy, &meshes[i], err);
     }
-    if (s == TCH_OK) {
-        s = build_bvh(proxy, err);
-    }
-    if (s != TCH_OK) {
-        tch_haptic_proxy_destroy(proxy);
-        return s;
-    }
-    *out = proxy;
-    return TCH_OK;
+    return finish(proxy, s, out, err);
 }
 
 /* ---- from a model's static geoms ---- */
@@ -256,13 +262,5 @@ tch_status tch_haptic_proxy_create_from_model(const tch_model* m, const tch_data
             s = append_geom(proxy, m, d, g, err);
         }
     }
-    if (s == TCH_OK) {
-        s = build_bvh(proxy, err);
-    }
-    if (s != TCH_OK) {
-        tch_haptic_proxy_destroy(proxy);
-        return s;
-    }
-    *out = proxy;
-    return TCH_OK;
+    return finish(proxy, s, out, err);
 }
