@@ -337,14 +337,14 @@ static void test_threaded_run_renders_the_coupling(void) {
 
 /* ---- the pointer and passivity ---- */
 
-/* Runs a scripted path on the pointer scene; returns the largest energy returned to the user
+/* Runs a scripted path on the scene `xml`; returns the largest energy returned to the user
  * so far over the path, max over n of sum_{k<n} F_k . (x_{k+1} - x_k), J, and fills the
  * loop's ledger. */
-static tch_real run_path(const char* option, const char* path_csv, tch_real duration,
+static tch_real run_path(const char* xml, const char* path_csv, tch_real duration,
                          bool passivity, tch_haptic_ledger* ledger, tch_real* largest_force) {
     scene s;
     tch_error err;
-    if (!load_pointer(option, &s, &err)) return NAN;
+    if (!scene_load(xml, &s, &err)) return NAN;
     write_text("haptic_path.csv", path_csv);
     tch_haptic_device* device = open_scripted("haptic_path.csv", 1e-3);
     tch_haptic_loop_config config = loop_config(1e-3, passivity);
@@ -391,14 +391,27 @@ static void test_closed_paths_are_passive_with_the_controller(void) {
     const tch_real durations[] = {0.2, 0.5, 0.6};
     /* the default material, and an undamped one (a sampled spring returns energy) */
     const char* materials[] = {"", "touche:damping='0'"};
+    /* the proxy (a sphere of the tip's half-size, frictionless: no dissipation of its own,
+     * stiff enough for more than 1 N at 0.1 mm) on the same paths */
+    const char* proxy_scene =
+        "<mujoco xmlns:touche='urn:touche'><option timestep='0.001'/><worldbody>"
+        "  <geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1' friction='0'/>"
+        "  <body name='hand' pos='0 0 0.02' mocap='true' touche:haptic='proxy'"
+        "   touche:proxy_radius='0.01' touche:linear_stiffness='20000'/>"
+        "</worldbody></mujoco>";
     tch_real most_returned_off = 0;
-    for (int i = 0; i < 6; ++i) {
+    for (int i = 0; i < 9; ++i) {
         tch_haptic_ledger on, off;
         tch_real force_on, force_off;
-        const char* material = materials[i / 3];
-        tch_real returned_on = run_path(material, paths[i % 3], durations[i % 3], true, &on,
+        char xml[1024];
+        if (i < 6) {
+            snprintf(xml, sizeof xml, POINTER_SCENE, materials[i / 3]);
+        } else {
+            snprintf(xml, sizeof xml, "%s", proxy_scene);
+        }
+        tch_real returned_on = run_path(xml, paths[i % 3], durations[i % 3], true, &on,
                                         &force_on);
-        tch_real returned_off = run_path(material, paths[i % 3], durations[i % 3], false, &off,
+        tch_real returned_off = run_path(xml, paths[i % 3], durations[i % 3], false, &off,
                                          &force_off);
         ENSURE(isfinite(returned_on) && isfinite(returned_off));
         ENSURE(force_off > 1 && force_on > 1); /* the paths do touch */
@@ -408,7 +421,8 @@ static void test_closed_paths_are_passive_with_the_controller(void) {
         most_returned_off = fmax(most_returned_off, returned_off);
         printf("  path %d%s: returned %.3g J with the controller, %.3g J without; "
                "dissipated %.3g J\n",
-               i % 3, i < 3 ? "" : " undamped", returned_on, returned_off, on.energy_dissipated);
+               i % 3, i < 3 ? "" : i < 6 ? " undamped" : " proxy", returned_on, returned_off,
+               on.energy_dissipated);
     }
     ENSURE(most_returned_off > 1e-6); /* without the controller, the test would fail */
 }
