@@ -96,15 +96,14 @@ static int run(const uv_sphere* s, double radius, double* times) {
         touching += tch_haptic_proxy_contacts(proxy, normals) > 0;
         tch_vec3 p = tch_haptic_proxy_position(proxy);
         /* the mesh is inside the sphere; its faces' planes are at most R (1 - cos(pi/100)) in */
-        deepest = fmax(deepest, RADIUS * cos(PI / BANDS) + radius -
-                                    sqrt(p.x * p.x + p.y * p.y + p.z * p.z));
+        deepest = fmax(deepest,
+                       RADIUS * cos(PI / BANDS) + radius - sqrt(p.x * p.x + p.y * p.y + p.z * p.z));
     }
     qsort(times, (size_t)ROUNDS * TICKS, sizeof *times, compare);
     long n = (long)ROUNDS * TICKS;
-    printf("| %s | %d | %.2f | %.2f | %.2f | %.3f | %.3g |\n",
-           radius > 0 ? "sphere 5 mm" : "point", s->triangle_count, times[n / 2] * 1e6,
-           times[(long)(0.99 * (n - 1))] * 1e6, times[n - 1] * 1e6, (double)touching / n,
-           deepest);
+    printf("| %s | %d | %.2f | %.2f | %.2f | %.3f | %.3g |\n", radius > 0 ? "sphere 5 mm" : "point",
+           s->triangle_count, times[n / 2] * 1e6, times[(long)(0.99 * (n - 1))] * 1e6,
+           times[n - 1] * 1e6, (double)touching / n, deepest);
     tch_haptic_proxy_destroy(proxy);
     return 0;
 }

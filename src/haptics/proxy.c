@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 #include "base/error.h"
-#include "math/vec.h"
 #include "haptics/proxy_internal.h"
+#include "math/vec.h"
 
 /* Constraint planes met in one tick, and moves tried: a corner needs 3, more covers the
  * planes met and then left behind in a crease. */
@@ -148,15 +148,16 @@ static proxy_hit sweep(const tch_haptic_proxy* proxy, tch_vec3 from, tch_vec3 mo
     if (proxy->triangle_count > 0) {
         tch_vec3 to = tch_v3_add(from, move);
         tch_vec3 pad = tch_v3(r + SKIN, r + SKIN, r + SKIN);
-        tch_aabb box = {tch_v3_sub(tch_v3_min(from, to), pad), tch_v3_add(tch_v3_max(from, to), pad)};
+        tch_aabb box = {tch_v3_sub(tch_v3_min(from, to), pad),
+                        tch_v3_add(tch_v3_max(from, to), pad)};
         tch_bvh_query_box(&proxy->bvh, box, sweep_triangle_callback, &q);
     }
     for (int i = 0; i < proxy->ball_count; ++i) {
         const proxy_ball* ball = &proxy->balls[i];
         tch_real t = swept_distance_hit(tch_v3_sub(from, ball->centre), move, ball->radius + r);
         if (t >= 0 && t < q.hit.t) {
-            record_point_hit(&q.hit, t, tch_v3_madd(from, t, move), ball->centre,
-                             ball->radius + r, ball->friction);
+            record_point_hit(&q.hit, t, tch_v3_madd(from, t, move), ball->centre, ball->radius + r,
+                             ball->friction);
         }
     }
     for (int i = 0; i < proxy->halfspace_count; ++i) {
@@ -232,12 +233,12 @@ static bool nearest_feasible(tch_vec3 goal, const proxy_plane* planes, int count
     return best < INFINITY;
 }
 
-/* Friction by proxy motion (Ruspini et al. 1997 sec. 5; the friction cone): the device's
+/* Friction by proxy motion (Ruspini, Kolarov and Khatib 1997; the friction cone): the device's
  * offset from the proxy at depth h below the contact plane has a lateral part l; the proxy
  * sticks while |l| <= mu h, else the goal is drawn back so the proxy trails the device by
- * mu h laterally (kinetic = static mu). Then force shading (sec. 4, Morgenbesser and
- * Srinivasan 1996): the goal is first held to the plane through the proxy of the interpolated
- * normal. */
+ * mu h laterally (kinetic = static mu). Then force shading (Morgenbesser and Srinivasan 1996,
+ * as Ruspini et al. 1997 use it): the goal is first held to the plane through the proxy of the
+ * interpolated normal. */
 static tch_vec3 shape_goal(const tch_haptic_proxy* proxy, tch_vec3 device) {
     if (proxy->contact_count == 0) {
         return device;
@@ -270,8 +271,7 @@ static tch_vec3 shape_goal(const tch_haptic_proxy* proxy, tch_vec3 device) {
 
 /* The constrained motion toward `goal`: each move is swept, stops at the first surface, which
  * joins the planes; the proxy is only ever placed at a swept-free end or a hit. */
-static void move_toward(tch_haptic_proxy* proxy, tch_vec3 goal, proxy_plane* planes,
-                        int* count) {
+static void move_toward(tch_haptic_proxy* proxy, tch_vec3 goal, proxy_plane* planes, int* count) {
     tch_vec3 p = proxy->position;
     *count = 0;
     for (int move = 0; move < MAX_MOVES; ++move) {

@@ -6,7 +6,7 @@
 
 typedef struct proxy_triangle {
     tch_vec3 v[3];
-    tch_vec3 normal;         /* outward, unit */
+    tch_vec3 normal; /* outward, unit */
     tch_vec3 vertex_normal[3];
     tch_real friction;
 } proxy_triangle;

@@ -14,7 +14,7 @@ static tch_status out_of_memory(tch_error* err) {
 }
 
 /* Appends a mesh's triangles; vertex normals are the area-weighted mean of the normals of the
- * triangles sharing the vertex (the shading normals of Ruspini et al. 1997 sec. 4). */
+ * triangles sharing the vertex (the normals force shading interpolates). */
 static tch_status append_mesh(tch_haptic_proxy* proxy, const tch_haptic_proxy_mesh* mesh,
                               tch_error* err) {
     tch_vec3* normals = calloc((size_t)mesh->vertex_count + 1, sizeof *normals);
@@ -43,8 +43,8 @@ static tch_status append_mesh(tch_haptic_proxy* proxy, const tch_haptic_proxy_me
         for (int i = 0; i < 3; ++i) {
             out->v[i] = mesh->vertices[tri[i]];
         }
-        tch_vec3 area2 = tch_v3_cross(tch_v3_sub(out->v[1], out->v[0]),
-                                      tch_v3_sub(out->v[2], out->v[0]));
+        tch_vec3 area2 =
+            tch_v3_cross(tch_v3_sub(out->v[1], out->v[0]), tch_v3_sub(out->v[2], out->v[0]));
         if (!(tch_v3_norm(area2) > 0)) {
             continue; /* a degenerate triangle bounds nothing */
         }
@@ -122,8 +122,8 @@ static tch_status finish(tch_haptic_proxy* proxy, tch_status s, tch_haptic_proxy
 }
 
 tch_status tch_haptic_proxy_create(const tch_haptic_proxy_mesh* meshes, int mesh_count,
-                                   const tch_haptic_proxy_params* params,
-                                   tch_haptic_proxy** out, tch_error* err) {
+                                   const tch_haptic_proxy_params* params, tch_haptic_proxy** out,
+                                   tch_error* err) {
     *out = NULL;
     int triangles = 0;
     for (int i = 0; i < mesh_count; ++i) {
@@ -190,8 +190,8 @@ static tch_status append_hull(tch_haptic_proxy* proxy, const tch_convex_hull* hu
                 memcpy(triangles[t], (int[3]){face[0], face[i], face[i + 1]}, sizeof *triangles);
             }
         }
-        tch_haptic_proxy_mesh mesh = {vertices, hull->vertex_count, (const int(*)[3])triangles,
-                                      t, friction};
+        tch_haptic_proxy_mesh mesh = {vertices, hull->vertex_count, (const int(*)[3])triangles, t,
+                                      friction};
         s = append_mesh(proxy, &mesh, err);
     }
     free(vertices);
@@ -222,8 +222,8 @@ static void count_static(const tch_model* m, int* triangles, int* balls, int* ha
     }
 }
 
-static tch_status append_geom(tch_haptic_proxy* proxy, const tch_model* m, const tch_data* d,
-                              int g, tch_error* err) {
+static tch_status append_geom(tch_haptic_proxy* proxy, const tch_model* m, const tch_data* d, int g,
+                              tch_error* err) {
     tch_transform X = d->geom_X_WG[g];
     tch_real mu = geom_friction(m, g);
     switch (m->geom_type[g]) {
@@ -232,8 +232,7 @@ static tch_status append_geom(tch_haptic_proxy* proxy, const tch_model* m, const
         return TCH_OK;
     case TCH_GEOM_PLANE: {
         tch_vec3 n = tch_q_rotate(X.q, tch_v3(0, 0, 1));
-        proxy->halfspaces[proxy->halfspace_count++] =
-            (proxy_plane){n, tch_v3_dot(n, X.p), mu, n};
+        proxy->halfspaces[proxy->halfspace_count++] = (proxy_plane){n, tch_v3_dot(n, X.p), mu, n};
         return TCH_OK;
     }
     case TCH_GEOM_BOX:

@@ -25,7 +25,7 @@ static box_mesh make_box(tch_vec3 lo, tch_vec3 hi) {
         const int* q = faces[f];
         b.triangles[2 * f][0] = q[0], b.triangles[2 * f][1] = q[1], b.triangles[2 * f][2] = q[2];
         b.triangles[2 * f + 1][0] = q[0], b.triangles[2 * f + 1][1] = q[2],
-                              b.triangles[2 * f + 1][2] = q[3];
+                            b.triangles[2 * f + 1][2] = q[3];
     }
     return b;
 }
@@ -164,7 +164,7 @@ static void test_proxy_friction_sticks_inside_the_cone_and_slides_outside(void) 
  * the force tilts from the face normal toward the radial direction there, and the proxy stays
  * outside. */
 static void test_proxy_force_shading_tilts_toward_the_vertex_normal(void) {
-    static const tch_vec3 vertices[6] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0},
+    static const tch_vec3 vertices[6] = {{1, 0, 0},  {-1, 0, 0}, {0, 1, 0},
                                          {0, -1, 0}, {0, 0, 1},  {0, 0, -1}};
     static const int triangles[8][3] = {{0, 2, 4}, {2, 1, 4}, {1, 3, 4}, {3, 0, 4},
                                         {2, 0, 5}, {1, 2, 5}, {3, 1, 5}, {0, 3, 5}};
