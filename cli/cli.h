@@ -19,6 +19,7 @@ typedef struct cli_options {
     const char* vtk_dir;   /* run: also write ParaView files here (cli/vtk.c) */
     const char* key;       /* keyframe name or NULL */
     const char* contact;   /* contact model override or NULL */
+    const char* integrator; /* integrator override (a name tch_integrator_parse knows) or NULL */
     long steps;            /* for speed */
     const char* output;    /* for export-mjcf */
     int touche_attributes; /* export-mjcf --keep-touche */
@@ -33,18 +34,36 @@ typedef struct cli_options {
     int realtime;          /* haptic --realtime: ticks paced on the wall clock */
 } cli_options;
 
-/* One command: name, one-line summary, usage text and its entry point. */
+/* The commands, as bits: each option (cli/common.c's table) names the commands it applies to. */
+enum {
+    CLI_RUN = 1 << 0,
+    CLI_INFO = 1 << 1,
+    CLI_QUERY = 1 << 2,
+    CLI_SPEED = 1 << 3,
+    CLI_EXPORT = 1 << 4,
+    CLI_ISLANDS = 1 << 5,
+    CLI_HAPTIC = 1 << 6,
+    CLI_MESH = 1 << 7,
+};
+
+/* One command: name, its bit, its operands ("SCENE OUT.xml": each one required), one-line
+ * summary and its entry point. Its options are those of the table that name its bit. */
 typedef struct cli_command {
     const char* name;
+    unsigned bit;
+    const char* operands;
     const char* summary;
-    const char* usage;
     int (*run)(const cli_options* options);
 } cli_command;
 
 /* Parses argv after the command name into options. Returns EXIT_OK, or EXIT_BAD_INPUT after
- * printing what is wrong; sets *help when --help was given. */
+ * printing what is wrong (an unknown option, one that does not apply to the command, a bad
+ * value, a missing or extra operand); sets *help when --help was given. */
 int cli_parse_options(const cli_command* command, int argc, char** argv, cli_options* options,
                       int* help);
+
+/* Prints `touche COMMAND --help`: usage, summary and the command's own options. */
+void cli_print_command_help(const cli_command* command);
 
 /* What a command works on: the loaded spec, its model and (when asked for) a data. */
 typedef struct cli_session {

@@ -171,11 +171,6 @@ int cli_cmd_query(const cli_options* options) {
 }
 
 int cli_cmd_export(const cli_options* o) {
-    if (!o->output) {
-        fprintf(stderr, "touche export-mjcf: missing the output file\n"
-                        "usage: touche export-mjcf SCENE OUT.xml [--keep-touche]\n");
-        return EXIT_BAD_INPUT;
-    }
     cli_session session;
     int code = cli_open_session(o, 0, &session);
     if (code != EXIT_OK) return code;

@@ -86,12 +86,6 @@ static int write_islands(const cli_options* o, cli_session* session, FILE* f) {
 }
 
 int cli_cmd_islands(const cli_options* o) {
-    if (!o->output) {
-        fprintf(stderr, "touche islands: missing the output file\nusage: touche islands SCENE "
-                        "OUT.jsonl [--steps N] [--every N] [--dt S] [--key NAME] "
-                        "[--contact MODEL]\n");
-        return EXIT_BAD_INPUT;
-    }
     cli_session session;
     int code = cli_open_session(o, 1, &session);
     cli_output_file out = {0};

@@ -407,6 +407,9 @@ TCH_API const char* tch_geom_type_name(tch_geom_type type);
 /// What an integrator does, for reports ("semi-implicit Euler", "RK4", "linearly implicit
 /// Euler"). Never NULL.
 TCH_API const char* tch_integrator_description(tch_integrator integrator);
+/// Parses an integrator name as in scene files ("Euler", "RK4", "implicit", "adaptive"); false
+/// when unknown.
+TCH_API bool tch_integrator_parse(const char* name, tch_integrator* out);
 /// Name of an LCP solver as in scene files ("lemke", "pgs"). Never NULL.
 TCH_API const char* tch_lcp_solver_name(tch_lcp_solver solver);
 /// Parses a contact model name; false when unknown.

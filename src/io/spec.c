@@ -858,6 +858,23 @@ bool tch_point_law_parse(const char* name, tch_point_law* out) {
     return true;
 }
 
+/* The integrators' names in scene files (MJCF's option/@integrator) and on the command line. */
+static const char* const integrator_names[] = {
+    [TCH_INTEGRATOR_SEMI_IMPLICIT_EULER] = "Euler",
+    [TCH_INTEGRATOR_RK4] = "RK4",
+    [TCH_INTEGRATOR_IMPLICIT] = "implicit",
+    [TCH_INTEGRATOR_ADAPTIVE] = "adaptive",
+};
+
+bool tch_integrator_parse(const char* name, tch_integrator* out) {
+    int i = parse_name(integrator_names, 0, TCH_INTEGRATOR_ADAPTIVE + 1, name);
+    if (i < 0) {
+        return false;
+    }
+    *out = (tch_integrator)i;
+    return true;
+}
+
 const char* tch_integrator_description(tch_integrator integrator) {
     static const char* const descriptions[] = {
         [TCH_INTEGRATOR_SEMI_IMPLICIT_EULER] = "semi-implicit Euler",

@@ -15,6 +15,38 @@ check "bad option value exits 2" exits_with 2 "$touche" run "$root/examples/stac
 check "unknown contact model exits 2" exits_with 2 "$touche" run "$root/examples/stack13.xml" --contact rubber
 check "missing file exits 2" exits_with 2 "$touche" info "$work/no-such-scene.xml"
 
+# Each command's help lists its own options only.
+help_is_per_command() {
+  "$touche" mesh --help >"$work/help.txt" || return 1
+  ! grep -q -- "--duration" "$work/help.txt" || { cat "$work/help.txt"; return 1; }
+  "$touche" run --help >"$work/help.txt" || return 1
+  grep -q -- "--duration" "$work/help.txt" && grep -q -- "--integrator" "$work/help.txt" &&
+    ! grep -q -- "--device" "$work/help.txt" || { cat "$work/help.txt"; return 1; }
+  "$touche" haptic --help >"$work/help.txt" || return 1
+  grep -q -- "--device" "$work/help.txt" && ! grep -q -- "--vtk" "$work/help.txt"
+}
+check "each command's help lists its own options only" help_is_per_command
+inapplicable_option_rejected() {
+  exits_with 2 "$touche" info "$root/examples/stack13.xml" --vtk "$work/d" --steps 3 || return 1
+  grep -q "does not apply" "$work/err.txt" || { cat "$work/err.txt"; return 1; }
+  exits_with 2 "$touche" export-mjcf "$root/examples/stack13.xml" "$work/e.xml" --contact pressure &&
+    [[ ! -e "$work/e.xml" ]]
+}
+check "an option that does not apply to the command exits 2" inapplicable_option_rejected
+check "an extra argument to run exits 2" exits_with 2 "$touche" run "$root/examples/stack13.xml" extra
+check "an unknown option exits 2" exits_with 2 "$touche" query "$root/examples/stack13.xml" --frobnicate
+check "an unknown integrator exits 2" exits_with 2 "$touche" run "$root/examples/stack13.xml" --integrator leapfrog
+# sphere_bounce uses RK4, which the lcp model cannot: --integrator is the fix the error offers.
+integrator_overrides_scene() {
+  exits_with 2 "$touche" run "$root/examples/sphere_bounce.xml" --contact lcp --duration 0.01 \
+    --out "$work/rk4" || return 1
+  grep -q -- "--integrator" "$work/err.txt" || { cat "$work/err.txt"; return 1; }
+  "$touche" run "$root/examples/sphere_bounce.xml" --contact lcp --integrator Euler \
+    --duration 0.01 --out "$work/rk4" 2>/dev/null || return 1
+  "$touche" info "$root/examples/sphere_bounce.xml" --integrator Euler | grep -q "integrator semi-implicit Euler"
+}
+check "--integrator overrides the scene's integrator" integrator_overrides_scene
+
 # ---- the bad-input corpus: exit 2, a message naming the file, no output file ----
 bad_input_fails_cleanly() {
   local file=$1 out="$work/bad-out"
