@@ -91,6 +91,10 @@ int cli_open_output(cli_output_file* o, const char* path, const char* command);
 /* Closes; renames into place when `keep`, else removes. Returns 0 on a write error. */
 int cli_finish_output(cli_output_file* o, int keep, const char* command);
 
+/* Adds to used[model] the geom pairs of bodies that can touch, by the contact model they use;
+ * returns how many use another model than they asked for (rigid pressure pairs: point). */
+int cli_count_pair_models(const tch_model* m, int used[TCH_CONTACT_MODEL_END]);
+
 /* Creates DIR and its parents; returns 0 after printing why it could not. */
 int cli_make_dir(const char* dir, const char* command);
 

@@ -276,6 +276,20 @@ int cli_parse_options(const cli_command* command, int argc, char** argv, cli_opt
     return EXIT_OK;
 }
 
+int cli_count_pair_models(const tch_model* m, int used[TCH_CONTACT_MODEL_END]) {
+    int fallbacks = 0;
+    for (int a = 0; a < m->geom_count; ++a) {
+        for (int b = a + 1; b < m->geom_count; ++b) {
+            if (m->body_root[m->geom_body[a]] != m->body_root[m->geom_body[b]]) {
+                tch_pair_params p = tch_model_pair_params(m, a, b);
+                used[p.model]++;
+                fallbacks += p.model != p.requested;
+            }
+        }
+    }
+    return fallbacks;
+}
+
 int cli_make_dir(const char* dir, const char* command) {
     char path[1024];
     snprintf(path, sizeof path, "%s", dir);

@@ -207,6 +207,11 @@ PY
 }
 check "islands writes the lcp problems, whose residual recomputes" islands_residuals_recompute
 check "islands without an output file exits 2" exits_with 2 "$touche" islands "$root/examples/stack13.xml"
+islands_without_lcp_pairs() {
+  exits_with 2 "$touche" islands "$root/examples/stack13.xml" "$work/none.jsonl" || return 1
+  grep -q "no pair that uses the lcp model" "$work/err.txt" && [[ ! -e "$work/none.jsonl" ]]
+}
+check "islands on a scene without lcp pairs exits 2 and writes nothing" islands_without_lcp_pairs
 islands_bad_scene_leaves_nothing() {
   echo "<mujoco><worldbody><body>" >"$work/broken.xml"
   "$touche" islands "$work/broken.xml" "$work/never.jsonl" 2>/dev/null
