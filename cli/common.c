@@ -315,7 +315,8 @@ void cli_print_error(const char* what, const tch_error* err) {
         if (err->line > 0) fprintf(stderr, "%d:", err->line);
         fprintf(stderr, " ");
     }
-    if (err->element[0]) fprintf(stderr, "<%s> ", err->element);
+    /* The MJCF loader's messages already start with their element (src/io/xml_util.c). */
+    if (err->element[0] && err->message[0] != '<') fprintf(stderr, "<%s> ", err->element);
     fprintf(stderr, "%s\n", err->message);
 }
 

@@ -56,6 +56,7 @@ bad_input_fails_cleanly() {
   if [[ -e "$out/trajectory.csv" || -e "$out/contacts.jsonl" ]]; then
     echo "an output file was left behind"; return 1
   fi
+  ! grep -qE "<([a-z]+)> <\1>" "$work/err.txt" || { echo "the element is named twice:"; cat "$work/err.txt"; return 1; }
   ! grep -qiE "sanitizer|segmentation|core dumped" "$work/err.txt"
 }
 manifest="$root/tests/scenes/bad/MANIFEST"
