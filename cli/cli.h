@@ -10,6 +10,9 @@
 enum { EXIT_OK = 0, EXIT_FAILURE_GENERIC = 1, EXIT_BAD_INPUT = 2, EXIT_DIVERGED = 3,
        EXIT_INTERRUPTED = 130 };
 
+/* Most --set options one command takes. */
+#define CLI_MAX_SETS 64
+
 typedef struct cli_options {
     const char* scene;
     double duration;       /* s; <= 0: the command's default */
@@ -19,6 +22,9 @@ typedef struct cli_options {
     const char* vtk_dir;   /* run: also write ParaView files here (cli/vtk.c) */
     const char* key;       /* keyframe name or NULL */
     const char* contact;   /* contact model override or NULL */
+    const char* sets[CLI_MAX_SETS]; /* --set TARGET=VALUE, in order (cli/overrides.c) */
+    int set_count;
+    int no_contacts;       /* run --no-contacts: do not write contacts.jsonl */
     const char* integrator; /* integrator override (a name tch_integrator_parse knows) or NULL */
     long steps;            /* for speed */
     const char* output;    /* for export-mjcf */
@@ -94,6 +100,10 @@ int cli_finish_output(cli_output_file* o, int keep, const char* command);
 /* Adds to used[model] the geom pairs of bodies that can touch, by the contact model they use;
  * returns how many use another model than they asked for (rigid pressure pairs: point). */
 int cli_count_pair_models(const tch_model* m, int used[TCH_CONTACT_MODEL_END]);
+
+/* Applies the --set options to the loaded spec; returns EXIT_OK, or EXIT_BAD_INPUT after
+ * printing what is wrong. */
+int cli_apply_sets(const cli_options* o, tch_spec* spec);
 
 /* Creates DIR and its parents; returns 0 after printing why it could not. */
 int cli_make_dir(const char* dir, const char* command);

@@ -146,7 +146,9 @@ static void print_summary(const cli_options* o, const tch_model* m, const tch_da
     print_constraint_summary(s);
     print_data_warnings(m, d);
     if (m->integrator == TCH_INTEGRATOR_ADAPTIVE && s->steps > 0) fprintf(stderr, "  adaptive integrator: per step %.2f internal steps, %.2f rejected, %.2f Jacobians, %.1f evaluations\n", (double)d->adaptive_total.steps / (double)s->steps, (double)d->adaptive_total.rejected / (double)s->steps, (double)d->adaptive_total.jacobians / (double)s->steps, (double)d->adaptive_total.evaluations / (double)s->steps);
-    fprintf(stderr, "  wrote %s/trajectory.csv and %s/contacts.jsonl\n", o->out_dir, o->out_dir);
+    fprintf(stderr, "  wrote %s/trajectory.csv%s%s%s\n", o->out_dir,
+            o->no_contacts ? "" : " and ", o->no_contacts ? "" : o->out_dir,
+            o->no_contacts ? "" : "/contacts.jsonl");
 }
 
 static void track(const tch_data* d, run_stats* s) {
@@ -202,7 +204,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
             if (code != EXIT_OK) {
                 return code;
             }
-            if (write) {
+            if (write && contacts) {
                 write_contacts_line(contacts, m, d, t);
             }
             if (write && vtk && !cli_vtk_write_patches(vtk, step / every, d, t)) {
@@ -240,7 +242,8 @@ int cli_cmd_run(const cli_options* options) {
     }
     cli_output_file traj = {0}, contacts = {0};
     if (code == EXIT_OK && (!open_output(&traj, o.out_dir, "trajectory.csv") ||
-                            !open_output(&contacts, o.out_dir, "contacts.jsonl"))) {
+                            (!o.no_contacts &&
+                             !open_output(&contacts, o.out_dir, "contacts.jsonl")))) {
         code = EXIT_BAD_INPUT;
     }
     run_stats stats = {0};

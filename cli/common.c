@@ -22,6 +22,7 @@ typedef enum option_kind {
     OPTION_TEXT,       /* any text (const char*) */
     OPTION_CONTACT,    /* a contact model name (const char*) */
     OPTION_INTEGRATOR, /* an integrator name (const char*) */
+    OPTION_SET,        /* TARGET=VALUE, appended to sets (cli/overrides.c checks it) */
 } option_kind;
 
 /* One option of the command line. An option may appear several times with different commands
@@ -66,6 +67,12 @@ static const cli_option OPTIONS[] = {
      "use MODEL (point, volume, pressure or lcp) for every pair"},
     {"--integrator", "NAME", OPTION_INTEGRATOR, FIELD(integrator), SCENE,
      "use integrator NAME (Euler, RK4, implicit or adaptive) instead of the scene's"},
+    {"--set", "T=V", OPTION_SET, FIELD(sets), SCENE,
+     "set a contact parameter: PARAM=VALUE the scene default, geom:NAME.PARAM=VALUE a geom "
+     "(geom:*.PARAM every geom), pair:A/B.PARAM=VALUE a <pair>; PARAM is model, rigid or a "
+     "touche: attribute (friction, stiffness, ...); repeatable (docs/cli.md)"},
+    {"--no-contacts", NULL, OPTION_FLAG, FIELD(no_contacts), CLI_RUN,
+     "do not write contacts.jsonl (the trajectory only)"},
     {"--threads", "N", OPTION_THREADS, FIELD(threads), CLI_RUN | CLI_QUERY | CLI_SPEED,
      "threads a step may use (default 1); results are identical for every N"},
     {"--strict", NULL, OPTION_FLAG, FIELD(strict), CLI_RUN,
@@ -203,6 +210,12 @@ static int apply_option(const cli_command* command, const cli_option* opt, const
                                       "or adaptive", value);
         }
         break;
+    case OPTION_SET:
+        if (options->set_count == CLI_MAX_SETS) {
+            return bad_usage(command, "more than 64 --set options (at '%s')", value);
+        }
+        options->sets[options->set_count++] = value;
+        return EXIT_OK;
     case OPTION_TEXT:
         break;
     }
@@ -346,6 +359,12 @@ static int load_model(const cli_options* o, tch_spec** spec, tch_model** model) 
         tch_contact_model m = TCH_CONTACT_INHERIT;
         tch_contact_model_parse(o->contact, &m);
         tch_spec_force_contact_model(*spec, m);
+    }
+    int code = cli_apply_sets(o, *spec);
+    if (code != EXIT_OK) {
+        tch_spec_destroy(*spec);
+        *spec = NULL;
+        return code;
     }
     tch_option_def opt = *tch_spec_option(*spec);
     if (o->dt > 0) opt.timestep = o->dt;

@@ -129,6 +129,35 @@ PY
 }
 check "the launched box stops after v^2/(2 mu g)" box_slide_stops
 
+# --set geom:*.friction=0.2 on every geom: the box now slides v^2/(2 mu g) with mu 0.2, with no
+# contacts.jsonl under --no-contacts.
+set_changes_friction() {
+  "$touche" run "$root/examples/box_slide.xml" --key launch --duration 2 --out "$work/set" \
+    --set 'geom:*.friction=0.2' --no-contacts 2>/dev/null || return 1
+  [[ -f "$work/set/trajectory.csv" && ! -e "$work/set/contacts.jsonl" ]] || return 1
+  /usr/bin/python3 - "$work/set/trajectory.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+x, vx = float(rows[-1]["x"]), float(rows[-1]["vx"])
+expected = 3.0 ** 2 / (2 * 0.2 * 9.81)
+assert abs(vx) < 1e-3 and abs(x - expected) < 0.05 * expected, (x, vx, expected)
+PY
+}
+check "--set geom:*.friction=0.2 halves the friction, --no-contacts skips contacts.jsonl" set_changes_friction
+set_targets() {
+  "$touche" info "$root/examples/box_slide.xml" --set friction=0.3 --set geom:box.stiffness=2e5 \
+    >"$work/set.txt" 2>"$work/set-err.txt" || { cat "$work/set-err.txt"; return 1; }
+  grep -q "scene default 'point', friction 0.3" "$work/set.txt" &&
+    grep -q "geoms or pairs set their own friction" "$work/set-err.txt" || return 1
+  local bad
+  for bad in fric=1 friction=abc geom:nope.friction=1 class:main.friction=1 pair:floor/box.friction=1 \
+    geom:box=1 "geom:box.model=rubber"; do
+    exits_with 2 "$touche" info "$root/examples/box_slide.xml" --set "$bad" || { echo "$bad"; return 1; }
+  done
+  exits_with 2 "$touche" run "$root/examples/box_slide.xml" --set geom:box.stiffness=-1 --out "$work/neg"
+}
+check "--set reaches the scene default and named geoms, and rejects what it cannot set" set_targets
+
 # ---- the watch (touche/watch.h) ----
 # box_slide's set stiffness outruns the explicit step at dt 0.01: the energy grows from 1.96 J
 # to over 1000 J without input. One warning naming the box, the pair and the time.
