@@ -126,6 +126,25 @@ static void print_data_warnings(const tch_model* m, const tch_data* d) {
     }
 }
 
+/* The simulated time asked for, s. */
+static double run_duration(const cli_options* o) {
+    return o->duration > 0 ? o->duration : 5.0;
+}
+
+/* Steps of the fixed time step that reach at least the duration asked for. */
+static long run_step_count(const cli_options* o, const tch_model* m) {
+    return (long)ceil(run_duration(o) / m->timestep - 1e-9);
+}
+
+/* The step is fixed: a duration that is not a whole number of steps ends on the next step. */
+static void print_duration_rounding(const cli_options* o, const tch_model* m) {
+    double asked = run_duration(o), reached = (double)run_step_count(o, m) * m->timestep;
+    if (fabs(reached - asked) > 1e-9 * asked) {
+        fprintf(stderr, "  the %.6g s asked are not a whole number of %.6g s steps: the run ended "
+                        "on the next step, at %.9g s\n", asked, m->timestep, reached);
+    }
+}
+
 static void print_summary(const cli_options* o, const tch_model* m, const tch_data* d,
                           const run_stats* s) {
     fprintf(stderr,
@@ -136,6 +155,7 @@ static void print_summary(const cli_options* o, const tch_model* m, const tch_da
             s->wall > 0 ? (double)s->steps / s->wall : 0.0,
             s->wall > 0 ? d->time / s->wall : 0.0,
             s->steps ? (double)s->contact_sum / (double)s->steps : 0.0);
+    print_duration_rounding(o, m);
     if (m->articulation) { /* the watch knows free bodies only (docs/articulated.md) */
         fprintf(stderr, "  energy %.6g J at the end (kinetic, gravity, joint and limit springs; "
                         "the energy watch does not cover joints yet)\n",
@@ -178,8 +198,7 @@ static int watch(const cli_options* o, const tch_model* m, const tch_data* d, in
 /* Steps to the end, writing every `every` steps. Returns an exit code. */
 static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE* traj,
                     FILE* contacts, cli_vtk* vtk, run_stats* s) {
-    double duration = o->duration > 0 ? o->duration : 5.0;
-    long total = (long)ceil(duration / m->timestep - 1e-9);
+    long total = run_step_count(o, m);
     int tty = isatty(fileno(stderr));
     int every = o->every > 0 ? o->every : (int)fmax(1, floor(OUTPUT_PERIOD / m->timestep + 0.5));
     tch_error err = {0};

@@ -45,7 +45,8 @@ typedef struct cli_option {
 
 static const cli_option OPTIONS[] = {
     {"--duration", "S", OPTION_SECONDS, FIELD(duration), CLI_RUN,
-     "simulated time, s (default 5)"},
+     "simulated time, s (default 5); the step is fixed, so a duration that is not a whole "
+     "number of steps ends on the next step (the summary says so)"},
     {"--duration", "S", OPTION_SECONDS, FIELD(duration), CLI_HAPTIC,
      "time to run the loop, s (default 1)"},
     {"--dt", "S", OPTION_SECONDS, FIELD(dt), SCENE,

@@ -158,6 +158,16 @@ set_targets() {
 }
 check "--set reaches the scene default and named geoms, and rejects what it cannot set" set_targets
 
+duration_rounding_stated() {
+  "$touche" run "$root/examples/box_slide.xml" --dt 0.001 --duration 0.0105 --out "$work/dur" \
+    2>"$work/dur.txt" || return 1
+  grep -q "the 0.0105 s asked are not a whole number of 0.001 s steps: .* at 0.011 s" "$work/dur.txt" &&
+    [[ $(tail -1 "$work/dur/trajectory.csv" | cut -d, -f1) == 0.011* ]] || { cat "$work/dur.txt"; return 1; }
+  "$touche" run "$root/examples/box_slide.xml" --dt 0.001 --duration 0.01 --out "$work/dur" \
+    2>"$work/dur.txt" && ! grep -q "whole number" "$work/dur.txt"
+}
+check "a duration that is not a whole number of steps says where the run ended" duration_rounding_stated
+
 # ---- the watch (touche/watch.h) ----
 # box_slide's set stiffness outruns the explicit step at dt 0.01: the energy grows from 1.96 J
 # to over 1000 J without input. One warning naming the box, the pair and the time.
