@@ -92,10 +92,21 @@ typedef struct cli_output_file {
     FILE* f;
 } cli_output_file;
 
+/* What becomes of an output file when its command ends. */
+enum {
+    CLI_DISCARD = 0,      /* removed: the command failed before it wrote anything of use */
+    CLI_KEEP = 1,         /* renamed into place (PATH); a stale PATH's partial twin is removed */
+    CLI_KEEP_PARTIAL = 2, /* the command stopped part-way: kept as PATH with ".partial" before
+                             its extension (trajectory.partial.csv); a stale PATH is removed */
+};
+
 /* Opens PATH's temporary file; returns 0 after printing why it could not. */
 int cli_open_output(cli_output_file* o, const char* path, const char* command);
-/* Closes; renames into place when `keep`, else removes. Returns 0 on a write error. */
-int cli_finish_output(cli_output_file* o, int keep, const char* command);
+/* Closes and does `how` (CLI_DISCARD, CLI_KEEP or CLI_KEEP_PARTIAL). Returns 0 on a write
+ * error. */
+int cli_finish_output(cli_output_file* o, int how, const char* command);
+/* PATH with ".partial" before its extension, into `out`. */
+void cli_partial_path(const char* path, char* out, size_t size);
 
 /* Adds to used[model] the geom pairs of bodies that can touch, by the contact model they use;
  * returns how many use another model than they asked for (rigid pressure pairs: point). */
@@ -143,8 +154,9 @@ int cli_vtk_start(cli_vtk* vtk, const char* dir, const tch_model* model);
 int cli_vtk_write_state(cli_vtk* vtk, long index, const tch_model* model, const tch_data* data);
 /* The contact patches of the step just taken from time t. */
 int cli_vtk_write_patches(cli_vtk* vtk, long index, const tch_data* data, double t);
-/* Ends the series: run.pvd is kept when `keep`, else removed. */
-int cli_vtk_finish(cli_vtk* vtk, int keep);
+/* Ends the series: run.pvd is kept, kept as run.partial.pvd or removed (`how`, as
+ * cli_finish_output). */
+int cli_vtk_finish(cli_vtk* vtk, int how);
 
 int cli_cmd_run(const cli_options* options);
 int cli_cmd_info(const cli_options* options);

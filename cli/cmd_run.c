@@ -1,6 +1,7 @@
 /* touche run: simulates a scene and writes DIR/trajectory.csv and DIR/contacts.jsonl.
- * Both are written under temporary names and renamed only when the run completes, so a failed,
- * diverged or interrupted run leaves no half-written file. */
+ * Both are written under temporary names and renamed when the run completes; a run that
+ * diverges, fails or is interrupted (SIGINT, SIGTERM) part-way keeps what it wrote as
+ * DIR/trajectory.partial.csv and DIR/contacts.partial.jsonl, the lead-up to the failure. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -188,8 +189,8 @@ static int watch(const cli_options* o, const tch_model* m, const tch_data* d, in
     }
     s->warnings_printed = cli_print_watch_warnings(m, d, s->warnings_printed);
     if (o->strict && s->warnings_printed > 0) {
-        fprintf(stderr, "touche run: stopped at t = %.6g s by the warning above (--strict); no "
-                        "output kept\n", d->time);
+        fprintf(stderr, "touche run: stopped at t = %.6g s by the warning above (--strict)\n",
+                d->time);
         return EXIT_DIVERGED;
     }
     return EXIT_OK;
@@ -205,7 +206,8 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
     double start = cli_now_seconds();
     for (long step = 0; step < total; ++step) {
         if (interrupted) {
-            fprintf(stderr, "\ntouche run: interrupted at t = %.6g s; no output kept\n", d->time);
+            write_trajectory_rows(traj, m, d); /* the state it stopped at */
+            fprintf(stderr, "\ntouche run: interrupted at t = %.6g s\n", d->time);
             return EXIT_INTERRUPTED;
         }
         int write = step % every == 0;
@@ -245,6 +247,14 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
     return EXIT_OK;
 }
 
+/* Where the run that stopped part-way kept what it wrote. */
+static void print_partial(const cli_options* o) {
+    fprintf(stderr, "touche run: the run did not complete; what it wrote up to then is in "
+                    "%s/trajectory.partial.csv%s%s%s%s\n",
+            o->out_dir, o->no_contacts ? "" : " and ", o->no_contacts ? "" : o->out_dir,
+            o->no_contacts ? "" : "/contacts.partial.jsonl", o->vtk_dir ? " (and run.partial.pvd)" : "");
+}
+
 int cli_cmd_run(const cli_options* options) {
     cli_options o = *options;
     if (!o.out_dir) o.out_dir = "out";
@@ -266,16 +276,19 @@ int cli_cmd_run(const cli_options* options) {
         code = EXIT_BAD_INPUT;
     }
     run_stats stats = {0};
+    int how = CLI_DISCARD;
     if (code == EXIT_OK) {
         signal(SIGINT, on_interrupt);
         signal(SIGTERM, on_interrupt);
         fprintf(traj.f, "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");
         code = simulate(&o, model, data, traj.f, contacts.f, o.vtk_dir ? &vtk : NULL, &stats);
+        how = code == EXIT_OK ? CLI_KEEP : CLI_KEEP_PARTIAL; /* the lead-up to a failure */
     }
-    int keep = code == EXIT_OK;
-    if (!cli_finish_output(&traj, keep, "run") || !cli_finish_output(&contacts, keep, "run") ||
-        !cli_vtk_finish(&vtk, keep)) {
-        code = EXIT_FAILURE_GENERIC;
+    if (!cli_finish_output(&traj, how, "run") || !cli_finish_output(&contacts, how, "run") ||
+        !cli_vtk_finish(&vtk, how)) {
+        code = code == EXIT_OK ? EXIT_FAILURE_GENERIC : code;
+    } else if (how == CLI_KEEP_PARTIAL) {
+        print_partial(&o);
     }
     if (code == EXIT_OK) print_summary(&o, model, data, &stats);
     cli_close_session(&session);

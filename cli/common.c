@@ -525,13 +525,26 @@ int cli_open_output(cli_output_file* o, const char* path, const char* command) {
     return 1;
 }
 
-int cli_finish_output(cli_output_file* o, int keep, const char* command) {
+void cli_partial_path(const char* path, char* out, size_t size) {
+    const char* slash = strrchr(path, '/');
+    const char* dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash)) dot = path + strlen(path);
+    snprintf(out, size, "%.*s.partial%s", (int)(dot - path), path, dot);
+}
+
+int cli_finish_output(cli_output_file* o, int how, const char* command) {
     if (!o->f) return 1;
     int ok = !ferror(o->f);
     ok &= fclose(o->f) == 0;
     o->f = NULL;
-    if (keep && ok && rename(o->temp_path, o->final_path) == 0) return 1;
+    char partial[1100];
+    cli_partial_path(o->final_path, partial, sizeof partial);
+    const char* target = how == CLI_KEEP_PARTIAL ? partial : o->final_path;
+    if (how != CLI_DISCARD && ok && rename(o->temp_path, target) == 0) {
+        remove(how == CLI_KEEP_PARTIAL ? o->final_path : partial); /* the stale other one */
+        return 1;
+    }
     remove(o->temp_path);
-    if (keep) fprintf(stderr, "touche %s: could not complete %s\n", command, o->final_path);
-    return !keep;
+    if (how != CLI_DISCARD) fprintf(stderr, "touche %s: could not complete %s\n", command, target);
+    return how == CLI_DISCARD;
 }

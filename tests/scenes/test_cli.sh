@@ -184,9 +184,40 @@ strict_exits_3() {
   exits_with 3 "$touche" run "$root/examples/box_slide.xml" --dt 0.01 --duration 5 --strict \
     --out "$work/strict" || return 1
   grep -q "the energy grew" "$work/err.txt" && grep -q -- "--strict" "$work/err.txt" &&
-    [[ ! -e "$work/strict/trajectory.csv" ]]
+    [[ ! -e "$work/strict/trajectory.csv" && -s "$work/strict/trajectory.partial.csv" ]] &&
+    [[ -s "$work/strict/contacts.partial.jsonl" ]] && grep -q "trajectory.partial.csv" "$work/err.txt"
 }
-check "run --strict exits 3 at the watch's warning and keeps no output" strict_exits_3
+check "run --strict exits 3 at the watch's warning and keeps what it wrote as .partial" strict_exits_3
+
+# SIGINT part-way: exit 130, the trajectory up to the state it stopped at kept as .partial, a
+# stale complete trajectory of an earlier run removed.
+interrupt_keeps_partial() {
+  local out="$work/int" pid i
+  mkdir -p "$out" && echo stale >"$out/trajectory.csv"
+  "$touche" run "$root/examples/pile100.xml" --duration 1000 --out "$out" 2>"$work/int.txt" &
+  pid=$!
+  for i in $(seq 100); do
+    ls "$out"/trajectory.csv.tmp* >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  sleep 0.3
+  kill -INT "$pid"
+  wait "$pid"
+  [[ $? -eq 130 ]] || { cat "$work/int.txt"; return 1; }
+  grep -q "interrupted at t = " "$work/int.txt" && grep -q "trajectory.partial.csv" "$work/int.txt" &&
+    [[ ! -e "$out/trajectory.csv" && $(wc -l <"$out/trajectory.partial.csv") -gt 100 ]] &&
+    ! ls "$out"/*.tmp* >/dev/null 2>&1 || { cat "$work/int.txt"; ls "$out"; return 1; }
+  /usr/bin/python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$out/contacts.partial.jsonl"
+}
+check "an interrupted run exits 130 and keeps what it wrote as .partial" interrupt_keeps_partial
+# A stiffness of 1e12 N/m at dt 0.01 with the explicit step throws the box away at once.
+diverged_keeps_partial() {
+  exits_with 3 "$touche" run "$root/examples/box_slide.xml" --key launch --integrator Euler \
+    --set 'geom:*.stiffness=1e12' --set 'geom:*.damping=0' --dt 0.01 --out "$work/dv" || return 1
+  grep -q "diverged" "$work/err.txt" && grep -q "trajectory.partial.csv" "$work/err.txt" &&
+    [[ $(wc -l <"$work/dv/trajectory.partial.csv") -ge 2 && -e "$work/dv/contacts.partial.jsonl" ]]
+}
+check "a diverged run exits 3 and keeps what it wrote as .partial" diverged_keeps_partial
 
 # Every example at its own settings, long enough for its first impacts (the pressure scenes,
 # slow to step, for 0.1 s); --strict makes a warning fail. torus_ball needs its tet mesh made
