@@ -31,7 +31,8 @@ static void print_help(void) {
         printf("  %-12s %s\n", commands[i].name, commands[i].summary);
     }
     printf("\nexit codes: 0 success, 2 bad input or usage, 3 the simulation diverged (or, with\n"
-           "run --strict, the watch warned)\n");
+           "run --strict, the watch warned), 130 interrupted; a run that stops part-way keeps\n"
+           "what it wrote as trajectory.partial.csv and contacts.partial.jsonl (docs/cli.md)\n");
 }
 
 int main(int argc, char** argv) {
