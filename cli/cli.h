@@ -10,6 +10,9 @@
 enum { EXIT_OK = 0, EXIT_FAILURE_GENERIC = 1, EXIT_BAD_INPUT = 2, EXIT_DIVERGED = 3,
        EXIT_INTERRUPTED = 130 };
 
+/* Most --set options one command takes. */
+#define CLI_MAX_SETS 64
+
 typedef struct cli_options {
     const char* scene;
     double duration;       /* s; <= 0: the command's default */
@@ -19,6 +22,10 @@ typedef struct cli_options {
     const char* vtk_dir;   /* run: also write ParaView files here (cli/vtk.c) */
     const char* key;       /* keyframe name or NULL */
     const char* contact;   /* contact model override or NULL */
+    const char* sets[CLI_MAX_SETS]; /* --set TARGET=VALUE, in order (cli/overrides.c) */
+    int set_count;
+    int no_contacts;       /* run --no-contacts: do not write contacts.jsonl */
+    const char* integrator; /* integrator override (a name tch_integrator_parse knows) or NULL */
     long steps;            /* for speed */
     const char* output;    /* for export-mjcf */
     int touche_attributes; /* export-mjcf --keep-touche */
@@ -33,18 +40,36 @@ typedef struct cli_options {
     int realtime;          /* haptic --realtime: ticks paced on the wall clock */
 } cli_options;
 
-/* One command: name, one-line summary, usage text and its entry point. */
+/* The commands, as bits: each option (cli/common.c's table) names the commands it applies to. */
+enum {
+    CLI_RUN = 1 << 0,
+    CLI_INFO = 1 << 1,
+    CLI_QUERY = 1 << 2,
+    CLI_SPEED = 1 << 3,
+    CLI_EXPORT = 1 << 4,
+    CLI_ISLANDS = 1 << 5,
+    CLI_HAPTIC = 1 << 6,
+    CLI_MESH = 1 << 7,
+};
+
+/* One command: name, its bit, its operands ("SCENE OUT.xml": each one required), one-line
+ * summary and its entry point. Its options are those of the table that name its bit. */
 typedef struct cli_command {
     const char* name;
+    unsigned bit;
+    const char* operands;
     const char* summary;
-    const char* usage;
     int (*run)(const cli_options* options);
 } cli_command;
 
 /* Parses argv after the command name into options. Returns EXIT_OK, or EXIT_BAD_INPUT after
- * printing what is wrong; sets *help when --help was given. */
+ * printing what is wrong (an unknown option, one that does not apply to the command, a bad
+ * value, a missing or extra operand); sets *help when --help was given. */
 int cli_parse_options(const cli_command* command, int argc, char** argv, cli_options* options,
                       int* help);
+
+/* Prints `touche COMMAND --help`: usage, summary and the command's own options. */
+void cli_print_command_help(const cli_command* command);
 
 /* What a command works on: the loaded spec, its model and (when asked for) a data. */
 typedef struct cli_session {
@@ -67,10 +92,29 @@ typedef struct cli_output_file {
     FILE* f;
 } cli_output_file;
 
+/* What becomes of an output file when its command ends. */
+enum {
+    CLI_DISCARD = 0,      /* removed: the command failed before it wrote anything of use */
+    CLI_KEEP = 1,         /* renamed into place (PATH); a stale PATH's partial twin is removed */
+    CLI_KEEP_PARTIAL = 2, /* the command stopped part-way: kept as PATH with ".partial" before
+                             its extension (trajectory.partial.csv); a stale PATH is removed */
+};
+
 /* Opens PATH's temporary file; returns 0 after printing why it could not. */
 int cli_open_output(cli_output_file* o, const char* path, const char* command);
-/* Closes; renames into place when `keep`, else removes. Returns 0 on a write error. */
-int cli_finish_output(cli_output_file* o, int keep, const char* command);
+/* Closes and does `how` (CLI_DISCARD, CLI_KEEP or CLI_KEEP_PARTIAL). Returns 0 on a write
+ * error. */
+int cli_finish_output(cli_output_file* o, int how, const char* command);
+/* PATH with ".partial" before its extension, into `out`. */
+void cli_partial_path(const char* path, char* out, size_t size);
+
+/* Adds to used[model] the geom pairs of bodies that can touch, by the contact model they use;
+ * returns how many use another model than they asked for (rigid pressure pairs: point). */
+int cli_count_pair_models(const tch_model* m, int used[TCH_CONTACT_MODEL_END]);
+
+/* Applies the --set options to the loaded spec; returns EXIT_OK, or EXIT_BAD_INPUT after
+ * printing what is wrong. */
+int cli_apply_sets(const cli_options* o, tch_spec* spec);
 
 /* Creates DIR and its parents; returns 0 after printing why it could not. */
 int cli_make_dir(const char* dir, const char* command);
@@ -110,8 +154,9 @@ int cli_vtk_start(cli_vtk* vtk, const char* dir, const tch_model* model);
 int cli_vtk_write_state(cli_vtk* vtk, long index, const tch_model* model, const tch_data* data);
 /* The contact patches of the step just taken from time t. */
 int cli_vtk_write_patches(cli_vtk* vtk, long index, const tch_data* data, double t);
-/* Ends the series: run.pvd is kept when `keep`, else removed. */
-int cli_vtk_finish(cli_vtk* vtk, int keep);
+/* Ends the series: run.pvd is kept, kept as run.partial.pvd or removed (`how`, as
+ * cli_finish_output). */
+int cli_vtk_finish(cli_vtk* vtk, int how);
 
 int cli_cmd_run(const cli_options* options);
 int cli_cmd_info(const cli_options* options);

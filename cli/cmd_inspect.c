@@ -41,16 +41,8 @@ static void print_geoms(const tch_model* m) {
 static void print_contact_models(const tch_model* m) {
     printf("contact: scene default '%s', friction %.4g\n",
            tch_contact_model_name(m->contact_default.model), m->contact_default.friction);
-    int used[TCH_CONTACT_MODEL_END] = {0}, fallbacks = 0;
-    for (int a = 0; a < m->geom_count; ++a) {
-        for (int b = a + 1; b < m->geom_count; ++b) {
-            if (m->body_root[m->geom_body[a]] != m->body_root[m->geom_body[b]]) {
-                tch_pair_params p = tch_model_pair_params(m, a, b);
-                used[p.model]++;
-                fallbacks += p.model != p.requested;
-            }
-        }
-    }
+    int used[TCH_CONTACT_MODEL_END] = {0};
+    int fallbacks = cli_count_pair_models(m, used);
     for (int i = 1; i < TCH_CONTACT_MODEL_END; ++i) {
         if (used[i]) printf("  %-9s %d geom pairs\n", tch_contact_model_name((tch_contact_model)i), used[i]);
     }
@@ -171,11 +163,6 @@ int cli_cmd_query(const cli_options* options) {
 }
 
 int cli_cmd_export(const cli_options* o) {
-    if (!o->output) {
-        fprintf(stderr, "touche export-mjcf: missing the output file\n"
-                        "usage: touche export-mjcf SCENE OUT.xml [--keep-touche]\n");
-        return EXIT_BAD_INPUT;
-    }
     cli_session session;
     int code = cli_open_session(o, 0, &session);
     if (code != EXIT_OK) return code;

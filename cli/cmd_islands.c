@@ -85,15 +85,20 @@ static int write_islands(const cli_options* o, cli_session* session, FILE* f) {
     return EXIT_OK;
 }
 
+static int has_lcp_pairs(const tch_model* m) {
+    int used[TCH_CONTACT_MODEL_END] = {0};
+    cli_count_pair_models(m, used);
+    return used[TCH_CONTACT_LCP] > 0;
+}
+
 int cli_cmd_islands(const cli_options* o) {
-    if (!o->output) {
-        fprintf(stderr, "touche islands: missing the output file\nusage: touche islands SCENE "
-                        "OUT.jsonl [--steps N] [--every N] [--dt S] [--key NAME] "
-                        "[--contact MODEL]\n");
-        return EXIT_BAD_INPUT;
-    }
     cli_session session;
     int code = cli_open_session(o, 1, &session);
+    if (code == EXIT_OK && !has_lcp_pairs(session.model)) {
+        fprintf(stderr, "touche islands: %s has no pair that uses the lcp model, so there are no "
+                        "island problems (--contact lcp makes every pair use it)\n", o->scene);
+        code = EXIT_BAD_INPUT;
+    }
     cli_output_file out = {0};
     if (code == EXIT_OK && !cli_open_output(&out, o->output, "islands")) {
         code = EXIT_BAD_INPUT;

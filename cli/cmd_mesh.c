@@ -219,10 +219,6 @@ static void remove_directory(const char* dir) {
 
 int cli_cmd_mesh(const cli_options* o) {
     const char* in = o->scene;
-    if (!o->output) {
-        fprintf(stderr, "touche mesh: missing the output file (touche mesh IN.obj|IN.stl OUT.vtk)\n");
-        return EXIT_BAD_INPUT;
-    }
     if (!has_extension(o->output, ".vtk") && !has_extension(o->output, ".msh")) {
         fprintf(stderr, "touche mesh: '%s' should end in .vtk (VTK legacy) or .msh (Gmsh 4.1)\n",
                 o->output);

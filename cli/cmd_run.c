@@ -1,6 +1,7 @@
 /* touche run: simulates a scene and writes DIR/trajectory.csv and DIR/contacts.jsonl.
- * Both are written under temporary names and renamed only when the run completes, so a failed,
- * diverged or interrupted run leaves no half-written file. */
+ * Both are written under temporary names and renamed when the run completes; a run that
+ * diverges, fails or is interrupted (SIGINT, SIGTERM) part-way keeps what it wrote as
+ * DIR/trajectory.partial.csv and DIR/contacts.partial.jsonl, the lead-up to the failure. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
@@ -126,6 +127,25 @@ static void print_data_warnings(const tch_model* m, const tch_data* d) {
     }
 }
 
+/* The simulated time asked for, s. */
+static double run_duration(const cli_options* o) {
+    return o->duration > 0 ? o->duration : 5.0;
+}
+
+/* Steps of the fixed time step that reach at least the duration asked for. */
+static long run_step_count(const cli_options* o, const tch_model* m) {
+    return (long)ceil(run_duration(o) / m->timestep - 1e-9);
+}
+
+/* The step is fixed: a duration that is not a whole number of steps ends on the next step. */
+static void print_duration_rounding(const cli_options* o, const tch_model* m) {
+    double asked = run_duration(o), reached = (double)run_step_count(o, m) * m->timestep;
+    if (fabs(reached - asked) > 1e-9 * asked) {
+        fprintf(stderr, "  the %.6g s asked are not a whole number of %.6g s steps: the run ended "
+                        "on the next step, at %.9g s\n", asked, m->timestep, reached);
+    }
+}
+
 static void print_summary(const cli_options* o, const tch_model* m, const tch_data* d,
                           const run_stats* s) {
     fprintf(stderr,
@@ -136,6 +156,7 @@ static void print_summary(const cli_options* o, const tch_model* m, const tch_da
             s->wall > 0 ? (double)s->steps / s->wall : 0.0,
             s->wall > 0 ? d->time / s->wall : 0.0,
             s->steps ? (double)s->contact_sum / (double)s->steps : 0.0);
+    print_duration_rounding(o, m);
     if (m->articulation) { /* the watch knows free bodies only (docs/articulated.md) */
         fprintf(stderr, "  energy %.6g J at the end (kinetic, gravity, joint and limit springs; "
                         "the energy watch does not cover joints yet)\n",
@@ -146,7 +167,9 @@ static void print_summary(const cli_options* o, const tch_model* m, const tch_da
     print_constraint_summary(s);
     print_data_warnings(m, d);
     if (m->integrator == TCH_INTEGRATOR_ADAPTIVE && s->steps > 0) fprintf(stderr, "  adaptive integrator: per step %.2f internal steps, %.2f rejected, %.2f Jacobians, %.1f evaluations\n", (double)d->adaptive_total.steps / (double)s->steps, (double)d->adaptive_total.rejected / (double)s->steps, (double)d->adaptive_total.jacobians / (double)s->steps, (double)d->adaptive_total.evaluations / (double)s->steps);
-    fprintf(stderr, "  wrote %s/trajectory.csv and %s/contacts.jsonl\n", o->out_dir, o->out_dir);
+    fprintf(stderr, "  wrote %s/trajectory.csv%s%s%s\n", o->out_dir,
+            o->no_contacts ? "" : " and ", o->no_contacts ? "" : o->out_dir,
+            o->no_contacts ? "" : "/contacts.jsonl");
 }
 
 static void track(const tch_data* d, run_stats* s) {
@@ -166,8 +189,8 @@ static int watch(const cli_options* o, const tch_model* m, const tch_data* d, in
     }
     s->warnings_printed = cli_print_watch_warnings(m, d, s->warnings_printed);
     if (o->strict && s->warnings_printed > 0) {
-        fprintf(stderr, "touche run: stopped at t = %.6g s by the warning above (--strict); no "
-                        "output kept\n", d->time);
+        fprintf(stderr, "touche run: stopped at t = %.6g s by the warning above (--strict)\n",
+                d->time);
         return EXIT_DIVERGED;
     }
     return EXIT_OK;
@@ -176,15 +199,15 @@ static int watch(const cli_options* o, const tch_model* m, const tch_data* d, in
 /* Steps to the end, writing every `every` steps. Returns an exit code. */
 static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE* traj,
                     FILE* contacts, cli_vtk* vtk, run_stats* s) {
-    double duration = o->duration > 0 ? o->duration : 5.0;
-    long total = (long)ceil(duration / m->timestep - 1e-9);
+    long total = run_step_count(o, m);
     int tty = isatty(fileno(stderr));
     int every = o->every > 0 ? o->every : (int)fmax(1, floor(OUTPUT_PERIOD / m->timestep + 0.5));
     tch_error err = {0};
     double start = cli_now_seconds();
     for (long step = 0; step < total; ++step) {
         if (interrupted) {
-            fprintf(stderr, "\ntouche run: interrupted at t = %.6g s; no output kept\n", d->time);
+            write_trajectory_rows(traj, m, d); /* the state it stopped at */
+            fprintf(stderr, "\ntouche run: interrupted at t = %.6g s\n", d->time);
             return EXIT_INTERRUPTED;
         }
         int write = step % every == 0;
@@ -202,7 +225,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
             if (code != EXIT_OK) {
                 return code;
             }
-            if (write) {
+            if (write && contacts) {
                 write_contacts_line(contacts, m, d, t);
             }
             if (write && vtk && !cli_vtk_write_patches(vtk, step / every, d, t)) {
@@ -224,6 +247,14 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
     return EXIT_OK;
 }
 
+/* Where the run that stopped part-way kept what it wrote. */
+static void print_partial(const cli_options* o) {
+    fprintf(stderr, "touche run: the run did not complete; what it wrote up to then is in "
+                    "%s/trajectory.partial.csv%s%s%s%s\n",
+            o->out_dir, o->no_contacts ? "" : " and ", o->no_contacts ? "" : o->out_dir,
+            o->no_contacts ? "" : "/contacts.partial.jsonl", o->vtk_dir ? " (and run.partial.pvd)" : "");
+}
+
 int cli_cmd_run(const cli_options* options) {
     cli_options o = *options;
     if (!o.out_dir) o.out_dir = "out";
@@ -240,20 +271,24 @@ int cli_cmd_run(const cli_options* options) {
     }
     cli_output_file traj = {0}, contacts = {0};
     if (code == EXIT_OK && (!open_output(&traj, o.out_dir, "trajectory.csv") ||
-                            !open_output(&contacts, o.out_dir, "contacts.jsonl"))) {
+                            (!o.no_contacts &&
+                             !open_output(&contacts, o.out_dir, "contacts.jsonl")))) {
         code = EXIT_BAD_INPUT;
     }
     run_stats stats = {0};
+    int how = CLI_DISCARD;
     if (code == EXIT_OK) {
         signal(SIGINT, on_interrupt);
         signal(SIGTERM, on_interrupt);
         fprintf(traj.f, "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");
         code = simulate(&o, model, data, traj.f, contacts.f, o.vtk_dir ? &vtk : NULL, &stats);
+        how = code == EXIT_OK ? CLI_KEEP : CLI_KEEP_PARTIAL; /* the lead-up to a failure */
     }
-    int keep = code == EXIT_OK;
-    if (!cli_finish_output(&traj, keep, "run") || !cli_finish_output(&contacts, keep, "run") ||
-        !cli_vtk_finish(&vtk, keep)) {
-        code = EXIT_FAILURE_GENERIC;
+    if (!cli_finish_output(&traj, how, "run") || !cli_finish_output(&contacts, how, "run") ||
+        !cli_vtk_finish(&vtk, how)) {
+        code = code == EXIT_OK ? EXIT_FAILURE_GENERIC : code;
+    } else if (how == CLI_KEEP_PARTIAL) {
+        print_partial(&o);
     }
     if (code == EXIT_OK) print_summary(&o, model, data, &stats);
     cli_close_session(&session);

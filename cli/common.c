@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -12,11 +13,139 @@
 /* Most threads --threads accepts (the library's worker pools hold at most 64). */
 #define TCH_CLI_MAX_THREADS 64
 
+/* How an option's value is read into its field of cli_options. */
+typedef enum option_kind {
+    OPTION_FLAG,       /* no value: the int field is set to 1 */
+    OPTION_SECONDS,    /* a positive finite number (double) */
+    OPTION_COUNT,      /* a whole number from 1 to 1e9 (int or long, by field size) */
+    OPTION_THREADS,    /* a whole number from 1 to TCH_CLI_MAX_THREADS (int) */
+    OPTION_TEXT,       /* any text (const char*) */
+    OPTION_CONTACT,    /* a contact model name (const char*) */
+    OPTION_INTEGRATOR, /* an integrator name (const char*) */
+    OPTION_SET,        /* TARGET=VALUE, appended to sets (cli/overrides.c checks it) */
+} option_kind;
+
+/* One option of the command line. An option may appear several times with different commands
+ * when its meaning or default differs between them; adding an option is one entry here (and
+ * its field in cli_options). */
+typedef struct cli_option {
+    const char* name;   /* "--duration" */
+    const char* value;  /* what the value is called in the help ("S"); NULL for a flag */
+    option_kind kind;
+    size_t offset;      /* of its field in cli_options */
+    size_t size;        /* of that field */
+    unsigned commands;  /* CLI_RUN | ...: the commands it applies to */
+    const char* help;
+} cli_option;
+
+#define FIELD(f) offsetof(cli_options, f), sizeof(((cli_options*)0)->f)
+#define SESSION (CLI_RUN | CLI_QUERY | CLI_SPEED | CLI_ISLANDS)
+/* The options that change the scene itself, which info then describes. */
+#define SCENE (SESSION | CLI_INFO)
+
+static const cli_option OPTIONS[] = {
+    {"--duration", "S", OPTION_SECONDS, FIELD(duration), CLI_RUN,
+     "simulated time, s (default 5); the step is fixed, so a duration that is not a whole "
+     "number of steps ends on the next step (the summary says so)"},
+    {"--duration", "S", OPTION_SECONDS, FIELD(duration), CLI_HAPTIC,
+     "time to run the loop, s (default 1)"},
+    {"--dt", "S", OPTION_SECONDS, FIELD(dt), SCENE,
+     "time step, s (default: the scene's)"},
+    {"--every", "N", OPTION_COUNT, FIELD(every), CLI_RUN,
+     "write every N-th step (default: every 10 ms of simulated time)"},
+    {"--every", "N", OPTION_COUNT, FIELD(every), CLI_ISLANDS,
+     "write the islands of every N-th step only (default: every step)"},
+    {"--steps", "N", OPTION_COUNT, FIELD(steps), CLI_SPEED, "steps to time (default 10000)"},
+    {"--steps", "N", OPTION_COUNT, FIELD(steps), CLI_ISLANDS, "steps to run (default 1)"},
+    {"--out", "DIR", OPTION_TEXT, FIELD(out_dir), CLI_RUN | CLI_HAPTIC,
+     "output directory (default ./out)"},
+    {"--vtk", "DIR", OPTION_TEXT, FIELD(vtk_dir), CLI_RUN,
+     "also write ParaView files: per written step the bodies, tet meshes and contact patches "
+     "(VTK XML), and DIR/run.pvd, their time series"},
+    {"--key", "NAME", OPTION_TEXT, FIELD(key), SESSION,
+     "start from the scene's keyframe NAME"},
+    {"--contact", "MODEL", OPTION_CONTACT, FIELD(contact), SCENE,
+     "use MODEL (point, volume, pressure or lcp) for every pair"},
+    {"--integrator", "NAME", OPTION_INTEGRATOR, FIELD(integrator), SCENE,
+     "use integrator NAME (Euler, RK4, implicit or adaptive) instead of the scene's"},
+    {"--set", "T=V", OPTION_SET, FIELD(sets), SCENE,
+     "set a contact parameter: PARAM=VALUE the scene default, geom:NAME.PARAM=VALUE a geom "
+     "(geom:*.PARAM every geom), pair:A/B.PARAM=VALUE a <pair>; PARAM is model, rigid or a "
+     "touche: attribute (friction, stiffness, ...); repeatable (docs/cli.md)"},
+    {"--no-contacts", NULL, OPTION_FLAG, FIELD(no_contacts), CLI_RUN,
+     "do not write contacts.jsonl (the trajectory only)"},
+    {"--threads", "N", OPTION_THREADS, FIELD(threads), CLI_RUN | CLI_QUERY | CLI_SPEED,
+     "threads a step may use (default 1); results are identical for every N"},
+    {"--strict", NULL, OPTION_FLAG, FIELD(strict), CLI_RUN,
+     "stop with exit code 3 at the first warning of the watch (the energy grew without input, "
+     "or a body sank past half its size into another)"},
+    {"--keep-touche", NULL, OPTION_FLAG, FIELD(touche_attributes), CLI_EXPORT,
+     "keep touche's attributes (the file is then not plain MJCF)"},
+    {"--device", "D", OPTION_TEXT, FIELD(device), CLI_HAPTIC,
+     "required: scripted:FILE (a pose CSV), playback:FILE (a force log), udp:PORT (a bridged "
+     "device, docs/haptics.md; with --realtime) or model (a simulated device)"},
+    {"--rate", "HZ", OPTION_SECONDS, FIELD(rate), CLI_HAPTIC,
+     "servo rate (default 1000); the scene's step must be a whole number of servo periods"},
+    {"--json", NULL, OPTION_FLAG, FIELD(json), CLI_HAPTIC,
+     "print one JSON object (ledger, tick statistics)"},
+    {"--no-passivity", NULL, OPTION_FLAG, FIELD(no_passivity), CLI_HAPTIC,
+     "the passivity controller only observes"},
+    {"--realtime", NULL, OPTION_FLAG, FIELD(realtime), CLI_HAPTIC,
+     "pace the ticks on the wall clock (absolute deadlines); default: a simulated clock, "
+     "bit-identical force logs"},
+};
+enum { OPTION_COUNT_ALL = sizeof OPTIONS / sizeof OPTIONS[0] };
+
+static void print_usage_line(FILE* f, const cli_command* command) {
+    fprintf(f, "usage: touche %s %s", command->name, command->operands);
+    for (int i = 0; i < OPTION_COUNT_ALL; ++i) {
+        const cli_option* o = &OPTIONS[i];
+        if (o->commands & command->bit) {
+            fprintf(f, " [%s%s%s]", o->name, o->value ? " " : "", o->value ? o->value : "");
+        }
+    }
+    fprintf(f, "\n");
+}
+
 static int bad_usage(const cli_command* command, const char* format, const char* value) {
     fprintf(stderr, "touche %s: ", command->name);
     fprintf(stderr, format, value);
-    fprintf(stderr, "\nusage: %s\n", command->usage);
+    fprintf(stderr, "\n");
+    print_usage_line(stderr, command);
     return EXIT_BAD_INPUT;
+}
+
+/* Prints `text` wrapped at 90 columns (starting at `column`), each line after the first indented by `indent`. */
+static void print_wrapped(const char* text, int column, int indent) {
+    while (*text) {
+        int room = 90 - column, n = (int)strlen(text);
+        if (n > room) {
+            n = room;
+            while (n > 0 && text[n] != ' ') --n;
+            if (n == 0) n = room;
+        }
+        printf("%.*s\n", n, text);
+        text += n;
+        while (*text == ' ') ++text;
+        if (*text) printf("%*s", indent, "");
+        column = indent;
+    }
+}
+
+void cli_print_command_help(const cli_command* command) {
+    print_usage_line(stdout, command);
+    printf("\n%s.\n", command->summary);
+    int any = 0;
+    for (int i = 0; i < OPTION_COUNT_ALL; ++i) {
+        const cli_option* o = &OPTIONS[i];
+        if (!(o->commands & command->bit)) continue;
+        if (!any++) printf("\noptions:\n");
+        char head[40];
+        snprintf(head, sizeof head, "  %s%s%s", o->name, o->value ? " " : "",
+                 o->value ? o->value : "");
+        printf("%-20s ", head);
+        print_wrapped(o->help, 21, 21);
+    }
 }
 
 static int parse_positive(const char* text, double* out) {
@@ -30,119 +159,149 @@ static int parse_positive(const char* text, double* out) {
     return 1;
 }
 
-static int parse_count(const char* text, long* out) {
+static int parse_count(const char* text, long most, long* out) {
     char* end = NULL;
     errno = 0;
     long v = strtol(text, &end, 10);
-    if (errno || end == text || *end || v <= 0) {
+    if (errno || end == text || *end || v <= 0 || v > most) {
         return 0;
     }
     *out = v;
     return 1;
 }
 
-/* Applies one "--flag value" pair; returns EXIT_OK or EXIT_BAD_INPUT. */
-static int apply_flag(const cli_command* command, const char* flag, const char* value,
-                      cli_options* o) {
+/* Stores `value` into the option's field; returns EXIT_OK or EXIT_BAD_INPUT. */
+static int apply_option(const cli_command* command, const cli_option* opt, const char* value,
+                        cli_options* options) {
+    char* field = (char*)options + opt->offset;
     long count = 0;
-    if (strcmp(flag, "--duration") == 0) {
-        return parse_positive(value, &o->duration)
-                   ? EXIT_OK
-                   : bad_usage(command, "--duration needs a positive number of seconds, got '%s'", value);
-    }
-    if (strcmp(flag, "--dt") == 0) {
-        return parse_positive(value, &o->dt)
-                   ? EXIT_OK
-                   : bad_usage(command, "--dt needs a positive number of seconds, got '%s'", value);
-    }
-    if (strcmp(flag, "--every") == 0 || strcmp(flag, "--steps") == 0) {
-        if (!parse_count(value, &count) || count > 1000000000L) {
-            return bad_usage(command, "expected a positive whole number, got '%s'", value);
-        }
-        if (flag[2] == 'e') o->every = (int)count; else o->steps = count;
+    tch_contact_model model;
+    tch_integrator integrator;
+    switch (opt->kind) {
+    case OPTION_FLAG:
+        *(int*)field = 1;
         return EXIT_OK;
-    }
-    if (strcmp(flag, "--threads") == 0) {
-        if (!parse_count(value, &count) || count > TCH_CLI_MAX_THREADS) {
-            return bad_usage(command,
-                             "--threads needs a whole number of threads from 1 to 64 (the "
-                             "pressure model computes large contact surfaces on them, with the "
-                             "same results for every count), got '%s'",
-                             value);
+    case OPTION_SECONDS:
+        if (!parse_positive(value, (double*)field)) {
+            fprintf(stderr, "touche %s: %s needs a positive number, got '%s'\n", command->name,
+                    opt->name, value);
+            return EXIT_BAD_INPUT;
         }
-        o->threads = (int)count;
         return EXIT_OK;
-    }
-    if (strcmp(flag, "--rate") == 0) {
-        return parse_positive(value, &o->rate)
-                   ? EXIT_OK
-                   : bad_usage(command, "--rate needs a positive number of ticks per second, got '%s'", value);
-    }
-    if (strcmp(flag, "--device") == 0) { o->device = value; return EXIT_OK; }
-    if (strcmp(flag, "--out") == 0) { o->out_dir = value; return EXIT_OK; }
-    if (strcmp(flag, "--vtk") == 0) { o->vtk_dir = value; return EXIT_OK; }
-    if (strcmp(flag, "--key") == 0) { o->key = value; return EXIT_OK; }
-    if (strcmp(flag, "--contact") == 0) {
-        tch_contact_model m;
-        if (!tch_contact_model_parse(value, &m)) {
-            return bad_usage(command,
-                             "unknown contact model '%s'; expected point, volume, pressure, lcp or peg",
-                             value);
+    case OPTION_COUNT:
+    case OPTION_THREADS:
+        if (!parse_count(value, opt->kind == OPTION_THREADS ? TCH_CLI_MAX_THREADS : 1000000000L,
+                         &count)) {
+            fprintf(stderr, "touche %s: %s needs a whole number from 1 to %ld, got '%s'\n",
+                    command->name, opt->name,
+                    opt->kind == OPTION_THREADS ? (long)TCH_CLI_MAX_THREADS : 1000000000L, value);
+            return EXIT_BAD_INPUT;
         }
-        o->contact = value;
+        if (opt->size == sizeof(long)) *(long*)field = count; else *(int*)field = (int)count;
         return EXIT_OK;
+    case OPTION_CONTACT:
+        if (!tch_contact_model_parse(value, &model)) {
+            return bad_usage(command, "unknown contact model '%s'; expected point, volume, "
+                                      "pressure, lcp or peg", value);
+        }
+        break;
+    case OPTION_INTEGRATOR:
+        if (!tch_integrator_parse(value, &integrator)) {
+            return bad_usage(command, "unknown integrator '%s'; expected Euler, RK4, implicit "
+                                      "or adaptive", value);
+        }
+        break;
+    case OPTION_SET:
+        if (options->set_count == CLI_MAX_SETS) {
+            return bad_usage(command, "more than 64 --set options (at '%s')", value);
+        }
+        options->sets[options->set_count++] = value;
+        return EXIT_OK;
+    case OPTION_TEXT:
+        break;
     }
-    return bad_usage(command, "unknown option '%s'", flag);
+    *(const char**)field = value;
+    return EXIT_OK;
 }
 
-static int takes_value(const char* flag) {
-    static const char* const flags[] = {"--duration", "--dt", "--every", "--out",
-                                        "--key", "--contact", "--steps", "--vtk",
-                                        "--threads", "--device", "--rate"};
-    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i) {
-        if (strcmp(flag, flags[i]) == 0) return 1;
+/* The entry of `name` for `command`; NULL after printing why there is none. */
+static const cli_option* find_option(const cli_command* command, const char* name) {
+    const cli_option* other = NULL;
+    for (int i = 0; i < OPTION_COUNT_ALL; ++i) {
+        if (strcmp(OPTIONS[i].name, name) != 0) continue;
+        if (OPTIONS[i].commands & command->bit) return &OPTIONS[i];
+        other = &OPTIONS[i];
     }
-    return 0;
+    if (other) {
+        bad_usage(command, "option '%s' does not apply to this command (see --help)", name);
+    } else {
+        bad_usage(command, "unknown option '%s' (see --help)", name);
+    }
+    return NULL;
+}
+
+/* How many words `operands` has ("SCENE OUT.xml": 2). */
+static int operand_count(const char* operands) {
+    int n = 0;
+    for (const char* p = operands; *p; ++p) {
+        n += (p == operands || p[-1] == ' ') && *p != ' ';
+    }
+    return n;
 }
 
 int cli_parse_options(const cli_command* command, int argc, char** argv, cli_options* o,
                       int* help) {
     memset(o, 0, sizeof *o);
     *help = 0;
-    const char* positional[2] = {NULL, NULL};
-    int npositional = 0;
+    const char* operands[2] = {NULL, NULL};
+    int found = 0, wanted = operand_count(command->operands);
     for (int i = 0; i < argc; ++i) {
         const char* arg = argv[i];
         if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
             *help = 1;
             return EXIT_OK;
         }
-        if (strcmp(arg, "--keep-touche") == 0) {
-            o->touche_attributes = 1;
-        } else if (strcmp(arg, "--strict") == 0) {
-            o->strict = 1;
-        } else if (strcmp(arg, "--json") == 0) {
-            o->json = 1;
-        } else if (strcmp(arg, "--no-passivity") == 0) {
-            o->no_passivity = 1;
-        } else if (strcmp(arg, "--realtime") == 0) {
-            o->realtime = 1;
-        } else if (takes_value(arg)) {
-            if (i + 1 >= argc) return bad_usage(command, "option '%s' needs a value", arg);
-            int code = apply_flag(command, arg, argv[++i], o);
+    }
+    for (int i = 0; i < argc; ++i) {
+        const char* arg = argv[i];
+        if (arg[0] == '-' && arg[1] != '\0') {
+            const cli_option* opt = find_option(command, arg);
+            if (!opt) return EXIT_BAD_INPUT;
+            if (opt->value && i + 1 >= argc) {
+                return bad_usage(command, "option '%s' needs a value", arg);
+            }
+            int code = apply_option(command, opt, opt->value ? argv[++i] : NULL, o);
             if (code != EXIT_OK) return code;
-        } else if (arg[0] == '-' && arg[1] == '-') {
-            return bad_usage(command, "unknown option '%s'", arg);
-        } else if (npositional < 2) {
-            positional[npositional++] = arg;
+        } else if (found < wanted) {
+            operands[found++] = arg;
         } else {
             return bad_usage(command, "unexpected argument '%s'", arg);
         }
     }
-    if (!positional[0]) return bad_usage(command, "missing the scene file%s", "");
-    o->scene = positional[0];
-    o->output = positional[1];
+    if (found < wanted) {
+        char missing[64];
+        const char* p = command->operands;
+        for (int k = 0; k < found; ++k) p = strchr(p, ' ') + 1;
+        snprintf(missing, sizeof missing, "%.*s", (int)strcspn(p, " "), p);
+        return bad_usage(command, "missing %s", missing);
+    }
+    o->scene = operands[0];
+    o->output = operands[1];
     return EXIT_OK;
+}
+
+int cli_count_pair_models(const tch_model* m, int used[TCH_CONTACT_MODEL_END]) {
+    int fallbacks = 0;
+    for (int a = 0; a < m->geom_count; ++a) {
+        for (int b = a + 1; b < m->geom_count; ++b) {
+            if (m->body_root[m->geom_body[a]] != m->body_root[m->geom_body[b]]) {
+                tch_pair_params p = tch_model_pair_params(m, a, b);
+                used[p.model]++;
+                fallbacks += p.model != p.requested;
+            }
+        }
+    }
+    return fallbacks;
 }
 
 int cli_make_dir(const char* dir, const char* command) {
@@ -170,7 +329,8 @@ void cli_print_error(const char* what, const tch_error* err) {
         if (err->line > 0) fprintf(stderr, "%d:", err->line);
         fprintf(stderr, " ");
     }
-    if (err->element[0]) fprintf(stderr, "<%s> ", err->element);
+    /* The MJCF loader's messages already start with their element (src/io/xml_util.c). */
+    if (err->element[0] && err->message[0] != '<') fprintf(stderr, "<%s> ", err->element);
     fprintf(stderr, "%s\n", err->message);
 }
 
@@ -201,13 +361,21 @@ static int load_model(const cli_options* o, tch_spec** spec, tch_model** model) 
         tch_contact_model_parse(o->contact, &m);
         tch_spec_force_contact_model(*spec, m);
     }
-    if (o->dt > 0) {
-        tch_option_def opt = *tch_spec_option(*spec);
-        opt.timestep = o->dt;
-        tch_spec_set_option(*spec, &opt, NULL);
+    int code = cli_apply_sets(o, *spec);
+    if (code != EXIT_OK) {
+        tch_spec_destroy(*spec);
+        *spec = NULL;
+        return code;
     }
+    tch_option_def opt = *tch_spec_option(*spec);
+    if (o->dt > 0) opt.timestep = o->dt;
+    if (o->integrator) tch_integrator_parse(o->integrator, &opt.integrator);
+    tch_spec_set_option(*spec, &opt, NULL);
     if (tch_compile(*spec, model, &err) != TCH_OK) {
         cli_print_error("cannot compile the scene", &err);
+        if (strstr(err.message, "integrator") && !o->integrator) {
+            fprintf(stderr, "touche: (--integrator NAME overrides the scene's integrator)\n");
+        }
         tch_spec_destroy(*spec);
         *spec = NULL;
         return EXIT_BAD_INPUT;
@@ -357,13 +525,26 @@ int cli_open_output(cli_output_file* o, const char* path, const char* command) {
     return 1;
 }
 
-int cli_finish_output(cli_output_file* o, int keep, const char* command) {
+void cli_partial_path(const char* path, char* out, size_t size) {
+    const char* slash = strrchr(path, '/');
+    const char* dot = strrchr(path, '.');
+    if (!dot || (slash && dot < slash)) dot = path + strlen(path);
+    snprintf(out, size, "%.*s.partial%s", (int)(dot - path), path, dot);
+}
+
+int cli_finish_output(cli_output_file* o, int how, const char* command) {
     if (!o->f) return 1;
     int ok = !ferror(o->f);
     ok &= fclose(o->f) == 0;
     o->f = NULL;
-    if (keep && ok && rename(o->temp_path, o->final_path) == 0) return 1;
+    char partial[1100];
+    cli_partial_path(o->final_path, partial, sizeof partial);
+    const char* target = how == CLI_KEEP_PARTIAL ? partial : o->final_path;
+    if (how != CLI_DISCARD && ok && rename(o->temp_path, target) == 0) {
+        remove(how == CLI_KEEP_PARTIAL ? o->final_path : partial); /* the stale other one */
+        return 1;
+    }
     remove(o->temp_path);
-    if (keep) fprintf(stderr, "touche %s: could not complete %s\n", command, o->final_path);
-    return !keep;
+    if (how != CLI_DISCARD) fprintf(stderr, "touche %s: could not complete %s\n", command, target);
+    return how == CLI_DISCARD;
 }

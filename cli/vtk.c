@@ -414,8 +414,8 @@ int cli_vtk_write_patches(cli_vtk* vtk, long index, const tch_data* data, double
     return write_step_file(vtk, "patches", "vtp", index, t, 2, patches_writer, data, NULL);
 }
 
-int cli_vtk_finish(cli_vtk* vtk, int keep) {
+int cli_vtk_finish(cli_vtk* vtk, int how) {
     if (!vtk->pvd.f) return 1;
     fputs("</Collection>\n</VTKFile>\n", vtk->pvd.f);
-    return cli_finish_output(&vtk->pvd, keep, "run");
+    return cli_finish_output(&vtk->pvd, how, "run");
 }

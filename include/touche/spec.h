@@ -355,6 +355,13 @@ TCH_API tch_status tch_spec_add_actuator(tch_spec* spec, const tch_actuator_def*
 TCH_API int tch_spec_actuator_count(const tch_spec* spec);
 TCH_API const tch_actuator_def* tch_spec_actuator(const tch_spec* spec, int index1);
 
+/// Replaces the contact parameters of a geom, or of the pair of 1-based index `index1` (the
+/// CLI's --set: tch_compile checks the values).
+TCH_API tch_status tch_spec_set_geom_contact(tch_spec* spec, tch_geom_id id,
+                                             const tch_contact_params* contact, tch_error* err);
+TCH_API tch_status tch_spec_set_pair_contact(tch_spec* spec, int index1,
+                                             const tch_contact_params* contact, tch_error* err);
+
 /// Makes every pair use `model` at compile time, whatever the scene says (the CLI's
 /// --contact). TCH_CONTACT_INHERIT restores the scene's choice.
 TCH_API void tch_spec_force_contact_model(tch_spec* spec, tch_contact_model model);
@@ -407,6 +414,9 @@ TCH_API const char* tch_geom_type_name(tch_geom_type type);
 /// What an integrator does, for reports ("semi-implicit Euler", "RK4", "linearly implicit
 /// Euler"). Never NULL.
 TCH_API const char* tch_integrator_description(tch_integrator integrator);
+/// Parses an integrator name as in scene files ("Euler", "RK4", "implicit", "adaptive"); false
+/// when unknown.
+TCH_API bool tch_integrator_parse(const char* name, tch_integrator* out);
 /// Name of an LCP solver as in scene files ("lemke", "pgs"). Never NULL.
 TCH_API const char* tch_lcp_solver_name(tch_lcp_solver solver);
 /// Parses a contact model name; false when unknown.

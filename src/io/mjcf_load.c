@@ -234,20 +234,13 @@ static tch_status load_compiler(tch_mjcf_loader* L, const xmlNode* node) {
 /* ---- option ---- */
 
 static tch_status read_integrator(tch_mjcf_loader* L, const xmlNode* node, tch_option_def* def) {
-    static const char* const names[] = {"Euler", "RK4", "implicit", "adaptive", NULL};
-    static const tch_integrator values[] = {TCH_INTEGRATOR_SEMI_IMPLICIT_EULER,
-                                            TCH_INTEGRATOR_RK4, TCH_INTEGRATOR_IMPLICIT,
-                                            TCH_INTEGRATOR_ADAPTIVE};
     char name[32] = "";
     if (!tch_mjcf_has_attr(node, "integrator")) {
         return TCH_OK;
     }
     tch_mjcf_read_string(L, node, "integrator", name, sizeof name);
-    for (int i = 0; names[i]; ++i) {
-        if (strcmp(name, names[i]) == 0) {
-            def->integrator = values[i];
-            return TCH_OK;
-        }
+    if (tch_integrator_parse(name, &def->integrator)) {
+        return TCH_OK;
     }
     if (strcmp(name, "implicitfast") == 0) {
         return tch_mjcf_fail(L, node, TCH_ERR_UNSUPPORTED,

@@ -718,6 +718,24 @@ const tch_geom_def* tch_spec_geom(const tch_spec* spec, tch_geom_id id) {
     return geom_id_is_valid(spec, id) ? &spec->geoms[id.index - 1].def : NULL;
 }
 
+tch_status tch_spec_set_geom_contact(tch_spec* spec, tch_geom_id id,
+                                     const tch_contact_params* contact, tch_error* err) {
+    if (!geom_id_is_valid(spec, id)) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0, "no geom of index %d", id.index);
+    }
+    spec->geoms[id.index - 1].def.contact = *contact;
+    return TCH_OK;
+}
+
+tch_status tch_spec_set_pair_contact(tch_spec* spec, int index1, const tch_contact_params* contact,
+                                     tch_error* err) {
+    if (index1 < 1 || index1 > spec->pair_count) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0, "no pair of index %d", index1);
+    }
+    spec->pairs[index1 - 1].contact = *contact;
+    return TCH_OK;
+}
+
 tch_body_id tch_spec_geom_body(const tch_spec* spec, tch_geom_id id) {
     return (tch_body_id){geom_id_is_valid(spec, id) ? spec->geoms[id.index - 1].body : 0};
 }
@@ -855,6 +873,23 @@ bool tch_point_law_parse(const char* name, tch_point_law* out) {
         return false;
     }
     *out = (tch_point_law)i;
+    return true;
+}
+
+/* The integrators' names in scene files (MJCF's option/@integrator) and on the command line. */
+static const char* const integrator_names[] = {
+    [TCH_INTEGRATOR_SEMI_IMPLICIT_EULER] = "Euler",
+    [TCH_INTEGRATOR_RK4] = "RK4",
+    [TCH_INTEGRATOR_IMPLICIT] = "implicit",
+    [TCH_INTEGRATOR_ADAPTIVE] = "adaptive",
+};
+
+bool tch_integrator_parse(const char* name, tch_integrator* out) {
+    int i = parse_name(integrator_names, 0, TCH_INTEGRATOR_ADAPTIVE + 1, name);
+    if (i < 0) {
+        return false;
+    }
+    *out = (tch_integrator)i;
     return true;
 }
 

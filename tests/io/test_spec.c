@@ -188,6 +188,47 @@ static void test_warnings_and_override(void) {
     tch_spec_destroy(NULL);
 }
 
+static void test_integrator_names(void) {
+    const char* names[] = {"Euler", "RK4", "implicit", "adaptive"};
+    const tch_integrator values[] = {TCH_INTEGRATOR_SEMI_IMPLICIT_EULER, TCH_INTEGRATOR_RK4,
+                                     TCH_INTEGRATOR_IMPLICIT, TCH_INTEGRATOR_ADAPTIVE};
+    for (int i = 0; i < 4; ++i) {
+        tch_integrator v = TCH_INTEGRATOR_AUTO;
+        ENSURE(tch_integrator_parse(names[i], &v) && v == values[i]);
+    }
+    tch_integrator v = TCH_INTEGRATOR_RK4;
+    ENSURE(!tch_integrator_parse("implicitfast", &v) && !tch_integrator_parse(NULL, &v));
+    ENSURE(v == TCH_INTEGRATOR_RK4); /* untouched on failure */
+}
+
+/* The CLI's --set: a geom's and a pair's contact parameters replaced after they were added. */
+static void test_contact_setters(void) {
+    tch_spec* spec = tch_spec_create();
+    tch_geom_def geom = tch_geom_def_default();
+    geom.type = TCH_GEOM_PLANE;
+    tch_geom_id a, b;
+    ENSURE(tch_spec_add_geom(spec, TCH_WORLD_BODY, &geom, &a, NULL) == TCH_OK);
+    geom.type = TCH_GEOM_SPHERE;
+    geom.size[0] = 0.1;
+    ENSURE(tch_spec_add_geom(spec, TCH_WORLD_BODY, &geom, &b, NULL) == TCH_OK);
+    tch_pair_def pair = tch_pair_def_default();
+    pair.geom_a = a;
+    pair.geom_b = b;
+    ENSURE(tch_spec_add_pair(spec, &pair, NULL) == TCH_OK);
+    tch_contact_params p = tch_contact_params_unset();
+    p.friction = 0.3;
+    ENSURE(tch_spec_set_geom_contact(spec, b, &p, NULL) == TCH_OK);
+    ENSURE(tch_spec_geom(spec, b)->contact.friction == 0.3);
+    ENSURE(isnan(tch_spec_geom(spec, a)->contact.friction));
+    p.stiffness = 1e5;
+    ENSURE(tch_spec_set_pair_contact(spec, 1, &p, NULL) == TCH_OK);
+    ENSURE(tch_spec_pair(spec, 1)->contact.stiffness == 1e5);
+    tch_error err = {0};
+    ENSURE(tch_spec_set_geom_contact(spec, (tch_geom_id){3}, &p, &err) == TCH_ERR_INVALID_ARGUMENT);
+    ENSURE(tch_spec_set_pair_contact(spec, 2, &p, &err) == TCH_ERR_INVALID_ARGUMENT);
+    tch_spec_destroy(spec);
+}
+
 static void test_enum_names(void) {
     const char* models[] = {"point", "volume", "pressure", "lcp", "peg"};
     for (int i = 0; i < 5; ++i) {
@@ -244,6 +285,8 @@ int main(void) {
     RUN_TEST(test_keys_are_copied);
     RUN_TEST(test_warnings_and_override);
     RUN_TEST(test_enum_names);
+    RUN_TEST(test_integrator_names);
+    RUN_TEST(test_contact_setters);
     RUN_TEST(test_model_name);
     RUN_TEST(test_many_elements_grow);
     return TEST_RESULT();

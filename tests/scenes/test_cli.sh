@@ -15,6 +15,38 @@ check "bad option value exits 2" exits_with 2 "$touche" run "$root/examples/stac
 check "unknown contact model exits 2" exits_with 2 "$touche" run "$root/examples/stack13.xml" --contact rubber
 check "missing file exits 2" exits_with 2 "$touche" info "$work/no-such-scene.xml"
 
+# Each command's help lists its own options only.
+help_is_per_command() {
+  "$touche" mesh --help >"$work/help.txt" || return 1
+  ! grep -q -- "--duration" "$work/help.txt" || { cat "$work/help.txt"; return 1; }
+  "$touche" run --help >"$work/help.txt" || return 1
+  grep -q -- "--duration" "$work/help.txt" && grep -q -- "--integrator" "$work/help.txt" &&
+    ! grep -q -- "--device" "$work/help.txt" || { cat "$work/help.txt"; return 1; }
+  "$touche" haptic --help >"$work/help.txt" || return 1
+  grep -q -- "--device" "$work/help.txt" && ! grep -q -- "--vtk" "$work/help.txt"
+}
+check "each command's help lists its own options only" help_is_per_command
+inapplicable_option_rejected() {
+  exits_with 2 "$touche" info "$root/examples/stack13.xml" --vtk "$work/d" --steps 3 || return 1
+  grep -q "does not apply" "$work/err.txt" || { cat "$work/err.txt"; return 1; }
+  exits_with 2 "$touche" export-mjcf "$root/examples/stack13.xml" "$work/e.xml" --contact pressure &&
+    [[ ! -e "$work/e.xml" ]]
+}
+check "an option that does not apply to the command exits 2" inapplicable_option_rejected
+check "an extra argument to run exits 2" exits_with 2 "$touche" run "$root/examples/stack13.xml" extra
+check "an unknown option exits 2" exits_with 2 "$touche" query "$root/examples/stack13.xml" --frobnicate
+check "an unknown integrator exits 2" exits_with 2 "$touche" run "$root/examples/stack13.xml" --integrator leapfrog
+# sphere_bounce uses RK4, which the lcp model cannot: --integrator is the fix the error offers.
+integrator_overrides_scene() {
+  exits_with 2 "$touche" run "$root/examples/sphere_bounce.xml" --contact lcp --duration 0.01 \
+    --out "$work/rk4" || return 1
+  grep -q -- "--integrator" "$work/err.txt" || { cat "$work/err.txt"; return 1; }
+  "$touche" run "$root/examples/sphere_bounce.xml" --contact lcp --integrator Euler \
+    --duration 0.01 --out "$work/rk4" 2>/dev/null || return 1
+  "$touche" info "$root/examples/sphere_bounce.xml" --integrator Euler | grep -q "integrator semi-implicit Euler"
+}
+check "--integrator overrides the scene's integrator" integrator_overrides_scene
+
 # ---- the bad-input corpus: exit 2, a message naming the file, no output file ----
 bad_input_fails_cleanly() {
   local file=$1 out="$work/bad-out"
@@ -24,6 +56,7 @@ bad_input_fails_cleanly() {
   if [[ -e "$out/trajectory.csv" || -e "$out/contacts.jsonl" ]]; then
     echo "an output file was left behind"; return 1
   fi
+  ! grep -qE "<([a-z]+)> <\1>" "$work/err.txt" || { echo "the element is named twice:"; cat "$work/err.txt"; return 1; }
   ! grep -qiE "sanitizer|segmentation|core dumped" "$work/err.txt"
 }
 manifest="$root/tests/scenes/bad/MANIFEST"
@@ -96,6 +129,45 @@ PY
 }
 check "the launched box stops after v^2/(2 mu g)" box_slide_stops
 
+# --set geom:*.friction=0.2 on every geom: the box now slides v^2/(2 mu g) with mu 0.2, with no
+# contacts.jsonl under --no-contacts.
+set_changes_friction() {
+  "$touche" run "$root/examples/box_slide.xml" --key launch --duration 2 --out "$work/set" \
+    --set 'geom:*.friction=0.2' --no-contacts 2>/dev/null || return 1
+  [[ -f "$work/set/trajectory.csv" && ! -e "$work/set/contacts.jsonl" ]] || return 1
+  /usr/bin/python3 - "$work/set/trajectory.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+x, vx = float(rows[-1]["x"]), float(rows[-1]["vx"])
+expected = 3.0 ** 2 / (2 * 0.2 * 9.81)
+assert abs(vx) < 1e-3 and abs(x - expected) < 0.05 * expected, (x, vx, expected)
+PY
+}
+check "--set geom:*.friction=0.2 halves the friction, --no-contacts skips contacts.jsonl" set_changes_friction
+set_targets() {
+  "$touche" info "$root/examples/box_slide.xml" --set friction=0.3 --set geom:box.stiffness=2e5 \
+    >"$work/set.txt" 2>"$work/set-err.txt" || { cat "$work/set-err.txt"; return 1; }
+  grep -q "scene default 'point', friction 0.3" "$work/set.txt" &&
+    grep -q "geoms or pairs set their own friction" "$work/set-err.txt" || return 1
+  local bad
+  for bad in fric=1 friction=abc geom:nope.friction=1 class:main.friction=1 pair:floor/box.friction=1 \
+    geom:box=1 "geom:box.model=rubber"; do
+    exits_with 2 "$touche" info "$root/examples/box_slide.xml" --set "$bad" || { echo "$bad"; return 1; }
+  done
+  exits_with 2 "$touche" run "$root/examples/box_slide.xml" --set geom:box.stiffness=-1 --out "$work/neg"
+}
+check "--set reaches the scene default and named geoms, and rejects what it cannot set" set_targets
+
+duration_rounding_stated() {
+  "$touche" run "$root/examples/box_slide.xml" --dt 0.001 --duration 0.0105 --out "$work/dur" \
+    2>"$work/dur.txt" || return 1
+  grep -q "the 0.0105 s asked are not a whole number of 0.001 s steps: .* at 0.011 s" "$work/dur.txt" &&
+    [[ $(tail -1 "$work/dur/trajectory.csv" | cut -d, -f1) == 0.011* ]] || { cat "$work/dur.txt"; return 1; }
+  "$touche" run "$root/examples/box_slide.xml" --dt 0.001 --duration 0.01 --out "$work/dur" \
+    2>"$work/dur.txt" && ! grep -q "whole number" "$work/dur.txt"
+}
+check "a duration that is not a whole number of steps says where the run ended" duration_rounding_stated
+
 # ---- the watch (touche/watch.h) ----
 # box_slide's set stiffness outruns the explicit step at dt 0.01: the energy grows from 1.96 J
 # to over 1000 J without input. One warning naming the box, the pair and the time.
@@ -112,9 +184,40 @@ strict_exits_3() {
   exits_with 3 "$touche" run "$root/examples/box_slide.xml" --dt 0.01 --duration 5 --strict \
     --out "$work/strict" || return 1
   grep -q "the energy grew" "$work/err.txt" && grep -q -- "--strict" "$work/err.txt" &&
-    [[ ! -e "$work/strict/trajectory.csv" ]]
+    [[ ! -e "$work/strict/trajectory.csv" && -s "$work/strict/trajectory.partial.csv" ]] &&
+    [[ -s "$work/strict/contacts.partial.jsonl" ]] && grep -q "trajectory.partial.csv" "$work/err.txt"
 }
-check "run --strict exits 3 at the watch's warning and keeps no output" strict_exits_3
+check "run --strict exits 3 at the watch's warning and keeps what it wrote as .partial" strict_exits_3
+
+# SIGINT part-way: exit 130, the trajectory up to the state it stopped at kept as .partial, a
+# stale complete trajectory of an earlier run removed.
+interrupt_keeps_partial() {
+  local out="$work/int" pid i
+  mkdir -p "$out" && echo stale >"$out/trajectory.csv"
+  "$touche" run "$root/examples/pile100.xml" --duration 1000 --out "$out" 2>"$work/int.txt" &
+  pid=$!
+  for i in $(seq 100); do
+    ls "$out"/trajectory.csv.tmp* >/dev/null 2>&1 && break
+    sleep 0.1
+  done
+  sleep 0.3
+  kill -INT "$pid"
+  wait "$pid"
+  [[ $? -eq 130 ]] || { cat "$work/int.txt"; return 1; }
+  grep -q "interrupted at t = " "$work/int.txt" && grep -q "trajectory.partial.csv" "$work/int.txt" &&
+    [[ ! -e "$out/trajectory.csv" && $(wc -l <"$out/trajectory.partial.csv") -gt 100 ]] &&
+    ! ls "$out"/*.tmp* >/dev/null 2>&1 || { cat "$work/int.txt"; ls "$out"; return 1; }
+  /usr/bin/python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$out/contacts.partial.jsonl"
+}
+check "an interrupted run exits 130 and keeps what it wrote as .partial" interrupt_keeps_partial
+# A stiffness of 1e12 N/m at dt 0.01 with the explicit step throws the box away at once.
+diverged_keeps_partial() {
+  exits_with 3 "$touche" run "$root/examples/box_slide.xml" --key launch --integrator Euler \
+    --set 'geom:*.stiffness=1e12' --set 'geom:*.damping=0' --dt 0.01 --out "$work/dv" || return 1
+  grep -q "diverged" "$work/err.txt" && grep -q "trajectory.partial.csv" "$work/err.txt" &&
+    [[ $(wc -l <"$work/dv/trajectory.partial.csv") -ge 2 && -e "$work/dv/contacts.partial.jsonl" ]]
+}
+check "a diverged run exits 3 and keeps what it wrote as .partial" diverged_keeps_partial
 
 # Every example at its own settings, long enough for its first impacts (the pressure scenes,
 # slow to step, for 0.1 s); --strict makes a warning fail. torus_ball needs its tet mesh made
@@ -175,6 +278,11 @@ PY
 }
 check "islands writes the lcp problems, whose residual recomputes" islands_residuals_recompute
 check "islands without an output file exits 2" exits_with 2 "$touche" islands "$root/examples/stack13.xml"
+islands_without_lcp_pairs() {
+  exits_with 2 "$touche" islands "$root/examples/stack13.xml" "$work/none.jsonl" || return 1
+  grep -q "no pair that uses the lcp model" "$work/err.txt" && [[ ! -e "$work/none.jsonl" ]]
+}
+check "islands on a scene without lcp pairs exits 2 and writes nothing" islands_without_lcp_pairs
 islands_bad_scene_leaves_nothing() {
   echo "<mujoco><worldbody><body>" >"$work/broken.xml"
   "$touche" islands "$work/broken.xml" "$work/never.jsonl" 2>/dev/null

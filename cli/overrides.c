@@ -1,0 +1,160 @@
+/* --set TARGET=VALUE: contact parameters on the command line, applied to the loaded spec before
+ * it is compiled (docs/cli.md, "Overriding contact parameters"):
+ *
+ *   PARAM=VALUE             the scene default (as <option touche:PARAM>)
+ *   geom:NAME.PARAM=VALUE   the geom NAME (geom:*.PARAM: every geom)
+ *   pair:A/B.PARAM=VALUE    the <pair> of geoms A and B
+ *
+ * PARAM is a real parameter of TCH_CONTACT_REAL_PARAMS, `model` or `rigid`. */
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct real_param {
+    const char* name;
+    size_t offset;
+} real_param;
+
+static const real_param REAL_PARAMS[] = {
+#define REAL_PARAM_ENTRY(field, positive, combine, doc) {#field, offsetof(tch_contact_params, field)},
+    TCH_CONTACT_REAL_PARAMS(REAL_PARAM_ENTRY)
+#undef REAL_PARAM_ENTRY
+};
+enum { REAL_PARAM_COUNT = sizeof REAL_PARAMS / sizeof REAL_PARAMS[0] };
+
+static const real_param* find_real_param(const char* name) {
+    for (int i = 0; i < REAL_PARAM_COUNT; ++i) {
+        if (strcmp(REAL_PARAMS[i].name, name) == 0) return &REAL_PARAMS[i];
+    }
+    return NULL;
+}
+
+static int known_param(const char* name) {
+    return find_real_param(name) || strcmp(name, "model") == 0 || strcmp(name, "rigid") == 0;
+}
+
+/* Whether `p` sets `name` itself (so a scene default of it does not reach it). */
+static int sets_param(const tch_contact_params* p, const char* name) {
+    const real_param* r = find_real_param(name);
+    if (r) return !isnan(*(const tch_real*)((const char*)p + r->offset));
+    return strcmp(name, "model") == 0 ? p->model != TCH_CONTACT_INHERIT
+                                      : p->rigid != TCH_RIGIDITY_INHERIT;
+}
+
+/* Stores `value` as `name` in *p; returns 0 when the value cannot be read. */
+static int store_param(tch_contact_params* p, const char* name, const char* value) {
+    const real_param* r = find_real_param(name);
+    if (r) {
+        char* end = NULL;
+        errno = 0;
+        double v = strtod(value, &end);
+        if (errno || end == value || *end || !isfinite(v)) return 0;
+        *(tch_real*)((char*)p + r->offset) = v;
+        return 1;
+    }
+    if (strcmp(name, "model") == 0) return tch_contact_model_parse(value, &p->model);
+    if (strcmp(value, "true") == 0 || strcmp(value, "false") == 0) {
+        p->rigid = value[0] == 't' ? TCH_RIGIDITY_RIGID : TCH_RIGIDITY_COMPLIANT;
+        return 1;
+    }
+    return 0;
+}
+
+static int bad_set(const char* set, const char* why) {
+    fprintf(stderr, "touche: --set %s: %s (docs/cli.md)\n", set, why);
+    return EXIT_BAD_INPUT;
+}
+
+/* The scene default; notes the geoms and pairs that set the parameter themselves. */
+static int set_default(tch_spec* spec, const char* param, const char* value, const char* set) {
+    tch_option_def opt = *tch_spec_option(spec);
+    if (!store_param(&opt.contact, param, value)) return bad_set(set, "cannot read the value");
+    tch_spec_set_option(spec, &opt, NULL);
+    int shadowed = 0;
+    for (int g = 1; g <= tch_spec_geom_count(spec); ++g) {
+        shadowed += sets_param(&tch_spec_geom(spec, (tch_geom_id){g})->contact, param);
+    }
+    for (int i = 1; i <= tch_spec_pair_count(spec); ++i) {
+        shadowed += sets_param(&tch_spec_pair(spec, i)->contact, param);
+    }
+    if (shadowed) {
+        fprintf(stderr, "touche: note: --set %s is the scene default; %d geoms or pairs set their "
+                        "own %s (geom:*.%s=%s overrides every geom)\n",
+                set, shadowed, param, param, value);
+    }
+    return EXIT_OK;
+}
+
+static int set_geoms(tch_spec* spec, const char* name, const char* param, const char* value,
+                     const char* set) {
+    int matched = 0;
+    for (int g = 1; g <= tch_spec_geom_count(spec); ++g) {
+        tch_geom_id id = {g};
+        const tch_geom_def* def = tch_spec_geom(spec, id);
+        if (strcmp(name, "*") != 0 && strcmp(def->name, name) != 0) continue;
+        tch_contact_params p = def->contact;
+        if (!store_param(&p, param, value)) return bad_set(set, "cannot read the value");
+        tch_spec_set_geom_contact(spec, id, &p, NULL);
+        ++matched;
+    }
+    return matched ? EXIT_OK : bad_set(set, "the scene has no geom of that name");
+}
+
+/* `names` is "A/B": the pair of geoms A and B, in either order. */
+static int set_pair(tch_spec* spec, const char* names, const char* param, const char* value,
+                    const char* set) {
+    char a[64];
+    const char* slash = strchr(names, '/');
+    if (!slash || (size_t)(slash - names) >= sizeof a) return bad_set(set, "expected pair:A/B.PARAM");
+    snprintf(a, sizeof a, "%.*s", (int)(slash - names), names);
+    int ga = tch_spec_find_geom(spec, a).index, gb = tch_spec_find_geom(spec, slash + 1).index;
+    for (int i = 1; ga && gb && i <= tch_spec_pair_count(spec); ++i) {
+        const tch_pair_def* def = tch_spec_pair(spec, i);
+        int x = def->geom_a.index, y = def->geom_b.index;
+        if ((x == ga && y == gb) || (x == gb && y == ga)) {
+            tch_contact_params p = def->contact;
+            if (!store_param(&p, param, value)) return bad_set(set, "cannot read the value");
+            tch_spec_set_pair_contact(spec, i, &p, NULL);
+            return EXIT_OK;
+        }
+    }
+    return bad_set(set, "the scene has no <pair> of these geoms");
+}
+
+/* One --set: splits TARGET=VALUE and TARGET into kind, name and parameter. */
+static int apply_set(tch_spec* spec, const char* set) {
+    char target[256];
+    const char* eq = strchr(set, '=');
+    if (!eq || (size_t)(eq - set) >= sizeof target) return bad_set(set, "expected TARGET=VALUE");
+    snprintf(target, sizeof target, "%.*s", (int)(eq - set), set);
+    const char* value = eq + 1;
+    char* colon = strchr(target, ':');
+    char* dot = strrchr(target, '.');
+    const char* param = colon ? (dot ? dot + 1 : "") : target;
+    if (!known_param(param)) {
+        return bad_set(set, "unknown parameter; expected model, rigid or a touche:PARAM of "
+                            "docs/mjcf.md (stiffness, friction, ...)");
+    }
+    if (!colon) return set_default(spec, param, value, set);
+    if (!dot || dot < colon) return bad_set(set, "expected KIND:NAME.PARAM=VALUE");
+    *colon = *dot = '\0';
+    const char* name = colon + 1;
+    if (strcmp(target, "geom") == 0) return set_geoms(spec, name, param, value, set);
+    if (strcmp(target, "pair") == 0) return set_pair(spec, name, param, value, set);
+    if (strcmp(target, "class") == 0) {
+        return bad_set(set, "default classes are not supported yet (use geom:NAME or geom:*)");
+    }
+    return bad_set(set, "unknown target; expected PARAM, geom:NAME.PARAM or pair:A/B.PARAM");
+}
+
+int cli_apply_sets(const cli_options* o, tch_spec* spec) {
+    for (int i = 0; i < o->set_count; ++i) {
+        int code = apply_set(spec, o->sets[i]);
+        if (code != EXIT_OK) return code;
+    }
+    return EXIT_OK;
+}
