@@ -593,6 +593,33 @@ static void check_gripper_holds_a_box(const char* example, tch_contact_model con
     tch_model_destroy(m);
 }
 
+/* A pad on a slide joint answers a wrench at its centre of mass only along its axis x, with
+ * 1 / m: its mobility J A^-1 J^T (the one friction's prediction uses) is (1/m) x x^T in the
+ * translation and zero in the rotation, and its predicted velocity has no component across. */
+static void test_slide_pad_mobility_is_its_axis_over_its_mass(void) {
+    tch_model* m = load_example_with("gripper.xml", TCH_CONTACT_POINT);
+    ENSURE(m != NULL);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_data_reset_key(m, d, tch_model_key_index(m, "grip"), NULL) == TCH_OK);
+    ENSURE(tch_step(m, d, NULL) == TCH_OK);
+    const tch_velocity_prediction* prediction = &d->internal->prediction;
+    int pad = tch_model_body_index(m, "left"), box = tch_model_body_index(m, "box");
+    const tch_link_mobility* link = tch_prediction_link(prediction, pad);
+    ENSURE(link != NULL && tch_prediction_link(prediction, box) == NULL);
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            ENSURE_NEAR(link->v_f.m[i][j], i == 0 && j == 0 ? 1 / 0.1 : 0, 1e-12);
+            ENSURE_NEAR(link->v_tau.m[i][j], 0, 1e-12);
+            ENSURE_NEAR(link->w_tau.m[i][j], 0, 1e-12);
+        }
+    }
+    ENSURE_NEAR(prediction->v_WCm[pad].y, 0, 1e-15);
+    ENSURE_NEAR(prediction->v_WCm[pad].z, 0, 1e-15);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 static void test_slide_gripper_holds_a_box_with_point_contact(void) {
     check_gripper_holds_a_box("gripper.xml", TCH_CONTACT_POINT);
 }
@@ -692,6 +719,7 @@ int main(void) {
     RUN_TEST(test_link_rests_on_the_floor_with_point_contact);
     RUN_TEST(test_link_rests_on_the_floor_with_volume_contact);
     RUN_TEST(test_link_rests_on_the_floor_with_pressure_contact);
+    RUN_TEST(test_slide_pad_mobility_is_its_axis_over_its_mass);
     RUN_TEST(test_slide_gripper_holds_a_box_with_point_contact);
     RUN_TEST(test_slide_gripper_holds_a_box_with_volume_contact);
     RUN_TEST(test_slide_gripper_holds_a_box_with_pressure_contact);
