@@ -164,6 +164,14 @@ tch_vec3 tch_contact_predicted_point_velocity(const tch_model* model, const tch_
     return tch_v3_add(prediction->v_WCm[root], tch_v3_cross(prediction->w_W[root], r));
 }
 
+void tch_link_velocity_change(const tch_link_mobility* link, tch_real h, tch_vec3 f_W,
+                              tch_vec3 tau_W, tch_vec3* dv, tch_vec3* dw) {
+    *dv = tch_v3_scale(
+        tch_v3_add(tch_m3_mul_v3(link->v_f, f_W), tch_m3_mul_v3(link->v_tau, tau_W)), h);
+    *dw = tch_v3_scale(
+        tch_v3_add(tch_m3_tmul_v3(link->v_tau, f_W), tch_m3_mul_v3(link->w_tau, tau_W)), h);
+}
+
 static void predict_change(const tch_model* model, const tch_data* data,
                            tch_velocity_prediction* prediction, int root, tch_vec3 p_W,
                            tch_vec3 f_W) {
@@ -172,6 +180,14 @@ static void predict_change(const tch_model* model, const tch_data* data,
     }
     tch_real h = prediction->h;
     tch_vec3 r = tch_v3_sub(p_W, data->body_p_WCm[root]);
+    const tch_link_mobility* link = tch_prediction_link(prediction, root);
+    if (link) {
+        tch_vec3 dv, dw;
+        tch_link_velocity_change(link, h, f_W, tch_v3_cross(r, f_W), &dv, &dw);
+        prediction->v_WCm[root] = tch_v3_add(prediction->v_WCm[root], dv);
+        prediction->w_W[root] = tch_v3_add(prediction->w_W[root], dw);
+        return;
+    }
     prediction->v_WCm[root] =
         tch_v3_madd(prediction->v_WCm[root], h / model->body_total_mass[root], f_W);
     prediction->w_W[root] = tch_v3_madd(prediction->w_W[root], h,

@@ -43,7 +43,27 @@ typedef struct tch_velocity_prediction {
     tch_real h;
     tch_vec3* v_WCm;      /* predicted centre-of-mass velocity, world */
     tch_vec3* w_W;        /* predicted angular velocity, world */
+    /* [body_count] in articulated models (else NULL): how each link of a tree answers a
+     * wrench, filled with the link's prediction by the engine (dynamics/articulation.h) */
+    struct tch_link_mobility* links;
 } tch_velocity_prediction;
+
+/* A link's velocity change over one step h under a wrench (f, tau about its centre of mass):
+ * dv = h (v_f f + v_tau tau), dw = h (v_tau^T f + w_tau tau), the link's 6x6 block of the
+ * contact-space inverse inertia J A^-1 J^T at its centre of mass (Ruspini and Khatib,
+ * seeds/003 eq. 4), with J its world Jacobian. What the joints forbid, it does not move; the
+ * coupling to other links of the tree is left out (each link answers its own wrenches). A body
+ * with `joined` 0 answers as a free body (1 / m, I^-1). */
+typedef struct tch_link_mobility {
+    int joined;
+    tch_mat3 v_f, v_tau, w_tau;
+} tch_link_mobility;
+
+/* The mobility of root's link in a prediction, NULL for a body that moves as a free body. */
+static inline const tch_link_mobility* tch_prediction_link(const tch_velocity_prediction* p,
+                                                           int root) {
+    return p->links && p->links[root].joined ? &p->links[root] : NULL;
+}
 
 typedef enum tch_contact_kind {
     TCH_CONTACT_KIND_FORCE = 0,
@@ -215,7 +235,13 @@ void tch_contact_apply_moment(const tch_model* model, tch_data* data, tch_pair_r
 tch_vec3 tch_contact_point_velocity(const tch_model* model, const tch_data* data, int geom,
                                     tch_vec3 p_W);
 
-/* Fills the prediction from the bodies' current velocities, forces and torques. */
+/* The change (dv, dw) of a link's predicted motion under the wrench (f, tau about its centre
+ * of mass) over h (tch_link_mobility). */
+void tch_link_velocity_change(const tch_link_mobility* link, tch_real h, tch_vec3 f_W,
+                              tch_vec3 tau_W, tch_vec3* dv, tch_vec3* dw);
+
+/* Fills the prediction from the bodies' current velocities, forces and torques, every root as
+ * a free body (the engine then predicts the links of articulated models). */
 void tch_contact_predict_velocities(const tch_model* model, const tch_data* data, tch_real h,
                                     tch_velocity_prediction* prediction);
 

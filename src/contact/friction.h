@@ -20,11 +20,14 @@
  * slip of b against a along t_i is t_i . (v_b - v_a) + sum over the sides of u_i . w, with
  * u_i = sigma r x t_i (r from the centre of mass to the point); a force f = f_1 t_1 + f_2 t_2
  * on b changes the side's predicted v by h_over_m f (h_over_m = sigma h / m) and its w by
- * f_1 du_1 + f_2 du_2 (du_i = sigma h I^-1 r x t_i). root 0: static, no row. */
+ * f_1 du_1 + f_2 du_2 (du_i = sigma h I^-1 r x t_i). root 0: static, no row. A link of a tree
+ * (joined, tch_link_mobility) moves its v by f_1 dv_1 + f_2 dv_2 instead, and dv_i, du_i are
+ * sigma times its velocity change under the unit force t_i at the point. */
 typedef struct tch_friction_side {
     int root;
+    int joined;
     tch_real h_over_m;
-    tch_vec3 u[2], du[2];
+    tch_vec3 u[2], du[2], dv[2];
 } tch_friction_side;
 
 /* One point of the pair: where and its Coulomb bound; the rest is the solver's (tangent basis,
@@ -36,7 +39,15 @@ typedef struct tch_friction_point {
     tch_real K_inv_h[2][2]; /* K^-1 / h: the force that stops a slip in one step, per m/s */
     tch_friction_side side[2]; /* a, b */
     tch_real f1, f2;     /* friction along t1, t2, N */
+    tch_real f1_entry, f2_entry; /* f1, f2 when the last tch_friction_relax began */
 } tch_friction_point;
+
+/* One pair's share of the points of several pairs solved together: points[start, start +
+ * count). */
+typedef struct tch_friction_pair {
+    tch_pair_result* pair;
+    int start, count;
+} tch_friction_pair;
 
 /* Friction coefficient at slip speed `speed`: static (mu_0) up to the stiction velocity v_s,
  * then a cubic fall to the dynamic mu at 3 v_s. */
@@ -49,8 +60,19 @@ void tch_friction_point_init(const tch_model* model, const tch_data* data,
 
 /* Gauss-Seidel sweeps over the points of one pair (they share its two bodies) from the forces
  * they hold, moving the predictions only (the bodies' loads are untouched until
- * tch_friction_apply). */
-void tch_friction_relax(tch_velocity_prediction* pred, tch_friction_point* points, int count);
+ * tch_friction_apply). Returns the largest change of a point's force over the call squared,
+ * N^2. */
+tch_real tch_friction_relax(tch_velocity_prediction* pred, tch_friction_point* points, int count);
+
+/* The friction of several pairs solved together (each pair's points from zero after
+ * tch_friction_point_init) and applied: block Gauss-Seidel over the pairs, each pass relaxing
+ * every pair's points against predictions that include every other pair's latest friction,
+ * until the forces settle (solving each pair alone against the predictions left by the pairs
+ * before it lets a body's earlier pairs push along the slip its later pairs made: positive
+ * work, docs/contact-point.md, "Friction between several pairs"). */
+void tch_friction_solve_pairs(const tch_model* model, tch_data* data,
+                              tch_velocity_prediction* pred, tch_friction_point* points,
+                              const tch_friction_pair* pairs, int pair_count);
 
 /* Applies each point's friction to the bodies and the pair's totals. */
 void tch_friction_apply(const tch_model* model, tch_data* data, tch_pair_result* pair,

@@ -93,18 +93,12 @@ typedef struct body_bound {
     tch_real scale_k, scale_b;
 } body_bound;
 
-/* One pair's share of a friction_set: its points are points[start, start + count). */
-typedef struct friction_pair {
-    tch_pair_result* pair;
-    int start, count;
-} friction_pair;
-
 /* Every point pair's friction points of one evaluation, solved together (point_friction_forces). */
 typedef struct friction_set {
     int point_capacity, pair_capacity;
     tch_friction_point* points;  /* [point_capacity], pair by pair */
     tch_contact** owners;        /* [point_capacity]: the contact each point belongs to */
-    friction_pair* pairs;        /* [pair_capacity] */
+    tch_friction_pair* pairs;    /* [pair_capacity] */
 } friction_set;
 
 typedef struct point_scratch {
@@ -421,7 +415,7 @@ static int reserve_friction(friction_set* set, int points, int pairs) {
         set->point_capacity = points;
     }
     if (pairs > set->pair_capacity) {
-        friction_pair* r = realloc(set->pairs, (size_t)pairs * sizeof *r);
+        tch_friction_pair* r = realloc(set->pairs, (size_t)pairs * sizeof *r);
         if (!r) {
             return -1;
         }
@@ -429,67 +423,6 @@ static int reserve_friction(friction_set* set, int points, int pairs) {
         set->pair_capacity = pairs;
     }
     return 0;
-}
-
-/* Sweeps over all pairs at most; they stop earlier once no point's force changes by more than
- * a 1e-6 share of the total Coulomb bound. Two keep the towers of test_point_energy below
- * 1e-7 J of positive work in 5 s (one pass: 0.26 J) for 1.5 times the single pass's step in a
- * pile of 100 boxes; four cost 3.7 times (docs/contact-point.md, "Friction between several
- * pairs"). */
-enum { FRICTION_PAIR_SWEEPS = 2 };
-
-/* A point's friction before a pass. */
-typedef struct saved_force {
-    tch_real f1, f2;
-} saved_force;
-
-static void save_forces(const tch_friction_point* points, int count, saved_force* saved) {
-    for (int i = 0; i < count; ++i) {
-        saved[i] = (saved_force){points[i].f1, points[i].f2};
-    }
-}
-
-/* The largest change of a point's friction since `saved`, squared, N^2. */
-static tch_real largest_change_squared(const saved_force* saved,
-                                       const tch_friction_point* points, int count) {
-    tch_real largest = 0;
-    for (int i = 0; i < count; ++i) {
-        tch_real d1 = points[i].f1 - saved[i].f1, d2 = points[i].f2 - saved[i].f2;
-        largest = fmax(largest, d1 * d1 + d2 * d2);
-    }
-    return largest;
-}
-
-/* Block Gauss-Seidel over the pairs of the set: each pass relaxes every pair's points (their
- * own sweeps) from the forces they had, against predictions that include every other pair's
- * latest friction, until the forces settle; then every pair's friction is applied. */
-static void solve_friction_set(const tch_model* model, tch_data* data,
-                               tch_velocity_prediction* pred, friction_set* set, int pairs) {
-    tch_real total_limit = 0;
-    for (int j = 0; j < pairs; ++j) {
-        for (int i = 0; i < set->pairs[j].count; ++i) {
-            total_limit += set->points[set->pairs[j].start + i].limit;
-        }
-    }
-    tch_real tolerance = 1e-6 * total_limit;
-    for (int sweep = 0; sweep < FRICTION_PAIR_SWEEPS; ++sweep) {
-        tch_real largest = 0;
-        for (int j = 0; j < pairs; ++j) {
-            saved_force before[TCH_POINT_MAX_PAIR_POINTS];
-            const friction_pair* fp = &set->pairs[j];
-            tch_friction_point* points = set->points + fp->start;
-            save_forces(points, fp->count, before);
-            tch_friction_relax(pred, points, fp->count);
-            largest = fmax(largest, largest_change_squared(before, points, fp->count));
-        }
-        if (largest <= tolerance * tolerance || pairs == 1) {
-            break;
-        }
-    }
-    for (int j = 0; j < pairs; ++j) {
-        const friction_pair* fp = &set->pairs[j];
-        tch_friction_apply(model, data, fp->pair, set->points + fp->start, fp->count);
-    }
 }
 
 /* Solves the friction of every point pair of the evaluation together; 1, or 0 when out of
@@ -510,11 +443,11 @@ static int solve_all_point_pairs(const tch_model* model, tch_data* data,
         if (pair->model == TCH_CONTACT_POINT) {
             int count = gather_friction_points(model, data, pred, pair, set->points + n,
                                                set->owners + n);
-            set->pairs[j++] = (friction_pair){pair, n, count};
+            set->pairs[j++] = (tch_friction_pair){pair, n, count};
             n += count;
         }
     }
-    solve_friction_set(model, data, pred, set, pairs);
+    tch_friction_solve_pairs(model, data, pred, set->points, set->pairs, pairs);
     record_friction(set->points, set->owners, n);
     return 1;
 }

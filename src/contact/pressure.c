@@ -81,8 +81,10 @@ typedef struct pressure_scratch {
     int prepared_capacity;
     int prepared_count;             /* of this evaluation (0: none) */
     int prepared_next;              /* the one the next pair_geometry call should take */
-    tch_friction_point* friction;   /* one per polygon of the pair being solved */
+    tch_friction_point* friction;   /* one per polygon of the evaluation's pressure pairs */
     int friction_capacity;
+    tch_friction_pair* friction_pairs; /* the pressure pairs of the evaluation */
+    int friction_pair_capacity;
     pair_linear* linear;            /* by pair result of the evaluation (implicit integrator) */
     int linear_capacity;
 } pressure_scratch;
@@ -905,28 +907,11 @@ static void add_friction_dampers(const tch_model* m, const tch_data* d,
     }
 }
 
-/* Coulomb friction over the patch, one friction point per polygon at its centroid carrying
- * mean pressure × area. With the implicit integrator, the regularized law integrated
- * implicitly (regularized_pair_friction); else solved semi-implicitly like the point model's
- * (contact/friction.h): a held body stops exactly, and the spread of the points gives the
- * scrubbing torque. */
-static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context* ctx,
-                              tch_velocity_prediction* pred) {
-    tch_pair_result* pair = ctx->pair;
-    pressure_scratch* s = ctx->scratch;
-    if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
-        regularized_pair_friction(m, d, pair);
-        return;
-    }
-    if (pair->polygon_count > s->friction_capacity) {
-        tch_friction_point* grown =
-            realloc(s->friction, (size_t)pair->polygon_count * sizeof *grown);
-        if (!grown) {
-            return; /* no memory for friction this step: the normal forces stand */
-        }
-        s->friction = grown;
-        s->friction_capacity = pair->polygon_count;
-    }
+/* The pair's friction points, one per polygon at its centroid carrying mean pressure × area,
+ * into points; returns their count. */
+static int gather_friction_points(const tch_model* m, const tch_data* d,
+                                  const tch_velocity_prediction* pred, tch_pair_result* pair,
+                                  tch_friction_point* points) {
     int n = 0;
     for (int i = 0; i < pair->polygon_count; ++i) {
         const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
@@ -938,15 +923,100 @@ static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context*
         tch_real slip = tch_v3_norm(tch_v3_madd(v, -tch_v3_dot(v, poly->n_W), poly->n_W));
         tch_real limit = tch_friction_coefficient(&pair->params, slip) * pressure * area;
         if (limit > 0) {
-            tch_friction_point_init(m, d, pred, pair, centre, poly->n_W, limit, &s->friction[n++]);
+            tch_friction_point_init(m, d, pred, pair, centre, poly->n_W, limit, &points[n++]);
         }
     }
-    tch_friction_solve(m, d, pred, pair, s->friction, n);
+    return n;
+}
+
+/* Adds a solved pair's friction to its first contact's force. */
+static void record_friction(tch_data* d, const tch_friction_pair* fp,
+                            const tch_friction_point* points) {
     tch_vec3 total = tch_v3_zero();
-    for (int i = 0; i < n; ++i) {
-        total = tch_v3_add(total, tch_friction_point_force(&s->friction[i]));
+    for (int i = 0; i < fp->count; ++i) {
+        total = tch_v3_add(total, tch_friction_point_force(&points[fp->start + i]));
     }
-    d->contacts[pair->contact_start].f_W = tch_v3_add(d->contacts[pair->contact_start].f_W, total);
+    tch_contact* first = &d->contacts[fp->pair->contact_start];
+    first->f_W = tch_v3_add(first->f_W, total);
+}
+
+/* Room for `points` friction points and `pairs` pairs; 0, or -1 when out of memory. */
+static int reserve_friction(pressure_scratch* s, int points, int pairs) {
+    if (points > s->friction_capacity) {
+        tch_friction_point* grown = realloc(s->friction, (size_t)points * sizeof *grown);
+        if (!grown) {
+            return -1;
+        }
+        s->friction = grown;
+        s->friction_capacity = points;
+    }
+    if (pairs > s->friction_pair_capacity) {
+        tch_friction_pair* grown = realloc(s->friction_pairs, (size_t)pairs * sizeof *grown);
+        if (!grown) {
+            return -1;
+        }
+        s->friction_pairs = grown;
+        s->friction_pair_capacity = pairs;
+    }
+    return 0;
+}
+
+/* Whether `pair` is the evaluation's first pressure pair (the engine takes them in order). */
+static int first_pressure_pair(const tch_data* d, const tch_pair_result* pair) {
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        if (d->pair_results[i].model == TCH_CONTACT_PRESSURE) {
+            return &d->pair_results[i] == pair;
+        }
+    }
+    return 0;
+}
+
+/* Solves the friction of every pressure pair of the evaluation together
+ * (tch_friction_solve_pairs); 1, or 0 when out of memory. */
+static int solve_all_pressure_pairs(const tch_model* m, tch_data* d,
+                                    tch_velocity_prediction* pred, pressure_scratch* s) {
+    int pairs = 0, polygons = 0;
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        if (d->pair_results[i].model == TCH_CONTACT_PRESSURE) {
+            pairs++;
+            polygons += d->pair_results[i].polygon_count;
+        }
+    }
+    if (reserve_friction(s, polygons > 0 ? polygons : 1, pairs) != 0) {
+        return 0;
+    }
+    int j = 0, n = 0;
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        tch_pair_result* pair = &d->pair_results[i];
+        if (pair->model == TCH_CONTACT_PRESSURE) {
+            int count = gather_friction_points(m, d, pred, pair, s->friction + n);
+            s->friction_pairs[j++] = (tch_friction_pair){pair, n, count};
+            n += count;
+        }
+    }
+    tch_friction_solve_pairs(m, d, pred, s->friction, s->friction_pairs, pairs);
+    for (int k = 0; k < pairs; ++k) {
+        record_friction(d, &s->friction_pairs[k], s->friction);
+    }
+    return 1;
+}
+
+/* Coulomb friction over the patch, one friction point per polygon. With the implicit
+ * integrator, the regularized law integrated implicitly (regularized_pair_friction); else
+ * solved semi-implicitly like the point model's (contact/friction.h), every pressure pair of
+ * the evaluation together (the first one solves them all): a held body stops exactly, and the
+ * spread of the points gives the scrubbing torque. Out of memory, the pairs' normal forces
+ * stand alone this step. */
+static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context* ctx,
+                              tch_velocity_prediction* pred) {
+    pressure_scratch* s = ctx->scratch;
+    if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+        regularized_pair_friction(m, d, ctx->pair);
+        return;
+    }
+    if (first_pressure_pair(d, ctx->pair)) {
+        solve_all_pressure_pairs(m, d, pred, s);
+    }
 }
 
 /* The normal tractions' stiffness and damping over the patch (tch_pressure_surface_jacobian,
@@ -995,6 +1065,7 @@ static void pressure_scratch_destroy(void* scratch) {
         free(s->prepared);
         tch_workers_destroy(s->workers);
         free(s->friction);
+        free(s->friction_pairs);
         free(s->linear);
         free(s);
     }

@@ -120,8 +120,9 @@ tch_status tch_articulation_work_create(const tch_articulation* a, tch_articulat
     *out = NULL;
     tch_articulation_work* w = calloc(1, sizeof *w);
     tch_error ignored;
-    if (!w || tch_tree_data_create(a->tree, 0, &w->tree, &ignored) != TCH_OK ||
-        !CALLOC_ARRAY(w->tau, a->tree->nv) || !CALLOC_ARRAY(w->jacobian, 6 * a->tree->nv)) {
+    if (!w || tch_tree_data_create(a->tree, 6, &w->tree, &ignored) != TCH_OK ||
+        !CALLOC_ARRAY(w->tau, a->tree->nv) || !CALLOC_ARRAY(w->jacobian, 6 * a->tree->nv) ||
+        !CALLOC_ARRAY(w->qvel_next, a->tree->nv)) {
         tch_articulation_work_destroy(w);
         return TCH_ERR_OUT_OF_MEMORY;
     }
@@ -136,6 +137,7 @@ void tch_articulation_work_destroy(tch_articulation_work* w) {
     tch_tree_data_destroy(w->tree);
     free(w->tau);
     free(w->jacobian);
+    free(w->qvel_next);
     free(w);
 }
 
@@ -170,14 +172,20 @@ void tch_articulation_velocities(const tch_model* m, tch_data* d, tch_articulati
 
 /* ---- forces ---- */
 
+/* w->jacobian: link b's Jacobian at its centre of mass, 6 x nv, angular rows then linear. */
+static void link_jacobian(const tch_model* m, const tch_data* d, tch_articulation_work* w, int b) {
+    int nv = m->articulation->tree->nv;
+    tch_tree_point_jacobian(m->articulation->tree, w->tree, b - 1, d->body_p_WCm[b], w->jacobian,
+                            w->jacobian + 3 * nv);
+}
+
 /* Q += J^T (f, tau) for the wrench of link b about its centre of mass. */
 static void add_link_wrench(const tch_model* m, const tch_data* d, tch_articulation_work* w, int b,
                             tch_vec3 f_W, tch_vec3 tau_W) {
-    const tch_tree* t = m->articulation->tree;
-    int nv = t->nv;
-    tch_real* J_ang = w->jacobian;
-    tch_real* J_lin = w->jacobian + 3 * nv;
-    tch_tree_point_jacobian(t, w->tree, b - 1, d->body_p_WCm[b], J_ang, J_lin);
+    int nv = m->articulation->tree->nv;
+    const tch_real* J_ang = w->jacobian;
+    const tch_real* J_lin = w->jacobian + 3 * nv;
+    link_jacobian(m, d, w, b);
     const tch_real f[3] = {f_W.x, f_W.y, f_W.z}, tau[3] = {tau_W.x, tau_W.y, tau_W.z};
     for (int r = 0; r < 3; ++r) {
         for (int k = 0; k < nv; ++k) {
@@ -245,27 +253,37 @@ void tch_articulation_actuator_forces(const tch_model* m, tch_data* d, tch_real*
  * (A + h D) qacc = Q - (b + g), so that v + h qacc is the step of M v' = f with the damping
  * force taken at the new velocity (docs/integrators.md's linearization, restricted to the
  * joints); through CRBA, A + h D and its L^T D L factor (tree_dynamics.c). */
-static tch_status implicit_damping_accelerations(const tch_model* m, tch_data* d,
-                                                 tch_articulation_work* w, tch_error* err) {
+/* The factor of the step's matrix: A, plus h D with the implicit integrator. */
+static tch_status factor_step_matrix(const tch_model* m, tch_articulation_work* w,
+                                     tch_error* err) {
     const tch_tree* t = m->articulation->tree;
     int nv = t->nv;
-    tch_tree_rnea(t, w->tree, NULL, d->qacc);
-    for (int k = 0; k < nv; ++k) {
-        d->qacc[k] = w->tau[k] - d->qacc[k];
-    }
     tch_tree_mass_matrix(t, w->tree);
-    for (int k = 0; k < nv; ++k) {
-        w->tree->M[(size_t)k * (size_t)nv + (size_t)k] += m->timestep * t->dof_damping[k];
+    if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
+        for (int k = 0; k < nv; ++k) {
+            w->tree->M[(size_t)k * (size_t)nv + (size_t)k] += m->timestep * t->dof_damping[k];
+        }
     }
-    tch_status s = tch_tree_factor(t, w->tree, err);
+    return tch_tree_factor(t, w->tree, err);
+}
+
+/* qacc = (A [+ h D])^-1 (Q - b - g) through the factor, Q in w->tau. */
+static tch_status factored_accelerations(const tch_model* m, tch_articulation_work* w,
+                                         tch_real* qacc, tch_error* err) {
+    const tch_tree* t = m->articulation->tree;
+    tch_tree_rnea(t, w->tree, NULL, qacc);
+    for (int k = 0; k < t->nv; ++k) {
+        qacc[k] = w->tau[k] - qacc[k];
+    }
+    tch_status s = factor_step_matrix(m, w, err);
     if (s == TCH_OK) {
-        tch_tree_solve(t, w->tree, d->qacc);
+        tch_tree_solve(t, w->tree, qacc);
     }
     return s;
 }
 
-tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_articulation_work* w,
-                                          tch_error* err) {
+/* Q into w->tau: the joints' passive and actuator forces and every link's wrench in d. */
+static void generalized_forces(const tch_model* m, tch_data* d, tch_articulation_work* w) {
     const tch_articulation* a = m->articulation;
     tch_articulation_passive_forces(a, d->qpos, d->qvel, w->tau);
     tch_articulation_actuator_forces(m, d, w->tau);
@@ -280,10 +298,71 @@ tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_a
             add_link_wrench(m, d, w, b, f, tau);
         }
     }
+}
+
+tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_articulation_work* w,
+                                          tch_error* err) {
+    generalized_forces(m, d, w);
     if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
-        return implicit_damping_accelerations(m, d, w, err);
+        return factored_accelerations(m, w, d->qacc, err);
     }
-    return tch_tree_aba(a->tree, w->tree, w->tau, d->qacc, err);
+    return tch_tree_aba(m->articulation->tree, w->tree, w->tau, d->qacc, err);
+}
+
+/* Link b's mobility: its 6x6 block of Lambda^-1 = J A^-1 J^T (J: angular rows, then linear;
+ * seeds/003 eq. 4), with the factor, its Jacobian in w->jacobian. */
+static tch_link_mobility link_mobility(const tch_tree* t, tch_articulation_work* w) {
+    tch_real L[36];
+    tch_tree_inverse_inertia(t, w->tree, 6, w->jacobian, L);
+    tch_link_mobility link = {.joined = 1};
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            link.w_tau.m[i][j] = L[i * 6 + j];
+            link.v_tau.m[i][j] = L[(3 + i) * 6 + j];
+            link.v_f.m[i][j] = L[(3 + i) * 6 + 3 + j];
+        }
+    }
+    return link;
+}
+
+/* Row r of w->jacobian times x. */
+static tch_real jacobian_row_dot(const tch_articulation_work* w, int nv, int r, const tch_real* x) {
+    tch_real sum = 0;
+    for (int k = 0; k < nv; ++k) {
+        sum += w->jacobian[r * nv + k] * x[k];
+    }
+    return sum;
+}
+
+tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
+                                          tch_articulation_work* w,
+                                          tch_velocity_prediction* prediction, tch_error* err) {
+    const tch_articulation* a = m->articulation;
+    const tch_tree* t = a->tree;
+    int nv = t->nv;
+    generalized_forces(m, d, w);
+    tch_status s = factored_accelerations(m, w, w->qvel_next, err);
+    if (s != TCH_OK) {
+        return s;
+    }
+    for (int k = 0; k < nv; ++k) {
+        w->qvel_next[k] = d->qvel[k] + prediction->h * w->qvel_next[k];
+    }
+    for (int b = 1; b < m->body_count; ++b) {
+        prediction->links[b].joined = 0;
+        if (!m->body_free[b] || a->body_lone[b]) {
+            continue; /* welded to a link, or a lone free body: predicted as a free body */
+        }
+        link_jacobian(m, d, w, b);
+        prediction->w_W[b] = tch_v3(jacobian_row_dot(w, nv, 0, w->qvel_next),
+                                    jacobian_row_dot(w, nv, 1, w->qvel_next),
+                                    jacobian_row_dot(w, nv, 2, w->qvel_next));
+        prediction->v_WCm[b] = tch_v3(jacobian_row_dot(w, nv, 3, w->qvel_next),
+                                      jacobian_row_dot(w, nv, 4, w->qvel_next),
+                                      jacobian_row_dot(w, nv, 5, w->qvel_next));
+        prediction->links[b] = link_mobility(t, w);
+    }
+    return TCH_OK;
 }
 
 /* ---- energy and integration ---- */

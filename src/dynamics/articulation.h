@@ -18,6 +18,7 @@
  */
 #pragma once
 
+#include "contact/contact.h"
 #include "dynamics/tree.h"
 #include "touche/data.h"
 #include "touche/model.h"
@@ -39,6 +40,7 @@ typedef struct tch_articulation_work {
     tch_tree_data* tree;
     tch_real* tau;      /* [nv] generalized forces */
     tch_real* jacobian; /* [6 nv] angular rows, then linear rows */
+    tch_real* qvel_next; /* [nv] the predicted qvel of friction's prediction */
 } tch_articulation_work;
 
 /* Builds the tree (errors name the body or joint: tch_error.element) and the passive-force
@@ -59,6 +61,14 @@ void tch_articulation_velocities(const tch_model* m, tch_data* d, tch_articulati
  * forces and the bias force. TCH_ERR_NUMERICAL when a dof moves no mass. */
 tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_articulation_work* w,
                                           tch_error* err);
+/* Friction's prediction for the links (contact/contact.h, after the normal forces): the
+ * generalized velocities after one step under the links' loads so far, qvel + h (A [+ h D])^-1
+ * (Q - b - g), give each link's predicted v_WCm and w_W, and each link gets its mobility
+ * (tch_link_mobility); lone free bodies and bodies welded to links are left as they are.
+ * TCH_ERR_NUMERICAL when a dof moves no mass. */
+tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
+                                          tch_articulation_work* w,
+                                          tch_velocity_prediction* prediction, tch_error* err);
 /* Springs, dampers, limit springs and regularized friction of the joints, into qfrc [nv]. */
 void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* qpos,
                                      const tch_real* qvel, tch_real* qfrc);

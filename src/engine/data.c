@@ -41,6 +41,7 @@ void tch_data_destroy(tch_data* d) {
         free(d->internal->geom_static);
         free(d->internal->prediction.v_WCm);
         free(d->internal->prediction.w_W);
+        free(d->internal->prediction.links);
         free(d->internal->kinematics_qpos);
         free(d->internal->kinematics_qvel);
         tch_pair_state_destroy(&d->internal->pair_states);
@@ -106,6 +107,7 @@ static int allocate_internal(const tch_model* m, tch_data* d) {
            CALLOC_ARRAY(in->geom_static, m->geom_count) &&
            CALLOC_ARRAY(in->prediction.v_WCm, m->body_count) &&
            CALLOC_ARRAY(in->prediction.w_W, m->body_count) &&
+           (!m->articulation || CALLOC_ARRAY(in->prediction.links, m->body_count)) &&
            CALLOC_ARRAY(in->kinematics_qpos, m->nq) && CALLOC_ARRAY(in->kinematics_qvel, m->nv);
 }
 

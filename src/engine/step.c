@@ -335,6 +335,13 @@ static tch_status forces(const tch_model* m, tch_data* d, tch_implicit_system** 
     }
     tch_velocity_prediction* prediction = &d->internal->prediction;
     tch_contact_predict_velocities(m, d, m->timestep, prediction);
+    if (m->articulation) {
+        tch_status s = tch_articulation_predict_links(m, d, d->internal->articulation, prediction,
+                                                      err);
+        if (s != TCH_OK) {
+            return s;
+        }
+    }
     if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
         tch_status s = tch_implicit_prepare(m, d, implicit, err);
         if (s != TCH_OK) {
