@@ -78,6 +78,10 @@ static int apply_flag(const cli_command* command, const char* flag, const char* 
                    ? EXIT_OK
                    : bad_usage(command, "--rate needs a positive number of ticks per second, got '%s'", value);
     }
+    if (strcmp(flag, "--checkpoint-every") == 0) {
+        return parse_positive(value, &o->checkpoint_every) ? EXIT_OK : bad_usage(command, "--checkpoint-every needs a positive number of seconds, got '%s'", value);
+    }
+    if (strcmp(flag, "--restore") == 0) { o->restore = value; return EXIT_OK; }
     if (strcmp(flag, "--device") == 0) { o->device = value; return EXIT_OK; }
     if (strcmp(flag, "--out") == 0) { o->out_dir = value; return EXIT_OK; }
     if (strcmp(flag, "--vtk") == 0) { o->vtk_dir = value; return EXIT_OK; }
@@ -98,7 +102,8 @@ static int apply_flag(const cli_command* command, const char* flag, const char* 
 static int takes_value(const char* flag) {
     static const char* const flags[] = {"--duration", "--dt", "--every", "--out",
                                         "--key", "--contact", "--steps", "--vtk",
-                                        "--threads", "--device", "--rate"};
+                                        "--threads", "--device", "--rate",
+                                        "--checkpoint-every", "--restore"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; ++i) {
         if (strcmp(flag, flags[i]) == 0) return 1;
     }

@@ -6,7 +6,8 @@
 static const cli_command commands[] = {
     {"run", "simulate a scene and write its trajectory and contacts",
      "touche run SCENE [--duration S] [--dt S] [--every N] [--out DIR] [--vtk DIR] "
-     "[--key NAME] [--contact MODEL] [--threads N] [--strict]",
+     "[--key NAME] [--contact MODEL] [--threads N] [--strict] [--checkpoint-every S] "
+     "[--restore FILE]",
      cli_cmd_run},
     {"info", "describe a scene: bodies, geoms, masses, contact models", "touche info SCENE",
      cli_cmd_info},
@@ -65,6 +66,10 @@ static void print_command_help(const cli_command* c) {
            "  --no-passivity   haptic: the passivity controller only observes\n"
            "  --realtime       haptic: pace the ticks on the wall clock (absolute deadlines);\n"
            "                   default: a simulated clock, bit-identical force logs\n"
+           "  --checkpoint-every S  run: write OUT/checkpoint.bin (replaced atomically) every\n"
+           "                   S of simulated time (docs/checkpoints.md)\n"
+           "  --restore FILE   run: continue from checkpoint FILE (its time; --duration S\n"
+           "                   more), bit-identical to the run that wrote it\n"
            "  --strict         run: stop with exit code 3 at the first warning of the watch\n"
            "                   (the energy grew without input, or a body sank past half its\n"
            "                   size into another)\n",

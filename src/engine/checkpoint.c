@@ -224,7 +224,7 @@ static void get_contacts(tch_stream* s, tch_data* d) {
 /* Everything the next step reads, in the order get_state reads it. */
 static void put_state(tch_stream* s, const tch_model* m, const tch_data* d) {
     const struct tch_data_internal* in = d->internal;
-    TCH_PUT(s, d->time);
+    TCH_PUT(s, d->time), TCH_PUT(s, d->contact_energy);
     put_array(s, d->qpos, m->nq, sizeof *d->qpos);
     put_array(s, d->qvel, m->nv, sizeof *d->qvel);
     put_array(s, d->qacc, m->nv, sizeof *d->qacc);
@@ -248,7 +248,7 @@ static void put_state(tch_stream* s, const tch_model* m, const tch_data* d) {
 
 static void get_state(tch_stream* s, const tch_model* m, tch_data* d) {
     struct tch_data_internal* in = d->internal;
-    TCH_GET(s, d->time);
+    TCH_GET(s, d->time), TCH_GET(s, d->contact_energy);
     get_array(s, d->qpos, m->nq, sizeof *d->qpos);
     get_array(s, d->qvel, m->nv, sizeof *d->qvel);
     get_array(s, d->qacc, m->nv, sizeof *d->qacc);
