@@ -22,6 +22,7 @@
 #include "engine/engine_internal.h"
 #include "engine/implicit.h"
 #include "engine/watch.h"
+#include "solver/sparse_spd.h"
 #include "touche/step.h"
 
 enum { FORMAT_VERSION = 1, HEADER_BYTES = 8 + 4 + 4 + 8 + 4 };
@@ -221,6 +222,55 @@ static void get_contacts(tch_stream* s, tch_data* d) {
     get_array(s, d->polygon_vertex_pressure, vertices, sizeof *d->polygon_vertex_pressure);
 }
 
+/* The row solver's kept factor (engine/constraint_pgs.c reuses it for a resting island): the
+ * matrix it factors, refactored on reading, and its key. */
+static void put_subspace(tch_stream* s, const tch_sparse_spd* context) {
+    tch_sparse_triplets a;
+    const int* key;
+    int key_count;
+    int kept = tch_sparse_spd_keyed_matrix(context, &a, &key, &key_count);
+    TCH_PUT(s, kept);
+    if (kept) {
+        TCH_PUT(s, a.n);
+        put_array(s, a.row, a.count, sizeof *a.row);
+        put_array(s, a.col, a.count, sizeof *a.col);
+        put_array(s, a.value, a.count, sizeof *a.value);
+        put_array(s, key, key_count, sizeof *key);
+    }
+}
+
+/* Reads a counted array into a new block (freed by the caller); NULL when empty or failed. */
+static void* get_new_array(tch_stream* s, long* count, size_t size) {
+    *count = tch_stream_get_count(s, (long)((s->size - s->at) / size));
+    void* array = s->failed || *count == 0 ? NULL : malloc((size_t)*count * size);
+    if (array) {
+        tch_stream_get(s, array, (size_t)*count * size);
+    } else if (*count > 0) {
+        s->failed = 1;
+    }
+    return array;
+}
+
+static void get_subspace(tch_stream* s, tch_sparse_spd* context) {
+    int kept = 0, n = 0;
+    TCH_GET(s, kept);
+    if (!kept) {
+        return;
+    }
+    TCH_GET(s, n);
+    long rows, cols, values, key_count;
+    int* row = get_new_array(s, &rows, sizeof(int));
+    int* col = get_new_array(s, &cols, sizeof(int));
+    tch_real* value = get_new_array(s, &values, sizeof(tch_real));
+    int* key = get_new_array(s, &key_count, sizeof(int));
+    tch_sparse_triplets a = {n, (int)rows, row, col, value};
+    if (s->failed || rows != cols || rows != values ||
+        tch_sparse_spd_restore_keyed(context, &a, key, (int)key_count) != TCH_OK) {
+        s->failed = 1;
+    }
+    free(row), free(col), free(value), free(key);
+}
+
 /* Everything the next step reads, in the order get_state reads it. */
 static void put_state(tch_stream* s, const tch_model* m, const tch_data* d) {
     const struct tch_data_internal* in = d->internal;
@@ -242,6 +292,7 @@ static void put_state(tch_stream* s, const tch_model* m, const tch_data* d) {
     TCH_PUT(s, in->step_count);
     put_pair_states(s, &in->pair_states);
     put_array(s, in->constraint.rest_steps, m->body_count, sizeof *in->constraint.rest_steps);
+    put_subspace(s, in->constraint.subspace);
     tch_watch_put(s, in->watch);
     tch_implicit_cache_put(s, m, in->implicit);
 }
@@ -266,6 +317,7 @@ static void get_state(tch_stream* s, const tch_model* m, tch_data* d) {
     TCH_GET(s, in->step_count);
     get_pair_states(s, m, &in->pair_states);
     get_array(s, in->constraint.rest_steps, m->body_count, sizeof *in->constraint.rest_steps);
+    get_subspace(s, in->constraint.subspace);
     tch_watch_get(s, in->watch);
     tch_implicit_cache_get(s, m, d);
 }
