@@ -49,7 +49,7 @@ void tch_stream_put(tch_stream* s, const void* bytes, size_t n) {
 }
 
 int tch_stream_get(tch_stream* s, void* out, size_t n) {
-    if (s->failed || n > s->size - s->at) {
+    if (s->failed || s->at > s->size || n > s->size - s->at) {
         s->failed = 1;
         memset(out, 0, n);
         return 0;

@@ -246,6 +246,8 @@ tch_status tch_sparse_spd_restore_keyed(tch_sparse_spd* context,
             return TCH_ERR_INVALID_ARGUMENT;
         }
     }
-    tch_status status = matrix->n > 0 ? factorize(context, matrix) : TCH_ERR_INVALID_ARGUMENT;
+    /* each diagonal entry of an SPD matrix is a triplet: n <= count */
+    tch_status status = matrix->n > 0 && matrix->n <= matrix->count ? factorize(context, matrix)
+                                                                    : TCH_ERR_INVALID_ARGUMENT;
     return status == TCH_OK ? tch_sparse_spd_set_key(context, key, key_count) : status;
 }

@@ -276,6 +276,60 @@ static void test_bad_checkpoints_are_refused(void) {
     tch_model_destroy(other);
 }
 
+static unsigned crc32_of(const unsigned char* bytes, long n) {
+    unsigned crc = 0xFFFFFFFFu;
+    for (long i = 0; i < n; ++i) {
+        crc ^= bytes[i];
+        for (int bit = 0; bit < 8; ++bit) {
+            crc = (crc >> 1) ^ (0xEDB88320u & (0u - (crc & 1u)));
+        }
+    }
+    return ~crc;
+}
+
+/* Payloads changed byte by byte with their checksum fixed (a forged or buggy file): the load
+ * reads nothing out of bounds (ASan) and answers OK or a parse error. */
+static void test_forged_payloads_are_read_safely(void) {
+    tch_model* m = compile_xml(LCP_TOWER);
+    ENSURE(m);
+    char path[1024];
+    checkpoint_path(path, sizeof path, "forged");
+    tch_data* d = NULL;
+    tch_error err;
+    ENSURE(tch_data_create(m, &d, &err) == TCH_OK && step_n(m, d, 150));
+    ENSURE(tch_data_save_checkpoint(m, d, path, &err) == TCH_OK);
+    long size = file_size(path);
+    unsigned char* good = malloc((size_t)size);
+    FILE* f = fopen(path, "rb");
+    ENSURE(good && f && fread(good, 1, (size_t)size, f) == (size_t)size);
+    fclose(f);
+    int refused = 0, tried = 0;
+    for (long at = 28; at < size; at += size / 97 + 1, ++tried) {
+        unsigned char* bytes = malloc((size_t)size);
+        memcpy(bytes, good, (size_t)size);
+        bytes[at] ^= 0xA5;
+        unsigned crc = crc32_of(bytes + 28, size - 28);
+        memcpy(bytes + 24, &crc, 4);
+        f = fopen(path, "wb");
+        fwrite(bytes, 1, (size_t)size, f);
+        fclose(f);
+        free(bytes);
+        tch_data* e = NULL;
+        tch_data_create(m, &e, &err);
+        tch_status status = tch_data_load_checkpoint(m, e, path, &err);
+        refused += status == TCH_ERR_PARSE;
+        tch_data_destroy(e);
+        if (status != TCH_OK && status != TCH_ERR_PARSE) {
+            refused = -1000000;
+        }
+    }
+    free(good);
+    remove(path);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+    ENSURE(refused >= 0 && tried > 90);
+}
+
 /* A save to a directory that does not exist fails cleanly and writes nothing. */
 static void test_unwritable_path(void) {
     tch_model* m = stack("point", "0.002");
@@ -297,5 +351,6 @@ int main(void) {
     RUN_TEST(test_articulated_puma);
     RUN_TEST(test_bad_checkpoints_are_refused);
     RUN_TEST(test_unwritable_path);
+    RUN_TEST(test_forged_payloads_are_read_safely);
     return TEST_RESULT();
 }
