@@ -51,8 +51,13 @@ void tch_stream_put(tch_stream* s, const void* bytes, size_t n) {
 int tch_stream_get(tch_stream* s, void* out, size_t n) {
     if (s->failed || s->at > s->size || n > s->size - s->at) {
         s->failed = 1;
-        memset(out, 0, n);
+        if (n > 0) {
+            memset(out, 0, n);
+        }
         return 0;
+    }
+    if (n == 0) {
+        return 1; /* an empty array: out and the bytes may be NULL */
     }
     memcpy(out, s->bytes + s->at, n);
     s->at += n;
