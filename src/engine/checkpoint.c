@@ -92,6 +92,22 @@ static void get_array(tch_stream* s, void* array, long count, size_t size) {
     tch_stream_get(s, array, (size_t)count * size);
 }
 
+void tch_stream_transfer(tch_stream* s, void* bytes, size_t n) {
+    if (s->reading) {
+        tch_stream_get(s, bytes, n);
+    } else {
+        tch_stream_put(s, bytes, n);
+    }
+}
+
+static void transfer_array(tch_stream* s, void* array, long count, size_t size) {
+    if (s->reading) {
+        get_array(s, array, count, size);
+    } else {
+        put_array(s, array, count, size);
+    }
+}
+
 /* ---- checksum and fingerprint ---- */
 
 /* CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320), bit by bit. */
@@ -276,54 +292,45 @@ static void get_subspace(tch_stream* s, tch_sparse_spd* context) {
     free(row), free(col), free(value), free(key);
 }
 
-/* Everything the next step reads, in the order get_state reads it. */
+/* The fixed-size arrays of the data (sized by the model), written or read as s->reading
+ * says: one list, so that the two directions cannot drift apart. */
+static void transfer_arrays(tch_stream* s, const tch_model* m, tch_data* d) {
+    int nb = m->body_count, na = m->actuator_count, nm = m->mocap_count;
+    TCH_TRANSFER(s, d->time), TCH_TRANSFER(s, d->contact_energy);
+    transfer_array(s, d->qpos, m->nq, sizeof *d->qpos);
+    transfer_array(s, d->qvel, m->nv, sizeof *d->qvel);
+    transfer_array(s, d->qacc, m->nv, sizeof *d->qacc);
+    transfer_array(s, d->ctrl, na, sizeof *d->ctrl);
+    transfer_array(s, d->body_force_applied_W, nb, sizeof *d->body_force_applied_W);
+    transfer_array(s, d->body_torque_applied_W, nb, sizeof *d->body_torque_applied_W);
+    transfer_array(s, d->mocap_X_WB, nm, sizeof *d->mocap_X_WB);
+    transfer_array(s, d->mocap_v_W, nm, sizeof *d->mocap_v_W);
+    transfer_array(s, d->mocap_w_W, nm, sizeof *d->mocap_w_W);
+    transfer_array(s, d->body_force_W, nb, sizeof *d->body_force_W);
+    transfer_array(s, d->body_torque_W, nb, sizeof *d->body_torque_W);
+    transfer_array(s, d->actuator_force, na, sizeof *d->actuator_force);
+    TCH_TRANSFER(s, d->warning_count), TCH_TRANSFER(s, d->warning_time);
+    TCH_TRANSFER(s, d->warning_body), TCH_TRANSFER(s, d->internal->step_count);
+    transfer_array(s, d->internal->constraint.rest_steps, nb,
+                   sizeof *d->internal->constraint.rest_steps);
+    tch_watch_transfer(s, d->internal->watch);
+}
+
+/* Everything the next step reads, in the order get_state reads it. The data is only read
+ * (transfer_arrays writes when s->reading is 0). */
 static void put_state(tch_stream* s, const tch_model* m, const tch_data* d) {
-    const struct tch_data_internal* in = d->internal;
-    TCH_PUT(s, d->time), TCH_PUT(s, d->contact_energy);
-    put_array(s, d->qpos, m->nq, sizeof *d->qpos);
-    put_array(s, d->qvel, m->nv, sizeof *d->qvel);
-    put_array(s, d->qacc, m->nv, sizeof *d->qacc);
-    put_array(s, d->ctrl, m->actuator_count, sizeof *d->ctrl);
-    put_array(s, d->body_force_applied_W, m->body_count, sizeof *d->body_force_applied_W);
-    put_array(s, d->body_torque_applied_W, m->body_count, sizeof *d->body_torque_applied_W);
-    put_array(s, d->mocap_X_WB, m->mocap_count, sizeof *d->mocap_X_WB);
-    put_array(s, d->mocap_v_W, m->mocap_count, sizeof *d->mocap_v_W);
-    put_array(s, d->mocap_w_W, m->mocap_count, sizeof *d->mocap_w_W);
-    put_array(s, d->body_force_W, m->body_count, sizeof *d->body_force_W);
-    put_array(s, d->body_torque_W, m->body_count, sizeof *d->body_torque_W);
-    put_array(s, d->actuator_force, m->actuator_count, sizeof *d->actuator_force);
-    TCH_PUT(s, d->warning_count), TCH_PUT(s, d->warning_time), TCH_PUT(s, d->warning_body);
+    transfer_arrays(s, m, (tch_data*)d);
     put_contacts(s, d);
-    TCH_PUT(s, in->step_count);
-    put_pair_states(s, &in->pair_states);
-    put_array(s, in->constraint.rest_steps, m->body_count, sizeof *in->constraint.rest_steps);
-    put_subspace(s, in->constraint.subspace);
-    tch_watch_put(s, in->watch);
-    tch_implicit_cache_put(s, m, in->implicit);
+    put_pair_states(s, &d->internal->pair_states);
+    put_subspace(s, d->internal->constraint.subspace);
+    tch_implicit_cache_put(s, m, d->internal->implicit);
 }
 
 static void get_state(tch_stream* s, const tch_model* m, tch_data* d) {
-    struct tch_data_internal* in = d->internal;
-    TCH_GET(s, d->time), TCH_GET(s, d->contact_energy);
-    get_array(s, d->qpos, m->nq, sizeof *d->qpos);
-    get_array(s, d->qvel, m->nv, sizeof *d->qvel);
-    get_array(s, d->qacc, m->nv, sizeof *d->qacc);
-    get_array(s, d->ctrl, m->actuator_count, sizeof *d->ctrl);
-    get_array(s, d->body_force_applied_W, m->body_count, sizeof *d->body_force_applied_W);
-    get_array(s, d->body_torque_applied_W, m->body_count, sizeof *d->body_torque_applied_W);
-    get_array(s, d->mocap_X_WB, m->mocap_count, sizeof *d->mocap_X_WB);
-    get_array(s, d->mocap_v_W, m->mocap_count, sizeof *d->mocap_v_W);
-    get_array(s, d->mocap_w_W, m->mocap_count, sizeof *d->mocap_w_W);
-    get_array(s, d->body_force_W, m->body_count, sizeof *d->body_force_W);
-    get_array(s, d->body_torque_W, m->body_count, sizeof *d->body_torque_W);
-    get_array(s, d->actuator_force, m->actuator_count, sizeof *d->actuator_force);
-    TCH_GET(s, d->warning_count), TCH_GET(s, d->warning_time), TCH_GET(s, d->warning_body);
+    transfer_arrays(s, m, d);
     get_contacts(s, d);
-    TCH_GET(s, in->step_count);
-    get_pair_states(s, m, &in->pair_states);
-    get_array(s, in->constraint.rest_steps, m->body_count, sizeof *in->constraint.rest_steps);
-    get_subspace(s, in->constraint.subspace);
-    tch_watch_get(s, in->watch);
+    get_pair_states(s, m, &d->internal->pair_states);
+    get_subspace(s, d->internal->constraint.subspace);
     tch_implicit_cache_get(s, m, d);
 }
 
@@ -459,7 +466,7 @@ static tch_status check_fingerprint(const tch_model* m, const char* path, tch_st
 
 tch_status tch_data_load_checkpoint(const tch_model* m, tch_data* d, const char* path,
                                     tch_error* err) {
-    tch_stream s = {0};
+    tch_stream s = {.reading = 1};
     tch_status status = read_file(path, &s, err);
     if (status == TCH_OK) {
         status = check_header(path, &s, err);

@@ -13,6 +13,7 @@ typedef struct tch_stream {
     size_t capacity;   /* writing: allocated */
     size_t at;         /* reading: the next byte */
     int failed;        /* writing: out of memory; reading: read past the end or a bad value */
+    int reading;       /* 1: a load (tch_stream_transfer reads), 0: a save (it writes) */
 } tch_stream;
 
 /* Appends n bytes (sets failed when out of memory). */
@@ -25,5 +26,9 @@ int tch_stream_get(tch_stream* s, void* out, size_t n);
 void tch_stream_put_count(tch_stream* s, long count);
 long tch_stream_get_count(tch_stream* s, long most);
 
+/* Writes or reads n bytes, as s->reading says: one list of fields serves both directions. */
+void tch_stream_transfer(tch_stream* s, void* bytes, size_t n);
+
+#define TCH_TRANSFER(s, value) tch_stream_transfer((s), &(value), sizeof(value))
 #define TCH_PUT(s, value) tch_stream_put((s), &(value), sizeof(value))
 #define TCH_GET(s, value) tch_stream_get((s), &(value), sizeof(value))

@@ -123,30 +123,18 @@ void tch_watch_destroy(tch_watch* w) {
 
 /* The account, the per-body ledger and the warnings, for checkpoints (the rest is the
  * model's). */
-void tch_watch_put(tch_stream* s, const tch_watch* w) {
-    long nb = w->body_count;
-    TCH_PUT(s, w->settings);
-    tch_stream_put(s, w->force_last, (size_t)nb * sizeof *w->force_last);
-    tch_stream_put(s, w->torque_last, (size_t)nb * sizeof *w->torque_last);
-    tch_stream_put(s, w->work_pending, (size_t)nb * sizeof *w->work_pending);
-    tch_stream_put(s, w->body_budget, (size_t)nb * sizeof *w->body_budget);
-    tch_stream_put(s, w->body_energy, (size_t)nb * sizeof *w->body_energy);
-    tch_stream_put(s, w->body_pair, (size_t)nb * sizeof *w->body_pair);
-    TCH_PUT(s, w->started), TCH_PUT(s, w->state_set), TCH_PUT(s, w->kinetic_peak);
-    TCH_PUT(s, w->work_magnitude), TCH_PUT(s, w->report), TCH_PUT(s, w->warnings);
-}
-
-void tch_watch_get(tch_stream* s, tch_watch* w) {
-    long nb = w->body_count;
-    TCH_GET(s, w->settings);
-    tch_stream_get(s, w->force_last, (size_t)nb * sizeof *w->force_last);
-    tch_stream_get(s, w->torque_last, (size_t)nb * sizeof *w->torque_last);
-    tch_stream_get(s, w->work_pending, (size_t)nb * sizeof *w->work_pending);
-    tch_stream_get(s, w->body_budget, (size_t)nb * sizeof *w->body_budget);
-    tch_stream_get(s, w->body_energy, (size_t)nb * sizeof *w->body_energy);
-    tch_stream_get(s, w->body_pair, (size_t)nb * sizeof *w->body_pair);
-    TCH_GET(s, w->started), TCH_GET(s, w->state_set), TCH_GET(s, w->kinetic_peak);
-    TCH_GET(s, w->work_magnitude), TCH_GET(s, w->report), TCH_GET(s, w->warnings);
+void tch_watch_transfer(tch_stream* s, tch_watch* w) {
+    size_t nb = (size_t)w->body_count;
+    TCH_TRANSFER(s, w->settings);
+    tch_stream_transfer(s, w->force_last, nb * sizeof *w->force_last);
+    tch_stream_transfer(s, w->torque_last, nb * sizeof *w->torque_last);
+    tch_stream_transfer(s, w->work_pending, nb * sizeof *w->work_pending);
+    tch_stream_transfer(s, w->body_budget, nb * sizeof *w->body_budget);
+    tch_stream_transfer(s, w->body_energy, nb * sizeof *w->body_energy);
+    tch_stream_transfer(s, w->body_pair, nb * sizeof *w->body_pair);
+    TCH_TRANSFER(s, w->started), TCH_TRANSFER(s, w->state_set);
+    TCH_TRANSFER(s, w->kinetic_peak), TCH_TRANSFER(s, w->work_magnitude);
+    TCH_TRANSFER(s, w->report), TCH_TRANSFER(s, w->warnings);
 }
 
 /* A new energy account from the next step on; the warnings and the deepest penetrations stay. */

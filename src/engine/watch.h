@@ -18,7 +18,6 @@ void tch_watch_note_state_set(tch_watch* watch);
 /* Checks the state of `data` after tch_step_begin's evaluation: its energy against the start
  * plus the work put in, and its pairs' penetration. */
 void tch_watch_step(const tch_model* model, tch_data* data, tch_watch* watch);
-/* Writes and reads the watch's state for a checkpoint (engine/checkpoint.c); get sets
- * s->failed on a short stream. */
-void tch_watch_put(tch_stream* s, const tch_watch* watch);
-void tch_watch_get(tch_stream* s, tch_watch* watch);
+/* Writes or reads (s->reading) the watch's state for a checkpoint (engine/checkpoint.c); a
+ * read sets s->failed on a short stream. */
+void tch_watch_transfer(tch_stream* s, tch_watch* watch);
