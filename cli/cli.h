@@ -38,6 +38,8 @@ typedef struct cli_options {
     int json;              /* haptic --json: one JSON object on stdout */
     int no_passivity;      /* haptic --no-passivity: the passivity controller only observes */
     int realtime;          /* haptic --realtime: ticks paced on the wall clock */
+    double checkpoint_every; /* run --checkpoint-every S: OUT/checkpoint.bin every S of simulated time */
+    const char* restore;   /* run --restore FILE: continue from a checkpoint */
 } cli_options;
 
 /* The commands, as bits: each option (cli/common.c's table) names the commands it applies to. */

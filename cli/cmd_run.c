@@ -196,7 +196,19 @@ static int watch(const cli_options* o, const tch_model* m, const tch_data* d, in
     return EXIT_OK;
 }
 
-/* Steps to the end, writing every `every` steps. Returns an exit code. */
+/* Writes DIR/checkpoint.bin (atomically replaced); returns an exit code. */
+static int save_checkpoint(const cli_options* o, const tch_model* m, const tch_data* d) {
+    char path[1024];
+    tch_error err = {0};
+    snprintf(path, sizeof path, "%s/checkpoint.bin", o->out_dir);
+    if (tch_data_save_checkpoint(m, d, path, &err) == TCH_OK) return EXIT_OK;
+    cli_print_error("cannot write the checkpoint", &err);
+    return EXIT_FAILURE_GENERIC;
+}
+
+/* Steps to the end, writing every `every` steps (counted from time 0, so that a restored run
+ * writes the rows of the run it continues) and a checkpoint every --checkpoint-every.
+ * Returns an exit code. */
 static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE* traj,
                     FILE* contacts, cli_vtk* vtk, run_stats* s) {
     long total = run_step_count(o, m);
@@ -204,13 +216,15 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
     int every = o->every > 0 ? o->every : (int)fmax(1, floor(OUTPUT_PERIOD / m->timestep + 0.5));
     tch_error err = {0};
     double start = cli_now_seconds();
+    long first = o->restore ? lround(d->time / m->timestep) : 0;
+    long checkpoint_steps = o->checkpoint_every > 0 ? lround(fmax(1, o->checkpoint_every / m->timestep)) : 0;
     for (long step = 0; step < total; ++step) {
         if (interrupted) {
             write_trajectory_rows(traj, m, d); /* the state it stopped at */
             fprintf(stderr, "\ntouche run: interrupted at t = %.6g s\n", d->time);
             return EXIT_INTERRUPTED;
         }
-        int write = step % every == 0;
+        int write = (first + step) % every == 0;
         double t = d->time;
         if (write) {
             write_trajectory_rows(traj, m, d);
@@ -239,6 +253,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
             return status == TCH_ERR_DIVERGED ? EXIT_DIVERGED : EXIT_FAILURE_GENERIC;
         }
         s->steps++;
+        if (checkpoint_steps > 0 && (first + step + 1) % checkpoint_steps == 0 && save_checkpoint(o, m, d) != EXIT_OK) return EXIT_FAILURE_GENERIC;
         if (tty && (step % 64 == 0 || step + 1 == total)) show_progress(step + 1, total);
     }
     write_trajectory_rows(traj, m, d);
@@ -264,6 +279,11 @@ int cli_cmd_run(const cli_options* options) {
     const tch_model* model = session.model;
     tch_data* data = session.data;
     if (code == EXIT_OK && !cli_make_dir(o.out_dir, "run")) code = EXIT_BAD_INPUT;
+    tch_error err = {0};
+    if (code == EXIT_OK && o.restore && tch_data_load_checkpoint(model, data, o.restore, &err) != TCH_OK) {
+        cli_print_error("cannot restore the checkpoint", &err);
+        code = EXIT_BAD_INPUT;
+    }
     if (code == EXIT_OK && o.vtk_dir && !cli_make_dir(o.vtk_dir, "run")) code = EXIT_BAD_INPUT;
     cli_vtk vtk = {0};
     if (code == EXIT_OK && o.vtk_dir && !cli_vtk_start(&vtk, o.vtk_dir, model)) {

@@ -79,6 +79,12 @@ static const cli_option OPTIONS[] = {
     {"--strict", NULL, OPTION_FLAG, FIELD(strict), CLI_RUN,
      "stop with exit code 3 at the first warning of the watch (the energy grew without input, "
      "or a body sank past half its size into another)"},
+    {"--checkpoint-every", "S", OPTION_SECONDS, FIELD(checkpoint_every), CLI_RUN,
+     "write OUT/checkpoint.bin (replaced atomically) every S of simulated time "
+     "(docs/checkpoints.md)"},
+    {"--restore", "FILE", OPTION_TEXT, FIELD(restore), CLI_RUN,
+     "continue from checkpoint FILE (its time; --duration S more), bit-identical to the run "
+     "that wrote it"},
     {"--keep-touche", NULL, OPTION_FLAG, FIELD(touche_attributes), CLI_EXPORT,
      "keep touche's attributes (the file is then not plain MJCF)"},
     {"--device", "D", OPTION_TEXT, FIELD(device), CLI_HAPTIC,

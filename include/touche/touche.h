@@ -7,6 +7,7 @@
 #include "touche/data.h"
 #include "touche/step.h"
 #include "touche/watch.h"
+#include "touche/checkpoint.h"
 #include "touche/io.h"
 #include "touche/lcp.h"
 #include "touche/contact_space.h"

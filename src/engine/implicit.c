@@ -381,15 +381,20 @@ static int build(const tch_model* m, tch_data* d, implicit_cache* c) {
     }
 }
 
+/* The data's cache, created with its matrix at the first call; NULL when out of memory. */
+static implicit_cache* existing_cache(tch_data* d) {
+    if (!d->internal->implicit && !(d->internal->implicit = calloc(1, sizeof(implicit_cache)))) {
+        return NULL;
+    }
+    implicit_cache* c = d->internal->implicit;
+    return c->matrix || (c->matrix = tch_block_cholesky_create()) ? c : NULL;
+}
+
 tch_status tch_implicit_prepare(const tch_model* m, tch_data* d, tch_implicit_system** out,
                                 tch_error* err) {
     *out = NULL;
-    if (!d->internal->implicit && !(d->internal->implicit = calloc(1, sizeof(implicit_cache)))) {
-        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
-                        "out of memory for the implicit integrator's system");
-    }
-    implicit_cache* c = d->internal->implicit;
-    if (!c->matrix && !(c->matrix = tch_block_cholesky_create())) {
+    implicit_cache* c = existing_cache(d);
+    if (!c) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
                         "out of memory for the implicit integrator's system");
     }
@@ -504,4 +509,120 @@ void tch_implicit_correct_accelerations(tch_implicit_system* s, const tch_model*
             qacc[3 + i] += tch_v3_get(alpha_B, i);
         }
     }
+}
+
+/* ---- checkpoints ---- */
+
+/* What a kept system reuses (the signature it was built at, its nodes, its pairs and its
+ * factor); the per-evaluation vectors are not kept. Nothing but `valid` 0 when there is none. */
+void tch_implicit_cache_put(tch_stream* st, const tch_model* m, const tch_implicit_cache* c) {
+    int valid = c && c->valid;
+    TCH_PUT(st, valid);
+    if (!valid) {
+        return;
+    }
+    const implicit_system* s = &c->system;
+    tch_stream_put_count(st, c->signature_count);
+    tch_stream_put(st, c->signature, (size_t)c->signature_count * sizeof *c->signature);
+    TCH_PUT(st, s->h), TCH_PUT(st, s->friction_forces);
+    tch_stream_put_count(st, s->node_count);
+    tch_stream_put_count(st, s->pair_count);
+    tch_stream_put(st, s->node_of_body, (size_t)m->body_count * sizeof *s->node_of_body);
+    tch_stream_put(st, s->body_of_node, (size_t)s->node_count * sizeof *s->body_of_node);
+    tch_stream_put(st, s->pairs, (size_t)s->pair_count * sizeof *s->pairs);
+    if (s->pair_count > 0) {
+        tch_real *values, *inverse;
+        size_t value_count, inverse_count;
+        tch_block_cholesky_factor_arrays(s->matrix, &values, &value_count, &inverse,
+                                         &inverse_count);
+        tch_stream_put(st, values, value_count * sizeof *values);
+        tch_stream_put(st, inverse, inverse_count * sizeof *inverse);
+    }
+}
+
+/* The nodes and pairs read into the cache's block (laid out as prepare lays them) and checked:
+ * 0, or -1 when out of memory or inconsistent. */
+static int read_system(tch_stream* st, const tch_model* m, tch_data* d, implicit_cache* c) {
+    implicit_system* s = &c->system;
+    size_t bytes = 2 * ((size_t)m->body_count * sizeof(int) + 16) +
+                   (size_t)s->pair_count * (sizeof *s->pairs + 2 * sizeof(int)) +
+                   3 * ((size_t)s->n * sizeof(tch_real) + 16) + 64;
+    if (bytes > c->capacity) {
+        unsigned char* grown = realloc(c->memory, bytes);
+        if (!grown) {
+            return -1;
+        }
+        c->memory = grown, c->capacity = bytes;
+    }
+    c->used = 0, c->overflow = 0;
+    s->node_of_body = take(d, (size_t)m->body_count, sizeof(int), "implicit node of body");
+    s->body_of_node = take(d, (size_t)m->body_count, sizeof(int), "implicit body of node");
+    s->pairs = take(d, (size_t)s->pair_count, sizeof *s->pairs, "implicit pairs");
+    s->kv = take(d, (size_t)s->n, sizeof(tch_real), "implicit h^2 v*");
+    s->dv = take(d, (size_t)s->n, sizeof(tch_real), "implicit h (v* - v0)");
+    tch_stream_get(st, s->node_of_body, (size_t)m->body_count * sizeof *s->node_of_body);
+    tch_stream_get(st, s->body_of_node, (size_t)s->node_count * sizeof *s->body_of_node);
+    tch_stream_get(st, s->pairs, (size_t)s->pair_count * sizeof *s->pairs);
+    int bad = st->failed;
+    for (int b = 0; b < m->body_count; ++b) {
+        bad |= s->node_of_body[b] < -1 || s->node_of_body[b] >= s->node_count;
+    }
+    for (int n = 0; n < s->node_count; ++n) {
+        bad |= s->body_of_node[n] <= 0 || s->body_of_node[n] >= m->body_count;
+    }
+    for (int p = 0; p < s->pair_count; ++p) {
+        for (int k = 0; k < 2; ++k) {
+            bad |= s->pairs[p].node[k] < -1 || s->pairs[p].node[k] >= s->node_count;
+        }
+    }
+    return bad || (s->pair_count > 0 && build_matrix(d, s) != 0) ? -1 : 0;
+}
+
+/* The factor read into the analysed matrix; 0, or -1 when its size differs. */
+static int read_factor(tch_stream* st, implicit_system* s) {
+    tch_real *values, *inverse;
+    size_t value_count, inverse_count;
+    tch_block_cholesky_factor_arrays(s->matrix, &values, &value_count, &inverse, &inverse_count);
+    tch_stream_get(st, values, value_count * sizeof *values);
+    tch_stream_get(st, inverse, inverse_count * sizeof *inverse);
+    return st->failed ? -1 : 0;
+}
+
+void tch_implicit_cache_get(tch_stream* st, const tch_model* m, tch_data* d) {
+    int valid = 0;
+    TCH_GET(st, valid);
+    if (d->internal->implicit) {
+        d->internal->implicit->valid = 0;
+    }
+    if (!valid) {
+        return;
+    }
+    implicit_cache* c = existing_cache(d);
+    long count = tch_stream_get_count(st, 1L << 28);
+    if (!c || st->failed) {
+        st->failed = 1;
+        return;
+    }
+    if (count > c->signature_capacity) {
+        tch_real* grown = realloc(c->signature, (size_t)count * sizeof *grown);
+        if (!grown) {
+            st->failed = 1;
+            return;
+        }
+        c->signature = grown, c->signature_capacity = (int)count;
+    }
+    tch_stream_get(st, c->signature, (size_t)count * sizeof *c->signature);
+    c->signature_count = (int)count;
+    implicit_system* s = &c->system;
+    *s = (implicit_system){.matrix = c->matrix};
+    TCH_GET(st, s->h), TCH_GET(st, s->friction_forces);
+    s->node_count = (int)tch_stream_get_count(st, m->body_count);
+    s->pair_count = (int)tch_stream_get_count(st, (long)m->geom_count * m->geom_count);
+    s->n = 6 * s->node_count;
+    if (st->failed || read_system(st, m, d, c) != 0 ||
+        (s->pair_count > 0 && read_factor(st, s) != 0)) {
+        st->failed = 1;
+        return;
+    }
+    c->valid = 1;
 }

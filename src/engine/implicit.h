@@ -29,6 +29,7 @@
 #pragma once
 
 #include "contact/contact.h"
+#include "engine/checkpoint_stream.h"
 #include "touche/data.h"
 
 typedef struct tch_implicit_system tch_implicit_system;
@@ -62,3 +63,9 @@ void tch_implicit_correct_prediction(tch_implicit_system* system, const tch_data
  * implicit step (v* = v + h qacc on entry: all forces, friction included). */
 void tch_implicit_correct_accelerations(tch_implicit_system* system, const tch_model* model,
                                         tch_data* data);
+
+/* Writes the kept system for a checkpoint (engine/checkpoint.c; the cache may be NULL), and
+ * reads it back into data's cache (s->failed set when inconsistent), so that the restored data
+ * reuses the same system as the one that was saved. */
+void tch_implicit_cache_put(tch_stream* s, const tch_model* model, const tch_implicit_cache* cache);
+void tch_implicit_cache_get(tch_stream* s, const tch_model* model, tch_data* data);

@@ -1,4 +1,5 @@
-list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/data.c ${CMAKE_CURRENT_LIST_DIR}/step.c)
+list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/data.c ${CMAKE_CURRENT_LIST_DIR}/step.c
+  ${CMAKE_CURRENT_LIST_DIR}/checkpoint.c)
 list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/constraint.c
   ${CMAKE_CURRENT_LIST_DIR}/constraint_pgs.c ${CMAKE_CURRENT_LIST_DIR}/constraint_islands.c
   ${CMAKE_CURRENT_LIST_DIR}/constraint_chain.c ${CMAKE_CURRENT_LIST_DIR}/constraint_position.c)

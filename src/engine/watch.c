@@ -121,6 +121,22 @@ void tch_watch_destroy(tch_watch* w) {
     free(w);
 }
 
+/* The account, the per-body ledger and the warnings, for checkpoints (the rest is the
+ * model's). */
+void tch_watch_transfer(tch_stream* s, tch_watch* w) {
+    size_t nb = (size_t)w->body_count;
+    TCH_TRANSFER(s, w->settings);
+    tch_stream_transfer(s, w->force_last, nb * sizeof *w->force_last);
+    tch_stream_transfer(s, w->torque_last, nb * sizeof *w->torque_last);
+    tch_stream_transfer(s, w->work_pending, nb * sizeof *w->work_pending);
+    tch_stream_transfer(s, w->body_budget, nb * sizeof *w->body_budget);
+    tch_stream_transfer(s, w->body_energy, nb * sizeof *w->body_energy);
+    tch_stream_transfer(s, w->body_pair, nb * sizeof *w->body_pair);
+    TCH_TRANSFER(s, w->started), TCH_TRANSFER(s, w->state_set);
+    TCH_TRANSFER(s, w->kinetic_peak), TCH_TRANSFER(s, w->work_magnitude);
+    TCH_TRANSFER(s, w->report), TCH_TRANSFER(s, w->warnings);
+}
+
 /* A new energy account from the next step on; the warnings and the deepest penetrations stay. */
 static void restart_account(tch_watch* w) {
     w->started = false;

@@ -2,6 +2,7 @@
  * Owned by tch_data's internal part; allocated with the data, so a step allocates nothing. */
 #pragma once
 
+#include "engine/checkpoint_stream.h"
 #include "touche/watch.h"
 
 typedef struct tch_watch tch_watch;
@@ -17,3 +18,6 @@ void tch_watch_note_state_set(tch_watch* watch);
 /* Checks the state of `data` after tch_step_begin's evaluation: its energy against the start
  * plus the work put in, and its pairs' penetration. */
 void tch_watch_step(const tch_model* model, tch_data* data, tch_watch* watch);
+/* Writes or reads (s->reading) the watch's state for a checkpoint (engine/checkpoint.c); a
+ * read sets s->failed on a short stream. */
+void tch_watch_transfer(tch_stream* s, tch_watch* watch);

@@ -291,6 +291,15 @@ int tch_block_cholesky_analyze(tch_block_cholesky* c, int node_count, int edge_c
     return 0;
 }
 
+void tch_block_cholesky_factor_arrays(tch_block_cholesky* c, tch_real** values,
+                                      size_t* value_count, tch_real** inverse,
+                                      size_t* inverse_count) {
+    int analysed = c->analysed && c->row_start;
+    *values = c->values, *inverse = c->inverse;
+    *value_count = analysed ? BB * (size_t)c->row_start[c->node_count] : 0;
+    *inverse_count = analysed ? 6 * (size_t)c->node_count : 0;
+}
+
 /* ---- blocks ---- */
 
 /* Index of block (row, col) of positions, col <= row, or -1 when not stored. */

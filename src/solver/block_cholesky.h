@@ -47,3 +47,10 @@ int tch_block_cholesky_factor(tch_block_cholesky* c);
 
 /* Solves A x = b in place with the factor, b and x by node (x[6 node + i]). */
 void tch_block_cholesky_solve(tch_block_cholesky* c, tch_real* x);
+
+/* The factor's numbers, for checkpoints (engine/implicit.c): *values, the blocks of L
+ * (*value_count reals), and *inverse, the inverses of L's diagonal (*inverse_count reals).
+ * The analysis of the same graph lays them out the same way. */
+void tch_block_cholesky_factor_arrays(tch_block_cholesky* c, tch_real** values,
+                                      size_t* value_count, tch_real** inverse,
+                                      size_t* inverse_count);

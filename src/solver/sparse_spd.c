@@ -15,6 +15,9 @@ struct tch_sparse_spd {
     int* key;                   /* [key_capacity]: the factor's name */
     int key_count;              /* -1: the factor has none */
     int key_capacity;
+    tch_real* values;           /* [values_capacity]: the factored matrix's triplet values (its
+                                 * pattern is `pattern`), for checkpoints */
+    size_t values_capacity;
     cholmod_dense* rhs;         /* the solves' right-hand side, solution and workspaces, kept */
     cholmod_dense* solution;    /* between solves so that a solve allocates nothing once they */
     cholmod_dense* work_y;      /* are large enough (cholmod_solve2) */
@@ -55,6 +58,7 @@ void tch_sparse_spd_destroy(tch_sparse_spd* context) {
         cholmod_finish(&context->common);
         free(context->key);
         free(context->pattern);
+        free(context->values);
         free(context);
     }
 }
@@ -111,6 +115,22 @@ static void remember_pattern(tch_sparse_spd* context, const tch_sparse_triplets*
     context->pattern_count = a->count;
 }
 
+/* Keeps a's values (the matrix of the factor); 0, or -1 when out of memory. */
+static int remember_values(tch_sparse_spd* context, const tch_sparse_triplets* a) {
+    if ((size_t)a->count > context->values_capacity) {
+        tch_real* grown = realloc(context->values, (size_t)a->count * sizeof *grown);
+        if (!grown) {
+            return -1;
+        }
+        context->values = grown;
+        context->values_capacity = (size_t)a->count;
+    }
+    if (a->count > 0) {
+        memcpy(context->values, a->value, (size_t)a->count * sizeof *a->value);
+    }
+    return 0;
+}
+
 /* A new factor of a in the context: ordered and analysed (symbolic factorization) unless a has
  * the pattern of the last analysis, whose ordering and symbolic factor are then kept (an island
  * whose bodies moved since its last factorization), then factorized. */
@@ -137,6 +157,9 @@ static tch_status factorize(tch_sparse_spd* context, const tch_sparse_triplets* 
         context->pattern_count = -1;
     } else if (!analysed) {
         remember_pattern(context, a);
+    }
+    if (status == TCH_OK && remember_values(context, a) != 0) {
+        context->pattern_count = -1; /* the factor cannot be checkpointed: never keyed */
     }
     return status;
 }
@@ -183,7 +206,7 @@ tch_status tch_sparse_spd_solve(tch_sparse_spd* context, const tch_sparse_triple
 }
 
 tch_status tch_sparse_spd_set_key(tch_sparse_spd* context, const int* key, int count) {
-    if (!context->factor || count < 0) {
+    if (!context->factor || count < 0 || context->pattern_count < 0) {
         return TCH_ERR_INVALID_ARGUMENT;
     }
     if (reserve_ints(&context->key, &context->key_capacity, count) != 0) {
@@ -200,4 +223,31 @@ tch_status tch_sparse_spd_set_key(tch_sparse_spd* context, const int* key, int c
 bool tch_sparse_spd_has_key(const tch_sparse_spd* context, const int* key, int count) {
     return context->factor && context->key_count == count &&
            (count == 0 || memcmp(context->key, key, (size_t)count * sizeof *key) == 0);
+}
+
+bool tch_sparse_spd_keyed_matrix(const tch_sparse_spd* context, tch_sparse_triplets* matrix,
+                                 const int** key, int* key_count) {
+    if (!context->factor || context->key_count < 0 || context->pattern_count < 0) {
+        return false;
+    }
+    *matrix = (tch_sparse_triplets){context->pattern_n, context->pattern_count,
+                                    context->pattern, context->pattern + context->pattern_count,
+                                    context->values};
+    *key = context->key;
+    *key_count = context->key_count;
+    return true;
+}
+
+tch_status tch_sparse_spd_restore_keyed(tch_sparse_spd* context,
+                                        const tch_sparse_triplets* matrix, const int* key,
+                                        int key_count) {
+    for (int k = 0; k < matrix->count; ++k) {
+        if (matrix->row[k] < 0 || matrix->row[k] > matrix->col[k] || matrix->col[k] >= matrix->n) {
+            return TCH_ERR_INVALID_ARGUMENT;
+        }
+    }
+    /* each diagonal entry of an SPD matrix is a triplet: n <= count */
+    tch_status status = matrix->n > 0 && matrix->n <= matrix->count ? factorize(context, matrix)
+                                                                    : TCH_ERR_INVALID_ARGUMENT;
+    return status == TCH_OK ? tch_sparse_spd_set_key(context, key, key_count) : status;
 }

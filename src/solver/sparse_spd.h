@@ -54,3 +54,13 @@ bool tch_sparse_spd_has_key(const tch_sparse_spd* context, const int* key, int c
  * TCH_ERR_INVALID_ARGUMENT when there is no factor of size n, TCH_ERR_OUT_OF_MEMORY. */
 tch_status tch_sparse_spd_solve_with_factor(tch_sparse_spd* context, int n, const tch_real* b,
                                             tch_real* x);
+
+/* For checkpoints: the matrix whose factor the context holds under a key (its triplets, valid
+ * until the next solve) and the key; false when no factor is keyed. */
+bool tch_sparse_spd_keyed_matrix(const tch_sparse_spd* context, tch_sparse_triplets* matrix,
+                                 const int** key, int* key_count);
+/* Factors `matrix` (checked: upper triplets within n) and names the factor by `key`: the state
+ * tch_sparse_spd_keyed_matrix described. TCH_ERR_INVALID_ARGUMENT for a bad matrix. */
+tch_status tch_sparse_spd_restore_keyed(tch_sparse_spd* context,
+                                        const tch_sparse_triplets* matrix, const int* key,
+                                        int key_count);
