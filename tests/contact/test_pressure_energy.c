@@ -1,0 +1,94 @@
+/* Energy of the pressure model under the implicit integrator: a rigid box thrown onto a static
+ * compliant box (Drake issue 18241's case; issue 14 asks for a gain under 1e-6 of the initial
+ * kinetic energy, which the model does not meet yet: see the guard's comment). */
+#include <math.h>
+
+#include "scene_builder.h"
+#include "test.h"
+
+/* The thrown box: 0.1 m cube, 1 kg, rigid, its bottom 1 mm above the 0.4 x 0.4 x 0.2 m static
+ * compliant box whose top is z = 0. Defaults everywhere else (modulus, dissipation, friction). */
+static tch_model* thrown_box_scene(double dt) {
+    tch_spec* spec = test_spec(9.81, dt, TCH_INTEGRATOR_IMPLICIT);
+    tch_option_def opt = *tch_spec_option(spec);
+    opt.contact.model = TCH_CONTACT_PRESSURE;
+    tch_spec_set_option(spec, &opt, NULL);
+    tch_geom_def table = tch_geom_def_default();
+    snprintf(table.name, sizeof table.name, "table");
+    table.type = TCH_GEOM_BOX;
+    table.size[0] = 0.2, table.size[1] = 0.2, table.size[2] = 0.1;
+    table.p_BG = (tch_vec3){0, 0, -0.1};
+    table.contact.rigid = TCH_RIGIDITY_COMPLIANT;
+    tch_spec_add_geom(spec, TCH_WORLD_BODY, &table, NULL, NULL);
+    tch_body_def b = tch_body_def_default();
+    snprintf(b.name, sizeof b.name, "box");
+    b.free_joint = true;
+    b.p_PB = (tch_vec3){-0.05, 0, 0.05 + 1e-3};
+    tch_body_id id;
+    tch_spec_add_body(spec, &b, &id, NULL);
+    tch_geom_def g = tch_geom_def_default();
+    snprintf(g.name, sizeof g.name, "box");
+    g.type = TCH_GEOM_BOX;
+    g.size[0] = g.size[1] = g.size[2] = 0.05;
+    g.mass = 1;
+    g.contact.rigid = TCH_RIGIDITY_RIGID;
+    tch_spec_add_geom(spec, id, &g, NULL, NULL);
+    return test_compile(spec);
+}
+
+/* Kinetic + gravitational + the pairs' elastic energy (eq. 1 of Elandt et al.), J. Valid after
+ * tch_step_begin: the pairs' energy is that of the pose the forces stage saw. */
+static double total_energy(const tch_model* m, const tch_data* d) {
+    double e = tch_data_energy(m, d);
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        e += d->pair_results[i].elastic_energy;
+    }
+    return e;
+}
+
+/* The box thrown at (0.5, 0, -1) m/s: the largest rise of the total energy above its lowest
+ * earlier value over `seconds`, as a fraction of the initial kinetic energy. Each sample is
+ * taken between tch_step_begin and tch_step_end, where the bodies' state and the pairs'
+ * elastic energy belong to the same pose (after tch_step the pairs still hold the energy of
+ * the pose before the step: summing the two showed gains of several % that were not there). */
+static double largest_gain(double dt, double seconds) {
+    tch_model* m = thrown_box_scene(dt);
+    if (!m) {
+        return INFINITY;
+    }
+    tch_data* d = NULL;
+    tch_data_create(m, &d, NULL);
+    d->contact_energy = true;
+    d->qvel[0] = 0.5, d->qvel[2] = -1;
+    double kinetic = 0.5 * (0.5 * 0.5 + 1 * 1);
+    double lowest = INFINITY, gain = 0;
+    int steps = (int)(seconds / dt + 0.5);
+    for (int i = 0; i < steps; ++i) {
+        tch_step_begin(m, d, NULL);
+        double e = total_energy(m, d);
+        gain = fmax(gain, e - lowest);
+        lowest = fmin(lowest, e);
+        tch_step_end(m, d, NULL);
+    }
+    printf("  dt %g s: largest gain %.3g of the initial kinetic energy\n", dt, gain / kinetic);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+    return gain / kinetic;
+}
+
+/* A guard, not issue 14's bound (1e-6). What is left is the step on which a piece of surface
+ * first enters the compliant box: at the start of that step the piece is not in contact, so it
+ * has no force and no stiffness in the linearization, the step is explicit for it, and it ends
+ * inside with elastic energy that no work paid for (a face landing at v_n after a step of h
+ * stores up to E/L A (h v_n)^2 / 2). Measured (2026-11-27): 9.9e-3 at dt 1 ms (a rocking box
+ * slapping its face down at 0.1 s) and 5.6e-3 at 0.5 ms; 2.9e-4 at 0.25 ms, 2.3e-5 at
+ * 0.125 ms; 0.86 at dt 2 ms, whose first step carries the box from 1 mm above to 1 mm inside. */
+static void test_thrown_box_energy_gain_is_bounded(void) {
+    ENSURE(largest_gain(1e-3, 0.5) < 0.02);
+    ENSURE(largest_gain(5e-4, 0.5) < 0.01);
+}
+
+int main(void) {
+    RUN_TEST(test_thrown_box_energy_gain_is_bounded);
+    return TEST_RESULT();
+}
