@@ -63,6 +63,7 @@ typedef struct pair_work {
     tch_bvh box_bvh;
     tch_rigid_plane box_planes[6];
     tch_real lowered;               /* how far half_space_box lowered the plane, m (0: not) */
+    int predicted;                  /* 1: the surface is that of the predicted poses */
 } pair_work;
 
 /* A pair's wrench linearized by tch_pressure_surface_jacobian, world axes, about its contact
@@ -440,11 +441,10 @@ static int hull_planes(const tch_convex_hull* h, tch_rigid_plane* planes) {
     return h->face_count <= TCH_PRESSURE_MAX_PLANES ? n : 0;
 }
 
-/* Velocity field of `moving` relative to `frame`, expressed in frame's geom axes, about the
- * frame geom's origin. */
+/* Velocity field of `moving` relative to `frame`, expressed in the axes of X_WF (frame's
+ * placed pose, placed_frame), about the frame geom's origin. */
 static tch_pressure_motion relative_motion(const tch_model* m, const tch_data* d, int frame,
-                                           int moving) {
-    tch_transform X_WF = d->geom_X_WG[frame];
+                                           int moving, tch_transform X_WF) {
     int root_f = m->body_root[m->geom_body[frame]], root_m = m->body_root[m->geom_body[moving]];
     tch_vec3 w_f = root_f ? d->body_w_W[root_f] : tch_v3_zero();
     tch_vec3 w_m = root_m ? d->body_w_W[root_m] : tch_v3_zero();
@@ -452,6 +452,33 @@ static tch_pressure_motion relative_motion(const tch_model* m, const tch_data* d
                             tch_contact_point_velocity(m, d, frame, X_WF.p));
     return (tch_pressure_motion){tch_v3_zero(), tch_q_inv_rotate(X_WF.q, v),
                                  tch_q_inv_rotate(X_WF.q, tch_v3_sub(w_m, w_f))};
+}
+
+/* Geom g's pose where the implicit step's explicit predictor puts it when `predict`: moved
+ * for one step at its free body's current velocity (the pose itself for static and
+ * articulated geoms). The implicit step linearizes a pair's wrench about this pose, not the
+ * current one (linearize_surface). */
+static tch_transform predicted_pose(const tch_model* m, const tch_data* d, int g, int predict) {
+    tch_transform X = d->geom_X_WG[g];
+    int body = m->geom_body[g];
+    if (!predict || !body || m->body_root[body] != body) {
+        return X;
+    }
+    tch_real h = m->timestep;
+    X.p = tch_v3_madd(X.p, h, tch_contact_point_velocity(m, d, g, X.p));
+    X.q = tch_q_normalize(tch_q_mul(tch_q_from_rotvec(tch_v3_scale(d->body_w_W[body], h)), X.q));
+    return X;
+}
+
+/* Where a surface computed in the frame geom's predicted axes is placed in the world: at the
+ * frame geom's current origin, a material point of its body (a wrench placed at the
+ * predicted origin would act on a 1e-9 m grain with an arm of h v), with its predicted
+ * orientation (the current one would turn the contact normal by the step's rotation). */
+static tch_transform placed_frame(const tch_model* m, const tch_data* d, int frame,
+                                  int predict) {
+    tch_transform X = predicted_pose(m, d, frame, predict);
+    X.p = d->geom_X_WG[frame].p;
+    return X;
 }
 
 /* The two sides of a pair as the surface queries see them: `frame` compliant, `other`
@@ -477,12 +504,16 @@ static pressure_bodies pair_bodies(const tch_model* m, int frame, int other) {
     return out;
 }
 
-/* The surface of compliant `c` against geom `o` (compliant or rigid) in c's frame. */
+/* The surface of compliant `c` against geom `o` (compliant or rigid) in c's frame at their
+ * poses predicted when s->predicted (predicted_pose), and the elastic energy at the current
+ * ones. */
 static tch_status compute_surface(const tch_model* m, const tch_data* d, pair_work* s,
                                   int c, int o, tch_real* energy) {
     const struct tch_pressure_geom* pc = &pressure_geoms(m)[c];
     const struct tch_pressure_geom* po = &pressure_geoms(m)[o];
-    tch_transform X_CO = tch_x_relative(d->geom_X_WG[c], d->geom_X_WG[o]);
+    tch_transform X_CO = tch_x_relative(predicted_pose(m, d, c, s->predicted),
+                                        predicted_pose(m, d, o, s->predicted));
+    tch_transform X_CO_now = tch_x_relative(d->geom_X_WG[c], d->geom_X_WG[o]);
     pressure_bodies bodies = pair_bodies(m, c, o);
     const tch_pressure_body* body_c = &bodies.frame;
     if (bodies.other_compliant) {
@@ -491,7 +522,7 @@ static tch_status compute_surface(const tch_model* m, const tch_data* d, pair_wo
             (const tch_real(*)[2])po->node_epsilon, X_CO, &s->surface, NULL);
         *energy = 0;
         return st == TCH_OK && d->contact_energy
-                   ? tch_pressure_energy_compliant_on(body_c, &bodies.other, X_CO,
+                   ? tch_pressure_energy_compliant_on(body_c, &bodies.other, X_CO_now,
                                                       s->surface.workers, energy, NULL)
                    : st;
     }
@@ -514,7 +545,8 @@ static tch_status compute_surface(const tch_model* m, const tch_data* d, pair_wo
     }
     *energy = 0;
     if (st == TCH_OK && plane_count > 0 && d->contact_energy) {
-        st = tch_pressure_energy_rigid_convex(body_c, planes, plane_count, X_CO, energy, NULL);
+        st = tch_pressure_energy_rigid_convex(body_c, planes, plane_count, X_CO_now, energy,
+                                              NULL);
     }
     return st;
 }
@@ -598,11 +630,20 @@ static void compute_pair(const tch_model* m, const tch_data* d, const tch_pair_p
     work->surface.workers = workers;
     work->energy = 0;
     work->lowered = 0;
-    work->touching = compute_surface(m, d, work, frame, other, &work->energy) == TCH_OK &&
-                     work->surface.polygon_count > 0;
+    work->predicted = m->integrator == TCH_INTEGRATOR_IMPLICIT;
+    tch_status st = compute_surface(m, d, work, frame, other, &work->energy);
+    if (st == TCH_OK && work->predicted && work->lowered > 0) {
+        /* a body predicted below a lowered plane (half_space_box) is where the force no longer
+         * grows with depth: the secant stiffness there would carry it deeper still */
+        work->lowered = 0;
+        work->predicted = 0;
+        st = compute_surface(m, d, work, frame, other, &work->energy);
+    }
+    work->touching = st == TCH_OK && work->surface.polygon_count > 0;
     if (work->touching) {
         tch_pressure_traction_params tp = traction_params(m, params, a, b);
-        tch_pressure_motion motion = relative_motion(m, d, frame, other);
+        tch_pressure_motion motion = relative_motion(
+            m, d, frame, other, placed_frame(m, d, frame, work->predicted));
         work->touching =
             tch_pressure_wrench(&work->surface, &tp, &motion, &work->wrench, NULL) == TCH_OK;
     }
@@ -657,19 +698,45 @@ static int reserve_linear(pressure_scratch* s, int index) {
     return 0;
 }
 
+/* The wrench's change K Δ for the relative displacement Δ = h (v(o), ω) of `other` over one
+ * step at its current relative motion (frame axes), about frame's origin. */
+static tch_wrench step_change(const tch_real K[6][6], const tch_pressure_motion* motion,
+                              tch_vec3 o_F, tch_real h) {
+    tch_vec3 w = motion->w_A;
+    tch_vec3 v_o = tch_v3_add(motion->v_A, tch_v3_cross(w, tch_v3_sub(o_F, motion->point_A)));
+    tch_real delta[6] = {h * v_o.x, h * v_o.y, h * v_o.z, h * w.x, h * w.y, h * w.z};
+    tch_real out[6] = {0};
+    for (int i = 0; i < 6; ++i) {
+        for (int j = 0; j < 6; ++j) {
+            out[i] += K[i][j] * delta[j];
+        }
+    }
+    tch_vec3 force = {out[0], out[1], out[2]}, moment_o = {out[3], out[4], out[5]};
+    return (tch_wrench){force, tch_v3_add(moment_o, tch_v3_cross(o_F, force))};
+}
+
 /* The wrench of pair result `index` linearized about its contact point (the one append_patch
  * just wrote), its stiffness scaled by stiffness_scale, into the scratch for
- * pressure_linearize. -1 when out of memory. */
+ * pressure_linearize. When `predicted`, the surface is that of the predicted relative pose
+ * (compute_surface), placed by X_WF (placed_frame). The implicit step
+ * applies F(x) + K h v⁺ for a wrench F(x) at the step's start x (docs/integrators.md); the
+ * surface being that of the predicted pose x̃ = x + h v, `wrench` (frame axes, about its
+ * origin) becomes F(x̃) - K h v, so that the step applies F(x̃) + K (x⁺ - x̃): the linearization
+ * about the explicit predictor, which sees the surface that enters contact during the step (a
+ * face slapped down by a rocking box, whose stiffness the current pose does not have: the
+ * step was explicit for it and stored energy no work had paid, 1% of the kinetic energy of a
+ * box thrown onto a compliant one at dt 1 ms). -1 when out of memory. */
 static int linearize_surface(const tch_model* m, const tch_data* d, pressure_scratch* s,
                              int index, const tch_pressure_surface* surface,
-                             const pressure_bodies* bodies, tch_real stiffness_scale) {
+                             const pressure_bodies* bodies, tch_real stiffness_scale,
+                             int predicted, tch_transform X_WF, tch_wrench* wrench) {
     if (reserve_linear(s, index) != 0) {
         return -1;
     }
     const tch_pair_result* pair = &d->pair_results[index];
-    tch_transform X_WF = d->geom_X_WG[bodies->frame_geom];
     tch_vec3 o_F = tch_x_apply(tch_x_inverse(X_WF), d->contacts[pair->contact_start].p_W);
-    tch_pressure_motion motion = relative_motion(m, d, bodies->frame_geom, bodies->other_geom);
+    tch_pressure_motion motion =
+        relative_motion(m, d, bodies->frame_geom, bodies->other_geom, X_WF);
     tch_real chi = traction_params(m, &pair->params, pair->geom_a, pair->geom_b).dissipation;
     tch_pressure_jacobian local;
     tch_pressure_surface_jacobian(surface, &bodies->frame, compliant_other(bodies), chi, &motion,
@@ -681,6 +748,12 @@ static int linearize_surface(const tch_model* m, const tch_data* d, pressure_scr
         for (int j = 0; j < 6; ++j) {
             local.K[i][j] *= stiffness_scale;
         }
+    }
+    if (predicted) {
+        tch_wrench change =
+            step_change((const tch_real(*)[6])local.K, &motion, o_F, m->timestep);
+        wrench->force = tch_v3_sub(wrench->force, change.force);
+        wrench->moment = tch_v3_sub(wrench->moment, change.moment);
     }
     rotate_blocks((const tch_real(*)[6])local.K, R, out->K);
     rotate_blocks((const tch_real(*)[6])local.D, R, out->D);
@@ -701,14 +774,8 @@ static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
     if (!work->touching) {
         return 0;
     }
-    /* The wrench is on `other`, about frame's origin, in frame's axes: world, and on B. */
     int flip = !pressure_geoms(m)[a].compliant;
-    tch_transform X_WF = d->geom_X_WG[flip ? b : a];
-    pressure_state* state = (pressure_state*)ctx->state->bytes;
-    tch_real sign = flip ? -1 : 1;
-    state->o_W = X_WF.p;
-    state->f_W = tch_v3_scale(tch_q_rotate(X_WF.q, work->wrench.force), sign);
-    state->m_W = tch_v3_scale(tch_q_rotate(X_WF.q, work->wrench.moment), sign);
+    tch_transform X_WF = placed_frame(m, d, flip ? b : a, work->predicted);
     pair->elastic_energy = work->energy;
     pressure_bodies bodies = pair_bodies(m, flip ? b : a, flip ? a : b);
     tch_real field_depth =
@@ -720,10 +787,18 @@ static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
     /* past a lowered plane the force no longer grows: the stiffness is the secant's, which
      * lifts the body back to the plane in about one step */
     tch_real secant = field_depth > 0 ? field_depth / (field_depth + work->lowered) : 1;
+    tch_wrench wrench = work->wrench;
     if (m->integrator == TCH_INTEGRATOR_IMPLICIT &&
-        linearize_surface(m, d, s, index, &work->surface, &bodies, secant) != 0) {
+        linearize_surface(m, d, s, index, &work->surface, &bodies, secant, work->predicted,
+                          X_WF, &wrench) != 0) {
         return -1;
     }
+    /* The wrench is on `other`, about frame's origin, in frame's axes: world, and on B. */
+    pressure_state* state = (pressure_state*)ctx->state->bytes;
+    tch_real sign = flip ? -1 : 1;
+    state->o_W = X_WF.p;
+    state->f_W = tch_v3_scale(tch_q_rotate(X_WF.q, wrench.force), sign);
+    state->m_W = tch_v3_scale(tch_q_rotate(X_WF.q, wrench.moment), sign);
     return 1;
 }
 

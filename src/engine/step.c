@@ -257,6 +257,19 @@ static int prepare_models(const tch_model* m, tch_data* d, const tch_pair* pairs
     return 0;
 }
 
+/* How far geom g's points can move in one step at its free body's current velocity, with the
+ * implicit integrator (0 otherwise): its box is grown by that much, so a pair that the step
+ * brings into contact is a candidate at its start, and a model that linearizes about the
+ * step's predicted pose (the pressure model's linearize_surface) sees it. */
+static tch_real step_reach(const tch_model* m, const tch_data* d, int g) {
+    int root = m->body_root[m->geom_body[g]];
+    if (m->integrator != TCH_INTEGRATOR_IMPLICIT || !root) {
+        return 0;
+    }
+    tch_vec3 v = tch_contact_point_velocity(m, d, g, d->geom_X_WG[g].p);
+    return m->timestep * (tch_v3_norm(v) + tch_v3_norm(d->body_w_W[root]) * m->geom_rbound[g]);
+}
+
 tch_status tch_stage_collision(const tch_model* m, tch_data* d, tch_error* err) {
     struct tch_data_internal* in = d->internal;
     d->contact_count = 0;
@@ -265,7 +278,8 @@ tch_status tch_stage_collision(const tch_model* m, tch_data* d, tch_error* err) 
     d->polygon_vertex_count = 0;
     for (int g = 0; g < m->geom_count; ++g) {
         tch_shape shape = tch_model_geom_shape(m, g);
-        in->geom_aabb[g] = tch_shape_aabb(&shape, d->geom_X_WG[g], geom_margin(m, g));
+        in->geom_aabb[g] =
+            tch_shape_aabb(&shape, d->geom_X_WG[g], geom_margin(m, g) + step_reach(m, d, g));
     }
     size_t mark = tch_arena_mark(&in->arena);
     tch_pair* pairs = NULL;
