@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "haptics/loop_internal.h"
 #include "haptics/mailbox.h"
+#include "haptics/monotonic.h"
 
 typedef struct shared {
     tch_haptic_loop* loop;
@@ -21,19 +22,6 @@ typedef struct shared {
     tch_status servo_status;      /* read after the join */
     tch_error servo_error;
 } shared;
-
-static int64_t now_ns(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static void sleep_until(int64_t deadline) {
-    struct timespec wake = {.tv_sec = deadline / 1000000000, .tv_nsec = deadline % 1000000000};
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL) != 0) {
-        /* interrupted by a signal: sleep again to the same deadline */
-    }
-}
 
 /* Seconds on the run's clock. */
 static tch_real seconds_since(const shared* sh, int64_t t) {
@@ -54,8 +42,8 @@ static void* servo_main(void* arg) {
     int64_t deadline = sh->start_ns;
     for (long k = 0; k < sh->count && atomic_load_explicit(&sh->running, memory_order_acquire);
          ++k) {
-        sleep_until(deadline);
-        int64_t woke = now_ns();
+        tch_monotonic_sleep_until(deadline);
+        int64_t woke = tch_monotonic_ns();
         tch_real now = seconds_since(sh, woke);
         bool read_ok = tch_haptic_loop_read_device(loop);
         tch_haptic_message state = {.state = tch_haptic_loop_state(loop), .time = now};
@@ -65,7 +53,7 @@ static void* servo_main(void* arg) {
         *tick = (tch_haptic_tick){.time = now, .state = state.state};
         sh->servo_status = tch_haptic_loop_finish_tick(loop, now, &snapshot.snapshot, read_ok,
                                                        tick, &sh->servo_error);
-        int64_t done = now_ns();
+        int64_t done = tch_monotonic_ns();
         sh->timing[k] = (tch_haptic_timing){(tch_real)(woke - deadline) * 1e-9,
                                             (tch_real)(done - woke) * 1e-9};
         if (sh->servo_status != TCH_OK) {
@@ -82,21 +70,21 @@ static tch_status physics_main(shared* sh, tch_haptic_state device, tch_error* e
     int64_t step_ns = sh->period_ns * tch_haptic_loop_ticks_per_step(sh->loop);
     int64_t deadline = sh->start_ns + step_ns;
     while (atomic_load_explicit(&sh->running, memory_order_acquire)) {
-        sleep_until(deadline);
+        tch_monotonic_sleep_until(deadline);
         tch_haptic_message message;
         if (tch_haptic_mailbox_take(&sh->states, &message)) {
             device = message.state;
         }
         tch_haptic_message out = {0};
         tch_status s = tch_haptic_loop_physics_step(sh->loop, &device,
-                                                    seconds_since(sh, now_ns()), &out.snapshot,
+                                                    seconds_since(sh, tch_monotonic_ns()), &out.snapshot,
                                                     err);
         if (s != TCH_OK) {
             atomic_store_explicit(&sh->running, false, memory_order_release);
             return s;
         }
         tch_haptic_mailbox_publish(&sh->snapshots, &out);
-        deadline = next_deadline(deadline, step_ns, now_ns());
+        deadline = next_deadline(deadline, step_ns, tch_monotonic_ns());
     }
     return TCH_OK;
 }
@@ -118,7 +106,7 @@ tch_status tch_haptic_loop_run_threaded(tch_haptic_loop* loop, long count, tch_h
         timing[k] = (tch_haptic_timing){0};
     }
     tch_haptic_state device = tch_haptic_loop_state(loop);
-    sh.start_ns = now_ns();
+    sh.start_ns = tch_monotonic_ns();
     tch_haptic_message first = {0};
     tch_status s = tch_haptic_loop_physics_step(loop, &device, 0, &first.snapshot, err);
     if (s != TCH_OK) {

@@ -8,13 +8,14 @@
 
 #include "base/error.h"
 #include "haptics/mailbox.h"
+#include "haptics/monotonic.h"
 #include "touche/haptics.h"
 
 struct tch_haptic_servo {
     tch_haptic_device* device;
     tch_haptic_safety safety;
     int64_t period_ns;
-    struct timespec start;
+    int64_t start_ns;
     pthread_t thread;
     tch_haptic_mailbox commands; /* producer -> loop */
     tch_haptic_mailbox states;   /* loop -> consumer */
@@ -24,19 +25,9 @@ struct tch_haptic_servo {
     tch_error error;
 };
 
-static int64_t ns_of(struct timespec t) {
-    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
-}
-
-static struct timespec timespec_of(int64_t ns) {
-    return (struct timespec){.tv_sec = ns / 1000000000, .tv_nsec = ns % 1000000000};
-}
-
 /* Seconds on the loop's clock (since start). */
 static tch_real servo_clock(const tch_haptic_servo* servo) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (tch_real)(ns_of(now) - ns_of(servo->start)) * 1e-9;
+    return (tch_real)(tch_monotonic_ns() - servo->start_ns) * 1e-9;
 }
 
 /* One tick: read, publish the state, render the newest command through the safety stage. */
@@ -61,7 +52,7 @@ static tch_status tick(tch_haptic_servo* servo, tch_haptic_message* command) {
 static void* servo_main(void* arg) {
     tch_haptic_servo* servo = arg;
     tch_haptic_message command = {0}; /* zero force, made at time 0 */
-    int64_t deadline = ns_of(servo->start);
+    int64_t deadline = servo->start_ns;
     while (atomic_load_explicit(&servo->running, memory_order_acquire)) {
         servo->status = tick(servo, &command);
         if (servo->status != TCH_OK) {
@@ -69,17 +60,13 @@ static void* servo_main(void* arg) {
         }
         atomic_fetch_add_explicit(&servo->ticks, 1, memory_order_relaxed);
         deadline += servo->period_ns;
-        struct timespec now;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (ns_of(now) > deadline) {
+        int64_t now = tch_monotonic_ns();
+        if (now > deadline) {
             atomic_fetch_add_explicit(&servo->overruns, 1, memory_order_relaxed);
-            int64_t missed = (ns_of(now) - deadline) / servo->period_ns + 1;
+            int64_t missed = (now - deadline) / servo->period_ns + 1;
             deadline += missed * servo->period_ns;
         }
-        struct timespec wake = timespec_of(deadline);
-        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &wake, NULL) != 0) {
-            /* interrupted by a signal: sleep again to the same deadline */
-        }
+        tch_monotonic_sleep_until(deadline);
     }
     return NULL;
 }
@@ -110,7 +97,7 @@ tch_status tch_haptic_servo_start(tch_haptic_device* device,
     atomic_init(&s->ticks, 0);
     atomic_init(&s->overruns, 0);
     atomic_init(&s->watchdog_trips, 0);
-    clock_gettime(CLOCK_MONOTONIC, &s->start);
+    s->start_ns = tch_monotonic_ns();
     if (pthread_create(&s->thread, NULL, servo_main, s) != 0) {
         free(s);
         return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0, "haptic servo: cannot start a thread");
