@@ -1,5 +1,6 @@
 /* touche info, query and export-mjcf: look at a scene without simulating it. */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,14 +29,133 @@ static void print_bodies(const tch_model* m) {
     }
 }
 
+/* The contact parameters' names and offsets in tch_contact_params and tch_pair_params (the
+ * same X-macro list, TCH_CONTACT_REAL_PARAMS, declares both). */
+typedef struct param_field {
+    const char* name;
+    size_t geom_offset, pair_offset;
+} param_field;
+
+#define TCH_PARAM_FIELD(field, positive, combine, doc)                                          \
+    {#field, offsetof(tch_contact_params, field), offsetof(tch_pair_params, field)},
+static const param_field PARAM_FIELDS[] = {TCH_CONTACT_REAL_PARAMS(TCH_PARAM_FIELD)};
+#undef TCH_PARAM_FIELD
+enum { PARAM_FIELD_COUNT = (int)(sizeof PARAM_FIELDS / sizeof PARAM_FIELDS[0]) };
+
+static tch_real geom_param(const tch_contact_params* c, int field) {
+    return *(const tch_real*)((const char*)c + PARAM_FIELDS[field].geom_offset);
+}
+
+static tch_real pair_param(const tch_pair_params* p, int field) {
+    return *(const tch_real*)((const char*)p + PARAM_FIELDS[field].pair_offset);
+}
+
+/* A geom's own contact parameters (its attributes and default classes), then the scene's
+ * defaults it inherits; what neither sets is derived per pair (the pairs below). For a geom
+ * the pressure model gives a pressure field: its tet count and modulus. */
+static void print_geom_contact(const tch_model* m, int g) {
+    const tch_contact_params *own = &m->geom_contact[g], *scene = &m->contact_default;
+    printf("    own:");
+    int any = 0;
+    for (int k = 0; k < PARAM_FIELD_COUNT; ++k) {
+        if (!isnan(geom_param(own, k))) {
+            printf(" %s %.6g", PARAM_FIELDS[k].name, geom_param(own, k));
+            any = 1;
+        }
+    }
+    if (own->rigid != TCH_RIGIDITY_INHERIT) {
+        printf(" rigid %s", own->rigid == TCH_RIGIDITY_RIGID ? "true" : "false");
+        any = 1;
+    }
+    printf("%s\n    from the scene:", any ? "" : " (none)");
+    for (int k = 0; k < PARAM_FIELD_COUNT; ++k) {
+        if (isnan(geom_param(own, k)) && !isnan(geom_param(scene, k))) {
+            printf(" %s %.6g", PARAM_FIELDS[k].name, geom_param(scene, k));
+        }
+    }
+    tch_real modulus = 0;
+    const tch_tetmesh* mesh = tch_model_geom_tetmesh(m, g, &modulus);
+    if (mesh) {
+        printf("\n    pressure field: %d tets, modulus %.6g Pa", tch_tetmesh_tet_count(mesh),
+               modulus);
+    }
+    printf("\n");
+}
+
 static void print_geoms(const tch_model* m) {
     printf("geoms: %d\n", m->geom_count);
     for (int g = 0; g < m->geom_count; ++g) {
         const tch_real* s = m->geom_size[g];
-        printf("  %-16s %-9s on %-16s size (%.4g %.4g %.4g)\n",
+        printf("  %-16s %-9s on %-16s size (%.4g %.4g %.4g), contact %s\n",
                m->geom_name[g][0] ? m->geom_name[g] : "(unnamed)", geom_type_label(m->geom_type[g]),
-               m->body_name[m->geom_body[g]], s[0], s[1], s[2]);
+               m->body_name[m->geom_body[g]], s[0], s[1], s[2],
+               tch_contact_model_name(m->geom_contact[g].model != TCH_CONTACT_INHERIT
+                                          ? m->geom_contact[g].model
+                                          : m->contact_default.model));
+        print_geom_contact(m, g);
     }
+}
+
+/* Two geoms touch when they are on different bodies that are not both static and their
+ * contype and conaffinity bits meet (MuJoCo's filter). */
+static int geoms_may_touch(const tch_model* m, int a, int b) {
+    int ra = m->body_root[m->geom_body[a]], rb = m->body_root[m->geom_body[b]];
+    if (m->geom_body[a] == m->geom_body[b] || (ra == 0 && rb == 0)) return 0;
+    return (m->geom_contype[a] & m->geom_conaffinity[b]) ||
+           (m->geom_contype[b] & m->geom_conaffinity[a]);
+}
+
+static const char* geom_label(const tch_model* m, int g, char* buffer, size_t size) {
+    if (m->geom_name[g][0]) return m->geom_name[g];
+    snprintf(buffer, size, "geom %d", g);
+    return buffer;
+}
+
+/* One set of resolved pair parameters and the pairs that share it. */
+typedef struct pair_group {
+    tch_pair_params params;
+    int count, geom_a, geom_b; /* the pairs, and the first of them */
+} pair_group;
+
+enum { PAIR_GROUPS_SHOWN = 16 };
+
+static void print_pair_group(const tch_model* m, const pair_group* group) {
+    char a[32], b[32];
+    const tch_pair_params* p = &group->params;
+    printf("  %d pair%s like %s / %s: %s", group->count, group->count == 1 ? "" : "s",
+           geom_label(m, group->geom_a, a, sizeof a), geom_label(m, group->geom_b, b, sizeof b),
+           tch_contact_model_name(p->model));
+    for (int k = 0; k < PARAM_FIELD_COUNT; ++k) { /* NaN: unused by every model */
+        if (!isnan(pair_param(p, k))) printf(" %s %.6g", PARAM_FIELDS[k].name, pair_param(p, k));
+    }
+    printf("%s\n", p->stiffness_derived || p->damping_derived
+                       ? " (stiffness or damping derived: docs/contact-point.md)"
+                       : "");
+}
+
+/* The resolved parameters of the geom pairs that may touch, each distinct set once with the
+ * number of pairs that share it (every field as the pair's contact model uses it). */
+static void print_pair_params(const tch_model* m) {
+    pair_group groups[PAIR_GROUPS_SHOWN];
+    int group_count = 0, others = 0;
+    for (int a = 0; a < m->geom_count; ++a) {
+        for (int b = a + 1; b < m->geom_count; ++b) {
+            if (!geoms_may_touch(m, a, b)) continue;
+            tch_pair_params p = tch_model_pair_params(m, a, b);
+            int k = 0;
+            while (k < group_count && memcmp(&groups[k].params, &p, sizeof p) != 0) ++k;
+            if (k < group_count) {
+                groups[k].count++;
+            } else if (group_count < PAIR_GROUPS_SHOWN) {
+                groups[group_count++] = (pair_group){p, 1, a, b};
+            } else {
+                others++;
+            }
+        }
+    }
+    if (group_count > 0) printf("pairs that may touch, resolved parameters:\n");
+    for (int k = 0; k < group_count; ++k) print_pair_group(m, &groups[k]);
+    if (others > 0) printf("  ... and %d pairs with other parameters\n", others);
 }
 
 static void print_contact_models(const tch_model* m) {
@@ -82,6 +202,7 @@ int cli_cmd_info(const cli_options* o) {
     print_joints(m);
     print_geoms(m);
     print_contact_models(m);
+    print_pair_params(m);
     cli_close_session(&session);
     return EXIT_OK;
 }

@@ -148,6 +148,8 @@ set_targets() {
   "$touche" info "$root/examples/box_slide.xml" --set friction=0.3 --set geom:box.stiffness=2e5 \
     >"$work/set.txt" 2>"$work/set-err.txt" || { cat "$work/set-err.txt"; return 1; }
   grep -q "scene default 'point', friction 0.3" "$work/set.txt" &&
+    grep -q "own: stiffness 200000 damping 200 friction 0.4" "$work/set.txt" &&
+    grep -q "1 pair like floor / box: point stiffness 200000 damping 200 .* friction 0.4 " "$work/set.txt" &&
     grep -q "geoms or pairs set their own friction" "$work/set-err.txt" || return 1
   local bad
   for bad in fric=1 friction=abc geom:nope.friction=1 class:main.friction=1 pair:floor/box.friction=1 \
@@ -156,7 +158,7 @@ set_targets() {
   done
   exits_with 2 "$touche" run "$root/examples/box_slide.xml" --set geom:box.stiffness=-1 --out "$work/neg"
 }
-check "--set reaches the scene default and named geoms, and rejects what it cannot set" set_targets
+check "--set reaches the scene default and named geoms (info shows per geom and per pair), and rejects what it cannot set" set_targets
 
 duration_rounding_stated() {
   "$touche" run "$root/examples/box_slide.xml" --dt 0.001 --duration 0.0105 --out "$work/dur" \
