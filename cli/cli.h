@@ -40,6 +40,7 @@ typedef struct cli_options {
     int realtime;          /* haptic --realtime: ticks paced on the wall clock */
     double checkpoint_every; /* run --checkpoint-every S: OUT/checkpoint.bin every S of simulated time */
     const char* restore;   /* run --restore FILE: continue from a checkpoint */
+    int quiet;             /* --quiet: no progress on stderr (cli/progress.c) */
 } cli_options;
 
 /* The commands, as bits: each option (cli/common.c's table) names the commands it applies to. */
@@ -123,6 +124,23 @@ int cli_make_dir(const char* dir, const char* command);
 
 /* Monotonic wall-clock time, s. */
 double cli_now_seconds(void);
+
+/* Progress of a long command on stderr (cli/progress.c): shown once the command has run a
+ * second, as a bar on a terminal or a line per tenth otherwise; off with --quiet. */
+typedef struct cli_progress {
+    int enabled, tty, shown, last_tenth;
+    const char* command;
+    long total;
+    double start, drawn, delay;
+} cli_progress;
+
+void cli_progress_start(cli_progress* p, const cli_options* o, const char* command, long total);
+/* `done` of the total steps are done (cheap: looks at the clock every 64 steps). */
+void cli_progress_update(cli_progress* p, long done);
+/* Ends the bar's line before a message is printed; the bar starts a new line when redrawn. */
+void cli_progress_interrupt(cli_progress* p);
+/* Ends the bar's line at the end of the work. */
+void cli_progress_end(cli_progress* p);
 
 /* Prints "touche: <file>:<line>: <element>: message" for an error. */
 void cli_print_error(const char* what, const tch_error* err);

@@ -70,6 +70,8 @@ static int write_islands(const cli_options* o, cli_session* session, FILE* f) {
     island_writer w = {f, 0, 0, 0, 0, 0};
     const long steps = o->steps > 0 ? o->steps : 1, every = o->every > 0 ? o->every : 1;
     tch_data_observe_islands(session->data, write_island, &w);
+    cli_progress progress;
+    cli_progress_start(&progress, o, "islands", steps);
     for (long k = 1; k <= steps; ++k) {
         tch_error err = {0};
         w.step = k;
@@ -77,10 +79,13 @@ static int write_islands(const cli_options* o, cli_session* session, FILE* f) {
         w.island = 0;
         w.writing = k % every == 0;
         if (tch_step(session->model, session->data, &err) != TCH_OK) {
+            cli_progress_interrupt(&progress);
             cli_print_error("the simulation failed", &err);
             return EXIT_DIVERGED;
         }
+        cli_progress_update(&progress, k);
     }
+    cli_progress_end(&progress);
     fprintf(stderr, "touche islands: %ld island problems of %ld steps\n", w.written, steps);
     return EXIT_OK;
 }

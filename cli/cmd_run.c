@@ -74,12 +74,6 @@ static void write_contacts_line(FILE* f, const tch_model* m, const tch_data* d, 
     fprintf(f, "}\n");
 }
 
-static void show_progress(long step, long total) {
-    int width = 40, filled = (int)((double)step / (double)total * width);
-    fprintf(stderr, "\r[%.*s%*s] %3d%%", filled, "========================================",
-            width - filled, "", (int)(100.0 * (double)step / (double)total));
-}
-
 typedef struct run_stats {
     long steps;
     double wall;
@@ -182,10 +176,10 @@ static void track(const tch_data* d, run_stats* s) {
 }
 
 /* Prints the watch's new warnings; with --strict, the first one ends the run. */
-static int watch(const cli_options* o, const tch_model* m, const tch_data* d, int tty,
-                 run_stats* s) {
-    if (tty && tch_data_watch_warning(d, s->warnings_printed)) {
-        fprintf(stderr, "\n"); /* off the progress bar's line */
+static int watch(const cli_options* o, const tch_model* m, const tch_data* d,
+                 cli_progress* progress, run_stats* s) {
+    if (tch_data_watch_warning(d, s->warnings_printed)) {
+        cli_progress_interrupt(progress); /* off the progress bar's line */
     }
     s->warnings_printed = cli_print_watch_warnings(m, d, s->warnings_printed);
     if (o->strict && s->warnings_printed > 0) {
@@ -212,7 +206,8 @@ static int save_checkpoint(const cli_options* o, const tch_model* m, const tch_d
 static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE* traj,
                     FILE* contacts, cli_vtk* vtk, run_stats* s) {
     long total = run_step_count(o, m);
-    int tty = isatty(fileno(stderr));
+    cli_progress progress;
+    cli_progress_start(&progress, o, "run", total);
     int every = o->every > 0 ? o->every : (int)fmax(1, floor(OUTPUT_PERIOD / m->timestep + 0.5));
     tch_error err = {0};
     double start = cli_now_seconds();
@@ -221,7 +216,8 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
     for (long step = 0; step < total; ++step) {
         if (interrupted) {
             write_trajectory_rows(traj, m, d); /* the state it stopped at */
-            fprintf(stderr, "\ntouche run: interrupted at t = %.6g s\n", d->time);
+            cli_progress_interrupt(&progress);
+            fprintf(stderr, "touche run: interrupted at t = %.6g s\n", d->time);
             return EXIT_INTERRUPTED;
         }
         int write = (first + step) % every == 0;
@@ -235,7 +231,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
         tch_status status = tch_step(m, d, &err);
         if (status == TCH_OK) {
             track(d, s);
-            int code = watch(o, m, d, tty, s);
+            int code = watch(o, m, d, &progress, s);
             if (code != EXIT_OK) {
                 return code;
             }
@@ -247,18 +243,18 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
             }
         }
         if (status != TCH_OK) {
-            if (tty) fprintf(stderr, "\n");
+            cli_progress_interrupt(&progress);
             cli_print_error(status == TCH_ERR_DIVERGED ? "the simulation diverged"
                                                        : "the simulation failed", &err);
             return status == TCH_ERR_DIVERGED ? EXIT_DIVERGED : EXIT_FAILURE_GENERIC;
         }
         s->steps++;
         if (checkpoint_steps > 0 && (first + step + 1) % checkpoint_steps == 0 && save_checkpoint(o, m, d) != EXIT_OK) return EXIT_FAILURE_GENERIC;
-        if (tty && (step % 64 == 0 || step + 1 == total)) show_progress(step + 1, total);
+        cli_progress_update(&progress, step + 1);
     }
     write_trajectory_rows(traj, m, d);
     s->wall = cli_now_seconds() - start;
-    if (tty) fprintf(stderr, "\n");
+    cli_progress_end(&progress);
     return EXIT_OK;
 }
 

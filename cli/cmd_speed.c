@@ -18,18 +18,23 @@ int cli_cmd_speed(const cli_options* o) {
     if (code == EXIT_OK && !times) code = EXIT_FAILURE_GENERIC;
     long contacts = 0, done = 0;
     tch_error err = {0};
+    cli_progress progress;
+    cli_progress_start(&progress, o, "speed", steps);
     double start = cli_now_seconds();
     for (; code == EXIT_OK && done < steps; ++done) {
         double t0 = cli_now_seconds();
         if (tch_step(m, d, &err) != TCH_OK) {
+            cli_progress_interrupt(&progress);
             cli_print_error("the simulation failed", &err);
             code = EXIT_DIVERGED;
             break;
         }
         times[done] = cli_now_seconds() - t0;
         contacts += d->contact_count;
+        cli_progress_update(&progress, done + 1);
     }
     double wall = cli_now_seconds() - start;
+    cli_progress_end(&progress);
     if (code == EXIT_OK) {
         qsort(times, (size_t)steps, sizeof *times, compare_doubles);
         printf("scene        %s\n", o->scene);

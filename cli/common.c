@@ -76,6 +76,9 @@ static const cli_option OPTIONS[] = {
      "do not write contacts.jsonl (the trajectory only)"},
     {"--threads", "N", OPTION_THREADS, FIELD(threads), CLI_RUN | CLI_QUERY | CLI_SPEED,
      "threads a step may use (default 1); results are identical for every N"},
+    {"--quiet", NULL, OPTION_FLAG, FIELD(quiet), CLI_RUN | CLI_SPEED | CLI_ISLANDS,
+     "no progress on stderr (shown once a command has run for a second: a bar on a terminal, a "
+     "line per tenth of the steps otherwise)"},
     {"--strict", NULL, OPTION_FLAG, FIELD(strict), CLI_RUN,
      "stop with exit code 3 at the first warning of the watch (the energy grew without input, "
      "or a body sank past half its size into another)"},

@@ -160,6 +160,22 @@ set_targets() {
 }
 check "--set reaches the scene default and named geoms (info shows per geom and per pair), and rejects what it cannot set" set_targets
 
+progress_on_stderr() {
+  TOUCHE_PROGRESS_DELAY=0 "$touche" run "$root/examples/sphere_bounce.xml" --duration 0.5 \
+    --out "$work/progress" 2>"$work/progress.txt" >/dev/null || return 1
+  grep -q "^touche run: 50% (" "$work/progress.txt" &&
+    grep -q "^touche run: 100% (" "$work/progress.txt" || { cat "$work/progress.txt"; return 1; }
+  ! grep -q "%" "$work/progress/trajectory.csv" || return 1
+  TOUCHE_PROGRESS_DELAY=0 "$touche" run "$root/examples/sphere_bounce.xml" --duration 0.5 \
+    --quiet --out "$work/progress" 2>"$work/quiet.txt" >/dev/null || return 1
+  ! grep -q "%" "$work/quiet.txt" || { cat "$work/quiet.txt"; return 1; }
+  TOUCHE_PROGRESS_DELAY=0 "$touche" speed "$root/examples/sphere_bounce.xml" --steps 2000 \
+    2>"$work/speed.txt" >"$work/speed-out.txt" || return 1
+  grep -q "^touche speed: 100% (2000 of 2000 steps" "$work/speed.txt" &&
+    ! grep -q "%" "$work/speed-out.txt"
+}
+check "a progress line per tenth on stderr (not a terminal), none with --quiet or in data" progress_on_stderr
+
 duration_rounding_stated() {
   "$touche" run "$root/examples/box_slide.xml" --dt 0.001 --duration 0.0105 --out "$work/dur" \
     2>"$work/dur.txt" || return 1
