@@ -122,6 +122,9 @@ int cli_apply_sets(const cli_options* o, tch_spec* spec);
 /* Creates DIR and its parents; returns 0 after printing why it could not. */
 int cli_make_dir(const char* dir, const char* command);
 
+/* The unit quaternion q applied to v (R(q) v). */
+tch_vec3 cli_rotate(tch_quat q, tch_vec3 v);
+
 /* Monotonic wall-clock time, s. */
 double cli_now_seconds(void);
 

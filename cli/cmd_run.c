@@ -36,10 +36,11 @@ static void write_trajectory_rows(FILE* f, const tch_model* m, const tch_data* d
         tch_transform X;
         tch_vec3 v, w;
         tch_data_body_state(m, d, b, &X, &v, &w);
+        tch_vec3 w_B = cli_rotate((tch_quat){X.q.w, -X.q.x, -X.q.y, -X.q.z}, w); /* R_WBᵀ w_W */
         fprintf(f, "%.17g,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,"
-                   "%.17g,%.17g\n",
+                   "%.17g,%.17g,%.17g,%.17g,%.17g\n",
                 d->time, m->body_name[b][0] ? m->body_name[b] : "?", X.p.x, X.p.y, X.p.z,
-                X.q.w, X.q.x, X.q.y, X.q.z, v.x, v.y, v.z, w.x, w.y, w.z);
+                X.q.w, X.q.x, X.q.y, X.q.z, v.x, v.y, v.z, w.x, w.y, w.z, w_B.x, w_B.y, w_B.z);
     }
 }
 
@@ -296,7 +297,7 @@ int cli_cmd_run(const cli_options* options) {
     if (code == EXIT_OK) {
         signal(SIGINT, on_interrupt);
         signal(SIGTERM, on_interrupt);
-        fprintf(traj.f, "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");
+        fprintf(traj.f, "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,wx_B,wy_B,wz_B\n");
         code = simulate(&o, model, data, traj.f, contacts.f, o.vtk_dir ? &vtk : NULL, &stats);
         how = code == EXIT_OK ? CLI_KEEP : CLI_KEEP_PARTIAL; /* the lead-up to a failure */
     }

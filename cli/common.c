@@ -432,6 +432,16 @@ void cli_close_session(cli_session* session) {
     *session = (cli_session){NULL, NULL, NULL};
 }
 
+tch_vec3 cli_rotate(tch_quat q, tch_vec3 v) {
+    /* v + 2 w (u x v) + 2 u x (u x v), u = (x, y, z) */
+    tch_vec3 u = {q.x, q.y, q.z};
+    tch_vec3 t = {2 * (u.y * v.z - u.z * v.y), 2 * (u.z * v.x - u.x * v.z),
+                  2 * (u.x * v.y - u.y * v.x)};
+    return (tch_vec3){v.x + q.w * t.x + (u.y * t.z - u.z * t.y),
+                      v.y + q.w * t.y + (u.z * t.x - u.x * t.z),
+                      v.z + q.w * t.z + (u.x * t.y - u.y * t.x)};
+}
+
 double cli_now_seconds(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);

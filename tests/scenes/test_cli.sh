@@ -71,11 +71,33 @@ fi
 runs_and_writes() {
   local out="$work/run1"
   "$touche" run "$root/examples/pile100.xml" --duration 0.2 --out "$out" 2>/dev/null || return 1
-  head -1 "$out/trajectory.csv" | grep -qx "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz" || return 1
+  head -1 "$out/trajectory.csv" | grep -qx "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,wx_B,wy_B,wz_B" || return 1
   [[ $(wc -l <"$out/trajectory.csv") -gt 100 ]] || return 1
   /usr/bin/python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$out/contacts.jsonl"
 }
 check "run writes trajectory and contacts" runs_and_writes
+
+angular_velocity_frames() { # keyframes give w in the body frame: wx_B..wz_B, wx..wz the world's
+  cat >"$work/spin.xml" <<'XML'
+<mujoco>
+  <option gravity="0 0 0"/>
+  <worldbody>
+    <body name="spinner" pos="0 0 1" euler="0 0 90"><freejoint/><geom type="box" size="0.1 0.2 0.3" mass="1"/></body>
+  </worldbody>
+  <keyframe><key name="spin" qpos="0 0 1 0.70710678118654757 0 0 0.70710678118654746" qvel="0 0 0 1 0 0"/></keyframe>
+</mujoco>
+XML
+  "$touche" run "$work/spin.xml" --key spin --duration 0.01 --out "$work/spin" 2>/dev/null || return 1
+  /usr/bin/python3 - "$work/spin/trajectory.csv" <<'PY'
+import csv, sys
+row = next(csv.DictReader(open(sys.argv[1])))
+w = [float(row[k]) for k in ("wx", "wy", "wz")]
+w_B = [float(row[k]) for k in ("wx_B", "wy_B", "wz_B")]
+assert max(abs(a - b) for a, b in zip(w, [0, 1, 0])) < 1e-12, w
+assert max(abs(a - b) for a, b in zip(w_B, [1, 0, 0])) < 1e-12, w_B
+PY
+}
+check "trajectory gives the angular velocity in the world and the body frame (as keyframes)" angular_velocity_frames
 
 deterministic() {
   "$touche" run "$root/examples/pile100.xml" --duration 0.2 --out "$work/run2" 2>/dev/null || return 1
