@@ -125,6 +125,17 @@ int cli_make_dir(const char* dir, const char* command);
 /* The unit quaternion q applied to v (R(q) v). */
 tch_vec3 cli_rotate(tch_quat q, tch_vec3 v);
 
+/* Receives a geom's surface (cli_geom_surface): its points in the geom frame, numbered from 0
+ * in the order given, and its polygons as counter-clockwise lists of those numbers. */
+typedef struct cli_surface_visitor {
+    void (*point)(void* context, tch_vec3 p_G);
+    void (*polygon)(void* context, const int* points, int count);
+    void* context;
+} cli_surface_visitor;
+
+/* Emits geom g's surface (cli/surface.c). */
+void cli_geom_surface(const tch_model* m, int g, const cli_surface_visitor* visitor);
+
 /* Monotonic wall-clock time, s. */
 double cli_now_seconds(void);
 
