@@ -20,6 +20,7 @@ typedef struct cli_options {
     int every;             /* write every N-th step; 0: the command's default */
     const char* out_dir;
     const char* vtk_dir;   /* run: also write ParaView files here (cli/vtk.c) */
+    const char* gltf_path; /* run: also write a glTF animation of the bodies (cli/gltf.c) */
     const char* key;       /* keyframe name or NULL */
     const char* contact;   /* contact model override or NULL */
     const char* sets[CLI_MAX_SETS]; /* --set TARGET=VALUE, in order (cli/overrides.c) */
@@ -124,6 +125,23 @@ int cli_make_dir(const char* dir, const char* command);
 
 /* The unit quaternion q applied to v (R(q) v). */
 tch_vec3 cli_rotate(tch_quat q, tch_vec3 v);
+
+/* run --gltf FILE (cli/gltf.c): a glTF 2.0 animation of the bodies at the written states. */
+typedef struct cli_gltf {
+    char path[1024];
+    int binary;            /* FILE.glb; else FILE.gltf with the buffer embedded */
+    int bodies;            /* the model's bodies but the world */
+    long states;           /* written states so far */
+    struct bytes* poses;   /* per state: the time, then per body x y z qx qy qz qw (floats) */
+} cli_gltf;
+
+/* Checks FILE's extension; returns 0 after printing what is wrong. */
+int cli_gltf_start(cli_gltf* gltf, const char* path, const tch_model* model);
+/* Keeps the data's time and body poses; returns 0 after printing (out of memory). */
+int cli_gltf_write_state(cli_gltf* gltf, const tch_model* model, const tch_data* data);
+/* Writes the file (`how`: CLI_KEEP, CLI_KEEP_PARTIAL or CLI_DISCARD) and frees the poses; a
+ * zeroed cli_gltf may be finished without having been started. Returns 0 on a write error. */
+int cli_gltf_finish(cli_gltf* gltf, const tch_model* model, int how);
 
 /* Receives a geom's surface (cli_geom_surface): its points in the geom frame, numbered from 0
  * in the order given, and its polygons as counter-clockwise lists of those numbers. */

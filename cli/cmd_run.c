@@ -165,6 +165,7 @@ static void print_summary(const cli_options* o, const tch_model* m, const tch_da
     fprintf(stderr, "  wrote %s/trajectory.csv%s%s%s\n", o->out_dir,
             o->no_contacts ? "" : " and ", o->no_contacts ? "" : o->out_dir,
             o->no_contacts ? "" : "/contacts.jsonl");
+    if (o->gltf_path) fprintf(stderr, "  wrote %s (glTF 2.0)\n", o->gltf_path);
 }
 
 static void track(const tch_data* d, run_stats* s) {
@@ -205,7 +206,7 @@ static int save_checkpoint(const cli_options* o, const tch_model* m, const tch_d
  * writes the rows of the run it continues) and a checkpoint every --checkpoint-every.
  * Returns an exit code. */
 static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE* traj,
-                    FILE* contacts, cli_vtk* vtk, run_stats* s) {
+                    FILE* contacts, cli_vtk* vtk, cli_gltf* gltf, run_stats* s) {
     long total = run_step_count(o, m);
     cli_progress progress;
     cli_progress_start(&progress, o, "run", total);
@@ -229,6 +230,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
         if (write && vtk && !cli_vtk_write_state(vtk, step / every, m, d)) {
             return EXIT_FAILURE_GENERIC;
         }
+        if (write && gltf && !cli_gltf_write_state(gltf, m, d)) return EXIT_FAILURE_GENERIC;
         tch_status status = tch_step(m, d, &err);
         if (status == TCH_OK) {
             track(d, s);
@@ -254,6 +256,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
         cli_progress_update(&progress, step + 1);
     }
     write_trajectory_rows(traj, m, d);
+    if (gltf && !cli_gltf_write_state(gltf, m, d)) return EXIT_FAILURE_GENERIC;
     s->wall = cli_now_seconds() - start;
     cli_progress_end(&progress);
     return EXIT_OK;
@@ -265,6 +268,11 @@ static void print_partial(const cli_options* o) {
                     "%s/trajectory.partial.csv%s%s%s%s\n",
             o->out_dir, o->no_contacts ? "" : " and ", o->no_contacts ? "" : o->out_dir,
             o->no_contacts ? "" : "/contacts.partial.jsonl", o->vtk_dir ? " (and run.partial.pvd)" : "");
+    if (o->gltf_path) {
+        char partial[1024];
+        cli_partial_path(o->gltf_path, partial, sizeof partial);
+        fprintf(stderr, "touche run: and the animation up to then in %s\n", partial);
+    }
 }
 
 int cli_cmd_run(const cli_options* options) {
@@ -286,6 +294,10 @@ int cli_cmd_run(const cli_options* options) {
     if (code == EXIT_OK && o.vtk_dir && !cli_vtk_start(&vtk, o.vtk_dir, model)) {
         code = EXIT_BAD_INPUT;
     }
+    cli_gltf gltf = {0};
+    if (code == EXIT_OK && o.gltf_path && !cli_gltf_start(&gltf, o.gltf_path, model)) {
+        code = EXIT_BAD_INPUT;
+    }
     cli_output_file traj = {0}, contacts = {0};
     if (code == EXIT_OK && (!open_output(&traj, o.out_dir, "trajectory.csv") ||
                             (!o.no_contacts &&
@@ -298,11 +310,15 @@ int cli_cmd_run(const cli_options* options) {
         signal(SIGINT, on_interrupt);
         signal(SIGTERM, on_interrupt);
         fprintf(traj.f, "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,wx_B,wy_B,wz_B\n");
-        code = simulate(&o, model, data, traj.f, contacts.f, o.vtk_dir ? &vtk : NULL, &stats);
+        code = simulate(&o, model, data, traj.f, contacts.f, o.vtk_dir ? &vtk : NULL,
+                        o.gltf_path ? &gltf : NULL, &stats);
         how = code == EXIT_OK ? CLI_KEEP : CLI_KEEP_PARTIAL; /* the lead-up to a failure */
     }
-    if (!cli_finish_output(&traj, how, "run") || !cli_finish_output(&contacts, how, "run") ||
-        !cli_vtk_finish(&vtk, how)) {
+    int finished = cli_finish_output(&traj, how, "run"); /* every one, whatever the others */
+    finished &= cli_finish_output(&contacts, how, "run");
+    finished &= cli_vtk_finish(&vtk, how);
+    finished &= cli_gltf_finish(&gltf, model, how);
+    if (!finished) {
         code = code == EXIT_OK ? EXIT_FAILURE_GENERIC : code;
     } else if (how == CLI_KEEP_PARTIAL) {
         print_partial(&o);

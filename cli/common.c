@@ -62,6 +62,9 @@ static const cli_option OPTIONS[] = {
     {"--vtk", "DIR", OPTION_TEXT, FIELD(vtk_dir), CLI_RUN,
      "also write ParaView files: per written step the bodies, tet meshes and contact patches "
      "(VTK XML), and DIR/run.pvd, their time series"},
+    {"--gltf", "FILE", OPTION_TEXT, FIELD(gltf_path), CLI_RUN,
+     "also write a glTF 2.0 animation of the bodies at the written states: FILE.gltf (JSON, "
+     "buffer embedded) or FILE.glb (binary)"},
     {"--key", "NAME", OPTION_TEXT, FIELD(key), SESSION,
      "start from the scene's keyframe NAME"},
     {"--contact", "MODEL", OPTION_CONTACT, FIELD(contact), SCENE,
