@@ -116,8 +116,19 @@ void cli_partial_path(const char* path, char* out, size_t size);
  * returns how many use another model than they asked for (rigid pressure pairs: point). */
 int cli_count_pair_models(const tch_model* m, int used[TCH_CONTACT_MODEL_END]);
 
-/* Applies the --set options to the loaded spec; returns EXIT_OK, or EXIT_BAD_INPUT after
- * printing what is wrong. */
+/* The --set class:NAME.PARAM=VALUE options, which the MJCF loader applies to the default
+ * classes as it reads them (tch_mjcf_load_with_classes). */
+typedef struct cli_class_sets {
+    tch_mjcf_class_params items[CLI_MAX_SETS];
+    int count;
+} cli_class_sets;
+
+/* Collects the class targets of the --set options, one entry per class; returns EXIT_OK, or
+ * EXIT_BAD_INPUT after printing what is wrong. */
+int cli_class_sets_collect(const cli_options* o, cli_class_sets* classes);
+
+/* Applies the other --set options to the loaded spec; returns EXIT_OK, or EXIT_BAD_INPUT
+ * after printing what is wrong. */
 int cli_apply_sets(const cli_options* o, tch_spec* spec);
 
 /* Creates DIR and its parents; returns 0 after printing why it could not. */

@@ -73,7 +73,8 @@ static const cli_option OPTIONS[] = {
      "use integrator NAME (Euler, RK4, implicit or adaptive) instead of the scene's"},
     {"--set", "T=V", OPTION_SET, FIELD(sets), SCENE,
      "set a contact parameter: PARAM=VALUE the scene default, geom:NAME.PARAM=VALUE a geom "
-     "(geom:*.PARAM every geom), pair:A/B.PARAM=VALUE a <pair>; PARAM is model, rigid or a "
+     "(geom:*.PARAM every geom), pair:A/B.PARAM=VALUE a <pair>, class:NAME.PARAM=VALUE a "
+     "default class; PARAM is model, rigid or a "
      "touche: attribute (friction, stiffness, ...); repeatable (docs/cli.md)"},
     {"--no-contacts", NULL, OPTION_FLAG, FIELD(no_contacts), CLI_RUN,
      "do not write contacts.jsonl (the trajectory only)"},
@@ -349,10 +350,19 @@ void cli_print_error(const char* what, const tch_error* err) {
 /* A scene file ending in .urdf is a URDF robot; package:// paths are looked up in the
  * directories of ROS_PACKAGE_PATH (ROS's convention), else in the robot's own directory's
  * parent. Anything else is MJCF. */
-static tch_status load_scene(const char* path, tch_spec** spec, tch_error* err) {
+static tch_status load_scene(const char* path, const cli_class_sets* classes, tch_spec** spec,
+                             tch_error* err) {
     size_t n = strlen(path);
     if (n < 5 || strcmp(path + n - 5, ".urdf") != 0) {
-        return tch_mjcf_load(path, spec, err);
+        return tch_mjcf_load_with_classes(path, classes->items, classes->count, spec, err);
+    }
+    if (classes->count > 0) {
+        *spec = NULL;
+        *err = (tch_error){.status = TCH_ERR_INVALID_ARGUMENT};
+        snprintf(err->file, sizeof err->file, "%s", path);
+        snprintf(err->message, sizeof err->message,
+                 "--set class:NAME.PARAM: a URDF robot has no default classes");
+        return TCH_ERR_INVALID_ARGUMENT;
     }
     const char* packages = getenv("ROS_PACKAGE_PATH");
     return tch_urdf_load(path, packages && packages[0] ? packages : "..", spec, err);
@@ -361,7 +371,9 @@ static tch_status load_scene(const char* path, tch_spec** spec, tch_error* err) 
 static int load_model(const cli_options* o, tch_spec** spec, tch_model** model) {
     tch_error err = {0};
     *model = NULL;
-    if (load_scene(o->scene, spec, &err) != TCH_OK) {
+    cli_class_sets classes;
+    if (cli_class_sets_collect(o, &classes) != EXIT_OK) return EXIT_BAD_INPUT;
+    if (load_scene(o->scene, &classes, spec, &err) != TCH_OK) {
         cli_print_error("cannot load the scene", &err);
         return EXIT_BAD_INPUT;
     }

@@ -4,6 +4,8 @@
  *   PARAM=VALUE             the scene default (as <option touche:PARAM>)
  *   geom:NAME.PARAM=VALUE   the geom NAME (geom:*.PARAM: every geom)
  *   pair:A/B.PARAM=VALUE    the <pair> of geoms A and B
+ *   class:NAME.PARAM=VALUE  the default class NAME (as its <geom touche:PARAM>), applied by the
+ *                           MJCF loader while it reads the classes (cli_class_sets_collect)
  *
  * PARAM is a real parameter of TCH_CONTACT_REAL_PARAMS, `model` or `rigid`. */
 #include <errno.h>
@@ -145,16 +147,51 @@ static int apply_set(tch_spec* spec, const char* set) {
     const char* name = colon + 1;
     if (strcmp(target, "geom") == 0) return set_geoms(spec, name, param, value, set);
     if (strcmp(target, "pair") == 0) return set_pair(spec, name, param, value, set);
-    if (strcmp(target, "class") == 0) {
-        return bad_set(set, "default classes are not supported yet (use geom:NAME or geom:*)");
-    }
-    return bad_set(set, "unknown target; expected PARAM, geom:NAME.PARAM or pair:A/B.PARAM");
+    if (strcmp(target, "class") == 0) return EXIT_OK; /* applied while loading */
+    return bad_set(set, "unknown target; expected PARAM, geom:NAME.PARAM, pair:A/B.PARAM or "
+                        "class:NAME.PARAM");
 }
 
 int cli_apply_sets(const cli_options* o, tch_spec* spec) {
     for (int i = 0; i < o->set_count; ++i) {
         int code = apply_set(spec, o->sets[i]);
         if (code != EXIT_OK) return code;
+    }
+    return EXIT_OK;
+}
+
+/* The class NAME's entry of `classes`, added when new. */
+static tch_mjcf_class_params* class_entry(cli_class_sets* classes, const char* name) {
+    for (int i = 0; i < classes->count; ++i) {
+        if (strcmp(classes->items[i].class_name, name) == 0) return &classes->items[i];
+    }
+    tch_mjcf_class_params* entry = &classes->items[classes->count++];
+    snprintf(entry->class_name, sizeof entry->class_name, "%s", name);
+    entry->contact = tch_contact_params_unset();
+    return entry;
+}
+
+int cli_class_sets_collect(const cli_options* o, cli_class_sets* classes) {
+    classes->count = 0;
+    for (int i = 0; i < o->set_count; ++i) {
+        const char* set = o->sets[i];
+        const char* eq = strchr(set, '=');
+        const char* dot = eq ? memchr(set, '.', (size_t)(eq - set)) : NULL;
+        if (strncmp(set, "class:", 6) != 0 || !eq) continue; /* apply_set checks the rest */
+        char name[64], param[64];
+        if (!dot || dot - (set + 6) <= 0 || (size_t)(dot - (set + 6)) >= sizeof name ||
+            (size_t)(eq - dot - 1) >= sizeof param) {
+            return bad_set(set, "expected class:NAME.PARAM=VALUE");
+        }
+        snprintf(name, sizeof name, "%.*s", (int)(dot - (set + 6)), set + 6);
+        snprintf(param, sizeof param, "%.*s", (int)(eq - dot - 1), dot + 1);
+        if (!known_param(param)) {
+            return bad_set(set, "unknown parameter; expected model, rigid or a touche:PARAM of "
+                                "docs/mjcf.md (stiffness, friction, ...)");
+        }
+        if (!store_param(&class_entry(classes, name)->contact, param, eq + 1)) {
+            return bad_set(set, "cannot read the value");
+        }
     }
     return EXIT_OK;
 }

@@ -12,6 +12,21 @@ extern "C" {
 /// compiler meshdir). Unknown elements become spec warnings. On failure returns the status,
 /// fills `err` with file, line and element, and sets *out to NULL.
 TCH_API tch_status tch_mjcf_load(const char* path, tch_spec** out, tch_error* err);
+/// Contact parameters given to a default class from outside its file (the command line's
+/// `--set class:NAME.PARAM=VALUE`): set fields are applied as if the class's `<geom>` default
+/// in the file gave them, so they reach the class's geoms and the classes nested in it, but not
+/// a geom or nested class that sets the parameter itself. Unset fields are those of
+/// tch_contact_params_unset().
+typedef struct tch_mjcf_class_params {
+    char class_name[64]; ///< "main" is the top-level <default>
+    tch_contact_params contact;
+} tch_mjcf_class_params;
+
+/// tch_mjcf_load, with `count` classes' contact parameters set from outside the file. A class
+/// name the file does not define is an error (TCH_ERR_INVALID_ARGUMENT, naming it).
+TCH_API tch_status tch_mjcf_load_with_classes(const char* path,
+                                              const tch_mjcf_class_params* classes, int count,
+                                              tch_spec** out, tch_error* err);
 /// Same, from a string; `base_dir` resolves relative mesh paths (may be NULL: current dir);
 /// `name` is used as the file name in errors (may be NULL).
 TCH_API tch_status tch_mjcf_load_string(const char* xml, const char* base_dir, const char* name,

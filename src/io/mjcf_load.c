@@ -13,6 +13,7 @@
 #include <libxml/parser.h>
 
 #include "base/error.h"
+#include "contact/params.h"
 #include "io/mjcf_internal.h"
 #include "io/spec_internal.h"
 #include "math/vec.h"
@@ -104,6 +105,27 @@ static tch_status read_mesh_default(tch_mjcf_loader* L, const xmlNode* node, int
     return status;
 }
 
+/* The classes' contact parameters given from outside the file (tch_mjcf_load_with_classes),
+ * the loader's `user`; matched[i] is set when class i is found. */
+typedef struct class_params_given {
+    const tch_mjcf_class_params* classes;
+    int count;
+    bool* matched;
+} class_params_given;
+
+/* Applies what was given for class `index` to its geom template, as if its <geom> default
+ * said so (after the class's own elements, before its nested classes inherit them). */
+static void apply_given_class_params(tch_mjcf_loader* L, int index) {
+    class_params_given* given = L->user;
+    for (int i = 0; given && i < given->count; ++i) {
+        if (strcmp(given->classes[i].class_name, L->classes[index].name) == 0) {
+            tch_geom_def* def = &L->classes[index].geom.def;
+            def->contact = tch_contact_params_overlay(def->contact, given->classes[i].contact);
+            given->matched[i] = true;
+        }
+    }
+}
+
 /* Reads a <default>: its own elements first, then its nested classes, which start from the
  * completed templates of this one (MuJoCo's order). */
 static tch_status load_default(tch_mjcf_loader* L, const xmlNode* node, int parent) {
@@ -136,6 +158,7 @@ static tch_status load_default(tch_mjcf_loader* L, const xmlNode* node, int pare
             status = tch_mjcf_skip_element(L, child);
         }
     }
+    if (status == TCH_OK) apply_given_class_params(L, index);
     for (const xmlNode* child = tch_mjcf_first_element(node); child && status == TCH_OK;
          child = tch_mjcf_next_element(child)) {
         if (tch_mjcf_is(child, "default")) {
@@ -731,6 +754,29 @@ tch_status tch_xml_load_path(const char* path, tch_xml_root_loader load_root, vo
 
 tch_status tch_mjcf_load(const char* path, tch_spec** out, tch_error* err) {
     return tch_xml_load_path(path, load_mujoco, NULL, out, err);
+}
+
+tch_status tch_mjcf_load_with_classes(const char* path, const tch_mjcf_class_params* classes,
+                                      int count, tch_spec** out, tch_error* err) {
+    *out = NULL;
+    bool* matched = count > 0 ? calloc((size_t)count, sizeof *matched) : NULL;
+    if (count > 0 && !matched) return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, path, 0, "out of memory");
+    class_params_given given = {classes, count, matched};
+    tch_status status = tch_xml_load_path(path, load_mujoco, &given, out, err);
+    for (int i = 0; i < count && status == TCH_OK; ++i) {
+        if (!matched[i]) {
+            status = tch_fail(err, TCH_ERR_INVALID_ARGUMENT, path, 0,
+                              "class '%s': the scene has no default class of that name (its "
+                              "top-level <default> is 'main')",
+                              classes[i].class_name);
+        }
+    }
+    if (status != TCH_OK) {
+        tch_spec_destroy(*out);
+        *out = NULL;
+    }
+    free(matched);
+    return status;
 }
 
 tch_status tch_mjcf_load_string(const char* xml, const char* base_dir, const char* name,

@@ -174,13 +174,41 @@ set_targets() {
     grep -q "1 pair like floor / box: point stiffness 200000 damping 200 .* friction 0.4 " "$work/set.txt" &&
     grep -q "geoms or pairs set their own friction" "$work/set-err.txt" || return 1
   local bad
-  for bad in fric=1 friction=abc geom:nope.friction=1 class:main.friction=1 pair:floor/box.friction=1 \
+  for bad in fric=1 friction=abc geom:nope.friction=1 class:main.friction=1 class:x=1 pair:floor/box.friction=1 \
     geom:box=1 "geom:box.model=rubber"; do
     exits_with 2 "$touche" info "$root/examples/box_slide.xml" --set "$bad" || { echo "$bad"; return 1; }
   done
   exits_with 2 "$touche" run "$root/examples/box_slide.xml" --set geom:box.stiffness=-1 --out "$work/neg"
 }
 check "--set reaches the scene default and named geoms (info shows per geom and per pair), and rejects what it cannot set" set_targets
+
+set_classes() { # --set class:NAME.PARAM acts as the class's <geom> default in the file
+  cat >"$work/classes.xml" <<'XML'
+<mujoco xmlns:touche="urn:touche">
+  <default>
+    <geom friction="0.4"/>
+    <default class="rubber"><geom friction="0.9"/></default>
+  </default>
+  <worldbody>
+    <geom name="floor" type="plane" size="0 0 1"/>
+    <body name="a" pos="0 0 0.1"><freejoint/><geom name="a" class="rubber" type="box" size="0.1 0.1 0.1" mass="1"/></body>
+    <body name="b" pos="1 0 0.1"><freejoint/><geom name="b" class="rubber" type="box" size="0.1 0.1 0.1" mass="1" touche:stiffness="1e5"/></body>
+    <body name="c" pos="2 0 0.1"><freejoint/><geom name="c" type="box" size="0.1 0.1 0.1" mass="1"/></body>
+  </worldbody>
+</mujoco>
+XML
+  "$touche" info "$work/classes.xml" --set class:rubber.stiffness=5e4 --set class:main.damping=7 \
+    --set class:rubber.friction=0.8 >"$work/classes.txt" 2>&1 || { cat "$work/classes.txt"; return 1; }
+  grep -A1 "^  a  " "$work/classes.txt" | grep -q "own: stiffness 50000 damping 7 friction 0.8" &&
+    grep -A1 "^  b  " "$work/classes.txt" | grep -q "own: stiffness 100000 damping 7 friction 0.8" &&
+    grep -A1 "^  c  " "$work/classes.txt" | grep -q "own: damping 7 friction 0.4" ||
+    { cat "$work/classes.txt"; return 1; }
+  exits_with 2 "$touche" info "$work/classes.xml" --set class:nope.friction=1 &&
+    grep -q "class 'nope': the scene has no default class" "$work/err.txt" &&
+    exits_with 2 "$touche" info "$root/examples/puma560.urdf" --set class:main.friction=1 &&
+    grep -q "a URDF robot has no default classes" "$work/err.txt"
+}
+check "--set class:NAME.PARAM reaches the class's geoms and nested classes, not a geom's own" set_classes
 
 progress_on_stderr() {
   TOUCHE_PROGRESS_DELAY=0 "$touche" run "$root/examples/sphere_bounce.xml" --duration 0.5 \
