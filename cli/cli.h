@@ -37,9 +37,10 @@ typedef struct cli_options {
     double rate;           /* haptic --rate HZ; <= 0: 1000 */
     int json;              /* haptic --json: one JSON object on stdout */
     int no_passivity;      /* haptic --no-passivity: the passivity controller only observes */
-    int realtime;          /* haptic --realtime: ticks paced on the wall clock */
+    int realtime;          /* haptic and run --realtime: paced on the wall clock */
     double checkpoint_every; /* run --checkpoint-every S: OUT/checkpoint.bin every S of simulated time */
     const char* restore;   /* run --restore FILE: continue from a checkpoint */
+    int live_port;         /* run --live PORT: serve the viewer and stream the run (cli/live.c) */
 } cli_options;
 
 /* The commands, as bits: each option (cli/common.c's table) names the commands it applies to. */
@@ -52,6 +53,7 @@ enum {
     CLI_ISLANDS = 1 << 5,
     CLI_HAPTIC = 1 << 6,
     CLI_MESH = 1 << 7,
+    CLI_VIEW = 1 << 8,
 };
 
 /* One command: name, its bit, its operands ("SCENE OUT.xml": each one required), one-line
@@ -121,6 +123,9 @@ int cli_apply_sets(const cli_options* o, tch_spec* spec);
 /* Creates DIR and its parents; returns 0 after printing why it could not. */
 int cli_make_dir(const char* dir, const char* command);
 
+/* v rotated by the unit quaternion q (cli/vtk.c). */
+tch_vec3 cli_rotate(tch_quat q, tch_vec3 v);
+
 /* Monotonic wall-clock time, s. */
 double cli_now_seconds(void);
 
@@ -168,3 +173,4 @@ int cli_cmd_export(const cli_options* options);
 int cli_cmd_mesh(const cli_options* options);
 int cli_cmd_islands(const cli_options* options);
 int cli_cmd_haptic(const cli_options* options);
+int cli_cmd_view(const cli_options* options);

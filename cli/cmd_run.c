@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "constraint_output.h"
+#include "viewer.h"
 
 /* Default time between written states, s (100 Hz): --every N overrides. */
 static const double OUTPUT_PERIOD = 0.01;
@@ -66,9 +67,11 @@ void cli_json_constraint(FILE* f, const tch_data* d) {
 }
 
 /* The contacts found at time t and the forces of the step from t (constraint models' forces
- * exist only once the step is solved), with the constraint solve's diagnostics. */
-static void write_contacts_line(FILE* f, const tch_model* m, const tch_data* d, double t) {
-    fprintf(f, "{\"time\":%.17g,\"pairs\":", t);
+ * exist only once the step is solved), with the constraint solve's diagnostics and the energy
+ * (kinetic and gravitational, tch_data_energy) at t. */
+static void write_contacts_line(FILE* f, const tch_model* m, const tch_data* d, double t,
+                                double energy) {
+    fprintf(f, "{\"time\":%.17g,\"energy\":%.17g,\"pairs\":", t, energy);
     cli_json_pairs(f, m, d);
     cli_json_constraint(f, d);
     fprintf(f, "}\n");
@@ -210,7 +213,7 @@ static int save_checkpoint(const cli_options* o, const tch_model* m, const tch_d
  * writes the rows of the run it continues) and a checkpoint every --checkpoint-every.
  * Returns an exit code. */
 static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE* traj,
-                    FILE* contacts, cli_vtk* vtk, run_stats* s) {
+                    FILE* contacts, cli_vtk* vtk, cli_live* live, run_stats* s) {
     long total = run_step_count(o, m);
     int tty = isatty(fileno(stderr));
     int every = o->every > 0 ? o->every : (int)fmax(1, floor(OUTPUT_PERIOD / m->timestep + 0.5));
@@ -225,13 +228,14 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
             return EXIT_INTERRUPTED;
         }
         int write = (first + step) % every == 0;
-        double t = d->time;
+        double t = d->time, energy = write && contacts ? tch_data_energy(m, d) : 0;
         if (write) {
             write_trajectory_rows(traj, m, d);
         }
         if (write && vtk && !cli_vtk_write_state(vtk, step / every, m, d)) {
             return EXIT_FAILURE_GENERIC;
         }
+        if (live) cli_live_before_step(live, m, d);
         tch_status status = tch_step(m, d, &err);
         if (status == TCH_OK) {
             track(d, s);
@@ -240,7 +244,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
                 return code;
             }
             if (write && contacts) {
-                write_contacts_line(contacts, m, d, t);
+                write_contacts_line(contacts, m, d, t, energy);
             }
             if (write && vtk && !cli_vtk_write_patches(vtk, step / every, d, t)) {
                 return EXIT_FAILURE_GENERIC;
@@ -270,6 +274,14 @@ static void print_partial(const cli_options* o) {
             o->no_contacts ? "" : "/contacts.partial.jsonl", o->vtk_dir ? " (and run.partial.pvd)" : "");
 }
 
+/* DIR/scene.json, the scene's geometry for the viewer (cli/scene_json.c, docs/viewer.md). */
+static int write_scene(const cli_options* o, const tch_model* m) {
+    cli_output_file scene = {0};
+    if (!open_output(&scene, o->out_dir, "scene.json")) return 0;
+    int ok = cli_json_scene(scene.f, o->scene, m);
+    return cli_finish_output(&scene, ok ? CLI_KEEP : CLI_DISCARD, "run") && ok;
+}
+
 int cli_cmd_run(const cli_options* options) {
     cli_options o = *options;
     if (!o.out_dir) o.out_dir = "out";
@@ -295,13 +307,20 @@ int cli_cmd_run(const cli_options* options) {
                              !open_output(&contacts, o.out_dir, "contacts.jsonl")))) {
         code = EXIT_BAD_INPUT;
     }
+    if (code == EXIT_OK && !write_scene(&o, model)) code = EXIT_FAILURE_GENERIC;
+    cli_live* live = NULL;
+    if (code == EXIT_OK && o.live_port && !(live = cli_live_start(o.live_port, o.realtime,
+                                                                 o.scene, model))) {
+        code = EXIT_BAD_INPUT;
+    }
     run_stats stats = {0};
     int how = CLI_DISCARD;
     if (code == EXIT_OK) {
         signal(SIGINT, on_interrupt);
         signal(SIGTERM, on_interrupt);
         fprintf(traj.f, "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");
-        code = simulate(&o, model, data, traj.f, contacts.f, o.vtk_dir ? &vtk : NULL, &stats);
+        code = simulate(&o, model, data, traj.f, contacts.f, o.vtk_dir ? &vtk : NULL, live,
+                        &stats);
         how = code == EXIT_OK ? CLI_KEEP : CLI_KEEP_PARTIAL; /* the lead-up to a failure */
     }
     if (!cli_finish_output(&traj, how, "run") || !cli_finish_output(&contacts, how, "run") ||
@@ -310,6 +329,7 @@ int cli_cmd_run(const cli_options* options) {
     } else if (how == CLI_KEEP_PARTIAL) {
         print_partial(&o);
     }
+    cli_live_stop(live);
     if (code == EXIT_OK) print_summary(&o, model, data, &stats);
     cli_close_session(&session);
     return code;

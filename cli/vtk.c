@@ -21,7 +21,7 @@ static const double PI = 3.14159265358979323846;
 
 /* ---- rigid transforms ---- */
 
-static tch_vec3 rotate(tch_quat q, tch_vec3 v) {
+tch_vec3 cli_rotate(tch_quat q, tch_vec3 v) {
     /* v + 2 w (u x v) + 2 u x (u x v), u = (x, y, z) */
     tch_vec3 u = {q.x, q.y, q.z};
     tch_vec3 t = {2 * (u.y * v.z - u.z * v.y), 2 * (u.z * v.x - u.x * v.z),
@@ -32,7 +32,7 @@ static tch_vec3 rotate(tch_quat q, tch_vec3 v) {
 }
 
 static tch_vec3 apply(const tch_transform* X, tch_vec3 p) {
-    tch_vec3 r = rotate(X->q, p);
+    tch_vec3 r = cli_rotate(X->q, p);
     return (tch_vec3){r.x + X->p.x, r.y + X->p.y, r.z + X->p.z};
 }
 
