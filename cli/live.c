@@ -9,7 +9,7 @@
  * under `frame_lock`, which is held only for those copies. The sender thread turns the frame
  * into JSON and writes it to the pages, under `clients_lock`. civetweb's threads serve the page
  * and add, remove (under `clients_lock`) and hear (under `frame_lock`) the pages. */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* RTLD_NEXT */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +18,8 @@
 
 #ifdef TCH_HAVE_CIVETWEB
 #include <civetweb.h>
+#include <errno.h>
+#include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -27,7 +29,7 @@ enum { MAX_PAGES = 16 };
 static const double FRAME_PERIOD = 1.0 / 60.0; /* s of wall-clock time between frames */
 /* The drag spring: a critically damped spring of this frequency on the grabbed body's mass,
  * its force capped at FORCE_CAP times the body's weight under 1 g. */
-static const double SPRING_HZ = 2.0;
+static const double SPRING_HZ = 5.0;
 static const double FORCE_CAP = 20.0;
 static const double STANDARD_GRAVITY = 9.80665;
 
@@ -69,6 +71,21 @@ struct cli_live {
     live_frame sending;     /* the sender thread's */
     long frames_sent;       /* the sender thread's */
 };
+
+/* Debian's civetweb gives its threads 100 KiB stacks (its USE_STACK_SIZE), and glibc takes
+ * from every thread's stack the static thread-local storage of all the loaded libraries, of
+ * which OpenBLAS alone holds 60 KiB: civetweb's workers overflowed their stacks on the first
+ * request. The executable's definition of this function comes first in the symbol lookup of
+ * every library, so each thread asked for gets at least MIN_THREAD_STACK. */
+enum { MIN_THREAD_STACK = 1 << 20 };
+
+int pthread_attr_setstacksize(pthread_attr_t* attr, size_t size) {
+    int (*next)(pthread_attr_t*, size_t) = NULL;
+    void* symbol = dlsym(RTLD_NEXT, "pthread_attr_setstacksize");
+    if (!symbol) return EINVAL;
+    memcpy(&next, &symbol, sizeof next);
+    return next(attr, size < MIN_THREAD_STACK ? MIN_THREAD_STACK : size);
+}
 
 /* ---- frames ---- */
 
@@ -259,6 +276,12 @@ static int serve_page(struct mg_connection* conn, void* arg) {
     return 200;
 }
 
+/* No icon: an empty answer instead of a 404 in the page's console. */
+static int serve_no_icon(struct mg_connection* conn, void* arg) {
+    mg_printf(conn, "HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+    return 204;
+}
+
 static int page_connecting(const struct mg_connection* conn, void* arg) {
     cli_live* live = arg;
     return atomic_load(&live->page_count) >= MAX_PAGES; /* 1: refused */
@@ -299,6 +322,11 @@ static void page_closed(const struct mg_connection* conn, void* arg) {
         }
     }
     pthread_mutex_unlock(&live->clients_lock);
+}
+
+static int log_message(const struct mg_connection* conn, const char* message) {
+    fprintf(stderr, "touche run: live: %s\n", message);
+    return 1;
 }
 
 /* ---- the live run ---- */
@@ -363,6 +391,7 @@ cli_live* cli_live_start(int port, int realtime, const char* scene_path, const t
                              "websocket_timeout_ms", "3600000", NULL};
     struct mg_callbacks callbacks;
     memset(&callbacks, 0, sizeof callbacks);
+    callbacks.log_message = log_message;
     mg_init_library(MG_FEATURES_WEBSOCKET);
     live->server = mg_start(&callbacks, live, options);
     if (!live->server) {
@@ -372,6 +401,7 @@ cli_live* cli_live_start(int port, int realtime, const char* scene_path, const t
         return NULL;
     }
     mg_set_request_handler(live->server, "/$", serve_page, live);
+    mg_set_request_handler(live->server, "/favicon.ico$", serve_no_icon, live);
     mg_set_websocket_handler(live->server, "/ws", page_connecting, page_ready, page_data,
                              page_closed, live);
     if (pthread_create(&live->sender, NULL, sender_main, live) != 0) {
