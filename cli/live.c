@@ -67,6 +67,12 @@ struct cli_live {
     pthread_mutex_t clients_lock;
     struct mg_connection* pages[MAX_PAGES]; /* under clients_lock */
     atomic_int page_count;
+    /* The simulation's pace, for the summary: steps and wall time spent without ([0]) and
+     * with ([1]) a page connected, each step counted by the state at its start. */
+    long steps[2];
+    double wall[2];
+    double last_step_start;
+    int last_pages;
     pthread_t sender;
     live_frame sending;     /* the sender thread's */
     long frames_sent;       /* the sender thread's */
@@ -432,6 +438,13 @@ void cli_live_before_step(cli_live* live, const tch_model* m, tch_data* d) {
     int due = 0;
     double now = cli_now_seconds();
     int pages = atomic_load(&live->page_count);
+    if (live->last_step_start > 0) {
+        int connected = live->last_pages > 0;
+        live->steps[connected]++;
+        live->wall[connected] += now - live->last_step_start;
+    }
+    live->last_step_start = now;
+    live->last_pages = pages;
     if (pages > 0 && now >= live->next_frame) {
         due = 1;
         live->next_frame = fmax(live->next_frame + FRAME_PERIOD, now);
@@ -456,7 +469,13 @@ void cli_live_stop(cli_live* live) {
     pthread_join(live->sender, NULL);
     mg_stop(live->server);
     mg_exit_library();
-    fprintf(stderr, "touche run: live: sent %ld frames\n", live->frames_sent);
+    fprintf(stderr, "touche run: live: sent %ld frames", live->frames_sent);
+    for (int k = 0; k < 2 && !live->realtime; ++k) {
+        fprintf(stderr, "%s %.0f steps/s %s a page (%ld steps)", k ? ";" : ",",
+                live->wall[k] > 0 ? (double)live->steps[k] / live->wall[k] : 0.0,
+                k ? "with" : "without", live->steps[k]);
+    }
+    fprintf(stderr, "\n");
     free_live(live);
 }
 
