@@ -67,12 +67,13 @@ struct cli_live {
     pthread_mutex_t clients_lock;
     struct mg_connection* pages[MAX_PAGES]; /* under clients_lock */
     atomic_int page_count;
-    /* The simulation's pace, for the summary: steps and wall time spent without ([0]) and
-     * with ([1]) a page connected, each step counted by the state at its start. */
+    /* The simulation's pace, for the summary: steps, wall time and the simulation thread's
+     * CPU time spent without ([0]) and with ([1]) a page connected, each step counted by the
+     * state at its start; the times are read when the state changes. */
     long steps[2];
-    double wall[2];
-    double last_step_start;
-    int last_pages;
+    double wall[2], cpu[2];
+    double state_wall, state_cpu; /* when the current state began */
+    int connected;                /* the current state */
     pthread_t sender;
     live_frame sending;     /* the sender thread's */
     long frames_sent;       /* the sender thread's */
@@ -365,6 +366,22 @@ static void free_live(cli_live* live) {
     free(live);
 }
 
+static double thread_cpu_seconds(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* Adds the time since the current state began to its account and starts the other state. */
+static void end_state(cli_live* live, double now) {
+    double cpu = thread_cpu_seconds();
+    live->wall[live->connected] += now - live->state_wall;
+    live->cpu[live->connected] += cpu - live->state_cpu;
+    live->state_wall = now;
+    live->state_cpu = cpu;
+    live->connected = !live->connected;
+}
+
 cli_live* cli_live_start(int port, int realtime, const char* scene_path, const tch_model* m) {
     size_t bundle_size = 0;
     if (!cli_viewer_bundle(&bundle_size)) {
@@ -416,7 +433,8 @@ cli_live* cli_live_start(int port, int realtime, const char* scene_path, const t
         free_live(live);
         return NULL;
     }
-    live->wall_start = live->next_frame = cli_now_seconds();
+    live->wall_start = live->next_frame = live->state_wall = cli_now_seconds();
+    live->state_cpu = thread_cpu_seconds();
     live->sim_start = -1;
     fprintf(stderr, "touche run: live at http://%s/ (a page that connects sees the run)\n",
             listen);
@@ -438,13 +456,8 @@ void cli_live_before_step(cli_live* live, const tch_model* m, tch_data* d) {
     int due = 0;
     double now = cli_now_seconds();
     int pages = atomic_load(&live->page_count);
-    if (live->last_step_start > 0) {
-        int connected = live->last_pages > 0;
-        live->steps[connected]++;
-        live->wall[connected] += now - live->last_step_start;
-    }
-    live->last_step_start = now;
-    live->last_pages = pages;
+    if ((pages > 0) != live->connected) end_state(live, now);
+    live->steps[live->connected]++;
     if (pages > 0 && now >= live->next_frame) {
         due = 1;
         live->next_frame = fmax(live->next_frame + FRAME_PERIOD, now);
@@ -469,11 +482,13 @@ void cli_live_stop(cli_live* live) {
     pthread_join(live->sender, NULL);
     mg_stop(live->server);
     mg_exit_library();
+    end_state(live, cli_now_seconds());
     fprintf(stderr, "touche run: live: sent %ld frames", live->frames_sent);
     for (int k = 0; k < 2 && !live->realtime; ++k) {
-        fprintf(stderr, "%s %.0f steps/s %s a page (%ld steps)", k ? ";" : ",",
+        fprintf(stderr, "%s %s a page %ld steps, %.0f steps/s (%.0f per CPU second of the "
+                "simulation thread)", k ? ";" : ",", k ? "with" : "without", live->steps[k],
                 live->wall[k] > 0 ? (double)live->steps[k] / live->wall[k] : 0.0,
-                k ? "with" : "without", live->steps[k]);
+                live->cpu[k] > 0 ? (double)live->steps[k] / live->cpu[k] : 0.0);
     }
     fprintf(stderr, "\n");
     free_live(live);

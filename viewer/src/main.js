@@ -135,12 +135,17 @@ class Viewer {
     this.needsRender = true;
   }
 
-  // Frames the camera on the bodies (not the infinite planes, which are sized to them).
-  fit() {
-    this.world.updateMatrixWorld(true);
+  // Frames the camera on the bodies (not the infinite planes, which are sized to them) over
+  // the poses `showPose(i)` shows for i < count (sampled), or as they are.
+  fit(showPose = null, count = 0) {
     const box = new THREE.Box3();
-    for (const mesh of this.meshes) {
-      if (!mesh.userData.plane) box.expandByObject(mesh);
+    const samples = showPose ? Math.min(count, 24) : 1;
+    for (let k = 0; k < samples; ++k) {
+      if (showPose) showPose(Math.round((k * (count - 1)) / Math.max(1, samples - 1)));
+      this.world.updateMatrixWorld(true);
+      for (const mesh of this.meshes) {
+        if (!mesh.userData.plane) box.expandByObject(mesh);
+      }
     }
     if (box.isEmpty()) box.setFromCenterAndSize(new THREE.Vector3(), new THREE.Vector3(1, 1, 1));
     const sphere = box.getBoundingSphere(new THREE.Sphere());
@@ -308,8 +313,7 @@ class Playback extends Viewer {
       const hit = this.pick(event);
       if (hit) this.select(hit.body);
     });
-    this.showFrame(0);
-    this.fit();
+    this.fit((i) => this.showFrame(i), this.trajectory.times.length);
     if (this.contacts) {
       const series = this.contacts.series;
       this.plots.setData(series);
