@@ -40,6 +40,7 @@ typedef struct live_frame {
     double time, energy;
     double* poses; /* [7 * body_count] x y z qw qx qy qz; the world at the identity */
     tch_data view;
+    int pressure_capacity; /* of view.polygon_vertex_pressure */
 } live_frame;
 
 /* The spring a page holds: body `body` grabbed at `local` (body frame), pulled to `target`. */
@@ -116,33 +117,35 @@ static void free_frame(live_frame* f) {
     free(f->view.polygon_vertex_pressure);
 }
 
+/* Copies n items of `size` bytes from `from` into *to, grown as needed; returns 0 when out of
+ * memory. */
+static int copy_array(void* to, int* capacity, const void* from, int n, size_t size) {
+    if (!reserve((void**)to, capacity, n, size)) return 0;
+    if (n > 0) memcpy(*(void**)to, from, (size_t)n * size);
+    return 1;
+}
+
 /* Copies the data's contacts into the frame's view; returns 0 when out of memory. */
 static int copy_contacts(live_frame* f, const tch_data* d) {
     tch_data* v = &f->view;
-    int vertex_capacity = v->polygon_vertex_capacity;
-    if (!reserve((void**)&v->pair_results, &v->pair_result_capacity, d->pair_result_count,
-                 sizeof *v->pair_results) ||
-        !reserve((void**)&v->contacts, &v->contact_capacity, d->contact_count,
-                 sizeof *v->contacts) ||
-        !reserve((void**)&v->polygons, &v->polygon_capacity, d->polygon_count,
-                 sizeof *v->polygons) ||
-        !reserve((void**)&v->polygon_vertices_W, &v->polygon_vertex_capacity,
-                 d->polygon_vertex_count, sizeof *v->polygon_vertices_W) ||
-        !reserve((void**)&v->polygon_vertex_pressure, &vertex_capacity,
-                 d->polygon_vertex_count, sizeof *v->polygon_vertex_pressure)) {
+    int vertices = d->polygon_vertex_count;
+    if (!copy_array(&v->pair_results, &v->pair_result_capacity, d->pair_results,
+                    d->pair_result_count, sizeof *v->pair_results) ||
+        !copy_array(&v->contacts, &v->contact_capacity, d->contacts, d->contact_count,
+                    sizeof *v->contacts) ||
+        !copy_array(&v->polygons, &v->polygon_capacity, d->polygons, d->polygon_count,
+                    sizeof *v->polygons) ||
+        !copy_array(&v->polygon_vertices_W, &v->polygon_vertex_capacity, d->polygon_vertices_W,
+                    vertices, sizeof *v->polygon_vertices_W) ||
+        !copy_array(&v->polygon_vertex_pressure, &f->pressure_capacity,
+                    d->polygon_vertex_pressure, vertices, sizeof *v->polygon_vertex_pressure)) {
+        v->pair_result_count = 0; /* an empty frame rather than a torn one */
         return 0;
     }
     v->pair_result_count = d->pair_result_count;
     v->contact_count = d->contact_count;
     v->polygon_count = d->polygon_count;
-    v->polygon_vertex_count = d->polygon_vertex_count;
-    memcpy(v->pair_results, d->pair_results, (size_t)d->pair_result_count * sizeof *v->pair_results);
-    memcpy(v->contacts, d->contacts, (size_t)d->contact_count * sizeof *v->contacts);
-    memcpy(v->polygons, d->polygons, (size_t)d->polygon_count * sizeof *v->polygons);
-    memcpy(v->polygon_vertices_W, d->polygon_vertices_W,
-           (size_t)d->polygon_vertex_count * sizeof *v->polygon_vertices_W);
-    memcpy(v->polygon_vertex_pressure, d->polygon_vertex_pressure,
-           (size_t)d->polygon_vertex_count * sizeof *v->polygon_vertex_pressure);
+    v->polygon_vertex_count = vertices;
     return 1;
 }
 
