@@ -21,7 +21,7 @@ static const cli_command commands[] = {
      "tetrahedralize a closed surface (gmsh or tetgen) into a .vtk or .msh with its pressure "
      "field", cli_cmd_mesh},
     {"view", CLI_VIEW, "OUT_DIR", "write OUT_DIR/view.html, a web page that plays back the run "
-     "that touche run --out OUT_DIR wrote", cli_cmd_view},
+     "there", cli_cmd_view},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
