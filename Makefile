@@ -20,12 +20,14 @@ setup:
 	@tools/setup.sh
 
 release: setup
-	@cmake -S . -B $(BUILD)/release -DCMAKE_BUILD_TYPE=Release -DTCH_WERROR=ON >/dev/null
+	@cmake -S . -B $(BUILD)/release -DCMAKE_BUILD_TYPE=Release -DTCH_WERROR=ON \
+	  -DTCH_NPM_CACHE=$(abspath $(BUILD))/npm-cache >/dev/null
 	@cmake --build $(BUILD)/release -j $(JOBS)
 
 asan: setup
 	@cmake -S . -B $(BUILD)/asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
-	  -DTCH_SANITIZE=ON -DTCH_WERROR=ON -DTCH_BUILD_FUZZ=ON >/dev/null
+	  -DTCH_SANITIZE=ON -DTCH_WERROR=ON -DTCH_BUILD_FUZZ=ON \
+	  -DTCH_NPM_CACHE=$(abspath $(BUILD))/npm-cache >/dev/null
 	@cmake --build $(BUILD)/asan -j $(JOBS)
 
 check: release asan

@@ -38,10 +38,11 @@ typedef struct cli_options {
     double rate;           /* haptic --rate HZ; <= 0: 1000 */
     int json;              /* haptic --json: one JSON object on stdout */
     int no_passivity;      /* haptic --no-passivity: the passivity controller only observes */
-    int realtime;          /* haptic --realtime: ticks paced on the wall clock */
+    int realtime;          /* haptic and run --realtime: paced on the wall clock */
     double checkpoint_every; /* run --checkpoint-every S: OUT/checkpoint.bin every S of simulated time */
     const char* restore;   /* run --restore FILE: continue from a checkpoint */
     int quiet;             /* --quiet: no progress on stderr (cli/progress.c) */
+    int live_port;         /* run --live PORT: serve the viewer and stream the run (cli/live.c) */
 } cli_options;
 
 /* The commands, as bits: each option (cli/common.c's table) names the commands it applies to. */
@@ -54,6 +55,7 @@ enum {
     CLI_ISLANDS = 1 << 5,
     CLI_HAPTIC = 1 << 6,
     CLI_MESH = 1 << 7,
+    CLI_VIEW = 1 << 8,
 };
 
 /* One command: name, its bit, its operands ("SCENE OUT.xml": each one required), one-line
@@ -229,3 +231,4 @@ int cli_cmd_export(const cli_options* options);
 int cli_cmd_mesh(const cli_options* options);
 int cli_cmd_islands(const cli_options* options);
 int cli_cmd_haptic(const cli_options* options);
+int cli_cmd_view(const cli_options* options);

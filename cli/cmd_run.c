@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "constraint_output.h"
+#include "viewer.h"
 
 /* Default time between written states, s (100 Hz): --every N overrides. */
 static const double OUTPUT_PERIOD = 0.01;
@@ -67,9 +68,11 @@ void cli_json_constraint(FILE* f, const tch_data* d) {
 }
 
 /* The contacts found at time t and the forces of the step from t (constraint models' forces
- * exist only once the step is solved), with the constraint solve's diagnostics. */
-static void write_contacts_line(FILE* f, const tch_model* m, const tch_data* d, double t) {
-    fprintf(f, "{\"time\":%.17g,\"pairs\":", t);
+ * exist only once the step is solved), with the constraint solve's diagnostics and the energy
+ * (kinetic and gravitational, tch_data_energy) at t. */
+static void write_contacts_line(FILE* f, const tch_model* m, const tch_data* d, double t,
+                                double energy) {
+    fprintf(f, "{\"time\":%.17g,\"energy\":%.17g,\"pairs\":", t, energy);
     cli_json_pairs(f, m, d);
     cli_json_constraint(f, d);
     fprintf(f, "}\n");
@@ -202,11 +205,24 @@ static int save_checkpoint(const cli_options* o, const tch_model* m, const tch_d
     return EXIT_FAILURE_GENERIC;
 }
 
+/* Where a run writes (NULL: not asked for). */
+typedef struct run_outputs {
+    FILE* traj;
+    FILE* contacts;
+    cli_vtk* vtk;
+    cli_gltf* gltf;
+    cli_live* live;
+} run_outputs;
+
 /* Steps to the end, writing every `every` steps (counted from time 0, so that a restored run
  * writes the rows of the run it continues) and a checkpoint every --checkpoint-every.
  * Returns an exit code. */
-static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE* traj,
-                    FILE* contacts, cli_vtk* vtk, cli_gltf* gltf, run_stats* s) {
+static int simulate(const cli_options* o, const tch_model* m, tch_data* d,
+                    const run_outputs* out, run_stats* s) {
+    FILE *traj = out->traj, *contacts = out->contacts;
+    cli_vtk* vtk = out->vtk;
+    cli_gltf* gltf = out->gltf;
+    cli_live* live = out->live;
     long total = run_step_count(o, m);
     cli_progress progress;
     cli_progress_start(&progress, o, "run", total);
@@ -223,7 +239,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
             return EXIT_INTERRUPTED;
         }
         int write = (first + step) % every == 0;
-        double t = d->time;
+        double t = d->time, energy = write && contacts ? tch_data_energy(m, d) : 0;
         if (write) {
             write_trajectory_rows(traj, m, d);
         }
@@ -231,6 +247,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
             return EXIT_FAILURE_GENERIC;
         }
         if (write && gltf && !cli_gltf_write_state(gltf, m, d)) return EXIT_FAILURE_GENERIC;
+        if (live) cli_live_before_step(live, m, d);
         tch_status status = tch_step(m, d, &err);
         if (status == TCH_OK) {
             track(d, s);
@@ -239,7 +256,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
                 return code;
             }
             if (write && contacts) {
-                write_contacts_line(contacts, m, d, t);
+                write_contacts_line(contacts, m, d, t, energy);
             }
             if (write && vtk && !cli_vtk_write_patches(vtk, step / every, d, t)) {
                 return EXIT_FAILURE_GENERIC;
@@ -275,6 +292,14 @@ static void print_partial(const cli_options* o) {
     }
 }
 
+/* DIR/scene.json, the scene's geometry for the viewer (cli/scene_json.c, docs/viewer.md). */
+static int write_scene(const cli_options* o, const tch_model* m) {
+    cli_output_file scene = {0};
+    if (!open_output(&scene, o->out_dir, "scene.json")) return 0;
+    int ok = cli_json_scene(scene.f, o->scene, m);
+    return cli_finish_output(&scene, ok ? CLI_KEEP : CLI_DISCARD, "run") && ok;
+}
+
 int cli_cmd_run(const cli_options* options) {
     cli_options o = *options;
     if (!o.out_dir) o.out_dir = "out";
@@ -304,14 +329,21 @@ int cli_cmd_run(const cli_options* options) {
                              !open_output(&contacts, o.out_dir, "contacts.jsonl")))) {
         code = EXIT_BAD_INPUT;
     }
+    if (code == EXIT_OK && !write_scene(&o, model)) code = EXIT_FAILURE_GENERIC;
+    cli_live* live = NULL;
+    if (code == EXIT_OK && o.live_port && !(live = cli_live_start(o.live_port, o.realtime,
+                                                                 o.scene, model))) {
+        code = EXIT_BAD_INPUT;
+    }
     run_stats stats = {0};
     int how = CLI_DISCARD;
     if (code == EXIT_OK) {
         signal(SIGINT, on_interrupt);
         signal(SIGTERM, on_interrupt);
         fprintf(traj.f, "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,wx_B,wy_B,wz_B\n");
-        code = simulate(&o, model, data, traj.f, contacts.f, o.vtk_dir ? &vtk : NULL,
-                        o.gltf_path ? &gltf : NULL, &stats);
+        run_outputs outputs = {traj.f, contacts.f, o.vtk_dir ? &vtk : NULL,
+                               o.gltf_path ? &gltf : NULL, live};
+        code = simulate(&o, model, data, &outputs, &stats);
         how = code == EXIT_OK ? CLI_KEEP : CLI_KEEP_PARTIAL; /* the lead-up to a failure */
     }
     int finished = cli_finish_output(&traj, how, "run"); /* every one, whatever the others */
@@ -323,6 +355,7 @@ int cli_cmd_run(const cli_options* options) {
     } else if (how == CLI_KEEP_PARTIAL) {
         print_partial(&o);
     }
+    cli_live_stop(live);
     if (code == EXIT_OK) print_summary(&o, model, data, &stats);
     cli_close_session(&session);
     return code;

@@ -92,6 +92,11 @@ static const cli_option OPTIONS[] = {
     {"--restore", "FILE", OPTION_TEXT, FIELD(restore), CLI_RUN,
      "continue from checkpoint FILE (its time; --duration S more), bit-identical to the run "
      "that wrote it"},
+    {"--live", "PORT", OPTION_COUNT, FIELD(live_port), CLI_RUN,
+     "serve the viewer at http://127.0.0.1:PORT/ and stream the run to it at 60 Hz; a page "
+     "can drag a body through a spring (docs/viewer.md)"},
+    {"--realtime", NULL, OPTION_FLAG, FIELD(realtime), CLI_RUN,
+     "with --live: pace the simulation on the wall clock (default: as fast as it runs)"},
     {"--keep-touche", NULL, OPTION_FLAG, FIELD(touche_attributes), CLI_EXPORT,
      "keep touche's attributes (the file is then not plain MJCF)"},
     {"--device", "D", OPTION_TEXT, FIELD(device), CLI_HAPTIC,

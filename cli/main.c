@@ -20,6 +20,8 @@ static const cli_command commands[] = {
     {"mesh", CLI_MESH, "IN.obj|IN.stl OUT.vtk|OUT.msh",
      "tetrahedralize a closed surface (gmsh or tetgen) into a .vtk or .msh with its pressure "
      "field", cli_cmd_mesh},
+    {"view", CLI_VIEW, "OUT_DIR", "write OUT_DIR/view.html, a web page that plays back the run "
+     "there", cli_cmd_view},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
