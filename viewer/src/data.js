@@ -9,11 +9,13 @@ export function readPart(id) {
 }
 
 // trajectory.csv: one row per moving body (bodies 1..n-1 in model order) per written state,
-// `time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz`. A body name may hold commas, so the numbers
-// are read from the end of the row. Returns {times, poses}: poses[(frame * bodyCount + b) * 7]
-// = x y z qw qx qy qz, with the world (body 0) at the identity.
+// `time,body,x,y,z,qw,qx,qy,qz,...` (docs/cli.md). A body name may hold commas, so the numbers
+// are read from the end of the row, as many as the header names after `body`. Returns
+// {times, poses}: poses[(frame * bodyCount + b) * 7] = x y z qw qx qy qz, with the world
+// (body 0) at the identity.
 export function parseTrajectory(text, bodyCount) {
   const lines = text.split('\n').filter((l) => l.length > 0);
+  const numbers = lines.length ? lines[0].split(',').length - 2 : 0;
   const rows = lines.slice(1);
   const moving = bodyCount - 1;
   const frameCount = moving > 0 ? Math.floor(rows.length / moving) : 0;
@@ -26,7 +28,7 @@ export function parseTrajectory(text, bodyCount) {
       const n = fields.length;
       if (b === 1) times[f] = Number(fields[0]);
       const base = (f * bodyCount + b) * 7;
-      for (let k = 0; k < 7; ++k) poses[base + k] = Number(fields[n - 13 + k]);
+      for (let k = 0; k < 7; ++k) poses[base + k] = Number(fields[n - numbers + k]);
     }
   }
   return { times, poses };
