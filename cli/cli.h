@@ -40,6 +40,14 @@ typedef struct cli_options {
     int realtime;          /* haptic --realtime: ticks paced on the wall clock */
     double checkpoint_every; /* run --checkpoint-every S: OUT/checkpoint.bin every S of simulated time */
     const char* restore;   /* run --restore FILE: continue from a checkpoint */
+    int jobs;              /* sweep --jobs N: processes (default: the cores) */
+    const char* shard;     /* sweep --shard I/N */
+    int mpi;               /* sweep --mpi */
+    int merge;             /* sweep --merge */
+    /* Called on the loaded spec after --set and before compiling (touche sweep's changes that
+     * --set does not cover); NULL: none. */
+    void (*spec_hook)(tch_spec* spec, const void* user);
+    const void* spec_hook_user;
 } cli_options;
 
 /* The commands, as bits: each option (cli/common.c's table) names the commands it applies to. */
@@ -52,6 +60,7 @@ enum {
     CLI_ISLANDS = 1 << 5,
     CLI_HAPTIC = 1 << 6,
     CLI_MESH = 1 << 7,
+    CLI_SWEEP = 1 << 8,
 };
 
 /* One command: name, its bit, its operands ("SCENE OUT.xml": each one required), one-line
@@ -168,3 +177,4 @@ int cli_cmd_export(const cli_options* options);
 int cli_cmd_mesh(const cli_options* options);
 int cli_cmd_islands(const cli_options* options);
 int cli_cmd_haptic(const cli_options* options);
+int cli_cmd_sweep(const cli_options* options);  /* cli/sweep.c */

@@ -20,6 +20,8 @@ static const cli_command commands[] = {
     {"mesh", CLI_MESH, "IN.obj|IN.stl OUT.vtk|OUT.msh",
      "tetrahedralize a closed surface (gmsh or tetgen) into a .vtk or .msh with its pressure "
      "field", cli_cmd_mesh},
+    {"sweep", CLI_SWEEP, "SPEC", "run a parameter sweep (JSON or TOML spec) on all cores, shards "
+     "or MPI ranks", cli_cmd_sweep},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 
