@@ -290,6 +290,11 @@ static sweep_value* json_container(reader* r, int object) {
         json_space(r);
         if (*r->p == ',') {
             r->p++;
+            json_space(r);
+            if (*r->p == close) {
+                fail(r, "a trailing comma before '%c'", close);
+                break;
+            }
             continue;
         }
         if (*r->p == close) {
