@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "sweep.h"
+#include "sweep_value.h"
 
 #ifndef TCH_HAVE_MPI
 
@@ -23,25 +24,6 @@ int sweep_run_mpi(const sweep_plan* plan, const char* dir) {
 #include <mpi.h>
 
 enum { TAG_JOB = 1, TAG_ROW = 2 };
-
-/* Reads a whole file into a new string; NULL when it cannot. */
-static char* read_all(const char* path) {
-    FILE* f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 4096, n = 0, got;
-    char* text = malloc(cap);
-    while (text && (got = fread(text + n, 1, cap - n - 1, f)) > 0) {
-        n += got;
-        if (n + 1 == cap) {
-            char* bigger = realloc(text, cap *= 2);
-            if (!bigger) free(text);
-            text = bigger;
-        }
-    }
-    fclose(f);
-    if (text) text[n] = '\0';
-    return text;
-}
 
 /* Writes `text` to `path` through a temporary name. */
 static int write_all(const char* path, const char* text) {
@@ -71,7 +53,7 @@ static int work(const sweep_plan* plan) {
         if (index < 0) break;
         remove(path);
         sweep_job_run_isolated(plan, index, path);
-        char* row = read_all(path);
+        char* row = sweep_read_text_file(path, NULL);
         const char* text = row ? row : "";
         MPI_Send(text, (int)strlen(text) + 1, MPI_CHAR, 0, TAG_ROW, MPI_COMM_WORLD);
         free(row);

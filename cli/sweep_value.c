@@ -657,16 +657,11 @@ int sweep_value_parse(const char* name, const char* text, int toml, sweep_value*
     return *root != NULL;
 }
 
-int sweep_value_read_file(const char* path, sweep_value** root, char* err, size_t err_size) {
-    *root = NULL;
+char* sweep_read_text_file(const char* path, size_t* size) {
     FILE* f = fopen(path, "rb");
-    if (!f) {
-        snprintf(err, err_size, "%s: cannot read: %s", path, strerror(errno));
-        return 0;
-    }
-    size_t cap = 4096, n = 0;
+    if (!f) return NULL;
+    size_t cap = 4096, n = 0, got;
     char* text = malloc(cap);
-    size_t got;
     while (text && (got = fread(text + n, 1, cap - n - 1, f)) > 0) {
         n += got;
         if (n + 1 == cap) {
@@ -676,11 +671,19 @@ int sweep_value_read_file(const char* path, sweep_value** root, char* err, size_
         }
     }
     fclose(f);
+    if (text) text[n] = '\0';
+    if (size) *size = n;
+    return text;
+}
+
+int sweep_value_read_file(const char* path, sweep_value** root, char* err, size_t err_size) {
+    *root = NULL;
+    size_t n = 0;
+    char* text = sweep_read_text_file(path, &n);
     if (!text) {
-        snprintf(err, err_size, "%s: out of memory", path);
+        snprintf(err, err_size, "%s: cannot read: %s", path, errno ? strerror(errno) : "out of memory");
         return 0;
     }
-    text[n] = '\0';
     int ok = 0;
     const char* nul = memchr(text, '\0', n);
     if (nul) {

@@ -38,6 +38,9 @@ int sweep_value_read_file(const char* path, sweep_value** root, char* err, size_
 int sweep_value_parse(const char* name, const char* text, int toml, sweep_value** root,
                       char* err, size_t err_size);
 void sweep_value_free(sweep_value* v);
+/* A whole file as a NUL-terminated string (its length in *size, if not NULL); NULL when it
+ * cannot be read. */
+char* sweep_read_text_file(const char* path, size_t* size);
 
 /* The value of `key` in a table, or NULL. */
 const sweep_value* sweep_value_get(const sweep_value* table, const char* key);

@@ -9,10 +9,12 @@ set -euo pipefail
 # sanitizer and fuzzer runtimes, and Siconos numerics as the LCP cross-check oracle. tetgen:
 # the tet mesher `touche mesh` runs to give any closed surface a pressure field. Python: the
 # headers, numpy and setuptools the `touche` module builds with, and pytest that tests it.
+# OpenMPI: `touche sweep --mpi` (docs/sweeps.md; built without it when absent).
 packages=(build-essential cmake pkg-config clang libclang-rt-14-dev
           libccd-dev libqhull-dev libxml2-dev libsuitesparse-dev liblapacke-dev libopenblas-dev
           libsiconos-numerics-dev tetgen libsundials-dev
-          python3-dev python3-numpy python3-setuptools python3-pytest)
+          python3-dev python3-numpy python3-setuptools python3-pytest
+          libopenmpi-dev openmpi-bin)
 if [[ "${1:-}" == "bench" ]]; then
   packages+=(libmujoco-dev libode-dev libbullet-dev)
 fi
