@@ -133,7 +133,7 @@ static int job_options(const sweep_plan* plan, const sweep_setting* settings, cl
     o->integrator = run[SWEEP_TARGET_INTEGRATOR] ? run[SWEEP_TARGET_INTEGRATOR]->text : NULL;
     o->dt = run[SWEEP_TARGET_DT] ? run[SWEEP_TARGET_DT]->x[0] : 0;
     o->duration = run[SWEEP_TARGET_DURATION] ? run[SWEEP_TARGET_DURATION]->x[0] : 1.0;
-    if (!(o->dt >= 0) || !(o->duration > 0)) {
+    if ((run[SWEEP_TARGET_DT] && !(o->dt > 0)) || !(o->duration > 0)) {
         fprintf(stderr, "touche: dt and duration must be positive\n");
         return 0;
     }

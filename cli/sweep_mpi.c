@@ -1,9 +1,10 @@
-/* touche sweep --mpi: rank 0 hands out jobs one at a time and writes the rows the other ranks
+/* touche sweep --mpi: rank 0 hands out jobs (two per rank in flight) and writes the rows the other ranks
  * send back; each job runs in a child process of its rank, so a job that fails or crashes is a
  * row and the ranks go on (sweep.h, docs/sweeps.md). Built only when CMake finds MPI. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sweep.h"
@@ -38,7 +39,8 @@ static int write_all(const char* path, const char* text) {
     return ok;
 }
 
-/* A worker rank: runs the jobs it is sent until it is sent -1, returning each row. */
+/* A worker rank: runs the jobs it is sent until it is sent -1, returning each row as
+ * "INDEX\n" followed by the row file's two lines. */
 static int work(const sweep_plan* plan) {
     char dir[] = "/tmp/touche-sweep-XXXXXX";
     if (!mkdtemp(dir)) {
@@ -54,8 +56,12 @@ static int work(const sweep_plan* plan) {
         remove(path);
         sweep_job_run_isolated(plan, index, path);
         char* row = sweep_read_text_file(path, NULL);
-        const char* text = row ? row : "";
-        MPI_Send(text, (int)strlen(text) + 1, MPI_CHAR, 0, TAG_ROW, MPI_COMM_WORLD);
+        size_t size = (row ? strlen(row) : 0) + 32;
+        char* message = malloc(size);
+        if (!message) MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE_GENERIC);
+        int n = snprintf(message, size, "%ld\n%s", index, row ? row : "");
+        MPI_Send(message, n + 1, MPI_CHAR, 0, TAG_ROW, MPI_COMM_WORLD);
+        free(message);
         free(row);
     }
     remove(path);
@@ -76,36 +82,74 @@ static long next_pending(const sweep_plan* plan, const char* dir, long* next) {
     return -1;
 }
 
+/* Waits for a row from any worker. MPI_Probe would spin (OpenMPI polls), taking a core from
+ * the jobs when the manager shares a node with workers; polling every 0.5 ms leaves it idle. */
+static void wait_for_row(MPI_Status* status) {
+    const struct timespec pause = {0, 500000};
+    for (;;) {
+        int arrived = 0;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_ROW, MPI_COMM_WORLD, &arrived, status);
+        if (arrived) return;
+        nanosleep(&pause, NULL);
+    }
+}
+
+/* Jobs a worker holds at once: the one it runs and the next, already sent, so that it never
+ * waits for the manager between jobs. */
+enum { JOBS_IN_FLIGHT = 2 };
+
+/* Sends rank r its next job, or -1 (stop) when there is none and it holds none; returns how
+ * many jobs it then holds. */
+static int hand_out(const sweep_plan* plan, const char* dir, long* next, int r, int held) {
+    long job = next_pending(plan, dir, next);
+    if (job < 0 && held > 0) return held;
+    MPI_Send(&job, 1, MPI_LONG, r, TAG_JOB, MPI_COMM_WORLD);
+    return job < 0 ? -1 : held + 1;
+}
+
+/* Writes a row a worker sent ("INDEX\n" and the row file's lines); returns 0 when it is not
+ * one. */
+static int store_row(const sweep_plan* plan, const char* dir, const char* message, int from) {
+    char* end = NULL;
+    long index = strtol(message, &end, 10);
+    char path[1100];
+    if (end == message || *end != '\n' || index < 0 || index >= plan->job_count || !end[1]) {
+        fprintf(stderr, "touche sweep: rank %d sent no row (\"%.40s\")\n", from, message);
+        return 0;
+    }
+    sweep_row_path(plan, dir, index, path, sizeof path);
+    return write_all(path, end + 1);
+}
+
 /* Rank 0 with workers: hands out jobs, writes the rows that come back. */
 static int manage(const sweep_plan* plan, const char* dir, int ranks) {
-    long next = 0, *given = calloc((size_t)ranks, sizeof *given);
+    int* held = calloc((size_t)ranks, sizeof *held); /* jobs each rank holds; -1: stopped */
+    if (!held) MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE_GENERIC);
+    long next = 0;
     int active = 0;
-    for (int r = 1; r < ranks; ++r) {
-        given[r] = next_pending(plan, dir, &next);
-        MPI_Send(&given[r], 1, MPI_LONG, r, TAG_JOB, MPI_COMM_WORLD);
-        active += given[r] >= 0;
+    for (int k = 0; k < JOBS_IN_FLIGHT; ++k) {
+        for (int r = 1; r < ranks; ++r) {
+            if (held[r] >= 0 && (k == 0 || held[r] > 0)) held[r] = hand_out(plan, dir, &next, r, held[r]);
+        }
     }
+    for (int r = 1; r < ranks; ++r) active += held[r] > 0;
     int code = EXIT_OK;
     while (active > 0) {
         MPI_Status status;
         int size = 0;
-        MPI_Probe(MPI_ANY_SOURCE, TAG_ROW, MPI_COMM_WORLD, &status);
+        wait_for_row(&status);
         MPI_Get_count(&status, MPI_CHAR, &size);
-        char* text = malloc((size_t)size + 1);
+        char* message = malloc((size_t)size + 1);
+        if (!message) MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE_GENERIC);
         int from = status.MPI_SOURCE;
-        MPI_Recv(text, size, MPI_CHAR, from, TAG_ROW, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-        char path[1100];
-        sweep_row_path(plan, dir, given[from], path, sizeof path);
-        if (!text || !text[0] || !write_all(path, text)) {
-            fprintf(stderr, "touche sweep: no row for job %ld from rank %d\n", given[from], from);
-            code = EXIT_FAILURE_GENERIC;
-        }
-        free(text);
-        given[from] = next_pending(plan, dir, &next);
-        MPI_Send(&given[from], 1, MPI_LONG, from, TAG_JOB, MPI_COMM_WORLD);
-        active -= given[from] < 0;
+        MPI_Recv(message, size, MPI_CHAR, from, TAG_ROW, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        message[size] = '\0';
+        if (!store_row(plan, dir, message, from)) code = EXIT_FAILURE_GENERIC;
+        free(message);
+        held[from] = hand_out(plan, dir, &next, from, held[from] - 1);
+        active -= held[from] < 0;
     }
-    free(given);
+    free(held);
     return code;
 }
 
@@ -120,6 +164,10 @@ int sweep_run_mpi(const sweep_plan* plan, const char* dir) {
         code = ranks == 1 ? sweep_run_local(plan, dir, 0, plan->job_count, 1, 0)
                           : manage(plan, dir, ranks);
         if (code == EXIT_OK) code = sweep_write_results(plan, dir, 0, plan->job_count, "results");
+        if (code == EXIT_OK) {
+            fprintf(stderr, "touche sweep: %ld jobs on %d ranks; wrote %s/results.csv and "
+                            "%s/results.jsonl\n", plan->job_count, ranks, dir, dir);
+        }
     } else {
         code = work(plan);
     }
