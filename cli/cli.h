@@ -45,8 +45,8 @@ typedef struct cli_options {
     int mpi;               /* sweep --mpi */
     int merge;             /* sweep --merge */
     /* Called on the loaded spec after --set and before compiling (touche sweep's changes that
-     * --set does not cover); NULL: none. */
-    void (*spec_hook)(tch_spec* spec, const void* user);
+     * --set does not cover); returns 0 after printing why it refused. NULL: none. */
+    int (*spec_hook)(tch_spec* spec, const void* user);
     const void* spec_hook_user;
 } cli_options;
 

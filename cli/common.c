@@ -382,7 +382,11 @@ static int load_model(const cli_options* o, tch_spec** spec, tch_model** model) 
         *spec = NULL;
         return code;
     }
-    if (o->spec_hook) o->spec_hook(*spec, o->spec_hook_user);
+    if (o->spec_hook && !o->spec_hook(*spec, o->spec_hook_user)) {
+        tch_spec_destroy(*spec);
+        *spec = NULL;
+        return EXIT_BAD_INPUT;
+    }
     tch_option_def opt = *tch_spec_option(*spec);
     if (o->dt > 0) opt.timestep = o->dt;
     if (o->integrator) tch_integrator_parse(o->integrator, &opt.integrator);

@@ -24,12 +24,22 @@ typedef enum sweep_target_kind {
     SWEEP_TARGET_INTEGRATOR, /* the integrator (text) */
     SWEEP_TARGET_DT,         /* the time step, s */
     SWEEP_TARGET_DURATION,   /* the simulated time, s */
-    SWEEP_TARGET_GRAVITY,    /* option:gravity (3) or one component */
+    SWEEP_TARGET_OPTION,     /* option:gravity (3) or one component, option:iterations,
+                                tolerance, rtol, atol: the <option> attributes */
     SWEEP_TARGET_BODY,       /* body:NAME.pos|quat|vel|angvel, or one component: initial state */
 } sweep_target_kind;
 
 /* Initial-state fields of a body target (world frame; vel is the body origin's velocity). */
 typedef enum sweep_body_field { SWEEP_BODY_POS, SWEEP_BODY_QUAT, SWEEP_BODY_VEL, SWEEP_BODY_ANGVEL } sweep_body_field;
+
+/* The <option> attributes an option: target sets. */
+typedef enum sweep_option_field {
+    SWEEP_OPTION_GRAVITY,    /* gravity, m/s^2 */
+    SWEEP_OPTION_ITERATIONS, /* touche:iterations, the lcp solver's limit (a whole number) */
+    SWEEP_OPTION_TOLERANCE,  /* touche:tolerance, the lcp solver's residual */
+    SWEEP_OPTION_RTOL,       /* touche:rtol, the adaptive integrator's relative tolerance */
+    SWEEP_OPTION_ATOL,       /* touche:atol, its absolute tolerance */
+} sweep_option_field;
 
 /* One value of a parameter: text, or 1, 3 or 4 numbers. */
 typedef struct sweep_setting {
@@ -53,6 +63,7 @@ typedef struct sweep_param {
     sweep_target_kind kind;
     char body[64];            /* SWEEP_TARGET_BODY */
     sweep_body_field field;   /* SWEEP_TARGET_BODY */
+    sweep_option_field option; /* SWEEP_TARGET_OPTION */
     int component;            /* -1: the whole vector; else one entry */
     int width;                /* numbers a value holds (0: text) */
     sweep_source source;

@@ -146,21 +146,42 @@ typedef struct job_context {
     const sweep_setting* settings;
 } job_context;
 
-/* The gravity settings, applied to the spec before it compiles (as --set is). */
-static void apply_gravity(tch_spec* spec, const void* user) {
+/* The option: settings, applied to the spec before it compiles (as --set is); returns 0
+ * after printing why a value was refused. */
+static int apply_options(tch_spec* spec, const void* user) {
     const job_context* job = user;
     const sweep_plan* plan = job->plan;
-    const sweep_setting* settings = job->settings;
+    tch_option_def opt = *tch_spec_option(spec);
     for (int i = 0; i < plan->param_count; ++i) {
         const sweep_param* p = &plan->params[i];
-        if (p->kind != SWEEP_TARGET_GRAVITY) continue;
-        tch_option_def opt = *tch_spec_option(spec);
-        double* g[3] = {&opt.gravity.x, &opt.gravity.y, &opt.gravity.z};
-        for (int c = 0; c < 3; ++c) {
-            if (p->component < 0 || p->component == c) *g[c] = settings[i].x[p->component < 0 ? c : 0];
+        const double* x = job->settings[i].x;
+        if (p->kind != SWEEP_TARGET_OPTION) continue;
+        switch (p->option) {
+        case SWEEP_OPTION_GRAVITY: {
+            tch_real* g[3] = {&opt.gravity.x, &opt.gravity.y, &opt.gravity.z};
+            for (int c = 0; c < 3; ++c) {
+                if (p->component < 0 || p->component == c) *g[c] = x[p->component < 0 ? c : 0];
+            }
+            break;
         }
-        tch_spec_set_option(spec, &opt, NULL);
+        case SWEEP_OPTION_ITERATIONS:
+            if (!(x[0] >= 1 && x[0] <= 1e9 && x[0] == floor(x[0]))) {
+                fprintf(stderr, "touche: %s must be a whole number from 1, got %.17g\n", p->target, x[0]);
+                return 0;
+            }
+            opt.lcp_iterations = (int)x[0];
+            break;
+        case SWEEP_OPTION_TOLERANCE: opt.lcp_tolerance = x[0]; break;
+        case SWEEP_OPTION_RTOL: opt.adaptive_rtol = x[0]; break;
+        case SWEEP_OPTION_ATOL: opt.adaptive_atol = x[0]; break;
+        }
     }
+    tch_error err = {0};
+    if (tch_spec_set_option(spec, &opt, &err) != TCH_OK) {
+        fprintf(stderr, "touche: %s\n", err.message);
+        return 0;
+    }
+    return 1;
 }
 
 /* The initial-state settings, applied to the data after the keyframe. */
@@ -226,7 +247,7 @@ static int run_job(const sweep_plan* plan, const sweep_setting* settings, double
     char sets[CLI_MAX_SETS][288];
     if (!job_options(plan, settings, &o, sets)) return EXIT_BAD_INPUT;
     job_context job = {plan, settings};
-    o.spec_hook = apply_gravity;
+    o.spec_hook = apply_options;
     o.spec_hook_user = &job;
     cli_session session;
     int code = cli_open_session(&o, 1, &session);

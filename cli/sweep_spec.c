@@ -155,8 +155,18 @@ static int parse_target(const spec_reader* r, const sweep_value* at, sweep_param
             return 1;
         }
     }
+    static const char* const options[] = {"iterations", "tolerance", "rtol", "atol"};
+    for (int k = 0; k < 4; ++k) {
+        if (strncmp(p->target, "option:", 7) == 0 && strcmp(p->target + 7, options[k]) == 0) {
+            p->kind = SWEEP_TARGET_OPTION;
+            p->option = (sweep_option_field)(SWEEP_OPTION_ITERATIONS + k);
+            p->width = 1;
+            return 1;
+        }
+    }
     if (strncmp(p->target, "option:gravity", 14) == 0) {
-        p->kind = SWEEP_TARGET_GRAVITY;
+        p->kind = SWEEP_TARGET_OPTION;
+        p->option = SWEEP_OPTION_GRAVITY;
         const char* c = p->target + 14;
         if (!*c) {
             p->width = 3;
@@ -170,8 +180,9 @@ static int parse_target(const spec_reader* r, const sweep_value* at, sweep_param
         return 1;
     }
     if (strncmp(p->target, "option:", 7) == 0) {
-        return refuse(r, at, "option:%s cannot be varied (dt, duration, integrator, contact, "
-                             "option:gravity and --set targets can)", p->target + 7);
+        return refuse(r, at, "option:%s cannot be varied (option:gravity, iterations, "
+                             "tolerance, rtol and atol can; and dt, duration, integrator, "
+                             "contact, key)", p->target + 7);
     }
     if (strncmp(p->target, "body:", 5) == 0) {
         p->kind = SWEEP_TARGET_BODY;

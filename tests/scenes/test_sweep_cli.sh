@@ -154,6 +154,22 @@ failing_jobs() {
 }
 check "a failing and a diverging job are rows with their errors" failing_jobs
 
+# option: targets reach the scene: without gravity the floor holds nothing back, so the box
+# slides further; a tolerance out of range is that job's error.
+cat >"$work/options.json" <<'JSON'
+{"scene": "slide.xml", "run": {"duration": 0.2, "key": "launch"},
+ "parameters": [{"target": "option:gravity.z", "values": [-9.81, 0]},
+                {"target": "option:rtol", "values": [1e-4, 5]}],
+ "metrics": ["final_pose:box"]}
+JSON
+options_reach_the_scene() {
+  "$touche" sweep "$work/options.json" --out "$work/options" 2>/dev/null || return 1
+  local csv=$work/options/results.csv
+  awk -F, 'NR == 2 {a = $7} NR == 4 {b = $7} END {exit !(b > a + 0.01)}' "$csv" &&
+    sed -n 3p "$csv" | grep -q ',failed,.*rtol' && sed -n 5p "$csv" | grep -q ',failed,.*rtol'
+}
+check "option: targets reach the scene" options_reach_the_scene
+
 # Scored against a recording of itself, a run has no trajectory error; a corrupt recording
 # is refused naming its line.
 "$touche" run "$work/slide.xml" --key launch --duration 0.2 --no-contacts --out "$work/rec" 2>/dev/null
