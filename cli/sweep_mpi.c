@@ -1,4 +1,4 @@
-/* touche sweep --mpi: rank 0 hands out jobs (two per rank in flight) and writes the rows the other ranks
+/* touche sweep --mpi: rank 0 hands out jobs (a few per rank in flight) and writes the rows the other ranks
  * send back; each job runs in a child process of its rank, so a job that fails or crashes is a
  * row and the ranks go on (sweep.h, docs/sweeps.md). Built only when CMake finds MPI. */
 #define _POSIX_C_SOURCE 200809L
@@ -39,8 +39,37 @@ static int write_all(const char* path, const char* text) {
     return ok;
 }
 
-/* A worker rank: runs the jobs it is sent until it is sent -1, returning each row as
- * "INDEX\n" followed by the row file's two lines. */
+/* Jobs a worker holds at once: the one it runs and the next ones, already sent, so that it
+ * does not wait for the manager between jobs (a manager that shares a loaded node may take
+ * tens of milliseconds to be scheduled). */
+enum { JOBS_IN_FLIGHT = 4 };
+
+/* The rows a worker has sent and MPI may not have delivered yet. */
+typedef struct pending_rows {
+    MPI_Request request[JOBS_IN_FLIGHT];
+    char* message[JOBS_IN_FLIGHT];
+    int next;
+} pending_rows;
+
+/* Sends "INDEX\n" and the row file's two lines without waiting for the manager to take it
+ * (only for the row sent JOBS_IN_FLIGHT rows ago). */
+static void send_row(pending_rows* pending, long index, const char* path) {
+    int k = pending->next;
+    pending->next = (k + 1) % JOBS_IN_FLIGHT;
+    if (pending->message[k]) {
+        MPI_Wait(&pending->request[k], MPI_STATUS_IGNORE);
+        free(pending->message[k]);
+    }
+    char* row = sweep_read_text_file(path, NULL);
+    size_t size = (row ? strlen(row) : 0) + 32;
+    pending->message[k] = malloc(size);
+    if (!pending->message[k]) MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE_GENERIC);
+    int n = snprintf(pending->message[k], size, "%ld\n%s", index, row ? row : "");
+    free(row);
+    MPI_Isend(pending->message[k], n + 1, MPI_CHAR, 0, TAG_ROW, MPI_COMM_WORLD, &pending->request[k]);
+}
+
+/* A worker rank: runs the jobs it is sent until it is sent -1, returning each row. */
 static int work(const sweep_plan* plan) {
     char dir[] = "/tmp/touche-sweep-XXXXXX";
     if (!mkdtemp(dir)) {
@@ -49,20 +78,19 @@ static int work(const sweep_plan* plan) {
     }
     char path[1100];
     snprintf(path, sizeof path, "%s/job.row", dir);
+    pending_rows pending = {.next = 0};
     for (;;) {
         long index = -1;
         MPI_Recv(&index, 1, MPI_LONG, 0, TAG_JOB, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (index < 0) break;
         remove(path);
         sweep_job_run_isolated(plan, index, path);
-        char* row = sweep_read_text_file(path, NULL);
-        size_t size = (row ? strlen(row) : 0) + 32;
-        char* message = malloc(size);
-        if (!message) MPI_Abort(MPI_COMM_WORLD, EXIT_FAILURE_GENERIC);
-        int n = snprintf(message, size, "%ld\n%s", index, row ? row : "");
-        MPI_Send(message, n + 1, MPI_CHAR, 0, TAG_ROW, MPI_COMM_WORLD);
-        free(message);
-        free(row);
+        send_row(&pending, index, path);
+    }
+    for (int k = 0; k < JOBS_IN_FLIGHT; ++k) {
+        if (!pending.message[k]) continue;
+        MPI_Wait(&pending.request[k], MPI_STATUS_IGNORE);
+        free(pending.message[k]);
     }
     remove(path);
     rmdir(dir);
@@ -93,10 +121,6 @@ static void wait_for_row(MPI_Status* status) {
         nanosleep(&pause, NULL);
     }
 }
-
-/* Jobs a worker holds at once: the one it runs and the next, already sent, so that it never
- * waits for the manager between jobs. */
-enum { JOBS_IN_FLIGHT = 2 };
 
 /* Sends rank r its next job, or -1 (stop) when there is none and it holds none; returns how
  * many jobs it then holds. */
