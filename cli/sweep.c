@@ -57,12 +57,15 @@ int cli_cmd_sweep(const cli_options* o) {
     if (code == EXIT_OK && o->mpi) {
         code = sweep_run_mpi(&plan, dir);
     } else if (code == EXIT_OK) {
-        if (!o->merge) code = sweep_run_local(&plan, dir, first, end, o->jobs > 0 ? o->jobs : default_workers(), 0);
-        if (code == EXIT_OK) code = sweep_write_results(&plan, dir, first, end, base);
-        if (code == EXIT_OK) {
-            fprintf(stderr, "touche sweep: %ld jobs in %.3f s wall; wrote %s/%s.csv and %s/%s.jsonl\n",
-                    end - first, cli_now_seconds() - start, dir, base, dir, base);
+        long ran = 0;
+        int workers = o->jobs > 0 ? o->jobs : default_workers();
+        if (!o->merge) code = sweep_run_local(&plan, dir, first, end, workers, &ran);
+        if (!o->merge && code == EXIT_OK) {
+            fprintf(stderr, "touche sweep: ran %ld of %ld jobs in %.3f s wall on %d processes%s\n",
+                    ran, end - first, cli_now_seconds() - start, workers,
+                    ran < end - first ? " (the others had rows)" : "");
         }
+        if (code == EXIT_OK) code = sweep_write_results(&plan, dir, first, end, base);
     }
     sweep_plan_free(&plan);
     return code;

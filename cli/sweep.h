@@ -140,15 +140,15 @@ void sweep_row_path(const sweep_plan* plan, const char* dir, long index, char* p
 void sweep_shard_range(long job_count, int shard, int shard_count, long* first, long* end);
 
 /* Writes DIR/results.csv and DIR/results.jsonl (or, for a shard, DIR/shard-I-of-N.csv and
- * .jsonl) from the rows of jobs [first, end), in job order. Returns an exit code; prints
- * which jobs have no row when some are missing. */
+ * .jsonl) from the rows of jobs [first, end), in job order, and says how many rows are not
+ * ok. Returns an exit code; prints which jobs have no row when some are missing. */
 int sweep_write_results(const sweep_plan* plan, const char* dir, long first, long end,
                         const char* base);
 
-/* Runs the jobs [first, end) that have no row yet on `workers` processes. Returns an exit
- * code (a failed job is a row, not an error). */
+/* Runs the jobs [first, end) that have no row yet on `workers` processes; *ran: how many it
+ * ran. Returns an exit code (a failed job is a row, not an error). */
 int sweep_run_local(const sweep_plan* plan, const char* dir, long first, long end, int workers,
-                    int quiet);
+                    long* ran);
 
 /* touche sweep --mpi: returns an exit code; prints "built without MPI" when it was. */
 int sweep_run_mpi(const sweep_plan* plan, const char* dir);

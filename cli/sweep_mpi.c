@@ -185,13 +185,10 @@ int sweep_run_mpi(const sweep_plan* plan, const char* dir) {
     MPI_Comm_size(MPI_COMM_WORLD, &ranks);
     int code = EXIT_OK;
     if (rank == 0) {
-        code = ranks == 1 ? sweep_run_local(plan, dir, 0, plan->job_count, 1, 0)
+        long ran = 0;
+        code = ranks == 1 ? sweep_run_local(plan, dir, 0, plan->job_count, 1, &ran)
                           : manage(plan, dir, ranks);
         if (code == EXIT_OK) code = sweep_write_results(plan, dir, 0, plan->job_count, "results");
-        if (code == EXIT_OK) {
-            fprintf(stderr, "touche sweep: %ld jobs on %d ranks; wrote %s/results.csv and "
-                            "%s/results.jsonl\n", plan->job_count, ranks, dir, dir);
-        }
     } else {
         code = work(plan);
     }

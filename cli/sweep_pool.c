@@ -55,7 +55,7 @@ static void show_progress(long done, long total) {
 }
 
 int sweep_run_local(const sweep_plan* plan, const char* dir, long first, long end, int workers,
-                    int quiet) {
+                    long* ran) {
     running_job* slots = calloc((size_t)workers, sizeof *slots);
     if (!slots) return EXIT_FAILURE_GENERIC;
     interrupted = 0;
@@ -63,7 +63,8 @@ int sweep_run_local(const sweep_plan* plan, const char* dir, long first, long en
     act.sa_handler = on_interrupt;
     sigaction(SIGINT, &act, &old_int);
     sigaction(SIGTERM, &act, &old_term);
-    int tty = !quiet && isatty(fileno(stderr));
+    int tty = isatty(fileno(stderr));
+    *ran = 0;
     long done = 0, total = end - first, running = 0;
     for (long i = first; i < end || running > 0;) {
         int free_slot = -1;
@@ -78,6 +79,7 @@ int sweep_run_local(const sweep_plan* plan, const char* dir, long first, long en
             } else {
                 job->index = i;
                 job->pid = sweep_job_start(plan, i, job->path);
+                ++*ran;
                 if (job->pid > 0) ++running; else { job->pid = 0; ++done; }
             }
             ++i;
@@ -117,7 +119,7 @@ int sweep_write_results(const sweep_plan* plan, const char* dir, long first, lon
     int ok = cli_open_output(&csv, path, "sweep");
     snprintf(path, sizeof path, "%s/%s.jsonl", dir, base);
     ok = ok && cli_open_output(&jsonl, path, "sweep");
-    long missing = 0, first_missing = -1;
+    long missing = 0, first_missing = -1, not_ok = 0;
     if (ok) csv_header(csv.f, plan);
     for (long i = first; ok && i < end; ++i) {
         sweep_row row;
@@ -128,6 +130,7 @@ int sweep_write_results(const sweep_plan* plan, const char* dir, long first, lon
         }
         fprintf(csv.f, "%ld,%s", i, row.csv);
         fprintf(jsonl.f, "{\"job\":%ld,%s", i, row.json);
+        not_ok += strncmp(strchr(row.csv, ',') + 1, "ok,", 3) != 0; /* id,status,... */
         sweep_row_free(&row);
     }
     int how = ok && missing == 0 ? CLI_KEEP : CLI_DISCARD;
@@ -137,6 +140,11 @@ int sweep_write_results(const sweep_plan* plan, const char* dir, long first, lon
                         "job %ld); run them first (docs/sweeps.md)\n",
                 missing, first, end - 1, dir, first_missing);
         return EXIT_FAILURE_GENERIC;
+    }
+    if (ok) {
+        fprintf(stderr, "touche sweep: wrote %s/%s.csv and %s/%s.jsonl: %ld rows, %ld not ok%s\n",
+                dir, base, dir, base, end - first, not_ok,
+                not_ok ? " (failed, diverged or crashed: see their error column)" : "");
     }
     return ok ? EXIT_OK : EXIT_FAILURE_GENERIC;
 }

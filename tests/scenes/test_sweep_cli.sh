@@ -150,7 +150,9 @@ failing_jobs() {
     sed -n 3p "$csv" | grep -q '^1,[0-9a-f]*,failed,"cannot compile the scene: .*slide.xml:6: .*stiffness must be > 0' &&
     sed -n 4p "$csv" | grep -q '^2,[0-9a-f]*,diverged,the simulation diverged' &&
     grep -q '"job":1,.*"status":"failed","error":"cannot compile' "$work/failing/results.jsonl" &&
-    "$touche" sweep "$work/failing.json" --out "$work/failing" 2>&1 | grep -q "3 jobs"
+    # run again, the failed rows are kept (not run again) and counted
+    "$touche" sweep "$work/failing.json" --out "$work/failing" 2>"$work/again.txt" &&
+    grep -q "ran 0 of 3 jobs" "$work/again.txt" && grep -q "3 rows, 2 not ok" "$work/again.txt"
 }
 check "a failing and a diverging job are rows with their errors" failing_jobs
 
