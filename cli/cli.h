@@ -43,6 +43,14 @@ typedef struct cli_options {
     const char* restore;   /* run --restore FILE: continue from a checkpoint */
     int quiet;             /* --quiet: no progress on stderr (cli/progress.c) */
     int live_port;         /* run --live PORT: serve the viewer and stream the run (cli/live.c) */
+    int jobs;              /* sweep --jobs N: processes (default: the cores) */
+    const char* shard;     /* sweep --shard I/N */
+    int mpi;               /* sweep --mpi */
+    int merge;             /* sweep --merge */
+    /* Called on the loaded spec after --set and before compiling (touche sweep's changes that
+     * --set does not cover); returns 0 after printing why it refused. NULL: none. */
+    int (*spec_hook)(tch_spec* spec, const void* user);
+    const void* spec_hook_user;
 } cli_options;
 
 /* The commands, as bits: each option (cli/common.c's table) names the commands it applies to. */
@@ -56,6 +64,7 @@ enum {
     CLI_HAPTIC = 1 << 6,
     CLI_MESH = 1 << 7,
     CLI_VIEW = 1 << 8,
+    CLI_SWEEP = 1 << 9,
 };
 
 /* One command: name, its bit, its operands ("SCENE OUT.xml": each one required), one-line
@@ -232,3 +241,4 @@ int cli_cmd_mesh(const cli_options* options);
 int cli_cmd_islands(const cli_options* options);
 int cli_cmd_haptic(const cli_options* options);
 int cli_cmd_view(const cli_options* options);
+int cli_cmd_sweep(const cli_options* options);  /* cli/sweep.c */

@@ -57,8 +57,17 @@ static const cli_option OPTIONS[] = {
      "write the islands of every N-th step only (default: every step)"},
     {"--steps", "N", OPTION_COUNT, FIELD(steps), CLI_SPEED, "steps to time (default 10000)"},
     {"--steps", "N", OPTION_COUNT, FIELD(steps), CLI_ISLANDS, "steps to run (default 1)"},
-    {"--out", "DIR", OPTION_TEXT, FIELD(out_dir), CLI_RUN | CLI_HAPTIC,
+    {"--out", "DIR", OPTION_TEXT, FIELD(out_dir), CLI_RUN | CLI_HAPTIC | CLI_SWEEP,
      "output directory (default ./out)"},
+    {"--jobs", "N", OPTION_COUNT, FIELD(jobs), CLI_SWEEP,
+     "jobs run at once, each in its own process (default: the cores); rows do not depend on N"},
+    {"--shard", "I/N", OPTION_TEXT, FIELD(shard), CLI_SWEEP,
+     "run the I-th of N contiguous blocks of jobs (0-based; Slurm arrays, GNU parallel) and "
+     "write DIR/shard-I-of-N.csv and .jsonl (docs/sweeps.md)"},
+    {"--mpi", NULL, OPTION_FLAG, FIELD(mpi), CLI_SWEEP,
+     "under mpirun: rank 0 hands out jobs to the other ranks and writes the results"},
+    {"--merge", NULL, OPTION_FLAG, FIELD(merge), CLI_SWEEP,
+     "write DIR/results.csv and .jsonl from the rows the shards wrote (runs nothing)"},
     {"--vtk", "DIR", OPTION_TEXT, FIELD(vtk_dir), CLI_RUN,
      "also write ParaView files: per written step the bodies, tet meshes and contact patches "
      "(VTK XML), and DIR/run.pvd, their time series"},
@@ -395,6 +404,11 @@ static int load_model(const cli_options* o, tch_spec** spec, tch_model** model) 
         tch_spec_destroy(*spec);
         *spec = NULL;
         return code;
+    }
+    if (o->spec_hook && !o->spec_hook(*spec, o->spec_hook_user)) {
+        tch_spec_destroy(*spec);
+        *spec = NULL;
+        return EXIT_BAD_INPUT;
     }
     tch_option_def opt = *tch_spec_option(*spec);
     if (o->dt > 0) opt.timestep = o->dt;

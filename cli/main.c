@@ -22,6 +22,8 @@ static const cli_command commands[] = {
      "field", cli_cmd_mesh},
     {"view", CLI_VIEW, "OUT_DIR", "write OUT_DIR/view.html, a web page that plays back the run "
      "there", cli_cmd_view},
+    {"sweep", CLI_SWEEP, "SPEC", "run a parameter sweep (JSON or TOML spec) on all cores, shards "
+     "or MPI ranks", cli_cmd_sweep},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 

@@ -10,3 +10,7 @@ list(APPEND TCH_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/overrides.c)
 list(APPEND TCH_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/cmd_view.c ${CMAKE_CURRENT_LIST_DIR}/scene_json.c
   ${CMAKE_CURRENT_LIST_DIR}/viewer_page.c ${CMAKE_CURRENT_LIST_DIR}/viewer_bundle.c
   ${CMAKE_CURRENT_LIST_DIR}/live.c)
+list(APPEND TCH_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/sweep.c ${CMAKE_CURRENT_LIST_DIR}/sweep_spec.c
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_value.c ${CMAKE_CURRENT_LIST_DIR}/sweep_metrics.c
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_job.c ${CMAKE_CURRENT_LIST_DIR}/sweep_pool.c
+  ${CMAKE_CURRENT_LIST_DIR}/sweep_mpi.c)

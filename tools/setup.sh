@@ -11,12 +11,13 @@ set -euo pipefail
 # headers, numpy and setuptools the `touche` module builds with, and pytest that tests it.
 # ParaView (pvpython) reads the `--vtk` series back in a test. Viewer (docs/viewer.md): node
 # and npm bundle it (and run the glTF validator), civetweb serves the live mode, and Debian's
-# chromium runs its browser tests.
+# chromium runs its browser tests. OpenMPI: `touche sweep --mpi` (docs/sweeps.md; built
+# without it when absent).
 packages=(build-essential cmake pkg-config clang libclang-rt-14-dev
           libccd-dev libqhull-dev libxml2-dev libsuitesparse-dev liblapacke-dev libopenblas-dev
           libsiconos-numerics-dev tetgen libsundials-dev
           python3-dev python3-numpy python3-setuptools python3-pytest
-          paraview python3-paraview libcivetweb-dev chromium)
+          paraview python3-paraview libcivetweb-dev chromium libopenmpi-dev openmpi-bin)
 # node and npm: Debian's packages unless a newer Node.js is already there (this machine's).
 command -v npm >/dev/null || packages+=(nodejs npm)
 if [[ "${1:-}" == "bench" ]]; then
