@@ -40,6 +40,12 @@ typedef struct cli_options {
     int realtime;          /* haptic --realtime: ticks paced on the wall clock */
     double checkpoint_every; /* run --checkpoint-every S: OUT/checkpoint.bin every S of simulated time */
     const char* restore;   /* run --restore FILE: continue from a checkpoint */
+    const char* data_dir;  /* fit --data DIR: the recordings (DIR/NAME.csv) */
+    const char* params;    /* fit --params LIST: TARGET[=LO:HI],... to fit */
+    const char* holdout;   /* fit --holdout F: the fraction of recordings held out */
+    int evaluations;       /* fit --evals N: the local search's budget */
+    int sweep_points;      /* fit --sweep N: sweep points per parameter */
+    const char* optimizer; /* fit --optimizer NAME: the local search (cli/fit_search.c) */
 } cli_options;
 
 /* The commands, as bits: each option (cli/common.c's table) names the commands it applies to. */
@@ -52,6 +58,7 @@ enum {
     CLI_ISLANDS = 1 << 5,
     CLI_HAPTIC = 1 << 6,
     CLI_MESH = 1 << 7,
+    CLI_FIT = 1 << 9,
 };
 
 /* One command: name, its bit, its operands ("SCENE OUT.xml": each one required), one-line
@@ -118,6 +125,11 @@ int cli_count_pair_models(const tch_model* m, int used[TCH_CONTACT_MODEL_END]);
  * printing what is wrong. */
 int cli_apply_sets(const cli_options* o, tch_spec* spec);
 
+/* Applies one TARGET=VALUE to the spec, as --set does; `quiet` leaves out the note that geoms
+ * or pairs set their own value of a scene default. Returns EXIT_OK, or EXIT_BAD_INPUT after
+ * printing what is wrong. */
+int cli_apply_set(tch_spec* spec, const char* set, int quiet);
+
 /* Creates DIR and its parents; returns 0 after printing why it could not. */
 int cli_make_dir(const char* dir, const char* command);
 
@@ -168,3 +180,4 @@ int cli_cmd_export(const cli_options* options);
 int cli_cmd_mesh(const cli_options* options);
 int cli_cmd_islands(const cli_options* options);
 int cli_cmd_haptic(const cli_options* options);
+int cli_cmd_fit(const cli_options* options);

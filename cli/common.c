@@ -39,7 +39,7 @@ typedef struct cli_option {
 } cli_option;
 
 #define FIELD(f) offsetof(cli_options, f), sizeof(((cli_options*)0)->f)
-#define SESSION (CLI_RUN | CLI_QUERY | CLI_SPEED | CLI_ISLANDS)
+#define SESSION (CLI_RUN | CLI_QUERY | CLI_SPEED | CLI_ISLANDS | CLI_FIT)
 /* The options that change the scene itself, which info then describes. */
 #define SCENE (SESSION | CLI_INFO)
 
@@ -85,6 +85,26 @@ static const cli_option OPTIONS[] = {
     {"--restore", "FILE", OPTION_TEXT, FIELD(restore), CLI_RUN,
      "continue from checkpoint FILE (its time; --duration S more), bit-identical to the run "
      "that wrote it"},
+    {"--data", "DIR", OPTION_TEXT, FIELD(data_dir), CLI_FIT,
+     "required: the recordings, DIR/*.csv (time,body,x,y,z,qw,qx,qy,qz[,vx,vy,vz,wx,wy,wz], "
+     "as run writes; docs/fit.md)"},
+    {"--params", "LIST", OPTION_TEXT, FIELD(params), CLI_FIT,
+     "required: the parameters to fit, TARGET[=LO:HI] separated by commas, TARGET as --set "
+     "takes it (friction, restitution, stiffness, geom:cube.friction, ...)"},
+    {"--holdout", "F", OPTION_TEXT, FIELD(holdout), CLI_FIT,
+     "fraction of the recordings held out of the fit to measure its errors (default 0.25; 0: "
+     "none)"},
+    {"--evals", "N", OPTION_COUNT, FIELD(evaluations), CLI_FIT,
+     "most evaluations of the local search after the sweep (default 150)"},
+    {"--sweep", "N", OPTION_COUNT, FIELD(sweep_points), CLI_FIT,
+     "points per parameter of the coarse sweep (default 9, 6, 4 and 3 for 1, 2, 3 and more "
+     "parameters)"},
+    {"--threads", "N", OPTION_THREADS, FIELD(threads), CLI_FIT,
+     "recordings simulated at once (default: the processors); results are identical for "
+     "every N"},
+    {"--optimizer", "NAME", OPTION_TEXT, FIELD(optimizer), CLI_FIT,
+     "the local search after the sweep: neldermead (default), sbplx or bobyqa (NLopt)"},
+    {"--json", NULL, OPTION_FLAG, FIELD(json), CLI_FIT, "print one JSON object"},
     {"--keep-touche", NULL, OPTION_FLAG, FIELD(touche_attributes), CLI_EXPORT,
      "keep touche's attributes (the file is then not plain MJCF)"},
     {"--device", "D", OPTION_TEXT, FIELD(device), CLI_HAPTIC,

@@ -20,6 +20,8 @@ static const cli_command commands[] = {
     {"mesh", CLI_MESH, "IN.obj|IN.stl OUT.vtk|OUT.msh",
      "tetrahedralize a closed surface (gmsh or tetgen) into a .vtk or .msh with its pressure "
      "field", cli_cmd_mesh},
+    {"fit", CLI_FIT, "SCENE",
+     "fit contact parameters to recorded trajectories (docs/fit.md)", cli_cmd_fit},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 

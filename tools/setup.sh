@@ -9,9 +9,10 @@ set -euo pipefail
 # sanitizer and fuzzer runtimes, and Siconos numerics as the LCP cross-check oracle. tetgen:
 # the tet mesher `touche mesh` runs to give any closed surface a pressure field. Python: the
 # headers, numpy and setuptools the `touche` module builds with, and pytest that tests it.
+# NLopt: the derivative-free search of `touche fit`.
 packages=(build-essential cmake pkg-config clang libclang-rt-14-dev
           libccd-dev libqhull-dev libxml2-dev libsuitesparse-dev liblapacke-dev libopenblas-dev
-          libsiconos-numerics-dev tetgen libsundials-dev
+          libsiconos-numerics-dev tetgen libsundials-dev libnlopt-dev
           python3-dev python3-numpy python3-setuptools python3-pytest)
 if [[ "${1:-}" == "bench" ]]; then
   packages+=(libmujoco-dev libode-dev libbullet-dev)
