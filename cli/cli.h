@@ -46,6 +46,7 @@ typedef struct cli_options {
     int evaluations;       /* fit --evals N: the local search's budget */
     int sweep_points;      /* fit --sweep N: sweep points per parameter */
     const char* optimizer; /* fit --optimizer NAME: the local search (cli/fit_search.c) */
+    int derivatives;       /* query --derivatives: the step's A and B (docs/derivatives.md) */
 } cli_options;
 
 /* The commands, as bits: each option (cli/common.c's table) names the commands it applies to. */
@@ -181,3 +182,8 @@ int cli_cmd_mesh(const cli_options* options);
 int cli_cmd_islands(const cli_options* options);
 int cli_cmd_haptic(const cli_options* options);
 int cli_cmd_fit(const cli_options* options);
+
+/* query --derivatives (cli/derivatives_output.c): writes ,"derivatives":{...} with the step's
+ * centred transition derivatives A and B at the data's state, which it leaves as it was.
+ * Returns an exit code after printing why it could not. */
+int cli_json_derivatives(FILE* f, const tch_model* model, tch_data* data);

@@ -105,6 +105,9 @@ static const cli_option OPTIONS[] = {
     {"--optimizer", "NAME", OPTION_TEXT, FIELD(optimizer), CLI_FIT,
      "the local search after the sweep: neldermead (default), sbplx or bobyqa (NLopt)"},
     {"--json", NULL, OPTION_FLAG, FIELD(json), CLI_FIT, "print one JSON object"},
+    {"--derivatives", NULL, OPTION_FLAG, FIELD(derivatives), CLI_QUERY,
+     "also print the step's transition derivatives A = dx'/dx and B = dx'/dctrl at the "
+     "state, centred differences with eps 1e-6 in the tangent space (docs/derivatives.md)"},
     {"--keep-touche", NULL, OPTION_FLAG, FIELD(touche_attributes), CLI_EXPORT,
      "keep touche's attributes (the file is then not plain MJCF)"},
     {"--device", "D", OPTION_TEXT, FIELD(device), CLI_HAPTIC,

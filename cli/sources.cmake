@@ -7,4 +7,5 @@ list(APPEND TCH_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/cmd_islands.c)
 list(APPEND TCH_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/cmd_haptic.c)
 list(APPEND TCH_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/overrides.c)
 list(APPEND TCH_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/fit.c ${CMAKE_CURRENT_LIST_DIR}/fit_recording.c
-  ${CMAKE_CURRENT_LIST_DIR}/fit_objective.c ${CMAKE_CURRENT_LIST_DIR}/fit_search.c)
+  ${CMAKE_CURRENT_LIST_DIR}/fit_objective.c ${CMAKE_CURRENT_LIST_DIR}/fit_search.c
+  ${CMAKE_CURRENT_LIST_DIR}/derivatives_output.c)

@@ -5,7 +5,8 @@
 # 0.01 and the restitution within 0.02 (lcp), or the friction within 0.01 and the damping
 # within 10% (point and volume, which have no restitution parameter); a noiseless run with
 # its velocity columns is a valid recording that the true parameters match to round-off; corrupt
-# recordings are refused with exit 2 and a message naming the file and line. Short tosses,
+# recordings are refused with exit 2 and a message naming the file and line; query
+# --derivatives prints the step's derivatives. Short tosses,
 # two recordings and small budgets keep each fit near a second. Ends with "N passed, N failed".
 set -u
 touche=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -76,6 +77,14 @@ exact() {
     near "$(grep -o '"loss":[^,]*' "$work/fit.json" | head -1 | cut -d: -f2)" 0 1e-12
 }
 check "a run's trajectory.csv is an exact recording" exact
+
+# touche query --derivatives: the step's A and B as JSON (docs/derivatives.md)
+derivatives() {
+  "$touche" query "$scene" --key toss1 --derivatives >"$work/query.json" || return 1
+  grep -q '"derivatives":{"scheme":"centered","eps":1e-06,"nx":12,"nu":0,"A":\[\[1\.0000000' \
+    "$work/query.json"
+}
+check "query --derivatives prints A and B" derivatives
 
 # refused NAME PATTERN: the recording $work/bad/NAME.csv is refused with exit 2, naming
 # its file and line and saying PATTERN
