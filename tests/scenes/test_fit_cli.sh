@@ -78,6 +78,17 @@ exact() {
 }
 check "a run's trajectory.csv is an exact recording" exact
 
+# The same fit on 1 and 3 threads: the same report, to the last digit (wall time aside).
+same_on_threads() {
+  for n in 1 3; do
+    "$touche" fit "$scene" --data "$work/lcp" --contact lcp --params friction,restitution \
+      --holdout 0.5 --sweep 2 --evals 6 --threads $n --json |
+      sed 's/"wall_seconds":[^}]*//' >"$work/threads$n.json" || return 1
+  done
+  cmp "$work/threads1.json" "$work/threads3.json"
+}
+check "the fit is the same on 1 and 3 threads" same_on_threads
+
 # touche query --derivatives: the step's A and B as JSON (docs/derivatives.md)
 derivatives() {
   "$touche" query "$scene" --key toss1 --derivatives >"$work/query.json" || return 1
