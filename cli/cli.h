@@ -6,6 +6,8 @@
 
 #include "touche/touche.h"
 
+#include "cli_math.h"
+
 /* Exit codes of every command. */
 enum { EXIT_OK = 0, EXIT_FAILURE_GENERIC = 1, EXIT_BAD_INPUT = 2, EXIT_DIVERGED = 3,
        EXIT_INTERRUPTED = 130 };
@@ -51,6 +53,13 @@ typedef struct cli_options {
      * --set does not cover); returns 0 after printing why it refused. NULL: none. */
     int (*spec_hook)(tch_spec* spec, const void* user);
     const void* spec_hook_user;
+    const char* data_dir;  /* fit --data DIR: the recordings (DIR/NAME.csv) */
+    const char* params;    /* fit --params LIST: TARGET[=LO:HI],... to fit */
+    const char* holdout;   /* fit --holdout F: the fraction of recordings held out */
+    int evaluations;       /* fit --evals N: the local search's budget */
+    int sweep_points;      /* fit --sweep N: sweep points per parameter */
+    const char* optimizer; /* fit --optimizer NAME: the local search (cli/fit_search.c) */
+    int derivatives;       /* query --derivatives: the step's A and B (docs/derivatives.md) */
 } cli_options;
 
 /* The commands, as bits: each option (cli/common.c's table) names the commands it applies to. */
@@ -65,6 +74,7 @@ enum {
     CLI_MESH = 1 << 7,
     CLI_VIEW = 1 << 8,
     CLI_SWEEP = 1 << 9,
+    CLI_FIT = 1 << 10,
 };
 
 /* One command: name, its bit, its operands ("SCENE OUT.xml": each one required), one-line
@@ -142,11 +152,13 @@ int cli_class_sets_collect(const cli_options* o, cli_class_sets* classes);
  * after printing what is wrong. */
 int cli_apply_sets(const cli_options* o, tch_spec* spec);
 
+/* Applies one TARGET=VALUE to the spec, as --set does; `quiet` leaves out the note that geoms
+ * or pairs set their own value of a scene default. Returns EXIT_OK, or EXIT_BAD_INPUT after
+ * printing what is wrong. */
+int cli_apply_set(tch_spec* spec, const char* set, int quiet);
+
 /* Creates DIR and its parents; returns 0 after printing why it could not. */
 int cli_make_dir(const char* dir, const char* command);
-
-/* The unit quaternion q applied to v (R(q) v). */
-tch_vec3 cli_rotate(tch_quat q, tch_vec3 v);
 
 /* run --gltf FILE (cli/gltf.c): a glTF 2.0 animation of the bodies at the written states. */
 typedef struct cli_gltf {
@@ -242,3 +254,9 @@ int cli_cmd_islands(const cli_options* options);
 int cli_cmd_haptic(const cli_options* options);
 int cli_cmd_view(const cli_options* options);
 int cli_cmd_sweep(const cli_options* options);  /* cli/sweep.c */
+int cli_cmd_fit(const cli_options* options);
+
+/* query --derivatives (cli/derivatives_output.c): writes ,"derivatives":{...} with the step's
+ * centred transition derivatives A and B at the data's state, which it leaves as it was.
+ * Returns an exit code after printing why it could not. */
+int cli_json_derivatives(FILE* f, const tch_model* model, tch_data* data);

@@ -269,6 +269,7 @@ int cli_cmd_query(const cli_options* options) {
         printf(",\"time\":%.17g", t);
         code = json_joints(stdout, m, d);
     }
+    if (code == EXIT_OK && o->derivatives) code = cli_json_derivatives(stdout, m, d);
     if (code == EXIT_OK && tch_step(m, d, &err) != TCH_OK) {
         cli_print_error("cannot evaluate the contacts", &err);
         code = EXIT_FAILURE_GENERIC;

@@ -39,7 +39,7 @@ typedef struct cli_option {
 } cli_option;
 
 #define FIELD(f) offsetof(cli_options, f), sizeof(((cli_options*)0)->f)
-#define SESSION (CLI_RUN | CLI_QUERY | CLI_SPEED | CLI_ISLANDS)
+#define SESSION (CLI_RUN | CLI_QUERY | CLI_SPEED | CLI_ISLANDS | CLI_FIT)
 /* The options that change the scene itself, which info then describes. */
 #define SCENE (SESSION | CLI_INFO)
 
@@ -106,6 +106,29 @@ static const cli_option OPTIONS[] = {
      "can drag a body through a spring (docs/viewer.md)"},
     {"--realtime", NULL, OPTION_FLAG, FIELD(realtime), CLI_RUN,
      "with --live: pace the simulation on the wall clock (default: as fast as it runs)"},
+    {"--data", "DIR", OPTION_TEXT, FIELD(data_dir), CLI_FIT,
+     "required: the recordings, DIR/*.csv (time,body,x,y,z,qw,qx,qy,qz[,vx,vy,vz,wx,wy,wz], "
+     "as run writes; docs/fit.md)"},
+    {"--params", "LIST", OPTION_TEXT, FIELD(params), CLI_FIT,
+     "required: the parameters to fit, TARGET[=LO:HI] separated by commas, TARGET as --set "
+     "takes it (friction, restitution, stiffness, geom:cube.friction, ...)"},
+    {"--holdout", "F", OPTION_TEXT, FIELD(holdout), CLI_FIT,
+     "fraction of the recordings held out of the fit to measure its errors (default 0.25; 0: "
+     "none)"},
+    {"--evals", "N", OPTION_COUNT, FIELD(evaluations), CLI_FIT,
+     "most evaluations of the local search after the sweep (default 150)"},
+    {"--sweep", "N", OPTION_COUNT, FIELD(sweep_points), CLI_FIT,
+     "points per parameter of the coarse sweep (default 9, 6, 4 and 3 for 1, 2, 3 and more "
+     "parameters)"},
+    {"--threads", "N", OPTION_THREADS, FIELD(threads), CLI_FIT,
+     "recordings simulated at once (default: the processors); results are identical for "
+     "every N"},
+    {"--optimizer", "NAME", OPTION_TEXT, FIELD(optimizer), CLI_FIT,
+     "the local search after the sweep: neldermead (default), sbplx or bobyqa (NLopt)"},
+    {"--json", NULL, OPTION_FLAG, FIELD(json), CLI_FIT, "print one JSON object"},
+    {"--derivatives", NULL, OPTION_FLAG, FIELD(derivatives), CLI_QUERY,
+     "also print the step's transition derivatives A = dx'/dx and B = dx'/dctrl at the "
+     "state, centred differences with eps 1e-6 in the tangent space (docs/derivatives.md)"},
     {"--keep-touche", NULL, OPTION_FLAG, FIELD(touche_attributes), CLI_EXPORT,
      "keep touche's attributes (the file is then not plain MJCF)"},
     {"--device", "D", OPTION_TEXT, FIELD(device), CLI_HAPTIC,
@@ -464,16 +487,6 @@ void cli_close_session(cli_session* session) {
     tch_model_destroy(session->model);
     tch_spec_destroy(session->spec);
     *session = (cli_session){NULL, NULL, NULL};
-}
-
-tch_vec3 cli_rotate(tch_quat q, tch_vec3 v) {
-    /* v + 2 w (u x v) + 2 u x (u x v), u = (x, y, z) */
-    tch_vec3 u = {q.x, q.y, q.z};
-    tch_vec3 t = {2 * (u.y * v.z - u.z * v.y), 2 * (u.z * v.x - u.x * v.z),
-                  2 * (u.x * v.y - u.y * v.x)};
-    return (tch_vec3){v.x + q.w * t.x + (u.y * t.z - u.z * t.y),
-                      v.y + q.w * t.y + (u.z * t.x - u.x * t.z),
-                      v.z + q.w * t.z + (u.x * t.y - u.y * t.x)};
 }
 
 double cli_now_seconds(void) {

@@ -24,6 +24,8 @@ static const cli_command commands[] = {
      "there", cli_cmd_view},
     {"sweep", CLI_SWEEP, "SPEC", "run a parameter sweep (JSON or TOML spec) on all cores, shards "
      "or MPI ranks", cli_cmd_sweep},
+    {"fit", CLI_FIT, "SCENE",
+     "fit contact parameters to recorded trajectories (docs/fit.md)", cli_cmd_fit},
 };
 enum { COMMAND_COUNT = sizeof commands / sizeof commands[0] };
 

@@ -72,7 +72,8 @@ static int bad_set(const char* set, const char* why) {
 }
 
 /* The scene default; notes the geoms and pairs that set the parameter themselves. */
-static int set_default(tch_spec* spec, const char* param, const char* value, const char* set) {
+static int set_default(tch_spec* spec, const char* param, const char* value, const char* set,
+                       int quiet) {
     tch_option_def opt = *tch_spec_option(spec);
     if (!store_param(&opt.contact, param, value)) return bad_set(set, "cannot read the value");
     tch_spec_set_option(spec, &opt, NULL);
@@ -83,7 +84,7 @@ static int set_default(tch_spec* spec, const char* param, const char* value, con
     for (int i = 1; i <= tch_spec_pair_count(spec); ++i) {
         shadowed += sets_param(&tch_spec_pair(spec, i)->contact, param);
     }
-    if (shadowed) {
+    if (shadowed && !quiet) {
         fprintf(stderr, "touche: note: --set %s is the scene default; %d geoms or pairs set their "
                         "own %s (geom:*.%s=%s overrides every geom)\n",
                 set, shadowed, param, param, value);
@@ -127,8 +128,7 @@ static int set_pair(tch_spec* spec, const char* names, const char* param, const 
     return bad_set(set, "the scene has no <pair> of these geoms");
 }
 
-/* One --set: splits TARGET=VALUE and TARGET into kind, name and parameter. */
-static int apply_set(tch_spec* spec, const char* set) {
+int cli_apply_set(tch_spec* spec, const char* set, int quiet) {
     char target[256];
     const char* eq = strchr(set, '=');
     if (!eq || (size_t)(eq - set) >= sizeof target) return bad_set(set, "expected TARGET=VALUE");
@@ -141,20 +141,24 @@ static int apply_set(tch_spec* spec, const char* set) {
         return bad_set(set, "unknown parameter; expected model, rigid or a touche:PARAM of "
                             "docs/mjcf.md (stiffness, friction, ...)");
     }
-    if (!colon) return set_default(spec, param, value, set);
+    if (!colon) return set_default(spec, param, value, set, quiet);
     if (!dot || dot < colon) return bad_set(set, "expected KIND:NAME.PARAM=VALUE");
     *colon = *dot = '\0';
     const char* name = colon + 1;
     if (strcmp(target, "geom") == 0) return set_geoms(spec, name, param, value, set);
     if (strcmp(target, "pair") == 0) return set_pair(spec, name, param, value, set);
-    if (strcmp(target, "class") == 0) return EXIT_OK; /* applied while loading */
+    if (strcmp(target, "class") == 0) {
+        return bad_set(set, "a default class is set while the scene loads: give it to --set "
+                            "(not to a fitted or swept parameter list)");
+    }
     return bad_set(set, "unknown target; expected PARAM, geom:NAME.PARAM, pair:A/B.PARAM or "
                         "class:NAME.PARAM");
 }
 
 int cli_apply_sets(const cli_options* o, tch_spec* spec) {
     for (int i = 0; i < o->set_count; ++i) {
-        int code = apply_set(spec, o->sets[i]);
+        if (strncmp(o->sets[i], "class:", 6) == 0) continue; /* applied while loading */
+        int code = cli_apply_set(spec, o->sets[i], 0);
         if (code != EXIT_OK) return code;
     }
     return EXIT_OK;

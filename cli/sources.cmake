@@ -14,3 +14,6 @@ list(APPEND TCH_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/sweep.c ${CMAKE_CURRENT_LI
   ${CMAKE_CURRENT_LIST_DIR}/sweep_value.c ${CMAKE_CURRENT_LIST_DIR}/sweep_metrics.c
   ${CMAKE_CURRENT_LIST_DIR}/sweep_job.c ${CMAKE_CURRENT_LIST_DIR}/sweep_pool.c
   ${CMAKE_CURRENT_LIST_DIR}/sweep_mpi.c)
+list(APPEND TCH_CLI_SOURCES ${CMAKE_CURRENT_LIST_DIR}/fit.c ${CMAKE_CURRENT_LIST_DIR}/fit_recording.c
+  ${CMAKE_CURRENT_LIST_DIR}/fit_objective.c ${CMAKE_CURRENT_LIST_DIR}/fit_search.c
+  ${CMAKE_CURRENT_LIST_DIR}/derivatives_output.c)

@@ -15,21 +15,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "cli_math.h"
 
-
-/* ---- rigid transforms ---- */
-
-static tch_vec3 apply(const tch_transform* X, tch_vec3 p) {
-    tch_vec3 r = cli_rotate(X->q, p);
-    return (tch_vec3){r.x + X->p.x, r.y + X->p.y, r.z + X->p.z};
-}
-
-static tch_quat quat_multiply(tch_quat a, tch_quat b) {
-    return (tch_quat){a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-                      a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-                      a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-                      a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w};
-}
 
 /* X_WG = X_WB X_BG at the data's current state. */
 static tch_transform geom_pose(const tch_model* m, const tch_data* d, int g) {
@@ -37,7 +24,7 @@ static tch_transform geom_pose(const tch_model* m, const tch_data* d, int g) {
     tch_vec3 v, w;
     tch_data_body_state(m, d, m->geom_body[g], &X_WB, &v, &w);
     const tch_transform* X_BG = &m->geom_X_BG[g];
-    return (tch_transform){quat_multiply(X_WB.q, X_BG->q), apply(&X_WB, X_BG->p)};
+    return (tch_transform){cli_quat_multiply(X_WB.q, X_BG->q), cli_apply(&X_WB, X_BG->p)};
 }
 
 /* ---- surfaces through a sink ----
@@ -62,7 +49,7 @@ typedef struct surface_sink {
 static void sink_point(void* context, tch_vec3 p_G) {
     surface_sink* s = context;
     if (s->mode == SINK_POINTS) {
-        tch_vec3 p = apply(&s->X_WG, p_G);
+        tch_vec3 p = cli_apply(&s->X_WG, p_G);
         fprintf(s->f, "%.9g %.9g %.9g\n", p.x, p.y, p.z);
     }
     s->point_count++;
@@ -184,7 +171,7 @@ static void write_tets(FILE* f, const tch_model* m, const tch_data* d) {
         const tch_tetmesh* mesh = tch_model_geom_tetmesh(m, g, NULL);
         tch_transform X_WG = geom_pose(m, d, g);
         for (int v = 0; mesh && v < tch_tetmesh_vertex_count(mesh); ++v) {
-            tch_vec3 p = apply(&X_WG, tch_tetmesh_vertices(mesh)[v]);
+            tch_vec3 p = cli_apply(&X_WG, tch_tetmesh_vertices(mesh)[v]);
             fprintf(f, "%.9g %.9g %.9g\n", p.x, p.y, p.z);
         }
     }

@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.."
 order=(base math geometry collision solver contact dynamics engine haptics io)
 declare -A header_module=(
   [base.h]=base [contact_space.h]=dynamics [data.h]=engine [haptics.h]=haptics [io.h]=io [lcp.h]=solver [model.h]=io
-  [spec.h]=io [step.h]=engine [tetmesh.h]=contact [touche.h]=io [watch.h]=engine [checkpoint.h]=engine
+  [spec.h]=io [step.h]=engine [derivatives.h]=engine [tetmesh.h]=contact [touche.h]=io [watch.h]=engine [checkpoint.h]=engine
 )
 rank() { local i; for i in "${!order[@]}"; do [[ ${order[$i]} == "$1" ]] && echo "$i" && return; done; echo -1; }
 module_of() { basename "$(dirname "$1")"; }

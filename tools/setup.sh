@@ -12,10 +12,10 @@ set -euo pipefail
 # ParaView (pvpython) reads the `--vtk` series back in a test. Viewer (docs/viewer.md): node
 # and npm bundle it (and run the glTF validator), civetweb serves the live mode, and Debian's
 # chromium runs its browser tests. OpenMPI: `touche sweep --mpi` (docs/sweeps.md; built
-# without it when absent).
+# without it when absent). NLopt: the derivative-free search of `touche fit`.
 packages=(build-essential cmake pkg-config clang libclang-rt-14-dev
           libccd-dev libqhull-dev libxml2-dev libsuitesparse-dev liblapacke-dev libopenblas-dev
-          libsiconos-numerics-dev tetgen libsundials-dev
+          libsiconos-numerics-dev tetgen libsundials-dev libnlopt-dev
           python3-dev python3-numpy python3-setuptools python3-pytest
           paraview python3-paraview libcivetweb-dev chromium libopenmpi-dev openmpi-bin)
 # node and npm: Debian's packages unless a newer Node.js is already there (this machine's).

@@ -8,6 +8,7 @@
 #include "touche/step.h"
 #include "touche/watch.h"
 #include "touche/checkpoint.h"
+#include "touche/derivatives.h"
 #include "touche/io.h"
 #include "touche/lcp.h"
 #include "touche/contact_space.h"

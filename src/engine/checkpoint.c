@@ -334,6 +334,21 @@ static void get_state(tch_stream* s, const tch_model* m, tch_data* d) {
     tch_implicit_cache_get(s, m, d);
 }
 
+int tch_snapshot_save(const tch_model* m, const tch_data* d, tch_stream* s) {
+    s->size = 0, s->at = 0, s->reading = 0, s->failed = 0;
+    put_state(s, m, d);
+    return !s->failed;
+}
+
+int tch_snapshot_restore(const tch_model* m, tch_data* d, tch_stream* s) {
+    s->at = 0, s->reading = 1, s->failed = 0;
+    get_state(s, m, d);
+    d->internal->kinematics_current = 0;
+    tch_stage_kinematics(m, d);
+    tch_stage_velocities(m, d);
+    return !s->failed && s->at == s->size;
+}
+
 /* ---- files ---- */
 
 static void put_u32(unsigned char* at, uint32_t v) {

@@ -32,3 +32,12 @@ void tch_stream_transfer(tch_stream* s, void* bytes, size_t n);
 #define TCH_TRANSFER(s, value) tch_stream_transfer((s), &(value), sizeof(value))
 #define TCH_PUT(s, value) tch_stream_put((s), &(value), sizeof(value))
 #define TCH_GET(s, value) tch_stream_get((s), &(value), sizeof(value))
+
+/* In-memory copies of a data's state, the checkpoint's payload without its header
+ * (engine/derivatives.c restores one before each perturbed step). The stream is reused: save
+ * overwrites it, restore reads it from its start. Each returns 0 when out of memory (save) or
+ * when the stream does not fit the model (restore: then reset the data). */
+struct tch_model;
+struct tch_data;
+int tch_snapshot_save(const struct tch_model* m, const struct tch_data* d, tch_stream* s);
+int tch_snapshot_restore(const struct tch_model* m, struct tch_data* d, tch_stream* s);

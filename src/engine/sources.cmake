@@ -5,3 +5,4 @@ list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/constraint.c
   ${CMAKE_CURRENT_LIST_DIR}/constraint_chain.c ${CMAKE_CURRENT_LIST_DIR}/constraint_position.c)
 list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/implicit.c
   ${CMAKE_CURRENT_LIST_DIR}/watch.c ${CMAKE_CURRENT_LIST_DIR}/integrator_adaptive.c)
+list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/derivatives.c)
