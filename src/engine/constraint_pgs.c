@@ -640,11 +640,12 @@ static void check_progress(const tch_row_problem* p, const tch_row_solve_options
                            progress* g) {
     int halved = g->residual <= 0.5 * g->checked;
     int would_stall = g->residual <= o->accept;
-    if (!halved && (would_stall || g->slow_checks + 1 >= SUBSPACE_AFTER_SLOW_CHECKS) &&
+    if (!halved && (would_stall || o->budget || g->slow_checks + 1 >= SUBSPACE_AFTER_SLOW_CHECKS) &&
         g->residual > o->tolerance && o->subspace && g->subspace_undone < SUBSPACE_MAX_UNDONE &&
         g->subspace_wait-- <= 0) {
         tch_real before = g->residual;
-        g->residual = subspace_step(p, o->subspace, arena, g->residual, !would_stall, v, w, z);
+        g->residual = subspace_step(p, o->subspace, arena, g->residual,
+                                    !would_stall && !o->kept_factor_only, v, w, z);
         g->subspace_last = g->residual < before;
         if (g->residual == before) {
             g->subspace_undone++;
