@@ -261,7 +261,7 @@ static int lemke_size(const tch_constraint_contact* cr, int nc) {
  * sweeps (fewer when it reaches the tolerance or stalls within the acceptance), applied with
  * the residual it reached when it adds no energy; else the same from zero, and else the
  * frictionless rows from zero, which never add energy. Such an island never reaches Lemke. */
-enum { BUDGET_SWEEPS = 16 };
+enum { BUDGET_SWEEPS = 10, PUSH_BUDGET_SWEEPS = 4 };
 
 static bool on_budget(const tch_constraint_run* s, int k) {
     const tch_constraint_contact* cr = s->contacts + s->island_start[k];
@@ -272,6 +272,11 @@ static bool on_budget(const tch_constraint_run* s, int k) {
 int tch_constraint_island_sweeps(const tch_constraint_run* s, int k) {
     int limit = s->m->lcp_iterations;
     return on_budget(s, k) && limit > BUDGET_SWEEPS ? BUDGET_SWEEPS : limit;
+}
+
+int tch_constraint_push_sweeps(const tch_constraint_run* s, int k) {
+    int limit = s->m->lcp_iterations;
+    return on_budget(s, k) && limit > PUSH_BUDGET_SWEEPS ? PUSH_BUDGET_SWEEPS : limit;
 }
 
 static tch_status solve_lemke(tch_constraint_run* s, const tch_island_layout* L, const tch_real* M,

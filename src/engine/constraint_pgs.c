@@ -71,22 +71,36 @@ static tch_real update_normal(const tch_row_problem* p, int i, tch_real diagonal
     return estimate;
 }
 
-/* The friction pair's block of A: a = A_00, b = A_01, c = A_11. */
+/* The friction pair's block of A: a = A_00, b = A_01, c = A_11, its eigenvalues l0, l1 with
+ * the eigenbasis turned by (cs, sn) from the tangents (formed once per solve), and the last
+ * multiplier ν of its disc solve, the next solve's start. */
 typedef struct tangent_block {
     tch_real a, b, c;
+    tch_real cs, sn, l0, l1;
+    tch_real nu;
 } tangent_block;
 
+static tangent_block tangent_block_of(tch_real a, tch_real b, tch_real c) {
+    tch_real theta = 0.5 * atan2(2 * b, a - c);
+    tch_real cs = cos(theta), sn = sin(theta);
+    return (tangent_block){a, b, c, cs, sn, a * cs * cs + 2 * b * sn * cs + c * sn * sn,
+                           a * sn * sn - 2 * b * sn * cs + c * cs * cs, 0};
+}
+
 /* Iterations of the secular equation's Newton solve (friction_block_solve); it converges
- * monotonically and quadratically, in 3 to 6 iterations to rounding. */
+ * monotonically and quadratically, in 3 to 6 iterations to rounding (from zero; from the last
+ * solve's ν, in 1 or 2 on a sliding contact). */
 enum { DISC_NEWTON_STEPS = 12 };
 
 /* The exact minimizer y of ½ (y − u)ᵀ A (y − u) over the disc |y| <= R, u = z_t − A⁻¹ w_t the
  * unconstrained one: u itself when inside; else y = (A + ν I)⁻¹ A u with ν >= 0 such that
  * |y| = R, found by Newton's method on 1/|y(ν)| − 1/R in A's eigenbasis (Moré and Sorensen's
  * trust-region subproblem, "Computing a trust region step", SIAM J. Sci. Stat. Comput. 1983).
+ * Newton's iterates rise monotonically to the root from any ν below it (1/|y(ν)| is concave
+ * and rising), so it starts from the block's last ν when that is below the root, else from 0.
  * At a fixed point y = z_t this gives w_t = −ν z_t: friction opposes the sliding velocity
  * (maximal dissipation), the disc's complementarity. */
-static void friction_block_solve(const tangent_block* A, tch_real u0, tch_real u1, tch_real R,
+static void friction_block_solve(tangent_block* A, tch_real u0, tch_real u1, tch_real R,
                                  tch_real* y0, tch_real* y1) {
     if (length2(u0, u1) <= R) {
         *y0 = u0, *y1 = u1;
@@ -96,14 +110,13 @@ static void friction_block_solve(const tangent_block* A, tch_real u0, tch_real u
         *y0 = *y1 = 0;
         return;
     }
-    tch_real theta = 0.5 * atan2(2 * A->b, A->a - A->c);
-    tch_real cs = cos(theta), sn = sin(theta);
-    tch_real l0 = A->a * cs * cs + 2 * A->b * sn * cs + A->c * sn * sn;
-    tch_real l1 = A->a * sn * sn - 2 * A->b * sn * cs + A->c * cs * cs;
+    tch_real cs = A->cs, sn = A->sn, l0 = A->l0, l1 = A->l1;
     tch_real b0 = l0 * (cs * u0 + sn * u1), b1 = l1 * (-sn * u0 + cs * u1);
-    tch_real nu = 0, e0 = 0, e1 = 0;
+    tch_real nu = A->nu, e0 = b0 / (l0 + nu), e1 = b1 / (l1 + nu);
+    if (!(length2(e0, e1) >= R)) {
+        nu = 0, e0 = b0 / l0, e1 = b1 / l1; /* the last ν is past the root */
+    }
     for (int k = 0; k < DISC_NEWTON_STEPS; ++k) {
-        e0 = b0 / (l0 + nu), e1 = b1 / (l1 + nu);
         tch_real norm = length2(e0, e1);
         tch_real slope = (e0 * e0 / (l0 + nu) + e1 * e1 / (l1 + nu)) / (norm * norm * norm);
         tch_real change = (1 / R - 1 / norm) / slope; /* 1/|y| rises with ν, from below 1/R */
@@ -111,7 +124,9 @@ static void friction_block_solve(const tangent_block* A, tch_real u0, tch_real u
             break;
         }
         nu += change;
+        e0 = b0 / (l0 + nu), e1 = b1 / (l1 + nu);
     }
+    A->nu = nu;
     tch_real scale = R / length2(e0, e1);
     *y0 = scale * (cs * e0 - sn * e1);
     *y1 = scale * (sn * e0 + cs * e1);
@@ -119,7 +134,7 @@ static void friction_block_solve(const tangent_block* A, tch_real u0, tch_real u
 
 /* The friction pair's part of a sweep: the exact block solve over the disc of radius μ z_n
  * (friction_block_solve); returns its natural-map component before the update. */
-static tch_real update_friction(const tch_row_problem* p, int i, const tangent_block* A,
+static tch_real update_friction(const tch_row_problem* p, int i, tangent_block* A,
                                 tch_vec3* v, tch_vec3* w, tch_real* z) {
     int f = p->friction_start[i];
     tch_real w0 = row_velocity(p, f, v, w), w1 = row_velocity(p, f + 1, v, w);
@@ -139,7 +154,7 @@ static tch_real update_friction(const tch_row_problem* p, int i, const tangent_b
 /* One sweep over the contacts, each normal row then its friction pair (bounded by μ times the
  * normal impulse just updated). Returns the largest natural-map component met. */
 static tch_real sweep(const tch_row_problem* p, const tch_real* diagonal,
-                      const tangent_block* blocks, tch_vec3* v, tch_vec3* w, tch_real* z) {
+                      tangent_block* blocks, tch_vec3* v, tch_vec3* w, tch_real* z) {
     tch_real estimate = 0;
     for (int i = 0; i < p->nc; ++i) {
         estimate = larger(estimate, update_normal(p, i, diagonal[i], v, w, z));
@@ -683,9 +698,9 @@ static int sweep_matrix_init(const tch_row_problem* p, tch_arena* arena, sweep_m
     for (int i = 0; i < p->nc; ++i) {
         int f = p->friction_start[i];
         if (p->edges[i] == 2) {
-            out->blocks[i] = (tangent_block){out->diagonal[f],
-                                             tch_row_coupling(&p->rows[f], &p->rows[f + 1]),
-                                             out->diagonal[f + 1]};
+            out->blocks[i] = tangent_block_of(out->diagonal[f],
+                                              tch_row_coupling(&p->rows[f], &p->rows[f + 1]),
+                                              out->diagonal[f + 1]);
         }
     }
     return 0;
