@@ -234,9 +234,10 @@ static const tch_real ACCEPT_RESIDUAL = 1e-6;
 
 /* The row solver's options: the model's tolerance and `sweeps`, subspace minimization on. */
 tch_row_solve_options tch_constraint_row_options(const tch_constraint_run* s, int sweeps) {
-    return (tch_row_solve_options){sweeps, s->m->lcp_tolerance,
-                                   fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL), s->subspace, false,
-                                   false, false};
+    return (tch_row_solve_options){.sweeps = sweeps,
+                                   .tolerance = s->m->lcp_tolerance,
+                                   .accept = fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL),
+                                   .subspace = s->subspace};
 }
 
 /* PGS gives up on an island early when it converges slowly and Lemke's problem has at most this
@@ -416,7 +417,7 @@ static bool bodies_touch_as_tree(const tch_constraint_run* s, int k) {
 /* Matrix-free PGS for island k on the stage's velocities (rhs = -b on the normal rows), which
  * keep the impulses (withdraw takes them out when the attempt is not applied); ΔT from the
  * island's bodies before and after. */
-static tch_status solve_sparse(tch_constraint_run* s, int k, int sweeps, bool warm, tch_real accept,
+static tch_status solve_sparse(tch_constraint_run* s, int k, int sweeps, bool warm,
                                island_solution* x) {
     const tch_constraint_contact* cr = s->contacts + s->island_start[k];
     const tch_island_layout* L = &x->L;
@@ -435,7 +436,6 @@ static tch_status solve_sparse(tch_constraint_run* s, int k, int sweeps, bool wa
     problem.carried = warm ? carried : NULL;
     problem.steady = steady;
     tch_row_solve_options options = tch_constraint_row_options(s, sweeps);
-    options.accept = fmax(options.accept, accept);
     options.give_up_when_slow = lemke_size(cr, L->nc) <= CHEAP_LEMKE_SIZE;
     options.budget = x->on_budget;
     options.kept_factor_only = x->on_budget && !bodies_touch_as_tree(s, k);
@@ -449,12 +449,11 @@ static tch_status solve_sparse(tch_constraint_run* s, int k, int sweeps, bool wa
 }
 
 /* Builds and solves the island's problem with `solver` (PGS with at most `sweeps` sweeps, which
- * stops on a stall once the residual is within `accept`, the attempt's acceptance), from
+ * stops on a stall once the residual is within the acceptance), from
  * `start` (the unknowns of the same solver's last attempt) or, when NULL, from the warm start.
  * Returns the solver's status; x holds the solution or the last iterate. */
 static tch_status solve_island_with(tch_constraint_run* s, int k, tch_island_solver solver,
-                                    int sweeps, const tch_real* start, tch_real accept,
-                                    island_solution* x) {
+                                    int sweeps, const tch_real* start, island_solution* x) {
     const tch_constraint_contact* cr = s->contacts + s->island_start[k];
     int nc = s->island_start[k + 1] - s->island_start[k];
     x->result = (tch_lcp_result){TCH_OK, TCH_LCP_SOLVED, 0, 0};
@@ -478,7 +477,7 @@ static tch_status solve_island_with(tch_constraint_run* s, int k, tch_island_sol
         warm_start(cr, &x->L, solver, x->z);
     }
     return is_lemke(solver) ? solve_dense(s, cr, x)
-                            : solve_sparse(s, k, sweeps, solver == TCH_SOLVE_PGS, accept, x);
+                            : solve_sparse(s, k, sweeps, solver == TCH_SOLVE_PGS, x);
 }
 
 /* Does z add no more kinetic energy than an exact solution could? At a solution,
@@ -559,15 +558,6 @@ void tch_data_observe_islands(tch_data* d, tch_island_observer observer, void* u
     d->internal->constraint.observer = observer;
     d->internal->constraint.observer_user = user;
 }
-
-/* With the `pgs` solver, an island whose Lemke problem has more unknowns than this skips the
- * Lemke attempt (and the frictionless Lemke attempt when it has more contacts than this), and
- * its PGS attempts are acceptable up to LARGE_ISLAND_ACCEPT m/s. On pile100's
- * settling islands (500 to 580 unknowns) Lemke took 110 to 150 ms and often stopped at its pivot
- * limit unsolved; PGS with subspace steps had brought 99% of them below 1e-4 m/s, which over a
- * 2 ms step is a 2e-7 m position error. */
-enum { LEMKE_MAX_SIZE = 240 };
-static const tch_real LARGE_ISLAND_ACCEPT = 1e-4;
 
 /* The attempts at an island, in order: the model's solver, then the other frictional solver
  * (and PGS again with the fallback's sweeps), then the frictionless problem by Lemke and by PGS
@@ -657,8 +647,9 @@ static void solve_island_on_budget(tch_constraint_run* s, int k) {
             continue;
         }
         tch_arena_release(s->arena, mark);
-        tch_status status = solve_island_with(s, k, ORDER[attempt], tch_constraint_island_sweeps(s, k),
-                                              attempt == 1 ? zero : NULL, accept, &x);
+        tch_status status =
+            solve_island_with(s, k, ORDER[attempt], tch_constraint_island_sweeps(s, k),
+                              attempt == 1 ? zero : NULL, &x);
         s->d->constraint_iterations += x.result.iterations;
         int solved = status == TCH_OK || status == TCH_ERR_NUMERICAL;
         applied = attempt == 2 ? solved : solved && adds_no_energy(cr, &x, accept);
@@ -688,7 +679,6 @@ void tch_constraint_solve_island(tch_constraint_run* s, int k) {
     const tch_constraint_contact* cr = s->contacts + s->island_start[k];
     int nc = s->island_start[k + 1] - s->island_start[k];
     const solver_chain* chain = s->m->lcp_solver == TCH_LCP_SOLVER_PGS ? &PGS_CHAIN : &LEMKE_CHAIN;
-    int large = chain == &PGS_CHAIN && lemke_size(cr, nc) > LEMKE_MAX_SIZE;
     tch_real accept = fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL);
     int fallback_sweeps =
         s->m->lcp_iterations > FALLBACK_SWEEPS ? s->m->lcp_iterations : FALLBACK_SWEEPS;
@@ -701,10 +691,6 @@ void tch_constraint_solve_island(tch_constraint_run* s, int k) {
     int length = chain->length;
     for (int attempt = 0; attempt < length && !applied; ++attempt) {
         tch_island_solver solver = chain->step[attempt];
-        if ((large && solver == TCH_SOLVE_LEMKE) ||
-            (chain == &PGS_CHAIN && solver == TCH_SOLVE_NORMAL_LEMKE && nc > LEMKE_MAX_SIZE)) {
-            continue; /* dense O(n³): a 4 000-contact island of pile_1000 took 30 to 90 s */
-        }
         tch_arena_release(s->arena, mark);
         const tch_real* start = solver == TCH_SOLVE_PGS && carry.sweeps > 0 ? carry.z : NULL;
         int sweeps =
@@ -712,11 +698,10 @@ void tch_constraint_solve_island(tch_constraint_run* s, int k) {
         if (sweeps <= 0) {
             continue; /* the last attempt already ran this attempt's sweeps */
         }
-        tch_real attempt_accept = large && solver == TCH_SOLVE_PGS ? LARGE_ISLAND_ACCEPT : accept;
-        tch_status status = solve_island_with(s, k, solver, sweeps, start, attempt_accept, &x);
+        tch_status status = solve_island_with(s, k, solver, sweeps, start, &x);
         d->constraint_iterations += x.result.iterations;
         applied = attempt == length - 1 ? status == TCH_OK || status == TCH_ERR_NUMERICAL
-                                        : acceptable(cr, status, &x, attempt_accept);
+                                        : acceptable(cr, status, &x, accept);
         if (applied) {
             apply_attempt(s, k, solver, attempt, &x);
         } else {

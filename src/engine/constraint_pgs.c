@@ -83,8 +83,9 @@ typedef struct tangent_block {
 static tangent_block tangent_block_of(tch_real a, tch_real b, tch_real c) {
     tch_real theta = 0.5 * atan2(2 * b, a - c);
     tch_real cs = cos(theta), sn = sin(theta);
-    return (tangent_block){a, b, c, cs, sn, a * cs * cs + 2 * b * sn * cs + c * sn * sn,
-                           a * sn * sn - 2 * b * sn * cs + c * cs * cs, 0};
+    tch_real l0 = a * cs * cs + 2 * b * sn * cs + c * sn * sn;
+    tch_real l1 = a * sn * sn - 2 * b * sn * cs + c * cs * cs;
+    return (tangent_block){a, b, c, cs, sn, l0, l1, 0};
 }
 
 /* Iterations of the secular equation's Newton solve (friction_block_solve); it converges
@@ -134,8 +135,8 @@ static void friction_block_solve(tangent_block* A, tch_real u0, tch_real u1, tch
 
 /* The friction pair's part of a sweep: the exact block solve over the disc of radius μ z_n
  * (friction_block_solve); returns its natural-map component before the update. */
-static tch_real update_friction(const tch_row_problem* p, int i, tangent_block* A,
-                                tch_vec3* v, tch_vec3* w, tch_real* z) {
+static tch_real update_friction(const tch_row_problem* p, int i, tangent_block* A, tch_vec3* v,
+                                tch_vec3* w, tch_real* z) {
     int f = p->friction_start[i];
     tch_real w0 = row_velocity(p, f, v, w), w1 = row_velocity(p, f + 1, v, w);
     tch_real bound = friction_bound(p, i, z);
@@ -153,8 +154,8 @@ static tch_real update_friction(const tch_row_problem* p, int i, tangent_block* 
 
 /* One sweep over the contacts, each normal row then its friction pair (bounded by μ times the
  * normal impulse just updated). Returns the largest natural-map component met. */
-static tch_real sweep(const tch_row_problem* p, const tch_real* diagonal,
-                      tangent_block* blocks, tch_vec3* v, tch_vec3* w, tch_real* z) {
+static tch_real sweep(const tch_row_problem* p, const tch_real* diagonal, tangent_block* blocks,
+                      tch_vec3* v, tch_vec3* w, tch_real* z) {
     tch_real estimate = 0;
     for (int i = 0; i < p->nc; ++i) {
         estimate = larger(estimate, update_normal(p, i, diagonal[i], v, w, z));
@@ -655,9 +656,9 @@ static void check_progress(const tch_row_problem* p, const tch_row_solve_options
                            progress* g) {
     int halved = g->residual <= 0.5 * g->checked;
     int would_stall = g->residual <= o->accept;
-    if (!halved && (would_stall || o->budget || g->slow_checks + 1 >= SUBSPACE_AFTER_SLOW_CHECKS) &&
-        g->residual > o->tolerance && o->subspace && g->subspace_undone < SUBSPACE_MAX_UNDONE &&
-        g->subspace_wait-- <= 0) {
+    bool slow = o->budget || g->slow_checks + 1 >= SUBSPACE_AFTER_SLOW_CHECKS;
+    if (!halved && (would_stall || slow) && g->residual > o->tolerance && o->subspace &&
+        g->subspace_undone < SUBSPACE_MAX_UNDONE && g->subspace_wait-- <= 0) {
         tch_real before = g->residual;
         g->residual = subspace_step(p, o->subspace, arena, g->residual,
                                     !would_stall && !o->kept_factor_only, v, w, z);
@@ -698,9 +699,9 @@ static int sweep_matrix_init(const tch_row_problem* p, tch_arena* arena, sweep_m
     for (int i = 0; i < p->nc; ++i) {
         int f = p->friction_start[i];
         if (p->edges[i] == 2) {
-            out->blocks[i] = tangent_block_of(out->diagonal[f],
-                                              tch_row_coupling(&p->rows[f], &p->rows[f + 1]),
-                                              out->diagonal[f + 1]);
+            out->blocks[i] =
+                tangent_block_of(out->diagonal[f], tch_row_coupling(&p->rows[f], &p->rows[f + 1]),
+                                 out->diagonal[f + 1]);
         }
     }
     return 0;
