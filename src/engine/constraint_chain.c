@@ -442,9 +442,14 @@ static tch_status solve_sparse(tch_constraint_run* s, int k, int sweeps, bool wa
     tch_status status = tch_row_solve(&problem, &options, s->arena, s->v, s->w, x->z, &x->result);
     x->kinetic_change = island_kinetic_energy(s, k) - kinetic_before;
     x->in_velocities = true;
-    tch_row_errors(&problem, s->v, s->w, x->z, errors);
     x->steady = steady;
-    x->errors = errors;
+    x->errors = NULL; /* a budgeted island without new factorizations takes no carried
+                       * correction (constraint_pgs.c, correct_steady): its rows' errors are
+                       * not worth a pass over them */
+    if (!options.kept_factor_only) {
+        tch_row_errors(&problem, s->v, s->w, x->z, errors);
+        x->errors = errors;
+    }
     return status;
 }
 

@@ -727,8 +727,12 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
         }
         tch_real estimate = sweep(p, A.diagonal, A.blocks, v, w, z);
         g.subspace_last = false;
-        /* within a budget, the last sweep is a check too: its subspace step can finish */
-        int check = ++g.sweeps % CHECK_EVERY == 0 || (o->budget && g.sweeps == o->sweeps);
+        /* within a budget, the last sweep is a check too (its subspace step can finish), and
+         * the only one when no new factorization is allowed (its residual pass would buy only
+         * a kept factor's step, which seldom fits a settling pile's free set) */
+        ++g.sweeps;
+        int check = (g.sweeps % CHECK_EVERY == 0 && !(o->budget && o->kept_factor_only)) ||
+                    (o->budget && g.sweeps == o->sweeps);
         if (estimate <= o->tolerance || g.sweeps == o->sweeps || check) {
             g.residual = tch_row_residual(p, v, w, z);
         }
