@@ -71,11 +71,11 @@ static tch_real update_normal(const tch_row_problem* p, int i, tch_real diagonal
     return estimate;
 }
 
-/* The friction pair's block of A: a = A_00, b = A_01, c = A_11, its eigenvalues l0, l1 with
- * the eigenbasis turned by (cs, sn) from the tangents (formed once per solve), and the last
- * multiplier ν of its disc solve, the next solve's start. */
+/* The friction pair's block of A, [a, b; b, c]: its inverse (upper triangle), its eigenvalues
+ * l0, l1 with the eigenbasis turned by (cs, sn) from the tangents (formed once per solve), and
+ * the last multiplier ν of its disc solve, the next solve's start. */
 typedef struct tangent_block {
-    tch_real a, b, c;
+    tch_real inverse[3];
     tch_real cs, sn, l0, l1;
     tch_real nu;
 } tangent_block;
@@ -85,7 +85,8 @@ static tangent_block tangent_block_of(tch_real a, tch_real b, tch_real c) {
     tch_real cs = cos(theta), sn = sin(theta);
     tch_real l0 = a * cs * cs + 2 * b * sn * cs + c * sn * sn;
     tch_real l1 = a * sn * sn - 2 * b * sn * cs + c * cs * cs;
-    return (tangent_block){a, b, c, cs, sn, l0, l1, 0};
+    tch_real det = a * c - b * b;
+    return (tangent_block){{c / det, -b / det, a / det}, cs, sn, l0, l1, 0};
 }
 
 /* Iterations of the secular equation's Newton solve (friction_block_solve); it converges
@@ -141,9 +142,8 @@ static tch_real update_friction(const tch_row_problem* p, int i, tangent_block* 
     tch_real w0 = row_velocity(p, f, v, w), w1 = row_velocity(p, f + 1, v, w);
     tch_real bound = friction_bound(p, i, z);
     tch_real estimate = disc_residual(z[f], z[f + 1], w0, w1, bound);
-    tch_real det = A->a * A->c - A->b * A->b;
-    tch_real u0 = z[f] - (A->c * w0 - A->b * w1) / det;
-    tch_real u1 = z[f + 1] - (A->a * w1 - A->b * w0) / det;
+    tch_real u0 = z[f] - (A->inverse[0] * w0 + A->inverse[1] * w1);
+    tch_real u1 = z[f + 1] - (A->inverse[1] * w0 + A->inverse[2] * w1);
     tch_real y0, y1;
     friction_block_solve(A, u0, u1, bound, &y0, &y1);
     tch_row_add_impulse(&p->rows[f], y0 - z[f], v, w);
@@ -713,7 +713,11 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
     for (int r = 0; r < p->nr; ++r) {
         tch_row_add_impulse(&p->rows[r], z[r], v, w);
     }
-    progress g = {0, tch_row_residual(p, v, w, z), 0, 0, 0, 0, 0, 1, false};
+    /* Within a budget and without new factorizations the warm start's residual is not
+     * measured (a pass over the rows, which could only stop the solve before its first sweep or
+     * allow a kept factor's step): the first sweep's estimate stops it at the tolerance. */
+    bool unmeasured = o->budget && o->kept_factor_only;
+    progress g = {0, unmeasured ? INFINITY : tch_row_residual(p, v, w, z), 0, 0, 0, 0, 0, 1, false};
     g.checked = g.residual;
     if (g.residual > o->tolerance && g.residual <= o->accept && o->subspace) {
         tch_real before = g.residual;
