@@ -38,9 +38,9 @@ static tch_real friction_bound(const tch_row_problem* p, int i, const tch_real* 
 
 /* (t0, t1) moved onto the disc of radius `bound` about zero when outside it. */
 static void onto_disc(tch_real* t0, tch_real* t1, tch_real bound) {
-    tch_real norm = length2(*t0, *t1);
-    if (norm > bound) {
-        tch_real scale = norm > 0 ? bound / norm : 0;
+    tch_real square = *t0 * *t0 + *t1 * *t1; /* no square root for a point inside */
+    if (square > bound * bound) {
+        tch_real scale = square > 0 ? bound / sqrt(square) : 0;
         *t0 *= scale;
         *t1 *= scale;
     }
@@ -104,7 +104,7 @@ enum { DISC_NEWTON_STEPS = 12 };
  * (maximal dissipation), the disc's complementarity. */
 static void friction_block_solve(tangent_block* A, tch_real u0, tch_real u1, tch_real R,
                                  tch_real* y0, tch_real* y1) {
-    if (length2(u0, u1) <= R) {
+    if (u0 * u0 + u1 * u1 <= R * R) {
         *y0 = u0, *y1 = u1;
         return;
     }
