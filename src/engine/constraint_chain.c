@@ -634,6 +634,8 @@ static void apply_attempt(tch_constraint_run* s, int k, tch_island_solver solver
     report_island(s, s->contacts + s->island_start[k], x, solver);
 }
 
+/* Island k within the solver budget (BUDGET_SWEEPS): its attempts in ORDER, the first that adds
+ * no energy applied, the last always. */
 static void solve_island_on_budget(tch_constraint_run* s, int k) {
     const tch_constraint_contact* cr = s->contacts + s->island_start[k];
     int nc = s->island_start[k + 1] - s->island_start[k];
