@@ -234,8 +234,10 @@ static const tch_real ACCEPT_RESIDUAL = 1e-6;
 
 /* The row solver's options: the model's tolerance and `sweeps`, subspace minimization on. */
 tch_row_solve_options tch_constraint_row_options(const tch_constraint_run* s, int sweeps) {
-    return (tch_row_solve_options){sweeps, s->m->lcp_tolerance,
-                                   fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL), s->subspace, false};
+    return (tch_row_solve_options){.sweeps = sweeps,
+                                   .tolerance = s->m->lcp_tolerance,
+                                   .accept = fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL),
+                                   .subspace = s->subspace};
 }
 
 /* PGS gives up on an island early when it converges slowly and Lemke's problem has at most this
@@ -252,6 +254,30 @@ static int lemke_size(const tch_constraint_contact* cr, int nc) {
         n += 1 + (cr[i].row.cone_edges > 0 ? cr[i].row.cone_edges + 1 : 0);
     }
     return n;
+}
+
+/* Islands whose Lemke problem has more than CHEAP_LEMKE_SIZE unknowns (more than a box or two)
+ * are solved within a budget of sweeps per step when the model's solver is PGS (docs/
+ * contact-lcp.md, "Solver budget"): the row solver from the warm start, at most BUDGET_SWEEPS
+ * sweeps (fewer when it reaches the tolerance or stalls within the acceptance), applied with
+ * the residual it reached when it adds no energy; else the same from zero, and else the
+ * frictionless rows from zero, which never add energy. Such an island never reaches Lemke. */
+enum { BUDGET_SWEEPS = 10, PUSH_BUDGET_SWEEPS = 4 };
+
+static bool on_budget(const tch_constraint_run* s, int k) {
+    const tch_constraint_contact* cr = s->contacts + s->island_start[k];
+    int nc = s->island_start[k + 1] - s->island_start[k];
+    return s->m->lcp_solver == TCH_LCP_SOLVER_PGS && lemke_size(cr, nc) > CHEAP_LEMKE_SIZE;
+}
+
+int tch_constraint_island_sweeps(const tch_constraint_run* s, int k) {
+    int limit = s->m->lcp_iterations;
+    return on_budget(s, k) && limit > BUDGET_SWEEPS ? BUDGET_SWEEPS : limit;
+}
+
+int tch_constraint_push_sweeps(const tch_constraint_run* s, int k) {
+    int limit = s->m->lcp_iterations;
+    return on_budget(s, k) && limit > PUSH_BUDGET_SWEEPS ? PUSH_BUDGET_SWEEPS : limit;
 }
 
 static tch_status solve_lemke(tch_constraint_run* s, const tch_island_layout* L, const tch_real* M,
@@ -287,6 +313,7 @@ typedef struct island_solution {
     const tch_real* lemke_q;
     const tch_real* steady; /* the row solver's impulses for the next warm start, or NULL */
     const tch_real* errors; /* [nr] its rows' velocity errors (tch_row_errors), or NULL */
+    bool on_budget;         /* solved within the solver budget (solve_island_on_budget) */
 } island_solution;
 
 /* Applies the solution: velocities (unless they have it), and the impulses the models get
@@ -368,10 +395,29 @@ static tch_real island_kinetic_energy(const tch_constraint_run* s, int k) {
     return energy;
 }
 
+/* Do island k's bodies touch as a tree (a stack, a chain): is the number of body pairs in
+ * contact one less than its bodies? Then A_FF, whose blocks couple rows through shared bodies,
+ * has a factor without fill beyond its blocks: a new factorization costs in proportion to the
+ * island's rows, like a few sweeps. A pile's bodies touch in cycles, and its factorizations cost
+ * far more (10 ms against the 0.1 ms of a sweep on pile_100's settling islands of 800 contacts).
+ * A pair of bodies that touches through several geom pairs counts several times: no tree. */
+static bool bodies_touch_as_tree(const tch_constraint_run* s, int k) {
+    int pairs = 0, last_a = -1, last_b = -1;
+    for (int i = s->island_start[k]; i < s->island_start[k + 1]; ++i) {
+        const tch_row_contact* c = &s->contacts[i].row;
+        int a = tch_constraint_root(s->m, c->geom_a), b = tch_constraint_root(s->m, c->geom_b);
+        if (a != 0 && b != 0 && (a != last_a || b != last_b)) {
+            pairs++;
+        }
+        last_a = a, last_b = b;
+    }
+    return pairs == s->island_body_start[k + 1] - s->island_body_start[k] - 1;
+}
+
 /* Matrix-free PGS for island k on the stage's velocities (rhs = -b on the normal rows), which
  * keep the impulses (withdraw takes them out when the attempt is not applied); ΔT from the
  * island's bodies before and after. */
-static tch_status solve_sparse(tch_constraint_run* s, int k, int sweeps, bool warm, tch_real accept,
+static tch_status solve_sparse(tch_constraint_run* s, int k, int sweeps, bool warm,
                                island_solution* x) {
     const tch_constraint_contact* cr = s->contacts + s->island_start[k];
     const tch_island_layout* L = &x->L;
@@ -390,24 +436,29 @@ static tch_status solve_sparse(tch_constraint_run* s, int k, int sweeps, bool wa
     problem.carried = warm ? carried : NULL;
     problem.steady = steady;
     tch_row_solve_options options = tch_constraint_row_options(s, sweeps);
-    options.accept = fmax(options.accept, accept);
     options.give_up_when_slow = lemke_size(cr, L->nc) <= CHEAP_LEMKE_SIZE;
+    options.budget = x->on_budget;
+    options.kept_factor_only = x->on_budget && !bodies_touch_as_tree(s, k);
     tch_status status = tch_row_solve(&problem, &options, s->arena, s->v, s->w, x->z, &x->result);
     x->kinetic_change = island_kinetic_energy(s, k) - kinetic_before;
     x->in_velocities = true;
-    tch_row_errors(&problem, s->v, s->w, x->z, errors);
     x->steady = steady;
-    x->errors = errors;
+    x->errors = NULL; /* a budgeted island without new factorizations takes no carried
+                       * correction (constraint_pgs.c, correct_steady): its rows' errors are
+                       * not worth a pass over them */
+    if (!options.kept_factor_only) {
+        tch_row_errors(&problem, s->v, s->w, x->z, errors);
+        x->errors = errors;
+    }
     return status;
 }
 
 /* Builds and solves the island's problem with `solver` (PGS with at most `sweeps` sweeps, which
- * stops on a stall once the residual is within `accept`, the attempt's acceptance), from
+ * stops on a stall once the residual is within the acceptance), from
  * `start` (the unknowns of the same solver's last attempt) or, when NULL, from the warm start.
  * Returns the solver's status; x holds the solution or the last iterate. */
 static tch_status solve_island_with(tch_constraint_run* s, int k, tch_island_solver solver,
-                                    int sweeps, const tch_real* start, tch_real accept,
-                                    island_solution* x) {
+                                    int sweeps, const tch_real* start, island_solution* x) {
     const tch_constraint_contact* cr = s->contacts + s->island_start[k];
     int nc = s->island_start[k + 1] - s->island_start[k];
     x->result = (tch_lcp_result){TCH_OK, TCH_LCP_SOLVED, 0, 0};
@@ -415,6 +466,7 @@ static tch_status solve_island_with(tch_constraint_run* s, int k, tch_island_sol
     x->in_velocities = false;
     x->lemke_M = x->lemke_q = NULL;
     x->steady = x->errors = NULL;
+    x->on_budget = on_budget(s, k);
     if (tch_constraint_layout(s, cr, nc, solver, &x->L) != 0) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
@@ -430,7 +482,7 @@ static tch_status solve_island_with(tch_constraint_run* s, int k, tch_island_sol
         warm_start(cr, &x->L, solver, x->z);
     }
     return is_lemke(solver) ? solve_dense(s, cr, x)
-                            : solve_sparse(s, k, sweeps, solver == TCH_SOLVE_PGS, accept, x);
+                            : solve_sparse(s, k, sweeps, solver == TCH_SOLVE_PGS, x);
 }
 
 /* Does z add no more kinetic energy than an exact solution could? At a solution,
@@ -512,15 +564,6 @@ void tch_data_observe_islands(tch_data* d, tch_island_observer observer, void* u
     d->internal->constraint.observer_user = user;
 }
 
-/* With the `pgs` solver, an island whose Lemke problem has more unknowns than this skips the
- * Lemke attempt (and the frictionless Lemke attempt when it has more contacts than this), and
- * its PGS attempts are acceptable up to LARGE_ISLAND_ACCEPT m/s. On pile100's
- * settling islands (500 to 580 unknowns) Lemke took 110 to 150 ms and often stopped at its pivot
- * limit unsolved; PGS with subspace steps had brought 99% of them below 1e-4 m/s, which over a
- * 2 ms step is a 2e-7 m position error. */
-enum { LEMKE_MAX_SIZE = 240 };
-static const tch_real LARGE_ISLAND_ACCEPT = 1e-4;
-
 /* The attempts at an island, in order: the model's solver, then the other frictional solver
  * (and PGS again with the fallback's sweeps), then the frictionless problem by Lemke and by PGS
  * from zero. */
@@ -578,6 +621,55 @@ static void warn_about_physics(tch_constraint_run* s, int k, tch_island_solver s
     }
 }
 
+/* Applies attempt x of island k (the chain's attempt `attempt`, by `solver`): its warnings,
+ * counts, impulses and the observer's report. */
+static void apply_attempt(tch_constraint_run* s, int k, tch_island_solver solver, int attempt,
+                          const island_solution* x) {
+    tch_data* d = s->d;
+    warn_about_physics(s, k, solver, x->result.residual);
+    d->constraint_failed_islands += attempt > 0;
+    d->constraint_path_islands[solver]++;
+    d->constraint_residual = fmax(d->constraint_residual, x->result.residual);
+    apply_solution(s, s->contacts + s->island_start[k], x);
+    report_island(s, s->contacts + s->island_start[k], x, solver);
+}
+
+/* Island k within the solver budget (BUDGET_SWEEPS): its attempts in ORDER, the first that adds
+ * no energy applied, the last always. */
+static void solve_island_on_budget(tch_constraint_run* s, int k) {
+    const tch_constraint_contact* cr = s->contacts + s->island_start[k];
+    int nc = s->island_start[k + 1] - s->island_start[k];
+    static const tch_island_solver ORDER[3] = {TCH_SOLVE_PGS, TCH_SOLVE_PGS, TCH_SOLVE_NORMAL_PGS};
+    tch_real accept = fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL);
+    size_t outer = tch_arena_mark(s->arena);
+    tch_real* zero = tch_arena_alloc(s->arena, (size_t)nc * 3 * sizeof *zero, "lcp zero start");
+    if (zero) {
+        memset(zero, 0, (size_t)nc * 3 * sizeof *zero);
+    }
+    size_t mark = tch_arena_mark(s->arena);
+    island_solution x;
+    int applied = 0;
+    for (int attempt = 0; attempt < 3 && !applied; ++attempt) {
+        if (attempt == 1 && !zero) {
+            continue;
+        }
+        tch_arena_release(s->arena, mark);
+        tch_status status =
+            solve_island_with(s, k, ORDER[attempt], tch_constraint_island_sweeps(s, k),
+                              attempt == 1 ? zero : NULL, &x);
+        s->d->constraint_iterations += x.result.iterations;
+        int solved = status == TCH_OK || status == TCH_ERR_NUMERICAL;
+        applied = attempt == 2 ? solved : solved && adds_no_energy(cr, &x, accept);
+        if (applied) {
+            apply_attempt(s, k, ORDER[attempt], attempt, &x);
+        } else {
+            withdraw(s, &x);
+        }
+    }
+    s->d->constraint_failed_islands += !applied;
+    tch_arena_release(s->arena, outer);
+}
+
 /* Solves island k and applies the first acceptable attempt of its chain. PGS as the model's
  * solver runs the model's sweep limit; as the fallback it goes on from where that attempt
  * stopped, up to FALLBACK_SWEEPS in all (or the model's limit when larger). The last attempt
@@ -586,11 +678,14 @@ static void warn_about_physics(tch_constraint_run* s, int k, tch_island_solver s
  * whose first attempt was not applied counts in constraint_failed_islands; the applied path in
  * constraint_path_islands. */
 void tch_constraint_solve_island(tch_constraint_run* s, int k) {
+    if (on_budget(s, k)) {
+        solve_island_on_budget(s, k);
+        return;
+    }
     tch_data* d = s->d;
     const tch_constraint_contact* cr = s->contacts + s->island_start[k];
     int nc = s->island_start[k + 1] - s->island_start[k];
     const solver_chain* chain = s->m->lcp_solver == TCH_LCP_SOLVER_PGS ? &PGS_CHAIN : &LEMKE_CHAIN;
-    int large = chain == &PGS_CHAIN && lemke_size(cr, nc) > LEMKE_MAX_SIZE;
     tch_real accept = fmax(s->m->lcp_tolerance, ACCEPT_RESIDUAL);
     int fallback_sweeps =
         s->m->lcp_iterations > FALLBACK_SWEEPS ? s->m->lcp_iterations : FALLBACK_SWEEPS;
@@ -603,10 +698,6 @@ void tch_constraint_solve_island(tch_constraint_run* s, int k) {
     int length = chain->length;
     for (int attempt = 0; attempt < length && !applied; ++attempt) {
         tch_island_solver solver = chain->step[attempt];
-        if ((large && solver == TCH_SOLVE_LEMKE) ||
-            (chain == &PGS_CHAIN && solver == TCH_SOLVE_NORMAL_LEMKE && nc > LEMKE_MAX_SIZE)) {
-            continue; /* dense O(n³): a 4 000-contact island of pile_1000 took 30 to 90 s */
-        }
         tch_arena_release(s->arena, mark);
         const tch_real* start = solver == TCH_SOLVE_PGS && carry.sweeps > 0 ? carry.z : NULL;
         int sweeps =
@@ -614,18 +705,12 @@ void tch_constraint_solve_island(tch_constraint_run* s, int k) {
         if (sweeps <= 0) {
             continue; /* the last attempt already ran this attempt's sweeps */
         }
-        tch_real attempt_accept = large && solver == TCH_SOLVE_PGS ? LARGE_ISLAND_ACCEPT : accept;
-        tch_status status = solve_island_with(s, k, solver, sweeps, start, attempt_accept, &x);
+        tch_status status = solve_island_with(s, k, solver, sweeps, start, &x);
         d->constraint_iterations += x.result.iterations;
         applied = attempt == length - 1 ? status == TCH_OK || status == TCH_ERR_NUMERICAL
-                                        : acceptable(cr, status, &x, attempt_accept);
+                                        : acceptable(cr, status, &x, accept);
         if (applied) {
-            warn_about_physics(s, k, solver, x.result.residual);
-            d->constraint_failed_islands += attempt > 0;
-            d->constraint_path_islands[solver]++;
-            d->constraint_residual = fmax(d->constraint_residual, x.result.residual);
-            apply_solution(s, cr, &x);
-            report_island(s, cr, &x, solver);
+            apply_attempt(s, k, solver, attempt, &x);
         } else {
             withdraw(s, &x);
             carry_over(solver, &x, &carry);

@@ -38,9 +38,9 @@ static tch_real friction_bound(const tch_row_problem* p, int i, const tch_real* 
 
 /* (t0, t1) moved onto the disc of radius `bound` about zero when outside it. */
 static void onto_disc(tch_real* t0, tch_real* t1, tch_real bound) {
-    tch_real norm = length2(*t0, *t1);
-    if (norm > bound) {
-        tch_real scale = norm > 0 ? bound / norm : 0;
+    tch_real square = *t0 * *t0 + *t1 * *t1; /* no square root for a point inside */
+    if (square > bound * bound) {
+        tch_real scale = square > 0 ? bound / sqrt(square) : 0;
         *t0 *= scale;
         *t1 *= scale;
     }
@@ -71,24 +71,40 @@ static tch_real update_normal(const tch_row_problem* p, int i, tch_real diagonal
     return estimate;
 }
 
-/* The friction pair's block of A: a = A_00, b = A_01, c = A_11. */
+/* The friction pair's block of A, [a, b; b, c]: its inverse (upper triangle), its eigenvalues
+ * l0, l1 with the eigenbasis turned by (cs, sn) from the tangents (formed once per solve), and
+ * the last multiplier ν of its disc solve, the next solve's start. */
 typedef struct tangent_block {
-    tch_real a, b, c;
+    tch_real inverse[3];
+    tch_real cs, sn, l0, l1;
+    tch_real nu;
 } tangent_block;
 
+static tangent_block tangent_block_of(tch_real a, tch_real b, tch_real c) {
+    tch_real theta = 0.5 * atan2(2 * b, a - c);
+    tch_real cs = cos(theta), sn = sin(theta);
+    tch_real l0 = a * cs * cs + 2 * b * sn * cs + c * sn * sn;
+    tch_real l1 = a * sn * sn - 2 * b * sn * cs + c * cs * cs;
+    tch_real det = a * c - b * b;
+    return (tangent_block){{c / det, -b / det, a / det}, cs, sn, l0, l1, 0};
+}
+
 /* Iterations of the secular equation's Newton solve (friction_block_solve); it converges
- * monotonically and quadratically, in 3 to 6 iterations to rounding. */
+ * monotonically and quadratically, in 3 to 6 iterations to rounding (from zero; from the last
+ * solve's ν, in 1 or 2 on a sliding contact). */
 enum { DISC_NEWTON_STEPS = 12 };
 
 /* The exact minimizer y of ½ (y − u)ᵀ A (y − u) over the disc |y| <= R, u = z_t − A⁻¹ w_t the
  * unconstrained one: u itself when inside; else y = (A + ν I)⁻¹ A u with ν >= 0 such that
  * |y| = R, found by Newton's method on 1/|y(ν)| − 1/R in A's eigenbasis (Moré and Sorensen's
  * trust-region subproblem, "Computing a trust region step", SIAM J. Sci. Stat. Comput. 1983).
+ * Newton's iterates rise monotonically to the root from any ν below it (1/|y(ν)| is concave
+ * and rising), so it starts from the block's last ν when that is below the root, else from 0.
  * At a fixed point y = z_t this gives w_t = −ν z_t: friction opposes the sliding velocity
  * (maximal dissipation), the disc's complementarity. */
-static void friction_block_solve(const tangent_block* A, tch_real u0, tch_real u1, tch_real R,
+static void friction_block_solve(tangent_block* A, tch_real u0, tch_real u1, tch_real R,
                                  tch_real* y0, tch_real* y1) {
-    if (length2(u0, u1) <= R) {
+    if (u0 * u0 + u1 * u1 <= R * R) {
         *y0 = u0, *y1 = u1;
         return;
     }
@@ -96,14 +112,13 @@ static void friction_block_solve(const tangent_block* A, tch_real u0, tch_real u
         *y0 = *y1 = 0;
         return;
     }
-    tch_real theta = 0.5 * atan2(2 * A->b, A->a - A->c);
-    tch_real cs = cos(theta), sn = sin(theta);
-    tch_real l0 = A->a * cs * cs + 2 * A->b * sn * cs + A->c * sn * sn;
-    tch_real l1 = A->a * sn * sn - 2 * A->b * sn * cs + A->c * cs * cs;
+    tch_real cs = A->cs, sn = A->sn, l0 = A->l0, l1 = A->l1;
     tch_real b0 = l0 * (cs * u0 + sn * u1), b1 = l1 * (-sn * u0 + cs * u1);
-    tch_real nu = 0, e0 = 0, e1 = 0;
+    tch_real nu = A->nu, e0 = b0 / (l0 + nu), e1 = b1 / (l1 + nu);
+    if (!(length2(e0, e1) >= R)) {
+        nu = 0, e0 = b0 / l0, e1 = b1 / l1; /* the last ν is past the root */
+    }
     for (int k = 0; k < DISC_NEWTON_STEPS; ++k) {
-        e0 = b0 / (l0 + nu), e1 = b1 / (l1 + nu);
         tch_real norm = length2(e0, e1);
         tch_real slope = (e0 * e0 / (l0 + nu) + e1 * e1 / (l1 + nu)) / (norm * norm * norm);
         tch_real change = (1 / R - 1 / norm) / slope; /* 1/|y| rises with ν, from below 1/R */
@@ -111,7 +126,9 @@ static void friction_block_solve(const tangent_block* A, tch_real u0, tch_real u
             break;
         }
         nu += change;
+        e0 = b0 / (l0 + nu), e1 = b1 / (l1 + nu);
     }
+    A->nu = nu;
     tch_real scale = R / length2(e0, e1);
     *y0 = scale * (cs * e0 - sn * e1);
     *y1 = scale * (sn * e0 + cs * e1);
@@ -119,15 +136,14 @@ static void friction_block_solve(const tangent_block* A, tch_real u0, tch_real u
 
 /* The friction pair's part of a sweep: the exact block solve over the disc of radius μ z_n
  * (friction_block_solve); returns its natural-map component before the update. */
-static tch_real update_friction(const tch_row_problem* p, int i, const tangent_block* A,
-                                tch_vec3* v, tch_vec3* w, tch_real* z) {
+static tch_real update_friction(const tch_row_problem* p, int i, tangent_block* A, tch_vec3* v,
+                                tch_vec3* w, tch_real* z) {
     int f = p->friction_start[i];
     tch_real w0 = row_velocity(p, f, v, w), w1 = row_velocity(p, f + 1, v, w);
     tch_real bound = friction_bound(p, i, z);
     tch_real estimate = disc_residual(z[f], z[f + 1], w0, w1, bound);
-    tch_real det = A->a * A->c - A->b * A->b;
-    tch_real u0 = z[f] - (A->c * w0 - A->b * w1) / det;
-    tch_real u1 = z[f + 1] - (A->a * w1 - A->b * w0) / det;
+    tch_real u0 = z[f] - (A->inverse[0] * w0 + A->inverse[1] * w1);
+    tch_real u1 = z[f + 1] - (A->inverse[1] * w0 + A->inverse[2] * w1);
     tch_real y0, y1;
     friction_block_solve(A, u0, u1, bound, &y0, &y1);
     tch_row_add_impulse(&p->rows[f], y0 - z[f], v, w);
@@ -138,8 +154,8 @@ static tch_real update_friction(const tch_row_problem* p, int i, const tangent_b
 
 /* One sweep over the contacts, each normal row then its friction pair (bounded by μ times the
  * normal impulse just updated). Returns the largest natural-map component met. */
-static tch_real sweep(const tch_row_problem* p, const tch_real* diagonal,
-                      const tangent_block* blocks, tch_vec3* v, tch_vec3* w, tch_real* z) {
+static tch_real sweep(const tch_row_problem* p, const tch_real* diagonal, tangent_block* blocks,
+                      tch_vec3* v, tch_vec3* w, tch_real* z) {
     tch_real estimate = 0;
     for (int i = 0; i < p->nc; ++i) {
         estimate = larger(estimate, update_normal(p, i, diagonal[i], v, w, z));
@@ -640,11 +656,12 @@ static void check_progress(const tch_row_problem* p, const tch_row_solve_options
                            progress* g) {
     int halved = g->residual <= 0.5 * g->checked;
     int would_stall = g->residual <= o->accept;
-    if (!halved && (would_stall || g->slow_checks + 1 >= SUBSPACE_AFTER_SLOW_CHECKS) &&
-        g->residual > o->tolerance && o->subspace && g->subspace_undone < SUBSPACE_MAX_UNDONE &&
-        g->subspace_wait-- <= 0) {
+    bool slow = o->budget || g->slow_checks + 1 >= SUBSPACE_AFTER_SLOW_CHECKS;
+    if (!halved && (would_stall || slow) && g->residual > o->tolerance && o->subspace &&
+        g->subspace_undone < SUBSPACE_MAX_UNDONE && g->subspace_wait-- <= 0) {
         tch_real before = g->residual;
-        g->residual = subspace_step(p, o->subspace, arena, g->residual, !would_stall, v, w, z);
+        g->residual = subspace_step(p, o->subspace, arena, g->residual,
+                                    !would_stall && !o->kept_factor_only, v, w, z);
         g->subspace_last = g->residual < before;
         if (g->residual == before) {
             g->subspace_undone++;
@@ -682,9 +699,9 @@ static int sweep_matrix_init(const tch_row_problem* p, tch_arena* arena, sweep_m
     for (int i = 0; i < p->nc; ++i) {
         int f = p->friction_start[i];
         if (p->edges[i] == 2) {
-            out->blocks[i] = (tangent_block){out->diagonal[f],
-                                             tch_row_coupling(&p->rows[f], &p->rows[f + 1]),
-                                             out->diagonal[f + 1]};
+            out->blocks[i] =
+                tangent_block_of(out->diagonal[f], tch_row_coupling(&p->rows[f], &p->rows[f + 1]),
+                                 out->diagonal[f + 1]);
         }
     }
     return 0;
@@ -696,7 +713,11 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
     for (int r = 0; r < p->nr; ++r) {
         tch_row_add_impulse(&p->rows[r], z[r], v, w);
     }
-    progress g = {0, tch_row_residual(p, v, w, z), 0, 0, 0, 0, 0, 1, false};
+    /* Within a budget and without new factorizations the warm start's residual is not
+     * measured (a pass over the rows, which could only stop the solve before its first sweep or
+     * allow a kept factor's step): the first sweep's estimate stops it at the tolerance. */
+    bool unmeasured = o->budget && o->kept_factor_only;
+    progress g = {0, unmeasured ? INFINITY : tch_row_residual(p, v, w, z), 0, 0, 0, 0, 0, 1, false};
     g.checked = g.residual;
     if (g.residual > o->tolerance && g.residual <= o->accept && o->subspace) {
         tch_real before = g.residual;
@@ -710,7 +731,12 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
         }
         tch_real estimate = sweep(p, A.diagonal, A.blocks, v, w, z);
         g.subspace_last = false;
-        int check = ++g.sweeps % CHECK_EVERY == 0;
+        /* within a budget, the last sweep is a check too (its subspace step can finish), and
+         * the only one when no new factorization is allowed (its residual pass would buy only
+         * a kept factor's step, which seldom fits a settling pile's free set) */
+        ++g.sweeps;
+        int check = (g.sweeps % CHECK_EVERY == 0 && !(o->budget && o->kept_factor_only)) ||
+                    (o->budget && g.sweeps == o->sweeps);
         if (estimate <= o->tolerance || g.sweeps == o->sweeps || check) {
             g.residual = tch_row_residual(p, v, w, z);
         }

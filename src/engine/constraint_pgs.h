@@ -44,6 +44,10 @@ typedef struct tch_row_solve_options {
                                      * NULL for plain PGS */
     bool give_up_when_slow;         /* stop when 64 sweeps in a row have not halved the
                                      * residual (when an exact solver can take over cheaply) */
+    bool budget;                    /* a solve within a budget of a few sweeps: a subspace
+                                     * step at every check that has not halved the residual */
+    bool kept_factor_only;          /* subspace steps only with the context's kept factor, no
+                                     * new factorization */
 } tch_row_solve_options;
 
 /* Solves from the impulses z (warm start; zero for a cold one) on the velocities (v, w)

@@ -16,6 +16,7 @@ typedef struct observed {
     int path_count[TCH_CONSTRAINT_PATH_COUNT];
     int largest_n;
     double largest_residual;     /* recomputed */
+    int loose;                   /* islands applied with a reported residual above 1e-6 m/s */
     double largest_disagreement; /* |recomputed - reported| */
 } observed;
 
@@ -32,7 +33,9 @@ static void observe(const tch_island_problem* p, void* user) {
     o->problems++;
     o->path_count[p->path]++;
     o->largest_n = p->n > o->largest_n ? p->n : o->largest_n;
-    o->largest_disagreement = fmax(o->largest_disagreement, fabs(residual - p->residual));
+    o->largest_disagreement =
+        fmax(o->largest_disagreement, fabs(residual - p->residual) / fmax(1, residual / 1e-6));
+    o->loose += p->residual > 1e-6;
     o->largest_residual = fmax(o->largest_residual, residual);
 }
 
@@ -107,10 +110,10 @@ static void test_stack_problems_lcp_form(void) {
 }
 
 /* examples/pile100.xml, the first 0.2 s (the boxes land on each other; islands of up to 126
- * rows): every island's reported residual is the recomputed one, within the stage's largest
- * acceptance (1e-4 m/s, islands too large for Lemke); observing leaves the trajectory bit for
- * bit as it is without. That the accepted problems can be brought below 1e-6 is measured by
- * bench/solver/bench_island_problems. */
+ * rows): every island's reported residual is the recomputed one (to 1e-10 m/s, or relatively
+ * above 1e-6 m/s); the islands within the solver budget may end above 1e-6 m/s, and each of
+ * those is a TCH_WARN_LOOSE_RESIDUAL; observing leaves the trajectory bit for bit as it is
+ * without. */
 static void test_pile_problems(void) {
     tch_model* m = lcp_scene("examples/pile100.xml", TCH_LCP_SOLVER_PGS);
     ENSURE(m != NULL);
@@ -124,7 +127,7 @@ static void test_pile_problems(void) {
     ENSURE(o.problems > steps);
     ENSURE(o.path_count[TCH_CONSTRAINT_PGS] > 0 && o.path_count[TCH_CONSTRAINT_LEMKE] > 0);
     ENSURE(o.largest_disagreement <= 1e-10);
-    ENSURE(o.largest_residual <= 1e-4);
+    ENSURE(o.loose > 0 && watched->warning_count[TCH_WARN_LOOSE_RESIDUAL] == o.loose);
     tch_data_destroy(watched);
     tch_data_destroy(unwatched);
     tch_model_destroy(m);
