@@ -31,6 +31,7 @@ typedef struct fit_track {
 typedef struct fit_recording {
     char path[1024];
     int has_velocities;
+    int columns;            /* per row: 9 (pose), 15 (velocities) or 18 (run's body-frame rates too) */
     fit_track tracks[FIT_MAX_BODIES];
     int track_count;
     double t0, t1;          /* first and last sample time over its tracks */

@@ -12,7 +12,9 @@
 /* The columns of a recording: touche run's trajectory.csv, whose velocity columns are optional. */
 static const char* const POSE_HEADER = "time,body,x,y,z,qw,qx,qy,qz";
 static const char* const VELOCITY_HEADER = ",vx,vy,vz,wx,wy,wz";
-enum { POSE_COLUMNS = 9, ALL_COLUMNS = 15 };
+/* touche run's trajectory.csv also gives the angular velocity in the body frame (not read). */
+static const char* const BODY_RATE_HEADER = ",wx_B,wy_B,wz_B";
+enum { POSE_COLUMNS = 9, ALL_COLUMNS = 15, RUN_COLUMNS = 18 };
 
 static int bad_line(const char* path, int line, const char* what, const char* detail) {
     fprintf(stderr, "touche fit: %s:%d: %s%s%s\n", path, line, what, detail ? ": " : "",
@@ -78,15 +80,15 @@ static int append_sample(fit_track* t, const fit_sample* s, int* capacity) {
 /* One data line: its fields into a sample of its body's track. */
 static int read_row(fit_recording* r, const tch_model* m, char* text, int line,
                     int capacities[FIT_MAX_BODIES]) {
-    char* f[ALL_COLUMNS + 1];
-    int n = split_fields(text, f, ALL_COLUMNS);
-    int expected = r->has_velocities ? ALL_COLUMNS : POSE_COLUMNS;
+    char* f[RUN_COLUMNS + 1];
+    int n = split_fields(text, f, RUN_COLUMNS);
+    int expected = r->columns;
     if (n != expected) {
         char detail[64];
         snprintf(detail, sizeof detail, "%d fields, the header has %d", n, expected);
         return bad_line(r->path, line, "wrong number of fields", detail);
     }
-    double x[ALL_COLUMNS] = {0};
+    double x[RUN_COLUMNS] = {0};
     for (int k = 0; k < n; ++k) {
         if (k != 1 && !read_number(f[k], &x[k])) {
             char detail[96];
@@ -116,14 +118,24 @@ static int read_row(fit_recording* r, const tch_model* m, char* text, int line,
 }
 
 static int read_header(fit_recording* r, char* text) {
-    size_t pose = strlen(POSE_HEADER);
-    if (strncmp(text, POSE_HEADER, pose) != 0 ||
-        (text[pose] != '\0' && strcmp(text + pose, VELOCITY_HEADER) != 0)) {
-        fprintf(stderr, "touche fit: %s:1: expected the header '%s' or '%s%s' (docs/fit.md)\n",
-                r->path, POSE_HEADER, POSE_HEADER, VELOCITY_HEADER);
+    size_t pose = strlen(POSE_HEADER), velocity = strlen(VELOCITY_HEADER);
+    const char* rest = text + pose;
+    if (strncmp(text, POSE_HEADER, pose) == 0 && *rest == '\0') {
+        r->columns = POSE_COLUMNS;
+    } else if (strncmp(text, POSE_HEADER, pose) == 0 && strcmp(rest, VELOCITY_HEADER) == 0) {
+        r->columns = ALL_COLUMNS;
+    } else if (strncmp(text, POSE_HEADER, pose) == 0 &&
+               strncmp(rest, VELOCITY_HEADER, velocity) == 0 &&
+               strcmp(rest + velocity, BODY_RATE_HEADER) == 0) {
+        r->columns = RUN_COLUMNS;
+    } else {
+        fprintf(stderr, "touche fit: %s:1: expected the header '%s', '%s%s' or '%s%s%s' "
+                        "(docs/fit.md)\n",
+                r->path, POSE_HEADER, POSE_HEADER, VELOCITY_HEADER, POSE_HEADER,
+                VELOCITY_HEADER, BODY_RATE_HEADER);
         return 0;
     }
-    r->has_velocities = text[pose] != '\0';
+    r->has_velocities = r->columns > POSE_COLUMNS;
     return 1;
 }
 
