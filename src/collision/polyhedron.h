@@ -21,7 +21,8 @@
  * Tolerance: vertices within TCH_POLYHEDRON_TOLERANCE times the size of the pair (the larger
  * bounding radius of the two pieces about their centroids) of a cutting plane count as on it;
  * points created on one plane that close together are welded into one vertex. Pieces that only
- * touch (no vertex of the running P strictly inside some plane) give the empty P.
+ * touch (no vertex of the running P strictly inside some plane) give the empty P
+ * (tch_polyhedron_clip_touching: the flat P of a touching patch of faces).
  *
  * The dual method welds vertices of P as close as qhull's merging of nearly coplanar dual
  * facets decides (about 1e-8 of the pair's size on random hulls), so a welded vertex can stand
