@@ -523,7 +523,14 @@ static void add_cap(tch_polyhedron* out, struct tch_polyhedron_scratch* s, int c
     commit_face(out, count, pl);
 }
 
-typedef enum clip_result { CLIP_UNCHANGED, CLIP_CUT, CLIP_EMPTY, CLIP_NO_MEMORY } clip_result;
+/* CLIP_TOUCHING: nothing strictly inside the half-space, some vertex on its plane. */
+typedef enum clip_result {
+    CLIP_UNCHANGED,
+    CLIP_CUT,
+    CLIP_EMPTY,
+    CLIP_TOUCHING,
+    CLIP_NO_MEMORY
+} clip_result;
 
 /* Signed distances of in's vertices to the plane; classifies the cut (NaN distances count as
  * neither side, as the comparisons with the tolerance did). */
@@ -536,20 +543,31 @@ static clip_result measure(const tch_polyhedron* in, struct tch_polyhedron_scrat
         lowest = d < lowest ? d : lowest;
         highest = d > highest ? d : highest;
     }
-    return !(highest > tol) ? CLIP_UNCHANGED : (!(lowest < -tol) ? CLIP_EMPTY : CLIP_CUT);
+    if (!(highest > tol)) {
+        return CLIP_UNCHANGED;
+    }
+    if (!(lowest < -tol)) {
+        return lowest <= tol ? CLIP_TOUCHING : CLIP_EMPTY;
+    }
+    return CLIP_CUT;
 }
 
-/* One cut of `in` by the half-space n.x <= offset into `out`. */
+/* One cut of `in` by the half-space n.x <= offset into `out`. With `touching`, a half-space
+ * that only touches `in` cuts it down to what lies on its plane (the flat P of a touching patch,
+ * its cap the same loop as the kept face); without, it leaves nothing. */
 static clip_result clip_by_plane(const tch_polyhedron* in, tch_polyhedron* out,
                                  struct tch_polyhedron_scratch* s, const plane* pl,
-                                 tch_real tol) {
+                                 tch_real tol, int touching) {
     const int n = in->vertex_count, corners = corner_count(in);
     if (grow((void**)&s->distance, &s->distance_capacity, n, sizeof *s->distance) ||
         grow((void**)&s->side, &s->side_capacity, n, sizeof *s->side)) {
         return CLIP_NO_MEMORY;
     }
     const clip_result result = measure(in, s, pl, tol);
-    if (result != CLIP_CUT) {
+    if (result == CLIP_TOUCHING && !touching) {
+        return CLIP_EMPTY;
+    }
+    if (result != CLIP_CUT && result != CLIP_TOUCHING) {
         return result;
     }
     /* out gains at most one vertex per edge, each face at most one corner, plus the cap */
@@ -614,9 +632,8 @@ tch_real tch_polyhedron_pair_size(const tch_convex_hull* a, const tch_convex_hul
  * planes of the smaller piece (a box, a plane's half-space box) mostly leave the larger one
  * whole, which `measure` sees in O(V), while each plane of a finely faceted piece would cut a
  * box (a spinning top on the floor: about 98 cuts a step against 1). Same P either way. */
-tch_status tch_polyhedron_clip(const tch_convex_hull* a, const tch_convex_hull* b,
-                               tch_transform X_AB, tch_real size, tch_polyhedron* out,
-                               tch_error* err) {
+static tch_status clip(const tch_convex_hull* a, const tch_convex_hull* b, tch_transform X_AB,
+                       tch_real size, int touching, tch_polyhedron* out, tch_error* err) {
     clear(out);
     struct tch_polyhedron_scratch* s = scratch_of(out);
     const int start_from_b = b->face_count > a->face_count;
@@ -636,11 +653,11 @@ tch_status tch_polyhedron_clip(const tch_convex_hull* a, const tch_convex_hull* 
     clip_result result = CLIP_UNCHANGED;
     for (int f = 0; f < cutter->face_count && result != CLIP_EMPTY; ++f) {
         const plane pl = placed_plane(cutter, &X_AC, f, cutter_owner);
-        result = clip_by_plane(current, next, s, &pl, tol);
+        result = clip_by_plane(current, next, s, &pl, tol, touching);
         if (result == CLIP_NO_MEMORY) {
             return out_of_memory(err);
         }
-        if (result == CLIP_CUT) {
+        if (result == CLIP_CUT || result == CLIP_TOUCHING) {
             tch_polyhedron* t = current;
             current = next;
             next = t;
@@ -649,7 +666,8 @@ tch_status tch_polyhedron_clip(const tch_convex_hull* a, const tch_convex_hull* 
     if (current != out) {
         swap_contents(out, current);
     }
-    if (result == CLIP_EMPTY || out->face_count < 4) {
+    /* a solid P has 4 faces or more, a flat one (touching) 2 */
+    if (result == CLIP_EMPTY || out->face_count < (touching ? 2 : 4)) {
         clear(out);
         return TCH_OK;
     }
@@ -661,6 +679,18 @@ tch_status tch_polyhedron_clip(const tch_convex_hull* a, const tch_convex_hull* 
     }
     compact_vertices(out, s->map);
     return TCH_OK;
+}
+
+tch_status tch_polyhedron_clip(const tch_convex_hull* a, const tch_convex_hull* b,
+                               tch_transform X_AB, tch_real size, tch_polyhedron* out,
+                               tch_error* err) {
+    return clip(a, b, X_AB, size, 0, out, err);
+}
+
+tch_status tch_polyhedron_clip_touching(const tch_convex_hull* a, const tch_convex_hull* b,
+                                        tch_transform X_AB, tch_real size, tch_polyhedron* out,
+                                        tch_error* err) {
+    return clip(a, b, X_AB, size, 1, out, err);
 }
 
 /* ---- dual transform ---- */

@@ -21,7 +21,8 @@
  * Tolerance: vertices within TCH_POLYHEDRON_TOLERANCE times the size of the pair (the larger
  * bounding radius of the two pieces about their centroids) of a cutting plane count as on it;
  * points created on one plane that close together are welded into one vertex. Pieces that only
- * touch (no vertex of the running P strictly inside some plane) give the empty P.
+ * touch (no vertex of the running P strictly inside some plane) give the empty P
+ * (tch_polyhedron_clip_touching: the flat P of a touching patch of faces).
  *
  * The dual method welds vertices of P as close as qhull's merging of nearly coplanar dual
  * facets decides (about 1e-8 of the pair's size on random hulls), so a welded vertex can stand
@@ -89,6 +90,16 @@ tch_status tch_polyhedron_intersect(const tch_convex_hull* a, const tch_convex_h
 tch_status tch_polyhedron_clip(const tch_convex_hull* a, const tch_convex_hull* b,
                                tch_transform X_AB, tch_real size, tch_polyhedron* out,
                                tch_error* err);
+
+/* tch_polyhedron_clip, but pieces that touch along a patch of faces (a zero-gap stack: the
+ * faces meet within the tolerance, nothing strictly inside) give the flat P of that patch: two
+ * faces on the same loop, one of each owner, of opposite normals and zero volume, so that a
+ * contact model sees the touching area (the contact-volume model then puts it in the implicit
+ * integrator's system before it has depth). Pieces that touch along an edge or at a corner
+ * still give the empty P. */
+tch_status tch_polyhedron_clip_touching(const tch_convex_hull* a, const tch_convex_hull* b,
+                                        tch_transform X_AB, tch_real size, tch_polyhedron* out,
+                                        tch_error* err);
 
 /* The dual method with a given interior point o_A (A's frame). Fails with
  * TCH_ERR_INVALID_ARGUMENT when o_A is not TCH_POLYHEDRON_INTERIOR_MARGIN inside both. */

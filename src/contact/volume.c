@@ -454,11 +454,16 @@ static tch_volume_params contact_coefficients(const tch_model* m, const tch_pair
  * S_c scaled to the normal force clamped to [0, elastic force]: the damper's share at the
  * step's start is mostly undone by the implicit step (D), which explicit friction cannot see,
  * so it may lower the load (a contact relaxing an initial overlap, whose damper pulls back
- * almost all of its elastic push) but never raise it (a landing box's damper pushes orders of
+ * almost all of its elastic push) but not raise it (a landing box's damper pushes orders of
  * magnitude harder at the step's start than over the step, and friction bounded by that push
- * threw a settling pile apart). */
-static tch_real friction_load(const tch_model* m, const tch_volume_overlap* overlap,
-                              contact_frame* c) {
+ * threw a settling pile apart) -- except by up to the weight of the pair's mass while the
+ * contact settles, approaching no faster than gravity moves it in a step (|g| h): a contact
+ * born touching carries that weight on its damper while its spring takes over (about one
+ * relaxation time), and a box set down at zero gap and pushed along the floor then slides the
+ * Coulomb distance of its weight, not of the growing elastic force (issue 12; with the
+ * allowance for landing contacts too, pile_100 kept 21 of 100 boxes moving at 5 s). */
+static tch_real friction_load(const tch_model* m, const tch_pair_result* pair,
+                              const tch_volume_overlap* overlap, contact_frame* c) {
     tch_real elastic = tch_v3_dot(overlap->spring.force, c->n);
     tch_real total = elastic + tch_v3_dot(overlap->damper.force, c->n);
     if (m->integrator != TCH_INTEGRATOR_IMPLICIT) {
@@ -466,7 +471,10 @@ static tch_real friction_load(const tch_model* m, const tch_volume_overlap* over
         c->load_scale = 1;
         return fabs(total);
     }
-    tch_real load = fmax(0, fmin(total, elastic));
+    tch_real g = tch_v3_norm(m->gravity);
+    tch_real weight = tch_contact_pair_mass(m, pair->geom_a, pair->geom_b) * g;
+    int settling = -tch_v3_dot(c->v_r, c->n) <= g * m->timestep && isfinite(weight);
+    tch_real load = fmax(0, fmin(total, elastic + (settling ? weight : 0)));
     c->load_damping = 0;
     c->load_scale = elastic > 0 ? load / elastic : 0;
     return load;
@@ -642,7 +650,11 @@ static void recentre(contact_frame* c, tch_volume_overlap* overlap) {
 
 /* The contact plane by the separation search, warm-started from the pair's last normal and
  * GJK simplex, or from the notes' initial normal on a new contact (the simplex is then
- * empty); `warm` starts as the pair's and receives the search's. */
+ * empty); `warm` starts as the pair's and receives the search's. Pieces that touch (depth 0
+ * to the clipping's tolerance, P flat: tch_polyhedron_clip_touching) make a contact of depth
+ * 0: no spring force, but its stiffness enters the implicit integrator's system from the
+ * start, so that a stack placed at zero gap is coupled whole in its first step rather than
+ * one contact further per step (each block falling freely until the one below has depth). */
 static int find_plane(const tch_convex_hull* hull_a, const tch_convex_hull* hull_b,
                       tch_transform X_AB, tch_real size, const tch_polyhedron* overlap,
                       const volume_state* state, int fresh, tch_contact_plane_warm* warm,
@@ -653,9 +665,13 @@ static int find_plane(const tch_convex_hull* hull_a, const tch_convex_hull* hull
     tch_vec3 n_prev = fresh ? tch_contact_initial_normal(overlap, hull_a->centroid_G,
                                                          tch_x_apply(X_AB, hull_b->centroid_G))
                             : tch_v3_normalize(state->n_prev_A);
-    return tch_contact_plane_search(hull_a, hull_b, X_AB, n_prev, fresh ? NAN : state->d_prev,
-                                    size, warm, plane) == 0 &&
-           plane->depth > 0;
+    if (tch_contact_plane_search(hull_a, hull_b, X_AB, n_prev, fresh ? NAN : state->d_prev,
+                                 size, warm, plane) != 0 ||
+        !(plane->depth > -TCH_POLYHEDRON_TOLERANCE * size)) {
+        return 0;
+    }
+    plane->depth = fmax(plane->depth, 0); /* touching: depth 0 to round-off */
+    return 1;
 }
 
 static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
@@ -672,7 +688,7 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     const tch_convex_hull* hull_a = piece(m, a, b, X_AB, s);
     const tch_convex_hull* hull_b = piece(m, b, a, tch_x_inverse(X_AB), s);
     tch_real size = tch_polyhedron_pair_size(hull_a, hull_b);
-    if (tch_polyhedron_clip(hull_a, hull_b, X_AB, size, &s->overlap, NULL) != TCH_OK ||
+    if (tch_polyhedron_clip_touching(hull_a, hull_b, X_AB, size, &s->overlap, NULL) != TCH_OK ||
         s->overlap.face_count == 0) {
         return 0;
     }
@@ -705,7 +721,7 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
         return -1;
     }
     c.vertices = s->vertices;
-    tch_real load = friction_load(m, &overlap, &c);
+    tch_real load = friction_load(m, pair, &overlap, &c);
     see_vertices(&c);
     sliding_caps(m, d, pair, X_WA, &c);
     tch_wrench total = tch_wrench_add(overlap.spring, overlap.damper);

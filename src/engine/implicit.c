@@ -230,7 +230,9 @@ static void assemble_pair(implicit_system* s, const linear_pair* p) {
 }
 
 /* One pair's part of the right-hand side h^2 K v* + h D (v* - v0), from s->kv = h^2 v* and
- * s->dv = h (v* - v0) by node. */
+ * s->dv = h (v* - v0) by node. Row i of a block K_ab is read as column i of K_ba (K and D are
+ * symmetrized exactly), so that the six rows' sums run side by side along contiguous rows of
+ * 6 (vectorized), each still summed over j in order. */
 static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
     for (int a = 0; a < 2; ++a) {
         if (p->node[a] < 0) {
@@ -243,14 +245,16 @@ static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
             }
             const tch_real* kv = s->kv + 6 * p->node[b];
             const tch_real* dv = s->dv + 6 * p->node[b];
-            for (int i = 0; i < 6; ++i) {
-                const tch_real* K = p->lin.K[6 * a + i] + 6 * b;
-                const tch_real* D = p->lin.D[6 * a + i] + 6 * b;
-                tch_real sum = 0;
-                for (int j = 0; j < 6; ++j) {
-                    sum += K[j] * kv[j] + D[j] * dv[j];
+            tch_real sum[6] = {0, 0, 0, 0, 0, 0};
+            for (int j = 0; j < 6; ++j) {
+                const tch_real* K = p->lin.K[6 * b + j] + 6 * a;
+                const tch_real* D = p->lin.D[6 * b + j] + 6 * a;
+                for (int i = 0; i < 6; ++i) {
+                    sum[i] += K[i] * kv[j] + D[i] * dv[j];
                 }
-                rhs[i] += sum;
+            }
+            for (int i = 0; i < 6; ++i) {
+                rhs[i] += sum[i];
             }
         }
     }

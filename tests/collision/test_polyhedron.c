@@ -153,6 +153,61 @@ static void test_touching_and_disjoint_pieces_are_empty(void) {
     tch_hull_free(&a);
 }
 
+/* The area of face f of p (half the norm of Newell's area vector). */
+static double face_area(const tch_polyhedron* p, int f) {
+    tch_vec3 sum = tch_v3_zero();
+    const int start = p->face_start[f], count = p->face_start[f + 1] - start;
+    for (int k = 0; k < count; ++k) {
+        tch_vec3 u = p->vertices_A[p->face_vertices[start + k]];
+        tch_vec3 w = p->vertices_A[p->face_vertices[start + (k + 1) % count]];
+        sum = tch_v3_add(sum, tch_v3_cross(u, w));
+    }
+    return 0.5 * tch_v3_norm(sum);
+}
+
+/* Pieces touching along a patch of faces give the flat P of the patch with
+ * tch_polyhedron_clip_touching: two faces of opposite owners and normals on the patch (here
+ * x = 1, y in [-0.7, 1], z in [-0.9, 1]: 1.7 x 1.9 m^2); touching along an edge or at a corner,
+ * or apart, still nothing. */
+static void test_touching_faces_give_a_flat_overlap(void) {
+    tch_convex_hull a = fixture_box(tch_v3(1, 1, 1), tch_v3_zero());
+    const tch_real size = tch_polyhedron_pair_size(&a, &a);
+    tch_polyhedron p;
+    tch_polyhedron_init(&p);
+    ENSURE(tch_polyhedron_clip_touching(&a, &a, pose(tch_q_identity(), tch_v3(2, 0.3, 0.1)), size,
+                                        &p, NULL) == TCH_OK);
+    ENSURE(p.face_count == 2);
+    ENSURE(p.face_owner[0] != p.face_owner[1]);
+    ENSURE(fabs(tch_v3_dot(p.face_normals_A[0], p.face_normals_A[1]) + 1) < 1e-12);
+    for (int f = 0; f < 2; ++f) {
+        ENSURE(fabs(face_area(&p, f) - 1.7 * 1.9) < 1e-12);
+        ENSURE(fabs(fabs(p.face_normals_A[f].x) - 1) < 1e-12);
+    }
+    for (int i = 0; i < p.vertex_count; ++i) {
+        ENSURE(fabs(p.vertices_A[i].x - 1) < 1e-12);
+    }
+    const tch_transform only_touching[3] = {
+        pose(tch_q_identity(), tch_v3(2, 2, 2)),
+        pose(tch_q_axis_angle(tch_v3(0, 0, 1), TCH_PI / 4), tch_v3(1 + sqrt(2.0), 0, 0.5)),
+        pose(tch_q_identity(), tch_v3(2.5, 0, 0))};
+    for (int c = 0; c < 3; ++c) {
+        ENSURE(tch_polyhedron_clip_touching(&a, &a, only_touching[c], size, &p, NULL) == TCH_OK);
+        ENSURE(p.face_count == 0);
+    }
+    /* an overlap of some thickness is the same solid P either way */
+    const tch_transform overlapping = pose(tch_q_identity(), tch_v3(1.5, 0.3, 0.1));
+    ENSURE(tch_polyhedron_clip_touching(&a, &a, overlapping, size, &p, NULL) == TCH_OK);
+    tch_real touching_volume;
+    tch_vec3 centroid;
+    tch_polyhedron_volume_centroid(&p, &touching_volume, &centroid);
+    ENSURE(tch_polyhedron_clip(&a, &a, overlapping, size, &p, NULL) == TCH_OK);
+    tch_real volume;
+    tch_polyhedron_volume_centroid(&p, &volume, &centroid);
+    ENSURE(fabs(volume - 0.5 * 1.7 * 1.9) < 1e-12 && touching_volume == volume);
+    tch_polyhedron_free(&p);
+    tch_hull_free(&a);
+}
+
 static void test_coplanar_faces_and_identical_pieces(void) {
     tch_convex_hull a = fixture_box(tch_v3(1, 1, 1), tch_v3_zero());
     /* B = [0, 2] x [-1, 1] x [-1, 1]: four of its faces lie on A's planes */
@@ -491,6 +546,7 @@ int main(void) {
     RUN_TEST(test_rotated_boxes_agree_with_monte_carlo);
     RUN_TEST(test_containment_gives_the_inner_piece);
     RUN_TEST(test_touching_and_disjoint_pieces_are_empty);
+    RUN_TEST(test_touching_faces_give_a_flat_overlap);
     RUN_TEST(test_coplanar_faces_and_identical_pieces);
     RUN_TEST(test_random_hull_pairs_both_methods_agree);
     RUN_TEST(test_dual_with_given_interior_point);
