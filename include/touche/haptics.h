@@ -251,7 +251,9 @@ TCH_API tch_haptic_coupling_gains tch_haptic_coupling_gains_of(const tch_model* 
 /// with c = b + h k (e the error of the centre of mass, v_d the velocity of its target), and
 /// of its world inertia on the rotational one, (1 + h c_r I^-1) tau = -(k_r theta + c_r (w -
 /// w_d)), so that no stiffness or damping is unstable at any h. Reads the tool's state from
-/// `data` (kinematics current).
+/// `data` (kinematics current). The haptic loop uses it only when the engine cannot integrate
+/// the coupling with the tool's contacts (an integrator other than the linearly implicit one,
+/// or a tool that is an articulated link; else tch_data.applied_spring, docs/haptics.md).
 TCH_API void tch_haptic_coupling_wrench(const tch_model* model, const tch_data* data, int tool,
                                         const tch_haptic_state* device,
                                         const tch_haptic_coupling_gains* gains, tch_real h,
@@ -322,7 +324,9 @@ TCH_API void tch_haptic_proxy_destroy(tch_haptic_proxy* proxy);
 /// touche:proxy_radius (0: a point), stiffness touche:linear_stiffness (default the device's
 /// max_stiffness, else 500 N/m), damping touche:linear_damping (default 0); the proxy starts at
 /// the haptic body's initial position, which must be in free space), `coupling` (the device force is minus the coupling force on the tool, recomputed
-/// each tick from the tool's last physics state) and `pointer` (the device wrench is the
+/// each tick from the tool's last physics state; with the linearly implicit integrator the
+/// engine integrates the coupling with the tool's contacts through tch_data.applied_spring, set
+/// by the loop before each step and cleared by tch_haptic_loop_destroy) and `pointer` (the device wrench is the
 /// contact wrench on the mocap body at the last physics step, held between steps).
 /// tch_haptic_loop_tick runs on the caller's thread with a simulated clock: the same scene,
 /// device and settings give bit-identical ticks.

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
+#include "dynamics/articulation.h"
 #include "haptics/loop_internal.h"
 #include "math/vec.h"
 #include "touche/haptics.h"
@@ -18,6 +19,7 @@ struct tch_haptic_loop {
     int body, tool, mocap;
     tch_haptic_renderer renderer;
     tch_haptic_coupling_gains gains;
+    bool coupling_in_engine;       /* the engine's implicit system integrates the coupling */
     tch_haptic_proxy* proxy;       /* servo side: the proxy renderer's state */
     tch_real period;
     tch_vec3 base;                 /* m, the device base's origin in the world */
@@ -110,6 +112,34 @@ static void take_snapshot(tch_haptic_loop* loop, tch_real now, tch_haptic_snapsh
     }
 }
 
+/* Whether the engine integrates the coupling with the tool's contacts (tch_data.applied_spring):
+ * the linearly implicit integrator, and a tool that is a free body of its own. */
+static bool engine_takes_coupling(const tch_model* m, int tool) {
+    return m->integrator == TCH_INTEGRATOR_IMPLICIT &&
+           (!m->articulation || m->articulation->body_lone[tool]);
+}
+
+/* The coupling's wrench on the tool for the coming step of length h. In the engine: the
+ * spring-damper's wrench at the step's start, stretched to where the device goes over the step,
+ * with its stiffness and damping in the engine's system, so that the step is backward Euler of
+ * the coupling and the contacts together (the felt stiffness is the nominal one against stiff
+ * contact). Otherwise: the tool's own backward Euler on the coupling, the contacts left out. */
+static void apply_coupling(tch_haptic_loop* loop, const tch_haptic_snapshot* tool,
+                           const tch_haptic_state* device) {
+    const tch_model* m = loop->model;
+    tch_data* d = loop->data;
+    tch_vec3* force = &d->body_force_applied_W[loop->tool];
+    tch_vec3* torque = &d->body_torque_applied_W[loop->tool];
+    if (loop->coupling_in_engine) {
+        tch_haptic_coupling_spring_of(m, loop->tool, tool, device, &loop->gains, m->timestep,
+                                      force, torque);
+        d->applied_spring = tch_haptic_coupling_applied_spring(loop->tool, &loop->gains);
+    } else {
+        tch_haptic_coupling_wrench_of(m, loop->tool, tool, device, &loop->gains, m->timestep,
+                                      force, torque);
+    }
+}
+
 /* Physics side: the device pose becomes the mocap body's, the coupling's wrench goes on the
  * tool, one step, and the snapshot of the result. The coupling springs' energy change across
  * the step at the same device pose is the resync jump (the tool moved while the haptic side
@@ -124,9 +154,7 @@ tch_status tch_haptic_loop_physics_step(tch_haptic_loop* loop, const tch_haptic_
     tch_haptic_snapshot before;
     take_snapshot(loop, now, &before);
     if (loop->renderer == TCH_HAPTIC_COUPLING) {
-        tch_haptic_coupling_wrench_of(m, loop->tool, &before, device, &loop->gains, m->timestep,
-                                      &d->body_force_applied_W[loop->tool],
-                                      &d->body_torque_applied_W[loop->tool]);
+        apply_coupling(loop, &before, device);
     }
     tch_status s = tch_step(m, d, err);
     if (s != TCH_OK) {
@@ -155,8 +183,12 @@ static tch_haptic_command render(tch_haptic_loop* loop, const tch_haptic_snapsho
     }
     const tch_model* m = loop->model;
     tch_vec3 f, tau;
-    tch_haptic_coupling_wrench_of(m, loop->tool, s, &loop->state, &loop->gains, m->timestep, &f,
-                                  &tau);
+    if (loop->coupling_in_engine) {
+        tch_haptic_coupling_spring_of(m, loop->tool, s, &loop->state, &loop->gains, 0, &f, &tau);
+    } else {
+        tch_haptic_coupling_wrench_of(m, loop->tool, s, &loop->state, &loop->gains, m->timestep,
+                                      &f, &tau);
+    }
     /* minus the coupling's wrench on the tool, the force acting at the tool's target point */
     tch_vec3 target = tch_x_apply(loop->state.pose, m->body_total_p_BCm[loop->tool]);
     tch_vec3 arm = tch_v3_sub(target, loop->state.pose.p);
@@ -264,6 +296,7 @@ tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_de
                                             .max_damping = config->passivity_max_damping}};
     if (loop->renderer == TCH_HAPTIC_COUPLING) {
         loop->gains = tch_haptic_coupling_gains_of(m, body, spec);
+        loop->coupling_in_engine = engine_takes_coupling(m, loop->tool);
     }
     loop->state.pose = d->mocap_X_WB[loop->mocap];
     if (loop->renderer == TCH_HAPTIC_PROXY) {
@@ -310,6 +343,9 @@ int tch_haptic_loop_tool(const tch_haptic_loop* loop) {
 void tch_haptic_loop_destroy(tch_haptic_loop* loop) {
     if (loop) {
         tch_haptic_proxy_destroy(loop->proxy);
+        if (loop->coupling_in_engine) {
+            loop->data->applied_spring = (tch_applied_spring){0};
+        }
     }
     free(loop);
 }

@@ -214,7 +214,7 @@ static void test_mocap_velocity_reaches_the_contact(void) {
 /* ---- the coupling ---- */
 
 static const char* COUPLING_SCENE =
-    "<mujoco xmlns:touche='urn:touche'><option gravity='0 0 0' timestep='0.001'/>"
+    "<mujoco xmlns:touche='urn:touche'><option gravity='0 0 0' timestep='0.001' %s/>"
     "<worldbody>"
     "<body name='tool' pos='0.01 0 0'><freejoint/>"
     "<geom type='box' size='0.02 0.02 0.02' mass='0.5'/></body>"
@@ -223,12 +223,15 @@ static const char* COUPLING_SCENE =
     "</worldbody></mujoco>";
 
 /* The first step is backward Euler of the tool on the spring-damper: v1 = -h k e / (m + h c),
- * c = b + h k; the device feels minus the force on the tool; and at a stiffness far beyond
+ * c = b + h k, whether the engine's implicit system integrates the coupling (the default
+ * integrator: the tool's applied force is the spring's at the step's start, its stiffness and
+ * damping in tch_data.applied_spring) or the tool's own closed form does (semi-implicit Euler:
+ * the applied force is that solution's, -k e / (1 + h c / m)); and at a stiffness far beyond
  * any explicit limit (k h^2 / m = 20) the energy 1/2 m v^2 + 1/2 k e^2 never grows. */
-static void test_coupling_is_implicit(void) {
+static void check_coupling_is_implicit(const char* option, bool engine) {
     const tch_real k = 1e7, b = 0, h = 1e-3, m = 0.5, e = 0.01;
     char xml[1024];
-    snprintf(xml, sizeof xml, COUPLING_SCENE, k, b);
+    snprintf(xml, sizeof xml, COUPLING_SCENE, option, k, b);
     scene s;
     tch_error err;
     ENSURE(scene_load(xml, &s, &err) || !fprintf(stderr, "%s\n", err.message));
@@ -242,8 +245,11 @@ static void test_coupling_is_implicit(void) {
     ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK && tick.stepped);
     tch_real c = b + h * k;
     ENSURE_REL(s.data->qvel[0], -h * k * e / (m + h * c), 1e-12);
-    tch_vec3 on_tool = s.data->body_force_applied_W[tch_haptic_loop_tool(loop)];
-    ENSURE_REL(on_tool.x, -k * e / (1 + h * c / m), 1e-12);
+    int tool = tch_haptic_loop_tool(loop);
+    tch_vec3 on_tool = s.data->body_force_applied_W[tool];
+    ENSURE_REL(on_tool.x, engine ? -k * e : -k * e / (1 + h * c / m), 1e-12);
+    ENSURE(s.data->applied_spring.body == (engine ? tool : 0));
+    ENSURE(!engine || s.data->applied_spring.stiffness == k);
     tch_real energy = 0.5 * k * e * e;
     for (int i = 0; i < 1000; ++i) {
         ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
@@ -253,6 +259,75 @@ static void test_coupling_is_implicit(void) {
         energy = now;
     }
     ENSURE(energy < 1e-6 * 0.5 * k * e * e);
+    tch_haptic_loop_destroy(loop);
+    ENSURE(s.data->applied_spring.body == 0);
+    tch_haptic_close(device);
+    scene_free(&s);
+}
+
+static void test_coupling_is_implicit(void) {
+    for (int engine = 0; engine < 2; ++engine) {
+        check_coupling_is_implicit(engine ? "" : "integrator='Euler'", engine);
+    }
+}
+
+/* The device's full spec stiffness through the coupling against stiff contact, unscaled: a
+ * 64 g tool resting on a static box (volume model, about 1e5 N/m under its face), coupled at the
+ * default gains of the `model` device rated 5000 N/m (0.2 kg, 2 N s/m, no friction or
+ * quantization), servo 1 kHz, scene step 2 ms; settled, then the hand presses 2 N down for 0.3 s
+ * and lets go. At the end of the press the coupling's own stretch is 2 N / 5000 N/m and the
+ * hand feels the coupling and the contact in series, 1 / (1/k + 1/k_env) with k_env 2 N over
+ * the tool's sink; 0.5 s after letting go the handle is at rest. (The coupling outside the
+ * engine's system felt 1.7 kN/m here.) */
+static void test_coupling_renders_the_device_stiffness(void) {
+    scene s;
+    tch_error err;
+    ENSURE(scene_load("<mujoco xmlns:touche='urn:touche'><option touche:contact='volume'/>"
+                      "<worldbody><geom name='box' type='box' pos='0 0 0.05' size='0.05 0.05 0.05'/>"
+                      "<body name='tool' pos='0 0 0.12'><freejoint/>"
+                      "<geom type='box' size='0.02 0.02 0.02'/></body>"
+                      "<body name='device' pos='0 0 0.12' mocap='true' touche:haptic='coupling'"
+                      " touche:tool='tool'/></worldbody></mujoco>",
+                      &s, &err));
+    const tch_real T = 1e-3, k = 5000, press = 2;
+    tch_haptic_model_config c = {.period = T, .mass = 0.2, .damping = 2,
+                                 .spec = {.max_force = 12, .max_stiffness = k,
+                                          .max_damping = 30}};
+    tch_haptic_device* device = NULL;
+    ENSURE(tch_haptic_open(tch_haptic_model_driver(), &c, &device, &err) == TCH_OK);
+    tch_haptic_loop_config config = loop_config(T, false);
+    config.base_at_body = true;
+    config.safety = tch_haptic_safety_defaults(&c.spec);
+    tch_haptic_loop* loop = NULL;
+    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &config, &loop, &err) == TCH_OK);
+    ENSURE(tch_haptic_loop_gains(loop).linear_stiffness == k);
+    int tool = tch_haptic_loop_tool(loop);
+    tch_real handle_rest = 0, tool_rest = 0, settled_speed = 0, settled_force = 0;
+    for (int i = 0; i < 1000; ++i) {
+        tch_haptic_tick tick;
+        ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
+        if (i == 199) {
+            handle_rest = tick.state.pose.p.z, tool_rest = s.data->body_p_WCm[tool].z;
+            tch_haptic_model_set_hand_force(device, tch_v3(0, 0, -press), &err);
+        }
+        if (i == 499) {
+            tch_real handle_sink = handle_rest - tick.state.pose.p.z;
+            tch_real tool_sink = tool_rest - s.data->body_p_WCm[tool].z;
+            tch_real k_env = press / tool_sink, felt = press / handle_sink;
+            printf("  felt %.1f N/m, coupling %.1f N/m, contact %.0f N/m\n", felt,
+                   press / (handle_sink - tool_sink), k_env);
+            ENSURE_REL(tick.command.force.z, press, 1e-4);
+            ENSURE_REL(press / (handle_sink - tool_sink), k, 1e-3);
+            ENSURE_REL(felt, 1 / (1 / k + 1 / k_env), 1e-3);
+            ENSURE(k_env > 10 * k); /* stiff contact */
+            tch_haptic_model_set_hand_force(device, tch_v3_zero(), &err);
+        }
+        if (i >= 999 - 100) {
+            settled_speed = fmax(settled_speed, tch_v3_norm(tick.state.velocity));
+            settled_force = fmax(settled_force, tch_v3_norm(tick.command.force));
+        }
+    }
+    ENSURE(settled_speed < 1e-6 && settled_force < 1e-3);
     tch_haptic_loop_destroy(loop);
     tch_haptic_close(device);
     scene_free(&s);
@@ -309,7 +384,7 @@ static void test_coupled_throw_never_gains_energy(void) {
  * moved onto the device), and the tick records show the rendered spring. No timing asserted. */
 static void test_threaded_run_renders_the_coupling(void) {
     char xml[1024];
-    snprintf(xml, sizeof xml, COUPLING_SCENE, 400.0, 20.0);
+    snprintf(xml, sizeof xml, COUPLING_SCENE, "", 400.0, 20.0);
     scene s;
     tch_error err;
     ENSURE(scene_load(xml, &s, &err));
@@ -714,6 +789,7 @@ int main(void) {
     RUN_TEST(test_mjcf_mocap_and_haptic_attributes);
     RUN_TEST(test_mocap_velocity_reaches_the_contact);
     RUN_TEST(test_coupling_is_implicit);
+    RUN_TEST(test_coupling_renders_the_device_stiffness);
     RUN_TEST(test_coupled_throw_never_gains_energy);
     RUN_TEST(test_threaded_run_renders_the_coupling);
     RUN_TEST(test_closed_paths_are_passive_with_the_controller);
