@@ -27,10 +27,13 @@ struct tch_haptic_loop {
     int64_t tick_count;            /* deterministic mode */
     tch_haptic_snapshot snapshot;  /* deterministic mode: the last step's */
     tch_real physics_jumps;        /* physics side: the resync jumps so far, J */
+    long physics_steps;            /* physics side: steps taken */
+    tch_haptic_local_model local;  /* physics side: the pointer's model of the last step */
     /* servo side */
     tch_haptic_safety safety;
     tch_haptic_passivity passivity;
     tch_haptic_state state;        /* the last good read, world frame */
+    tch_haptic_local_state local_state; /* the pointer's local model as integrated */
 };
 
 tch_haptic_safety_params tch_haptic_safety_defaults(const tch_haptic_spec* spec) {
@@ -93,22 +96,11 @@ static tch_status check_scene(const tch_model* m, int body, tch_real period, tch
     return TCH_OK;
 }
 
-/* The wrench the scene puts on the mocap body (contacts), about its origin. */
-static tch_haptic_command pointer_wrench(const tch_haptic_loop* loop) {
-    const tch_data* d = loop->data;
-    int b = loop->body;
-    tch_vec3 arm = tch_v3_sub(d->body_p_WCm[b], d->body_X_WB[b].p);
-    return (tch_haptic_command){
-        d->body_force_W[b], tch_v3_add(d->body_torque_W[b], tch_v3_cross(arm, d->body_force_W[b]))};
-}
-
 /* What the haptic side needs of the physics as it stands, made at loop time `now`. */
 static void take_snapshot(tch_haptic_loop* loop, tch_real now, tch_haptic_snapshot* out) {
     *out = (tch_haptic_snapshot){.time = now, .resync_jumps = loop->physics_jumps};
     if (loop->renderer == TCH_HAPTIC_COUPLING) {
         tch_haptic_snapshot_tool(loop->data, loop->tool, out);
-    } else {
-        out->pointer = pointer_wrench(loop);
     }
 }
 
@@ -156,11 +148,20 @@ tch_status tch_haptic_loop_physics_step(tch_haptic_loop* loop, const tch_haptic_
     if (loop->renderer == TCH_HAPTIC_COUPLING) {
         apply_coupling(loop, &before, device);
     }
-    tch_status s = tch_step(m, d, err);
+    tch_status s = tch_step_begin(m, d, err);
+    if (s == TCH_OK && loop->renderer == TCH_HAPTIC_POINTER) {
+        tch_haptic_local_model_begin(m, d, loop->body, loop->period, ++loop->physics_steps,
+                                     &loop->local);
+    }
+    s = s == TCH_OK ? tch_step_end(m, d, err) : s;
     if (s != TCH_OK) {
         return s;
     }
     take_snapshot(loop, now, out);
+    if (loop->renderer == TCH_HAPTIC_POINTER) {
+        tch_haptic_local_model_end(d, &loop->local);
+        out->local = loop->local;
+    }
     if (loop->renderer == TCH_HAPTIC_COUPLING) {
         loop->physics_jumps +=
             fabs(tch_haptic_coupling_energy(m, loop->tool, out, device, &loop->gains) -
@@ -178,8 +179,11 @@ static tch_haptic_command render(tch_haptic_loop* loop, const tch_haptic_snapsho
             tch_haptic_proxy_update(loop->proxy, loop->state.pose.p, loop->state.velocity),
             tch_v3_zero()};
     }
-    if (loop->renderer != TCH_HAPTIC_COUPLING) {
-        return s->pointer;
+    if (loop->renderer == TCH_HAPTIC_POINTER) {
+        tch_haptic_command w = tch_haptic_local_model_tick(&s->local, &loop->local_state,
+                                                           &loop->state, loop->period,
+                                                           (int)loop->ticks_per_step);
+        return w;
     }
     const tch_model* m = loop->model;
     tch_vec3 f, tau;
@@ -224,7 +228,7 @@ tch_status tch_haptic_loop_finish_tick(tch_haptic_loop* loop, tch_real now,
     }
     tch_haptic_passivity_apply(&loop->passivity, &loop->state, loop->period,
                                loop->safety.max_force, &tick->command.force);
-    loop->passivity.ledger.resync_jumps = s->resync_jumps;
+    loop->passivity.ledger.resync_jumps = s->resync_jumps + loop->local_state.blend_work;
     tick->safety_flags = loop->safety.flags;
     tick->energy_observed = loop->passivity.observed;
     return tch_haptic_write(loop->device, &tick->command, err);
@@ -299,6 +303,7 @@ tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_de
         loop->coupling_in_engine = engine_takes_coupling(m, loop->tool);
     }
     loop->state.pose = d->mocap_X_WB[loop->mocap];
+    tch_haptic_local_state_init(&loop->local_state);
     if (loop->renderer == TCH_HAPTIC_PROXY) {
         s = create_proxy(loop, spec, err);
         if (s != TCH_OK) {

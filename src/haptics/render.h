@@ -2,6 +2,7 @@
  * and the renderers computed from it: shared by the deterministic loop and the threaded one. */
 #pragma once
 
+#include "haptics/local_model.h"
 #include "touche/haptics.h"
 
 typedef struct tch_haptic_snapshot {
@@ -11,8 +12,7 @@ typedef struct tch_haptic_snapshot {
     tch_vec3 tool_w_W;           /* angular velocity, */
     tch_quat tool_q_WB;          /* orientation */
     tch_mat3 tool_I_inv_W;       /* and inverse world inertia */
-    tch_haptic_command pointer;  /* pointer: the contact wrench on the mocap body, about its
-                                    origin */
+    tch_haptic_local_model local; /* pointer: the local model of the step (local_model.h) */
     tch_real resync_jumps;       /* J, the ledger's jumps summed up to this step */
 } tch_haptic_snapshot;
 

@@ -450,6 +450,58 @@ static tch_real run_path(const char* xml, const char* path_csv, tch_real duratio
     return worst;
 }
 
+/* The fz of every tick of a volume pointer pressed at 0.75 mm/s from 0.1 to 0.25 mm into a static
+ * box (undamped material), servo 1 kHz, scene step `step`. */
+static void press_pointer(tch_real step, tch_real* fz, int count) {
+    char xml[1024];
+    snprintf(xml, sizeof xml,
+             "<mujoco xmlns:touche='urn:touche'><option timestep='%g' touche:contact='volume'"
+             " touche:damping='0'/><worldbody>"
+             "<geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1'/>"
+             "<body name='pointer' pos='0 0 0.0099' mocap='true' touche:haptic='pointer'>"
+             "<geom name='tip' type='box' size='0.01 0.01 0.01'/></body>"
+             "</worldbody></mujoco>", step);
+    scene s;
+    tch_error err;
+    ENSURE(scene_load(xml, &s, &err));
+    write_text("haptic_path.csv", "time,x,y,z\n0,0,0,0.0099\n0.2,0,0,0.00975\n");
+    tch_haptic_device* device = open_scripted("haptic_path.csv", 1e-3);
+    tch_haptic_loop_config config = loop_config(1e-3, false);
+    config.safety.ramp_time = 0;
+    tch_haptic_loop* loop = NULL;
+    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &config, &loop, &err) == TCH_OK);
+    for (int k = 0; k < count; ++k) {
+        tch_haptic_tick tick;
+        ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
+        fz[k] = tick.command.force.z;
+    }
+    tch_haptic_loop_destroy(loop);
+    tch_haptic_close(device);
+    scene_free(&s);
+}
+
+/* Between physics steps the pointer's local model follows the hand: with the scene stepping
+ * every 10 ms (10 ticks), the force of every tick equals that of the scene stepping every tick
+ * (the force of a face pressed into the volume model is linear in the depth, so the linearized
+ * model is exact) to 1e-6 of the force; the held wrench of the last step would lag by up to 9
+ * ticks of the press. */
+static void test_pointer_local_model_follows_the_hand(void) {
+    enum { COUNT = 200 };
+    tch_real every_tick[COUNT], every_ten[COUNT];
+    press_pointer(1e-3, every_tick, COUNT);
+    press_pointer(1e-2, every_ten, COUNT);
+    tch_real worst = 0, lag = 0;
+    for (int k = 10; k < COUNT; ++k) {
+        worst = fmax(worst, fabs(every_ten[k] - every_tick[k]));
+        lag = fmax(lag, fabs(every_ten[k - k % 10] - every_tick[k]));
+    }
+    printf("  largest difference %.3g N (held wrench: %.3g N), force %.3g N at the end\n",
+           worst, lag, every_tick[COUNT - 1]);
+    ENSURE(every_tick[COUNT - 1] > 1 && every_tick[COUNT - 1] < 11.9); /* not saturated */
+    ENSURE(lag > 0.1);
+    ENSURE(worst <= 1e-6 * every_tick[COUNT - 1]);
+}
+
 /* Closed paths (the tip's bottom face at z = 0 touches the wall; knots on the 1 ms grid):
  * into the wall and back, along the surface, around the wall's edge and down its side. With the
  * passivity controller on, the user never gets back more than 1e-9 J. */
@@ -792,6 +844,7 @@ int main(void) {
     RUN_TEST(test_coupling_renders_the_device_stiffness);
     RUN_TEST(test_coupled_throw_never_gains_energy);
     RUN_TEST(test_threaded_run_renders_the_coupling);
+    RUN_TEST(test_pointer_local_model_follows_the_hand);
     RUN_TEST(test_closed_paths_are_passive_with_the_controller);
     RUN_TEST(test_failed_reads_and_stale_physics_zero_the_output);
     RUN_TEST(test_ticks_are_deterministic_and_allocation_free);
