@@ -327,7 +327,8 @@ TCH_API void tch_haptic_proxy_destroy(tch_haptic_proxy* proxy);
 /// each tick from the tool's last physics state; with the linearly implicit integrator the
 /// engine integrates the coupling with the tool's contacts through tch_data.applied_spring, set
 /// by the loop before each step and cleared by tch_haptic_loop_destroy) and `pointer` (the device wrench is the
-/// contact wrench on the mocap body at the last physics step, held between steps).
+/// contact wrench on the mocap body at each physics step, and between steps that of a local
+/// linear model of its contacts and the free bodies it touches, docs/haptics.md).
 /// tch_haptic_loop_tick runs on the caller's thread with a simulated clock: the same scene,
 /// device and settings give bit-identical ticks.
 typedef struct tch_haptic_loop tch_haptic_loop;
