@@ -215,16 +215,19 @@ bool tch_haptic_loop_read_device(tch_haptic_loop* loop) {
 }
 
 /* Servo side: render from the snapshot, the safety stage (the snapshot's time is the
- * producer's, for the watchdog), zero on a failed read, the passivity controller, write. */
+ * producer's, for the watchdog), zero on a failed read or missed deadlines, the passivity
+ * controller, write. */
 tch_status tch_haptic_loop_finish_tick(tch_haptic_loop* loop, tch_real now,
-                                       const tch_haptic_snapshot* s, bool read_ok,
+                                       const tch_haptic_snapshot* s, bool read_ok, bool missed,
                                        tch_haptic_tick* tick, tch_error* err) {
     tch_haptic_command rendered = render(loop, s);
     tch_haptic_safety_apply(&loop->safety, &rendered, now, s->time, &tick->command);
-    if (!read_ok) {
+    if (!read_ok || missed) {
         tick->command = (tch_haptic_command){{0, 0, 0}, {0, 0, 0}};
-        loop->safety.flags |= TCH_HAPTIC_READ_FAILED;
-        loop->safety.engaged_time = -1; /* ramp again when reads recover */
+        loop->safety.flags |= read_ok ? TCH_HAPTIC_WATCHDOG : TCH_HAPTIC_READ_FAILED;
+        loop->safety.watchdog_trips += missed;
+        loop->safety.engaged_time = -1; /* ramp again when the ticks recover */
+        loop->safety.last = tick->command;
     }
     tch_haptic_passivity_apply(&loop->passivity, &loop->state, loop->period,
                                loop->safety.max_force, &tick->command.force);
@@ -246,7 +249,7 @@ tch_status tch_haptic_loop_tick(tch_haptic_loop* loop, tch_haptic_tick* tick, tc
         tick->stepped = true;
     }
     loop->tick_count++;
-    return tch_haptic_loop_finish_tick(loop, now, &loop->snapshot, read_ok, tick, err);
+    return tch_haptic_loop_finish_tick(loop, now, &loop->snapshot, read_ok, false, tick, err);
 }
 
 /* The proxy renderer over the scene's static geoms, at the haptic body's initial position. */

@@ -51,8 +51,10 @@ static void* servo_main(void* arg) {
         tch_haptic_mailbox_take(&sh->snapshots, &snapshot); /* else keep the last one */
         tch_haptic_tick* tick = &sh->ticks[k];
         *tick = (tch_haptic_tick){.time = now, .state = state.state};
+        /* the device has had no fresh command for 2 periods: the watchdog's zero */
+        bool missed = tch_monotonic_ns() - deadline >= 2 * sh->period_ns;
         sh->servo_status = tch_haptic_loop_finish_tick(loop, now, &snapshot.snapshot, read_ok,
-                                                       tick, &sh->servo_error);
+                                                       missed, tick, &sh->servo_error);
         int64_t done = tch_monotonic_ns();
         sh->timing[k] = (tch_haptic_timing){(tch_real)(woke - deadline) * 1e-9,
                                             (tch_real)(done - woke) * 1e-9};
