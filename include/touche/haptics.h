@@ -343,7 +343,20 @@ typedef struct tch_haptic_loop_config {
                                        ///< initial position (a device reporting poses about
                                        ///< its own base, like `model`); else at the world's
     tch_haptic_safety_params safety;
+    int fifo_priority;                 ///< tch_haptic_loop_run_threaded: the servo thread under
+                                       ///< SCHED_FIFO at this priority (1 to 99; 0: the normal
+                                       ///< scheduler); refused by the system: normal, reported
+    bool lock_memory;                  ///< tch_haptic_loop_run_threaded: mlockall(MCL_CURRENT |
+                                       ///< MCL_FUTURE) for the run (munlockall after); refused:
+                                       ///< reported
 } tch_haptic_loop_config;
+
+/// What the last tch_haptic_loop_run_threaded got of the real-time requests of its config.
+typedef struct tch_haptic_realtime {
+    bool fifo;           ///< the servo thread ran under SCHED_FIFO
+    bool memory_locked;  ///< the process's memory was locked
+    char reason[200];    ///< why a request was refused ("" when none was)
+} tch_haptic_realtime;
 
 /// What one tick did.
 typedef struct tch_haptic_tick {
@@ -389,6 +402,8 @@ typedef struct tch_haptic_timing {
 TCH_API tch_status tch_haptic_loop_run_threaded(tch_haptic_loop* loop, long count,
                                                 tch_haptic_tick* ticks,
                                                 tch_haptic_timing* timing, tch_error* err);
+/// What the last threaded run got of the real-time requests (all false before any).
+TCH_API tch_haptic_realtime tch_haptic_loop_realtime(const tch_haptic_loop* loop);
 /// The passivity observer's energy ledger so far.
 TCH_API const tch_haptic_passivity* tch_haptic_loop_passivity(const tch_haptic_loop* loop);
 /// The coupling's gains (zero for a pointer).

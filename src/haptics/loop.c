@@ -34,6 +34,9 @@ struct tch_haptic_loop {
     tch_haptic_passivity passivity;
     tch_haptic_state state;        /* the last good read, world frame */
     tch_haptic_local_state local_state; /* the pointer's local model as integrated */
+    int fifo_priority;             /* threaded runs: the requests, */
+    bool lock_memory;
+    tch_haptic_realtime realtime;  /* and what the last one got */
 };
 
 tch_haptic_safety_params tch_haptic_safety_defaults(const tch_haptic_spec* spec) {
@@ -297,6 +300,8 @@ tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_de
                               .mocap = m->body_mocap[body],
                               .renderer = m->body_haptic[body].renderer,
                               .period = config->period,
+                              .fifo_priority = config->fifo_priority,
+                              .lock_memory = config->lock_memory,
                               .ticks_per_step = (int64_t)llround(m->timestep / config->period),
                               .safety = loop->safety,
                               .passivity = {.control = config->passivity_control,
@@ -318,6 +323,17 @@ tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_de
     take_snapshot(loop, 0, &loop->snapshot);
     *out = loop;
     return TCH_OK;
+}
+
+tch_haptic_realtime tch_haptic_loop_realtime(const tch_haptic_loop* loop) {
+    return loop->realtime;
+}
+
+tch_haptic_realtime* tch_haptic_loop_realtime_requests(tch_haptic_loop* loop, int* fifo_priority,
+                                                       bool* lock_memory) {
+    *fifo_priority = loop->fifo_priority;
+    *lock_memory = loop->lock_memory;
+    return &loop->realtime;
 }
 
 const tch_haptic_passivity* tch_haptic_loop_passivity(const tch_haptic_loop* loop) {

@@ -23,3 +23,6 @@ tch_status tch_haptic_loop_physics_step(tch_haptic_loop* loop, const tch_haptic_
                                         tch_real now, tch_haptic_snapshot* out, tch_error* err);
 int64_t tch_haptic_loop_ticks_per_step(const tch_haptic_loop* loop);
 tch_real tch_haptic_loop_period(const tch_haptic_loop* loop);
+/* The real-time requests of the loop's config, and where a threaded run records what it got. */
+tch_haptic_realtime* tch_haptic_loop_realtime_requests(tch_haptic_loop* loop, int* fifo_priority,
+                                                       bool* lock_memory);

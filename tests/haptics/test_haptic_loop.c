@@ -381,7 +381,9 @@ static void test_coupled_throw_never_gains_energy(void) {
 }
 
 /* Two threads on the wall clock: every tick is filled in time order, the physics ran (the tool
- * moved onto the device), and the tick records show the rendered spring. No timing asserted. */
+ * moved onto the device), and the tick records show the rendered spring. No timing asserted.
+ * SCHED_FIFO and locked memory are asked for: each is granted or refused with its reason (the
+ * memory is not locked under a sanitizer, whose shadow mappings are terabytes). */
 static void test_threaded_run_renders_the_coupling(void) {
     char xml[1024];
     snprintf(xml, sizeof xml, COUPLING_SCENE, "", 400.0, 20.0);
@@ -392,6 +394,8 @@ static void test_threaded_run_renders_the_coupling(void) {
     tch_haptic_device* device = open_scripted("haptic_hold.csv", 1e-3);
     tch_haptic_loop_config config = loop_config(1e-3, true);
     config.safety.watchdog_timeout = 10; /* a loaded machine may stall the physics */
+    config.fifo_priority = 10;
+    config.lock_memory = COUNTS_CALLS;
     tch_haptic_loop* loop = NULL;
     ENSURE(tch_haptic_loop_create(s.model, s.data, device, &config, &loop, &err) == TCH_OK);
     enum { COUNT = 300 };
@@ -411,6 +415,10 @@ static void test_threaded_run_renders_the_coupling(void) {
         rendered += tch_v3_norm(ticks[k].command.force) > 0;
     }
     ENSURE(rendered > 0);
+    tch_haptic_realtime rt = tch_haptic_loop_realtime(loop);
+    printf("  SCHED_FIFO %d, memory locked %d (%s)\n", rt.fifo, rt.memory_locked, rt.reason);
+    ENSURE(rt.fifo || strstr(rt.reason, "SCHED_FIFO"));
+    ENSURE(rt.memory_locked || !config.lock_memory || strstr(rt.reason, "mlockall"));
     tch_haptic_loop_destroy(loop);
     tch_haptic_close(device);
     scene_free(&s);
