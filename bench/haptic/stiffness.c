@@ -1,12 +1,15 @@
 /* The coupling stiffness the `model` device renders stably against stiff contact: the tool of
- * examples/haptic_coupling.xml resting on its box with the volume model (about 1.6e5 N/m under
- * the tool's face), the model device (0.2 kg, b = 2 N s/m, f_c = 0.05 N, 10 um encoders) at
- * 1 kHz, the hand pressing 2 N down for 0.3 s, then letting go for 0.7 s. For each coupling
- * stiffness (damping left at its default, critical for the tool's mass), with the passivity
- * controller off and on: the stiffness the hand feels (2 N over the handle's sink at the end of
- * the press), the device's RMS velocity and the largest force over the last 0.3 s (a stable
- * contact settles: both near zero), and the ledger. Colgate and Schenkel's bound for
- * a sampled spring on this device is K < 2 b / T = 4000 N/m. */
+ * examples/haptic_coupling.xml resting on its box with the volume model, the model device
+ * (0.2 kg, b = 2 N s/m, f_c = 0.05 N, 10 um encoders) at 1 kHz, the scene settling for 0.2 s,
+ * the hand pressing 2 N down for 0.3 s, then letting go for 0.7 s. For each coupling stiffness
+ * (damping left at its default, critical for the tool's mass), with the passivity controller
+ * off and on: the stiffness the hand feels (2 N over the handle's sink from the settled pose at
+ * the end of the press), the contacts' stiffness under the tool (2 N over the tool's sink),
+ * the felt stiffness over the two springs in series k k_env / (k + k_env) (1: nothing scaled),
+ * the device's RMS velocity and the largest force over the last 0.3 s (a stable contact
+ * settles: both near zero), and the ledger. Colgate and Schenkel's bound for a sampled spring
+ * on this device is K < 2 b / T = 4000 N/m, Abbott and Okamura's with its friction and
+ * encoders K < 2 f_c / quantum = 10,000 N/m. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +31,7 @@ static const char* SCENE =
 typedef struct outcome {
     double velocity_rms, force_max;
     double felt_stiffness; /* N/m, 2 N over the handle's sink at the end of the press */
+    double contact_stiffness; /* N/m, 2 N over the tool's sink */
     tch_haptic_ledger ledger;
 } outcome;
 
@@ -59,21 +63,28 @@ static int run(double k, bool passivity, double friction, double quantum, outcom
         fprintf(stderr, "%s\n", err.message);
         return 0;
     }
-    tch_haptic_model_set_hand_force(device, (tch_vec3){0, 0, -2}, &err);
-    double v2 = 0;
+    int tool = tch_haptic_loop_tool(loop);
+    double v2 = 0, handle_rest = 0, tool_rest = 0;
     long counted = 0;
+    const long press = 200, release = 500, end = 1200;
     *out = (outcome){0};
-    for (long i = 0; i < 1000; ++i) {
-        if (i == 300) tch_haptic_model_set_hand_force(device, (tch_vec3){0, 0, 0}, &err);
+    for (long i = 0; i < end; ++i) {
+        if (i == press) tch_haptic_model_set_hand_force(device, (tch_vec3){0, 0, -2}, &err);
+        if (i == release) tch_haptic_model_set_hand_force(device, (tch_vec3){0, 0, 0}, &err);
         tch_haptic_tick tick;
         if (tch_haptic_loop_tick(loop, &tick, &err) != TCH_OK) {
             out->velocity_rms = out->force_max = INFINITY; /* diverged */
             break;
         }
-        if (i == 299) {
-            out->felt_stiffness = 2 / (0.12 - tick.state.pose.p.z);
+        if (i == press - 1) {
+            handle_rest = tick.state.pose.p.z;
+            tool_rest = data->body_p_WCm[tool].z;
         }
-        if (i >= 700) {
+        if (i == release - 1) {
+            out->felt_stiffness = 2 / (handle_rest - tick.state.pose.p.z);
+            out->contact_stiffness = 2 / (tool_rest - data->body_p_WCm[tool].z);
+        }
+        if (i >= end - 300) {
             tch_vec3 v = tick.state.velocity, f = tick.command.force;
             v2 += v.x * v.x + v.y * v.y + v.z * v.z;
             counted++;
@@ -95,8 +106,8 @@ int main(void) {
     bench_cpu_model(cpu, sizeof cpu);
     const char* commit = getenv("TCH_COMMIT") ? getenv("TCH_COMMIT") : TCH_GIT_COMMIT;
     printf("# coupling stiffness on the model device, commit %s, cpu %s\n", commit, cpu);
-    printf("device,k_N_per_m,passivity,felt_N_per_m,velocity_rms_m_s,force_max_N,energy_in_J,"
-           "energy_out_J,dissipated_J,stable\n");
+    printf("device,k_N_per_m,passivity,felt_N_per_m,contact_N_per_m,felt_over_series,"
+           "velocity_rms_m_s,force_max_N,energy_in_J,energy_out_J,dissipated_J,stable\n");
     const double stiffness[] = {500, 1000, 2000, 3000, 4000, 5000, 8000, 12000, 20000, 50000};
     /* the model device as touche haptic builds it, and one without friction or quantization */
     const double friction[] = {0.05, 0}, quantum[] = {1e-5, 0};
@@ -106,9 +117,10 @@ int main(void) {
                 outcome o;
                 if (!run(stiffness[i], pc, friction[d], quantum[d], &o)) return 1;
                 bool stable = o.velocity_rms < 1e-3 && o.force_max < 11.9;
-                printf("%s,%g,%s,%.0f,%.3g,%.3g,%.4g,%.4g,%.4g,%s\n", d ? "ideal" : "cli",
-                       stiffness[i], pc ? "on" : "off", o.felt_stiffness, o.velocity_rms,
-                       o.force_max,
+                double k = stiffness[i], series = k * o.contact_stiffness / (k + o.contact_stiffness);
+                printf("%s,%g,%s,%.0f,%.0f,%.3f,%.3g,%.3g,%.4g,%.4g,%.4g,%s\n", d ? "ideal" : "cli",
+                       k, pc ? "on" : "off", o.felt_stiffness, o.contact_stiffness,
+                       o.felt_stiffness / series, o.velocity_rms, o.force_max,
                        o.ledger.energy_in, o.ledger.energy_out, o.ledger.energy_dissipated,
                        stable ? "yes" : "no");
             }

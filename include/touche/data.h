@@ -28,6 +28,23 @@ typedef enum tch_warning {
     TCH_WARN_COUNT
 } tch_warning;
 
+/// A spring-damper inside the user's applied wrench on one free body (a haptic coupling,
+/// touche/haptics.h), for the linearly implicit integrator. The caller puts the spring's force
+/// and torque at the step's start, on the centre of mass, into body_force_applied_W and
+/// body_torque_applied_W, and its stiffness and damping here; the integrator takes the spring
+/// into its system with the contacts as the element f = -stiffness p_WCm - damping v_WCm,
+/// tau = -angular_stiffness theta - angular_damping w_W (theta the rotation vector), so that a
+/// stiff spring against a stiff contact is integrated as one (docs/integrators.md, "Applied
+/// springs"). The other integrators, and a body that is not a free body of its own (a link),
+/// ignore it. `body` 0 (after tch_data_create and tch_data_reset): no spring.
+typedef struct tch_applied_spring {
+    int body;                   ///< the free body, or 0 for none
+    tch_real stiffness;         ///< N/m, >= 0
+    tch_real damping;           ///< N s/m, >= 0
+    tch_real angular_stiffness; ///< N m/rad, >= 0
+    tch_real angular_damping;   ///< N m s/rad, >= 0
+} tch_applied_spring;
+
 /// One contact point between geoms a and b (a < b in model order unless an explicit pair
 /// orders them).
 typedef struct tch_contact {
@@ -95,6 +112,8 @@ typedef struct tch_data {
                                 ///< when limited)
     tch_vec3* body_force_applied_W;  ///< [body_count] user force at the centre of mass, N
     tch_vec3* body_torque_applied_W; ///< [body_count] user torque, N m
+    tch_applied_spring applied_spring; ///< the stiffness and damping of a spring in the
+                                       ///< applied wrench, for the implicit integrator
     bool contact_energy;        ///< compute each pressure-model pair's elastic energy (eq. 1),
                                 ///< which costs about as much as its contact surface; off by
                                 ///< default, on in the CLI's run and query

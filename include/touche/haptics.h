@@ -251,7 +251,9 @@ TCH_API tch_haptic_coupling_gains tch_haptic_coupling_gains_of(const tch_model* 
 /// with c = b + h k (e the error of the centre of mass, v_d the velocity of its target), and
 /// of its world inertia on the rotational one, (1 + h c_r I^-1) tau = -(k_r theta + c_r (w -
 /// w_d)), so that no stiffness or damping is unstable at any h. Reads the tool's state from
-/// `data` (kinematics current).
+/// `data` (kinematics current). The haptic loop uses it only when the engine cannot integrate
+/// the coupling with the tool's contacts (an integrator other than the linearly implicit one,
+/// or a tool that is an articulated link; else tch_data.applied_spring, docs/haptics.md).
 TCH_API void tch_haptic_coupling_wrench(const tch_model* model, const tch_data* data, int tool,
                                         const tch_haptic_state* device,
                                         const tch_haptic_coupling_gains* gains, tch_real h,
@@ -322,8 +324,11 @@ TCH_API void tch_haptic_proxy_destroy(tch_haptic_proxy* proxy);
 /// touche:proxy_radius (0: a point), stiffness touche:linear_stiffness (default the device's
 /// max_stiffness, else 500 N/m), damping touche:linear_damping (default 0); the proxy starts at
 /// the haptic body's initial position, which must be in free space), `coupling` (the device force is minus the coupling force on the tool, recomputed
-/// each tick from the tool's last physics state) and `pointer` (the device wrench is the
-/// contact wrench on the mocap body at the last physics step, held between steps).
+/// each tick from the tool's last physics state; with the linearly implicit integrator the
+/// engine integrates the coupling with the tool's contacts through tch_data.applied_spring, set
+/// by the loop before each step and cleared by tch_haptic_loop_destroy) and `pointer` (the device wrench is the
+/// contact wrench on the mocap body at each physics step, and between steps that of a local
+/// linear model of its contacts and the free bodies it touches, docs/haptics.md).
 /// tch_haptic_loop_tick runs on the caller's thread with a simulated clock: the same scene,
 /// device and settings give bit-identical ticks.
 typedef struct tch_haptic_loop tch_haptic_loop;
@@ -338,7 +343,20 @@ typedef struct tch_haptic_loop_config {
                                        ///< initial position (a device reporting poses about
                                        ///< its own base, like `model`); else at the world's
     tch_haptic_safety_params safety;
+    int fifo_priority;                 ///< tch_haptic_loop_run_threaded: the servo thread under
+                                       ///< SCHED_FIFO at this priority (1 to 99; 0: the normal
+                                       ///< scheduler); refused by the system: normal, reported
+    bool lock_memory;                  ///< tch_haptic_loop_run_threaded: mlockall(MCL_CURRENT |
+                                       ///< MCL_FUTURE) for the run (munlockall after); refused:
+                                       ///< reported
 } tch_haptic_loop_config;
+
+/// What the last tch_haptic_loop_run_threaded got of the real-time requests of its config.
+typedef struct tch_haptic_realtime {
+    bool fifo;           ///< the servo thread ran under SCHED_FIFO
+    bool memory_locked;  ///< the process's memory was locked
+    char reason[200];    ///< why a request was refused ("" when none was)
+} tch_haptic_realtime;
 
 /// What one tick did.
 typedef struct tch_haptic_tick {
@@ -384,6 +402,8 @@ typedef struct tch_haptic_timing {
 TCH_API tch_status tch_haptic_loop_run_threaded(tch_haptic_loop* loop, long count,
                                                 tch_haptic_tick* ticks,
                                                 tch_haptic_timing* timing, tch_error* err);
+/// What the last threaded run got of the real-time requests (all false before any).
+TCH_API tch_haptic_realtime tch_haptic_loop_realtime(const tch_haptic_loop* loop);
 /// The passivity observer's energy ledger so far.
 TCH_API const tch_haptic_passivity* tch_haptic_loop_passivity(const tch_haptic_loop* loop);
 /// The coupling's gains (zero for a pointer).

@@ -25,7 +25,7 @@
 #include "solver/sparse_spd.h"
 #include "touche/step.h"
 
-enum { FORMAT_VERSION = 1, HEADER_BYTES = 8 + 4 + 4 + 8 + 4 };
+enum { FORMAT_VERSION = 2, HEADER_BYTES = 8 + 4 + 4 + 8 + 4 };
 static const char MAGIC[8] = "TCHCKPT";
 
 /* ---- the stream ---- */
@@ -303,6 +303,10 @@ static void transfer_arrays(tch_stream* s, const tch_model* m, tch_data* d) {
     transfer_array(s, d->ctrl, na, sizeof *d->ctrl);
     transfer_array(s, d->body_force_applied_W, nb, sizeof *d->body_force_applied_W);
     transfer_array(s, d->body_torque_applied_W, nb, sizeof *d->body_torque_applied_W);
+    TCH_TRANSFER(s, d->applied_spring.body), TCH_TRANSFER(s, d->applied_spring.stiffness);
+    TCH_TRANSFER(s, d->applied_spring.damping);
+    TCH_TRANSFER(s, d->applied_spring.angular_stiffness);
+    TCH_TRANSFER(s, d->applied_spring.angular_damping);
     transfer_array(s, d->mocap_X_WB, nm, sizeof *d->mocap_X_WB);
     transfer_array(s, d->mocap_v_W, nm, sizeof *d->mocap_v_W);
     transfer_array(s, d->mocap_w_W, nm, sizeof *d->mocap_w_W);

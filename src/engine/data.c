@@ -134,6 +134,7 @@ void tch_data_reset(const tch_model* m, tch_data* d) {
     memset(d->ctrl, 0, (size_t)m->actuator_count * sizeof *d->ctrl);
     memset(d->body_force_applied_W, 0, (size_t)m->body_count * sizeof(tch_vec3));
     memset(d->body_torque_applied_W, 0, (size_t)m->body_count * sizeof(tch_vec3));
+    d->applied_spring = (tch_applied_spring){0};
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_mocap[b] >= 0) {
             d->mocap_X_WB[m->body_mocap[b]] = m->body_X_PB[b];

@@ -129,7 +129,8 @@ static const tch_contact_ops* linearizable(const tch_data* d, int i) {
 /* Every pair whose model linearizes and that moves a free body, linearized; K and D
  * symmetrized (a model's local stiffness need not be symmetric, engine/implicit.h). */
 static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) {
-    s->pairs = take(d, (size_t)d->pair_result_count, sizeof *s->pairs, "implicit pairs");
+    s->pairs = take(d, (size_t)d->pair_result_count + 1, sizeof *s->pairs, /* + the spring */
+                    "implicit pairs");
     if (!s->pairs) {
         return -1;
     }
@@ -158,6 +159,30 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
         s->pair_count++;
     }
     return 0;
+}
+
+/* ---- the applied spring (tch_data.applied_spring) ---- */
+
+/* The applied spring as one more element of the system, between its body and a frame that the
+ * caller moves (a haptic device's pose; the caller's force at the step's start carries that
+ * motion): K = -diag(k 1, k_r 1) and D = -diag(b 1, b_r 1) on the body's node, the linear part
+ * on the centre of mass (Otaduy and Lin 2006: the virtual coupling integrated implicitly with
+ * the tool's contacts). Appended to s->pairs, sized one beyond the pair results for it. */
+static void append_applied_spring(const tch_model* m, const tch_data* d, implicit_system* s) {
+    const tch_applied_spring* spring = &d->applied_spring;
+    int body = spring->body;
+    int node = body > 0 && body < m->body_count ? s->node_of_body[body] : -1;
+    if (node < 0) {
+        return;
+    }
+    linear_pair* p = &s->pairs[s->pair_count++];
+    *p = (linear_pair){.node = {node, -1}};
+    for (int i = 0; i < 3; ++i) {
+        p->lin.K[i][i] = -spring->stiffness;
+        p->lin.K[3 + i][3 + i] = -spring->angular_stiffness;
+        p->lin.D[i][i] = -spring->damping;
+        p->lin.D[3 + i][3 + i] = -spring->angular_damping;
+    }
 }
 
 /* ---- the block matrix ---- */
@@ -265,6 +290,7 @@ static int prepare(const tch_model* m, tch_data* d, implicit_system* s) {
     if (index_bodies(m, d, s) != 0 || linearize_pairs(m, d, s) != 0) {
         return -1;
     }
+    append_applied_spring(m, d, s);
     if (s->pair_count == 0) {
         return 0;
     }
@@ -312,6 +338,16 @@ static int sign_vec3(implicit_cache* c, int* count, tch_vec3 v, tch_real scale) 
            sign_scaled(c, count, v.z, scale);
 }
 
+/* The applied spring's part of the signature (its body and gains; nothing when there is none). */
+static int sign_applied_spring(implicit_cache* c, int* count, const tch_applied_spring* spring) {
+    if (spring->body <= 0) {
+        return 0;
+    }
+    return sign(c, count, spring->body) | sign(c, count, spring->stiffness) |
+           sign(c, count, spring->damping) | sign(c, count, spring->angular_stiffness) |
+           sign(c, count, spring->angular_damping);
+}
+
 /* This evaluation's signature, after the kept one: the pairs that the system linearizes (geoms,
  * contacts, net wrench) and the free bodies' orientations. Its length, or -1 when out of
  * memory. */
@@ -341,6 +377,7 @@ static int take_signature(const tch_model* m, const tch_data* d, implicit_cache*
             }
         }
     }
+    failed |= sign_applied_spring(c, &count, &d->applied_spring);
     return failed ? -1 : count;
 }
 

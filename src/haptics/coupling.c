@@ -77,6 +77,34 @@ void tch_haptic_coupling_wrench_of(const tch_model* m, int tool, const tch_hapti
                                           : tch_v3_scale(twist, -1);
 }
 
+void tch_haptic_coupling_spring_of(const tch_model* m, int tool, const tch_haptic_snapshot* s,
+                                   const tch_haptic_state* device,
+                                   const tch_haptic_coupling_gains* g, tch_real lead,
+                                   tch_vec3* force_W, tch_vec3* torque_W) {
+    tch_vec3 target, target_v;
+    target_of(m, tool, device, &target, &target_v);
+    /* f = -k (e - lead v_d) - b (v - v_d): the spring stretched to where the device goes */
+    tch_vec3 e = tch_v3_madd(tch_v3_sub(s->tool_p_WCm, target), -lead, target_v);
+    tch_vec3 slip = tch_v3_sub(s->tool_v_WCm, target_v);
+    *force_W = tch_v3_scale(tch_v3_add(tch_v3_scale(e, g->linear_stiffness),
+                                       tch_v3_scale(slip, g->linear_damping)),
+                            -1);
+    tch_vec3 theta = tch_v3_madd(rotation_error(s, device), -lead, device->angular);
+    tch_vec3 spin = tch_v3_sub(s->tool_w_W, device->angular);
+    *torque_W = tch_v3_scale(tch_v3_add(tch_v3_scale(theta, g->angular_stiffness),
+                                        tch_v3_scale(spin, g->angular_damping)),
+                             -1);
+}
+
+tch_applied_spring tch_haptic_coupling_applied_spring(int tool,
+                                                      const tch_haptic_coupling_gains* g) {
+    return (tch_applied_spring){.body = tool,
+                                .stiffness = g->linear_stiffness,
+                                .damping = g->linear_damping,
+                                .angular_stiffness = g->angular_stiffness,
+                                .angular_damping = g->angular_damping};
+}
+
 void tch_haptic_coupling_wrench(const tch_model* m, const tch_data* d, int tool,
                                 const tch_haptic_state* device,
                                 const tch_haptic_coupling_gains* g, tch_real h,

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
+#include "dynamics/articulation.h"
 #include "haptics/loop_internal.h"
 #include "math/vec.h"
 #include "touche/haptics.h"
@@ -18,6 +19,7 @@ struct tch_haptic_loop {
     int body, tool, mocap;
     tch_haptic_renderer renderer;
     tch_haptic_coupling_gains gains;
+    bool coupling_in_engine;       /* the engine's implicit system integrates the coupling */
     tch_haptic_proxy* proxy;       /* servo side: the proxy renderer's state */
     tch_real period;
     tch_vec3 base;                 /* m, the device base's origin in the world */
@@ -25,10 +27,16 @@ struct tch_haptic_loop {
     int64_t tick_count;            /* deterministic mode */
     tch_haptic_snapshot snapshot;  /* deterministic mode: the last step's */
     tch_real physics_jumps;        /* physics side: the resync jumps so far, J */
+    long physics_steps;            /* physics side: steps taken */
+    tch_haptic_local_model local;  /* physics side: the pointer's model of the last step */
     /* servo side */
     tch_haptic_safety safety;
     tch_haptic_passivity passivity;
     tch_haptic_state state;        /* the last good read, world frame */
+    tch_haptic_local_state local_state; /* the pointer's local model as integrated */
+    int fifo_priority;             /* threaded runs: the requests, */
+    bool lock_memory;
+    tch_haptic_realtime realtime;  /* and what the last one got */
 };
 
 tch_haptic_safety_params tch_haptic_safety_defaults(const tch_haptic_spec* spec) {
@@ -91,22 +99,39 @@ static tch_status check_scene(const tch_model* m, int body, tch_real period, tch
     return TCH_OK;
 }
 
-/* The wrench the scene puts on the mocap body (contacts), about its origin. */
-static tch_haptic_command pointer_wrench(const tch_haptic_loop* loop) {
-    const tch_data* d = loop->data;
-    int b = loop->body;
-    tch_vec3 arm = tch_v3_sub(d->body_p_WCm[b], d->body_X_WB[b].p);
-    return (tch_haptic_command){
-        d->body_force_W[b], tch_v3_add(d->body_torque_W[b], tch_v3_cross(arm, d->body_force_W[b]))};
-}
-
 /* What the haptic side needs of the physics as it stands, made at loop time `now`. */
 static void take_snapshot(tch_haptic_loop* loop, tch_real now, tch_haptic_snapshot* out) {
     *out = (tch_haptic_snapshot){.time = now, .resync_jumps = loop->physics_jumps};
     if (loop->renderer == TCH_HAPTIC_COUPLING) {
         tch_haptic_snapshot_tool(loop->data, loop->tool, out);
+    }
+}
+
+/* Whether the engine integrates the coupling with the tool's contacts (tch_data.applied_spring):
+ * the linearly implicit integrator, and a tool that is a free body of its own. */
+static bool engine_takes_coupling(const tch_model* m, int tool) {
+    return m->integrator == TCH_INTEGRATOR_IMPLICIT &&
+           (!m->articulation || m->articulation->body_lone[tool]);
+}
+
+/* The coupling's wrench on the tool for the coming step of length h. In the engine: the
+ * spring-damper's wrench at the step's start, stretched to where the device goes over the step,
+ * with its stiffness and damping in the engine's system, so that the step is backward Euler of
+ * the coupling and the contacts together (the felt stiffness is the nominal one against stiff
+ * contact). Otherwise: the tool's own backward Euler on the coupling, the contacts left out. */
+static void apply_coupling(tch_haptic_loop* loop, const tch_haptic_snapshot* tool,
+                           const tch_haptic_state* device) {
+    const tch_model* m = loop->model;
+    tch_data* d = loop->data;
+    tch_vec3* force = &d->body_force_applied_W[loop->tool];
+    tch_vec3* torque = &d->body_torque_applied_W[loop->tool];
+    if (loop->coupling_in_engine) {
+        tch_haptic_coupling_spring_of(m, loop->tool, tool, device, &loop->gains, m->timestep,
+                                      force, torque);
+        d->applied_spring = tch_haptic_coupling_applied_spring(loop->tool, &loop->gains);
     } else {
-        out->pointer = pointer_wrench(loop);
+        tch_haptic_coupling_wrench_of(m, loop->tool, tool, device, &loop->gains, m->timestep,
+                                      force, torque);
     }
 }
 
@@ -124,15 +149,22 @@ tch_status tch_haptic_loop_physics_step(tch_haptic_loop* loop, const tch_haptic_
     tch_haptic_snapshot before;
     take_snapshot(loop, now, &before);
     if (loop->renderer == TCH_HAPTIC_COUPLING) {
-        tch_haptic_coupling_wrench_of(m, loop->tool, &before, device, &loop->gains, m->timestep,
-                                      &d->body_force_applied_W[loop->tool],
-                                      &d->body_torque_applied_W[loop->tool]);
+        apply_coupling(loop, &before, device);
     }
-    tch_status s = tch_step(m, d, err);
+    tch_status s = tch_step_begin(m, d, err);
+    if (s == TCH_OK && loop->renderer == TCH_HAPTIC_POINTER) {
+        tch_haptic_local_model_begin(m, d, loop->body, loop->period, ++loop->physics_steps,
+                                     &loop->local);
+    }
+    s = s == TCH_OK ? tch_step_end(m, d, err) : s;
     if (s != TCH_OK) {
         return s;
     }
     take_snapshot(loop, now, out);
+    if (loop->renderer == TCH_HAPTIC_POINTER) {
+        tch_haptic_local_model_end(d, &loop->local);
+        out->local = loop->local;
+    }
     if (loop->renderer == TCH_HAPTIC_COUPLING) {
         loop->physics_jumps +=
             fabs(tch_haptic_coupling_energy(m, loop->tool, out, device, &loop->gains) -
@@ -150,13 +182,20 @@ static tch_haptic_command render(tch_haptic_loop* loop, const tch_haptic_snapsho
             tch_haptic_proxy_update(loop->proxy, loop->state.pose.p, loop->state.velocity),
             tch_v3_zero()};
     }
-    if (loop->renderer != TCH_HAPTIC_COUPLING) {
-        return s->pointer;
+    if (loop->renderer == TCH_HAPTIC_POINTER) {
+        tch_haptic_command w = tch_haptic_local_model_tick(&s->local, &loop->local_state,
+                                                           &loop->state, loop->period,
+                                                           (int)loop->ticks_per_step);
+        return w;
     }
     const tch_model* m = loop->model;
     tch_vec3 f, tau;
-    tch_haptic_coupling_wrench_of(m, loop->tool, s, &loop->state, &loop->gains, m->timestep, &f,
-                                  &tau);
+    if (loop->coupling_in_engine) {
+        tch_haptic_coupling_spring_of(m, loop->tool, s, &loop->state, &loop->gains, 0, &f, &tau);
+    } else {
+        tch_haptic_coupling_wrench_of(m, loop->tool, s, &loop->state, &loop->gains, m->timestep,
+                                      &f, &tau);
+    }
     /* minus the coupling's wrench on the tool, the force acting at the tool's target point */
     tch_vec3 target = tch_x_apply(loop->state.pose, m->body_total_p_BCm[loop->tool]);
     tch_vec3 arm = tch_v3_sub(target, loop->state.pose.p);
@@ -179,20 +218,23 @@ bool tch_haptic_loop_read_device(tch_haptic_loop* loop) {
 }
 
 /* Servo side: render from the snapshot, the safety stage (the snapshot's time is the
- * producer's, for the watchdog), zero on a failed read, the passivity controller, write. */
+ * producer's, for the watchdog), zero on a failed read or missed deadlines, the passivity
+ * controller, write. */
 tch_status tch_haptic_loop_finish_tick(tch_haptic_loop* loop, tch_real now,
-                                       const tch_haptic_snapshot* s, bool read_ok,
+                                       const tch_haptic_snapshot* s, bool read_ok, bool missed,
                                        tch_haptic_tick* tick, tch_error* err) {
     tch_haptic_command rendered = render(loop, s);
     tch_haptic_safety_apply(&loop->safety, &rendered, now, s->time, &tick->command);
-    if (!read_ok) {
+    if (!read_ok || missed) {
         tick->command = (tch_haptic_command){{0, 0, 0}, {0, 0, 0}};
-        loop->safety.flags |= TCH_HAPTIC_READ_FAILED;
-        loop->safety.engaged_time = -1; /* ramp again when reads recover */
+        loop->safety.flags |= read_ok ? TCH_HAPTIC_WATCHDOG : TCH_HAPTIC_READ_FAILED;
+        loop->safety.watchdog_trips += missed;
+        loop->safety.engaged_time = -1; /* ramp again when the ticks recover */
+        loop->safety.last = tick->command;
     }
     tch_haptic_passivity_apply(&loop->passivity, &loop->state, loop->period,
                                loop->safety.max_force, &tick->command.force);
-    loop->passivity.ledger.resync_jumps = s->resync_jumps;
+    loop->passivity.ledger.resync_jumps = s->resync_jumps + loop->local_state.blend_work;
     tick->safety_flags = loop->safety.flags;
     tick->energy_observed = loop->passivity.observed;
     return tch_haptic_write(loop->device, &tick->command, err);
@@ -210,7 +252,7 @@ tch_status tch_haptic_loop_tick(tch_haptic_loop* loop, tch_haptic_tick* tick, tc
         tick->stepped = true;
     }
     loop->tick_count++;
-    return tch_haptic_loop_finish_tick(loop, now, &loop->snapshot, read_ok, tick, err);
+    return tch_haptic_loop_finish_tick(loop, now, &loop->snapshot, read_ok, false, tick, err);
 }
 
 /* The proxy renderer over the scene's static geoms, at the haptic body's initial position. */
@@ -258,14 +300,18 @@ tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_de
                               .mocap = m->body_mocap[body],
                               .renderer = m->body_haptic[body].renderer,
                               .period = config->period,
+                              .fifo_priority = config->fifo_priority,
+                              .lock_memory = config->lock_memory,
                               .ticks_per_step = (int64_t)llround(m->timestep / config->period),
                               .safety = loop->safety,
                               .passivity = {.control = config->passivity_control,
                                             .max_damping = config->passivity_max_damping}};
     if (loop->renderer == TCH_HAPTIC_COUPLING) {
         loop->gains = tch_haptic_coupling_gains_of(m, body, spec);
+        loop->coupling_in_engine = engine_takes_coupling(m, loop->tool);
     }
     loop->state.pose = d->mocap_X_WB[loop->mocap];
+    tch_haptic_local_state_init(&loop->local_state);
     if (loop->renderer == TCH_HAPTIC_PROXY) {
         s = create_proxy(loop, spec, err);
         if (s != TCH_OK) {
@@ -277,6 +323,17 @@ tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_de
     take_snapshot(loop, 0, &loop->snapshot);
     *out = loop;
     return TCH_OK;
+}
+
+tch_haptic_realtime tch_haptic_loop_realtime(const tch_haptic_loop* loop) {
+    return loop->realtime;
+}
+
+tch_haptic_realtime* tch_haptic_loop_realtime_requests(tch_haptic_loop* loop, int* fifo_priority,
+                                                       bool* lock_memory) {
+    *fifo_priority = loop->fifo_priority;
+    *lock_memory = loop->lock_memory;
+    return &loop->realtime;
 }
 
 const tch_haptic_passivity* tch_haptic_loop_passivity(const tch_haptic_loop* loop) {
@@ -310,6 +367,9 @@ int tch_haptic_loop_tool(const tch_haptic_loop* loop) {
 void tch_haptic_loop_destroy(tch_haptic_loop* loop) {
     if (loop) {
         tch_haptic_proxy_destroy(loop->proxy);
+        if (loop->coupling_in_engine) {
+            loop->data->applied_spring = (tch_applied_spring){0};
+        }
     }
     free(loop);
 }

@@ -1,8 +1,13 @@
 /* tch_haptic_loop_run_threaded: the haptic loop's servo thread and the physics on the calling
  * thread, on the wall clock (touche/haptics.h). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "base/error.h"
@@ -51,8 +56,10 @@ static void* servo_main(void* arg) {
         tch_haptic_mailbox_take(&sh->snapshots, &snapshot); /* else keep the last one */
         tch_haptic_tick* tick = &sh->ticks[k];
         *tick = (tch_haptic_tick){.time = now, .state = state.state};
+        /* the device has had no fresh command for 2 periods: the watchdog's zero */
+        bool missed = tch_monotonic_ns() - deadline >= 2 * sh->period_ns;
         sh->servo_status = tch_haptic_loop_finish_tick(loop, now, &snapshot.snapshot, read_ok,
-                                                       tick, &sh->servo_error);
+                                                       missed, tick, &sh->servo_error);
         int64_t done = tch_monotonic_ns();
         sh->timing[k] = (tch_haptic_timing){(tch_real)(woke - deadline) * 1e-9,
                                             (tch_real)(done - woke) * 1e-9};
@@ -89,6 +96,41 @@ static tch_status physics_main(shared* sh, tch_haptic_state device, tch_error* e
     return TCH_OK;
 }
 
+/* Appends a refused request's reason to got->reason. */
+static void refused(tch_haptic_realtime* got, const char* what, int error) {
+    const char* why = error == EPERM ? "not permitted (needs CAP_SYS_NICE or RLIMIT_RTPRIO)"
+                      : error == ENOMEM || error == EAGAIN
+                          ? "not permitted or over RLIMIT_MEMLOCK (needs CAP_IPC_LOCK)"
+                      : error == EINVAL ? "invalid (SCHED_FIFO priorities are 1 to 99)"
+                                        : "refused";
+    size_t used = strlen(got->reason);
+    snprintf(got->reason + used, sizeof got->reason - used, "%s%s: %s", used ? "; " : "", what,
+             why);
+}
+
+/* Starts the servo thread, under SCHED_FIFO at `priority` when asked and permitted (else the
+ * normal scheduler, the reason recorded). 0, or pthread_create's error. */
+static int start_servo(pthread_t* servo, shared* sh, int priority, tch_haptic_realtime* got) {
+    if (priority > 0) {
+        pthread_attr_t attr;
+        struct sched_param param = {.sched_priority = priority};
+        int error = pthread_attr_init(&attr);
+        if (!error) {
+            error = pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+            error = error ? error : pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+            error = error ? error : pthread_attr_setschedparam(&attr, &param);
+            error = error ? error : pthread_create(servo, &attr, servo_main, sh);
+            pthread_attr_destroy(&attr);
+        }
+        if (!error) {
+            got->fifo = true;
+            return 0;
+        }
+        refused(got, "SCHED_FIFO", error);
+    }
+    return pthread_create(servo, NULL, servo_main, sh);
+}
+
 tch_status tch_haptic_loop_run_threaded(tch_haptic_loop* loop, long count, tch_haptic_tick* ticks,
                                         tch_haptic_timing* timing, tch_error* err) {
     static shared zero;
@@ -113,12 +155,28 @@ tch_status tch_haptic_loop_run_threaded(tch_haptic_loop* loop, long count, tch_h
         return s;
     }
     tch_haptic_mailbox_publish(&sh.snapshots, &first);
+    int priority;
+    bool lock;
+    tch_haptic_realtime* got = tch_haptic_loop_realtime_requests(loop, &priority, &lock);
+    *got = (tch_haptic_realtime){0};
+    if (lock) {
+        got->memory_locked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
+        if (!got->memory_locked) {
+            refused(got, "mlockall", errno);
+        }
+    }
     pthread_t servo;
-    if (pthread_create(&servo, NULL, servo_main, &sh) != 0) {
+    if (start_servo(&servo, &sh, priority, got) != 0) {
+        if (got->memory_locked) {
+            munlockall();
+        }
         return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0, "haptic loop: cannot start a thread");
     }
     s = physics_main(&sh, device, err);
     pthread_join(servo, NULL);
+    if (got->memory_locked) {
+        munlockall();
+    }
     if (s == TCH_OK && sh.servo_status != TCH_OK) {
         s = sh.servo_status;
         if (err) {

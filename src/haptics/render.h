@@ -2,6 +2,7 @@
  * and the renderers computed from it: shared by the deterministic loop and the threaded one. */
 #pragma once
 
+#include "haptics/local_model.h"
 #include "touche/haptics.h"
 
 typedef struct tch_haptic_snapshot {
@@ -11,8 +12,7 @@ typedef struct tch_haptic_snapshot {
     tch_vec3 tool_w_W;           /* angular velocity, */
     tch_quat tool_q_WB;          /* orientation */
     tch_mat3 tool_I_inv_W;       /* and inverse world inertia */
-    tch_haptic_command pointer;  /* pointer: the contact wrench on the mocap body, about its
-                                    origin */
+    tch_haptic_local_model local; /* pointer: the local model of the step (local_model.h) */
     tch_real resync_jumps;       /* J, the ledger's jumps summed up to this step */
 } tch_haptic_snapshot;
 
@@ -25,6 +25,22 @@ void tch_haptic_coupling_wrench_of(const tch_model* model, int tool,
                                    const tch_haptic_state* device,
                                    const tch_haptic_coupling_gains* gains, tch_real h,
                                    tch_vec3* force_W, tch_vec3* torque_W);
+
+/* The coupling's spring-damper as it stands, on the tool of `snapshot` (its centre of mass) with
+ * the device at `device`, the spring stretched by `lead` times the device's velocity: lead 0
+ * gives the force and torque the spring applies now (minus what the device feels); lead h the
+ * force at a step's start whose implicit step, with the spring's stiffness and damping in the
+ * engine's system (tch_data.applied_spring), is backward Euler on the spring whose far end
+ * moves with the device over the step: f(t + h) = -k (e + h (v1 - v_d)) - b (v1 - v_d). */
+void tch_haptic_coupling_spring_of(const tch_model* model, int tool,
+                                   const tch_haptic_snapshot* snapshot,
+                                   const tch_haptic_state* device,
+                                   const tch_haptic_coupling_gains* gains, tch_real lead,
+                                   tch_vec3* force_W, tch_vec3* torque_W);
+
+/* The coupling as the engine's applied spring on the tool. */
+tch_applied_spring tch_haptic_coupling_applied_spring(int tool,
+                                                      const tch_haptic_coupling_gains* gains);
 
 /* The coupling springs' energy for the tool of `snapshot` and the device at `device`, J. */
 tch_real tch_haptic_coupling_energy(const tch_model* model, int tool,

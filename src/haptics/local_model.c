@@ -1,0 +1,292 @@
+/* The pointer's local model between physics updates (haptics/local_model.h; docs/haptics.md).
+ *
+ * Multi-rate haptics with a local linear model (Otaduy and Lin 2006; Otaduy and Gross 2007):
+ * about the state of a step's start, the wrench on the pointer and on each free body it touches
+ * is linearized, F(x, v) = F0 + K (x - x0) + D (v - v0), with the force models' K and D
+ * (contact/contact.h `linearize`, symmetrized and so negative semidefinite for passive
+ * springs and dampers, as in engine/implicit.c). The touched bodies move with their own mobility
+ * A⁻¹ = diag(m 1, I_W)⁻¹, the body-coordinate form of the contact-space mobility Λ⁻¹ = J A⁻¹ Jᵀ
+ * of Ruspini and Khatib (seed 003, eq. 4), whose rows J are the contacts' (a contact's velocity
+ * change per unit impulse is Λ⁻¹'s entry; the same impulse through Jᵀ changes the body's
+ * velocity by A⁻¹ Jᵀ p). Each servo tick integrates them by backward Euler at the period T,
+ *     (M - T D_bb - T² K_bb) v⁺ = M v + T (F0_b + K_bb u + K_bp u_p - D_bb v0_b + D_bp (v_p - v0_p))
+ *     u⁺ = u + T v⁺,
+ * which is passive for K, D negative semidefinite (a linear spring-damper network on masses),
+ * and the pointer feels W = W0 + K_pp u_p + D_pp (v_p - v0_p) + Σ_b K_pb u_b + D_pb (v_b - v0_b).
+ * Pairs among the touched bodies are taken on each body's diagonal only. */
+#include "haptics/local_model.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "contact/contact.h"
+#include "contact/pair_state.h"
+#include "dynamics/articulation.h"
+#include "engine/engine_internal.h"
+#include "haptics/rotation.h"
+#include "math/dense.h"
+#include "math/vec.h"
+
+static void put_twist(tch_real* x, tch_vec3 a, tch_vec3 b) {
+    x[0] = a.x, x[1] = a.y, x[2] = a.z, x[3] = b.x, x[4] = b.y, x[5] = b.z;
+}
+
+/* y += A x for 6x6 A (row-major), or Aᵀ x. */
+static void add_product(tch_real* y, const tch_real* A, const tch_real* x, bool transpose) {
+    for (int i = 0; i < 6; ++i) {
+        tch_real sum = 0;
+        for (int j = 0; j < 6; ++j) {
+            sum += (transpose ? A[6 * j + i] : A[6 * i + j]) * x[j];
+        }
+        y[i] += sum;
+    }
+}
+
+/* out += the (row, col) 6x6 block of the 12x12 m, symmetrized with its mirror block. */
+static void add_block(tch_real* out, tch_real m[12][12], int row, int col) {
+    for (int i = 0; i < 6; ++i) {
+        for (int j = 0; j < 6; ++j) {
+            out[6 * i + j] += 0.5 * (m[6 * row + i][6 * col + j] + m[6 * col + j][6 * row + i]);
+        }
+    }
+}
+
+/* The slot of free body `root` among the touched ones, added when there is room; -1 for a
+ * static body, an articulated link or no room. */
+static int body_slot(const tch_model* m, tch_haptic_local_model* local, int* bodies, int root,
+                     bool add) {
+    if (root <= 0 || !m->body_free[root] || m->body_mocap[root] >= 0 ||
+        (m->articulation && !m->articulation->body_lone[root])) {
+        return -1;
+    }
+    for (int k = 0; k < local->body_count; ++k) {
+        if (bodies[k] == root) {
+            return k;
+        }
+    }
+    if (!add || local->body_count == TCH_HAPTIC_LOCAL_BODIES) {
+        return -1;
+    }
+    bodies[local->body_count] = root;
+    return local->body_count++;
+}
+
+/* Pair i linearized (K and D; G left out), or false when its model has no linearization. */
+static bool linearize_pair(const tch_model* m, const tch_data* d, int i,
+                           tch_pair_linearization* lin) {
+    tch_pair_result* result = &d->pair_results[i];
+    const tch_contact_ops* ops = tch_contact_model_ops(result->model);
+    if (ops->kind != TCH_CONTACT_KIND_FORCE || !ops->linearize) {
+        return false;
+    }
+    memset(lin, 0, sizeof *lin);
+    tch_pair_state* state =
+        ops->uses_state
+            ? tch_pair_state_find(&d->internal->pair_states, result->geom_a, result->geom_b)
+            : NULL;
+    tch_pair_context context = {result, state, 0, d->internal->model_scratch[result->model]};
+    ops->linearize(m, d, &context, lin);
+    return true;
+}
+
+/* The pointer's pairs, then every other pair of the bodies they touch, into the blocks. */
+static void linearize(const tch_model* m, const tch_data* d, int pointer,
+                      tch_haptic_local_model* local, int* bodies) {
+    tch_pair_linearization lin;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (int i = 0; i < d->pair_result_count; ++i) {
+            const tch_pair_result* pair = &d->pair_results[i];
+            int root[2] = {m->body_root[m->geom_body[pair->geom_a]],
+                           m->body_root[m->geom_body[pair->geom_b]]};
+            int side = root[0] == pointer ? 0 : root[1] == pointer ? 1 : -1;
+            if ((pass == 0) != (side >= 0) || (pass == 0 && root[0] == root[1])) {
+                continue;
+            }
+            int slot[2];
+            for (int s = 0; s < 2; ++s) {
+                slot[s] = s == side ? -1 : body_slot(m, local, bodies, root[s], pass == 0);
+            }
+            if ((side < 0 && slot[0] < 0 && slot[1] < 0) || !linearize_pair(m, d, i, &lin)) {
+                continue;
+            }
+            if (side >= 0) {
+                local->pair_count++;
+                add_block(local->K_pp, lin.K, side, side);
+                add_block(local->D_pp, lin.D, side, side);
+            }
+            for (int s = 0; s < 2; ++s) {
+                if (slot[s] < 0) {
+                    continue;
+                }
+                tch_haptic_local_body* body = &local->bodies[slot[s]];
+                add_block(body->K_bb, lin.K, s, s);
+                add_block(body->D_bb, lin.D, s, s);
+                if (side >= 0) {
+                    add_block(body->K_pb, lin.K, side, s);
+                    add_block(body->D_pb, lin.D, side, s);
+                }
+            }
+        }
+    }
+}
+
+/* Mass, wrench, velocity of the body at the step's start, and the factor for the period. */
+static void prepare_body(const tch_model* m, const tch_data* d, int b, tch_real period,
+                         tch_haptic_local_body* body) {
+    for (int i = 0; i < 3; ++i) {
+        body->mass[7 * i] = m->body_total_mass[b];
+        for (int j = 0; j < 3; ++j) {
+            body->mass[6 * (3 + i) + 3 + j] = d->body_I_W[b].m[i][j];
+        }
+    }
+    put_twist(body->wrench0, d->body_force_W[b], d->body_torque_W[b]);
+    put_twist(body->velocity0, d->body_v_WCm[b], d->body_w_W[b]);
+    for (int i = 0; i < 36; ++i) {
+        body->factor[i] = body->mass[i] - period * body->D_bb[i] - period * period * body->K_bb[i];
+    }
+    if (tch_dense_cholesky(body->factor, 6) != 0) { /* not passive: the body held still */
+        *body = (tch_haptic_local_body){0};
+        for (int i = 0; i < 6; ++i) {
+            body->factor[7 * i] = body->mass[7 * i] = 1;
+        }
+    }
+}
+
+void tch_haptic_local_model_begin(const tch_model* m, const tch_data* d, int pointer,
+                                  tch_real period, long step, tch_haptic_local_model* local) {
+    memset(local, 0, sizeof *local);
+    local->step = step;
+    local->pose0 = d->body_X_WB[pointer];
+    local->com_B = tch_x_apply_inverse(local->pose0, d->body_p_WCm[pointer]);
+    put_twist(local->velocity0, d->body_v_WCm[pointer], d->body_w_W[pointer]);
+    put_twist(local->wrench0, d->body_force_W[pointer], d->body_torque_W[pointer]);
+    int bodies[TCH_HAPTIC_LOCAL_BODIES];
+    linearize(m, d, pointer, local, bodies);
+    for (int k = 0; k < local->body_count; ++k) {
+        tch_haptic_local_body* body = &local->bodies[k];
+        prepare_body(m, d, bodies[k], period, body);
+        body->index = bodies[k];
+        body->com0 = d->body_p_WCm[bodies[k]];
+        body->q0 = d->body_X_WB[bodies[k]].q;
+    }
+}
+
+void tch_haptic_local_model_end(const tch_data* d, tch_haptic_local_model* local) {
+    for (int k = 0; k < local->body_count; ++k) {
+        tch_haptic_local_body* body = &local->bodies[k];
+        int b = body->index;
+        tch_vec3 turn = tch_haptic_rotvec_of(tch_q_mul(d->body_X_WB[b].q, tch_q_conj(body->q0)));
+        put_twist(body->start_u, tch_v3_sub(d->body_p_WCm[b], body->com0), turn);
+        put_twist(body->start_v, d->body_v_WCm[b], d->body_w_W[b]);
+    }
+}
+
+/* The pointer's motion since the step's start and its velocity: its centre of mass and
+ * rotation, from the device's frame. */
+static void pointer_motion(const tch_haptic_local_model* local, const tch_haptic_state* device,
+                           tch_real* u, tch_real* v, tch_vec3* com) {
+    *com = tch_x_apply(device->pose, local->com_B);
+    tch_vec3 arm = tch_v3_sub(*com, device->pose.p);
+    put_twist(u, tch_v3_sub(*com, tch_x_apply(local->pose0, local->com_B)),
+              tch_haptic_rotvec_of(tch_q_mul(device->pose.q, tch_q_conj(local->pose0.q))));
+    put_twist(v, tch_v3_add(device->velocity, tch_v3_cross(device->angular, arm)),
+              device->angular);
+}
+
+/* One backward-Euler period of body k under the pointer's motion (u_p, v_p). */
+static void advance_body(const tch_haptic_local_body* body, tch_real* u, tch_real* v,
+                         const tch_real* u_p, const tch_real* dv_p, tch_real T) {
+    tch_real force[6], rhs[6] = {0};
+    memcpy(force, body->wrench0, sizeof force);
+    add_product(force, body->K_bb, u, false);
+    add_product(force, body->K_pb, u_p, true);
+    add_product(force, body->D_pb, dv_p, true);
+    tch_real minus_v0[6];
+    for (int i = 0; i < 6; ++i) {
+        minus_v0[i] = -body->velocity0[i];
+    }
+    add_product(force, body->D_bb, minus_v0, false);
+    add_product(rhs, body->mass, v, false);
+    for (int i = 0; i < 6; ++i) {
+        rhs[i] += T * force[i];
+    }
+    tch_dense_cholesky_solve(body->factor, 6, rhs);
+    for (int i = 0; i < 6; ++i) {
+        v[i] = rhs[i];
+        u[i] += T * v[i];
+    }
+}
+
+void tch_haptic_local_state_init(tch_haptic_local_state* state) {
+    *state = (tch_haptic_local_state){.newest = -1};
+}
+
+/* A new model: the touched bodies start where the step left them. */
+static void start_run(const tch_haptic_local_model* local, tch_haptic_local_run* run) {
+    run->model = *local;
+    for (int k = 0; k < local->body_count; ++k) {
+        memcpy(run->u[k], local->bodies[k].start_u, sizeof run->u[k]);
+        memcpy(run->v[k], local->bodies[k].start_v, sizeof run->v[k]);
+    }
+}
+
+/* One tick of a run with the pointer's motion (u_p, v_p) since its model's step: the bodies
+ * advanced by a period (not at the tick that starts the run), the wrench on the pointer about
+ * its centre of mass into w. */
+static void run_tick(tch_haptic_local_run* run, const tch_real* u_p, const tch_real* v_p,
+                     tch_real T, bool started, tch_real* w) {
+    const tch_haptic_local_model* local = &run->model;
+    tch_real dv_p[6];
+    for (int i = 0; i < 6; ++i) {
+        dv_p[i] = v_p[i] - local->velocity0[i];
+    }
+    memcpy(w, local->wrench0, 6 * sizeof *w);
+    add_product(w, local->K_pp, u_p, false);
+    add_product(w, local->D_pp, dv_p, false);
+    for (int k = 0; k < local->body_count; ++k) {
+        const tch_haptic_local_body* body = &local->bodies[k];
+        if (!started) {
+            advance_body(body, run->u[k], run->v[k], u_p, dv_p, T);
+        }
+        tch_real dv[6];
+        for (int i = 0; i < 6; ++i) {
+            dv[i] = run->v[k][i] - body->velocity0[i];
+        }
+        add_product(w, body->K_pb, run->u[k], false);
+        add_product(w, body->D_pb, dv, false);
+    }
+}
+
+tch_haptic_command tch_haptic_local_model_tick(const tch_haptic_local_model* local,
+                                               tch_haptic_local_state* state,
+                                               const tch_haptic_state* device, tch_real period,
+                                               int blend_ticks) {
+    bool started = state->newest < 0 || state->runs[state->newest].model.step != local->step;
+    if (started) {
+        bool first = state->newest < 0;
+        state->newest = first ? 0 : 1 - state->newest;
+        start_run(local, &state->runs[state->newest]);
+        state->blend_ticks = state->blend_left = first ? 0 : blend_ticks;
+    }
+    tch_real u_p[6], v_p[6], w[6];
+    tch_vec3 com;
+    pointer_motion(local, device, u_p, v_p, &com);
+    run_tick(&state->runs[state->newest], u_p, v_p, period, started, w);
+    if (state->blend_left > 0) { /* fade the old model out: all of it at the resync */
+        tch_haptic_local_run* old = &state->runs[1 - state->newest];
+        tch_real u_old[6], v_old[6], w_old[6];
+        tch_vec3 com_old;
+        pointer_motion(&old->model, device, u_old, v_old, &com_old);
+        run_tick(old, u_old, v_old, period, false, w_old);
+        tch_real fade = (tch_real)state->blend_left-- / state->blend_ticks, part[6];
+        for (int i = 0; i < 6; ++i) {
+            part[i] = fade * (w_old[i] - w[i]);
+            w[i] += part[i];
+        }
+        tch_vec3 blend = {part[0], part[1], part[2]};
+        state->blend_work += fabs(tch_v3_dot(blend, tch_v3_sub(com, state->last_position)));
+    }
+    state->last_position = com;
+    tch_vec3 f = {w[0], w[1], w[2]}, tau = {w[3], w[4], w[5]};
+    return (tch_haptic_command){f, tch_v3_add(tau, tch_v3_cross(tch_v3_sub(com, device->pose.p), f))};
+}
