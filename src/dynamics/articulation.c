@@ -32,6 +32,9 @@ void tch_articulation_destroy(tch_articulation* a) {
     free(a->joint_limit_stiffness);
     free(a->joint_limit_damping);
     free(a->body_lone);
+    free(a->body_top);
+    free(a->body_dof_first);
+    free(a->body_dof_count);
     free(a);
 }
 
@@ -85,6 +88,47 @@ static void mark_lone_bodies(tch_articulation* a) {
     }
 }
 
+/* body_top and each subtree's dof range (model numbering: tree body + 1). A subtree's dofs
+ * are contiguous when bodies come depth first (as MJCF and URDF list them); otherwise the
+ * range is the whole tree, which holds every ancestor too. */
+static void mark_subtrees(tch_articulation* a) {
+    const tch_tree* t = a->tree;
+    for (int b = 0; b < t->body_count; ++b) {
+        int parent = t->body_parent[b];
+        a->body_top[b + 1] = parent < 0 ? b + 1 : a->body_top[parent + 1];
+    }
+    for (int b = 1; b <= t->body_count; ++b) {
+        a->body_dof_first[b] = t->nv;
+        a->body_dof_count[b] = 0;
+    }
+    for (int l = 0; l < t->link_count; ++l) {
+        const tch_tree_link* link = &t->links[l];
+        int top = a->body_top[link->body + 1];
+        if (link->dof_count > 0) {
+            int end = a->body_dof_first[top] + a->body_dof_count[top];
+            end = a->body_dof_count[top] > 0 && end > link->dof + link->dof_count
+                      ? end
+                      : link->dof + link->dof_count;
+            a->body_dof_first[top] =
+                link->dof < a->body_dof_first[top] ? link->dof : a->body_dof_first[top];
+            a->body_dof_count[top] = end - a->body_dof_first[top];
+        }
+    }
+    bool contiguous = true;
+    for (int b = 1; b <= t->body_count; ++b) {
+        for (int k = a->body_dof_first[b]; b == a->body_top[b] &&
+                                           k < a->body_dof_first[b] + a->body_dof_count[b];
+             ++k) {
+            contiguous = contiguous && a->body_top[t->links[t->dof_link[k]].body + 1] == b;
+        }
+    }
+    for (int b = 1; b <= t->body_count; ++b) {
+        int top = a->body_top[b];
+        a->body_dof_first[b] = contiguous ? a->body_dof_first[top] : 0;
+        a->body_dof_count[b] = contiguous ? a->body_dof_count[top] : t->nv;
+    }
+}
+
 tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* frictionloss,
                                    tch_real timestep, tch_articulation** out, tch_error* err) {
     *out = NULL;
@@ -102,11 +146,15 @@ tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* fric
     if (s == TCH_OK) {
         s = set_passive_parameters(a, frictionloss, timestep, err);
     }
-    if (s == TCH_OK && !CALLOC_ARRAY(a->body_lone, def->body_count + 1)) {
+    if (s == TCH_OK && (!CALLOC_ARRAY(a->body_lone, def->body_count + 1) ||
+                        !CALLOC_ARRAY(a->body_top, def->body_count + 1) ||
+                        !CALLOC_ARRAY(a->body_dof_first, def->body_count + 1) ||
+                        !CALLOC_ARRAY(a->body_dof_count, def->body_count + 1))) {
         s = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the joints");
     }
     if (s == TCH_OK) {
         mark_lone_bodies(a);
+        mark_subtrees(a);
     }
     if (s != TCH_OK) {
         tch_articulation_destroy(a);
@@ -122,7 +170,8 @@ tch_status tch_articulation_work_create(const tch_articulation* a, tch_articulat
     tch_error ignored;
     if (!w || tch_tree_data_create(a->tree, 6, &w->tree, &ignored) != TCH_OK ||
         !CALLOC_ARRAY(w->tau, a->tree->nv) || !CALLOC_ARRAY(w->jacobian, 6 * a->tree->nv) ||
-        !CALLOC_ARRAY(w->qvel_next, a->tree->nv)) {
+        !CALLOC_ARRAY(w->qvel_next, a->tree->nv) ||
+        !CALLOC_ARRAY(w->limit_impulse, a->tree->joint_count)) {
         tch_articulation_work_destroy(w);
         return TCH_ERR_OUT_OF_MEMORY;
     }
@@ -138,6 +187,7 @@ void tch_articulation_work_destroy(tch_articulation_work* w) {
     free(w->tau);
     free(w->jacobian);
     free(w->qvel_next);
+    free(w->limit_impulse);
     free(w);
 }
 
@@ -213,7 +263,7 @@ void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* 
     tch_tree_passive_forces(t, qpos, qvel, qfrc);
     for (int j = 0; j < t->joint_count; ++j) {
         const tch_tree_joint* joint = &t->joints[j];
-        if (joint->limited) {
+        if (joint->limited && !a->limit_rows) {
             qfrc[joint->dof] += limit_force(a, j, qpos[joint->qpos], qvel[joint->dof]);
         }
     }
@@ -375,7 +425,7 @@ tch_real tch_articulation_energy(const tch_model* m, const tch_data* d,
                       tch_tree_potential_energy(t, w->tree, d->qpos);
     for (int j = 0; j < t->joint_count; ++j) {
         const tch_tree_joint* joint = &t->joints[j];
-        if (joint->limited) {
+        if (joint->limited && !a->limit_rows) {
             tch_real q = d->qpos[joint->qpos];
             tch_real beyond = fmax(0, fmax(joint->range[0] - q, q - joint->range[1]));
             energy += a->joint_limit_stiffness[j] * beyond * beyond / 2;

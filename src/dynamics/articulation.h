@@ -33,6 +33,16 @@ typedef struct tch_articulation {
     /* [bodies] 1 for a free body whose welded subtree carries no joint: it moves as a lone
      * rigid body, as in a model without joints (the implicit contact system takes it) */
     unsigned char* body_lone;
+    /* [bodies] model numbering: the body of the world whose subtree holds b (b itself for a
+     * body of the world; 0 for the world), and the dofs first .. first + count of that subtree
+     * (A is block diagonal over them): a constraint row on b couples within them */
+    int* body_top;
+    int* body_dof_first;
+    int* body_dof_count;
+    /* Joint limits of hinges and slides as unilateral constraint rows (the constraints stage's,
+     * engine/constraint_tree.c) instead of one-sided springs: set when the scene uses a
+     * constraint contact model (tch_articulation_create's caller) */
+    bool limit_rows;
 } tch_articulation;
 
 /* Per-data buffers of the articulated step. */
@@ -41,6 +51,7 @@ typedef struct tch_articulation_work {
     tch_real* tau;      /* [nv] generalized forces */
     tch_real* jacobian; /* [6 nv] angular rows, then linear rows */
     tch_real* qvel_next; /* [nv] the predicted qvel of friction's prediction */
+    tch_real* limit_impulse; /* [joints] each limit row's last impulse: its warm start */
 } tch_articulation_work;
 
 /* Builds the tree (errors name the body or joint: tch_error.element) and the passive-force
@@ -69,7 +80,8 @@ tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_a
 tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
                                           tch_articulation_work* w,
                                           tch_velocity_prediction* prediction, tch_error* err);
-/* Springs, dampers, limit springs and regularized friction of the joints, into qfrc [nv]. */
+/* Springs, dampers, limit springs (unless a->limit_rows) and regularized friction of the
+ * joints, into qfrc [nv]. */
 void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* qpos,
                                      const tch_real* qvel, tch_real* qfrc);
 /* Each actuator's force into d->actuator_force, and gear times it added to qfrc [nv]. */

@@ -178,6 +178,31 @@ void tch_tree_point_jacobian(const tch_tree* t, const tch_tree_data* d, int body
     }
 }
 
+tch_vec3 tch_tree_point_velocity_of(const tch_tree* t, const tch_tree_data* d, int body,
+                                    tch_vec3 p_W, const tch_real* qvel) {
+    tch_vec3 v = tch_v3_zero();
+    for (int l = body >= 0 ? t->body_link[body] : -1; l >= 0; l = t->links[l].parent) {
+        const tch_tree_link* link = &t->links[l];
+        for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
+            tch_spatial_vec s = tch_sx_apply_motion(d->X_world[l], t->dof_S[k]);
+            v = tch_v3_madd(v, qvel[k], tch_v3_add(s.lin, tch_v3_cross(s.ang, p_W)));
+        }
+    }
+    return v;
+}
+
+void tch_tree_point_jacobian_along(const tch_tree* t, const tch_tree_data* d, int body,
+                                   tch_vec3 p_W, tch_vec3 d_W, int first, int count, tch_real* J) {
+    memset(J, 0, (size_t)count * sizeof *J);
+    for (int l = body >= 0 ? t->body_link[body] : -1; l >= 0; l = t->links[l].parent) {
+        const tch_tree_link* link = &t->links[l];
+        for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
+            tch_spatial_vec s = tch_sx_apply_motion(d->X_world[l], t->dof_S[k]);
+            J[k - first] = tch_v3_dot(d_W, tch_v3_add(s.lin, tch_v3_cross(s.ang, p_W)));
+        }
+    }
+}
+
 tch_real tch_tree_kinetic_energy(const tch_tree* t, const tch_tree_data* d, const tch_real* qvel) {
     tch_real twice = 0;
     for (int l = 0; l < t->link_count; ++l) {

@@ -138,12 +138,20 @@ void tch_constraint_build_rows(const tch_constraint_run* s, const tch_constraint
                                const tch_island_layout* L, tch_jacobian_row* rows) {
     for (int i = 0; i < L->nc; ++i) {
         const tch_row_contact* c = &cr[i].row;
+        if (cr[i].given) {
+            rows[i] = *cr[i].given; /* a joint limit's (constraint_tree.c) */
+            continue;
+        }
         const row_body sides[2] = {row_body_at(s, c->geom_b, c->p_W),
                                    row_body_at(s, c->geom_a, c->p_W)};
         make_row(sides, c->n_W, &rows[i]);
         for (int e = 0; e < L->edges[i]; ++e) {
             make_row(sides, friction_direction(&cr[i], e, L->edges[i]),
                      &rows[L->friction_start[i] + e]);
+        }
+        for (int e = -1; s->m->articulation && e < L->edges[i]; ++e) { /* links: TREE sides */
+            tch_vec3 d_W = e < 0 ? c->n_W : friction_direction(&cr[i], e, L->edges[i]);
+            tch_constraint_tree_sides(s, c, d_W, &rows[e < 0 ? i : L->friction_start[i] + e]);
         }
     }
 }
@@ -365,7 +373,7 @@ static tch_real island_kinetic_energy(const tch_constraint_run* s, int k) {
         int b = s->island_bodies[i];
         energy += tch_constraint_kinetic_energy(s, b, s->v[b], s->w[b]);
     }
-    return energy;
+    return energy + tch_constraint_island_tree_energy(s, k);
 }
 
 /* Matrix-free PGS for island k on the stage's velocities (rhs = -b on the normal rows), which
@@ -392,6 +400,8 @@ static tch_status solve_sparse(tch_constraint_run* s, int k, int sweeps, bool wa
     tch_row_solve_options options = tch_constraint_row_options(s, sweeps);
     options.accept = fmax(options.accept, accept);
     options.give_up_when_slow = lemke_size(cr, L->nc) <= CHEAP_LEMKE_SIZE;
+    options.subspace = tch_constraint_island_has_tree(s, k) ? NULL : options.subspace; /* its
+        A_FF is assembled over free bodies only */
     tch_status status = tch_row_solve(&problem, &options, s->arena, s->v, s->w, x->z, &x->result);
     x->kinetic_change = island_kinetic_energy(s, k) - kinetic_before;
     x->in_velocities = true;

@@ -68,12 +68,6 @@ static tch_status check_supported(const tch_spec* spec, const tch_model* m, tch_
                         "yet; use integrator=\"Euler\" or \"RK4\"",
                         tch_integrator_description(m->integrator));
     }
-    if (scene_uses_lcp(m)) {
-        return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
-                        "contact model 'lcp' in a scene with joints (articulated bodies) is "
-                        "not supported yet (needs the constraint-row interface of issue 11); "
-                        "use point, volume or pressure");
-    }
     for (int g = 0; g < m->geom_count; ++g) {
         int root = m->body_root[m->geom_body[g]];
         if (root > 0 && !(m->body_total_mass[root] > 0) &&
@@ -205,6 +199,8 @@ static tch_status build_articulation(const tch_spec* spec, tch_model* m, tree_so
         s = tch_articulation_create(&def, t.frictionloss, m->timestep, &m->articulation, err);
         if (s != TCH_OK) {
             s = locate_error(spec, &t, m->body_count - 1, s, err);
+        } else {
+            m->articulation->limit_rows = scene_uses_lcp(m); /* else one-sided springs */
         }
     }
     free(t.bodies);

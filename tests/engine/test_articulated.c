@@ -644,6 +644,15 @@ static void test_hinge_gripper_holds_a_box_with_pressure_contact(void) {
     check_gripper_holds_a_box("gripper_hinge.xml", TCH_CONTACT_PRESSURE);
 }
 
+/* lcp on links: the pads' rows act on the fingers' joints through A^-1 J^T (TREE sides). */
+static void test_slide_gripper_holds_a_box_with_lcp(void) {
+    check_gripper_holds_a_box("gripper.xml", TCH_CONTACT_LCP);
+}
+
+static void test_hinge_gripper_holds_a_box_with_lcp(void) {
+    check_gripper_holds_a_box("gripper_hinge.xml", TCH_CONTACT_LCP);
+}
+
 /* Bad kinematic input: each error names the element and its line. */
 static void check_error(const char* body, const char* expected_text, int expected_line) {
     char xml[2048];
@@ -681,19 +690,11 @@ static void test_bad_kinematic_input_is_named(void) {
                 "not supported yet", 3);
 }
 
-/* What the articulated step does not take yet answers "not supported yet": lcp contact, the
- * adaptive integrator, the implicit one with contact on links. */
+/* What the articulated step does not take yet answers "not supported yet": the adaptive
+ * integrator, the implicit one with contact on links. */
 static void test_unsupported_combinations_are_refused(void) {
     tch_error err;
-    tch_model* m =
-        compile_string("<mujoco xmlns:touche='urn:touche'><option touche:contact='lcp'/><worldbody>"
-                       "<body><joint/><geom type='sphere' size='0.1'/></body></worldbody></mujoco>",
-                       &err);
-    ENSURE(m == NULL);
-    ENSURE_MSG(strstr(err.message, "not supported yet (needs the constraint-row interface of "
-                                   "issue 11)") != NULL,
-               err.message);
-    m = compile_string("<mujoco><option integrator='adaptive'/><worldbody>"
+    tch_model* m = compile_string("<mujoco><option integrator='adaptive'/><worldbody>"
                        "<body><joint/><geom type='sphere' size='0.1'/></body></worldbody></mujoco>",
                        &err);
     ENSURE(m == NULL);
@@ -726,6 +727,8 @@ int main(void) {
     RUN_TEST(test_hinge_gripper_holds_a_box_with_point_contact);
     RUN_TEST(test_hinge_gripper_holds_a_box_with_volume_contact);
     RUN_TEST(test_hinge_gripper_holds_a_box_with_pressure_contact);
+    RUN_TEST(test_slide_gripper_holds_a_box_with_lcp);
+    RUN_TEST(test_hinge_gripper_holds_a_box_with_lcp);
     RUN_TEST(test_implicit_integrator_takes_joint_damping_implicitly);
     RUN_TEST(test_lone_free_bodies_keep_the_implicit_contacts);
     RUN_TEST(test_adjacent_links_do_not_collide);
