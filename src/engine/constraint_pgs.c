@@ -670,6 +670,21 @@ typedef struct sweep_matrix {
     tangent_block* blocks;  /* [nc] (set for the contacts with a friction pair) */
 } sweep_matrix;
 
+/* A tree's rows can depend on each other (a pad on a hinge has one direction of motion for its
+ * three rows), so a friction block can be singular: its diagonal is then raised by
+ * SINGULAR_BLOCK of its size, which keeps the block solve's exact minimizer finite and moves
+ * the rows' velocities only along what the tree can do. A row that moves nothing (A_ii = 0)
+ * takes a unit diagonal. Free bodies' blocks are positive definite: untouched. */
+static const tch_real SINGULAR_BLOCK = 1e-9;
+
+static void regularize_block(tangent_block* b) {
+    tch_real size = b->a + b->c;
+    if (!(b->a * b->c - b->b * b->b > SINGULAR_BLOCK * SINGULAR_BLOCK * size * size)) {
+        b->a += SINGULAR_BLOCK * size + (size > 0 ? 0 : 1);
+        b->c += SINGULAR_BLOCK * size + (size > 0 ? 0 : 1);
+    }
+}
+
 static int sweep_matrix_init(const tch_row_problem* p, tch_arena* arena, sweep_matrix* out) {
     out->diagonal = tch_arena_alloc(arena, (size_t)p->nr * sizeof *out->diagonal, "pgs A_ii");
     out->blocks = tch_arena_alloc(arena, (size_t)p->nc * sizeof *out->blocks + 1, "pgs A_tt");
@@ -678,6 +693,7 @@ static int sweep_matrix_init(const tch_row_problem* p, tch_arena* arena, sweep_m
     }
     for (int r = 0; r < p->nr; ++r) {
         out->diagonal[r] = tch_row_coupling(&p->rows[r], &p->rows[r]);
+        out->diagonal[r] = out->diagonal[r] > 0 ? out->diagonal[r] : 1;
     }
     for (int i = 0; i < p->nc; ++i) {
         int f = p->friction_start[i];
@@ -685,6 +701,7 @@ static int sweep_matrix_init(const tch_row_problem* p, tch_arena* arena, sweep_m
             out->blocks[i] = (tangent_block){out->diagonal[f],
                                              tch_row_coupling(&p->rows[f], &p->rows[f + 1]),
                                              out->diagonal[f + 1]};
+            regularize_block(&out->blocks[i]);
         }
     }
     return 0;

@@ -482,6 +482,43 @@ static void test_link_rests_on_the_floor_with_pressure_contact(void) {
     check_link_rests_on_the_floor("pressure");
 }
 
+static void test_link_rests_on_the_floor_with_lcp(void) {
+    check_link_rests_on_the_floor("lcp");
+}
+
+/* With lcp the joint limit is a unilateral row on the joint's velocity (constraint_tree.c):
+ * released at its lower limit the link swings up, stops at the upper limit without passing it
+ * (beyond the solver's tolerance) and without energy gain, and rests there. */
+static void test_joint_limit_row_stops_a_link_without_energy_gain(void) {
+    const char* xml = "<mujoco xmlns:touche='urn:touche'>"
+                      "<option timestep='1e-3' integrator='Euler' touche:contact='lcp'/>"
+                      "<worldbody><body name='arm'>"
+                      "<joint name='elbow' axis='0 1 0' range='-30 60'/>"
+                      "<inertial pos='0.5 0 0' mass='1' diaginertia='0.02 0.02 0.001'/>"
+                      "</body></worldbody></mujoco>";
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    ENSURE(m->articulation->limit_rows);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    double lower = -30 * TCH_PI / 180, upper = 60 * TCH_PI / 180;
+    d->qpos[0] = lower;
+    tch_forward(m, d, NULL);
+    double e0 = tch_data_energy(m, d), highest = d->qpos[0], most = -INFINITY;
+    for (int i = 0; i < 3000; ++i) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+        highest = fmax(highest, d->qpos[0]);
+        most = fmax(most, tch_data_energy(m, d));
+        ENSURE(d->qpos[0] >= lower - 1e-9);
+    }
+    ENSURE(highest > upper - 1e-6 && highest < upper + 1e-6); /* reached, never passed */
+    ENSURE(most <= e0 + 1e-9 * fabs(e0));
+    ENSURE(fabs(d->qvel[0]) < 1e-6 && fabs(d->qpos[0] - upper) < 1e-6); /* resting there */
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 /* The implicit integrator takes the joint dampers at the step's end velocity: a hinge whose
  * damping is 5000 times its inertia (h d / I = 10 at 2 ms, where the explicit step blows up)
  * creeps back to its spring's rest like the overdamped solution, q = q0 exp(-k t / d), never
@@ -720,6 +757,8 @@ int main(void) {
     RUN_TEST(test_link_rests_on_the_floor_with_point_contact);
     RUN_TEST(test_link_rests_on_the_floor_with_volume_contact);
     RUN_TEST(test_link_rests_on_the_floor_with_pressure_contact);
+    RUN_TEST(test_link_rests_on_the_floor_with_lcp);
+    RUN_TEST(test_joint_limit_row_stops_a_link_without_energy_gain);
     RUN_TEST(test_slide_pad_mobility_is_its_axis_over_its_mass);
     RUN_TEST(test_slide_gripper_holds_a_box_with_point_contact);
     RUN_TEST(test_slide_gripper_holds_a_box_with_volume_contact);
