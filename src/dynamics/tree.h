@@ -237,6 +237,13 @@ void tch_tree_point_jacobian(const tch_tree* tree, const tch_tree_data* data, in
  * not only those of tch_tree_velocities), after positions. */
 tch_vec3 tch_tree_point_velocity_of(const tch_tree* tree, const tch_tree_data* data, int body,
                                     tch_vec3 p_W, const tch_real* qvel);
+/* The rotation vector of q_rest^-1 q (MuJoCo's mju_subQuat; q_rest's frame), the shorter
+ * way round. */
+tch_vec3 tch_tree_rotation_from(tch_quat q_rest, tch_quat q);
+/* Q += J^T (f_W, tau_W) for the force f_W at the point p_W fixed to body and the torque tau_W
+ * (world), after positions. */
+void tch_tree_add_wrench(const tch_tree* tree, const tch_tree_data* data, int body, tch_vec3 p_W,
+                         tch_vec3 f_W, tch_vec3 tau_W, tch_real* Q);
 /* d_W . J_lin(p_W) over the dofs first .. first + count into J[count] (zero off the point's
  * ancestors), which must hold the ancestors' dofs: a constraint row's Jacobian (after
  * positions). */
