@@ -736,16 +736,17 @@ static void test_weld_carries_a_box_on_a_swinging_bar(void) {
     ENSURE(tch_forward(m, d, NULL) == TCH_OK);
     int bar = tch_model_body_index(m, "bar"), box = tch_model_body_index(m, "box");
     tch_transform rel0 = tch_x_mul(tch_x_inverse(d->body_X_WB[bar]), d->body_X_WB[box]);
-    double e0 = tch_data_energy(m, d), most = e0;
+    double e0 = tch_data_energy(m, d), most = e0, swing = 0;
     for (int i = 0; i < 1500; ++i) {
         ENSURE(tch_step(m, d, NULL) == TCH_OK);
         most = fmax(most, tch_data_energy(m, d));
+        swing = fmax(swing, fabs(d->qpos[0]));
         tch_transform rel = tch_x_mul(tch_x_inverse(d->body_X_WB[bar]), d->body_X_WB[box]);
         tch_quat turn = tch_q_mul(tch_q_conj(rel0.q), rel.q);
         ENSURE(2 * tch_v3_norm((tch_vec3){turn.x, turn.y, turn.z}) < 5e-3);
         ENSURE(tch_v3_norm(tch_v3_sub(rel.p, rel0.p)) < 3e-3);
     }
-    ENSURE(fabs(d->qpos[0]) > 0.5); /* it swung */
+    ENSURE(swing > 1); /* it swung */
     ENSURE(most <= e0 + 1e-9 * fabs(e0));
     tch_data_destroy(d);
     tch_model_destroy(m);
