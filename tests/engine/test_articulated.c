@@ -720,7 +720,7 @@ static void test_connect_holds_a_ball_with_its_static_sag(void) {
  * within the soft constraint's lag (about tc^2 times the swing's accelerations: with tc = 5 ms
  * below 5e-3 rad and 3 mm), and the total energy never grows. */
 static void test_weld_carries_a_box_on_a_swinging_bar(void) {
-    const char* xml = "<mujoco><option timestep='1e-3' integrator='Euler'/><worldbody>"
+    const char* xml = "<mujoco><option timestep='1e-3' integrator='RK4'/><worldbody>"
                       "<body name='bar' pos='0 0 1'><joint name='hinge' axis='0 1 0'/>"
                       "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.02' mass='1' contype='0' "
                       "conaffinity='0'/></body>"
