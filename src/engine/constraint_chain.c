@@ -400,8 +400,6 @@ static tch_status solve_sparse(tch_constraint_run* s, int k, int sweeps, bool wa
     tch_row_solve_options options = tch_constraint_row_options(s, sweeps);
     options.accept = fmax(options.accept, accept);
     options.give_up_when_slow = lemke_size(cr, L->nc) <= CHEAP_LEMKE_SIZE;
-    options.subspace = tch_constraint_island_has_tree(s, k) ? NULL : options.subspace; /* its
-        A_FF is assembled over free bodies only */
     tch_status status = tch_row_solve(&problem, &options, s->arena, s->v, s->w, x->z, &x->result);
     x->kinetic_change = island_kinetic_energy(s, k) - kinetic_before;
     x->in_velocities = true;

@@ -50,7 +50,6 @@ static void solve_push(tch_constraint_run* s, int k, tch_vec3* u, tch_vec3* u_w)
             tch_lcp_result result;
             tch_row_problem problem = tch_constraint_row_problem(s, &L, rows, rhs);
             tch_row_solve_options options = tch_constraint_row_options(s, s->m->lcp_iterations);
-            options.subspace = tch_constraint_island_has_tree(s, k) ? NULL : options.subspace;
             tch_row_solve(&problem, &options, s->arena, u, u_w, z, &result);
         }
     }
