@@ -40,6 +40,7 @@ typedef struct cli_options {
     int realtime;          /* haptic --realtime: ticks paced on the wall clock */
     double checkpoint_every; /* run --checkpoint-every S: OUT/checkpoint.bin every S of simulated time */
     const char* restore;   /* run --restore FILE: continue from a checkpoint */
+    const char* ctrl_file; /* run --ctrl FILE.csv: actuator controls over time (cli/ctrl_file.h) */
 } cli_options;
 
 /* The commands, as bits: each option (cli/common.c's table) names the commands it applies to. */

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "constraint_output.h"
+#include "ctrl_file.h"
 
 /* Default time between written states, s (100 Hz): --every N overrides. */
 static const double OUTPUT_PERIOD = 0.01;
@@ -210,7 +211,7 @@ static int save_checkpoint(const cli_options* o, const tch_model* m, const tch_d
  * writes the rows of the run it continues) and a checkpoint every --checkpoint-every.
  * Returns an exit code. */
 static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE* traj,
-                    FILE* contacts, cli_vtk* vtk, run_stats* s) {
+                    FILE* contacts, cli_vtk* vtk, cli_ctrl_file* ctrl, run_stats* s) {
     long total = run_step_count(o, m);
     int tty = isatty(fileno(stderr));
     int every = o->every > 0 ? o->every : (int)fmax(1, floor(OUTPUT_PERIOD / m->timestep + 0.5));
@@ -231,6 +232,9 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d, FILE*
         }
         if (write && vtk && !cli_vtk_write_state(vtk, step / every, m, d)) {
             return EXIT_FAILURE_GENERIC;
+        }
+        if (ctrl) {
+            cli_ctrl_file_apply(ctrl, d->time, d->ctrl);
         }
         tch_status status = tch_step(m, d, &err);
         if (status == TCH_OK) {
@@ -284,6 +288,10 @@ int cli_cmd_run(const cli_options* options) {
         cli_print_error("cannot restore the checkpoint", &err);
         code = EXIT_BAD_INPUT;
     }
+    cli_ctrl_file ctrl = {0};
+    if (code == EXIT_OK && o.ctrl_file && !cli_ctrl_file_load(&ctrl, o.ctrl_file, model)) {
+        code = EXIT_BAD_INPUT;
+    }
     if (code == EXIT_OK && o.vtk_dir && !cli_make_dir(o.vtk_dir, "run")) code = EXIT_BAD_INPUT;
     cli_vtk vtk = {0};
     if (code == EXIT_OK && o.vtk_dir && !cli_vtk_start(&vtk, o.vtk_dir, model)) {
@@ -301,7 +309,8 @@ int cli_cmd_run(const cli_options* options) {
         signal(SIGINT, on_interrupt);
         signal(SIGTERM, on_interrupt);
         fprintf(traj.f, "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz\n");
-        code = simulate(&o, model, data, traj.f, contacts.f, o.vtk_dir ? &vtk : NULL, &stats);
+        code = simulate(&o, model, data, traj.f, contacts.f, o.vtk_dir ? &vtk : NULL,
+                        o.ctrl_file ? &ctrl : NULL, &stats);
         how = code == EXIT_OK ? CLI_KEEP : CLI_KEEP_PARTIAL; /* the lead-up to a failure */
     }
     if (!cli_finish_output(&traj, how, "run") || !cli_finish_output(&contacts, how, "run") ||
@@ -311,6 +320,7 @@ int cli_cmd_run(const cli_options* options) {
         print_partial(&o);
     }
     if (code == EXIT_OK) print_summary(&o, model, data, &stats);
+    cli_ctrl_file_free(&ctrl);
     cli_close_session(&session);
     return code;
 }
