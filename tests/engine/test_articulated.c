@@ -486,6 +486,39 @@ static void test_link_rests_on_the_floor_with_lcp(void) {
     check_link_rests_on_the_floor("lcp");
 }
 
+/* With lcp a swinging link strikes a free box resting on the floor: the impact and the
+ * contacts after it never add energy (the tree's and the box's kinetic plus potential), and
+ * the box, pushed aside, comes to rest on the floor. */
+static void test_link_strikes_a_box_without_energy_gain_with_lcp(void) {
+    const char* xml = "<mujoco xmlns:touche='urn:touche'>"
+                      "<option timestep='2e-3' integrator='Euler' touche:contact='lcp'/>"
+                      "<worldbody><geom name='floor' type='plane' size='3 3 0.1'/>"
+                      "<body name='arm' pos='0 0 0.65'><joint name='shoulder' axis='0 1 0' "
+                      "damping='0.5'/>"
+                      "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.03' mass='2'/></body>"
+                      "<body name='box' pos='-0.25 0 0.1'><freejoint/>"
+                      "<geom type='box' size='0.1 0.1 0.1' mass='1'/></body>"
+                      "</worldbody></mujoco>";
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_forward(m, d, NULL) == TCH_OK);
+    int box = tch_model_body_index(m, "box");
+    double e0 = tch_data_energy(m, d), most = e0;
+    for (int i = 0; i < 2000; ++i) {
+        ENSURE_MSG(tch_step(m, d, &err) == TCH_OK, err.message);
+        most = fmax(most, tch_data_energy(m, d));
+    }
+    ENSURE(most <= e0 + 1e-9 * fabs(e0));
+    ENSURE(d->body_X_WB[box].p.x < -0.255);                  /* struck, then held by friction */
+    ENSURE(d->body_X_WB[box].p.z > 0.1 - 2e-3);              /* on the floor, not in it */
+    ENSURE(tch_v3_norm(d->body_v_WCm[box]) < 1e-3);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 /* With lcp the joint limit is a unilateral row on the joint's velocity (constraint_tree.c):
  * released at its lower limit the link swings up, stops at the upper limit without passing it
  * (beyond the solver's tolerance) and without energy gain, and rests there. */
@@ -836,6 +869,7 @@ int main(void) {
     RUN_TEST(test_link_rests_on_the_floor_with_pressure_contact);
     RUN_TEST(test_link_rests_on_the_floor_with_lcp);
     RUN_TEST(test_joint_limit_row_stops_a_link_without_energy_gain);
+    RUN_TEST(test_link_strikes_a_box_without_energy_gain_with_lcp);
     RUN_TEST(test_slide_pad_mobility_is_its_axis_over_its_mass);
     RUN_TEST(test_slide_gripper_holds_a_box_with_point_contact);
     RUN_TEST(test_slide_gripper_holds_a_box_with_volume_contact);
