@@ -171,8 +171,7 @@ tch_status tch_articulation_work_create(const tch_articulation* a, tch_articulat
     tch_error ignored;
     if (!w || tch_tree_data_create(a->tree, 6, &w->tree, &ignored) != TCH_OK ||
         !CALLOC_ARRAY(w->tau, a->tree->nv) || !CALLOC_ARRAY(w->jacobian, 6 * a->tree->nv) ||
-        !CALLOC_ARRAY(w->qvel_next, a->tree->nv) ||
-        !CALLOC_ARRAY(w->limit_impulse, a->tree->joint_count)) {
+        !CALLOC_ARRAY(w->qvel_next, a->tree->nv)) {
         tch_articulation_work_destroy(w);
         return TCH_ERR_OUT_OF_MEMORY;
     }
@@ -188,7 +187,6 @@ void tch_articulation_work_destroy(tch_articulation_work* w) {
     free(w->tau);
     free(w->jacobian);
     free(w->qvel_next);
-    free(w->limit_impulse);
     free(w);
 }
 

@@ -71,7 +71,6 @@ typedef struct tch_articulation_work {
     tch_real* tau;      /* [nv] generalized forces */
     tch_real* jacobian; /* [6 nv] angular rows, then linear rows */
     tch_real* qvel_next; /* [nv] the predicted qvel of friction's prediction */
-    tch_real* limit_impulse; /* [joints] each limit row's last impulse: its warm start */
 } tch_articulation_work;
 
 /* Builds the tree (errors name the body or joint: tch_error.element) and the passive-force

@@ -313,7 +313,6 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
         }
         write_velocities(&s);
         hand_back_impulses(&s);
-        tch_constraint_keep_limit_impulses(&s);
         tch_constraint_correct_positions(&s);
         d->constraint_island_count = s.island_count;
     }

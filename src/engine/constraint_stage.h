@@ -31,9 +31,9 @@ typedef struct tch_constraint_contact {
     int pair;  /* index into data->pair_results (-1: a joint limit's row) */
     int island;
     /* A row its producer filled (a joint limit: constraint_tree.c), with the body whose island
-     * it joins and its joint; NULL: a contact, whose sides the geoms' bodies make */
+     * it joins; NULL: a contact, whose sides the geoms' bodies make */
     const tch_jacobian_row* given;
-    int given_body, given_joint;
+    int given_body;
 } tch_constraint_contact;
 
 /* The island's unknowns for one solver: normal rows, friction rows, then Lemke's λ rows. */
@@ -167,8 +167,6 @@ int tch_constraint_tree_prepare(tch_constraint_run* s);
 /* One unilateral row per limited dof at or heading into its limit. Returns 0, -1 when out of
  * memory. */
 int tch_constraint_add_limit_rows(tch_constraint_run* s);
-/* Keeps each limit row's impulse for its next warm start. */
-void tch_constraint_keep_limit_impulses(const tch_constraint_run* s);
 /* Replaces the sides of row (of contact c, along d_W) whose geom is on a link by TREE sides. */
 void tch_constraint_tree_sides(const tch_constraint_run* s, const tch_row_contact* c,
                                tch_vec3 d_W, tch_jacobian_row* row);

@@ -96,12 +96,10 @@ static int add_limit_row(tch_constraint_run* s, int j, int side, tch_real gap) {
                         &row->side[0]);
     cr->given = row;
     cr->given_body = a->body_top[body];
-    cr->given_joint = j;
     cr->row.geom_a = cr->row.geom_b = -1;
-    cr->row.n_W = tch_v3(1, 0, 0); /* the impulse's carrier: impulse_W.x and warm[0] are z */
+    cr->row.n_W = tch_v3(1, 0, 0); /* the impulse's carrier (no model reads it back) */
     cr->row.target = gap >= 0 ? -gap / s->h : -LIMIT_RECOVERY * gap / s->h;
-    cr->row.warm[0] = s->d->internal->articulation->limit_impulse[j];
-    return 0;
+    return 0; /* starts cold: no state between steps, so checkpoints restore exactly */
 }
 
 int tch_constraint_add_limit_rows(tch_constraint_run* s) {
@@ -117,21 +115,6 @@ int tch_constraint_add_limit_rows(tch_constraint_run* s) {
         }
     }
     return 0;
-}
-
-void tch_constraint_keep_limit_impulses(const tch_constraint_run* s) {
-    const tch_articulation* a = s->m->articulation;
-    if (!a || !a->limit_rows) {
-        return;
-    }
-    tch_real* warm = s->d->internal->articulation->limit_impulse;
-    memset(warm, 0, (size_t)a->tree->joint_count * sizeof *warm);
-    for (int i = 0; i < s->contact_count; ++i) {
-        const tch_constraint_contact* cr = &s->contacts[i];
-        if (cr->given && s->impulses[cr->entry].solved) {
-            warm[cr->given_joint] = s->impulses[cr->entry].warm[0];
-        }
-    }
 }
 
 /* The TREE side of the row along d_W at p_W on link `root` (sign: +1 for geom b's side). */
