@@ -61,9 +61,22 @@ bool tch_constraint_limits_near(const tch_model* m, const tch_data* d, tch_real 
     return false;
 }
 
+/* Does the step have a pair on a link or a limit row, the only rows with TREE sides? */
+static bool has_tree_rows(const tch_constraint_run* s) {
+    const tch_model* m = s->m;
+    for (int i = 0; i < s->d->pair_result_count; ++i) {
+        const tch_pair_result* pair = &s->d->pair_results[i];
+        if (tch_constraint_is_link(m, tch_constraint_root(m, pair->geom_a)) ||
+            tch_constraint_is_link(m, tch_constraint_root(m, pair->geom_b))) {
+            return true;
+        }
+    }
+    return tch_constraint_limits_near(m, s->d, s->h);
+}
+
 int tch_constraint_tree_prepare(tch_constraint_run* s) {
-    if (!s->m->articulation) {
-        return 0;
+    if (!s->m->articulation || !has_tree_rows(s)) {
+        return 0; /* no factor needed: every row is between free bodies */
     }
     const tch_tree* tree = s->m->articulation->tree;
     s->tree_velocity = s->d->qvel;
