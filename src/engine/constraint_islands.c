@@ -58,8 +58,6 @@ static int list_island_bodies(tch_constraint_run* s, int* parent, const int* isl
     return 0;
 }
 
-/* The island of every contact (numbered in order of first appearance) and the contacts sorted
- * by island, stably. Returns 0, -1 when out of memory. */
 /* The bodies that join contact cr's island (0: the world), tch_constraint_island_node's. */
 static void contact_nodes(const tch_model* m, const tch_constraint_contact* cr, int* a, int* b) {
     if (cr->given) {
@@ -70,6 +68,8 @@ static void contact_nodes(const tch_model* m, const tch_constraint_contact* cr, 
     *b = tch_constraint_island_node(m, tch_constraint_root(m, cr->row.geom_b));
 }
 
+/* The island of every contact (numbered in order of first appearance) and the contacts sorted
+ * by island, stably. Returns 0, -1 when out of memory. */
 int tch_constraint_group_islands(tch_constraint_run* s, int* parent) {
     const tch_model* m = s->m;
     for (int b = 0; b < m->body_count; ++b) {
