@@ -369,21 +369,6 @@ static void link_jacobian(const tch_model* m, const tch_data* d, tch_articulatio
                             w->jacobian + 3 * nv);
 }
 
-/* Q += J^T (f, tau) for the wrench of link b about its centre of mass. */
-static void add_link_wrench(const tch_model* m, const tch_data* d, tch_articulation_work* w, int b,
-                            tch_vec3 f_W, tch_vec3 tau_W) {
-    int nv = m->articulation->tree->nv;
-    const tch_real* J_ang = w->jacobian;
-    const tch_real* J_lin = w->jacobian + 3 * nv;
-    link_jacobian(m, d, w, b);
-    const tch_real f[3] = {f_W.x, f_W.y, f_W.z}, tau[3] = {tau_W.x, tau_W.y, tau_W.z};
-    for (int r = 0; r < 3; ++r) {
-        for (int k = 0; k < nv; ++k) {
-            w->tau[k] += J_lin[r * nv + k] * f[r] + J_ang[r * nv + k] * tau[r];
-        }
-    }
-}
-
 /* The one-sided limit spring-damper of a hinge or slide at q, v: pushes back in, never pulls. */
 static tch_real limit_force(const tch_articulation* a, int j, tch_real q, tch_real v) {
     const tch_tree_joint* joint = &a->tree->joints[j];
@@ -486,7 +471,9 @@ static void generalized_forces(const tch_model* m, tch_data* d, tch_articulation
         tch_vec3 f = tch_v3_madd(d->body_force_W[b], -m->body_total_mass[b], m->gravity);
         tch_vec3 tau = d->body_torque_W[b];
         if (f.x != 0 || f.y != 0 || f.z != 0 || tau.x != 0 || tau.y != 0 || tau.z != 0) {
-            add_link_wrench(m, d, w, b, f, tau);
+            /* Q += J^T (f, tau) at the link's centre of mass, over its ancestors' dofs */
+            tch_tree_add_wrench(m->articulation->tree, w->tree, b - 1, d->body_p_WCm[b], f, tau,
+                                w->tau);
         }
     }
 }
