@@ -60,6 +60,7 @@ typedef struct cli_options {
     int sweep_points;      /* fit --sweep N: sweep points per parameter */
     const char* optimizer; /* fit --optimizer NAME: the local search (cli/fit_search.c) */
     int derivatives;       /* query --derivatives: the step's A and B (docs/derivatives.md) */
+    const char* ctrl_file; /* run --ctrl FILE.csv: actuator controls over time (cli/ctrl_file.h) */
 } cli_options;
 
 /* The commands, as bits: each option (cli/common.c's table) names the commands it applies to. */

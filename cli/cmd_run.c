@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "constraint_output.h"
+#include "ctrl_file.h"
 #include "viewer.h"
 
 /* Default time between written states, s (100 Hz): --every N overrides. */
@@ -212,6 +213,7 @@ typedef struct run_outputs {
     cli_vtk* vtk;
     cli_gltf* gltf;
     cli_live* live;
+    cli_ctrl_file* ctrl;   /* --ctrl: the controls over time */
 } run_outputs;
 
 /* Steps to the end, writing every `every` steps (counted from time 0, so that a restored run
@@ -223,6 +225,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d,
     cli_vtk* vtk = out->vtk;
     cli_gltf* gltf = out->gltf;
     cli_live* live = out->live;
+    cli_ctrl_file* ctrl = out->ctrl;
     long total = run_step_count(o, m);
     cli_progress progress;
     cli_progress_start(&progress, o, "run", total);
@@ -247,6 +250,7 @@ static int simulate(const cli_options* o, const tch_model* m, tch_data* d,
             return EXIT_FAILURE_GENERIC;
         }
         if (write && gltf && !cli_gltf_write_state(gltf, m, d)) return EXIT_FAILURE_GENERIC;
+        if (ctrl) cli_ctrl_file_apply(ctrl, d->time, d->ctrl);
         if (live) cli_live_before_step(live, m, d);
         tch_status status = tch_step(m, d, &err);
         if (status == TCH_OK) {
@@ -314,6 +318,10 @@ int cli_cmd_run(const cli_options* options) {
         cli_print_error("cannot restore the checkpoint", &err);
         code = EXIT_BAD_INPUT;
     }
+    cli_ctrl_file ctrl = {0};
+    if (code == EXIT_OK && o.ctrl_file && !cli_ctrl_file_load(&ctrl, o.ctrl_file, model)) {
+        code = EXIT_BAD_INPUT;
+    }
     if (code == EXIT_OK && o.vtk_dir && !cli_make_dir(o.vtk_dir, "run")) code = EXIT_BAD_INPUT;
     cli_vtk vtk = {0};
     if (code == EXIT_OK && o.vtk_dir && !cli_vtk_start(&vtk, o.vtk_dir, model)) {
@@ -342,7 +350,7 @@ int cli_cmd_run(const cli_options* options) {
         signal(SIGTERM, on_interrupt);
         fprintf(traj.f, "time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz,wx_B,wy_B,wz_B\n");
         run_outputs outputs = {traj.f, contacts.f, o.vtk_dir ? &vtk : NULL,
-                               o.gltf_path ? &gltf : NULL, live};
+                               o.gltf_path ? &gltf : NULL, live, o.ctrl_file ? &ctrl : NULL};
         code = simulate(&o, model, data, &outputs, &stats);
         how = code == EXIT_OK ? CLI_KEEP : CLI_KEEP_PARTIAL; /* the lead-up to a failure */
     }
@@ -357,6 +365,7 @@ int cli_cmd_run(const cli_options* options) {
     }
     cli_live_stop(live);
     if (code == EXIT_OK) print_summary(&o, model, data, &stats);
+    cli_ctrl_file_free(&ctrl);
     cli_close_session(&session);
     return code;
 }

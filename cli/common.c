@@ -98,6 +98,8 @@ static const cli_option OPTIONS[] = {
     {"--checkpoint-every", "S", OPTION_SECONDS, FIELD(checkpoint_every), CLI_RUN,
      "write OUT/checkpoint.bin (replaced atomically) every S of simulated time "
      "(docs/checkpoints.md)"},
+    {"--ctrl", "FILE", OPTION_TEXT, FIELD(ctrl_file), CLI_RUN,
+     "set actuator controls from FILE.csv (header time,<actuator names>; linear in time)"},
     {"--restore", "FILE", OPTION_TEXT, FIELD(restore), CLI_RUN,
      "continue from checkpoint FILE (its time; --duration S more), bit-identical to the run "
      "that wrote it"},

@@ -308,6 +308,29 @@ typedef struct tch_actuator_def {
     int cookie;
 } tch_actuator_def;
 
+/// Equality constraint types (MJCF `connect` and `weld`).
+typedef enum tch_equality_type {
+    TCH_EQUALITY_CONNECT = 0, ///< a point of body1 held at the same point of body2 (3 dof)
+    TCH_EQUALITY_WELD,        ///< body2's pose held fixed in body1's frame (6 dof)
+} tch_equality_type;
+
+/// An equality constraint between two bodies (docs/articulated.md, "Equality constraints"):
+/// a stiff spring-damper with MuJoCo's soft-constraint impedance solref (time constant,
+/// damping ratio) on the constraint's effective mass at qpos0, for every contact model.
+typedef struct tch_equality_def {
+    char name[64];
+    tch_equality_type type;
+    tch_body_id body1;        ///< a body (not the world)
+    tch_body_id body2;        ///< another body, or TCH_WORLD_BODY
+    tch_vec3 anchor;          ///< connect: the point, body1 frame, m
+    bool relpose_set;         ///< weld: relpose given; else body2's pose in body1's at qpos0
+    tch_vec3 rel_p;           ///< weld: body2's origin in body1's frame, m
+    tch_quat rel_q;           ///< weld: body2's orientation in body1's frame
+    tch_real solref[2];       ///< time constant (s, > 0) and damping ratio (> 0); 0.02, 1
+    tch_source source;
+    int cookie;
+} tch_equality_def;
+
 /// Contact parameters with every field "not set".
 TCH_API tch_contact_params tch_contact_params_unset(void);
 
@@ -316,6 +339,7 @@ TCH_API tch_body_def tch_body_def_default(void);
 TCH_API tch_joint_def tch_joint_def_default(void);
 TCH_API tch_site_def tch_site_def_default(void);
 TCH_API tch_actuator_def tch_actuator_def_default(void);
+TCH_API tch_equality_def tch_equality_def_default(void);
 TCH_API tch_geom_def tch_geom_def_default(void);
 TCH_API tch_mesh_def tch_mesh_def_default(void);
 TCH_API tch_pair_def tch_pair_def_default(void);
@@ -354,6 +378,11 @@ TCH_API tch_status tch_spec_add_actuator(tch_spec* spec, const tch_actuator_def*
                                          tch_error* err);
 TCH_API int tch_spec_actuator_count(const tch_spec* spec);
 TCH_API const tch_actuator_def* tch_spec_actuator(const tch_spec* spec, int index1);
+/// Adds an equality constraint (its bodies must exist and differ).
+TCH_API tch_status tch_spec_add_equality(tch_spec* spec, const tch_equality_def* def,
+                                         tch_error* err);
+TCH_API int tch_spec_equality_count(const tch_spec* spec);
+TCH_API const tch_equality_def* tch_spec_equality(const tch_spec* spec, int index1);
 
 /// Replaces the contact parameters of a geom, or of the pair of 1-based index `index1` (the
 /// CLI's --set: tch_compile checks the values).

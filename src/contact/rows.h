@@ -16,10 +16,10 @@
  * M⁻¹ Jᵀ z without a matrix (Ruspini and Khatib, seeds/003 eq. 17). Two rows couple, A_ij =
  * J_i M⁻¹ J_jᵀ (eq. 4: Λ⁻¹), only through a side they share: the same body, or the same tree.
  *
- * The engine's solvers step free bodies today (the constraints stage only makes BODY and NONE
- * sides); the TREE layout is for articulated bodies (issue 13): the coupling below already
- * handles it (tests/dynamics/test_tree_rows.c checks it against tch_tree_inverse_inertia), and
- * joint limits and peg's constraints are rows like these from other producers.
+ * The constraints stage makes BODY and NONE sides for free bodies and TREE sides for points on
+ * the links of articulated trees (engine/constraint_tree.c; issue 13); joint limits are rows
+ * whose sides their producer fills (one TREE side). tests/dynamics/test_tree_rows.c checks the
+ * coupling against tch_tree_inverse_inertia.
  *
  * What a model describes per contact (tch_row_contact) is a unilateral normal row and friction
  * coupled to it by μ, with its targets and warm start; the engine makes the rows' sides from
@@ -51,6 +51,9 @@ typedef struct tch_row_side {
             const tch_real* J;          /* [count], owned by the row's producer */
             const tch_real* inv_J;      /* [count] A⁻¹ Jᵀ */
             int dof, count;             /* J covers qvel[dof .. dof + count): the tree's */
+            /* where the solvers read and move the tree's velocities: (*velocity)[dof + k] (the
+             * engine points it at qvel, or at pseudo-velocities for position correction) */
+            tch_real* const* velocity;
         };
     };
 } tch_row_side;
@@ -92,7 +95,8 @@ static inline tch_real tch_row_coupling(const tch_jacobian_row* i, const tch_jac
     return sum;
 }
 
-/* J ν for the velocities (v, w) of the row's free bodies (centre of mass, world). */
+/* J ν for the velocities (v, w) of the row's free bodies (centre of mass, world) and the
+ * generalized velocities of its trees (the sides' velocity). */
 static inline tch_real tch_row_dot(const tch_jacobian_row* row, const tch_vec3* v,
                                    const tch_vec3* w) {
     tch_real sum = 0;
@@ -100,19 +104,30 @@ static inline tch_real tch_row_dot(const tch_jacobian_row* row, const tch_vec3* 
         const tch_row_side* side = &row->side[k];
         if (side->body != 0) {
             sum += tch_v3_dot(side->lin, v[side->body]) + tch_v3_dot(side->ang, w[side->body]);
+        } else if (side->kind == TCH_ROW_SIDE_TREE) {
+            const tch_real* qvel = *side->velocity + side->dof;
+            for (int i = 0; i < side->count; ++i) {
+                sum += side->J[i] * qvel[i];
+            }
         }
     }
     return sum;
 }
 
-/* (v, w) += M⁻¹ Jᵀ z (eq. 17 of Ruspini and Khatib for one row) for the row's free bodies. */
+/* ν += M⁻¹ Jᵀ z (eq. 17 of Ruspini and Khatib for one row): (v, w) of the row's free bodies,
+ * and a tree's generalized velocities by A⁻¹ Jᵀ z. */
 static inline void tch_row_add_impulse(const tch_jacobian_row* row, tch_real z, tch_vec3* v,
                                        tch_vec3* w) {
-    for (int k = 0; k < 2; ++k) {
+    for (int k = 0; k < 2 && z != 0; ++k) {
         const tch_row_side* side = &row->side[k];
-        if (side->body != 0 && z != 0) {
+        if (side->body != 0) {
             v[side->body] = tch_v3_madd(v[side->body], z, side->inv_lin);
             w[side->body] = tch_v3_madd(w[side->body], z, side->inv_ang);
+        } else if (side->kind == TCH_ROW_SIDE_TREE) {
+            tch_real* qvel = *side->velocity + side->dof;
+            for (int i = 0; i < side->count; ++i) {
+                qvel[i] += z * side->inv_J[i];
+            }
         }
     }
 }

@@ -32,6 +32,10 @@ void tch_articulation_destroy(tch_articulation* a) {
     free(a->joint_limit_stiffness);
     free(a->joint_limit_damping);
     free(a->body_lone);
+    free(a->body_top);
+    free(a->body_dof_first);
+    free(a->body_dof_count);
+    free(a->equalities);
     free(a);
 }
 
@@ -85,6 +89,47 @@ static void mark_lone_bodies(tch_articulation* a) {
     }
 }
 
+/* body_top and each subtree's dof range (model numbering: tree body + 1). A subtree's dofs
+ * are contiguous when bodies come depth first (as MJCF and URDF list them); otherwise the
+ * range is the whole tree, which holds every ancestor too. */
+static void mark_subtrees(tch_articulation* a) {
+    const tch_tree* t = a->tree;
+    for (int b = 0; b < t->body_count; ++b) {
+        int parent = t->body_parent[b];
+        a->body_top[b + 1] = parent < 0 ? b + 1 : a->body_top[parent + 1];
+    }
+    for (int b = 1; b <= t->body_count; ++b) {
+        a->body_dof_first[b] = t->nv;
+        a->body_dof_count[b] = 0;
+    }
+    for (int l = 0; l < t->link_count; ++l) {
+        const tch_tree_link* link = &t->links[l];
+        int top = a->body_top[link->body + 1];
+        if (link->dof_count > 0) {
+            int end = a->body_dof_first[top] + a->body_dof_count[top];
+            end = a->body_dof_count[top] > 0 && end > link->dof + link->dof_count
+                      ? end
+                      : link->dof + link->dof_count;
+            a->body_dof_first[top] =
+                link->dof < a->body_dof_first[top] ? link->dof : a->body_dof_first[top];
+            a->body_dof_count[top] = end - a->body_dof_first[top];
+        }
+    }
+    bool contiguous = true;
+    for (int b = 1; b <= t->body_count; ++b) {
+        for (int k = a->body_dof_first[b]; b == a->body_top[b] &&
+                                           k < a->body_dof_first[b] + a->body_dof_count[b];
+             ++k) {
+            contiguous = contiguous && a->body_top[t->links[t->dof_link[k]].body + 1] == b;
+        }
+    }
+    for (int b = 1; b <= t->body_count; ++b) {
+        int top = a->body_top[b];
+        a->body_dof_first[b] = contiguous ? a->body_dof_first[top] : 0;
+        a->body_dof_count[b] = contiguous ? a->body_dof_count[top] : t->nv;
+    }
+}
+
 tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* frictionloss,
                                    tch_real timestep, tch_articulation** out, tch_error* err) {
     *out = NULL;
@@ -102,11 +147,15 @@ tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* fric
     if (s == TCH_OK) {
         s = set_passive_parameters(a, frictionloss, timestep, err);
     }
-    if (s == TCH_OK && !CALLOC_ARRAY(a->body_lone, def->body_count + 1)) {
+    if (s == TCH_OK && (!CALLOC_ARRAY(a->body_lone, def->body_count + 1) ||
+                        !CALLOC_ARRAY(a->body_top, def->body_count + 1) ||
+                        !CALLOC_ARRAY(a->body_dof_first, def->body_count + 1) ||
+                        !CALLOC_ARRAY(a->body_dof_count, def->body_count + 1))) {
         s = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the joints");
     }
     if (s == TCH_OK) {
         mark_lone_bodies(a);
+        mark_subtrees(a);
     }
     if (s != TCH_OK) {
         tch_articulation_destroy(a);
@@ -139,6 +188,147 @@ void tch_articulation_work_destroy(tch_articulation_work* w) {
     free(w->jacobian);
     free(w->qvel_next);
     free(w);
+}
+
+/* ---- equality constraints ---- */
+
+/* 3 / trace of the 3x3 block of J A^-1 J^T for the relative motion rows J (3 x nv, the
+ * factor in data): the constraint direction's mean effective mass or inertia. */
+static tch_real effective_mass(const tch_tree* t, tch_tree_data* data, const tch_real* J) {
+    tch_real L[9];
+    tch_tree_inverse_inertia(t, data, 3, J, L);
+    tch_real trace = L[0] + L[4] + L[8];
+    return trace > 0 ? 3 / trace : 0;
+}
+
+/* J_body1 - J_body2 of the world point p_W (angular rows when `angular`) into J (3 x nv). */
+static void relative_jacobian(const tch_tree* t, const tch_tree_data* data,
+                              const tch_articulation_equality* e, tch_vec3 p_W, bool angular,
+                              tch_real* J, tch_real* scratch) {
+    int nv = t->nv;
+    tch_tree_point_jacobian(t, data, e->body1, p_W, angular ? J : NULL, angular ? NULL : J);
+    memset(scratch, 0, 3 * (size_t)nv * sizeof *scratch);
+    if (e->body2 >= 0) {
+        tch_tree_point_jacobian(t, data, e->body2, p_W, angular ? scratch : NULL,
+                                angular ? NULL : scratch);
+    }
+    for (int k = 0; k < 3 * nv; ++k) {
+        J[k] -= scratch[k];
+    }
+}
+
+static tch_transform body_pose_or_world(const tch_tree* t, const tch_tree_data* data, int body) {
+    return body >= 0 ? tch_tree_body_pose(t, data, body) : tch_x_identity();
+}
+
+/* The points, relative pose and springs of e at the poses in data (qpos0, factored). */
+static tch_status prepare_equality(const tch_tree* t, tch_tree_data* data, int index,
+                                   tch_articulation_equality* e, tch_real* J, tch_real* scratch,
+                                   tch_error* err) {
+    tch_transform X1 = tch_tree_body_pose(t, data, e->body1);
+    tch_transform X2 = body_pose_or_world(t, data, e->body2);
+    if (e->weld && !e->relpose_set) {
+        tch_transform X12 = tch_x_mul(tch_x_inverse(X1), X2);
+        e->p1 = X12.p;
+        e->q12 = X12.q;
+    }
+    tch_vec3 p_W = tch_x_apply(X1, e->p1);
+    e->p2 = tch_x_apply(tch_x_inverse(X2), p_W);
+    relative_jacobian(t, data, e, p_W, false, J, scratch);
+    tch_real mass = effective_mass(t, data, J);
+    tch_real inertia = 0;
+    if (e->weld) {
+        relative_jacobian(t, data, e, p_W, true, J, scratch);
+        inertia = effective_mass(t, data, J);
+    }
+    if (!(mass > 0) || (e->weld && !(inertia > 0))) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "equality constraint %d moves no mass (its bodies are fixed)", index + 1);
+    }
+    tch_real tc = e->solref[0], z = e->solref[1];
+    e->k = mass / (tc * z * tc * z);
+    e->b = 2 * mass / tc;
+    e->k_rot = inertia / (tc * z * tc * z);
+    e->b_rot = 2 * inertia / tc;
+    return TCH_OK;
+}
+
+tch_status tch_articulation_set_equalities(tch_articulation* a,
+                                           const tch_articulation_equality* equalities, int count,
+                                           tch_error* err) {
+    const tch_tree* t = a->tree;
+    a->equalities = calloc((size_t)(count > 0 ? count : 1), sizeof *a->equalities);
+    tch_real* qpos = calloc((size_t)(t->nq > 0 ? t->nq : 1), sizeof *qpos);
+    tch_real* J = calloc(6 * (size_t)(t->nv > 0 ? t->nv : 1), sizeof *J);
+    tch_tree_data* data = NULL;
+    tch_status s = a->equalities && qpos && J
+                       ? tch_tree_data_create(t, 3, &data, err)
+                       : tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory");
+    if (s == TCH_OK) {
+        memcpy(a->equalities, equalities, (size_t)count * sizeof *equalities);
+        a->equality_count = count;
+        tch_tree_default_qpos(t, qpos);
+        tch_tree_positions(t, data, qpos);
+        tch_tree_mass_matrix(t, data);
+        s = tch_tree_factor(t, data, err);
+    }
+    for (int i = 0; i < count && s == TCH_OK; ++i) {
+        s = prepare_equality(t, data, i, &a->equalities[i], J, J + 3 * t->nv, err);
+    }
+    tch_tree_data_destroy(data);
+    free(qpos);
+    free(J);
+    return s;
+}
+
+/* The connect part's offset e = p1_W - p2_W and the weld's rotation r (world) that turns body2
+ * onto its place in body1's frame. */
+static void equality_errors(const tch_tree* t, const tch_tree_data* data,
+                            const tch_articulation_equality* e, tch_vec3* p1_W, tch_vec3* p2_W,
+                            tch_vec3* r_W) {
+    tch_transform X1 = tch_tree_body_pose(t, data, e->body1);
+    tch_transform X2 = body_pose_or_world(t, data, e->body2);
+    *p1_W = tch_x_apply(X1, e->p1);
+    *p2_W = tch_x_apply(X2, e->p2);
+    *r_W = e->weld ? tch_q_rotate(X2.q, tch_tree_rotation_from(X2.q, tch_q_mul(X1.q, e->q12)))
+                   : tch_v3_zero();
+}
+
+/* Q += the equality springs' generalized forces (after positions and velocities). */
+static void add_equality_forces(const tch_articulation* a, const tch_tree_data* data,
+                                tch_real* Q) {
+    const tch_tree* t = a->tree;
+    for (int i = 0; i < a->equality_count; ++i) {
+        const tch_articulation_equality* e = &a->equalities[i];
+        tch_vec3 p1_W, p2_W, r_W, w1, v1, w2 = tch_v3_zero(), v2 = tch_v3_zero();
+        equality_errors(t, data, e, &p1_W, &p2_W, &r_W);
+        tch_tree_point_velocity(t, data, e->body1, p1_W, &w1, &v1);
+        if (e->body2 >= 0) {
+            tch_tree_point_velocity(t, data, e->body2, p2_W, &w2, &v2);
+        }
+        tch_vec3 f = tch_v3_add(tch_v3_scale(tch_v3_sub(p1_W, p2_W), -e->k),
+                                tch_v3_scale(tch_v3_sub(v1, v2), -e->b));
+        tch_vec3 tau = e->weld ? tch_v3_add(tch_v3_scale(r_W, e->k_rot),
+                                            tch_v3_scale(tch_v3_sub(w2, w1), -e->b_rot))
+                               : tch_v3_zero();
+        tch_tree_add_wrench(t, data, e->body1, p1_W, f, tch_v3_scale(tau, -1), Q);
+        if (e->body2 >= 0) {
+            tch_tree_add_wrench(t, data, e->body2, p2_W, tch_v3_scale(f, -1), tau, Q);
+        }
+    }
+}
+
+/* The equality springs' potential energy. */
+static tch_real equality_energy(const tch_articulation* a, const tch_tree_data* data) {
+    tch_real energy = 0;
+    for (int i = 0; i < a->equality_count; ++i) {
+        const tch_articulation_equality* e = &a->equalities[i];
+        tch_vec3 p1_W, p2_W, r_W;
+        equality_errors(a->tree, data, e, &p1_W, &p2_W, &r_W);
+        energy += 0.5 * e->k * tch_v3_norm2(tch_v3_sub(p1_W, p2_W)) +
+                  0.5 * e->k_rot * tch_v3_norm2(r_W);
+    }
+    return energy;
 }
 
 /* ---- kinematics ---- */
@@ -179,21 +369,6 @@ static void link_jacobian(const tch_model* m, const tch_data* d, tch_articulatio
                             w->jacobian + 3 * nv);
 }
 
-/* Q += J^T (f, tau) for the wrench of link b about its centre of mass. */
-static void add_link_wrench(const tch_model* m, const tch_data* d, tch_articulation_work* w, int b,
-                            tch_vec3 f_W, tch_vec3 tau_W) {
-    int nv = m->articulation->tree->nv;
-    const tch_real* J_ang = w->jacobian;
-    const tch_real* J_lin = w->jacobian + 3 * nv;
-    link_jacobian(m, d, w, b);
-    const tch_real f[3] = {f_W.x, f_W.y, f_W.z}, tau[3] = {tau_W.x, tau_W.y, tau_W.z};
-    for (int r = 0; r < 3; ++r) {
-        for (int k = 0; k < nv; ++k) {
-            w->tau[k] += J_lin[r * nv + k] * f[r] + J_ang[r * nv + k] * tau[r];
-        }
-    }
-}
-
 /* The one-sided limit spring-damper of a hinge or slide at q, v: pushes back in, never pulls. */
 static tch_real limit_force(const tch_articulation* a, int j, tch_real q, tch_real v) {
     const tch_tree_joint* joint = &a->tree->joints[j];
@@ -213,7 +388,7 @@ void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* 
     tch_tree_passive_forces(t, qpos, qvel, qfrc);
     for (int j = 0; j < t->joint_count; ++j) {
         const tch_tree_joint* joint = &t->joints[j];
-        if (joint->limited) {
+        if (joint->limited && !a->limit_rows) {
             qfrc[joint->dof] += limit_force(a, j, qpos[joint->qpos], qvel[joint->dof]);
         }
     }
@@ -287,6 +462,7 @@ static void generalized_forces(const tch_model* m, tch_data* d, tch_articulation
     const tch_articulation* a = m->articulation;
     tch_articulation_passive_forces(a, d->qpos, d->qvel, w->tau);
     tch_articulation_actuator_forces(m, d, w->tau);
+    add_equality_forces(a, w->tree, w->tau);
     for (int b = 1; b < m->body_count; ++b) {
         if (!m->body_free[b]) {
             continue;
@@ -295,7 +471,9 @@ static void generalized_forces(const tch_model* m, tch_data* d, tch_articulation
         tch_vec3 f = tch_v3_madd(d->body_force_W[b], -m->body_total_mass[b], m->gravity);
         tch_vec3 tau = d->body_torque_W[b];
         if (f.x != 0 || f.y != 0 || f.z != 0 || tau.x != 0 || tau.y != 0 || tau.z != 0) {
-            add_link_wrench(m, d, w, b, f, tau);
+            /* Q += J^T (f, tau) at the link's centre of mass, over its ancestors' dofs */
+            tch_tree_add_wrench(m->articulation->tree, w->tree, b - 1, d->body_p_WCm[b], f, tau,
+                                w->tau);
         }
     }
 }
@@ -372,10 +550,11 @@ tch_real tch_articulation_energy(const tch_model* m, const tch_data* d,
     const tch_articulation* a = m->articulation;
     const tch_tree* t = a->tree;
     tch_real energy = tch_tree_kinetic_energy(t, w->tree, d->qvel) +
-                      tch_tree_potential_energy(t, w->tree, d->qpos);
+                      tch_tree_potential_energy(t, w->tree, d->qpos) +
+                      equality_energy(a, w->tree);
     for (int j = 0; j < t->joint_count; ++j) {
         const tch_tree_joint* joint = &t->joints[j];
-        if (joint->limited) {
+        if (joint->limited && !a->limit_rows) {
             tch_real q = d->qpos[joint->qpos];
             tch_real beyond = fmax(0, fmax(joint->range[0] - q, q - joint->range[1]));
             energy += a->joint_limit_stiffness[j] * beyond * beyond / 2;

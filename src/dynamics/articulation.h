@@ -23,6 +23,24 @@
 #include "touche/data.h"
 #include "touche/model.h"
 
+/* An equality constraint (MJCF connect and weld; docs/articulated.md, "Equality constraints"):
+ * a spring-damper holding a point of body1 on a point of body2 (connect, weld) and, for a weld,
+ * body2's orientation in body1's frame, with MuJoCo's soft-constraint reference solref =
+ * (time constant tc, damping ratio z) on the constraint's effective mass m at qpos0:
+ * k = m / (tc z)^2, b = 2 m / tc (MuJoCo's stiffness and damping with the impedance at 1). */
+typedef struct tch_articulation_equality {
+    bool weld;
+    int body1, body2;  /* tree bodies; body2 -1: the world */
+    tch_vec3 p1;       /* body1 frame: the connect anchor, or the weld's relpose position */
+    tch_quat q12;      /* weld: body2's orientation in body1's frame (relpose) */
+    bool relpose_set;  /* weld: p1 and q12 given; else body2's pose in body1's at qpos0 */
+    tch_real solref[2];
+    /* from qpos0 (tch_articulation_set_equalities) */
+    tch_vec3 p2;       /* the point held on p1, body2 frame (world frame for the world) */
+    tch_real k, b;         /* N/m, N s/m */
+    tch_real k_rot, b_rot; /* weld: N m/rad, N m s/rad */
+} tch_articulation_equality;
+
 /* What a model with joints compiles beyond its arrays. */
 typedef struct tch_articulation {
     tch_tree* tree;
@@ -33,6 +51,18 @@ typedef struct tch_articulation {
     /* [bodies] 1 for a free body whose welded subtree carries no joint: it moves as a lone
      * rigid body, as in a model without joints (the implicit contact system takes it) */
     unsigned char* body_lone;
+    /* [bodies] model numbering: the body of the world whose subtree holds b (b itself for a
+     * body of the world; 0 for the world), and the dofs first .. first + count of that subtree
+     * (A is block diagonal over them): a constraint row on b couples within them */
+    int* body_top;
+    int* body_dof_first;
+    int* body_dof_count;
+    /* Joint limits of hinges and slides as unilateral constraint rows (the constraints stage's,
+     * engine/constraint_tree.c) instead of one-sided springs: set when the scene uses a
+     * constraint contact model (tch_articulation_create's caller) */
+    bool limit_rows;
+    tch_articulation_equality* equalities;
+    int equality_count;
 } tch_articulation;
 
 /* Per-data buffers of the articulated step. */
@@ -49,6 +79,11 @@ typedef struct tch_articulation_work {
 tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* frictionloss,
                                    tch_real timestep, tch_articulation** out, tch_error* err);
 void tch_articulation_destroy(tch_articulation* a);
+/* Copies the equality constraints and sets their points and springs from qpos0. Errors name
+ * the constraint's index when its effective mass is zero (it moves nothing). */
+tch_status tch_articulation_set_equalities(tch_articulation* a,
+                                           const tch_articulation_equality* equalities, int count,
+                                           tch_error* err);
 
 tch_status tch_articulation_work_create(const tch_articulation* a, tch_articulation_work** out);
 void tch_articulation_work_destroy(tch_articulation_work* w);
@@ -69,12 +104,13 @@ tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_a
 tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
                                           tch_articulation_work* w,
                                           tch_velocity_prediction* prediction, tch_error* err);
-/* Springs, dampers, limit springs and regularized friction of the joints, into qfrc [nv]. */
+/* Springs, dampers, limit springs (unless a->limit_rows) and regularized friction of the
+ * joints, into qfrc [nv]. */
 void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* qpos,
                                      const tch_real* qvel, tch_real* qfrc);
 /* Each actuator's force into d->actuator_force, and gear times it added to qfrc [nv]. */
 void tch_articulation_actuator_forces(const tch_model* m, tch_data* d, tch_real* qfrc);
-/* Kinetic, gravitational, joint-spring and limit-spring energy, J (after the positions and
+/* Kinetic, gravitational, joint-spring, limit-spring and equality-spring energy, J (after the positions and
  * velocities). */
 tch_real tch_articulation_energy(const tch_model* m, const tch_data* d,
                                  const tch_articulation_work* w);

@@ -233,6 +233,22 @@ void tch_tree_point_velocity(const tch_tree* tree, const tch_tree_data* data, in
  * 3 x nv row-major, either may be NULL (after positions). */
 void tch_tree_point_jacobian(const tch_tree* tree, const tch_tree_data* data, int body,
                              tch_vec3 p_W, tch_real* J_ang, tch_real* J_lin);
+/* The world velocity of the point p_W fixed to body for the generalized velocities qvel (any,
+ * not only those of tch_tree_velocities), after positions. */
+tch_vec3 tch_tree_point_velocity_of(const tch_tree* tree, const tch_tree_data* data, int body,
+                                    tch_vec3 p_W, const tch_real* qvel);
+/* The rotation vector of q_rest^-1 q (MuJoCo's mju_subQuat; q_rest's frame), the shorter
+ * way round. */
+tch_vec3 tch_tree_rotation_from(tch_quat q_rest, tch_quat q);
+/* Q += J^T (f_W, tau_W) for the force f_W at the point p_W fixed to body and the torque tau_W
+ * (world), after positions. */
+void tch_tree_add_wrench(const tch_tree* tree, const tch_tree_data* data, int body, tch_vec3 p_W,
+                         tch_vec3 f_W, tch_vec3 tau_W, tch_real* Q);
+/* d_W . J_lin(p_W) over the dofs first .. first + count into J[count] (zero off the point's
+ * ancestors), which must hold the ancestors' dofs: a constraint row's Jacobian (after
+ * positions). */
+void tch_tree_point_jacobian_along(const tch_tree* tree, const tch_tree_data* data, int body,
+                                   tch_vec3 p_W, tch_vec3 d_W, int first, int count, tch_real* J);
 /* Kinetic energy 1/2 qvel^T A qvel (link inertias and armature), after velocities. */
 tch_real tch_tree_kinetic_energy(const tch_tree* tree, const tch_tree_data* data,
                                  const tch_real* qvel);
@@ -261,6 +277,11 @@ void tch_tree_solve(const tch_tree* tree, const tch_tree_data* data, tch_real* x
  * TCH_ERR_NUMERICAL, naming the joint, when a dof's articulated inertia is not positive. */
 tch_status tch_tree_aba(const tch_tree* tree, tch_tree_data* data, const tch_real* tau,
                         tch_real* qacc, tch_error* err);
+/* x = A^-1 x restricted to the dofs first .. first + count (x[0] is dof first's), which must
+ * hold every ancestor of their dofs (a subtree of the world's, as
+ * tch_articulation.body_dof_first gives): A is block diagonal over such subtrees. */
+void tch_tree_solve_range(const tch_tree* tree, const tch_tree_data* data, int first, int count,
+                          tch_real* x);
 /* Rows of J A^-1 in place: each of the m rows of rows (m x nv) becomes A^-1 row^T, the columns
  * of A^-1 J^T (Ruspini and Khatib's impulse update, eq. 17), with the factor. */
 void tch_tree_solve_rows(const tch_tree* tree, const tch_tree_data* data, int m, tch_real* rows);

@@ -124,36 +124,43 @@ tch_status tch_tree_factor(const tch_tree* t, tch_tree_data* d, tch_error* err) 
     return TCH_OK;
 }
 
-/* x = L^-T x (table 6.4): with L unit lower over lambda, from the last dof back. */
-static void solve_LT(const tch_tree* t, const tch_real* L, tch_real* x) {
+/* x = L^-T x (table 6.4) over the dofs first .. first + count (x[0] is dof first's; every
+ * ancestor of a dof of the range is in it): with L unit lower over lambda, from the last dof
+ * back. */
+static void solve_LT(const tch_tree* t, const tch_real* L, int first, int count, tch_real* x) {
     int nv = t->nv;
-    for (int k = nv - 1; k >= 0; --k) {
-        tch_real xk = x[k];
+    for (int k = first + count - 1; k >= first; --k) {
+        tch_real xk = x[k - first];
         if (xk != 0) {
             for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) {
-                x[i] -= L[k * nv + i] * xk;
+                x[i - first] -= L[k * nv + i] * xk;
             }
         }
     }
 }
 
-/* x = L^-1 x (table 6.4), from the root out. */
-static void solve_L(const tch_tree* t, const tch_real* L, tch_real* x) {
+/* x = L^-1 x (table 6.4) over the same range, from the root out. */
+static void solve_L(const tch_tree* t, const tch_real* L, int first, int count, tch_real* x) {
     int nv = t->nv;
-    for (int k = 0; k < nv; ++k) {
+    for (int k = first; k < first + count; ++k) {
         for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) {
-            x[k] -= L[k * nv + i] * x[i];
+            x[k - first] -= L[k * nv + i] * x[i - first];
         }
     }
 }
 
 /* H^-1 = L^-1 D^-1 L^-T */
-void tch_tree_solve(const tch_tree* t, const tch_tree_data* d, tch_real* x) {
-    solve_LT(t, d->LD, x);
-    for (int k = 0; k < t->nv; ++k) {
-        x[k] /= d->LD[k * t->nv + k];
+void tch_tree_solve_range(const tch_tree* t, const tch_tree_data* d, int first, int count,
+                          tch_real* x) {
+    solve_LT(t, d->LD, first, count, x);
+    for (int k = first; k < first + count; ++k) {
+        x[k - first] /= d->LD[k * t->nv + k];
     }
-    solve_L(t, d->LD, x);
+    solve_L(t, d->LD, first, count, x);
+}
+
+void tch_tree_solve(const tch_tree* t, const tch_tree_data* d, tch_real* x) {
+    tch_tree_solve_range(t, d, 0, t->nv, x);
 }
 
 void tch_tree_solve_rows(const tch_tree* t, const tch_tree_data* d, int m, tch_real* rows) {
@@ -175,7 +182,7 @@ void tch_tree_inverse_inertia(const tch_tree* t, tch_tree_data* d, int m, const 
     memcpy(W, J, (size_t)m * (size_t)nv * sizeof *W);
     for (int r = 0; r < m; ++r) {
         tch_real* w = &W[r * nv];
-        solve_LT(t, d->LD, w);
+        solve_LT(t, d->LD, 0, nv, w);
         for (int k = 0; k < nv; ++k) {
             w[k] *= scale[k];
         }

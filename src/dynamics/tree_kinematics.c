@@ -178,6 +178,43 @@ void tch_tree_point_jacobian(const tch_tree* t, const tch_tree_data* d, int body
     }
 }
 
+tch_vec3 tch_tree_point_velocity_of(const tch_tree* t, const tch_tree_data* d, int body,
+                                    tch_vec3 p_W, const tch_real* qvel) {
+    tch_vec3 v = tch_v3_zero();
+    for (int l = body >= 0 ? t->body_link[body] : -1; l >= 0; l = t->links[l].parent) {
+        const tch_tree_link* link = &t->links[l];
+        for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
+            tch_spatial_vec s = tch_sx_apply_motion(d->X_world[l], t->dof_S[k]);
+            v = tch_v3_madd(v, qvel[k], tch_v3_add(s.lin, tch_v3_cross(s.ang, p_W)));
+        }
+    }
+    return v;
+}
+
+void tch_tree_add_wrench(const tch_tree* t, const tch_tree_data* d, int body, tch_vec3 p_W,
+                         tch_vec3 f_W, tch_vec3 tau_W, tch_real* Q) {
+    for (int l = body >= 0 ? t->body_link[body] : -1; l >= 0; l = t->links[l].parent) {
+        const tch_tree_link* link = &t->links[l];
+        for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
+            tch_spatial_vec s = tch_sx_apply_motion(d->X_world[l], t->dof_S[k]);
+            Q[k] += tch_v3_dot(f_W, tch_v3_add(s.lin, tch_v3_cross(s.ang, p_W))) +
+                    tch_v3_dot(tau_W, s.ang);
+        }
+    }
+}
+
+void tch_tree_point_jacobian_along(const tch_tree* t, const tch_tree_data* d, int body,
+                                   tch_vec3 p_W, tch_vec3 d_W, int first, int count, tch_real* J) {
+    memset(J, 0, (size_t)count * sizeof *J);
+    for (int l = body >= 0 ? t->body_link[body] : -1; l >= 0; l = t->links[l].parent) {
+        const tch_tree_link* link = &t->links[l];
+        for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
+            tch_spatial_vec s = tch_sx_apply_motion(d->X_world[l], t->dof_S[k]);
+            J[k - first] = tch_v3_dot(d_W, tch_v3_add(s.lin, tch_v3_cross(s.ang, p_W)));
+        }
+    }
+}
+
 tch_real tch_tree_kinetic_energy(const tch_tree* t, const tch_tree_data* d, const tch_real* qvel) {
     tch_real twice = 0;
     for (int l = 0; l < t->link_count; ++l) {
@@ -190,7 +227,7 @@ tch_real tch_tree_kinetic_energy(const tch_tree* t, const tch_tree_data* d, cons
 }
 
 /* Rotation vector of q_rest^-1 q (MuJoCo's mju_subQuat), the shorter way round. */
-static tch_vec3 rotation_from(tch_quat q_rest, tch_quat q) {
+tch_vec3 tch_tree_rotation_from(tch_quat q_rest, tch_quat q) {
     tch_quat r = tch_q_mul(tch_q_conj(q_rest), q);
     if (r.w < 0) {
         r = (tch_quat){-r.w, -r.x, -r.y, -r.z};
@@ -209,7 +246,7 @@ static void spring_displacement(const tch_tree* t, const tch_tree_link* link, co
     const tch_real* q = &qpos[link->qpos];
     const tch_real* rest = &t->qpos_spring[link->qpos];
     if (link_has_quaternion(link)) {
-        tch_vec3 r = rotation_from(read_quaternion(rest), read_quaternion(q));
+        tch_vec3 r = tch_tree_rotation_from(read_quaternion(rest), read_quaternion(q));
         out[0] = r.x;
         out[1] = r.y;
         out[2] = r.z;

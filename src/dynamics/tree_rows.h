@@ -1,7 +1,7 @@
 /* Constraint rows on an articulated tree (contact/rows.h, TREE sides): the side of a row along
- * d_W at a point fixed to one of the tree's bodies, in the tree's generalized velocities. For
- * the articulated-bodies issue (13): its contacts, joint limits and peg's constraints produce
- * rows whose sides are these. Not used by the step yet.
+ * d_W at a point fixed to one of the tree's bodies, in the tree's generalized velocities. The
+ * engine's constraints stage makes them for contacts on links (engine/constraint_tree.c), and
+ * joint limits are rows of this kind (tch_tree_limit_side).
  */
 #pragma once
 
@@ -10,10 +10,18 @@
 
 /* Fills `side` as the TREE side of a row along unit d_W at the point p_W fixed to `body`, with
  * `sign` (+1: the side the row pushes along +d; -1: the other): J = sign d . J_lin(p) and
- * inv_J = A⁻¹ Jᵀ (Ruspini and Khatib, seeds/003 eq. 17), over the tree's nv velocities, which
- * are qvel[dof .. dof + nv) of the whole system, `tree_index` naming the tree. J and inv_J
- * ([nv] each) and scratch ([3 nv]) are the caller's; after tch_tree_positions and
- * tch_tree_factor. */
-void tch_tree_row_side(const tch_tree* tree, const tch_tree_data* data, int tree_index, int dof,
-                       int body, tch_vec3 p_W, tch_vec3 d_W, tch_real sign, tch_real* J,
-                       tch_real* inv_J, tch_real* scratch, tch_row_side* side);
+ * inv_J = A⁻¹ Jᵀ (Ruspini and Khatib, seeds/003 eq. 17), over the dofs first .. first + count,
+ * which must hold the body's ancestors' (its subtree of the world: A is block diagonal over
+ * them; tch_tree_solve_range); `tree_index` names that block for the coupling, and the solvers
+ * read and move (*velocity)[first ..]. J and inv_J ([count] each) are the caller's; after
+ * tch_tree_positions and tch_tree_factor. */
+void tch_tree_row_side(const tch_tree* tree, const tch_tree_data* data, int tree_index, int first,
+                       int count, int body, tch_vec3 p_W, tch_vec3 d_W, tch_real sign,
+                       tch_real* const* velocity, tch_real* J, tch_real* inv_J,
+                       tch_row_side* side);
+
+/* The side of a joint limit's row on dof `dof` of the range: J = sign e_dof (sign +1 at the
+ * lower limit, -1 at the upper), inv_J = A⁻¹ Jᵀ; as tch_tree_row_side otherwise. */
+void tch_tree_limit_side(const tch_tree* tree, const tch_tree_data* data, int tree_index,
+                         int first, int count, int dof, tch_real sign, tch_real* const* velocity,
+                         tch_real* J, tch_real* inv_J, tch_row_side* side);

@@ -82,7 +82,8 @@ static inline void geom_point_velocities(const tch_constraint_run* s, int geom, 
     }
     tch_vec3 r = tch_v3_sub(p_W, s->d->body_p_WCm[body]);
     *before = point_velocity(s->d->body_v_WCm, s->d->body_w_W, body, r);
-    *now = point_velocity(s->v, s->w, body, r);
+    *now = tch_constraint_is_link(s->m, body) ? tch_constraint_link_point_velocity(s, body, p_W)
+                                              : point_velocity(s->v, s->w, body, r);
 }
 
 /* The sink's relative_velocity. */
@@ -96,10 +97,9 @@ static void sink_relative_velocity(const tch_row_sink* sink, int geom_a, int geo
     *now = tch_v3_sub(now_b, now_a);
 }
 
-/* The sink's add_contact: the next entry, zeroed, for the pair being described (the entries
- * grow geometrically in the arena). */
-static tch_row_contact* sink_add_contact(tch_row_sink* sink) {
-    tch_constraint_run* s = sink->engine;
+/* The next entry, zeroed, for the pair being described (the entries grow geometrically in the
+ * arena). */
+tch_constraint_contact* tch_constraint_add_contact(tch_constraint_run* s) {
     if (s->contact_count == s->contact_capacity) {
         int capacity = 2 * s->contact_capacity + 16;
         tch_constraint_contact* grown =
@@ -115,7 +115,13 @@ static tch_row_contact* sink_add_contact(tch_row_sink* sink) {
     }
     tch_constraint_contact* cr = &s->contacts[s->contact_count];
     *cr = (tch_constraint_contact){.entry = s->contact_count++, .pair = s->current_pair};
-    return &cr->row;
+    return cr;
+}
+
+/* The sink's add_contact. */
+static tch_row_contact* sink_add_contact(tch_row_sink* sink) {
+    tch_constraint_contact* cr = tch_constraint_add_contact(sink->engine);
+    return cr ? &cr->row : NULL;
 }
 
 /* The context of constraint pair i for its model. */
@@ -183,6 +189,9 @@ static int collect_rows(tch_constraint_run* s) {
         }
     }
     s->pair_start[d->pair_result_count] = s->contact_count;
+    if (tch_constraint_add_limit_rows(s) != 0) { /* after every pair's: not handed back */
+        return -1;
+    }
     s->impulses = tch_arena_alloc(s->arena, ((size_t)s->contact_count + 1) * sizeof *s->impulses,
                                   "constraint impulses");
     if (!s->impulses) {
@@ -223,17 +232,21 @@ static int read_bodies(tch_constraint_run* s) {
     }
     memset(s->moved, 0, nb);
     for (int b = 1; b < m->body_count; ++b) {
-        if (m->body_free[b]) {
+        if (m->body_free[b] && !tch_constraint_is_link(m, b)) {
             s->kinetic_start[b] =
                 tch_constraint_kinetic_energy(s, b, s->d->body_v_WCm[b], s->d->body_w_W[b]);
             tch_free_body_com_velocity(m, s->d->qpos, s->d->qvel, b, &s->v[b], &s->w[b]);
+        } else if (m->articulation) { /* links move in qvel (constraint_tree.c) */
+            s->kinetic_start[b] = 0;
+            s->v[b] = s->w[b] = tch_v3_zero();
         }
     }
     return 0;
 }
 
 static int prepare(tch_constraint_run* s, int* island_parent) {
-    if (read_bodies(s) != 0 || recall_constraint_pairs(s) != 0 || collect_rows(s) != 0) {
+    if (read_bodies(s) != 0 || tch_constraint_tree_prepare(s) != 0 ||
+        recall_constraint_pairs(s) != 0 || collect_rows(s) != 0) {
         return -1;
     }
     return tch_constraint_group_islands(s, island_parent);
@@ -271,7 +284,7 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
     d->constraint_failed_islands = 0;
     d->constraint_sleeping_islands = 0;
     memset(d->constraint_path_islands, 0, sizeof d->constraint_path_islands);
-    if (!step_has_constraint_pairs(m, d)) {
+    if (!step_has_constraint_pairs(m, d) && !tch_constraint_limits_near(m, d, h)) {
         memset(d->internal->constraint.rest_steps, 0, (size_t)m->body_count * sizeof(int));
         return;
     }

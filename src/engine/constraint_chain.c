@@ -138,12 +138,20 @@ void tch_constraint_build_rows(const tch_constraint_run* s, const tch_constraint
                                const tch_island_layout* L, tch_jacobian_row* rows) {
     for (int i = 0; i < L->nc; ++i) {
         const tch_row_contact* c = &cr[i].row;
+        if (cr[i].given) {
+            rows[i] = *cr[i].given; /* a joint limit's (constraint_tree.c) */
+            continue;
+        }
         const row_body sides[2] = {row_body_at(s, c->geom_b, c->p_W),
                                    row_body_at(s, c->geom_a, c->p_W)};
         make_row(sides, c->n_W, &rows[i]);
         for (int e = 0; e < L->edges[i]; ++e) {
             make_row(sides, friction_direction(&cr[i], e, L->edges[i]),
                      &rows[L->friction_start[i] + e]);
+        }
+        for (int e = -1; s->m->articulation && e < L->edges[i]; ++e) { /* links: TREE sides */
+            tch_vec3 d_W = e < 0 ? c->n_W : friction_direction(&cr[i], e, L->edges[i]);
+            tch_constraint_tree_sides(s, c, d_W, &rows[e < 0 ? i : L->friction_start[i] + e]);
         }
     }
 }
@@ -392,7 +400,7 @@ static tch_real island_kinetic_energy(const tch_constraint_run* s, int k) {
         int b = s->island_bodies[i];
         energy += tch_constraint_kinetic_energy(s, b, s->v[b], s->w[b]);
     }
-    return energy;
+    return energy + tch_constraint_island_tree_energy(s, k);
 }
 
 /* Do island k's bodies touch as a tree (a stack, a chain): is the number of body pairs in

@@ -58,6 +58,16 @@ static int list_island_bodies(tch_constraint_run* s, int* parent, const int* isl
     return 0;
 }
 
+/* The bodies that join contact cr's island (0: the world), tch_constraint_island_node's. */
+static void contact_nodes(const tch_model* m, const tch_constraint_contact* cr, int* a, int* b) {
+    if (cr->given) {
+        *a = cr->given_body, *b = 0;
+        return;
+    }
+    *a = tch_constraint_island_node(m, tch_constraint_root(m, cr->row.geom_a));
+    *b = tch_constraint_island_node(m, tch_constraint_root(m, cr->row.geom_b));
+}
+
 /* The island of every contact (numbered in order of first appearance) and the contacts sorted
  * by island, stably. Returns 0, -1 when out of memory. */
 int tch_constraint_group_islands(tch_constraint_run* s, int* parent) {
@@ -66,8 +76,8 @@ int tch_constraint_group_islands(tch_constraint_run* s, int* parent) {
         parent[b] = b;
     }
     for (int i = 0; i < s->contact_count; ++i) {
-        const tch_row_contact* c = &s->contacts[i].row;
-        int ra = tch_constraint_root(m, c->geom_a), rb = tch_constraint_root(m, c->geom_b);
+        int ra, rb;
+        contact_nodes(m, &s->contacts[i], &ra, &rb);
         if (ra > 0 && rb > 0) {
             join_islands(parent, ra, rb);
         }
@@ -81,8 +91,8 @@ int tch_constraint_group_islands(tch_constraint_run* s, int* parent) {
     memset(index, -1, (size_t)m->body_count * sizeof *index);
     s->island_count = 0;
     for (int i = 0; i < s->contact_count; ++i) {
-        const tch_row_contact* c = &s->contacts[i].row;
-        int ra = tch_constraint_root(m, c->geom_a), rb = tch_constraint_root(m, c->geom_b);
+        int ra, rb;
+        contact_nodes(m, &s->contacts[i], &ra, &rb);
         int rep = find_island(parent, ra > 0 ? ra : rb);
         if (index[rep] < 0) {
             index[rep] = s->island_count++;
@@ -158,6 +168,9 @@ static bool body_disturbed(const tch_constraint_run* s, int b, bool asleep) {
 bool tch_constraint_island_sleeps(const tch_constraint_run* s, int k) {
     const int* rest = s->d->internal->constraint.rest_steps;
     int needed = sleep_steps(s);
+    if (tch_constraint_island_has_tree(s, k)) {
+        return false; /* a tree's velocities are not held (hold_island knows free bodies) */
+    }
     for (int i = s->island_body_start[k]; i < s->island_body_start[k + 1]; ++i) {
         int b = s->island_bodies[i];
         if (rest[b] < needed || body_disturbed(s, b, rest[b] > needed)) {

@@ -231,6 +231,19 @@ static int free_rows(const tch_row_problem* p, const tch_real* z, int* index) {
     return count;
 }
 
+/* The body a side moves for A_FF's assembly: a free body, or a tree (its rows couple through
+ * its generalized velocities, contact/rows.h; a tree's index is a body that no BODY side
+ * names), 0 for none. */
+static int side_node(const tch_row_side* side) {
+    return side->body != 0 ? side->body : side->kind == TCH_ROW_SIDE_TREE ? side->tree : 0;
+}
+
+/* Two sides' contribution to J_i M⁻¹ J_jᵀ when they move the same node. */
+static tch_real side_coupling(const tch_row_side* a, const tch_row_side* b) {
+    return a->kind == TCH_ROW_SIDE_TREE ? tch_row_tree_coupling(a, b)
+                                        : tch_row_side_coupling(a, b);
+}
+
 /* The free rows that touch each body, as (row, side) entries: body b's are
  * entries[start[b] .. start[b + 1]). */
 typedef struct body_rows {
@@ -249,7 +262,7 @@ static int list_body_rows(const tch_row_problem* p, const int* index, tch_arena*
     memset(start, 0, (size_t)(p->body_count + 1) * sizeof(int));
     for (int r = 0; r < p->nr; ++r) {
         for (int k = 0; k < 2 && index[r] >= 0; ++k) {
-            start[p->rows[r].side[k].body + 1] += p->rows[r].side[k].body != 0;
+            start[side_node(&p->rows[r].side[k]) + 1] += side_node(&p->rows[r].side[k]) != 0;
         }
     }
     for (int b = 0; b < p->body_count; ++b) {
@@ -257,7 +270,7 @@ static int list_body_rows(const tch_row_problem* p, const int* index, tch_arena*
     }
     for (int r = 0; r < p->nr; ++r) {
         for (int k = 0; k < 2 && index[r] >= 0; ++k) {
-            int body = p->rows[r].side[k].body;
+            int body = side_node(&p->rows[r].side[k]);
             if (body != 0) {
                 out->entries[start[body]++] = r * 2 + k;
             }
@@ -301,8 +314,7 @@ static int build_free_matrix(const tch_row_problem* p, const int* index, int fre
             for (int g = e; g < bodies->start[b + 1]; ++g) {
                 const int rb = bodies->entries[g] / 2, sb = bodies->entries[g] % 2;
                 int i = index[ra], j = index[rb];
-                tch_real value = tch_row_side_coupling(&p->rows[ra].side[sa],
-                                                       &p->rows[rb].side[sb]);
+                tch_real value = side_coupling(&p->rows[ra].side[sa], &p->rows[rb].side[sb]);
                 t->row[t->count] = i < j ? i : j;
                 t->col[t->count] = i < j ? j : i;
                 t->value[t->count++] = value;
@@ -344,8 +356,8 @@ static int* free_matrix_key(const tch_row_problem* p, const int* index, int free
     int* key = tch_arena_alloc(arena, (size_t)free_count * 2 * sizeof *key, "sm key");
     for (int r = 0; r < p->nr && key; ++r) {
         if (index[r] >= 0) {
-            key[2 * index[r]] = p->rows[r].side[0].body;
-            key[2 * index[r] + 1] = p->rows[r].side[1].body;
+            key[2 * index[r]] = side_node(&p->rows[r].side[0]);
+            key[2 * index[r] + 1] = side_node(&p->rows[r].side[1]);
         }
     }
     return key;
@@ -687,6 +699,23 @@ typedef struct sweep_matrix {
     tangent_block* blocks;  /* [nc] (set for the contacts with a friction pair) */
 } sweep_matrix;
 
+/* A tree's rows can depend on each other (a pad on a hinge has one direction of motion for its
+ * three rows), so a friction block can be singular: its diagonal is then raised by
+ * SINGULAR_BLOCK of its size, which keeps the block solve's exact minimizer finite and moves
+ * the rows' velocities only along what the tree can do. A row that moves nothing (A_ii = 0)
+ * takes a unit diagonal. Free bodies' blocks are positive definite: untouched. */
+static const tch_real SINGULAR_BLOCK = 1e-9;
+
+/* The friction block [a b; b c], its diagonal raised when it is singular. */
+static tangent_block regularized_block(tch_real a, tch_real b, tch_real c) {
+    tch_real size = a + c;
+    if (!(a * c - b * b > SINGULAR_BLOCK * SINGULAR_BLOCK * size * size)) {
+        a += SINGULAR_BLOCK * size + (size > 0 ? 0 : 1);
+        c += SINGULAR_BLOCK * size + (size > 0 ? 0 : 1);
+    }
+    return tangent_block_of(a, b, c);
+}
+
 static int sweep_matrix_init(const tch_row_problem* p, tch_arena* arena, sweep_matrix* out) {
     out->diagonal = tch_arena_alloc(arena, (size_t)p->nr * sizeof *out->diagonal, "pgs A_ii");
     out->blocks = tch_arena_alloc(arena, (size_t)p->nc * sizeof *out->blocks + 1, "pgs A_tt");
@@ -695,13 +724,14 @@ static int sweep_matrix_init(const tch_row_problem* p, tch_arena* arena, sweep_m
     }
     for (int r = 0; r < p->nr; ++r) {
         out->diagonal[r] = tch_row_coupling(&p->rows[r], &p->rows[r]);
+        out->diagonal[r] = out->diagonal[r] > 0 ? out->diagonal[r] : 1;
     }
     for (int i = 0; i < p->nc; ++i) {
         int f = p->friction_start[i];
         if (p->edges[i] == 2) {
-            out->blocks[i] =
-                tangent_block_of(out->diagonal[f], tch_row_coupling(&p->rows[f], &p->rows[f + 1]),
-                                 out->diagonal[f + 1]);
+            out->blocks[i] = regularized_block(
+                out->diagonal[f], tch_row_coupling(&p->rows[f], &p->rows[f + 1]),
+                out->diagonal[f + 1]);
         }
     }
     return 0;

@@ -108,9 +108,13 @@ void tch_constraint_correct_positions(tch_constraint_run* s) {
     }
     tch_vec3* u_w = u + nb;
     memset(u, 0, 2 * nb * sizeof *u);
+    memset(pseudo, 0, (size_t)m->nv * sizeof *pseudo);
+    tch_real* velocity = s->tree_velocity;
+    s->tree_velocity = pseudo; /* trees take their push here and drop it: not moved yet */
     for (int k = 0; k < s->island_count; ++k) {
         solve_push(s, k, u, u_w);
     }
+    s->tree_velocity = velocity;
     tch_real rise = 0; /* over the bodies that move: those the velocity impulses reached */
     for (int b = 1; b < m->body_count; ++b) {
         rise -= s->moved[b] ? s->h * m->body_total_mass[b] * tch_v3_dot(m->gravity, u[b]) : 0;

@@ -7,6 +7,8 @@
  *                             warnings, the island observer
  *     constraint_position.c   position correction (the split impulse's push)
  *     constraint_pgs.c        the row solver (PGS with subspace minimization)
+ *     constraint_tree.c       articulated trees: TREE sides of contacts on links, joint-limit
+ *                             rows, the trees' energy
  *
  * The engine reads the rows' data only (contact/rows.h); what a row means (a contact's
  * restitution, its memory) is its model's.
@@ -18,6 +20,7 @@
 #include "contact/contact.h"
 #include "engine/constraint.h"
 #include "engine/constraint_pgs.h"
+#include "dynamics/articulation.h"
 #include "engine/engine_internal.h"
 #include "math/vec.h"
 
@@ -25,8 +28,12 @@
 typedef struct tch_constraint_contact {
     tch_row_contact row;
     int entry; /* its index in the sink, and in the impulses handed back */
-    int pair;  /* index into data->pair_results */
+    int pair;  /* index into data->pair_results (-1: a joint limit's row) */
     int island;
+    /* A row its producer filled (a joint limit: constraint_tree.c), with the body whose island
+     * it joins; NULL: a contact, whose sides the geoms' bodies make */
+    const tch_jacobian_row* given;
+    int given_body;
 } tch_constraint_contact;
 
 /* The island's unknowns for one solver: normal rows, friction rows, then Lemke's λ rows. */
@@ -67,6 +74,9 @@ typedef struct tch_constraint_run {
     int* island_bodies;        /* island k's free bodies: island_body_start[k] .. [k + 1] */
     int island_count;
     tch_sparse_spd* subspace; /* the row solver's sparse Cholesky (the workspace's) */
+    /* The generalized velocities the TREE sides read and move (contact/rows.h): data->qvel, or
+     * the position correction's scratch */
+    tch_real* tree_velocity;
 } tch_constraint_run;
 
 /* How an island is solved. The model's solver comes first; the others are the fallbacks of
@@ -88,6 +98,18 @@ static inline int tch_constraint_root(const tch_model* m, int geom) {
     return m->body_free[root] ? root : 0; /* a mocap root: static and at rest for the rows */
 }
 
+/* Is root (a free root, as tch_constraint_root gives) a link of an articulated tree, whose
+ * rows have TREE sides? */
+static inline bool tch_constraint_is_link(const tch_model* m, int root) {
+    return root > 0 && m->articulation && !m->articulation->body_lone[root];
+}
+
+/* The body a root's islands are joined by: a link's subtree of the world (its bodies couple
+ * through the tree), else the root itself. */
+static inline int tch_constraint_island_node(const tch_model* m, int root) {
+    return tch_constraint_is_link(m, root) ? m->articulation->body_top[root] : root;
+}
+
 /* Kinetic energy of free body b with centre-of-mass velocity v and angular velocity w (world). */
 static inline tch_real tch_constraint_kinetic_energy(const tch_constraint_run* s, int b, tch_vec3 v,
                                                      tch_vec3 w) {
@@ -96,6 +118,9 @@ static inline tch_real tch_constraint_kinetic_energy(const tch_constraint_run* s
 }
 
 /* ---- constraint.c ---- */
+
+/* A new entry (zeroed) for the pair s->current_pair, or NULL when out of memory. */
+tch_constraint_contact* tch_constraint_add_contact(tch_constraint_run* s);
 
 /* Keeps contact cr's impulse, the impulse to warm-start its next step from and its rows'
  * velocity errors [3], for its model. */
@@ -134,6 +159,27 @@ tch_row_problem tch_constraint_row_problem(const tch_constraint_run* s, const tc
                                            const tch_jacobian_row* rows, const tch_real* rhs);
 /* The row solver's options: the model's tolerance and `sweeps`, subspace minimization on. */
 tch_row_solve_options tch_constraint_row_options(const tch_constraint_run* s, int sweeps);
+
+/* ---- constraint_tree.c (articulated models; each a no-op without joints) ---- */
+
+/* Does the step need the stage for joint limits alone (a limited dof at or heading into its
+ * limit within the step, with limit rows on)? */
+bool tch_constraint_limits_near(const tch_model* m, const tch_data* d, tch_real h);
+/* Factors the trees' joint-space inertia at the step's poses and points the TREE sides at
+ * qvel. Returns 0, -1 when a dof moves no mass. */
+int tch_constraint_tree_prepare(tch_constraint_run* s);
+/* One unilateral row per limited dof at or heading into its limit. Returns 0, -1 when out of
+ * memory. */
+int tch_constraint_add_limit_rows(tch_constraint_run* s);
+/* Replaces the sides of row (of contact c, along d_W) whose geom is on a link by TREE sides. */
+void tch_constraint_tree_sides(const tch_constraint_run* s, const tch_row_contact* c,
+                               tch_vec3 d_W, tch_jacobian_row* row);
+/* The velocity of the point p_W fixed to link `root` at the stage's generalized velocities. */
+tch_vec3 tch_constraint_link_point_velocity(const tch_constraint_run* s, int root, tch_vec3 p_W);
+/* Does island k hold bodies of a tree (rows with TREE sides)? */
+bool tch_constraint_island_has_tree(const tch_constraint_run* s, int k);
+/* ½ q'ᵀ A q' over the trees of island k at the stage's generalized velocities. */
+tch_real tch_constraint_island_tree_energy(const tch_constraint_run* s, int k);
 
 /* ---- constraint_position.c ---- */
 

@@ -60,19 +60,20 @@ static bool scene_uses_lcp(const tch_model* m) {
     return uses;
 }
 
+/* Where an error about the articulated model as a whole points: its first joint, else its
+ * first equality constraint. */
+static const tch_source* articulation_source(const tch_spec* spec) {
+    return tch_spec_joint_count(spec) > 0 ? &tch_spec_joint(spec, 1)->source
+                                          : &tch_spec_equality(spec, 1)->source;
+}
+
 static tch_status check_supported(const tch_spec* spec, const tch_model* m, tch_error* err) {
-    const tch_source* src = &tch_spec_joint(spec, 1)->source;
+    const tch_source* src = articulation_source(spec);
     if (m->integrator == TCH_INTEGRATOR_ADAPTIVE) {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
                         "the %s integrator with joints (articulated bodies) is not supported "
                         "yet; use integrator=\"Euler\" or \"RK4\"",
                         tch_integrator_description(m->integrator));
-    }
-    if (scene_uses_lcp(m)) {
-        return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
-                        "contact model 'lcp' in a scene with joints (articulated bodies) is "
-                        "not supported yet (needs the constraint-row interface of issue 11); "
-                        "use point, volume or pressure");
     }
     for (int g = 0; g < m->geom_count; ++g) {
         int root = m->body_root[m->geom_body[g]];
@@ -188,6 +189,40 @@ static tch_status locate_error(const tch_spec* spec, const tree_source* t, int b
     return status;
 }
 
+/* The spec's equality constraints on the tree (tree body = model body - 1). */
+static tch_status add_equalities(const tch_spec* spec, tch_articulation* a, tch_error* err) {
+    int count = tch_spec_equality_count(spec);
+    tch_articulation_equality* list = calloc((size_t)count + 1, sizeof *list);
+    if (!list) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for equalities");
+    }
+    for (int i = 0; i < count; ++i) {
+        const tch_equality_def* def = tch_spec_equality(spec, i + 1);
+        list[i] = (tch_articulation_equality){
+            .weld = def->type == TCH_EQUALITY_WELD,
+            .body1 = def->body1.index - 1,
+            .body2 = def->body2.index - 1,
+            .p1 = def->type == TCH_EQUALITY_WELD ? def->rel_p : def->anchor,
+            .q12 = def->rel_q,
+            .relpose_set = def->relpose_set,
+            .solref = {def->solref[0], def->solref[1]},
+        };
+    }
+    tch_status s = tch_articulation_set_equalities(a, list, count, err);
+    if (s != TCH_OK && strncmp(err->message, "equality constraint ", 20) == 0) {
+        int index = atoi(err->message + 20);
+        const tch_equality_def* def = tch_spec_equality(spec, index);
+        if (def) {
+            tch_fail(err, s, def->source.file, def->source.line,
+                     "equality '%s' moves no mass: its bodies are fixed to each other or to "
+                     "the world (expected a body with joints)",
+                     def->name);
+        }
+    }
+    free(list);
+    return s;
+}
+
 static tch_status build_articulation(const tch_spec* spec, tch_model* m, tree_source* source,
                                      tch_error* err) {
     int capacity = tch_spec_joint_count(spec) + m->free_count;
@@ -205,6 +240,9 @@ static tch_status build_articulation(const tch_spec* spec, tch_model* m, tree_so
         s = tch_articulation_create(&def, t.frictionloss, m->timestep, &m->articulation, err);
         if (s != TCH_OK) {
             s = locate_error(spec, &t, m->body_count - 1, s, err);
+        } else {
+            m->articulation->limit_rows = scene_uses_lcp(m); /* else one-sided springs */
+            s = add_equalities(spec, m->articulation, err);
         }
     }
     free(t.bodies);
@@ -303,7 +341,7 @@ static tch_status compile_actuators(const tch_spec* spec, tch_model* m,
 }
 
 tch_status tch_compile_articulation(const tch_spec* spec, tch_model* m, tch_error* err) {
-    if (tch_spec_joint_count(spec) == 0) {
+    if (tch_spec_joint_count(spec) == 0 && tch_spec_equality_count(spec) == 0) {
         return TCH_OK;
     }
     tree_source source = {0};
@@ -313,7 +351,7 @@ tch_status tch_compile_articulation(const tch_spec* spec, tch_model* m, tch_erro
     }
     if (s == TCH_OK && m->integrator == TCH_INTEGRATOR_IMPLICIT &&
         tch_compile_links_may_collide(m)) {
-        const tch_source* src = &tch_spec_joint(spec, 1)->source;
+        const tch_source* src = articulation_source(spec);
         s = tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
                      "the implicit integrator with contact on links (geoms of bodies with "
                      "joints that may collide) is not supported yet: its contact system has "

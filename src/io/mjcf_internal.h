@@ -176,6 +176,8 @@ tch_status tch_mjcf_read_body_haptic(tch_mjcf_loader* L, const xmlNode* node, tc
 /* ---- actuators (mjcf_actuator.c) ---- */
 
 tch_status tch_mjcf_load_actuators(tch_mjcf_loader* L, const xmlNode* node);
+/* <equality>: connect and weld (mjcf_equality.c). */
+tch_status tch_mjcf_load_equalities(tch_mjcf_loader* L, const xmlNode* node);
 
 /* ---- assets (mjcf_asset.c) ---- */
 

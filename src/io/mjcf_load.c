@@ -529,6 +529,7 @@ static const struct {
     {"asset", tch_mjcf_load_asset},
     {"worldbody", tch_mjcf_load_worldbody},
     {"contact", load_contact},
+    {"equality", tch_mjcf_load_equalities},
     {"actuator", tch_mjcf_load_actuators},
     {"keyframe", load_keyframe},
 };

@@ -413,6 +413,28 @@ static void write_actuator(writer* w, int index1) {
     fputs("/>\n", w->f);
 }
 
+/* An equality constraint; every attribute explicit (the weld's relpose as compiled only when
+ * given: absent means the pose at qpos0, MuJoCo 2.2's meaning of its all-zero default). */
+static void write_equality(writer* w, int index1) {
+    const tch_equality_def* e = tch_spec_equality(w->spec, index1);
+    bool weld = e->type == TCH_EQUALITY_WELD;
+    fprintf(w->f, "    <%s", weld ? "weld" : "connect");
+    write_name(w, e->name);
+    write_string(w, "body1", tch_spec_body(w->spec, e->body1)->name);
+    if (e->body2.index > 0) {
+        write_string(w, "body2", tch_spec_body(w->spec, e->body2)->name);
+    }
+    if (!weld) {
+        write_vec3(w, "anchor", e->anchor);
+    } else if (e->relpose_set) {
+        tch_real pose[7] = {e->rel_p.x, e->rel_p.y, e->rel_p.z, e->rel_q.w,
+                            e->rel_q.x, e->rel_q.y, e->rel_q.z};
+        write_reals(w, "relpose", pose, 7);
+    }
+    write_reals(w, "solref", e->solref, 2);
+    fputs("/>\n", w->f);
+}
+
 static void write_document(writer* w) {
     const char* model = tch_spec_model_name(w->spec);
     fputs("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<mujoco", w->f);
@@ -429,6 +451,7 @@ static void write_document(writer* w) {
     write_body_contents(w, 0, 2);
     fputs("  </worldbody>\n", w->f);
     write_section(w, "contact", tch_spec_pair_count(w->spec), write_pair);
+    write_section(w, "equality", tch_spec_equality_count(w->spec), write_equality);
     write_section(w, "actuator", tch_spec_actuator_count(w->spec), write_actuator);
     write_section(w, "keyframe", tch_spec_key_count(w->spec), write_key);
     fputs("</mujoco>\n", w->f);

@@ -2,6 +2,6 @@ list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/spec.c ${CMAKE_CURRENT_LIST_DI
   ${CMAKE_CURRENT_LIST_DIR}/mjcf_load.c ${CMAKE_CURRENT_LIST_DIR}/mjcf_body.c
   ${CMAKE_CURRENT_LIST_DIR}/mjcf_asset.c ${CMAKE_CURRENT_LIST_DIR}/mjcf_save.c
   ${CMAKE_CURRENT_LIST_DIR}/mjcf_actuator.c ${CMAKE_CURRENT_LIST_DIR}/urdf_load.c
-  ${CMAKE_CURRENT_LIST_DIR}/mjcf_haptic.c)
+  ${CMAKE_CURRENT_LIST_DIR}/mjcf_haptic.c ${CMAKE_CURRENT_LIST_DIR}/mjcf_equality.c)
 list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/compile.c ${CMAKE_CURRENT_LIST_DIR}/compile_tree.c
   ${CMAKE_CURRENT_LIST_DIR}/model.c)

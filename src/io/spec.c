@@ -55,6 +55,8 @@ struct tch_spec {
     int key_count, key_capacity;
     tch_actuator_def* actuators;
     int actuator_count, actuator_capacity;
+    tch_equality_def* equalities;
+    int equality_count, equality_capacity;
     char** warnings;
     int warning_count, warning_capacity;
 };
@@ -117,6 +119,11 @@ tch_actuator_def tch_actuator_def_default(void) {
                               .cookie = TCH_SPEC_DEF_COOKIE};
 }
 
+tch_equality_def tch_equality_def_default(void) {
+    return (tch_equality_def){.type = TCH_EQUALITY_CONNECT, .rel_q = {1, 0, 0, 0},
+                              .solref = {0.02, 1}, .cookie = TCH_SPEC_DEF_COOKIE};
+}
+
 tch_geom_def tch_geom_def_default(void) {
     return (tch_geom_def){
         .type = TCH_GEOM_SPHERE,
@@ -175,6 +182,7 @@ void tch_spec_destroy(tch_spec* spec) {
     free(spec->pairs);
     free(spec->keys);
     free(spec->actuators);
+    free(spec->equalities);
     free(spec->warnings);
     free(spec);
 }
@@ -617,6 +625,54 @@ int tch_spec_actuator_count(const tch_spec* spec) {
 
 const tch_actuator_def* tch_spec_actuator(const tch_spec* spec, int index1) {
     return index1 >= 1 && index1 <= spec->actuator_count ? &spec->actuators[index1 - 1] : NULL;
+}
+
+/* ---- equality constraints ---- */
+
+tch_status tch_spec_add_equality(tch_spec* spec, const tch_equality_def* def, tch_error* err) {
+    const tch_source* existing = NULL;
+    for (int i = 0; def->name[0] != '\0' && i < spec->equality_count && !existing; ++i) {
+        if (strncmp(spec->equalities[i].name, def->name, 64) == 0) {
+            existing = &spec->equalities[i].source;
+        }
+    }
+    tch_status status = check_named_def(def->cookie, "equality", def->name, existing,
+                                        &def->source, err);
+    if (status != TCH_OK) {
+        return status;
+    }
+    int b1 = def->body1.index, b2 = def->body2.index;
+    if (b1 < 1 || b1 > spec->body_count || b2 < 0 || b2 > spec->body_count || b1 == b2) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "equality '%s': bodies %d and %d (expected body1 in 1..%d and body2 "
+                        "another body or 0 for the world)",
+                        def->name, b1, b2, spec->body_count);
+    }
+    if (def->type != TCH_EQUALITY_CONNECT && def->type != TCH_EQUALITY_WELD) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "equality '%s': type %d is not connect or weld", def->name,
+                        (int)def->type);
+    }
+    if (!(def->solref[0] > 0 && def->solref[1] > 0 && isfinite(def->solref[0]) &&
+          isfinite(def->solref[1]))) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "equality '%s': solref (%g %g) must be a positive time constant and "
+                        "damping ratio",
+                        def->name, def->solref[0], def->solref[1]);
+    }
+    if (!RESERVE_ONE(spec->equalities, spec->equality_count, spec->equality_capacity)) {
+        return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding an equality");
+    }
+    spec->equalities[spec->equality_count++] = *def;
+    return TCH_OK;
+}
+
+int tch_spec_equality_count(const tch_spec* spec) {
+    return spec->equality_count;
+}
+
+const tch_equality_def* tch_spec_equality(const tch_spec* spec, int index1) {
+    return index1 >= 1 && index1 <= spec->equality_count ? &spec->equalities[index1 - 1] : NULL;
 }
 
 /* ---- contact override, model name ---- */

@@ -71,7 +71,8 @@ static void test_tree_rows_couple_as_the_inverse_inertia(void) {
     const int on[4][3] = {{0, 0, 1}, {1, 1, 2}, {2, 0, 1}, {2, 1, 2}};
     tch_jacobian_row rows[ROWS];
     memset(rows, 0, sizeof rows);
-    tch_real J[4][NV], inv_J[4][NV], scratch[3 * NV];
+    tch_real J[4][NV], inv_J[4][NV], qvel[NV];
+    tch_real* velocity = qvel;
     tch_vec3 p_W[ROWS], d_W[ROWS];
     for (int i = 0; i < ROWS; ++i) {
         p_W[i] = tch_v3_add(tch_tree_body_pose(t, d, 1 + i % 2).p,
@@ -80,8 +81,8 @@ static void test_tree_rows_couple_as_the_inverse_inertia(void) {
     }
     for (int e = 0; e < 4; ++e) {
         int i = on[e][0], s = on[e][1];
-        tch_tree_row_side(t, d, 0, 0, on[e][2], p_W[i], d_W[i], s == 0 ? 1 : -1, J[e], inv_J[e],
-                          scratch, &rows[i].side[s]);
+        tch_tree_row_side(t, d, 0, 0, NV, on[e][2], p_W[i], d_W[i], s == 0 ? 1 : -1, &velocity,
+                          J[e], inv_J[e], &rows[i].side[s]);
     }
     tch_real whole[ROWS * NV], lambda[ROWS * ROWS];
     for (int i = 0; i < ROWS; ++i) {
@@ -95,6 +96,35 @@ static void test_tree_rows_couple_as_the_inverse_inertia(void) {
         }
     }
     ENSURE(lambda[0] > 0 && lambda[1 * ROWS + 1] > 0 && lambda[2 * ROWS + 2] > 0);
+
+    /* the solvers' view: J qvel is the point's velocity along d (relative for row 2), and an
+     * impulse z on row 0 moves row j's velocity by Lambda^-1_j0 z */
+    for (int k = 0; k < NV; ++k) {
+        qvel[k] = uniform(&r);
+    }
+    tch_tree_velocities(t, d, qvel);
+    tch_vec3 w_W, v1, v2;
+    tch_tree_point_velocity(t, d, 1, p_W[2], &w_W, &v1);
+    tch_tree_point_velocity(t, d, 2, p_W[2], &w_W, &v2);
+    ENSURE_NEAR(tch_row_dot(&rows[2], NULL, NULL), tch_v3_dot(d_W[2], tch_v3_sub(v1, v2)), 1e-12);
+    tch_real before[ROWS];
+    for (int j = 0; j < ROWS; ++j) {
+        before[j] = tch_row_dot(&rows[j], NULL, NULL);
+    }
+    tch_row_add_impulse(&rows[0], 0.7, NULL, NULL);
+    for (int j = 0; j < ROWS; ++j) {
+        ENSURE_NEAR(tch_row_dot(&rows[j], NULL, NULL) - before[j], 0.7 * lambda[j * ROWS], 1e-12);
+    }
+
+    /* a joint limit's row reads its dof alone; its diagonal is (A^-1)_kk */
+    tch_real limit_J[NV], limit_inv_J[NV], unit[NV] = {0};
+    tch_jacobian_row limit;
+    memset(&limit, 0, sizeof limit);
+    tch_tree_limit_side(t, d, 0, 0, NV, 2, -1, &velocity, limit_J, limit_inv_J, &limit.side[0]);
+    ENSURE_NEAR(tch_row_dot(&limit, NULL, NULL), -qvel[2], 1e-15);
+    unit[2] = 1;
+    tch_tree_solve(t, d, unit);
+    ENSURE_NEAR(tch_row_coupling(&limit, &limit), unit[2], 1e-12);
 
     /* a free body's side next to the tree's adds its own block only */
     tch_jacobian_row mixed = rows[0], other = rows[0];

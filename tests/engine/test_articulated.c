@@ -482,6 +482,76 @@ static void test_link_rests_on_the_floor_with_pressure_contact(void) {
     check_link_rests_on_the_floor("pressure");
 }
 
+static void test_link_rests_on_the_floor_with_lcp(void) {
+    check_link_rests_on_the_floor("lcp");
+}
+
+/* With lcp a swinging link strikes a free box resting on the floor: the impact and the
+ * contacts after it never add energy (the tree's and the box's kinetic plus potential), and
+ * the box, pushed aside, comes to rest on the floor. */
+static void test_link_strikes_a_box_without_energy_gain_with_lcp(void) {
+    const char* xml = "<mujoco xmlns:touche='urn:touche'>"
+                      "<option timestep='2e-3' integrator='Euler' touche:contact='lcp'/>"
+                      "<worldbody><geom name='floor' type='plane' size='3 3 0.1'/>"
+                      "<body name='arm' pos='0 0 0.65'><joint name='shoulder' axis='0 1 0' "
+                      "damping='0.5'/>"
+                      "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.03' mass='2'/></body>"
+                      "<body name='box' pos='-0.25 0 0.1'><freejoint/>"
+                      "<geom type='box' size='0.1 0.1 0.1' mass='1'/></body>"
+                      "</worldbody></mujoco>";
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_forward(m, d, NULL) == TCH_OK);
+    int box = tch_model_body_index(m, "box");
+    double e0 = tch_data_energy(m, d), most = e0;
+    for (int i = 0; i < 2000; ++i) {
+        ENSURE_MSG(tch_step(m, d, &err) == TCH_OK, err.message);
+        most = fmax(most, tch_data_energy(m, d));
+    }
+    ENSURE(most <= e0 + 1e-9 * fabs(e0));
+    ENSURE(d->body_X_WB[box].p.x < -0.255);                  /* struck, then held by friction */
+    ENSURE(d->body_X_WB[box].p.z > 0.1 - 2e-3);              /* on the floor, not in it */
+    ENSURE(tch_v3_norm(d->body_v_WCm[box]) < 1e-3);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* With lcp the joint limit is a unilateral row on the joint's velocity (constraint_tree.c):
+ * released at its lower limit the link swings up, stops at the upper limit without passing it
+ * (beyond the solver's tolerance) and without energy gain, and rests there. */
+static void test_joint_limit_row_stops_a_link_without_energy_gain(void) {
+    const char* xml = "<mujoco xmlns:touche='urn:touche'>"
+                      "<option timestep='1e-3' integrator='Euler' touche:contact='lcp'/>"
+                      "<worldbody><body name='arm'>"
+                      "<joint name='elbow' axis='0 1 0' range='-30 60'/>"
+                      "<inertial pos='0.5 0 0' mass='1' diaginertia='0.02 0.02 0.001'/>"
+                      "</body></worldbody></mujoco>";
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    ENSURE(m->articulation->limit_rows);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    double lower = -30 * TCH_PI / 180, upper = 60 * TCH_PI / 180;
+    d->qpos[0] = lower;
+    tch_forward(m, d, NULL);
+    double e0 = tch_data_energy(m, d), highest = d->qpos[0], most = -INFINITY;
+    for (int i = 0; i < 3000; ++i) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+        highest = fmax(highest, d->qpos[0]);
+        most = fmax(most, tch_data_energy(m, d));
+        ENSURE(d->qpos[0] >= lower - 1e-9);
+    }
+    ENSURE(highest > upper - 1e-6 && highest < upper + 1e-6); /* reached, never passed */
+    ENSURE(most <= e0 + 1e-9 * fabs(e0));
+    ENSURE(fabs(d->qvel[0]) < 1e-6 && fabs(d->qpos[0] - upper) < 1e-6); /* resting there */
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 /* The implicit integrator takes the joint dampers at the step's end velocity: a hinge whose
  * damping is 5000 times its inertia (h d / I = 10 at 2 ms, where the explicit step blows up)
  * creeps back to its spring's rest like the overdamped solution, q = q0 exp(-k t / d), never
@@ -644,10 +714,90 @@ static void test_hinge_gripper_holds_a_box_with_pressure_contact(void) {
     check_gripper_holds_a_box("gripper_hinge.xml", TCH_CONTACT_PRESSURE);
 }
 
+/* lcp on links: the pads' rows act on the fingers' joints through A^-1 J^T (TREE sides). */
+static void test_slide_gripper_holds_a_box_with_lcp(void) {
+    check_gripper_holds_a_box("gripper.xml", TCH_CONTACT_LCP);
+}
+
+static void test_hinge_gripper_holds_a_box_with_lcp(void) {
+    check_gripper_holds_a_box("gripper_hinge.xml", TCH_CONTACT_LCP);
+}
+
+static void check_error_xml(const char* xml, const char* expected_text, int expected_line);
+
+/* connect: a free ball held at its centre to a world point hangs below it by the spring's
+ * static sag m g / k = g (tc z)^2 (the effective mass at a body's centre of mass is its mass),
+ * at rest, with every contact model's step (the spring is a generalized force). */
+static void test_connect_holds_a_ball_with_its_static_sag(void) {
+    const char* xml = "<mujoco><option timestep='1e-3' integrator='Euler'/><worldbody>"
+                      "<body name='ball' pos='0 0 1'><freejoint/>"
+                      "<geom type='sphere' size='0.1' mass='2'/></body></worldbody>"
+                      "<equality><connect name='pin' body1='ball' anchor='0 0 0' "
+                      "solref='0.02 1'/></equality></mujoco>";
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    for (int i = 0; i < 2000; ++i) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+    }
+    int ball = tch_model_body_index(m, "ball");
+    ENSURE_NEAR(d->body_X_WB[ball].p.z, 1 - 9.81 * 0.02 * 0.02, 1e-7);
+    ENSURE(fabs(d->body_X_WB[ball].p.x) < 1e-12 && tch_v3_norm(d->body_v_WCm[ball]) < 1e-6);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+/* weld: a bar on a hinge welded to a free box keeps the box's pose in its frame as it swings,
+ * within the soft constraint's lag (about tc^2 times the swing's accelerations: with tc = 5 ms
+ * below 5e-3 rad and 3 mm), and the total energy never grows. */
+static void test_weld_carries_a_box_on_a_swinging_bar(void) {
+    const char* xml = "<mujoco><option timestep='1e-3' integrator='RK4'/><worldbody>"
+                      "<body name='bar' pos='0 0 1'><joint name='hinge' axis='0 1 0'/>"
+                      "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.02' mass='1' contype='0' "
+                      "conaffinity='0'/></body>"
+                      "<body name='box' pos='0.5 0 1' euler='0 0 30'><freejoint/>"
+                      "<geom type='box' size='0.05 0.05 0.05' mass='0.5' contype='0' conaffinity='0'/>"
+                      "</body></worldbody>"
+                      "<equality><weld body1='bar' body2='box' solref='0.005 1'/></equality></mujoco>";
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_forward(m, d, NULL) == TCH_OK);
+    int bar = tch_model_body_index(m, "bar"), box = tch_model_body_index(m, "box");
+    tch_transform rel0 = tch_x_mul(tch_x_inverse(d->body_X_WB[bar]), d->body_X_WB[box]);
+    double e0 = tch_data_energy(m, d), most = e0, swing = 0;
+    for (int i = 0; i < 1500; ++i) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+        most = fmax(most, tch_data_energy(m, d));
+        swing = fmax(swing, fabs(d->qpos[0]));
+        tch_transform rel = tch_x_mul(tch_x_inverse(d->body_X_WB[bar]), d->body_X_WB[box]);
+        tch_quat turn = tch_q_mul(tch_q_conj(rel0.q), rel.q);
+        ENSURE(2 * tch_v3_norm((tch_vec3){turn.x, turn.y, turn.z}) < 5e-3);
+        ENSURE(tch_v3_norm(tch_v3_sub(rel.p, rel0.p)) < 3e-3);
+    }
+    ENSURE(swing > 1); /* it swung */
+    ENSURE(most <= e0 + 1e-9 * fabs(e0));
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+static void test_other_equalities_are_refused_with_their_line(void) {
+    check_error_xml("<mujoco>\n<worldbody><body name='a'><joint name='j'/>"
+                    "<geom type='sphere' size='0.1'/></body></worldbody>\n<equality>\n"
+                    "<joint joint1='j'/></equality></mujoco>",
+                    "not supported yet (expected weld or connect", 4);
+    check_error_xml("<mujoco>\n<worldbody><body name='a'><joint name='j'/>"
+                    "<geom type='sphere' size='0.1'/></body></worldbody>\n<equality>\n"
+                    "<connect body1='b' anchor='0 0 0'/></equality></mujoco>",
+                    "no body named 'b'", 4);
+}
+
 /* Bad kinematic input: each error names the element and its line. */
-static void check_error(const char* body, const char* expected_text, int expected_line) {
-    char xml[2048];
-    snprintf(xml, sizeof xml, "<mujoco>\n<worldbody>\n%s\n</worldbody>\n</mujoco>", body);
+static void check_error_xml(const char* xml, const char* expected_text, int expected_line) {
     tch_error err;
     memset(&err, 0, sizeof err);
     tch_model* m = compile_string(xml, &err);
@@ -655,6 +805,12 @@ static void check_error(const char* body, const char* expected_text, int expecte
     ENSURE_MSG(strstr(err.message, expected_text) != NULL, err.message);
     ENSURE_MSG(err.line == expected_line, err.message);
     tch_model_destroy(m);
+}
+
+static void check_error(const char* body, const char* expected_text, int expected_line) {
+    char xml[2048];
+    snprintf(xml, sizeof xml, "<mujoco>\n<worldbody>\n%s\n</worldbody>\n</mujoco>", body);
+    check_error_xml(xml, expected_text, expected_line);
 }
 
 static void test_bad_kinematic_input_is_named(void) {
@@ -681,19 +837,11 @@ static void test_bad_kinematic_input_is_named(void) {
                 "not supported yet", 3);
 }
 
-/* What the articulated step does not take yet answers "not supported yet": lcp contact, the
- * adaptive integrator, the implicit one with contact on links. */
+/* What the articulated step does not take yet answers "not supported yet": the adaptive
+ * integrator, the implicit one with contact on links. */
 static void test_unsupported_combinations_are_refused(void) {
     tch_error err;
-    tch_model* m =
-        compile_string("<mujoco xmlns:touche='urn:touche'><option touche:contact='lcp'/><worldbody>"
-                       "<body><joint/><geom type='sphere' size='0.1'/></body></worldbody></mujoco>",
-                       &err);
-    ENSURE(m == NULL);
-    ENSURE_MSG(strstr(err.message, "not supported yet (needs the constraint-row interface of "
-                                   "issue 11)") != NULL,
-               err.message);
-    m = compile_string("<mujoco><option integrator='adaptive'/><worldbody>"
+    tch_model* m = compile_string("<mujoco><option integrator='adaptive'/><worldbody>"
                        "<body><joint/><geom type='sphere' size='0.1'/></body></worldbody></mujoco>",
                        &err);
     ENSURE(m == NULL);
@@ -719,6 +867,9 @@ int main(void) {
     RUN_TEST(test_link_rests_on_the_floor_with_point_contact);
     RUN_TEST(test_link_rests_on_the_floor_with_volume_contact);
     RUN_TEST(test_link_rests_on_the_floor_with_pressure_contact);
+    RUN_TEST(test_link_rests_on_the_floor_with_lcp);
+    RUN_TEST(test_joint_limit_row_stops_a_link_without_energy_gain);
+    RUN_TEST(test_link_strikes_a_box_without_energy_gain_with_lcp);
     RUN_TEST(test_slide_pad_mobility_is_its_axis_over_its_mass);
     RUN_TEST(test_slide_gripper_holds_a_box_with_point_contact);
     RUN_TEST(test_slide_gripper_holds_a_box_with_volume_contact);
@@ -726,10 +877,15 @@ int main(void) {
     RUN_TEST(test_hinge_gripper_holds_a_box_with_point_contact);
     RUN_TEST(test_hinge_gripper_holds_a_box_with_volume_contact);
     RUN_TEST(test_hinge_gripper_holds_a_box_with_pressure_contact);
+    RUN_TEST(test_slide_gripper_holds_a_box_with_lcp);
+    RUN_TEST(test_hinge_gripper_holds_a_box_with_lcp);
     RUN_TEST(test_implicit_integrator_takes_joint_damping_implicitly);
     RUN_TEST(test_lone_free_bodies_keep_the_implicit_contacts);
     RUN_TEST(test_adjacent_links_do_not_collide);
     RUN_TEST(test_bad_kinematic_input_is_named);
+    RUN_TEST(test_connect_holds_a_ball_with_its_static_sag);
+    RUN_TEST(test_weld_carries_a_box_on_a_swinging_bar);
+    RUN_TEST(test_other_equalities_are_refused_with_their_line);
     RUN_TEST(test_unsupported_combinations_are_refused);
     return TEST_RESULT();
 }

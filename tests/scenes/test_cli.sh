@@ -138,6 +138,24 @@ PY
 }
 check "query lists the PUMA's joints with their gravity torques" query_joints
 
+# --ctrl: the servos follow a control file (linear in time); errors name the file and line.
+ctrl_file_drives_the_servos() {
+  "$touche" run "$root/examples/puma560.xml" --key qn --ctrl "$root/examples/puma560_wave.csv" \
+    --duration 1 --every 500 --no-contacts --out "$work/ctrl" >/dev/null 2>&1 || return 1
+  # link1 turned toward the file's 0.5 rad at t = 1 (its servo lags): quaternion z above 0.15
+  awk -F, '$2 == "link1" && $1 > 0.99 && $9 > 0.15 { found = 1 } END { exit !found }' \
+    "$work/ctrl/trajectory.csv" || return 1
+  printf 'time,servo1\n0,1\n0,2\n' >"$work/bad_ctrl.csv"
+  "$touche" run "$root/examples/puma560.xml" --ctrl "$work/bad_ctrl.csv" --out "$work/ctrl2" \
+    2>"$work/ctrl_err.txt" >/dev/null
+  [ $? -eq 2 ] && grep -q "bad_ctrl.csv:3: time must increase" "$work/ctrl_err.txt" || return 1
+  printf 'time,servo9\n0,1\n' >"$work/bad_ctrl.csv"
+  "$touche" run "$root/examples/puma560.xml" --ctrl "$work/bad_ctrl.csv" --out "$work/ctrl2" \
+    2>"$work/ctrl_err.txt" >/dev/null
+  [ $? -eq 2 ] && grep -q "bad_ctrl.csv:1: no actuator named 'servo9'" "$work/ctrl_err.txt"
+}
+check "--ctrl drives the servos from a CSV file; its errors name file and line" ctrl_file_drives_the_servos
+
 box_slide_stops() {
   "$touche" run "$root/examples/box_slide.xml" --key launch --duration 2 --out "$work/slide" 2>/dev/null || return 1
   /usr/bin/python3 - "$work/slide/trajectory.csv" <<'PY'
