@@ -141,17 +141,22 @@ static void store_motion(tch_velocity_prediction* pred, const tch_friction_point
     }
 }
 
-/* One Gauss-Seidel update of a point's friction: the change that stops the predicted slip,
- * the total clamped to the Coulomb disk. Returns the size of the change squared, N^2. */
-static tch_real update_point(pair_motion* m, tch_friction_point* fp) {
+/* The change of a point's friction that would stop its predicted slip on its own, the total
+ * clamped to the Coulomb disk (sliding: against the slip), into d. */
+/* The predicted slip of b against a at the point along t1, t2: t_i . (v_b - v_a) + u_i . w on
+ * each side (u signed). */
+static void point_slip(const pair_motion* m, const tch_friction_point* fp, tch_real s[2]) {
     const tch_friction_side* a = &fp->side[0];
     const tch_friction_side* b = &fp->side[1];
-    /* the slip of b against a: t_i . (v_b - v_a) + u_i . w on each side (u signed) */
     tch_vec3 dv = tch_v3_sub(m->v[1], m->v[0]);
-    tch_real s1 =
-        tch_v3_dot(fp->t1, dv) + tch_v3_dot(b->u[0], m->w[1]) + tch_v3_dot(a->u[0], m->w[0]);
-    tch_real s2 =
-        tch_v3_dot(fp->t2, dv) + tch_v3_dot(b->u[1], m->w[1]) + tch_v3_dot(a->u[1], m->w[0]);
+    s[0] = tch_v3_dot(fp->t1, dv) + tch_v3_dot(b->u[0], m->w[1]) + tch_v3_dot(a->u[0], m->w[0]);
+    s[1] = tch_v3_dot(fp->t2, dv) + tch_v3_dot(b->u[1], m->w[1]) + tch_v3_dot(a->u[1], m->w[0]);
+}
+
+static void point_change(const pair_motion* m, const tch_friction_point* fp, tch_real d[2]) {
+    tch_real s[2];
+    point_slip(m, fp, s);
+    tch_real s1 = s[0], s2 = s[1];
     tch_real f1 = fp->f1 - (fp->K_inv_h[0][0] * s1 + fp->K_inv_h[0][1] * s2);
     tch_real f2 = fp->f2 - (fp->K_inv_h[1][0] * s1 + fp->K_inv_h[1][1] * s2);
     tch_real norm_squared = f1 * f1 + f2 * f2;
@@ -162,9 +167,13 @@ static tch_real update_point(pair_motion* m, tch_friction_point* fp) {
         f1 = speed > 0 ? -fp->limit * s1 / speed : f1 * fp->limit / norm;
         f2 = speed > 0 ? -fp->limit * s2 / speed : f2 * fp->limit / norm;
     }
-    tch_real d1 = f1 - fp->f1, d2 = f2 - fp->f2;
-    fp->f1 = f1;
-    fp->f2 = f2;
+    d[0] = f1 - fp->f1;
+    d[1] = f2 - fp->f2;
+}
+
+/* Changes the point's friction by (d1, d2) and the predicted motion with it; returns the size
+ * of the change squared, N^2. */
+static void move_motion(pair_motion* m, const tch_friction_point* fp, tch_real d1, tch_real d2) {
     tch_vec3 f = tch_v3_add(tch_v3_scale(fp->t1, d1), tch_v3_scale(fp->t2, d2));
     for (int k = 0; k < 2; ++k) {
         const tch_friction_side* side = &fp->side[k];
@@ -176,7 +185,55 @@ static tch_real update_point(pair_motion* m, tch_friction_point* fp) {
             m->w[k] = tch_v3_madd(tch_v3_madd(m->w[k], d1, side->du[0]), d2, side->du[1]);
         }
     }
+}
+
+static tch_real change_point(pair_motion* m, tch_friction_point* fp, tch_real d1, tch_real d2) {
+    fp->f1 += d1;
+    fp->f2 += d2;
+    move_motion(m, fp, d1, d2);
     return d1 * d1 + d2 * d2;
+}
+
+/* One sweep over a pair's points: every point's change computed from the same motion (each
+ * the single-point update: stop its slip, or slide against it at the Coulomb limit), then all
+ * of them taken together along an exact line search, the step alpha in [0, 1] that minimizes
+ * the pair's friction objective 1/2 f^T W f + s^T f (W = h J M^-1 J^T, whose gradient is the
+ * predicted slip) along the changes: alpha = -(slip . d) / (d^T W d), d^T W d measured as the
+ * slip the changes make. Blind to the points' order, so symmetric points get symmetric forces
+ * (Gauss-Seidel loads the point it visits first and tips a symmetric impact); every change
+ * keeps each force in its disk (a convex combination of two that are) and lowers the
+ * objective. Pairs of one point or more than JACOBI_POINTS points sweep point by point.
+ * Returns the largest change squared, N^2. */
+enum { JACOBI_POINTS = 16 };
+
+static tch_real sweep_points(pair_motion* m, tch_friction_point* points, int count) {
+    tch_real largest = 0, d[JACOBI_POINTS][2], slip[JACOBI_POINTS][2];
+    if (count > JACOBI_POINTS || count == 1) {
+        for (int i = 0; i < count; ++i) {
+            point_change(m, &points[i], d[0]);
+            largest = fmax(largest, change_point(m, &points[i], d[0][0], d[0][1]));
+        }
+        return largest;
+    }
+    pair_motion moved = *m;
+    for (int i = 0; i < count; ++i) {
+        point_slip(m, &points[i], slip[i]);
+        point_change(m, &points[i], d[i]);
+        move_motion(&moved, &points[i], d[i][0], d[i][1]);
+    }
+    tch_real descent = 0, curvature = 0;
+    for (int i = 0; i < count; ++i) {
+        tch_real after[2];
+        point_slip(&moved, &points[i], after);
+        descent += slip[i][0] * d[i][0] + slip[i][1] * d[i][1];
+        curvature += (after[0] - slip[i][0]) * d[i][0] + (after[1] - slip[i][1]) * d[i][1];
+    }
+    if (!(descent < 0)) return 0; /* the forces already minimize the objective */
+    tch_real alpha = curvature > -descent ? -descent / curvature : 1;
+    for (int i = 0; i < count; ++i) {
+        largest = fmax(largest, change_point(m, &points[i], alpha * d[i][0], alpha * d[i][1]));
+    }
+    return largest;
 }
 
 tch_real tch_friction_relax(tch_velocity_prediction* pred, tch_friction_point* points,
@@ -193,12 +250,7 @@ tch_real tch_friction_relax(tch_velocity_prediction* pred, tch_friction_point* p
     tch_real tolerance = 1e-6 * total_limit;
     pair_motion m = load_motion(pred, &points[0]);
     for (int sweep = 0; sweep < FRICTION_SWEEPS; ++sweep) {
-        tch_real largest_change_squared = 0;
-        for (int i = 0; i < count; ++i) {
-            tch_real change_squared = update_point(&m, &points[i]);
-            largest_change_squared =
-                change_squared > largest_change_squared ? change_squared : largest_change_squared;
-        }
+        tch_real largest_change_squared = sweep_points(&m, points, count);
         if (largest_change_squared <= tolerance * tolerance || count == 1) {
             break;
         }
