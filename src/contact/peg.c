@@ -495,6 +495,40 @@ static int island_friction_directions(const tch_row_island* island) {
     return edges < 64 ? edges : 64;
 }
 
+/* The kinetic energy of the island's bodies at velocities (v, w) indexed by island->bodies
+ * (`local`: by the bodies' places 1.., else by body). */
+static tch_real island_kinetic_energy(const tch_model* m, const tch_data* d,
+                                      const tch_row_island* island, const tch_vec3* v,
+                                      const tch_vec3* w, bool local) {
+    tch_real energy = 0;
+    for (int i = 0; i < island->body_count; ++i) {
+        int b = island->bodies[i], k = local ? i + 1 : b;
+        energy += 0.5 * m->body_total_mass[b] * tch_v3_dot(v[k], v[k]) +
+                  0.5 * tch_v3_dot(w[k], tch_m3_mul_v3(d->body_I_W[b], w[k]));
+    }
+    return energy;
+}
+
+/* The most kinetic energy the solve may add: psi / h closes a violated constraint within the
+ * step (eq. 44), at most the deepest violation over h for all the island's mass; plus
+ * rounding. A solution beyond it is not one (Lemke's verified residual is in its own units,
+ * which a degenerate island's dependent rows can leave far from the velocities'). */
+static tch_real allowed_gain(const tch_model* m, const peg_scratch* s, const tch_peg_pair* pairs,
+                             int pair_count, const tch_row_island* island, tch_real start) {
+    tch_real deepest = 0, mass = 0;
+    for (int p = 0; p < pair_count; ++p) {
+        for (int k = 0; k < pairs[p].constraints->count; ++k) {
+            deepest = fmax(deepest, -tch_peg_constraint_value(pairs[p].constraints, k));
+        }
+    }
+    for (int i = 0; i < island->body_count; ++i) {
+        mass += m->body_total_mass[island->bodies[i]];
+    }
+    (void)s;
+    tch_real speed = deepest / island->h;
+    return 0.5 * mass * speed * speed + 1e-9 * start + 1e-12;
+}
+
 static int peg_solve_island(const tch_model* m, const tch_data* d, void* scratch,
                             tch_row_island* island) {
     peg_scratch* s = scratch;
@@ -522,6 +556,13 @@ static int peg_solve_island(const tch_model* m, const tch_data* d, void* scratch
     s->report.solves++;
     if (tch_peg_step_velocities(bodies, island->body_count + 1, pairs, pair_count, &options,
                                 island->arena, velocity, angular, &result, NULL) != TCH_OK) {
+        s->report.failures++;
+        s->report.fallbacks++;
+        return -1;
+    }
+    tch_real start = island_kinetic_energy(m, d, island, island->v, island->w, false);
+    if (!(island_kinetic_energy(m, d, island, velocity, angular, true) <=
+          start + allowed_gain(m, s, pairs, pair_count, island, start))) {
         s->report.failures++;
         s->report.fallbacks++;
         return -1;
