@@ -50,6 +50,7 @@ typedef struct peg_memory {
     int geom_a, geom_b;
     int count, capacity;   /* constraints */
     peg_key* keys;         /* [capacity] */
+    tch_vec3* impulses;    /* [capacity] each one's last impulse on B (world), N s */
     int* start;            /* [capacity + 1] offsets into z */
     int z_capacity;
     tch_real* z;
@@ -190,6 +191,7 @@ static void peg_scratch_destroy(void* scratch) {
     }
     for (int i = 0; s && i < s->memory_count; ++i) {
         free(s->memories[i].keys);
+        free(s->memories[i].impulses);
         free(s->memories[i].start);
         free(s->memories[i].z);
     }
@@ -322,7 +324,12 @@ const tch_peg_constraints* tch_peg_pair_constraints(const void* scratch, int pai
 
 /* ---- constraints stage ---- */
 
-/* One row per constraint at its primary (the engine's islands, and its fallback solve). */
+static int remembered_constraint(const peg_scratch* s, int slot, const tch_pair_result* pair,
+                                 int constraint, tch_real h);
+
+/* One row per constraint at its primary (the engine's islands, and its fallback solve), with
+ * the constraint's last impulse as its warm start when the pair's memory has it (then the row
+ * is `remembered`, and an island of such rows may sleep). */
 static int peg_build_rows(const tch_model* m, const tch_data* d, tch_pair_context* context,
                           tch_row_sink* sink) {
     (void)m;
@@ -344,6 +351,14 @@ static int peg_build_rows(const tch_model* m, const tch_data* d, tch_pair_contex
         row->mu = c->kind == TCH_PEG_X ? 0 : pair->params.friction;
         row->cone_edges = row->mu > 0 ? (int)pair->params.cone_edges : 0;
         row->target = -tch_peg_constraint_value(list, k) / sink->h;
+        int found = remembered_constraint(s, (int)(pair - d->pair_results), pair, k, sink->h);
+        if (found >= 0) {
+            tch_vec3 impulse = s->memories[s->slot_memory[pair - d->pair_results]].impulses[found];
+            row->remembered = 1;
+            row->warm[0] = tch_v3_dot(impulse, row->n_W);
+            row->warm[1] = tch_v3_dot(impulse, row->t1_W);
+            row->warm[2] = tch_v3_dot(impulse, row->t2_W);
+        }
     }
     return 0;
 }
@@ -407,21 +422,40 @@ static int remember_unknowns(peg_memory* memory, const tch_peg_pair* pair,
                              const tch_peg_step_options* o) {
     int count = pair->constraints->count, unknowns = tch_peg_pair_unknowns(pair, o);
     int key_capacity = memory->capacity, start_capacity = memory->capacity + 1;
+    int impulse_capacity = memory->capacity;
     memory->count = 0;
     if (grow((void**)&memory->keys, &key_capacity, count, sizeof *memory->keys) != 0 ||
+        grow((void**)&memory->impulses, &impulse_capacity, count,
+             sizeof *memory->impulses) != 0 ||
         grow((void**)&memory->start, &start_capacity, count + 1, sizeof *memory->start) != 0 ||
         grow((void**)&memory->z, &memory->z_capacity, unknowns, sizeof *memory->z) != 0) {
         return -1;
     }
     memory->capacity = key_capacity < start_capacity - 1 ? key_capacity : start_capacity - 1;
+    memory->capacity = impulse_capacity < memory->capacity ? impulse_capacity : memory->capacity;
     memory->start[0] = 0;
     for (int i = 0; i < count; ++i) {
         memory->keys[i] = constraint_key(pair, i, o);
+        memory->impulses[i] = pair->impulses[i];
         memory->start[i + 1] = memory->start[i] + memory->keys[i].unknowns;
     }
     memcpy(memory->z, pair->unknowns, (size_t)unknowns * sizeof *memory->z);
     memory->count = count;
     return 0;
+}
+
+/* Friction directions for a cone of `edges` (3 .. 64). */
+static int friction_directions(int edges);
+
+/* Constraint `constraint` of the pair's list in its memory (the last solve's place), or -1. */
+static int remembered_constraint(const peg_scratch* s, int slot, const tch_pair_result* pair,
+                                 int constraint, tch_real h) {
+    const tch_peg_pair view = {0, 0, &s->lists[slot], pair->params.friction, NULL, NULL};
+    const tch_peg_step_options o = {h, TCH_PEG_MODEL_PEG,
+                                    friction_directions((int)pair->params.cone_edges), false,
+                                    true};
+    peg_key key = constraint_key(&view, constraint, &o);
+    return find_key(&s->memories[s->slot_memory[slot]], &key, constraint);
 }
 
 /* Island bodies as peg_lcp sees them: [0] the world, then the island's free roots; local[b]
@@ -486,13 +520,18 @@ static tch_peg_pair* island_pairs(const tch_model* m, const tch_data* d, const p
     return pairs;
 }
 
-/* The friction directions of the island: the largest cone of its frictional rows (>= 3). */
+/* Friction directions for a cone of `edges` (3 .. 64). */
+static int friction_directions(int edges) {
+    return edges < 3 ? 3 : edges > 64 ? 64 : edges;
+}
+
+/* The friction directions of the island: the largest cone of its frictional rows. */
 static int island_friction_directions(const tch_row_island* island) {
     int edges = 3;
     for (int i = 0; i < island->count; ++i) {
         edges = island->rows[i]->cone_edges > edges ? island->rows[i]->cone_edges : edges;
     }
-    return edges < 64 ? edges : 64;
+    return friction_directions(edges);
 }
 
 /* The kinetic energy of the island's bodies at velocities (v, w) indexed by island->bodies
