@@ -545,6 +545,29 @@ static void json_patch(FILE* f, const tch_data* data, const tch_pair_result* p) 
     fprintf(f, "]");
 }
 
+/* ,"peg":{"U":..,"I":..,"X":..,"cases":{..},"traps":..}: the pair's peg constraints by type
+ * and feature-pair case, and the standard model's trap count (docs/peg.md). */
+static void json_peg_summary(FILE* f, const tch_model* model, const tch_data* data,
+                             const tch_pair_result* p) {
+    static const char* const types[3] = {"U", "I", "X"};
+    static const char* const cases[6] = {"vertex-face", "face-vertex", "edge-edge",
+                                         "vertex-edge", "edge-vertex", "vertex-vertex"};
+    int by_type[3] = {0}, by_case[6] = {0}, traps = 0;
+    for (int i = 0; i < p->contact_count; ++i) {
+        tch_peg_constraint_info peg;
+        if (tch_data_peg_constraint(model, data, p->contact_start + i, &peg, NULL) != TCH_OK) {
+            continue;
+        }
+        for (int t = 0; t < 3; ++t) by_type[t] += strcmp(peg.type, types[t]) == 0;
+        for (int k = 0; k < 6; ++k) by_case[k] += strcmp(peg.feature_pair, cases[k]) == 0;
+        traps += peg.trapped;
+    }
+    fprintf(f, ",\"peg\":{\"U\":%d,\"I\":%d,\"X\":%d,\"cases\":{", by_type[0], by_type[1],
+            by_type[2]);
+    for (int k = 0; k < 6; ++k) fprintf(f, "%s\"%s\":%d", k ? "," : "", cases[k], by_case[k]);
+    fprintf(f, "},\"traps\":%d}", traps);
+}
+
 static void json_pair(FILE* f, const tch_model* model, const tch_data* data,
                       const tch_pair_result* p) {
     fprintf(f, "{\"geom_a\":");
@@ -558,6 +581,9 @@ static void json_pair(FILE* f, const tch_model* model, const tch_data* data,
     if (p->polygon_count > 0) {
         json_patch(f, data, p);
     }
+    if (p->model == TCH_CONTACT_PEG) {
+        json_peg_summary(f, model, data, p);
+    }
     fprintf(f, ",\"points\":[");
     for (int i = 0; i < p->contact_count; ++i) {
         const tch_contact* c = &data->contacts[p->contact_start + i];
@@ -567,6 +593,12 @@ static void json_pair(FILE* f, const tch_model* model, const tch_data* data,
         cli_json_vec3(f, c->n_W);
         fprintf(f, ",\"depth\":%.17g,\"f\":", c->depth);
         cli_json_vec3(f, c->f_W);
+        tch_peg_constraint_info peg;
+        if (p->model == TCH_CONTACT_PEG &&
+            tch_data_peg_constraint(model, data, p->contact_start + i, &peg, NULL) == TCH_OK) {
+            fprintf(f, ",\"peg\":{\"type\":\"%s\",\"case\":\"%s\",\"contacts\":%d,"
+                       "\"trapped\":%d}", peg.type, peg.feature_pair, peg.contacts, peg.trapped);
+        }
         fprintf(f, "}");
     }
     fprintf(f, "]}");

@@ -42,7 +42,7 @@ static void solve(const tch_peg_constraints* list, int dimension, tch_vec3 com_a
     const tch_peg_body bodies[2] = {a, {.inverse_inertia = tch_m3_zero()}};
     for (int model = 0; model < 2; ++model) {
         for (int f = 0; f < 2; ++f) {
-            const tch_peg_pair pair = {0, 1, list, f ? 0.5 : 0};
+            const tch_peg_pair pair = {0, 1, list, f ? 0.5 : 0, NULL, NULL};
             const tch_peg_step_options options = {.h = 0.01,
                                                   .model = (tch_peg_model)model,
                                                   .friction_directions = 4,

@@ -221,6 +221,22 @@ typedef void (*tch_island_observer)(const tch_island_problem* problem, void* use
 /// costs O(n^2) per island and step.
 TCH_API void tch_data_observe_islands(tch_data* data, tch_island_observer observer, void* user);
 
+/// The peg contact model's constraint behind one contact of the last step (peg reports one
+/// contact per U-, I- or X-constraint, at its primary; docs/peg.md).
+typedef struct tch_peg_constraint_info {
+    const char* type;         ///< "U", "I" or "X"
+    const char* feature_pair; ///< the case that made it: "vertex-face", "edge-edge", ...
+    int contacts;             ///< its contacts (1 for U)
+    int trapped;              ///< 1 when it holds while one of its contacts is violated: the
+                              ///< standard model (a row per contact) would push without cause
+} tch_peg_constraint_info;
+
+/// The constraint behind data->contacts[contact] when its pair runs peg.
+/// TCH_ERR_INVALID_ARGUMENT when the contact is out of range or not peg's.
+TCH_API tch_status tch_data_peg_constraint(const tch_model* model, const tch_data* data,
+                                           int contact, tch_peg_constraint_info* out,
+                                           tch_error* err);
+
 /// Kinetic plus gravitational potential energy of all free bodies, J (contact potential
 /// energy excluded).
 TCH_API tch_real tch_data_energy(const tch_model* model, const tch_data* data);

@@ -7,7 +7,7 @@
  *         every vertex-face, face-vertex, edge-edge, vertex-edge, edge-vertex and
  *         vertex-vertex pair whose two features lie within eps of each other (world frame)
  *
- * Not wired into the engine yet: compile still refuses `peg` (docs/peg.md says what is next).
+ * The peg contact model (contact/peg.c) builds them per geom at compile.
  *
  * Conventions (peg.md §1): faces are counter-clockwise seen from outside with outward unit
  * normals; an edge runs tail -> head, its vector is e = v_head - v_tail, face1 is the face

@@ -1,4 +1,5 @@
 #include "contact/contact.h"
+#include "contact/peg.h"
 
 #include <stdlib.h>
 
@@ -47,13 +48,13 @@ static const tch_contact_ops* const model_ops[TCH_CONTACT_MODEL_END] = {
     [TCH_CONTACT_VOLUME] = &tch_volume_ops,
     [TCH_CONTACT_PRESSURE] = &tch_pressure_ops,
     [TCH_CONTACT_LCP] = &tch_lcp_ops,
+    [TCH_CONTACT_PEG] = &tch_peg_ops,
 };
 
 /* Names of the entries without ops: the scene's "not set here", and the models that arrive
  * with their issues. */
 static const char* const names_without_ops[TCH_CONTACT_MODEL_END] = {
     [TCH_CONTACT_INHERIT] = "inherit",
-    [TCH_CONTACT_PEG] = "peg",
 };
 
 const tch_contact_ops* tch_contact_model_ops(tch_contact_model model) {

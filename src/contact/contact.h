@@ -177,6 +177,12 @@ typedef struct tch_contact_ops {
      * needs (warm starts) in its pair state. */
     void (*take_impulses)(const tch_model* model, tch_data* data, tch_pair_context* context,
                           const tch_row_impulse* impulses, int count);
+    /* CONSTRAINT models, optional: solves an island that holds rows of this model (and maybe
+     * of others) itself, in place of the engine's solver chain (contact/rows.h,
+     * tch_row_island; engine/constraint_model_solve.c). Returns 0, or -1 when it cannot (the
+     * engine then solves the rows as they are described, through its chain). */
+    int (*solve_island)(const tch_model* model, const tch_data* data, void* scratch,
+                        tch_row_island* island);
     /* FORCE models: 1 when the unset parameters are physical values (not derived from the
      * time step) that need the implicit integrator: a scene that names no integrator then
      * gets it (io/compile.c, docs/integrators.md). */

@@ -205,15 +205,19 @@ bool tch_peg_constraints_hold(const tch_peg_constraints* list) {
     return true;
 }
 
+bool tch_peg_constraint_trapped(const tch_peg_constraints* list, int constraint) {
+    const tch_peg_constraint* c = &list->constraints[constraint];
+    bool violated = false;
+    for (int k = c->first; k < c->first + c->count; ++k) {
+        violated |= list->contacts[k].gap < 0;
+    }
+    return c->kind != TCH_PEG_U && violated && tch_peg_constraint_value(list, constraint) >= 0;
+}
+
 int tch_peg_constraints_trap_count(const tch_peg_constraints* list) {
     int traps = 0;
     for (int i = 0; i < list->count; ++i) {
-        const tch_peg_constraint* c = &list->constraints[i];
-        bool violated = false;
-        for (int k = c->first; k < c->first + c->count; ++k) {
-            violated |= list->contacts[k].gap < 0;
-        }
-        traps += c->kind != TCH_PEG_U && violated && tch_peg_constraint_value(list, i) >= 0;
+        traps += tch_peg_constraint_trapped(list, i);
     }
     return traps;
 }

@@ -133,6 +133,8 @@ bool tch_peg_constraints_hold(const tch_peg_constraints* list);
  * contacts is violated (max psi >= 0 > min psi), where a row per contact, as the standard
  * model has, would push the bodies apart without cause. */
 int tch_peg_constraints_trap_count(const tch_peg_constraints* list);
+/* Whether that holds for this one constraint. */
+bool tch_peg_constraint_trapped(const tch_peg_constraints* list, int constraint);
 
 /* Row `row` (0 .. count-1) of a constraint as described above: its value and Jacobian. */
 void tch_peg_constraint_row(const tch_peg_constraints* list, int constraint, int row,

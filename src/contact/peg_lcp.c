@@ -22,6 +22,8 @@ typedef struct lcp_row {
     int sigma;                       /* friction rows: their sigma row */
     int normal, first_friction, friction_count; /* sigma rows */
     tch_real mu;
+    const tch_peg_pair* pair;        /* force and friction rows: whose constraint */
+    int constraint;                  /* its index in the pair's list */
 } lcp_row;
 
 typedef struct assembly {
@@ -42,6 +44,7 @@ static lcp_row* add_row(assembly* a, row_type type, const tch_peg_pair* pair,
     r->type = type;
     r->body[0] = pair->body_b;
     r->body[1] = pair->body_a;
+    r->pair = pair;
     if (j) {
         r->j = *j;
     }
@@ -69,7 +72,7 @@ static tch_vec3 friction_direction(const tch_peg_step_options* o, tch_vec3 n, in
 /* Friction rows of the force row `normal` at contact c (peg.md §8): per direction d, body A
  * (-d, r_a x (-d)) and body B (d, r_b x d), then sigma. */
 static void add_friction(assembly* a, const tch_peg_pair* pair, const tch_peg_contact* c,
-                         int normal) {
+                         int normal, int constraint) {
     const int directions = a->options->planar ? 2 : a->options->friction_directions;
     const tch_vec3 point_b = tch_v3_madd(c->point_a, c->gap, c->normal);
     const tch_vec3 r_a = tch_v3_sub(c->point_a, a->bodies[pair->body_a].position);
@@ -79,7 +82,9 @@ static void add_friction(assembly* a, const tch_peg_pair* pair, const tch_peg_co
         const tch_vec3 d = friction_direction(a->options, c->normal, k);
         const tch_peg_jacobian j = {{d, tch_v3_neg(d)},
                                     {tch_v3_cross(r_b, d), tch_v3_cross(r_a, tch_v3_neg(d))}};
-        add_row(a, ROW_FRICTION, pair, &j, 0)->sigma = sigma;
+        lcp_row* r = add_row(a, ROW_FRICTION, pair, &j, 0);
+        r->sigma = sigma;
+        r->constraint = constraint;
     }
     lcp_row* s = add_row(a, ROW_SIGMA, pair, NULL, 0);
     s->normal = normal;
@@ -108,6 +113,7 @@ static void add_constraint(assembly* a, const tch_peg_pair* pair, int index) {
     lcp_row* f = add_row(a, ROW_FORCE, pair, &primary->jacobian, primary->gap / h);
     f->first_slack = force + 1;
     f->slack_index = slacks;
+    f->constraint = index;
     for (int s = 1; s <= slacks; ++s) {
         tch_real value;
         tch_peg_jacobian j;
@@ -117,17 +123,23 @@ static void add_constraint(assembly* a, const tch_peg_pair* pair, int index) {
         r->slack_index = s;
     }
     if (pair->friction > 0 && c->kind != TCH_PEG_X) {
-        add_friction(a, pair, primary, force);
+        add_friction(a, pair, primary, force, index);
     }
 }
 
-static int rows_of(const tch_peg_pair* pair, const tch_peg_step_options* o) {
+int tch_peg_constraint_unknowns(const tch_peg_pair* pair, int i, const tch_peg_step_options* o) {
+    const tch_peg_constraint* c = &pair->constraints->constraints[i];
     const int friction = pair->friction > 0 ? (o->planar ? 2 : o->friction_directions) + 1 : 0;
+    if (c->kind == TCH_PEG_X) {
+        return o->model == TCH_PEG_MODEL_PEG ? c->count : 0;
+    }
+    return (o->model == TCH_PEG_MODEL_PEG ? c->count : 1) + friction;
+}
+
+int tch_peg_pair_unknowns(const tch_peg_pair* pair, const tch_peg_step_options* o) {
     int rows = 0;
     for (int i = 0; i < pair->constraints->count; ++i) {
-        const tch_peg_constraint* c = &pair->constraints->constraints[i];
-        rows += c->kind == TCH_PEG_X ? (o->model == TCH_PEG_MODEL_PEG ? c->count : 0)
-                                     : (o->model == TCH_PEG_MODEL_PEG ? c->count : 1) + friction;
+        rows += tch_peg_constraint_unknowns(pair, i, o);
     }
     return rows;
 }
@@ -180,21 +192,44 @@ static void structural(const lcp_row* rows, int i, tch_real* m_row) {
     }
 }
 
-static void assemble(const assembly* a, const tch_vec3* v, const tch_vec3* w, tch_real* m,
+/* Do the two pairs' rows couple: a moving body in common? */
+static bool pairs_couple(const assembly* a, const tch_peg_pair* p, const tch_peg_pair* r) {
+    const int bp[2] = {p->body_a, p->body_b}, br[2] = {r->body_a, r->body_b};
+    for (int s = 0; s < 2; ++s) {
+        for (int t = 0; t < 2; ++t) {
+            if (bp[s] == br[t] && a->bodies[bp[s]].inverse_mass > 0) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+/* M and q; the rows of each pair are consecutive (pair_start[p] .. pair_start[p + 1]), and
+ * J_i M⁻¹ J_kᵀ is summed only between pairs that share a moving body. */
+static void assemble(const assembly* a, const tch_peg_pair* pairs, int pair_count,
+                     const int* pair_start, const tch_vec3* v, const tch_vec3* w, tch_real* m,
                      tch_real* q) {
     const int n = a->count;
     memset(m, 0, (size_t)n * (size_t)n * sizeof *m);
-    for (int i = 0; i < n; ++i) {
-        const lcp_row* r = &a->rows[i];
-        tch_real* m_row = m + (size_t)i * (size_t)n;
-        if (r->type != ROW_SIGMA) {
-            for (int k = 0; k < n; ++k) {
-                if (carries_force(&a->rows[k])) {
-                    m_row[k] += coupling(r, &a->rows[k]);
+    for (int p = 0; p < pair_count; ++p) {
+        for (int r = 0; r < pair_count; ++r) {
+            if (!pairs_couple(a, &pairs[p], &pairs[r])) {
+                continue;
+            }
+            for (int i = pair_start[p]; i < pair_start[p + 1]; ++i) {
+                tch_real* m_row = m + (size_t)i * (size_t)n;
+                for (int k = pair_start[r]; k < pair_start[r + 1]; ++k) {
+                    if (a->rows[i].type != ROW_SIGMA && carries_force(&a->rows[k])) {
+                        m_row[k] += coupling(&a->rows[i], &a->rows[k]);
+                    }
                 }
             }
         }
-        structural(a->rows, i, m_row);
+    }
+    for (int i = 0; i < n; ++i) {
+        const lcp_row* r = &a->rows[i];
+        structural(a->rows, i, m + (size_t)i * (size_t)n);
         q[i] = r->type == ROW_SIGMA ? 0 : row_dot(r, v, w) + r->constant;
     }
 }
@@ -231,6 +266,11 @@ tch_status tch_peg_step_velocities(const tch_peg_body* bodies, int body_count,
     if (status != TCH_OK) {
         return status;
     }
+    for (int p = 0; p < pair_count; ++p) {
+        for (int i = 0; pairs[p].impulses && i < pairs[p].constraints->count; ++i) {
+            pairs[p].impulses[i] = tch_v3_zero();
+        }
+    }
     /* nu~ = nu^l + h M⁻¹ lambda_ext */
     for (int b = 0; b < body_count; ++b) {
         const tch_peg_body* body = &bodies[b];
@@ -240,7 +280,7 @@ tch_status tch_peg_step_velocities(const tch_peg_body* bodies, int body_count,
     }
     int n = 0;
     for (int p = 0; p < pair_count; ++p) {
-        n += rows_of(&pairs[p], options);
+        n += tch_peg_pair_unknowns(&pairs[p], options);
     }
     if (n == 0) {
         return TCH_OK;
@@ -251,16 +291,24 @@ tch_status tch_peg_step_velocities(const tch_peg_body* bodies, int body_count,
     tch_real* m = tch_arena_alloc(arena, (size_t)n * (size_t)n * sizeof *m, "peg matrix");
     tch_real* q = tch_arena_alloc(arena, (size_t)n * sizeof *q, "peg q");
     tch_real* z = tch_arena_alloc(arena, (size_t)n * sizeof *z, "peg z");
-    if (!a.rows || !m || !q || !z) {
+    int* pair_start = tch_arena_alloc(arena, ((size_t)pair_count + 1) * sizeof *pair_start,
+                                      "peg pair rows");
+    if (!a.rows || !m || !q || !z || !pair_start) {
         tch_arena_release(arena, mark);
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory (peg LCP)");
     }
     for (int p = 0; p < pair_count; ++p) {
+        pair_start[p] = a.count;
         for (int i = 0; i < pairs[p].constraints->count; ++i) {
             add_constraint(&a, &pairs[p], i);
         }
+        for (int i = 0; i < a.count - pair_start[p]; ++i) {
+            z[pair_start[p] + i] = options->warm_start && pairs[p].unknowns
+                                       ? pairs[p].unknowns[i] : 0;
+        }
     }
-    assemble(&a, velocity_out, angular_out, m, q);
+    pair_start[pair_count] = a.count;
+    assemble(&a, pairs, pair_count, pair_start, velocity_out, angular_out, m, q);
     for (int i = 0; i < n; ++i) {
         const row_type t = a.rows[i].type;
         result->force_rows += t == ROW_FORCE;
@@ -269,10 +317,20 @@ tch_status tch_peg_step_velocities(const tch_peg_body* bodies, int body_count,
     }
     tch_lemke_options lemke = tch_lemke_options_default();
     lemke.accept_residual = 1e-10;
+    lemke.warm_start = options->warm_start;
     status = tch_lemke_solve(m, q, n, &lemke, arena, z, &result->lcp, err);
     if (status == TCH_OK) {
+        for (int p = 0; p < pair_count; ++p) {
+            for (int i = 0; pairs[p].unknowns && i < pair_start[p + 1] - pair_start[p]; ++i) {
+                pairs[p].unknowns[i] = z[pair_start[p] + i];
+            }
+        }
         for (int i = 0; i < n; ++i) {
             const lcp_row* r = &a.rows[i];
+            if (carries_force(r) && r->pair->impulses) { /* lin[0]: n or d, on B */
+                tch_vec3* impulse = &r->pair->impulses[r->constraint];
+                *impulse = tch_v3_madd(*impulse, z[i], r->j.lin[0]);
+            }
             for (int s = 0; s < 2 && carries_force(r) && z[i] != 0; ++s) {
                 velocity_out[r->body[s]] =
                     tch_v3_madd(velocity_out[r->body[s]], z[i], r->inv_lin[s]);

@@ -55,6 +55,11 @@ typedef struct tch_peg_pair {
     int body_a, body_b;                     /* indices into the bodies */
     const tch_peg_constraints* constraints; /* built with A and B in this order */
     tch_real friction;                      /* mu; 0 for frictionless */
+    tch_vec3* impulses; /* optional, [constraints->count]: out, each constraint's impulse on B
+                         * at its primary (normal and friction; the opposite on A), N s */
+    tch_real* unknowns; /* optional, [tch_peg_pair_unknowns]: the pair's LCP unknowns, its
+                         * constraints' in order (tch_peg_constraint_unknowns each): in, the
+                         * warm start (options.warm_start); out, the solution */
 } tch_peg_pair;
 
 typedef enum tch_peg_model {
@@ -67,6 +72,7 @@ typedef struct tch_peg_step_options {
     tch_peg_model model;
     int friction_directions; /* n_d per contact: 2 in the plane (planar), >= 3 in 3D */
     bool planar;             /* 2D: friction along the in-plane tangent only (n_d = 2) */
+    bool warm_start;         /* Lemke starts from the basis of the pairs' unknowns > 0 */
 } tch_peg_step_options;
 
 typedef struct tch_peg_step_result {
@@ -88,3 +94,9 @@ tch_status tch_peg_step_velocities(const tch_peg_body* bodies, int body_count,
                                    const tch_peg_step_options* options, tch_arena* arena,
                                    tch_vec3* velocity_out, tch_vec3* angular_out,
                                    tch_peg_step_result* result, tch_error* err);
+
+/* The LCP unknowns of constraint i of the pair under the options: its force and slack
+ * unknowns, then its friction directions and sliding speed (none for X, or frictionless). */
+int tch_peg_constraint_unknowns(const tch_peg_pair* pair, int i, const tch_peg_step_options* o);
+/* Their sum over the pair's constraints. */
+int tch_peg_pair_unknowns(const tch_peg_pair* pair, const tch_peg_step_options* o);

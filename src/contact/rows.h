@@ -176,3 +176,24 @@ struct tch_row_sink {
                               tch_vec3* before, tch_vec3* now);
     void* engine;               /* the engine's */
 };
+
+/* An island whose rows a CONSTRAINT model solves itself (tch_contact_ops.solve_island): models
+ * whose constraints are not one normal row plus friction per contact (peg's U/I/X constraints,
+ * with their slack unknowns). The engine still owns islands, sleeping, the velocities and
+ * position correction; the model reads its pairs' rows and the bodies' mobility (their masses
+ * and world inverse inertias, data->body_I_inv_W) and returns the velocities and impulses. */
+typedef struct tch_row_island {
+    tch_real h;
+    int count;                        /* the island's contacts */
+    const tch_row_contact* const* rows; /* [count] as their models described them */
+    const int* pairs;                 /* [count] each one's pair, index into data->pair_results */
+    const int* index;                 /* [count] its place among its pair's build_rows contacts */
+    int body_count;
+    const int* bodies;                /* [body_count] the island's free roots */
+    tch_vec3 *v, *w;                  /* [model body_count] the velocities (centre of mass,
+                                       * world): v* in, v+ out for the island's bodies */
+    tch_vec3* impulses;               /* [count] out: each contact's impulse on geom b's side
+                                       * at its p_W (the opposite on a's), N s */
+    struct tch_arena* arena;          /* scratch, released by the engine after the call */
+} tch_row_island;
+

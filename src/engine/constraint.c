@@ -4,7 +4,8 @@
  *     2. every constraint pair's model describes its rows into the sink (build_rows,
  *        contact/rows.h): per contact a normal row, its friction, targets and warm start
  *     3. islands (constraint_islands.c): connected components through the contacts
- *     4. each island sleeps (held at its warm start) or is solved along the solver chain
+ *     4. each island sleeps (held at its warm start), or is solved by a model that solves its
+ *        islands itself (constraint_model_solve.c: peg), or along the solver chain
  *        (constraint_chain.c), which applies M⁻¹ Jᵀ p to the velocities
  *     5. qvel from the velocities; every model gets its contacts' impulses back
  *        (take_impulses: it reports the forces and keeps its warm starts)
@@ -20,6 +21,7 @@
 
 #include "dynamics/contact_space.h"
 #include "dynamics/free_body.h"
+#include "engine/constraint_model_solve.h"
 
 static int is_constraint_pair(const tch_model* m, const tch_pair_result* pair) {
     const tch_contact_ops* ops = tch_model_contact_ops(m, pair->model);
@@ -304,7 +306,7 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
             }
             if (sleeps) {
                 tch_constraint_hold_island(&s, k);
-            } else {
+            } else if (!tch_constraint_model_solve_island(&s, k)) {
                 tch_constraint_solve_island(&s, k);
             }
         }

@@ -24,6 +24,7 @@
 #include "geometry/mass.h"
 #include "contact/contact.h"
 #include "contact/params.h"
+#include "contact/peg_constraints.h"
 #include "geometry/model_shape.h"
 #include "io/compile_tree.h"
 #include "io/spec_internal.h"
@@ -113,6 +114,15 @@ static tch_status check_contact_params(const tch_contact_params* c, const tch_so
     return TCH_OK;
 }
 
+/* The margin of a geom or scene of `model` that sets none (`unset` for the models without
+ * one): lcp's above; peg's is its proximity epsilon, the authors' 3D value (contact/peg.h). */
+static tch_real default_margin(const tch_model* m, tch_contact_model model, tch_real unset) {
+    if (model == TCH_CONTACT_LCP) {
+        return LCP_DEFAULT_MARGIN;
+    }
+    return model == TCH_CONTACT_PEG ? tch_peg_params_default(3, m->timestep).proximity : unset;
+}
+
 static tch_contact_model effective_model(const compile_context* ctx, tch_contact_model model) {
     return ctx->forced_model != TCH_CONTACT_INHERIT ? ctx->forced_model : model;
 }
@@ -141,12 +151,14 @@ static tch_status check_model_supported(tch_contact_model model, const tch_sourc
 static tch_status check_model_runnable(const compile_context* ctx, tch_contact_model model,
                                        const tch_source* src, tch_error* err) {
     tch_status s = check_model_supported(model, src, err);
-    if (s == TCH_OK && model == TCH_CONTACT_LCP &&
+    if (s == TCH_OK && tch_contact_model_ops(model) &&
+        tch_contact_model_ops(model)->kind == TCH_CONTACT_KIND_CONSTRAINT &&
         ctx->model->integrator != TCH_INTEGRATOR_SEMI_IMPLICIT_EULER &&
         ctx->model->integrator != TCH_INTEGRATOR_AUTO) {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
-                        "contact model 'lcp' needs the semi-implicit Euler integrator "
+                        "contact model '%s' needs the semi-implicit Euler integrator "
                         "(option integrator=\"Euler\"); the scene uses %s",
+                        tch_contact_model_label(model),
                         tch_integrator_description(ctx->model->integrator));
     }
     return s;
@@ -179,8 +191,8 @@ static tch_status compile_options(compile_context* ctx, tch_error* err) {
     m->adaptive_atol = isnan(opt->adaptive_atol) ? TCH_ADAPTIVE_DEFAULT_ATOL : opt->adaptive_atol;
     m->contact_default = tch_contact_params_overlay(builtin_contact_defaults(), opt->contact);
     m->contact_default.model = effective_model(ctx, m->contact_default.model);
-    if (m->contact_default.model == TCH_CONTACT_LCP && isnan(opt->contact.margin)) {
-        m->contact_default.margin = LCP_DEFAULT_MARGIN;
+    if (isnan(opt->contact.margin)) {
+        m->contact_default.margin = default_margin(m, m->contact_default.model, 0);
     }
     return check_model_runnable(ctx, m->contact_default.model, &no_source, err);
 }
@@ -405,9 +417,10 @@ static tch_status compile_geom(compile_context* ctx, int g, tch_error* err) {
     m->geom_conaffinity[g] = def->conaffinity;
     m->geom_contact[g] = def->contact;
     m->geom_contact[g].model = effective_model(ctx, def->contact.model);
-    if (m->geom_contact[g].model == TCH_CONTACT_LCP && isnan(def->contact.margin) &&
-        isnan(tch_spec_option(ctx->spec)->contact.margin)) {
-        m->geom_contact[g].margin = LCP_DEFAULT_MARGIN; /* the scene sets no margin */
+    if (isnan(def->contact.margin) && isnan(tch_spec_option(ctx->spec)->contact.margin)) {
+        /* the scene sets no margin */
+        m->geom_contact[g].margin =
+            default_margin(m, m->geom_contact[g].model, m->geom_contact[g].margin);
     }
     tch_status s = check_contact_params(&def->contact, &def->source, "geom", err);
     if (s != TCH_OK) {

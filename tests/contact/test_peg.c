@@ -295,7 +295,7 @@ static void test_fig2_one_step(void) {
     tch_peg_constraints list;
     tch_peg_constraints_init(&list);
     ENSURE(tch_peg_emit(&list, TCH_PEG_I, TCH_FEATURE_VERTEX_VERTEX, 0, 0, set, 2, &params));
-    const tch_peg_pair pair = {0, 1, &list, 0};
+    const tch_peg_pair pair = {0, 1, &list, 0, NULL, NULL};
     tch_arena arena;
     ENSURE(tch_arena_init(&arena, 1 << 16) == 0);
     tch_vec3 vel[2], ang[2];
@@ -347,7 +347,7 @@ static tch_status step_pair(planar_body* a, planar_body* b, tch_peg_model model,
         return s;
     }
     const tch_peg_body bodies[2] = {as_peg_body(a), as_peg_body(b)};
-    const tch_peg_pair pair = {0, 1, list, friction};
+    const tch_peg_pair pair = {0, 1, list, friction, NULL, NULL};
     const tch_peg_step_options options = planar(h, model);
     tch_vec3 vel[2], ang[2];
     s = tch_peg_step_velocities(bodies, 2, &pair, 1, &options, arena, vel, ang, NULL, NULL);
@@ -477,7 +477,7 @@ static void test_friction_sign_keeps_momentum(void) {
     tch_peg_body bodies[2] = {as_peg_body(&a), as_peg_body(&b)};
     bodies[0].force = tch_v3(0, -press, 0);
     bodies[1].force = tch_v3(0, press, 0);
-    const tch_peg_pair pair = {0, 1, &list, mu};
+    const tch_peg_pair pair = {0, 1, &list, mu, NULL, NULL};
     const tch_peg_step_options options = planar(h, TCH_PEG_MODEL_PEG);
     tch_arena arena;
     ENSURE(tch_arena_init(&arena, 1 << 16) == 0);
@@ -560,7 +560,7 @@ static tch_status step_solid_in(solid_body* a, const solid_body* b, tch_peg_mode
     if (!gravity_on) {
         bodies[0].force = tch_v3_zero();
     }
-    const tch_peg_pair pair = {0, 1, list, 0};
+    const tch_peg_pair pair = {0, 1, list, 0, NULL, NULL};
     const tch_peg_step_options options = {.h = h, .model = model, .friction_directions = 4};
     tch_vec3 vel[2], ang[2];
     s = tch_peg_step_velocities(bodies, 2, &pair, 1, &options, arena, vel, ang, NULL, NULL);

@@ -1,0 +1,29 @@
+/* The peg contact model's ops (contact/peg.c, docs/peg.md) and what it lets others read of
+ * its working memory (tch_contact_ops.scratch_create: one per data).
+ */
+#pragma once
+
+#include "contact/contact.h"
+#include "contact/peg_constraints.h"
+
+extern const tch_contact_ops tch_peg_ops;
+
+/* Counts over the data's steps. */
+typedef struct tch_peg_report {
+    long solves;      /* islands peg's LCP solved */
+    long failures;    /* islands where Lemke failed (ray, pivot limit) */
+    long fallbacks;   /* islands the engine solved with the rows as described (failures, and
+                       * islands that also hold other models' rows) */
+    int largest_lcp;  /* the largest LCP solved, unknowns */
+} tch_peg_report;
+
+/* The model's parameters for a pair: the authors' 3D values, the proximity epsilon from the
+ * pair's margin when it has one. */
+tch_peg_params tch_peg_pair_params(const tch_model* model, const tch_pair_params* pair);
+
+/* The constraints of pair result `pair` (index into data->pair_results) of the last
+ * evaluation, from the model's scratch; NULL when it has none. */
+const tch_peg_constraints* tch_peg_pair_constraints(const void* scratch, int pair);
+
+/* The scratch's counts (NULL scratch: NULL). */
+const tch_peg_report* tch_peg_scratch_report(const void* scratch);
