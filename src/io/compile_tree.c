@@ -49,13 +49,13 @@ bool tch_compile_links_may_collide(const tch_model* m) {
     return false;
 }
 
-static bool scene_uses_lcp(const tch_model* m) {
-    bool uses = m->contact_default.model == TCH_CONTACT_LCP;
+static bool scene_uses(const tch_model* m, tch_contact_model model) {
+    bool uses = m->contact_default.model == model;
     for (int g = 0; g < m->geom_count && !uses; ++g) {
-        uses = m->geom_contact[g].model == TCH_CONTACT_LCP;
+        uses = m->geom_contact[g].model == model;
     }
     for (int p = 0; p < m->pair_count && !uses; ++p) {
-        uses = m->pair_params[p].model == TCH_CONTACT_LCP;
+        uses = m->pair_params[p].model == model;
     }
     return uses;
 }
@@ -74,6 +74,11 @@ static tch_status check_supported(const tch_spec* spec, const tch_model* m, tch_
                         "the %s integrator with joints (articulated bodies) is not supported "
                         "yet; use integrator=\"Euler\" or \"RK4\"",
                         tch_integrator_description(m->integrator));
+    }
+    if (scene_uses(m, TCH_CONTACT_PEG)) { /* peg's rows act on free bodies' velocities only */
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
+                        "the peg contact model with joints (articulated bodies) is not "
+                        "supported yet; use lcp, point, volume or pressure");
     }
     for (int g = 0; g < m->geom_count; ++g) {
         int root = m->body_root[m->geom_body[g]];
@@ -241,7 +246,7 @@ static tch_status build_articulation(const tch_spec* spec, tch_model* m, tree_so
         if (s != TCH_OK) {
             s = locate_error(spec, &t, m->body_count - 1, s, err);
         } else {
-            m->articulation->limit_rows = scene_uses_lcp(m); /* else one-sided springs */
+            m->articulation->limit_rows = scene_uses(m, TCH_CONTACT_LCP); /* else one-sided springs */
             s = add_equalities(spec, m->articulation, err);
         }
     }

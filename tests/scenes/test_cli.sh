@@ -228,6 +228,13 @@ XML
 }
 check "--set class:NAME.PARAM reaches the class's geoms and nested classes, not a geom's own" set_classes
 
+peg_refuses_joints() {
+  exits_with 2 "$touche" run "$root/examples/gripper.xml" --contact peg --duration 0.01 \
+    --out "$work/peg-joints" &&
+    grep -q "the peg contact model with joints (articulated bodies) is not supported yet" "$work/err.txt"
+}
+check "peg on an articulated scene is refused with exit 2" peg_refuses_joints
+
 progress_on_stderr() {
   TOUCHE_PROGRESS_DELAY=0 "$touche" run "$root/examples/sphere_bounce.xml" --duration 0.5 \
     --out "$work/progress" 2>"$work/progress.txt" >/dev/null || return 1
