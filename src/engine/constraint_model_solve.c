@@ -1,10 +1,12 @@
 /* Islands that a constraint model solves itself (engine/constraint_model_solve.h). */
 #include "engine/constraint_model_solve.h"
 
-/* The first pair of island k whose model solves islands, or -1. */
+/* The first pair of island k whose model solves islands, or -1 (a joint limit's row has no
+ * pair: its island is the engine's). */
 static int island_solver_pair(const tch_constraint_run* s, int k) {
     for (int i = s->island_start[k]; i < s->island_start[k + 1]; ++i) {
         int pair = s->contacts[i].pair;
+        if (pair < 0) return -1;
         if (s->ops[pair]->solve_island) {
             return pair;
         }
