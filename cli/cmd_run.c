@@ -304,6 +304,17 @@ static int write_scene(const cli_options* o, const tch_model* m) {
     return cli_finish_output(&scene, ok ? CLI_KEEP : CLI_DISCARD, "run") && ok;
 }
 
+/* A scene with keyframes run without --key starts from the poses in the file: says so, since
+ * a keyframe is often what sets a scene in motion (examples/newton_cradle.xml's "launch"). */
+static void note_unused_keyframes(const cli_options* o, const tch_model* m) {
+    if (o->key || o->restore || m->key_count == 0) return;
+    fprintf(stderr, "touche run: starting from the poses in the file; the scene's keyframes:");
+    for (int k = 0; k < m->key_count; ++k) {
+        fprintf(stderr, "%s %s", k ? "," : "", m->key_name[k][0] ? m->key_name[k] : "(unnamed)");
+    }
+    fprintf(stderr, " (--key NAME starts from one)\n");
+}
+
 int cli_cmd_run(const cli_options* options) {
     cli_options o = *options;
     if (!o.out_dir) o.out_dir = "out";
@@ -314,6 +325,7 @@ int cli_cmd_run(const cli_options* options) {
     tch_data* data = session.data;
     if (code == EXIT_OK && !cli_make_dir(o.out_dir, "run")) code = EXIT_BAD_INPUT;
     tch_error err = {0};
+    if (code == EXIT_OK) note_unused_keyframes(&o, model);
     if (code == EXIT_OK && o.restore && tch_data_load_checkpoint(model, data, o.restore, &err) != TCH_OK) {
         cli_print_error("cannot restore the checkpoint", &err);
         code = EXIT_BAD_INPUT;

@@ -235,6 +235,16 @@ peg_refuses_joints() {
 }
 check "peg on an articulated scene is refused with exit 2" peg_refuses_joints
 
+keyframes_noted() { # a scene run without --key says which keyframes it has
+  "$touche" run "$root/examples/newton_cradle.xml" --duration 0.01 --out "$work/cradle" \
+    2>"$work/cradle.txt" >/dev/null &&
+    grep -q "the scene's keyframes: launch (--key NAME starts from one)" "$work/cradle.txt" &&
+    "$touche" run "$root/examples/newton_cradle.xml" --key launch --duration 0.01 \
+      --out "$work/cradle" 2>"$work/cradle.txt" >/dev/null &&
+    ! grep -q "keyframes" "$work/cradle.txt"
+}
+check "run without --key names the scene's keyframes" keyframes_noted
+
 progress_on_stderr() {
   TOUCHE_PROGRESS_DELAY=0 "$touche" run "$root/examples/sphere_bounce.xml" --duration 0.5 \
     --out "$work/progress" 2>"$work/progress.txt" >/dev/null || return 1
