@@ -86,8 +86,13 @@ check "one process gives the rows of two" eval \
 check "the JSON spec gives the rows of the TOML one" eval \
   '"$touche" sweep "$work/sweep.json" --jobs 2 --out "$work/json" 2>/dev/null && same_results "$work/ref" "$work/json"'
 
+# The kill needs jobs long enough that an idle machine does not finish all 12 before it: the
+# same sweep with 10 s runs (5000 steps a job).
+sed 's/^duration = 0.3$/duration = 3.0/' "$work/sweep.toml" >"$work/slow.toml"
+
 killed_and_resumed() {
-  "$touche" sweep "$work/sweep.toml" --jobs 1 --out "$work/killed" 2>/dev/null &
+  "$touche" sweep "$work/slow.toml" --jobs 2 --out "$work/slowref" 2>/dev/null || return 1
+  "$touche" sweep "$work/slow.toml" --jobs 1 --out "$work/killed" 2>/dev/null &
   local pid=$! rows=()
   shopt -s nullglob
   # no command in the loop: a fork per look would let the 12 jobs finish before the kill
@@ -99,8 +104,8 @@ killed_and_resumed() {
   rows=$(ls "$work/killed/rows" | grep -c '\.row$')
   echo "killed after $rows rows"
   [[ $rows -ge 3 && $rows -lt 12 && ! -e "$work/killed/results.csv" ]] || return 1
-  "$touche" sweep "$work/sweep.toml" --jobs 2 --out "$work/killed" 2>/dev/null &&
-    same_results "$work/ref" "$work/killed"
+  "$touche" sweep "$work/slow.toml" --jobs 2 --out "$work/killed" 2>/dev/null &&
+    same_results "$work/slowref" "$work/killed"
 }
 check "a sweep killed midway (SIGKILL) resumes to the same results" killed_and_resumed
 
