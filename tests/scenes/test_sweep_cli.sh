@@ -88,7 +88,7 @@ check "the JSON spec gives the rows of the TOML one" eval \
 
 # The kill needs jobs long enough that an idle machine does not finish all 12 before it: the
 # same sweep with 10 s runs (5000 steps a job).
-sed 's/^duration = 0.3$/duration = 3.0/' "$work/sweep.toml" >"$work/slow.toml"
+sed 's/^duration = 0.3$/duration = 10.0/' "$work/sweep.toml" >"$work/slow.toml"
 
 killed_and_resumed() {
   "$touche" sweep "$work/slow.toml" --jobs 2 --out "$work/slowref" 2>/dev/null || return 1
