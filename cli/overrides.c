@@ -7,7 +7,12 @@
  *   class:NAME.PARAM=VALUE  the default class NAME (as its <geom touche:PARAM>), applied by the
  *                           MJCF loader while it reads the classes (cli_class_sets_collect)
  *
- * PARAM is a real parameter of TCH_CONTACT_REAL_PARAMS, `model` or `rigid`. */
+ * PARAM is a real parameter of TCH_CONTACT_REAL_PARAMS, `model` or `rigid`. Shapes and masses
+ * too (docs/cli.md, "Overriding shapes and masses"):
+ *
+ *   geom:NAME.size=A [B C]  the geom's size, as MJCF's (the sizes its type reads)
+ *   geom:NAME.mass=M        its mass (geom:NAME.density=RHO: its density, the mass then follows)
+ *   body:NAME.mass=M        a body with an <inertial>: its mass, the inertia scaled with it */
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
@@ -128,7 +133,109 @@ static int set_pair(tch_spec* spec, const char* names, const char* param, const 
     return bad_set(set, "the scene has no <pair> of these geoms");
 }
 
+/* Reads one to three numbers separated by spaces or commas into out; returns how many, 0 when
+ * the text is not that. */
+static int read_numbers(const char* text, double out[3]) {
+    int n = 0;
+    const char* at = text;
+    while (*at) {
+        char* end = NULL;
+        errno = 0;
+        double v = strtod(at, &end);
+        if (errno || end == at || !isfinite(v) || n == 3) return 0;
+        out[n++] = v;
+        at = end;
+        while (*at == ' ' || *at == ',') ++at;
+    }
+    return n;
+}
+
+static int is_geom_property(const char* name) {
+    return strcmp(name, "size") == 0 || strcmp(name, "mass") == 0 || strcmp(name, "density") == 0;
+}
+
+/* Stores the shape or mass property `name` in *def; returns 0 with *why set when it cannot. */
+static int store_geom_property(tch_geom_def* def, const char* name, const char* value,
+                               const char** why) {
+    double x[3];
+    int n = read_numbers(value, x);
+    if (n == 0 || (strcmp(name, "size") != 0 && n != 1)) {
+        *why = "cannot read the value (size: one to three numbers; mass, density: one)";
+        return 0;
+    }
+    if (strcmp(name, "size") == 0) {
+        for (int i = 0; i < n; ++i) def->size[i] = x[i];
+    } else if (strcmp(name, "mass") == 0) {
+        def->mass = x[0];
+    } else {
+        def->density = x[0];
+        def->mass = NAN; /* the density decides */
+    }
+    return 1;
+}
+
+static int set_geom_property(tch_spec* spec, const char* name, const char* property,
+                             const char* value, const char* set) {
+    int matched = 0;
+    for (int g = 1; g <= tch_spec_geom_count(spec); ++g) {
+        tch_geom_id id = {g};
+        tch_geom_def def = *tch_spec_geom(spec, id);
+        if (strcmp(name, "*") != 0 && strcmp(def.name, name) != 0) continue;
+        const char* why = NULL;
+        if (!store_geom_property(&def, property, value, &why)) return bad_set(set, why);
+        tch_error err = {0};
+        if (tch_spec_update_geom(spec, id, &def, &err) != TCH_OK) return bad_set(set, err.message);
+        ++matched;
+    }
+    return matched ? EXIT_OK : bad_set(set, "the scene has no geom of that name");
+}
+
+/* body:NAME.mass: a body whose <inertial> gives its mass; its inertia keeps its shape (the
+ * moments scale with the mass). */
+static int set_body_mass(tch_spec* spec, const char* name, const char* property,
+                         const char* value, const char* set) {
+    if (strcmp(property, "mass") != 0) {
+        return bad_set(set, "unknown body property; expected body:NAME.mass (a free body's "
+                            "initial state is a sweep's body:NAME.pos|quat|vel|angvel)");
+    }
+    tch_body_id id = tch_spec_find_body(spec, name);
+    if (id.index <= 0) return bad_set(set, "the scene has no body of that name");
+    tch_body_def def = *tch_spec_body(spec, id);
+    double x[3];
+    if (read_numbers(value, x) != 1) return bad_set(set, "cannot read the value");
+    if (!def.has_inertial || !(def.mass > 0)) {
+        return bad_set(set, "the body takes its mass from its geoms (no <inertial> with a "
+                            "positive mass): set geom:NAME.mass or geom:NAME.density");
+    }
+    if (!(x[0] > 0)) return bad_set(set, "a body's mass must be positive");
+    double scale = x[0] / def.mass;
+    def.mass = x[0];
+    def.inertia_diag = (tch_vec3){def.inertia_diag.x * scale, def.inertia_diag.y * scale,
+                                  def.inertia_diag.z * scale};
+    for (int i = 0; i < 6; ++i) def.inertia_full[i] *= scale;
+    tch_error err = {0};
+    if (tch_spec_update_body(spec, id, &def, &err) != TCH_OK) return bad_set(set, err.message);
+    return EXIT_OK;
+}
+
+/* The shape and mass targets (geom:NAME.size|mass|density, body:NAME.mass); -1 when `set` is
+ * not one of them. */
+static int apply_shape_set(tch_spec* spec, const char* set) {
+    char target[256];
+    const char* eq = strchr(set, '=');
+    if (!eq || (size_t)(eq - set) >= sizeof target) return -1;
+    snprintf(target, sizeof target, "%.*s", (int)(eq - set), set);
+    char* dot = strrchr(target, '.');
+    int geom = strncmp(target, "geom:", 5) == 0, body = strncmp(target, "body:", 5) == 0;
+    if (!dot || (!body && !(geom && is_geom_property(dot + 1)))) return -1;
+    *dot = '\0';
+    return geom ? set_geom_property(spec, target + 5, dot + 1, eq + 1, set)
+                : set_body_mass(spec, target + 5, dot + 1, eq + 1, set);
+}
+
 int cli_apply_set(tch_spec* spec, const char* set, int quiet) {
+    int shape = apply_shape_set(spec, set);
+    if (shape >= 0) return shape;
     char target[256];
     const char* eq = strchr(set, '=');
     if (!eq || (size_t)(eq - set) >= sizeof target) return bad_set(set, "expected TARGET=VALUE");
@@ -151,8 +258,8 @@ int cli_apply_set(tch_spec* spec, const char* set, int quiet) {
         return bad_set(set, "a default class is set while the scene loads: give it to --set "
                             "(not to a fitted or swept parameter list)");
     }
-    return bad_set(set, "unknown target; expected PARAM, geom:NAME.PARAM, pair:A/B.PARAM or "
-                        "class:NAME.PARAM");
+    return bad_set(set, "unknown target; expected PARAM, geom:NAME.PARAM, pair:A/B.PARAM, "
+                        "class:NAME.PARAM, geom:NAME.size|mass|density or body:NAME.mass");
 }
 
 int cli_apply_sets(const cli_options* o, tch_spec* spec) {

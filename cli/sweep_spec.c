@@ -184,7 +184,8 @@ static int parse_target(const spec_reader* r, const sweep_value* at, sweep_param
                              "tolerance, rtol and atol can; and dt, duration, integrator, "
                              "contact, key)", p->target + 7);
     }
-    if (strncmp(p->target, "body:", 5) == 0) {
+    const char* field = strrchr(p->target, '.');
+    if (strncmp(p->target, "body:", 5) == 0 && !(field && strcmp(field, ".mass") == 0)) {
         p->kind = SWEEP_TARGET_BODY;
         return parse_body_target(r, at, p);
     }
@@ -193,17 +194,28 @@ static int parse_target(const spec_reader* r, const sweep_value* at, sweep_param
     return 1;
 }
 
-/* A --set parameter's width: numbers, or text (model, rigid) when its values are strings. */
+/* A --set parameter's width: numbers, text (model, rigid) when its values are strings, or
+ * arrays of 2 or 3 numbers (geom:NAME.size) when they are arrays. */
 static int set_width(const spec_reader* r, const sweep_value* values, sweep_param* p) {
     p->width = 1;
     if (!values || values->kind != SWEEP_VALUE_ARRAY || values->count == 0) return 1;
-    int text = values->items[0]->kind == SWEEP_VALUE_STRING;
+    sweep_value_kind kind = values->items[0]->kind;
     for (int i = 0; i < values->count; ++i) {
-        if ((values->items[i]->kind == SWEEP_VALUE_STRING) != text) {
-            return refuse(r, values->items[i], "the values of %s mix strings and numbers", p->target);
+        if (values->items[i]->kind != kind) {
+            return refuse(r, values->items[i], "the values of %s mix strings, numbers and arrays",
+                          p->target);
         }
     }
-    p->width = text ? 0 : 1;
+    if (kind == SWEEP_VALUE_ARRAY) {
+        int count = values->items[0]->count;
+        if (count < 2 || count > 3) {
+            return refuse(r, values->items[0], "an array value of %s holds 2 or 3 numbers (one "
+                          "is given as a number)", p->target);
+        }
+        p->width = count;
+        return 1;
+    }
+    p->width = kind == SWEEP_VALUE_STRING ? 0 : 1;
     return 1;
 }
 

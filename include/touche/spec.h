@@ -391,6 +391,17 @@ TCH_API tch_status tch_spec_set_geom_contact(tch_spec* spec, tch_geom_id id,
 TCH_API tch_status tch_spec_set_pair_contact(tch_spec* spec, int index1,
                                              const tch_contact_params* contact, tch_error* err);
 
+/// Replaces a geom's definition (its size, mass, density, pose, contact parameters ...: the
+/// CLI's --set geom:NAME.size and sweeps over shapes). The geom keeps its name and body; the
+/// sizes its type needs must be positive (a sphere 1, a capsule and a cylinder 2, a box and
+/// an ellipsoid 3); tch_compile checks the rest.
+TCH_API tch_status tch_spec_update_geom(tch_spec* spec, tch_geom_id id, const tch_geom_def* def,
+                                        tch_error* err);
+/// Replaces a body's definition except its place in the tree: name, parent, free joint and
+/// mocap flag must stay as they are (the CLI's --set body:NAME.mass).
+TCH_API tch_status tch_spec_update_body(tch_spec* spec, tch_body_id id, const tch_body_def* def,
+                                        tch_error* err);
+
 /// Makes every pair use `model` at compile time, whatever the scene says (the CLI's
 /// --contact). TCH_CONTACT_INHERIT restores the scene's choice.
 TCH_API void tch_spec_force_contact_model(tch_spec* spec, tch_contact_model model);

@@ -339,6 +339,24 @@ tch_status tch_spec_add_body(tch_spec* spec, const tch_body_def* def, tch_body_i
     return TCH_OK;
 }
 
+tch_status tch_spec_update_body(tch_spec* spec, tch_body_id id, const tch_body_def* def,
+                                tch_error* err) {
+    if (id.index < 1 || id.index > spec->body_count) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0, "no body of index %d", id.index);
+    }
+    const tch_body_def* old = &spec->bodies[id.index - 1];
+    if (strncmp(old->name, def->name, sizeof def->name) != 0 ||
+        old->parent.index != def->parent.index || old->free_joint != def->free_joint ||
+        old->mocap != def->mocap) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, def->source.file, def->source.line,
+                        "body '%s': an update cannot change its name, parent, free joint or "
+                        "mocap flag",
+                        old->name);
+    }
+    spec->bodies[id.index - 1] = *def;
+    return TCH_OK;
+}
+
 /* ---- joints ---- */
 
 static const tch_source* joint_source_named(const tch_spec* spec, const char* name) {
@@ -772,6 +790,43 @@ const tch_body_def* tch_spec_body(const tch_spec* spec, tch_body_id id) {
 
 const tch_geom_def* tch_spec_geom(const tch_spec* spec, tch_geom_id id) {
     return geom_id_is_valid(spec, id) ? &spec->geoms[id.index - 1].def : NULL;
+}
+
+/* How many leading sizes a geom type needs (positive); planes and meshes need none. */
+static int geom_sizes_needed(tch_geom_type type) {
+    switch (type) {
+    case TCH_GEOM_SPHERE: return 1;
+    case TCH_GEOM_CAPSULE:
+    case TCH_GEOM_CYLINDER: return 2;
+    case TCH_GEOM_ELLIPSOID:
+    case TCH_GEOM_BOX: return 3;
+    default: return 0;
+    }
+}
+
+tch_status tch_spec_update_geom(tch_spec* spec, tch_geom_id id, const tch_geom_def* def,
+                                tch_error* err) {
+    if (!geom_id_is_valid(spec, id)) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0, "no geom of index %d", id.index);
+    }
+    geom_record* record = &spec->geoms[id.index - 1];
+    if (strncmp(record->def.name, def->name, sizeof def->name) != 0) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, def->source.file, def->source.line,
+                        "geom '%s': an update cannot rename it (to '%.64s')", record->def.name,
+                        def->name);
+    }
+    tch_status status = check_geom_references(spec, (tch_body_id){record->body}, def, err);
+    for (int i = 0; status == TCH_OK && i < geom_sizes_needed(def->type); ++i) {
+        if (!(def->size[i] > 0) || !isfinite(def->size[i])) {
+            status = tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                              "geom '%s': size %d must be a positive finite length, got %g",
+                              def->name, i + 1, def->size[i]);
+        }
+    }
+    if (status == TCH_OK) {
+        record->def = *def;
+    }
+    return status;
 }
 
 tch_status tch_spec_set_geom_contact(tch_spec* spec, tch_geom_id id,

@@ -1,5 +1,6 @@
 /* The scene specification: defaults, validation on add, copies, lookups, enum names. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -229,6 +230,45 @@ static void test_contact_setters(void) {
     tch_spec_destroy(spec);
 }
 
+/* Updates keep a geom's name and body and a body's place in the tree, and check the sizes a
+ * geom's type reads. */
+static void test_updates(void) {
+    tch_spec* spec = tch_spec_create();
+    tch_body_def body = tch_body_def_default();
+    snprintf(body.name, sizeof body.name, "b");
+    body.free_joint = true;
+    tch_body_id bid;
+    ENSURE(tch_spec_add_body(spec, &body, &bid, NULL) == TCH_OK);
+    tch_geom_def geom = tch_geom_def_default();
+    snprintf(geom.name, sizeof geom.name, "box");
+    geom.type = TCH_GEOM_BOX;
+    geom.size[0] = geom.size[1] = geom.size[2] = 0.1;
+    tch_geom_id gid;
+    ENSURE(tch_spec_add_geom(spec, bid, &geom, &gid, NULL) == TCH_OK);
+    tch_error err = {0};
+    geom.size[1] = 0.3;
+    geom.mass = 2;
+    ENSURE(tch_spec_update_geom(spec, gid, &geom, &err) == TCH_OK);
+    ENSURE(tch_spec_geom(spec, gid)->size[1] == 0.3 && tch_spec_geom(spec, gid)->mass == 2);
+    ENSURE(tch_spec_geom_body(spec, gid).index == bid.index);
+    geom.size[2] = 0;
+    ENSURE(tch_spec_update_geom(spec, gid, &geom, &err) == TCH_ERR_INVALID_ARGUMENT);
+    ENSURE(strstr(err.message, "size 3 must be a positive") != NULL);
+    ENSURE(tch_spec_geom(spec, gid)->size[2] == 0.1); /* unchanged on failure */
+    geom.size[2] = 0.1;
+    snprintf(geom.name, sizeof geom.name, "other");
+    ENSURE(tch_spec_update_geom(spec, gid, &geom, &err) == TCH_ERR_UNSUPPORTED);
+    ENSURE(tch_spec_update_geom(spec, (tch_geom_id){2}, &geom, &err) == TCH_ERR_INVALID_ARGUMENT);
+    body.has_inertial = true;
+    body.mass = 3;
+    ENSURE(tch_spec_update_body(spec, bid, &body, &err) == TCH_OK);
+    ENSURE(tch_spec_body(spec, bid)->mass == 3);
+    body.free_joint = false;
+    ENSURE(tch_spec_update_body(spec, bid, &body, &err) == TCH_ERR_UNSUPPORTED);
+    ENSURE(tch_spec_update_body(spec, (tch_body_id){2}, &body, &err) == TCH_ERR_INVALID_ARGUMENT);
+    tch_spec_destroy(spec);
+}
+
 static void test_enum_names(void) {
     const char* models[] = {"point", "volume", "pressure", "lcp", "peg"};
     for (int i = 0; i < 5; ++i) {
@@ -287,6 +327,7 @@ int main(void) {
     RUN_TEST(test_enum_names);
     RUN_TEST(test_integrator_names);
     RUN_TEST(test_contact_setters);
+    RUN_TEST(test_updates);
     RUN_TEST(test_model_name);
     RUN_TEST(test_many_elements_grow);
     return TEST_RESULT();

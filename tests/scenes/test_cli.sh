@@ -199,6 +199,30 @@ set_targets() {
   exits_with 2 "$touche" run "$root/examples/box_slide.xml" --set geom:box.stiffness=-1 --out "$work/neg"
 }
 check "--set reaches the scene default and named geoms (info shows per geom and per pair), and rejects what it cannot set" set_targets
+set_shapes() { # --set geom:NAME.size|mass|density and body:NAME.mass change what compiles
+  "$touche" info "$root/examples/cube_drop.xml" --set geom:cube.size=0.2,0.3,0.1 --set geom:cube.mass=3 \
+    >"$work/shape.txt" 2>&1 || { cat "$work/shape.txt"; return 1; }
+  # a 3 kg box of half-extents (0.2, 0.3, 0.1): Ixx = m (b^2 + c^2) / 3 = 0.1, Iyy 0.05, Izz 0.13
+  grep -q "cube .* mass 3 kg, .* inertia diag (0.1 0.05 0.13)" "$work/shape.txt" &&
+    grep -q "cube .*box .* size (0.2 0.3 0.1)" "$work/shape.txt" || { cat "$work/shape.txt"; return 1; }
+  "$touche" info "$root/examples/cube_drop.xml" --set geom:cube.density=100 >"$work/density.txt" 2>&1 &&
+    grep -q "cube .* mass 800 kg" "$work/density.txt" || { cat "$work/density.txt"; return 1; }
+  cat >"$work/inertial.xml" <<'XML'
+<mujoco><worldbody><body name="b" pos="0 0 1"><freejoint/>
+<inertial pos="0 0 0" mass="2" diaginertia="0.1 0.2 0.3"/><geom name="g" type="sphere" size="0.1"/>
+</body></worldbody></mujoco>
+XML
+  "$touche" info "$work/inertial.xml" --set body:b.mass=4 >"$work/inertial.txt" 2>&1 &&
+    grep -q "b .* mass 4 kg, .* inertia diag (0.2 0.4 0.6)" "$work/inertial.txt" || { cat "$work/inertial.txt"; return 1; }
+  local bad
+  for bad in geom:cube.size=-1 geom:cube.size=a geom:cube.size=1,2,3,4 geom:nope.size=1 geom:cube.mass=1,2 \
+    body:cube.mass=2 body:nope.mass=1 body:cube.pos=1; do
+    exits_with 2 "$touche" info "$root/examples/cube_drop.xml" --set "$bad" || { echo "$bad"; return 1; }
+  done
+  exits_with 2 "$touche" info "$work/inertial.xml" --set body:b.mass=0 || return 1
+  exits_with 2 "$touche" run "$root/examples/cube_drop.xml" --set geom:cube.mass=-1 --out "$work/negmass"
+}
+check "--set geom:NAME.size|mass|density and body:NAME.mass change the compiled scene, and bad values exit 2" set_shapes
 
 set_classes() { # --set class:NAME.PARAM acts as the class's <geom> default in the file
   cat >"$work/classes.xml" <<'XML'

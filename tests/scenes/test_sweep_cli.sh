@@ -177,6 +177,30 @@ options_reach_the_scene() {
 }
 check "option: targets reach the scene" options_reach_the_scene
 
+# Shapes and masses are --set targets too: a box of half-size 0.05 set at z = 0.1 falls onto
+# the floor (its centre ends near 0.05), one of 0.1 rests where it is; body:NAME.mass needs an
+# <inertial>, so that job fails with the reason and the others run.
+cat >"$work/shapes.json" <<'JSON'
+{"scene": "slide.xml", "run": {"duration": 0.5},
+ "parameters": [{"target": "geom:box.size", "values": [[0.05, 0.05, 0.05], [0.1, 0.1, 0.1]]},
+                {"target": "geom:box.mass", "values": [0.5, 2]}],
+ "metrics": ["final_pose:box"]}
+JSON
+shapes_reach_the_scene() {
+  "$touche" sweep "$work/shapes.json" --out "$work/shapes" 2>/dev/null || return 1
+  local csv=$work/shapes/results.csv
+  awk -F, 'NR == 1 {for (i = 1; i <= NF; ++i) if ($i == "final.box.z") z = i}
+           NR >= 2 && NR <= 3 && ($z < 0.045 || $z > 0.055) {bad = 1}
+           NR >= 4 && ($z < 0.095 || $z > 0.105) {bad = 1}
+           END {exit bad || NR != 5}' "$csv" || { cat "$csv"; return 1; }
+  printf '{"scene": "slide.xml", "parameters": [{"target": "body:box.mass", "values": [1]}],
+           "metrics": ["final_pose:box"]}' >"$work/bodymass.json"
+  "$touche" sweep "$work/bodymass.json" --out "$work/bodymass" 2>/dev/null
+  sed -n 2p "$work/bodymass/results.csv" | grep -q ',failed,.*inertial'
+}
+check "geom size and mass targets reach the scene; a body mass without <inertial> is that job's error" \
+  shapes_reach_the_scene
+
 # Scored against a recording of itself, a run has no trajectory error; a corrupt recording
 # is refused naming its line.
 "$touche" run "$work/slide.xml" --key launch --duration 0.2 --no-contacts --out "$work/rec" 2>/dev/null
