@@ -86,8 +86,13 @@ typedef struct sweep_plan {
     cli_metric_def* metrics;
     cli_recording* recordings; /* [metric_count], for trajectory_error */
     int metric_count;
-    char (*columns)[96];      /* the metrics' columns */
+    char (*columns)[96];      /* the metrics' columns, then the gradient's */
     int column_count;
+    int metric_column_count;  /* the metrics' own columns (the first ones) */
+    int* gradient_params;     /* [gradient_count] indices into params: d(metric)/d(param) */
+    int gradient_count;
+    double gradient_eps;      /* relative step: h = eps max(|x|, 1) */
+    int gradient_centered;    /* 1: (f(x + h) - f(x - h)) / 2h; 0: (f(x + h) - f(x)) / h */
     long grid_count;          /* product of the list and grid parameters' counts */
     long job_count;           /* grid_count * samples */
 } sweep_plan;

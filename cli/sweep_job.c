@@ -100,6 +100,11 @@ void sweep_job_id(const sweep_plan* plan, const sweep_setting* settings, char id
                  m->body, m->rest_speed, m->rest_spin);
         h = hash_text(h, text);
     }
+    for (int g = 0; g < plan->gradient_count; ++g) {
+        snprintf(text, sizeof text, "\ngradient=%d:%.17g:%d", plan->gradient_params[g],
+                 plan->gradient_eps, plan->gradient_centered);
+        h = hash_text(h, text);
+    }
     snprintf(id, 17, "%016llx", (unsigned long long)h);
 }
 
@@ -261,6 +266,42 @@ static int run_job(const sweep_plan* plan, const sweep_setting* settings, double
     return code;
 }
 
+/* The gradient's columns (docs/sweeps.md, "Gradients"): for each named parameter, the job run
+ * again with it moved by +h (and -h, centred), h = eps max(|x|, 1), and each metric
+ * differenced. A moved run that fails fails the job, saying which. */
+static int run_gradient(const sweep_plan* plan, const sweep_setting* settings, double* values) {
+    int n = plan->metric_column_count;
+    sweep_setting* moved = malloc(((size_t)plan->param_count + 1) * sizeof *moved);
+    double* plus = calloc((size_t)n + 1, sizeof *plus);
+    double* minus = calloc((size_t)n + 1, sizeof *minus);
+    int code = moved && plus && minus ? EXIT_OK : EXIT_FAILURE_GENERIC;
+    for (int g = 0; g < plan->gradient_count && code == EXIT_OK; ++g) {
+        int i = plan->gradient_params[g];
+        double x = settings[i].x[0], h = plan->gradient_eps * fmax(fabs(x), 1);
+        double hi = x + h, lo = plan->gradient_centered ? x - h : x;
+        memcpy(moved, settings, (size_t)plan->param_count * sizeof *moved);
+        moved[i].x[0] = hi;
+        code = run_job(plan, moved, plus);
+        if (code == EXIT_OK && plan->gradient_centered) {
+            moved[i].x[0] = lo;
+            code = run_job(plan, moved, minus);
+        } else if (code == EXIT_OK) {
+            memcpy(minus, values, (size_t)n * sizeof *minus);
+        }
+        if (code != EXIT_OK) {
+            fprintf(stderr, "touche: the gradient's run at %s = %.17g failed\n", plan->params[i].name,
+                    moved[i].x[0]);
+        }
+        for (int c = 0; c < n && code == EXIT_OK; ++c) {
+            values[n * (1 + g) + c] = (plus[c] - minus[c]) / (hi - lo);
+        }
+    }
+    free(moved);
+    free(plus);
+    free(minus);
+    return code;
+}
+
 /* ---- rows ---- */
 
 static void csv_field(FILE* f, const char* s) {
@@ -373,6 +414,7 @@ int sweep_job_execute(const sweep_plan* plan, long index, const char* path, cons
     if (settings && values) {
         sweep_job_settings(plan, index, settings);
         code = run_job(plan, settings, values);
+        if (code == EXIT_OK && plan->gradient_count > 0) code = run_gradient(plan, settings, values);
     }
     fflush(stderr);
     char error[1024];

@@ -414,9 +414,65 @@ static int read_params(const spec_reader* r, const sweep_value* list) {
     return 1;
 }
 
+/* The parameter named `name` (its column), or -1. */
+static int param_named(const sweep_plan* plan, const char* name) {
+    for (int i = 0; i < plan->param_count; ++i) {
+        if (strcmp(plan->params[i].name, name) == 0) return i;
+    }
+    return -1;
+}
+
+/* [gradient] of = [names], eps, scheme: a column d(COLUMN)/d(NAME) per metric column and named
+ * parameter, after the metrics' columns. */
+static int read_gradient(const spec_reader* r, const sweep_value* v) {
+    static const char* const keys[] = {"of", "eps", "scheme", NULL};
+    sweep_plan* plan = r->plan;
+    if (!expect(r, v, SWEEP_VALUE_TABLE, "gradient") || !check_keys(r, v, "gradient", keys)) return 0;
+    const sweep_value *of = sweep_value_get(v, "of"), *eps = sweep_value_get(v, "eps"),
+                      *scheme = sweep_value_get(v, "scheme");
+    if (!of) return refuse(r, v, "gradient needs of = [the names of numeric parameters]");
+    if (!expect(r, of, SWEEP_VALUE_ARRAY, "of")) return 0;
+    plan->gradient_eps = 1e-6;
+    if (eps && !read_positive(r, eps, "eps", &plan->gradient_eps)) return 0;
+    char text[32] = "centered";
+    if (scheme && !read_text(r, scheme, "scheme", text, sizeof text)) return 0;
+    if (strcmp(text, "centered") != 0 && strcmp(text, "forward") != 0) {
+        return refuse(r, scheme, "unknown scheme '%s'; expected centered or forward", text);
+    }
+    plan->gradient_centered = text[0] == 'c';
+    int n = plan->metric_column_count;
+    plan->gradient_params = calloc(of->count ? (size_t)of->count : 1, sizeof *plan->gradient_params);
+    void* grown = realloc(plan->columns, (size_t)(n * (1 + of->count) + 1) * sizeof *plan->columns);
+    if (!plan->gradient_params || !grown) return refuse(r, of, "out of memory");
+    plan->columns = grown;
+    for (int g = 0; g < of->count; ++g) {
+        char name[128];
+        if (!read_text(r, of->items[g], "a gradient parameter", name, sizeof name)) return 0;
+        int i = param_named(plan, name);
+        if (i < 0) return refuse(r, of->items[g], "gradient of '%s': no parameter has that name", name);
+        if (plan->params[i].width != 1) {
+            return refuse(r, of->items[g], "gradient of '%s': only a parameter of one number has "
+                                           "one (vary a vector by its components, e.g. .x)", name);
+        }
+        plan->gradient_params[plan->gradient_count++] = i;
+        for (int c = 0; c < n; ++c) {
+            char metric[sizeof plan->columns[0]];
+            memcpy(metric, plan->columns[c], sizeof metric);
+            size_t need = (size_t)snprintf(plan->columns[plan->column_count++],
+                                           sizeof plan->columns[0], "d(%s)/d(%s)", metric, name);
+            if (need >= sizeof plan->columns[0]) {
+                return refuse(r, of->items[g], "gradient of '%s': the column d(%s)/d(%s) is "
+                                               "too long; give the parameter a shorter name",
+                              name, metric, name);
+            }
+        }
+    }
+    return 1;
+}
+
 static int read_top(const spec_reader* r, const sweep_value* root) {
     static const char* const keys[] = {"scene", "seed", "samples", "run", "parameters",
-                                       "metrics", NULL};
+                                       "metrics", "gradient", NULL};
     sweep_plan* plan = r->plan;
     if (!check_keys(r, root, "the spec", keys)) return 0;
     const sweep_value* scene = sweep_value_get(root, "scene");
@@ -438,6 +494,9 @@ static int read_top(const spec_reader* r, const sweep_value* root) {
     if (params && !read_params(r, params)) return 0;
     if (!metrics) return refuse(r, root, "the spec names no metrics (metrics = [...])");
     if (!read_metrics(r, metrics)) return 0;
+    plan->metric_column_count = plan->column_count;
+    const sweep_value* gradient = sweep_value_get(root, "gradient");
+    if (gradient && !read_gradient(r, gradient)) return 0;
     if ((double)plan->grid_count * plan->samples > (double)SWEEP_MAX_JOBS) {
         return refuse(r, samples, "the sweep has more than %ld jobs", SWEEP_MAX_JOBS);
     }
@@ -469,5 +528,6 @@ void sweep_plan_free(sweep_plan* plan) {
     free(plan->metrics);
     free(plan->recordings);
     free(plan->columns);
+    free(plan->gradient_params);
     memset(plan, 0, sizeof *plan);
 }

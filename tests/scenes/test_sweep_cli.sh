@@ -201,6 +201,39 @@ shapes_reach_the_scene() {
 check "geom size and mass targets reach the scene; a body mass without <inertial> is that job's error" \
   shapes_reach_the_scene
 
+# Gradients: a box launched at v0 slides d = v0^2 / (2 mu g), so dd/dmu = -d/mu and
+# dd/dv0 = 2 d / v0; the sweep's centred differences match both to 1% (forward to 2%).
+cat >"$work/gradient.toml" <<'TOML'
+scene = "slide.xml"
+metrics = ["final_pose:box"]
+run = { duration = 0.5, key = "launch", contact = "lcp" }
+[[parameters]]
+name = "mu"
+target = "geom:*.friction"
+values = [0.5, 0.8]
+[[parameters]]
+name = "v0"
+target = "body:box.vel.x"
+values = [2.0]
+[gradient]
+of = ["mu", "v0"]
+TOML
+sed 's/^of = .*/of = ["mu", "v0"]\nscheme = "forward"\neps = 1e-4/' "$work/gradient.toml" >"$work/forward.toml"
+gradients_match_the_closed_form() {
+  local spec tol
+  for spec in gradient:0.01 forward:0.02; do
+    tol=${spec#*:}
+    "$touche" sweep "$work/${spec%%:*}.toml" --out "$work/${spec%%:*}" 2>/dev/null || return 1
+    awk -F, -v tol="$tol" '
+      NR == 1 {for (i = 1; i <= NF; ++i) col[$i] = i; next}
+      {d = $col["final.box.x"]; mu = $col["mu"]; v = $col["v0"]
+       a = $col["d(final.box.x)/d(mu)"]; b = $col["d(final.box.x)/d(v0)"]
+       if ($3 != "ok" || (a + d / mu) ^ 2 > (tol * d / mu) ^ 2 || (b - 2 * d / v) ^ 2 > (tol * 2 * d / v) ^ 2) bad = 1}
+      END {exit bad || NR != 3}' "$work/${spec%%:*}/results.csv" || { cat "$work/${spec%%:*}/results.csv"; return 1; }
+  done
+}
+check "sweep gradients match the sliding box's closed form (centred and forward)" gradients_match_the_closed_form
+
 # Scored against a recording of itself, a run has no trajectory error; a corrupt recording
 # is refused naming its line.
 "$touche" run "$work/slide.xml" --key launch --duration 0.2 --no-contacts --out "$work/rec" 2>/dev/null
@@ -218,6 +251,12 @@ refused() {
   exits_with 2 "$touche" sweep "$work/$1" --out "$work/refused" || return 1
   grep -qF "touche sweep: $work/$1:$2" "$work/err.txt" || { cat "$work/err.txt"; return 1; }
 }
+printf 'scene = "slide.xml"\nmetrics = ["final_pose:box"]\n[[parameters]]\ntarget = "contact"\nvalues = ["lcp"]\n[gradient]\nof = ["contact"]\n' >"$work/gradtext.toml"
+check "a gradient of a text parameter is refused with its line" refused gradtext.toml \
+  "7: gradient of 'contact': only a parameter of one number"
+printf 'scene = "slide.xml"\nmetrics = ["final_pose:box"]\n[gradient]\nof = ["mu"]\n' >"$work/gradname.toml"
+check "a gradient of an unknown parameter is refused with its line" refused gradname.toml \
+  "4: gradient of 'mu': no parameter has that name"
 printf 'scene = "slide.xml"\nmetrics = ["max_penetration"]\n[run]\nduration = 0.1\nduration = 0.2\n' >"$work/dup.toml"
 check "a duplicate TOML key is refused with its line" refused dup.toml '5: duplicate key "duration"'
 printf '{\n "scene": "slide.xml",\n "metrics": ["max_penetration",]\n}\n' >"$work/comma.json"
