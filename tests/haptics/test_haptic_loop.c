@@ -464,21 +464,13 @@ static tch_real run_path(const char* xml, const char* path_csv, tch_real duratio
     return worst;
 }
 
-/* The fz of every tick of a volume pointer pressed at 0.75 mm/s from 0.1 to 0.25 mm into a static
- * box (undamped material), servo 1 kHz, scene step `step`. */
-static void press_pointer(tch_real step, tch_real* fz, int count) {
-    char xml[1024];
-    snprintf(xml, sizeof xml,
-             "<mujoco xmlns:touche='urn:touche'><option timestep='%g' touche:contact='volume'"
-             " touche:damping='0'/><worldbody>"
-             "<geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1'/>"
-             "<body name='pointer' pos='0 0 0.0099' mocap='true' touche:haptic='pointer'>"
-             "<geom name='tip' type='box' size='0.01 0.01 0.01'/></body>"
-             "</worldbody></mujoco>", step);
+/* The force of every tick of the pointer of the scene `xml` along the scripted path `path_csv`,
+ * servo 1 kHz, no passivity controller and no ramp. */
+static void run_pointer(const char* xml, const char* path_csv, tch_vec3* force, int count) {
     scene s;
     tch_error err;
     ENSURE(scene_load(xml, &s, &err));
-    write_text("haptic_path.csv", "time,x,y,z\n0,0,0,0.0099\n0.2,0,0,0.00975\n");
+    write_text("haptic_path.csv", path_csv);
     tch_haptic_device* device = open_scripted("haptic_path.csv", 1e-3);
     tch_haptic_loop_config config = loop_config(1e-3, false);
     config.safety.ramp_time = 0;
@@ -487,11 +479,25 @@ static void press_pointer(tch_real step, tch_real* fz, int count) {
     for (int k = 0; k < count; ++k) {
         tch_haptic_tick tick;
         ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
-        fz[k] = tick.command.force.z;
+        force[k] = tick.command.force;
     }
     tch_haptic_loop_destroy(loop);
     tch_haptic_close(device);
     scene_free(&s);
+}
+
+/* The force of every tick of a volume pointer pressed at 0.75 mm/s from 0.1 to 0.25 mm into a
+ * static box (undamped material), scene step `step`. */
+static void press_pointer(tch_real step, tch_vec3* force, int count) {
+    char xml[1024];
+    snprintf(xml, sizeof xml,
+             "<mujoco xmlns:touche='urn:touche'><option timestep='%g' touche:contact='volume'"
+             " touche:damping='0'/><worldbody>"
+             "<geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1'/>"
+             "<body name='pointer' pos='0 0 0.0099' mocap='true' touche:haptic='pointer'>"
+             "<geom name='tip' type='box' size='0.01 0.01 0.01'/></body>"
+             "</worldbody></mujoco>", step);
+    run_pointer(xml, "time,x,y,z\n0,0,0,0.0099\n0.2,0,0,0.00975\n", force, count);
 }
 
 /* Between physics steps the pointer's local model follows the hand: with the scene stepping
@@ -501,19 +507,74 @@ static void press_pointer(tch_real step, tch_real* fz, int count) {
  * ticks of the press. */
 static void test_pointer_local_model_follows_the_hand(void) {
     enum { COUNT = 200 };
-    tch_real every_tick[COUNT], every_ten[COUNT];
+    tch_vec3 every_tick[COUNT], every_ten[COUNT];
     press_pointer(1e-3, every_tick, COUNT);
     press_pointer(1e-2, every_ten, COUNT);
     tch_real worst = 0, lag = 0;
     for (int k = 10; k < COUNT; ++k) {
-        worst = fmax(worst, fabs(every_ten[k] - every_tick[k]));
-        lag = fmax(lag, fabs(every_ten[k - k % 10] - every_tick[k]));
+        worst = fmax(worst, fabs(every_ten[k].z - every_tick[k].z));
+        lag = fmax(lag, fabs(every_ten[k - k % 10].z - every_tick[k].z));
     }
+    tch_real end = every_tick[COUNT - 1].z;
     printf("  largest difference %.3g N (held wrench: %.3g N), force %.3g N at the end\n",
-           worst, lag, every_tick[COUNT - 1]);
-    ENSURE(every_tick[COUNT - 1] > 1 && every_tick[COUNT - 1] < 11.9); /* not saturated */
+           worst, lag, end);
+    ENSURE(end > 1 && end < 11.9); /* not saturated */
     ENSURE(lag > 0.1);
-    ENSURE(worst <= 1e-6 * every_tick[COUNT - 1]);
+    ENSURE(worst <= 1e-6 * end);
+}
+
+/* A compliant sphere pointer (R 1 cm, E 1e6 Pa, resolution 2 mm, undamped, mu 1) over a rigid
+ * box, its centre starting 0.2 mm above the face, scene step `step`. */
+static void pressure_sphere_scene(tch_real step, char* xml, size_t size) {
+    snprintf(xml, size,
+             "<mujoco xmlns:touche='urn:touche'><option timestep='%g' touche:contact='pressure'/>"
+             "<worldbody><geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1'"
+             " touche:rigid='true'/>"
+             "<body name='pointer' pos='0 0 0.0102' mocap='true' touche:haptic='pointer'>"
+             "<geom name='tip' type='sphere' size='0.01' touche:modulus='1e6'"
+             " touche:resolution='0.002' touche:dissipation='0'/></body>"
+             "</worldbody></mujoco>", step);
+}
+
+/* The pressure pointer's local model (the hydroelastic wrench's K and D, and its friction
+ * evaluated at each tick's slip): the sphere above pressed 1 mm at 5 mm/s (to a depth of 0.8
+ * mm), held, slid 4 mm at 10 mm/s, held. At the end of the press the force is the closed form
+ * of a compliant sphere on a half-space, F = pi E d^2 (1 - 2d / 3R) (docs/contact-pressure.md),
+ * to 1%; with the scene stepping every 10 ms every tick renders the force of the scene stepping
+ * every tick: the normal force to 2e-3 of F (held between steps, it lagged by up to 9 ticks of
+ * the press), the friction to 3e-2 of F (the sliding sphere's patch changes as its tets pass
+ * over the face, which a step sees and the local model does not). The slide starts from rest
+ * between two steps: the friction stays under mu F (the linearized friction alone, a damper
+ * of mu F / v_s, gave 9 mu F at the first tick). */
+static void test_pressure_pointer_local_model_follows_the_hand(void) {
+    enum { COUNT = 600 };
+    const char* path = "time,x,y,z\n0,0,0,0.0102\n0.1,0,0,0.0102\n0.3,0,0,0.0092\n"
+                       "0.35,0,0,0.0092\n0.55,0.002,0,0.0092\n0.6,0.002,0,0.0092\n";
+    tch_vec3 every_tick[COUNT], every_ten[COUNT];
+    char xml[1024];
+    pressure_sphere_scene(1e-3, xml, sizeof xml);
+    run_pointer(xml, path, every_tick, COUNT);
+    pressure_sphere_scene(1e-2, xml, sizeof xml);
+    run_pointer(xml, path, every_ten, COUNT);
+    tch_real d = 0.0008, R = 0.01;
+    tch_real closed = TCH_PI * 1e6 * d * d * (1 - 2 * d / (3 * R));
+    tch_real normal = 0, friction = 0, held = 0, largest_friction = 0;
+    for (int k = 10; k < COUNT; ++k) {
+        normal = fmax(normal, fabs(every_ten[k].z - every_tick[k].z));
+        friction = fmax(friction, fabs(every_ten[k].x - every_tick[k].x));
+        held = fmax(held, fabs(every_ten[k - k % 10].z - every_tick[k].z));
+        largest_friction = fmax(largest_friction, fabs(every_ten[k].x) / every_ten[k].z);
+    }
+    printf("  F %.6g N (closed form %.6g N); 10 ms against 1 ms: normal %.3g N (held: %.3g N), "
+           "friction %.3g N (%.3g N at the slide); largest friction %.3g F\n",
+           every_tick[349].z, closed, normal, held, friction, every_tick[450].x,
+           largest_friction);
+    ENSURE_REL(every_tick[349].z, closed, 1e-2);
+    ENSURE(normal <= 2e-3 * closed);
+    ENSURE(held > 10 * normal);
+    ENSURE(friction <= 3e-2 * closed);
+    ENSURE(every_tick[450].x < -0.5 * closed); /* it slides, against friction */
+    ENSURE(largest_friction <= 1);
 }
 
 /* Closed paths (the tip's bottom face at z = 0 touches the wall; knots on the 1 ms grid):
@@ -908,6 +969,7 @@ int main(void) {
     RUN_TEST(test_coupled_throw_never_gains_energy);
     RUN_TEST(test_threaded_run_renders_the_coupling);
     RUN_TEST(test_pointer_local_model_follows_the_hand);
+    RUN_TEST(test_pressure_pointer_local_model_follows_the_hand);
     RUN_TEST(test_closed_paths_are_passive_with_the_controller);
     RUN_TEST(test_failed_reads_and_stale_physics_zero_the_output);
     RUN_TEST(test_missed_deadlines_zero_the_output);
