@@ -601,15 +601,30 @@ static void test_closed_paths_are_passive_with_the_controller(void) {
         "  <body name='hand' pos='0 0 0.02' mocap='true' touche:haptic='proxy'"
         "   touche:proxy_radius='0.01' touche:linear_stiffness='20000'/>"
         "</worldbody></mujoco>";
+    /* a pressure pointer, the sphere of the tip's half-size on a rigid wall (E 5e7 Pa: more
+     * than 1 N at 0.1 mm), the scene stepping every 10 ms (the local model renders 9 ticks of
+     * 10), with the default dissipation and none */
+    const char* pressure_scene =
+        "<mujoco xmlns:touche='urn:touche'><option timestep='0.01' touche:contact='pressure'/>"
+        "<worldbody><geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1'"
+        " touche:rigid='true'/>"
+        "<body name='pointer' pos='0 0 0.02' mocap='true' touche:haptic='pointer'>"
+        "<geom name='tip' type='sphere' size='0.01' touche:modulus='5e7'"
+        " touche:resolution='0.002' %s/></body></worldbody></mujoco>";
+    const char* dissipations[] = {"", "touche:dissipation='0'"};
+    const char* labels[] = {"", " undamped", " proxy", " pressure", " pressure undamped"};
     tch_real most_returned_off = 0;
-    for (int i = 0; i < 9; ++i) {
+    for (int i = 0; i < 15; ++i) {
         tch_haptic_ledger on, off;
         tch_real force_on, force_off;
         char xml[1024];
-        if (i < 6) {
-            snprintf(xml, sizeof xml, POINTER_SCENE, materials[i / 3]);
-        } else {
+        int kind = i / 3;
+        if (kind < 2) {
+            snprintf(xml, sizeof xml, POINTER_SCENE, materials[kind]);
+        } else if (kind == 2) {
             snprintf(xml, sizeof xml, "%s", proxy_scene);
+        } else {
+            snprintf(xml, sizeof xml, pressure_scene, dissipations[kind - 3]);
         }
         tch_real returned_on = run_path(xml, paths[i % 3], durations[i % 3], true, &on,
                                         &force_on);
@@ -622,9 +637,9 @@ static void test_closed_paths_are_passive_with_the_controller(void) {
         ENSURE(on.energy_in > 0);
         most_returned_off = fmax(most_returned_off, returned_off);
         printf("  path %d%s: returned %.3g J with the controller, %.3g J without; "
-               "dissipated %.3g J\n",
-               i % 3, i < 3 ? "" : i < 6 ? " undamped" : " proxy", returned_on, returned_off,
-               on.energy_dissipated);
+               "dissipated %.3g J, resync jumps %.3g J\n",
+               i % 3, labels[kind], returned_on, returned_off, on.energy_dissipated,
+               on.resync_jumps);
     }
     ENSURE(most_returned_off > 1e-6); /* without the controller, the test would fail */
 }
@@ -770,7 +785,9 @@ static void test_missed_deadlines_zero_the_output(void) {
     scene_free(&s);
 }
 
-static void test_ticks_are_deterministic_and_allocation_free(void) {
+/* Two runs of the pointer of the scene `xml` give bit-identical ticks; after 100 warm-up ticks
+ * the ticks (physics steps included) call no malloc, lock or fopen. */
+static void check_ticks_deterministic_and_allocation_free(const char* xml) {
     write_text("haptic_path.csv",
                "time,x,y,z,qw,qx,qy,qz\n0,0,0,0.0102,1,0,0,0\n0.05,0,0,0.0099,1,0,0,0\n"
                "0.3,0.02,0.01,0.0099,0.9950041652780258,0,0,0.09983341664682815\n"
@@ -789,7 +806,7 @@ static void test_ticks_are_deterministic_and_allocation_free(void) {
     for (int r = 0; r < 2; ++r) {
         scene s;
         tch_error err;
-        ENSURE(load_pointer("", &s, &err));
+        ENSURE(scene_load(xml, &s, &err));
         tch_haptic_device* device = open_scripted("haptic_path.csv", 1e-3);
         tch_haptic_loop_config lc = loop_config(1e-3, true);
         tch_haptic_loop* loop = NULL;
@@ -816,6 +833,21 @@ static void test_ticks_are_deterministic_and_allocation_free(void) {
     if (COUNTS_CALLS) ENSURE(calls == 0);
     free(runs[0]);
     free(runs[1]);
+}
+
+static void test_ticks_are_deterministic_and_allocation_free(void) {
+    char xml[1024];
+    snprintf(xml, sizeof xml, POINTER_SCENE, "");
+    check_ticks_deterministic_and_allocation_free(xml);
+    /* the pressure pointer (its local model and friction) on a compliant box at a 10 ms step */
+    snprintf(xml, sizeof xml,
+             "<mujoco xmlns:touche='urn:touche'><option timestep='0.01' touche:contact='pressure'/>"
+             "<worldbody><geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1'"
+             " touche:modulus='2e9'/>"
+             "<body name='pointer' pos='0 0 0.02' mocap='true' touche:haptic='pointer'>"
+             "<geom name='tip' type='sphere' size='0.01' touche:resolution='0.002'"
+             " touche:modulus='5e7'/></body></worldbody></mujoco>");
+    check_ticks_deterministic_and_allocation_free(xml);
 }
 
 /* The proxy renderer in the loop: pressing 1 mm into a static box renders k times the depth
