@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "haptics/local_model.h"
 #include "math/vec.h"
 #include "test.h"
 #include "touche/touche.h"
@@ -577,6 +578,64 @@ static void test_pressure_pointer_local_model_follows_the_hand(void) {
     ENSURE(largest_friction <= 1);
 }
 
+/* The local model's moving bodies (seed 003's mobility; docs/haptics.md): a free 100 kg block
+ * in zero gravity, the pointer (a flat volume tip, undamped material) held 0.1 mm into its top
+ * face, the model made at the step's start with the block at rest and run from there at
+ * 10 kHz. Each tick the block's momentum changes by the impulse the hand feels, reversed:
+ * m (v+ - v) = -T f_pointer (Newton's third law through the linearization, to 1e-9), and over
+ * 400 ticks (omega t = 0.8 for the face's stiffness k and omega = sqrt(k / m)) its motion is
+ * the closed form of a mass pushed from rest by a spring preloaded to F0,
+ * u = (F0 / k)(1 - cos omega t), v = (F0 / (m omega)) sin omega t (F0 < 0: pushed down), to
+ * 1% (backward Euler's error at omega T = 0.002; a force held at F0 would be 5% off at the
+ * end). */
+static void test_local_model_moves_a_touched_block_by_m_a_equals_f(void) {
+    const char* xml =
+        "<mujoco xmlns:touche='urn:touche'><option timestep='0.01' gravity='0 0 0'"
+        " touche:contact='volume' touche:damping='0'/><worldbody>"
+        "<body name='block' pos='0 0 0'><freejoint/>"
+        "<geom type='box' size='0.05 0.05 0.05' mass='100'/></body>"
+        "<body name='pointer' pos='0 0 0.0599' mocap='true' touche:haptic='pointer'>"
+        "<geom name='tip' type='box' size='0.01 0.01 0.01'/></body>"
+        "</worldbody></mujoco>";
+    scene s;
+    tch_error err;
+    ENSURE(scene_load(xml, &s, &err));
+    int pointer = tch_model_body_index(s.model, "pointer");
+    const tch_real T = 1e-4, m = 100;
+    static tch_haptic_local_model local;
+    static tch_haptic_local_state state;
+    ENSURE(tch_step_begin(s.model, s.data, &err) == TCH_OK);
+    tch_haptic_local_model_begin(s.model, s.data, pointer, T, 1, &local);
+    ENSURE(tch_step_end(s.model, s.data, &err) == TCH_OK);
+    ENSURE(local.body_count == 1);
+    tch_real F0 = local.bodies[0].wrench0[2], k = -local.bodies[0].K_bb[6 * 2 + 2];
+    ENSURE(F0 < -1 && k > 0);
+    tch_haptic_local_state_init(&state);
+    tch_haptic_state device = {.pose = s.data->body_X_WB[pointer]};
+    tch_real worst_balance = 0, v_before = 0;
+    int ticks = 401;
+    for (int n = 0; n < ticks; ++n) {
+        tch_haptic_command c = tch_haptic_local_model_tick(&local, &state, &device, T, 1);
+        const tch_haptic_local_run* run = &state.runs[state.newest];
+        if (n > 0) { /* the first tick starts the model where the step began */
+            tch_real balance = m * (run->v[0][2] - v_before) + T * c.force.z;
+            worst_balance = fmax(worst_balance, fabs(balance) / (T * fabs(c.force.z)));
+        }
+        v_before = run->v[0][2];
+    }
+    const tch_haptic_local_run* run = &state.runs[state.newest];
+    tch_real omega = sqrt(k / m), t = (ticks - 1) * T;
+    tch_real u = F0 * (1 - cos(omega * t)) / k, v = F0 * sin(omega * t) / (m * omega);
+    printf("  k %.4g N/m, F0 %.4g N, omega t %.3g: m dv + T f %.2g of T f; u %.6g m (closed "
+           "form %.6g), v %.6g m/s (%.6g)\n",
+           k, F0, omega * t, worst_balance, run->u[0][2], u, run->v[0][2], v);
+    ENSURE(worst_balance <= 1e-9);
+    ENSURE_REL(run->u[0][2], u, 1e-2);
+    ENSURE_REL(run->v[0][2], v, 1e-2);
+    ENSURE(fabs(run->u[0][0]) + fabs(run->u[0][1]) <= 1e-9 * fabs(u));
+    scene_free(&s);
+}
+
 /* Closed paths (the tip's bottom face at z = 0 touches the wall; knots on the 1 ms grid):
  * into the wall and back, along the surface, around the wall's edge and down its side. With the
  * passivity controller on, the user never gets back more than 1e-9 J. */
@@ -1002,6 +1061,7 @@ int main(void) {
     RUN_TEST(test_threaded_run_renders_the_coupling);
     RUN_TEST(test_pointer_local_model_follows_the_hand);
     RUN_TEST(test_pressure_pointer_local_model_follows_the_hand);
+    RUN_TEST(test_local_model_moves_a_touched_block_by_m_a_equals_f);
     RUN_TEST(test_closed_paths_are_passive_with_the_controller);
     RUN_TEST(test_failed_reads_and_stale_physics_zero_the_output);
     RUN_TEST(test_missed_deadlines_zero_the_output);
