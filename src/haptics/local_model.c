@@ -293,13 +293,14 @@ static tch_real dot6(const tch_real* a, const tch_real* b) {
     return sum;
 }
 
-/* Adds to w (about the pointer's centre of mass) the lumped friction's regularized law at the
- * tick's slip s and load F_n, -F_n σ(|s|) s (σ tch_pressure_friction_secant), in place of
- * what the linearization renders for it, -C s (C the secant at the step's start, so that
- * the step's own friction -C s₀ is what the lumped law replaces: at the step's slip and load
- * the tick renders the step's friction). The linearization alone made a secant of the
- * stiction speed into a damper: a slip starting between steps felt up to |s| / v_s times the
- * Coulomb force until the next step. */
+/* Adds to w (about the pointer's centre of mass) what makes each lumped friction the
+ * regularized law (docs/haptics.md, "The pressure pointer"). For the tick's slip s at the
+ * lump's centre the linearization renders f₀ - C (s - s₀) = -C s (f₀ = -C s₀ the step's
+ * friction, C the polygons' secants summed); the tick renders f₀ - F_n σ(|s|) s + F_n,₀ σ(|s₀|)
+ * s₀ instead (σ = tch_pressure_friction_secant, F_n the load moved by the pair's normal
+ * stiffness): the step's friction at the step's slip and load, and the law itself at any slip
+ * of a translating patch. The damper alone, the secant at the step's slip, gave a slip starting
+ * between steps up to |s| / v_s times the Coulomb force until the next step. */
 static void render_friction(const tch_haptic_local_run* run, const tch_real* u_p,
                             const tch_real* v_p, tch_real* w) {
     const tch_haptic_local_model* local = &run->model;

@@ -18,7 +18,7 @@ enum { TCH_HAPTIC_LOCAL_BODIES = 8 };
 enum { TCH_HAPTIC_LOCAL_FRICTION = 8 };
 
 /* A pressure pair's regularized friction on the pointer, lumped at one point
- * (tch_pressure_friction_lump): the tick renders the law at the current slip there in place of
+ * (tch_pressure_lump_friction): the tick renders the law at the current slip there in place of
  * the linearization's damper, which is its secant at the step's start. */
 typedef struct tch_haptic_local_friction {
     tch_pair_params params;   /* μ and the stiction speed */
@@ -29,7 +29,8 @@ typedef struct tch_haptic_local_friction {
     tch_vec3 other_velocity0; /* the other body's velocity at the centre, step's start */
     tch_real load_K_p[6];     /* the load's rate per the pointer's motion (normalᵀ K) */
     tch_real load_K_o[6];     /* and per the other body's */
-    int other;                /* the other body's slot among the moved ones, or -1 */
+    int other;                /* the other body's slot among the moved ones, or -1 (static
+                                 or held: its velocity stays other_velocity0) */
 } tch_haptic_local_friction;
 
 /* One touched free body: its blocks of the linearization (pointer row p, its row b; 6-vectors
