@@ -951,10 +951,11 @@ static void polygon_load(const tch_data* d, const tch_contact_polygon* poly, tch
 
 /* The regularized Coulomb friction of eq. 7 on one polygon of a pair, lumped at its centroid
  * with the load F_n = mean pressure × area: f = -c v_t with c = μ F_n / s,
- * s = √(|v_t|² + v_s²), for the slip v_t of b over a there. */
+ * s = √(|v_t|² + v_s²) (tch_pressure_friction_secant), for the slip v_t of b over a there. */
 typedef struct regularized_friction {
     tch_vec3 centre, force, normal;
-    tch_real c; /* N s/m */
+    tch_real c;    /* N s/m */
+    tch_real load; /* F_n, N */
 } regularized_friction;
 
 static regularized_friction polygon_friction(const tch_model* m, const tch_data* d,
@@ -966,11 +967,37 @@ static regularized_friction polygon_friction(const tch_model* m, const tch_data*
     tch_vec3 v = tch_v3_sub(tch_contact_point_velocity(m, d, pair->geom_b, f.centre),
                             tch_contact_point_velocity(m, d, pair->geom_a, f.centre));
     tch_vec3 slip = tch_v3_madd(v, -tch_v3_dot(v, poly->n_W), poly->n_W);
-    tch_real speed = tch_v3_norm(slip), v_s = pair->params.stiction_velocity;
-    f.c = tch_friction_coefficient(&pair->params, speed) * pressure * area /
-          sqrt(speed * speed + v_s * v_s);
+    f.c = tch_pressure_friction_secant(&pair->params, tch_v3_norm(slip)) * pressure * area;
     f.force = tch_v3_scale(slip, -f.c);
+    f.load = pressure * area;
     return f;
+}
+
+tch_real tch_pressure_friction_secant(const tch_pair_params* params, tch_real slip) {
+    tch_real v_s = params->stiction_velocity;
+    return tch_friction_coefficient(params, slip) / sqrt(slip * slip + v_s * v_s);
+}
+
+int tch_pressure_lump_friction(const tch_model* m, const tch_data* d,
+                               const tch_pair_result* pair, tch_pressure_friction_lump* out) {
+    *out = (tch_pressure_friction_lump){.centre = tch_v3_zero(), .normal = tch_v3_zero()};
+    if (pair->model != TCH_CONTACT_PRESSURE || m->integrator != TCH_INTEGRATOR_IMPLICIT) {
+        return 0;
+    }
+    for (int i = 0; i < pair->polygon_count; ++i) {
+        const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
+        regularized_friction f = polygon_friction(m, d, pair, poly);
+        out->load += f.load;
+        out->secant += f.c;
+        out->normal = tch_v3_madd(out->normal, f.load, f.normal);
+        out->centre = tch_v3_madd(out->centre, f.c, f.centre);
+    }
+    if (!(out->load > 0) || !(out->secant > 0) || !(tch_v3_norm(out->normal) > 0)) {
+        return 0;
+    }
+    out->centre = tch_v3_scale(out->centre, 1 / out->secant);
+    out->normal = tch_v3_normalize(out->normal);
+    return 1;
 }
 
 /* With the implicit integrator, friction is the regularized law at the current slip, applied

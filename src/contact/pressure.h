@@ -16,6 +16,7 @@
 #pragma once
 
 #include "geometry/tetmesh.h"
+#include "touche/data.h"
 #include "touche/model.h"
 
 /* Hydroelastic modulus of a compliant geom that sets none, Pa: a hard rubber or plastic
@@ -38,3 +39,21 @@ int tch_pressure_geom_is_rigid(const tch_model* model, int geom);
  * eq. 4: harmonic, 0 on the boundary and 1 on the vertices farthest (in edges) from it.
  * Fails when the mesh has no interior vertex. Used by the model and by `touche mesh`. */
 tch_status tch_pressure_default_field(tch_tetmesh* mesh, tch_error* err);
+
+/* The secant of the regularized Coulomb law of eq. 7 per unit load, μ(s) / √(s² + v_s²), s/m:
+ * a polygon of load F_n at slip v_t (speed s) carries f = -F_n (this) v_t. */
+tch_real tch_pressure_friction_secant(const tch_pair_params* params, tch_real slip);
+
+/* A pressure pair's regularized friction (implicit integrator) lumped into one point, for the
+ * haptic pointer's local model (docs/haptics.md): the polygons' total load Σ F_n, the sum of
+ * their secants Σ c (the linearization's damper across the tangent plane for a translation),
+ * their centroid weighted by c (where that damper's resultant acts) and their load-weighted
+ * mean normal, from the data of the step's start. 0 when the pair has no such friction (not a
+ * pressure pair, another integrator, no load). */
+typedef struct tch_pressure_friction_lump {
+    tch_vec3 centre, normal;
+    tch_real load;   /* N */
+    tch_real secant; /* N s/m */
+} tch_pressure_friction_lump;
+int tch_pressure_lump_friction(const tch_model* model, const tch_data* data,
+                               const tch_pair_result* pair, tch_pressure_friction_lump* out);

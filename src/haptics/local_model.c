@@ -21,6 +21,7 @@
 
 #include "contact/contact.h"
 #include "contact/pair_state.h"
+#include "contact/pressure.h"
 #include "dynamics/articulation.h"
 #include "engine/engine_internal.h"
 #include "haptics/rotation.h"
@@ -89,6 +90,53 @@ static bool linearize_pair(const tch_model* m, const tch_data* d, int i,
     return true;
 }
 
+/* The tangential part of a. */
+static tch_vec3 tangential(tch_vec3 a, tch_vec3 normal) {
+    return tch_v3_madd(a, -tch_v3_dot(a, normal), normal);
+}
+
+/* load[j] = normalᵀ K (row block `row`, column block `col`, symmetrized as add_block). */
+static void load_rate(tch_real m[12][12], int row, int col, tch_vec3 normal, tch_real* load) {
+    const tch_real n[3] = {normal.x, normal.y, normal.z};
+    for (int j = 0; j < 6; ++j) {
+        load[j] = 0;
+        for (int i = 0; i < 3; ++i) {
+            load[j] += n[i] * 0.5 * (m[6 * row + i][6 * col + j] + m[6 * col + j][6 * row + i]);
+        }
+    }
+}
+
+/* The friction of the pointer's pair i (on its side `side`, the other side in body slot
+ * `other` or -1) lumped, when it is a pressure pair with a load and there is room. */
+static void lump_friction(const tch_model* m, const tch_data* d, int i, int side, int other,
+                          tch_pair_linearization* lin, tch_haptic_local_model* local) {
+    const tch_pair_result* pair = &d->pair_results[i];
+    tch_pressure_friction_lump lump;
+    if (local->friction_count == TCH_HAPTIC_LOCAL_FRICTION ||
+        !tch_pressure_lump_friction(m, d, pair, &lump)) {
+        return;
+    }
+    tch_vec3 on_pointer = tch_v3_scale(pair->f_W, side == 1 ? 1 : -1);
+    tch_real along = tch_v3_dot(on_pointer, lump.normal);
+    if (along == 0) {
+        return;
+    }
+    int geom[2] = {pair->geom_a, pair->geom_b};
+    tch_haptic_local_friction* f = &local->friction[local->friction_count++];
+    f->params = pair->params;
+    f->centre = lump.centre;
+    f->normal = tch_v3_scale(lump.normal, along > 0 ? 1 : -1);
+    f->load0 = lump.load;
+    f->secant = lump.secant;
+    f->other_velocity0 = tch_contact_point_velocity(m, d, geom[1 - side], lump.centre);
+    f->slip0 = tangential(
+        tch_v3_sub(tch_contact_point_velocity(m, d, geom[side], lump.centre), f->other_velocity0),
+        f->normal);
+    load_rate(lin->K, side, side, f->normal, f->load_K_p);
+    load_rate(lin->K, side, 1 - side, f->normal, f->load_K_o);
+    f->other = other;
+}
+
 /* The pointer's pairs, then every other pair of the bodies they touch, into the blocks. */
 static void linearize(const tch_model* m, const tch_data* d, int pointer,
                       tch_haptic_local_model* local, int* bodies) {
@@ -113,6 +161,7 @@ static void linearize(const tch_model* m, const tch_data* d, int pointer,
                 local->pair_count++;
                 add_block(local->K_pp, lin.K, side, side);
                 add_block(local->D_pp, lin.D, side, side);
+                lump_friction(m, d, i, side, slot[1 - side], &lin, local);
             }
             for (int s = 0; s < 2; ++s) {
                 if (slot[s] < 0) {
@@ -230,6 +279,53 @@ static void start_run(const tch_haptic_local_model* local, tch_haptic_local_run*
     }
 }
 
+/* The velocity at p of a body moving at the twist v (about its centre of mass c). */
+static tch_vec3 point_velocity(const tch_real* v, tch_vec3 c, tch_vec3 p) {
+    tch_vec3 w = {v[3], v[4], v[5]};
+    return tch_v3_add((tch_vec3){v[0], v[1], v[2]}, tch_v3_cross(w, tch_v3_sub(p, c)));
+}
+
+static tch_real dot6(const tch_real* a, const tch_real* b) {
+    tch_real sum = 0;
+    for (int i = 0; i < 6; ++i) {
+        sum += a[i] * b[i];
+    }
+    return sum;
+}
+
+/* Adds to w (about the pointer's centre of mass) what makes each lumped friction the
+ * regularized law (docs/haptics.md, "The pressure pointer"). For the tick's slip s at the
+ * lump's centre the linearization renders f₀ - C (s - s₀) = -C s (f₀ = -C s₀ the step's
+ * friction, C the polygons' secants summed); the tick renders f₀ - F_n σ(|s|) s + F_n,₀ σ(|s₀|)
+ * s₀ instead (σ = tch_pressure_friction_secant, F_n the load moved by the pair's normal
+ * stiffness): the step's friction at the step's slip and load, and the law itself at any slip
+ * of a translating patch. The damper alone, the secant at the step's slip, gave a slip starting
+ * between steps up to |s| / v_s times the Coulomb force until the next step. */
+static void render_friction(const tch_haptic_local_run* run, const tch_real* u_p,
+                            const tch_real* v_p, tch_real* w) {
+    const tch_haptic_local_model* local = &run->model;
+    tch_vec3 com = tch_x_apply(local->pose0, local->com_B);
+    for (int i = 0; i < local->friction_count; ++i) {
+        const tch_haptic_local_friction* f = &local->friction[i];
+        tch_vec3 other = f->other_velocity0;
+        tch_real load = f->load0 + dot6(f->load_K_p, u_p);
+        if (f->other >= 0) {
+            const tch_haptic_local_body* body = &local->bodies[f->other];
+            other = point_velocity(run->v[f->other], body->com0, f->centre);
+            load += dot6(f->load_K_o, run->u[f->other]);
+        }
+        tch_vec3 slip = tangential(tch_v3_sub(point_velocity(v_p, com, f->centre), other),
+                                   f->normal);
+        tch_real law = fmax(load, 0) * tch_pressure_friction_secant(&f->params, tch_v3_norm(slip));
+        tch_real law0 = f->load0 * tch_pressure_friction_secant(&f->params, tch_v3_norm(f->slip0));
+        tch_vec3 change = tch_v3_add(tch_v3_scale(slip, f->secant - law),
+                                     tch_v3_scale(f->slip0, law0 - f->secant));
+        tch_vec3 moment = tch_v3_cross(tch_v3_sub(f->centre, com), change);
+        w[0] += change.x, w[1] += change.y, w[2] += change.z;
+        w[3] += moment.x, w[4] += moment.y, w[5] += moment.z;
+    }
+}
+
 /* One tick of a run with the pointer's motion (u_p, v_p) since its model's step: the bodies
  * advanced by a period (not at the tick that starts the run), the wrench on the pointer about
  * its centre of mass into w. */
@@ -255,6 +351,7 @@ static void run_tick(tch_haptic_local_run* run, const tch_real* u_p, const tch_r
         add_product(w, body->K_pb, run->u[k], false);
         add_product(w, body->D_pb, dv, false);
     }
+    render_friction(run, u_p, v_p, w);
 }
 
 tch_haptic_command tch_haptic_local_model_tick(const tch_haptic_local_model* local,

@@ -13,6 +13,25 @@
 
 /* Free bodies a pointer's local model moves; further touched bodies are held still. */
 enum { TCH_HAPTIC_LOCAL_BODIES = 8 };
+/* Pressure pairs of the pointer whose friction the servo side evaluates at each tick (further
+ * ones keep their linearized friction). */
+enum { TCH_HAPTIC_LOCAL_FRICTION = 8 };
+
+/* A pressure pair's regularized friction on the pointer, lumped at one point
+ * (tch_pressure_lump_friction): the tick renders the law at the current slip there in place of
+ * the linearization's damper, which is its secant at the step's start. */
+typedef struct tch_haptic_local_friction {
+    tch_pair_params params;   /* μ and the stiction speed */
+    tch_vec3 centre;          /* where it acts, world, at the step's start */
+    tch_vec3 normal;          /* unit, along the pair's normal force on the pointer */
+    tch_real load0, secant;   /* N, N s/m: the load and the linearization's damper */
+    tch_vec3 slip0;           /* the pointer's tangential slip over the other body there */
+    tch_vec3 other_velocity0; /* the other body's velocity at the centre, step's start */
+    tch_real load_K_p[6];     /* the load's rate per the pointer's motion (normalᵀ K) */
+    tch_real load_K_o[6];     /* and per the other body's */
+    int other;                /* the other body's slot among the moved ones, or -1 (static
+                                 or held: its velocity stays other_velocity0) */
+} tch_haptic_local_friction;
 
 /* One touched free body: its blocks of the linearization (pointer row p, its row b; 6-vectors
  * (displacement of the centre of mass, small rotation) and their rates, world frame). */
@@ -34,12 +53,14 @@ typedef struct tch_haptic_local_model {
     long step;                 /* the physics step that made it (a new one resyncs) */
     int body_count;            /* touched free bodies, <= TCH_HAPTIC_LOCAL_BODIES */
     int pair_count;            /* linearized pairs of the pointer */
+    int friction_count;        /* of them, pressure pairs with their friction lumped */
     tch_transform pose0;       /* the pointer's pose at the step's start */
     tch_vec3 com_B;            /* its centre of mass in its own frame */
     tch_real velocity0[6];     /* its velocity at the step's start */
     tch_real wrench0[6];       /* the contact wrench on it there, about its centre of mass */
     tch_real K_pp[36], D_pp[36];
     tch_haptic_local_body bodies[TCH_HAPTIC_LOCAL_BODIES];
+    tch_haptic_local_friction friction[TCH_HAPTIC_LOCAL_FRICTION];
 } tch_haptic_local_model;
 
 /* A local model as the servo side integrates it: the model and its bodies' state. */

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "haptics/local_model.h"
 #include "math/vec.h"
 #include "test.h"
 #include "touche/touche.h"
@@ -464,21 +465,13 @@ static tch_real run_path(const char* xml, const char* path_csv, tch_real duratio
     return worst;
 }
 
-/* The fz of every tick of a volume pointer pressed at 0.75 mm/s from 0.1 to 0.25 mm into a static
- * box (undamped material), servo 1 kHz, scene step `step`. */
-static void press_pointer(tch_real step, tch_real* fz, int count) {
-    char xml[1024];
-    snprintf(xml, sizeof xml,
-             "<mujoco xmlns:touche='urn:touche'><option timestep='%g' touche:contact='volume'"
-             " touche:damping='0'/><worldbody>"
-             "<geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1'/>"
-             "<body name='pointer' pos='0 0 0.0099' mocap='true' touche:haptic='pointer'>"
-             "<geom name='tip' type='box' size='0.01 0.01 0.01'/></body>"
-             "</worldbody></mujoco>", step);
+/* The force of every tick of the pointer of the scene `xml` along the scripted path `path_csv`,
+ * servo 1 kHz, no passivity controller and no ramp. */
+static void run_pointer(const char* xml, const char* path_csv, tch_vec3* force, int count) {
     scene s;
     tch_error err;
     ENSURE(scene_load(xml, &s, &err));
-    write_text("haptic_path.csv", "time,x,y,z\n0,0,0,0.0099\n0.2,0,0,0.00975\n");
+    write_text("haptic_path.csv", path_csv);
     tch_haptic_device* device = open_scripted("haptic_path.csv", 1e-3);
     tch_haptic_loop_config config = loop_config(1e-3, false);
     config.safety.ramp_time = 0;
@@ -487,11 +480,25 @@ static void press_pointer(tch_real step, tch_real* fz, int count) {
     for (int k = 0; k < count; ++k) {
         tch_haptic_tick tick;
         ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
-        fz[k] = tick.command.force.z;
+        force[k] = tick.command.force;
     }
     tch_haptic_loop_destroy(loop);
     tch_haptic_close(device);
     scene_free(&s);
+}
+
+/* The force of every tick of a volume pointer pressed at 0.75 mm/s from 0.1 to 0.25 mm into a
+ * static box (undamped material), scene step `step`. */
+static void press_pointer(tch_real step, tch_vec3* force, int count) {
+    char xml[1024];
+    snprintf(xml, sizeof xml,
+             "<mujoco xmlns:touche='urn:touche'><option timestep='%g' touche:contact='volume'"
+             " touche:damping='0'/><worldbody>"
+             "<geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1'/>"
+             "<body name='pointer' pos='0 0 0.0099' mocap='true' touche:haptic='pointer'>"
+             "<geom name='tip' type='box' size='0.01 0.01 0.01'/></body>"
+             "</worldbody></mujoco>", step);
+    run_pointer(xml, "time,x,y,z\n0,0,0,0.0099\n0.2,0,0,0.00975\n", force, count);
 }
 
 /* Between physics steps the pointer's local model follows the hand: with the scene stepping
@@ -501,19 +508,132 @@ static void press_pointer(tch_real step, tch_real* fz, int count) {
  * ticks of the press. */
 static void test_pointer_local_model_follows_the_hand(void) {
     enum { COUNT = 200 };
-    tch_real every_tick[COUNT], every_ten[COUNT];
+    tch_vec3 every_tick[COUNT], every_ten[COUNT];
     press_pointer(1e-3, every_tick, COUNT);
     press_pointer(1e-2, every_ten, COUNT);
     tch_real worst = 0, lag = 0;
     for (int k = 10; k < COUNT; ++k) {
-        worst = fmax(worst, fabs(every_ten[k] - every_tick[k]));
-        lag = fmax(lag, fabs(every_ten[k - k % 10] - every_tick[k]));
+        worst = fmax(worst, fabs(every_ten[k].z - every_tick[k].z));
+        lag = fmax(lag, fabs(every_ten[k - k % 10].z - every_tick[k].z));
     }
+    tch_real end = every_tick[COUNT - 1].z;
     printf("  largest difference %.3g N (held wrench: %.3g N), force %.3g N at the end\n",
-           worst, lag, every_tick[COUNT - 1]);
-    ENSURE(every_tick[COUNT - 1] > 1 && every_tick[COUNT - 1] < 11.9); /* not saturated */
+           worst, lag, end);
+    ENSURE(end > 1 && end < 11.9); /* not saturated */
     ENSURE(lag > 0.1);
-    ENSURE(worst <= 1e-6 * every_tick[COUNT - 1]);
+    ENSURE(worst <= 1e-6 * end);
+}
+
+/* A compliant sphere pointer (R 1 cm, E 1e6 Pa, resolution 2 mm, undamped, mu 1) over a rigid
+ * box, its centre starting 0.2 mm above the face, scene step `step`. */
+static void pressure_sphere_scene(tch_real step, char* xml, size_t size) {
+    snprintf(xml, size,
+             "<mujoco xmlns:touche='urn:touche'><option timestep='%g' touche:contact='pressure'/>"
+             "<worldbody><geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1'"
+             " touche:rigid='true'/>"
+             "<body name='pointer' pos='0 0 0.0102' mocap='true' touche:haptic='pointer'>"
+             "<geom name='tip' type='sphere' size='0.01' touche:modulus='1e6'"
+             " touche:resolution='0.002' touche:dissipation='0'/></body>"
+             "</worldbody></mujoco>", step);
+}
+
+/* The pressure pointer's local model (the hydroelastic wrench's K and D, and its friction
+ * evaluated at each tick's slip): the sphere above pressed 1 mm at 5 mm/s (to a depth of 0.8
+ * mm), held, slid 4 mm at 10 mm/s, held. At the end of the press the force is the closed form
+ * of a compliant sphere on a half-space, F = pi E d^2 (1 - 2d / 3R) (docs/contact-pressure.md),
+ * to 1%; with the scene stepping every 10 ms every tick renders the force of the scene stepping
+ * every tick: the normal force to 2e-3 of F (held between steps, it lagged by up to 9 ticks of
+ * the press), the friction to 3e-2 of F (the sliding sphere's patch changes as its tets pass
+ * over the face, which a step sees and the local model does not). The slide starts from rest
+ * between two steps: the friction stays under mu F (the linearized friction alone, a damper
+ * of mu F / v_s, gave 9 mu F at the first tick). */
+static void test_pressure_pointer_local_model_follows_the_hand(void) {
+    enum { COUNT = 600 };
+    const char* path = "time,x,y,z\n0,0,0,0.0102\n0.1,0,0,0.0102\n0.3,0,0,0.0092\n"
+                       "0.35,0,0,0.0092\n0.55,0.002,0,0.0092\n0.6,0.002,0,0.0092\n";
+    tch_vec3 every_tick[COUNT], every_ten[COUNT];
+    char xml[1024];
+    pressure_sphere_scene(1e-3, xml, sizeof xml);
+    run_pointer(xml, path, every_tick, COUNT);
+    pressure_sphere_scene(1e-2, xml, sizeof xml);
+    run_pointer(xml, path, every_ten, COUNT);
+    tch_real d = 0.0008, R = 0.01;
+    tch_real closed = TCH_PI * 1e6 * d * d * (1 - 2 * d / (3 * R));
+    tch_real normal = 0, friction = 0, held = 0, largest_friction = 0;
+    for (int k = 10; k < COUNT; ++k) {
+        normal = fmax(normal, fabs(every_ten[k].z - every_tick[k].z));
+        friction = fmax(friction, fabs(every_ten[k].x - every_tick[k].x));
+        held = fmax(held, fabs(every_ten[k - k % 10].z - every_tick[k].z));
+        largest_friction = fmax(largest_friction, fabs(every_ten[k].x) / every_ten[k].z);
+    }
+    printf("  F %.6g N (closed form %.6g N); 10 ms against 1 ms: normal %.3g N (held: %.3g N), "
+           "friction %.3g N (%.3g N at the slide); largest friction %.3g F\n",
+           every_tick[349].z, closed, normal, held, friction, every_tick[450].x,
+           largest_friction);
+    ENSURE_REL(every_tick[349].z, closed, 1e-2);
+    ENSURE(normal <= 2e-3 * closed);
+    ENSURE(held > 10 * normal);
+    ENSURE(friction <= 3e-2 * closed);
+    ENSURE(every_tick[450].x < -0.5 * closed); /* it slides, against friction */
+    ENSURE(largest_friction <= 1);
+}
+
+/* The local model's moving bodies (seed 003's mobility; docs/haptics.md): a free 100 kg block
+ * in zero gravity, the pointer (a flat volume tip, undamped material) held 0.1 mm into its top
+ * face, the model made at the step's start with the block at rest and run from there at
+ * 10 kHz. Each tick the block's momentum changes by the impulse the hand feels, reversed:
+ * m (v+ - v) = -T f_pointer (Newton's third law through the linearization, to 1e-9), and over
+ * 400 ticks (omega t = 0.8 for the face's stiffness k and omega = sqrt(k / m)) its motion is
+ * the closed form of a mass pushed from rest by a spring preloaded to F0,
+ * u = (F0 / k)(1 - cos omega t), v = (F0 / (m omega)) sin omega t (F0 < 0: pushed down), to
+ * 1% (backward Euler's error at omega T = 0.002; a force held at F0 would be 5% off at the
+ * end). */
+static void test_local_model_moves_a_touched_block_by_m_a_equals_f(void) {
+    const char* xml =
+        "<mujoco xmlns:touche='urn:touche'><option timestep='0.01' gravity='0 0 0'"
+        " touche:contact='volume' touche:damping='0'/><worldbody>"
+        "<body name='block' pos='0 0 0'><freejoint/>"
+        "<geom type='box' size='0.05 0.05 0.05' mass='100'/></body>"
+        "<body name='pointer' pos='0 0 0.0599' mocap='true' touche:haptic='pointer'>"
+        "<geom name='tip' type='box' size='0.01 0.01 0.01'/></body>"
+        "</worldbody></mujoco>";
+    scene s;
+    tch_error err;
+    ENSURE(scene_load(xml, &s, &err));
+    int pointer = tch_model_body_index(s.model, "pointer");
+    const tch_real T = 1e-4, m = 100;
+    static tch_haptic_local_model local;
+    static tch_haptic_local_state state;
+    ENSURE(tch_step_begin(s.model, s.data, &err) == TCH_OK);
+    tch_haptic_local_model_begin(s.model, s.data, pointer, T, 1, &local);
+    ENSURE(tch_step_end(s.model, s.data, &err) == TCH_OK);
+    ENSURE(local.body_count == 1);
+    tch_real F0 = local.bodies[0].wrench0[2], k = -local.bodies[0].K_bb[6 * 2 + 2];
+    ENSURE(F0 < -1 && k > 0);
+    tch_haptic_local_state_init(&state);
+    tch_haptic_state device = {.pose = s.data->body_X_WB[pointer]};
+    tch_real worst_balance = 0, v_before = 0;
+    int ticks = 401;
+    for (int n = 0; n < ticks; ++n) {
+        tch_haptic_command c = tch_haptic_local_model_tick(&local, &state, &device, T, 1);
+        const tch_haptic_local_run* run = &state.runs[state.newest];
+        if (n > 0) { /* the first tick starts the model where the step began */
+            tch_real balance = m * (run->v[0][2] - v_before) + T * c.force.z;
+            worst_balance = fmax(worst_balance, fabs(balance) / (T * fabs(c.force.z)));
+        }
+        v_before = run->v[0][2];
+    }
+    const tch_haptic_local_run* run = &state.runs[state.newest];
+    tch_real omega = sqrt(k / m), t = (ticks - 1) * T;
+    tch_real u = F0 * (1 - cos(omega * t)) / k, v = F0 * sin(omega * t) / (m * omega);
+    printf("  k %.4g N/m, F0 %.4g N, omega t %.3g: m dv + T f %.2g of T f; u %.6g m (closed "
+           "form %.6g), v %.6g m/s (%.6g)\n",
+           k, F0, omega * t, worst_balance, run->u[0][2], u, run->v[0][2], v);
+    ENSURE(worst_balance <= 1e-9);
+    ENSURE_REL(run->u[0][2], u, 1e-2);
+    ENSURE_REL(run->v[0][2], v, 1e-2);
+    ENSURE(fabs(run->u[0][0]) + fabs(run->u[0][1]) <= 1e-9 * fabs(u));
+    scene_free(&s);
 }
 
 /* Closed paths (the tip's bottom face at z = 0 touches the wall; knots on the 1 ms grid):
@@ -540,15 +660,30 @@ static void test_closed_paths_are_passive_with_the_controller(void) {
         "  <body name='hand' pos='0 0 0.02' mocap='true' touche:haptic='proxy'"
         "   touche:proxy_radius='0.01' touche:linear_stiffness='20000'/>"
         "</worldbody></mujoco>";
+    /* a pressure pointer, the sphere of the tip's half-size on a rigid wall (E 5e7 Pa: more
+     * than 1 N at 0.1 mm), the scene stepping every 10 ms (the local model renders 9 ticks of
+     * 10), with the default dissipation and none */
+    const char* pressure_scene =
+        "<mujoco xmlns:touche='urn:touche'><option timestep='0.01' touche:contact='pressure'/>"
+        "<worldbody><geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1'"
+        " touche:rigid='true'/>"
+        "<body name='pointer' pos='0 0 0.02' mocap='true' touche:haptic='pointer'>"
+        "<geom name='tip' type='sphere' size='0.01' touche:modulus='5e7'"
+        " touche:resolution='0.002' %s/></body></worldbody></mujoco>";
+    const char* dissipations[] = {"", "touche:dissipation='0'"};
+    const char* labels[] = {"", " undamped", " proxy", " pressure", " pressure undamped"};
     tch_real most_returned_off = 0;
-    for (int i = 0; i < 9; ++i) {
+    for (int i = 0; i < 15; ++i) {
         tch_haptic_ledger on, off;
         tch_real force_on, force_off;
         char xml[1024];
-        if (i < 6) {
-            snprintf(xml, sizeof xml, POINTER_SCENE, materials[i / 3]);
-        } else {
+        int kind = i / 3;
+        if (kind < 2) {
+            snprintf(xml, sizeof xml, POINTER_SCENE, materials[kind]);
+        } else if (kind == 2) {
             snprintf(xml, sizeof xml, "%s", proxy_scene);
+        } else {
+            snprintf(xml, sizeof xml, pressure_scene, dissipations[kind - 3]);
         }
         tch_real returned_on = run_path(xml, paths[i % 3], durations[i % 3], true, &on,
                                         &force_on);
@@ -561,9 +696,9 @@ static void test_closed_paths_are_passive_with_the_controller(void) {
         ENSURE(on.energy_in > 0);
         most_returned_off = fmax(most_returned_off, returned_off);
         printf("  path %d%s: returned %.3g J with the controller, %.3g J without; "
-               "dissipated %.3g J\n",
-               i % 3, i < 3 ? "" : i < 6 ? " undamped" : " proxy", returned_on, returned_off,
-               on.energy_dissipated);
+               "dissipated %.3g J, resync jumps %.3g J\n",
+               i % 3, labels[kind], returned_on, returned_off, on.energy_dissipated,
+               on.resync_jumps);
     }
     ENSURE(most_returned_off > 1e-6); /* without the controller, the test would fail */
 }
@@ -709,7 +844,9 @@ static void test_missed_deadlines_zero_the_output(void) {
     scene_free(&s);
 }
 
-static void test_ticks_are_deterministic_and_allocation_free(void) {
+/* Two runs of the pointer of the scene `xml` give bit-identical ticks; after 100 warm-up ticks
+ * the ticks (physics steps included) call no malloc, lock or fopen. */
+static void check_ticks_deterministic_and_allocation_free(const char* xml) {
     write_text("haptic_path.csv",
                "time,x,y,z,qw,qx,qy,qz\n0,0,0,0.0102,1,0,0,0\n0.05,0,0,0.0099,1,0,0,0\n"
                "0.3,0.02,0.01,0.0099,0.9950041652780258,0,0,0.09983341664682815\n"
@@ -728,7 +865,7 @@ static void test_ticks_are_deterministic_and_allocation_free(void) {
     for (int r = 0; r < 2; ++r) {
         scene s;
         tch_error err;
-        ENSURE(load_pointer("", &s, &err));
+        ENSURE(scene_load(xml, &s, &err));
         tch_haptic_device* device = open_scripted("haptic_path.csv", 1e-3);
         tch_haptic_loop_config lc = loop_config(1e-3, true);
         tch_haptic_loop* loop = NULL;
@@ -755,6 +892,21 @@ static void test_ticks_are_deterministic_and_allocation_free(void) {
     if (COUNTS_CALLS) ENSURE(calls == 0);
     free(runs[0]);
     free(runs[1]);
+}
+
+static void test_ticks_are_deterministic_and_allocation_free(void) {
+    char xml[1024];
+    snprintf(xml, sizeof xml, POINTER_SCENE, "");
+    check_ticks_deterministic_and_allocation_free(xml);
+    /* the pressure pointer (its local model and friction) on a compliant box at a 10 ms step */
+    snprintf(xml, sizeof xml,
+             "<mujoco xmlns:touche='urn:touche'><option timestep='0.01' touche:contact='pressure'/>"
+             "<worldbody><geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1'"
+             " touche:modulus='2e9'/>"
+             "<body name='pointer' pos='0 0 0.02' mocap='true' touche:haptic='pointer'>"
+             "<geom name='tip' type='sphere' size='0.01' touche:resolution='0.002'"
+             " touche:modulus='5e7'/></body></worldbody></mujoco>");
+    check_ticks_deterministic_and_allocation_free(xml);
 }
 
 /* The proxy renderer in the loop: pressing 1 mm into a static box renders k times the depth
@@ -908,6 +1060,8 @@ int main(void) {
     RUN_TEST(test_coupled_throw_never_gains_energy);
     RUN_TEST(test_threaded_run_renders_the_coupling);
     RUN_TEST(test_pointer_local_model_follows_the_hand);
+    RUN_TEST(test_pressure_pointer_local_model_follows_the_hand);
+    RUN_TEST(test_local_model_moves_a_touched_block_by_m_a_equals_f);
     RUN_TEST(test_closed_paths_are_passive_with_the_controller);
     RUN_TEST(test_failed_reads_and_stale_physics_zero_the_output);
     RUN_TEST(test_missed_deadlines_zero_the_output);
