@@ -287,7 +287,7 @@ static tch_real interface_load(const scene* s, const tch_real* z, int a, int b) 
 
 static tch_row_solve_options options_with(int sweeps, tch_real tolerance,
                                           tch_sparse_spd* subspace) {
-    return (tch_row_solve_options){sweeps, tolerance, tolerance, subspace, false, false, false};
+    return (tch_row_solve_options){sweeps, tolerance, tolerance, subspace, false, false, false, false};
 }
 
 /* A solve from the warm start z (not yet applied to the scene's v0, w0) into (v, w, z). */
@@ -596,7 +596,7 @@ static void test_steady_impulses_drop_the_carried_correction(void) {
     build_problem(&g_scene);
     tch_sparse_spd* context = tch_sparse_spd_create();
     ENSURE(context != NULL);
-    const tch_row_solve_options o = {1000, 1e-11, 1e-6, context, false, false, false};
+    const tch_row_solve_options o = {1000, 1e-11, 1e-6, context, false, false, false, false};
     tch_vec3 v[MAX_BODIES], w[MAX_BODIES];
     tch_lcp_result result;
     static tch_real z_star[MAX_ROWS], z1[MAX_ROWS], plain[MAX_ROWS], steady[MAX_ROWS];
