@@ -101,8 +101,8 @@ static tangent_block tangent_block_of(tch_real a, tch_real b, tch_real c) {
 }
 
 /* Iterations of the secular equation's Newton solve (friction_block_solve); it converges
- * monotonically and quadratically, in 3 to 6 iterations to rounding (from zero; from the last
- * solve's ν, in 1 or 2 on a sliding contact). */
+ * quadratically, monotonically from below the root, in 3 to 6 iterations to rounding from zero
+ * and in 1 or 2 from the last solve's ν on a sliding contact. */
 enum { DISC_NEWTON_STEPS = 12 };
 /* A Newton change within this share of the block's size ends the solve: the next one would
  * be about its square. */
