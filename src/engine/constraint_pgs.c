@@ -154,21 +154,75 @@ static void friction_block_solve(tangent_block* A, tch_real u0, tch_real u1, tch
     *y1 = scale * (sn * e0 + cs * e1);
 }
 
+/* Do rows a and b move the same free bodies (or the world) on each side, and no tree? */
+static bool same_free_sides(const tch_jacobian_row* a, const tch_jacobian_row* b) {
+    for (int k = 0; k < 2; ++k) {
+        const tch_row_side *sa = &a->side[k], *sb = &b->side[k];
+        if (sa->body != sb->body || sa->kind == TCH_ROW_SIDE_TREE ||
+            sb->kind == TCH_ROW_SIDE_TREE) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The velocities of a contact's friction rows f and f + 1 (row_velocity of each, the same sums
+ * in the same order), reading their bodies' velocities once when they share them. */
+static void pair_velocities(const tch_row_problem* p, int f, const tch_vec3* v, const tch_vec3* w,
+                            tch_real* w0, tch_real* w1) {
+    const tch_jacobian_row *a = &p->rows[f], *b = &p->rows[f + 1];
+    if (!same_free_sides(a, b)) {
+        *w0 = row_velocity(p, f, v, w), *w1 = row_velocity(p, f + 1, v, w);
+        return;
+    }
+    tch_real sum0 = 0, sum1 = 0;
+    for (int k = 0; k < 2; ++k) {
+        int body = a->side[k].body;
+        if (body != 0) {
+            tch_vec3 vb = v[body], wb = w[body];
+            sum0 += tch_v3_dot(a->side[k].lin, vb) + tch_v3_dot(a->side[k].ang, wb);
+            sum1 += tch_v3_dot(b->side[k].lin, vb) + tch_v3_dot(b->side[k].ang, wb);
+        }
+    }
+    *w0 = sum0 + p->rhs[f], *w1 = sum1 + p->rhs[f + 1];
+}
+
+/* ν += M⁻¹ (J_fᵀ dz0 + J_{f+1}ᵀ dz1), as tch_row_add_impulse of each in turn (the same sums),
+ * with one read and write of their bodies' velocities when they share them. */
+static void add_pair_impulse(const tch_row_problem* p, int f, tch_real dz0, tch_real dz1,
+                             tch_vec3* v, tch_vec3* w) {
+    const tch_jacobian_row *a = &p->rows[f], *b = &p->rows[f + 1];
+    if (!same_free_sides(a, b) || dz0 == 0 || dz1 == 0) {
+        tch_row_add_impulse(a, dz0, v, w);
+        tch_row_add_impulse(b, dz1, v, w);
+        return;
+    }
+    for (int k = 0; k < 2; ++k) {
+        int body = a->side[k].body;
+        if (body != 0) {
+            v[body] = tch_v3_madd(tch_v3_madd(v[body], dz0, a->side[k].inv_lin), dz1,
+                                  b->side[k].inv_lin);
+            w[body] = tch_v3_madd(tch_v3_madd(w[body], dz0, a->side[k].inv_ang), dz1,
+                                  b->side[k].inv_ang);
+        }
+    }
+}
+
 /* The friction pair's part of a sweep: the exact block solve over the disc of radius μ z_n
  * (friction_block_solve); returns the square of its natural-map component before the update
  * when `measured`, else 0. */
 static tch_real update_friction(const tch_row_problem* p, int i, tangent_block* A, bool measured,
                                 tch_vec3* v, tch_vec3* w, tch_real* z) {
     int f = p->friction_start[i];
-    tch_real w0 = row_velocity(p, f, v, w), w1 = row_velocity(p, f + 1, v, w);
+    tch_real w0, w1;
+    pair_velocities(p, f, v, w, &w0, &w1);
     tch_real bound = friction_bound(p, i, z);
     tch_real estimate = measured ? disc_residual_squared(z[f], z[f + 1], w0, w1, bound) : 0;
     tch_real u0 = z[f] - (A->inverse[0] * w0 + A->inverse[1] * w1);
     tch_real u1 = z[f + 1] - (A->inverse[1] * w0 + A->inverse[2] * w1);
     tch_real y0, y1;
     friction_block_solve(A, u0, u1, bound, &y0, &y1);
-    tch_row_add_impulse(&p->rows[f], y0 - z[f], v, w);
-    tch_row_add_impulse(&p->rows[f + 1], y1 - z[f + 1], v, w);
+    add_pair_impulse(p, f, y0 - z[f], y1 - z[f + 1], v, w);
     z[f] = y0, z[f + 1] = y1;
     return estimate;
 }
