@@ -283,9 +283,14 @@ int tch_constraint_island_sweeps(const tch_constraint_run* s, int k) {
     return on_budget(s, k) && limit > BUDGET_SWEEPS ? BUDGET_SWEEPS : limit;
 }
 
-int tch_constraint_push_sweeps(const tch_constraint_run* s, int k) {
+tch_row_solve_options tch_constraint_push_options(const tch_constraint_run* s, int k) {
     int limit = s->m->lcp_iterations;
-    return on_budget(s, k) && limit > PUSH_BUDGET_SWEEPS ? PUSH_BUDGET_SWEEPS : limit;
+    bool budget = on_budget(s, k);
+    tch_row_solve_options options =
+        tch_constraint_row_options(s, budget && limit > PUSH_BUDGET_SWEEPS ? PUSH_BUDGET_SWEEPS
+                                                                           : limit);
+    options.iterate_only = budget;
+    return options;
 }
 
 static tch_status solve_lemke(tch_constraint_run* s, const tch_island_layout* L, const tch_real* M,

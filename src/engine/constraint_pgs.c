@@ -46,12 +46,19 @@ static void onto_disc(tch_real* t0, tch_real* t1, tch_real bound) {
     }
 }
 
+/* The square of the natural-map component |z_t − P_disc(z_t − w_t)| of a contact's friction
+ * pair (a sweep takes one square root of the largest). */
+static tch_real disc_residual_squared(tch_real z0, tch_real z1, tch_real w0, tch_real w1,
+                                      tch_real bound) {
+    tch_real y0 = z0 - w0, y1 = z1 - w1;
+    onto_disc(&y0, &y1, bound);
+    return (z0 - y0) * (z0 - y0) + (z1 - y1) * (z1 - y1);
+}
+
 /* The natural-map component |z_t − P_disc(z_t − w_t)| of a contact's friction pair. */
 static tch_real disc_residual(tch_real z0, tch_real z1, tch_real w0, tch_real w1,
                               tch_real bound) {
-    tch_real y0 = z0 - w0, y1 = z1 - w1;
-    onto_disc(&y0, &y1, bound);
-    return length2(z0 - y0, z1 - y1);
+    return sqrt(disc_residual_squared(z0, z1, w0, w1, bound));
 }
 
 /* Row r's velocity J_r ν + rhs_r. */
@@ -61,11 +68,11 @@ static tch_real row_velocity(const tch_row_problem* p, int r, const tch_vec3* v,
 }
 
 /* The normal row's part of a sweep; returns its natural-map component before the update. */
-static tch_real update_normal(const tch_row_problem* p, int i, tch_real diagonal, tch_vec3* v,
-                              tch_vec3* w, tch_real* z) {
+static tch_real update_normal(const tch_row_problem* p, int i, tch_real inverse_diagonal,
+                              tch_vec3* v, tch_vec3* w, tch_real* z) {
     tch_real velocity = row_velocity(p, i, v, w);
-    tch_real estimate = fabs(z[i] - fmax(z[i] - velocity, 0));
-    tch_real next = fmax(z[i] - velocity / diagonal, 0);
+    tch_real estimate = fabs(z[i] - larger(z[i] - velocity, 0));
+    tch_real next = larger(z[i] - velocity * inverse_diagonal, 0);
     tch_row_add_impulse(&p->rows[i], next - z[i], v, w);
     z[i] = next;
     return estimate;
@@ -80,26 +87,33 @@ typedef struct tangent_block {
     tch_real nu;
 } tangent_block;
 
+/* The eigenbasis without trigonometry: with half = (a − c) / 2 and radius = |(half, b)|, the
+ * eigenvalues are (a + c) / 2 ± radius, and the first eigenvector turns the tangents by θ with
+ * cos 2θ = half / radius, sin 2θ = b / radius, θ in (−π/2, π/2] (cs >= 0, sn of b's sign). */
 static tangent_block tangent_block_of(tch_real a, tch_real b, tch_real c) {
-    tch_real theta = 0.5 * atan2(2 * b, a - c);
-    tch_real cs = cos(theta), sn = sin(theta);
-    tch_real l0 = a * cs * cs + 2 * b * sn * cs + c * sn * sn;
-    tch_real l1 = a * sn * sn - 2 * b * sn * cs + c * cs * cs;
+    tch_real half = 0.5 * (a - c), radius = length2(half, b);
+    tch_real cos_2theta = radius > 0 ? half / radius : 1;
+    tch_real cs = sqrt(fmax(0.5 * (1 + cos_2theta), 0));
+    tch_real sn = copysign(sqrt(fmax(0.5 * (1 - cos_2theta), 0)), b);
+    tch_real mean = 0.5 * (a + c);
     tch_real det = a * c - b * b;
-    return (tangent_block){{c / det, -b / det, a / det}, cs, sn, l0, l1, 0};
+    return (tangent_block){{c / det, -b / det, a / det}, cs, sn, mean + radius, mean - radius, 0};
 }
 
 /* Iterations of the secular equation's Newton solve (friction_block_solve); it converges
- * monotonically and quadratically, in 3 to 6 iterations to rounding (from zero; from the last
- * solve's ν, in 1 or 2 on a sliding contact). */
+ * quadratically, monotonically from below the root, in 3 to 6 iterations to rounding from zero
+ * and in 1 or 2 from the last solve's ν on a sliding contact. */
 enum { DISC_NEWTON_STEPS = 12 };
+/* A Newton change within this share of the block's size ends the solve: the next one would
+ * be about its square. */
+static const tch_real NEWTON_CONVERGED = 1e-6;
 
 /* The exact minimizer y of ½ (y − u)ᵀ A (y − u) over the disc |y| <= R, u = z_t − A⁻¹ w_t the
  * unconstrained one: u itself when inside; else y = (A + ν I)⁻¹ A u with ν >= 0 such that
  * |y| = R, found by Newton's method on 1/|y(ν)| − 1/R in A's eigenbasis (Moré and Sorensen's
  * trust-region subproblem, "Computing a trust region step", SIAM J. Sci. Stat. Comput. 1983).
  * Newton's iterates rise monotonically to the root from any ν below it (1/|y(ν)| is concave
- * and rising), so it starts from the block's last ν when that is below the root, else from 0.
+ * and rising), and a step from above lands below, so it starts from the block's last ν.
  * At a fixed point y = z_t this gives w_t = −ν z_t: friction opposes the sliding velocity
  * (maximal dissipation), the disc's complementarity. */
 static void friction_block_solve(tangent_block* A, tch_real u0, tch_real u1, tch_real R,
@@ -114,19 +128,25 @@ static void friction_block_solve(tangent_block* A, tch_real u0, tch_real u1, tch
     }
     tch_real cs = A->cs, sn = A->sn, l0 = A->l0, l1 = A->l1;
     tch_real b0 = l0 * (cs * u0 + sn * u1), b1 = l1 * (-sn * u0 + cs * u1);
-    tch_real nu = A->nu, e0 = b0 / (l0 + nu), e1 = b1 / (l1 + nu);
-    if (!(length2(e0, e1) >= R)) {
-        nu = 0, e0 = b0 / l0, e1 = b1 / l1; /* the last ν is past the root */
-    }
+    tch_real nu = A->nu, i0 = 1 / (l0 + nu), i1 = 1 / (l1 + nu); /* (λ + ν)⁻¹ */
+    tch_real e0 = b0 * i0, e1 = b1 * i1;
     for (int k = 0; k < DISC_NEWTON_STEPS; ++k) {
-        tch_real norm = length2(e0, e1);
-        tch_real slope = (e0 * e0 / (l0 + nu) + e1 * e1 / (l1 + nu)) / (norm * norm * norm);
-        tch_real change = (1 / R - 1 / norm) / slope; /* 1/|y| rises with ν, from below 1/R */
-        if (!(slope > 0) || !(change > 1e-15 * (l0 + l1 + nu))) {
+        /* the Newton step (1/R − 1/|e|) / (d(1/|e|)/dν) with d(1/|e|)/dν = Σ e_k² i_k / |e|³,
+         * as |e|² (|e| / R − 1) / Σ e_k² i_k: one division and one root per iteration. From a
+         * ν past the root (the last ν), the step lands at or below it (1/|e| is concave), and
+         * not below ν = 0, which is below it (|e(0)| = |u| > R) */
+        tch_real square = e0 * e0 + e1 * e1, norm = sqrt(square);
+        tch_real slope = e0 * e0 * i0 + e1 * e1 * i1; /* |e|³ d(1/|e|)/dν */
+        tch_real change = square * (norm / R - 1) / slope;
+        if (!(slope > 0) || !(fabs(change) > 1e-15 * (l0 + l1 + nu))) {
             break;
         }
-        nu += change;
-        e0 = b0 / (l0 + nu), e1 = b1 / (l1 + nu);
+        nu = larger(nu + change, 0);
+        i0 = 1 / (l0 + nu), i1 = 1 / (l1 + nu);
+        e0 = b0 * i0, e1 = b1 * i1;
+        if (fabs(change) <= NEWTON_CONVERGED * (l0 + l1 + nu)) {
+            break; /* quadratic convergence: the next change would be at rounding */
+        }
     }
     A->nu = nu;
     tch_real scale = R / length2(e0, e1);
@@ -134,42 +154,103 @@ static void friction_block_solve(tangent_block* A, tch_real u0, tch_real u1, tch
     *y1 = scale * (sn * e0 + cs * e1);
 }
 
+/* Do rows a and b move the same free bodies (or the world) on each side, and no tree? */
+static bool same_free_sides(const tch_jacobian_row* a, const tch_jacobian_row* b) {
+    for (int k = 0; k < 2; ++k) {
+        const tch_row_side *sa = &a->side[k], *sb = &b->side[k];
+        if (sa->body != sb->body || sa->kind == TCH_ROW_SIDE_TREE ||
+            sb->kind == TCH_ROW_SIDE_TREE) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The velocities of a contact's friction rows f and f + 1 (row_velocity of each, the same sums
+ * in the same order), reading their bodies' velocities once when they share them. */
+static void pair_velocities(const tch_row_problem* p, int f, const tch_vec3* v, const tch_vec3* w,
+                            tch_real* w0, tch_real* w1) {
+    const tch_jacobian_row *a = &p->rows[f], *b = &p->rows[f + 1];
+    if (!same_free_sides(a, b)) {
+        *w0 = row_velocity(p, f, v, w), *w1 = row_velocity(p, f + 1, v, w);
+        return;
+    }
+    tch_real sum0 = 0, sum1 = 0;
+    for (int k = 0; k < 2; ++k) {
+        int body = a->side[k].body;
+        if (body != 0) {
+            tch_vec3 vb = v[body], wb = w[body];
+            sum0 += tch_v3_dot(a->side[k].lin, vb) + tch_v3_dot(a->side[k].ang, wb);
+            sum1 += tch_v3_dot(b->side[k].lin, vb) + tch_v3_dot(b->side[k].ang, wb);
+        }
+    }
+    *w0 = sum0 + p->rhs[f], *w1 = sum1 + p->rhs[f + 1];
+}
+
+/* ν += M⁻¹ (J_fᵀ dz0 + J_{f+1}ᵀ dz1), as tch_row_add_impulse of each in turn (the same sums),
+ * with one read and write of their bodies' velocities when they share them. */
+static void add_pair_impulse(const tch_row_problem* p, int f, tch_real dz0, tch_real dz1,
+                             tch_vec3* v, tch_vec3* w) {
+    const tch_jacobian_row *a = &p->rows[f], *b = &p->rows[f + 1];
+    if (!same_free_sides(a, b) || dz0 == 0 || dz1 == 0) {
+        tch_row_add_impulse(a, dz0, v, w);
+        tch_row_add_impulse(b, dz1, v, w);
+        return;
+    }
+    for (int k = 0; k < 2; ++k) {
+        int body = a->side[k].body;
+        if (body != 0) {
+            v[body] = tch_v3_madd(tch_v3_madd(v[body], dz0, a->side[k].inv_lin), dz1,
+                                  b->side[k].inv_lin);
+            w[body] = tch_v3_madd(tch_v3_madd(w[body], dz0, a->side[k].inv_ang), dz1,
+                                  b->side[k].inv_ang);
+        }
+    }
+}
+
 /* The friction pair's part of a sweep: the exact block solve over the disc of radius μ z_n
- * (friction_block_solve); returns its natural-map component before the update. */
-static tch_real update_friction(const tch_row_problem* p, int i, tangent_block* A, tch_vec3* v,
-                                tch_vec3* w, tch_real* z) {
+ * (friction_block_solve); returns the square of its natural-map component before the update
+ * when `measured`, else 0. */
+static tch_real update_friction(const tch_row_problem* p, int i, tangent_block* A, bool measured,
+                                tch_vec3* v, tch_vec3* w, tch_real* z) {
     int f = p->friction_start[i];
-    tch_real w0 = row_velocity(p, f, v, w), w1 = row_velocity(p, f + 1, v, w);
+    tch_real w0, w1;
+    pair_velocities(p, f, v, w, &w0, &w1);
     tch_real bound = friction_bound(p, i, z);
-    tch_real estimate = disc_residual(z[f], z[f + 1], w0, w1, bound);
+    tch_real estimate = measured ? disc_residual_squared(z[f], z[f + 1], w0, w1, bound) : 0;
     tch_real u0 = z[f] - (A->inverse[0] * w0 + A->inverse[1] * w1);
     tch_real u1 = z[f + 1] - (A->inverse[1] * w0 + A->inverse[2] * w1);
     tch_real y0, y1;
     friction_block_solve(A, u0, u1, bound, &y0, &y1);
-    tch_row_add_impulse(&p->rows[f], y0 - z[f], v, w);
-    tch_row_add_impulse(&p->rows[f + 1], y1 - z[f + 1], v, w);
+    add_pair_impulse(p, f, y0 - z[f], y1 - z[f + 1], v, w);
     z[f] = y0, z[f + 1] = y1;
     return estimate;
 }
 
 /* One sweep over the contacts, each normal row then its friction pair (bounded by μ times the
- * normal impulse just updated). Returns the largest natural-map component met. */
-static tch_real sweep(const tch_row_problem* p, const tch_real* diagonal, tangent_block* blocks,
-                      tch_vec3* v, tch_vec3* w, tch_real* z) {
-    tch_real estimate = 0;
+ * normal impulse just updated). Returns the largest natural-map component met, which the solve
+ * only compares with `tolerance`: once a component is above it, the friction pairs' (a
+ * projection onto the disc, with a root and a division, for every sliding contact) are no
+ * longer measured. */
+static tch_real sweep(const tch_row_problem* p, const tch_real* normal_inverse,
+                      tangent_block* blocks, tch_real tolerance, tch_vec3* v, tch_vec3* w,
+                      tch_real* z) {
+    tch_real normal = 0, friction_squared = 0;
     for (int i = 0; i < p->nc; ++i) {
-        estimate = larger(estimate, update_normal(p, i, diagonal[i], v, w, z));
+        normal = larger(normal, update_normal(p, i, normal_inverse[i], v, w, z));
         if (p->edges[i] == 2) {
-            estimate = larger(estimate, update_friction(p, i, &blocks[i], v, w, z));
+            bool measured = normal <= tolerance && friction_squared <= tolerance * tolerance;
+            friction_squared =
+                larger(friction_squared, update_friction(p, i, &blocks[i], measured, v, w, z));
         }
     }
-    return estimate;
+    return larger(normal, sqrt(friction_squared));
 }
 
 /* Contact i's natural-map component: its normal row's and its friction pair's. */
 static tch_real contact_residual(const tch_row_problem* p, int i, const tch_vec3* v,
                                  const tch_vec3* w, const tch_real* z) {
-    tch_real residual = fabs(z[i] - fmax(z[i] - row_velocity(p, i, v, w), 0));
+    tch_real residual = fabs(z[i] - larger(z[i] - row_velocity(p, i, v, w), 0));
     if (p->edges[i] == 2) {
         int f = p->friction_start[i];
         residual = larger(residual, disc_residual(z[f], z[f + 1], row_velocity(p, f, v, w),
@@ -692,11 +773,11 @@ static int keeps_going(const tch_row_solve_options* o, const progress* g) {
            !(o->give_up_when_slow && g->slow_checks >= SLOW_CHECKS);
 }
 
-/* What a sweep needs of A = J M⁻¹ Jᵀ: the diagonal A_ii of every row and each contact's
- * friction block. */
+/* What a sweep needs of A = J M⁻¹ Jᵀ: 1 / A_ii of every normal row (a multiplication in the
+ * sweep's chain of dependent updates instead of a division) and each contact's friction block. */
 typedef struct sweep_matrix {
-    tch_real* diagonal;     /* [nr] */
-    tangent_block* blocks;  /* [nc] (set for the contacts with a friction pair) */
+    tch_real* normal_inverse; /* [nc] */
+    tangent_block* blocks;    /* [nc] (set for the contacts with a friction pair) */
 } sweep_matrix;
 
 /* A tree's rows can depend on each other (a pad on a hinge has one direction of motion for its
@@ -717,23 +798,24 @@ static tangent_block regularized_block(tch_real a, tch_real b, tch_real c) {
 }
 
 static int sweep_matrix_init(const tch_row_problem* p, tch_arena* arena, sweep_matrix* out) {
-    out->diagonal = tch_arena_alloc(arena, (size_t)p->nr * sizeof *out->diagonal, "pgs A_ii");
+    tch_real* diagonal = tch_arena_alloc(arena, (size_t)p->nr * sizeof *diagonal, "pgs A_ii");
     out->blocks = tch_arena_alloc(arena, (size_t)p->nc * sizeof *out->blocks + 1, "pgs A_tt");
-    if (!out->diagonal || !out->blocks) {
+    if (!diagonal || !out->blocks) {
         return -1;
     }
     for (int r = 0; r < p->nr; ++r) {
-        out->diagonal[r] = tch_row_coupling(&p->rows[r], &p->rows[r]);
-        out->diagonal[r] = out->diagonal[r] > 0 ? out->diagonal[r] : 1;
+        diagonal[r] = tch_row_coupling(&p->rows[r], &p->rows[r]);
+        diagonal[r] = diagonal[r] > 0 ? diagonal[r] : 1;
     }
     for (int i = 0; i < p->nc; ++i) {
         int f = p->friction_start[i];
         if (p->edges[i] == 2) {
             out->blocks[i] = regularized_block(
-                out->diagonal[f], tch_row_coupling(&p->rows[f], &p->rows[f + 1]),
-                out->diagonal[f + 1]);
+                diagonal[f], tch_row_coupling(&p->rows[f], &p->rows[f + 1]), diagonal[f + 1]);
         }
+        diagonal[i] = 1 / diagonal[i]; /* the normal rows come first */
     }
+    out->normal_inverse = diagonal;
     return 0;
 }
 
@@ -746,7 +828,7 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
     /* Within a budget and without new factorizations the warm start's residual is not
      * measured (a pass over the rows, which could only stop the solve before its first sweep or
      * allow a kept factor's step): the first sweep's estimate stops it at the tolerance. */
-    bool unmeasured = o->budget && o->kept_factor_only;
+    bool unmeasured = (o->budget && o->kept_factor_only) || o->iterate_only;
     progress g = {0, unmeasured ? INFINITY : tch_row_residual(p, v, w, z), 0, 0, 0, 0, 0, 1, false};
     g.checked = g.residual;
     if (g.residual > o->tolerance && g.residual <= o->accept && o->subspace) {
@@ -754,12 +836,18 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
         g.residual = subspace_step(p, o->subspace, arena, g.residual, false, v, w, z);
         g.subspace_last = g.residual < before;
     }
-    sweep_matrix A = {NULL, NULL}; /* formed for the first sweep: a warm start often needs none */
+    /* formed for the first sweep: a warm start often needs none */
+    sweep_matrix A = {NULL, NULL};
     while (keeps_going(o, &g)) {
-        if (!A.diagonal && sweep_matrix_init(p, arena, &A) != 0) {
+        if (!A.normal_inverse && sweep_matrix_init(p, arena, &A) != 0) {
             return TCH_ERR_OUT_OF_MEMORY;
         }
-        tch_real estimate = sweep(p, A.diagonal, A.blocks, v, w, z);
+        tch_real estimate = sweep(p, A.normal_inverse, A.blocks, o->tolerance, v, w, z);
+        if (o->iterate_only) {
+            ++g.sweeps;
+            g.stalled = estimate <= o->tolerance;
+            continue;
+        }
         g.subspace_last = false;
         /* within a budget, the last sweep is a check too (its subspace step can finish), and
          * the only one when no new factorization is allowed (its residual pass would buy only

@@ -48,6 +48,10 @@ typedef struct tch_row_solve_options {
                                      * step at every check that has not halved the residual */
     bool kept_factor_only;          /* subspace steps only with the context's kept factor, no
                                      * new factorization */
+    bool iterate_only;              /* the caller applies the last iterate whatever its residual:
+                                     * none is measured (result->residual is INFINITY); the
+                                     * sweeps stop at the limit or when a sweep's components were
+                                     * all within the tolerance */
 } tch_row_solve_options;
 
 /* Solves from the impulses z (warm start; zero for a cold one) on the velocities (v, w)

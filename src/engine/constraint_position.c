@@ -49,8 +49,7 @@ static void solve_push(tch_constraint_run* s, int k, tch_vec3* u, tch_vec3* u_w)
             }
             tch_lcp_result result;
             tch_row_problem problem = tch_constraint_row_problem(s, &L, rows, rhs);
-            tch_row_solve_options options =
-                tch_constraint_row_options(s, tch_constraint_push_sweeps(s, k));
+            tch_row_solve_options options = tch_constraint_push_options(s, k);
             tch_row_solve(&problem, &options, s->arena, u, u_w, z, &result);
         }
     }

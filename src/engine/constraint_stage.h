@@ -144,10 +144,12 @@ void tch_constraint_count_rest_steps(const tch_constraint_run* s, const bool* he
 
 /* Solves island k along its solver chain and applies the first acceptable attempt. */
 void tch_constraint_solve_island(tch_constraint_run* s, int k);
-/* The row solver's sweep limit for island k's velocities and for its push (position
- * correction): the model's, or the solver budget's. */
+/* The row solver's sweep limit for island k's velocities: the model's, or the solver budget's. */
 int tch_constraint_island_sweeps(const tch_constraint_run* s, int k);
-int tch_constraint_push_sweeps(const tch_constraint_run* s, int k);
+/* The row solver's options for island k's push (position correction): the model's sweep limit,
+ * or within the solver budget its push's, with no residual measured (any iterate only pushes
+ * apart). */
+tch_row_solve_options tch_constraint_push_options(const tch_constraint_run* s, int k);
 /* The unknowns of nc contacts cr for `solver`. Returns 0, -1 when out of memory. */
 int tch_constraint_layout(tch_constraint_run* s, const tch_constraint_contact* cr, int nc,
                           tch_island_solver solver, tch_island_layout* L);

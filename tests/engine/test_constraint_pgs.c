@@ -287,7 +287,10 @@ static tch_real interface_load(const scene* s, const tch_real* z, int a, int b) 
 
 static tch_row_solve_options options_with(int sweeps, tch_real tolerance,
                                           tch_sparse_spd* subspace) {
-    return (tch_row_solve_options){sweeps, tolerance, tolerance, subspace, false, false, false};
+    return (tch_row_solve_options){.sweeps = sweeps,
+                                   .tolerance = tolerance,
+                                   .accept = tolerance,
+                                   .subspace = subspace};
 }
 
 /* A solve from the warm start z (not yet applied to the scene's v0, w0) into (v, w, z). */
@@ -519,6 +522,31 @@ static void test_give_up_when_slow(void) {
     ENSURE(all_finite(&g_scene, v, w, z_quit));
 }
 
+/* iterate_only (a push's solve): the same iterate as a measured solve of the same sweeps, with
+ * no residual measured; and it stops before its limit once a sweep met only components within
+ * the tolerance (a stack warm-started at its exact impulses). */
+static void test_iterate_only(void) {
+    uniform_stack(&g_scene, STACK);
+    build_problem(&g_scene);
+    tch_real z_measured[MAX_ROWS] = {0}, z_iterate[MAX_ROWS] = {0};
+    tch_vec3 v[MAX_BODIES], w[MAX_BODIES], v_iterate[MAX_BODIES], w_iterate[MAX_BODIES];
+    tch_lcp_result measured, iterate;
+    tch_row_solve_options o = options_with(4, 1e-12, NULL);
+    ENSURE(solve(&g_scene, &o, v, w, z_measured, &measured) == TCH_ERR_NUMERICAL);
+    o.iterate_only = true;
+    ENSURE(solve(&g_scene, &o, v_iterate, w_iterate, z_iterate, &iterate) == TCH_ERR_NUMERICAL);
+    ENSURE(measured.iterations == 4 && iterate.iterations == 4);
+    ENSURE(measured.residual > 1e-12 && isinf(iterate.residual));
+    for (int r = 0; r < g_scene.nr; ++r) {
+        ENSURE(z_iterate[r] == z_measured[r]);
+    }
+    exact_stack_impulses(&g_scene, STACK, z_iterate);
+    o.sweeps = 1000;
+    o.tolerance = o.accept = 1e-10;
+    solve(&g_scene, &o, v_iterate, w_iterate, z_iterate, &iterate);
+    ENSURE(iterate.iterations == 1 && isinf(iterate.residual));
+}
+
 /* tch_row_residual on impulses with negative normals, friction outside its bounds and at them,
  * against the natural map computed from the contact points. */
 static void test_residual_matches_direct_computation(void) {
@@ -596,7 +624,7 @@ static void test_steady_impulses_drop_the_carried_correction(void) {
     build_problem(&g_scene);
     tch_sparse_spd* context = tch_sparse_spd_create();
     ENSURE(context != NULL);
-    const tch_row_solve_options o = {1000, 1e-11, 1e-6, context, false, false, false};
+    const tch_row_solve_options o = {1000, 1e-11, 1e-6, context, false, false, false, false};
     tch_vec3 v[MAX_BODIES], w[MAX_BODIES];
     tch_lcp_result result;
     static tch_real z_star[MAX_ROWS], z1[MAX_ROWS], plain[MAX_ROWS], steady[MAX_ROWS];
@@ -632,6 +660,7 @@ int main(void) {
     RUN_TEST(test_warm_start_at_solution);
     RUN_TEST(test_inconsistent_free_set);
     RUN_TEST(test_give_up_when_slow);
+    RUN_TEST(test_iterate_only);
     RUN_TEST(test_residual_matches_direct_computation);
     RUN_TEST(test_row_coupling_matches_impulse_response);
     RUN_TEST(test_steady_impulses_drop_the_carried_correction);
