@@ -512,6 +512,23 @@ static tch_real jacobian_row_dot(const tch_articulation_work* w, int nv, int r, 
     return sum;
 }
 
+/* Link b's predicted twist from w->qvel_next through its Jacobian in w->jacobian. */
+static void predict_link_twist(const tch_model* m, tch_articulation_work* w, int b,
+                               tch_velocity_prediction* prediction) {
+    int nv = m->articulation->tree->nv;
+    prediction->w_W[b] = tch_v3(jacobian_row_dot(w, nv, 0, w->qvel_next),
+                                jacobian_row_dot(w, nv, 1, w->qvel_next),
+                                jacobian_row_dot(w, nv, 2, w->qvel_next));
+    prediction->v_WCm[b] = tch_v3(jacobian_row_dot(w, nv, 3, w->qvel_next),
+                                  jacobian_row_dot(w, nv, 4, w->qvel_next),
+                                  jacobian_row_dot(w, nv, 5, w->qvel_next));
+}
+
+/* Is model body b a link that the prediction takes (not welded to one, not a lone body)? */
+static bool predicted_link(const tch_model* m, int b) {
+    return m->body_free[b] && !m->articulation->body_lone[b];
+}
+
 tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
                                           tch_articulation_work* w,
                                           tch_velocity_prediction* prediction, tch_error* err) {
@@ -528,19 +545,42 @@ tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
     }
     for (int b = 1; b < m->body_count; ++b) {
         prediction->links[b].joined = 0;
-        if (!m->body_free[b] || a->body_lone[b]) {
+        if (!predicted_link(m, b)) {
             continue; /* welded to a link, or a lone free body: predicted as a free body */
         }
         link_jacobian(m, d, w, b);
-        prediction->w_W[b] = tch_v3(jacobian_row_dot(w, nv, 0, w->qvel_next),
-                                    jacobian_row_dot(w, nv, 1, w->qvel_next),
-                                    jacobian_row_dot(w, nv, 2, w->qvel_next));
-        prediction->v_WCm[b] = tch_v3(jacobian_row_dot(w, nv, 3, w->qvel_next),
-                                      jacobian_row_dot(w, nv, 4, w->qvel_next),
-                                      jacobian_row_dot(w, nv, 5, w->qvel_next));
+        predict_link_twist(m, w, b, prediction);
         prediction->links[b] = link_mobility(t, w);
     }
     return TCH_OK;
+}
+
+void tch_articulation_predict_link_velocities(const tch_model* m, const tch_data* d,
+                                              tch_articulation_work* w,
+                                              tch_velocity_prediction* prediction) {
+    for (int b = 1; b < m->body_count; ++b) {
+        if (predicted_link(m, b)) {
+            link_jacobian(m, d, w, b);
+            predict_link_twist(m, w, b, prediction);
+        }
+    }
+}
+
+void tch_articulation_link_twist_jacobian(const tch_model* m, const tch_data* d,
+                                          tch_articulation_work* w, int b, int first, int count,
+                                          tch_real* T) {
+    int nv = m->articulation->tree->nv;
+    link_jacobian(m, d, w, b);
+    for (int k = 0; k < count; ++k) {
+        for (int i = 0; i < 3; ++i) {
+            T[i * count + k] = w->jacobian[(3 + i) * nv + first + k];       /* v_WCm */
+            T[(3 + i) * count + k] = w->jacobian[i * nv + first + k];       /* w_W */
+        }
+    }
+}
+
+const tch_real* tch_articulation_step_matrix(const tch_articulation_work* w) {
+    return w->tree->M;
 }
 
 /* ---- energy and integration ---- */

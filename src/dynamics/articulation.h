@@ -104,6 +104,20 @@ tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_a
 tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
                                           tch_articulation_work* w,
                                           tch_velocity_prediction* prediction, tch_error* err);
+/* Link b's Jacobian at its centre of mass over the dofs first .. first + count (which hold its
+ * ancestors'), rows ordered as the implicit contact system orders a twist, (v_WCm, w_W): into
+ * T (6 x count, row-major), after the positions. */
+void tch_articulation_link_twist_jacobian(const tch_model* m, const tch_data* d,
+                                          tch_articulation_work* w, int b, int first, int count,
+                                          tch_real* T);
+/* The step's joint-space matrix, A + h D with the implicit integrator (nv x nv, row-major), as
+ * the last tch_articulation_predict_links or _accelerations left it in w. */
+const tch_real* tch_articulation_step_matrix(const tch_articulation_work* w);
+/* Each link's predicted v_WCm and w_W again from the generalized velocities w->qvel_next (after
+ * tch_articulation_predict_links, when something corrected them). */
+void tch_articulation_predict_link_velocities(const tch_model* m, const tch_data* d,
+                                              tch_articulation_work* w,
+                                              tch_velocity_prediction* prediction);
 /* Springs, dampers, limit springs (unless a->limit_rows) and regularized friction of the
  * joints, into qfrc [nv]. */
 void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* qpos,
