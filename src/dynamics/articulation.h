@@ -118,6 +118,16 @@ const tch_real* tch_articulation_step_matrix(const tch_articulation_work* w);
 void tch_articulation_predict_link_velocities(const tch_model* m, const tch_data* d,
                                               tch_articulation_work* w,
                                               tch_velocity_prediction* prediction);
+/* A limited ball joint's cone (docs/articulated.md, "Limits of ball joints"): the rotation
+ * angle theta = |r| of its quaternion (r its rotation vector, the same in the parent's and the
+ * body's axes), the unit axis r / theta (x when theta is 0), and the limit angle
+ * max(range[0], range[1]) (MuJoCo's). */
+typedef struct tch_ball_cone {
+    tch_real angle, limit;
+    tch_vec3 axis;
+} tch_ball_cone;
+tch_ball_cone tch_articulation_ball_cone(const tch_tree_joint* joint, const tch_real* qpos);
+
 /* Springs, dampers, limit springs (unless a->limit_rows) and regularized friction of the
  * joints, into qfrc [nv]. */
 void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* qpos,

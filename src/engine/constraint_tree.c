@@ -7,7 +7,10 @@
  * z moves qvel by A⁻¹ Jᵀ z and two rows on one tree couple by J_i A⁻¹ J_jᵀ, the contact-space
  * inverse inertia. A joint limit is one unilateral row on its dof, J = ±e_k: with q+ = q + h v+
  * (hinges and slides are linear in their coordinate), the target v+ >= (lower - q) / h lets the
- * joint close its gap within the step and never pass the limit.
+ * joint close its gap within the step and never pass the limit. A ball's cone limit (rotation
+ * angle theta = |r| at most the limit) is one row on its three dofs, J = -a (a = r / theta, so
+ * J w = -theta', exact for the turn about a that closes the gap), with the same target on
+ * limit - theta.
  */
 #include "engine/constraint_stage.h"
 
@@ -28,9 +31,17 @@ static tch_tree_data* tree_data(const tch_constraint_run* s) {
     return s->d->internal->articulation->tree;
 }
 
-/* The gap of joint j to its lower (side 0) or upper (side 1) limit at qpos, and its rate. */
+/* The gap of joint j to its lower (side 0) or upper (side 1) limit at qpos, and its rate (a
+ * ball: to its cone, side 1). */
 static void limit_gap(const tch_tree_joint* joint, const tch_real* qpos, const tch_real* qvel,
                       int side, tch_real* gap, tch_real* rate) {
+    if (joint->type == TCH_TREE_JOINT_BALL) {
+        tch_ball_cone cone = tch_articulation_ball_cone(joint, qpos);
+        const tch_real* w = qvel + joint->dof;
+        *gap = cone.limit - cone.angle;
+        *rate = -(cone.axis.x * w[0] + cone.axis.y * w[1] + cone.axis.z * w[2]);
+        return;
+    }
     tch_real q = qpos[joint->qpos], v = qvel[joint->dof];
     *gap = side == 0 ? q - joint->range[0] : joint->range[1] - q;
     *rate = side == 0 ? v : -v;
@@ -40,17 +51,21 @@ static bool limit_due(tch_real gap, tch_real rate, tch_real h) {
     return gap + LIMIT_LOOKAHEAD * h * fmin(rate, 0) <= 0;
 }
 
-/* Hinges and slides with limits, when the model takes them as rows. */
+/* Hinges, slides and balls with limits, when the model takes them as rows. */
 static bool has_limit_rows(const tch_model* m, const tch_tree_joint* joint) {
-    return m->articulation->limit_rows && joint->limited &&
-           (joint->type == TCH_TREE_JOINT_HINGE || joint->type == TCH_TREE_JOINT_SLIDE);
+    return m->articulation->limit_rows && joint->limited && joint->type != TCH_TREE_JOINT_FREE;
+}
+
+/* The first side of joint's limits: a ball has its cone only (side 1). */
+static int first_limit_side(const tch_tree_joint* joint) {
+    return joint->type == TCH_TREE_JOINT_BALL ? 1 : 0;
 }
 
 bool tch_constraint_limits_near(const tch_model* m, const tch_data* d, tch_real h) {
     const tch_articulation* a = m->articulation;
     for (int j = 0; a && a->limit_rows && j < a->tree->joint_count; ++j) {
         const tch_tree_joint* joint = &a->tree->joints[j];
-        for (int side = 0; side < 2 && has_limit_rows(m, joint); ++side) {
+        for (int side = first_limit_side(joint); side < 2 && has_limit_rows(m, joint); ++side) {
             tch_real gap, rate;
             limit_gap(joint, d->qpos, d->qvel, side, &gap, &rate);
             if (limit_due(gap, rate, h)) {
@@ -104,8 +119,15 @@ static int add_limit_row(tch_constraint_run* s, int j, int side, tch_real gap) {
         return -1;
     }
     memset(row, 0, sizeof *row);
+    tch_real direction[3] = {side == 0 ? 1 : -1, 0, 0};
+    int n = 1;
+    if (joint->type == TCH_TREE_JOINT_BALL) { /* -a on the ball's angular velocity */
+        tch_vec3 axis = tch_articulation_ball_cone(joint, s->d->qpos).axis;
+        direction[0] = -axis.x, direction[1] = -axis.y, direction[2] = -axis.z;
+        n = 3;
+    }
     tch_tree_limit_side(a->tree, tree_data(s), a->body_top[body], a->body_dof_first[body], count,
-                        joint->dof, side == 0 ? 1 : -1, &s->tree_velocity, J, J + count,
+                        joint->dof, direction, n, &s->tree_velocity, J, J + count,
                         &row->side[0]);
     cr->given = row;
     cr->given_body = a->body_top[body];
@@ -119,7 +141,8 @@ int tch_constraint_add_limit_rows(tch_constraint_run* s) {
     const tch_articulation* a = s->m->articulation;
     for (int j = 0; a && a->limit_rows && j < a->tree->joint_count; ++j) {
         const tch_tree_joint* joint = &a->tree->joints[j];
-        for (int side = 0; side < 2 && has_limit_rows(s->m, joint); ++side) {
+        for (int side = first_limit_side(joint); side < 2 && has_limit_rows(s->m, joint);
+             ++side) {
             tch_real gap, rate;
             limit_gap(joint, s->d->qpos, s->d->qvel, side, &gap, &rate);
             if (limit_due(gap, rate, s->h) && add_limit_row(s, j, side, gap) != 0) {
