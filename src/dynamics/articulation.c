@@ -438,9 +438,12 @@ void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* 
             qfrc[joint->dof] += limit_force(a, j, qpos[joint->qpos], qvel[joint->dof]);
         }
     }
-    for (int k = 0; k < t->nv; ++k) {
-        if (a->dof_frictionloss[k] > 0) {
-            qfrc[k] -= a->dof_frictionloss[k] * tanh(qvel[k] / a->dof_friction_speed[k]);
+    for (int j = 0; j < t->joint_count; ++j) {
+        const tch_tree_joint* joint = &t->joints[j];
+        for (int k = joint->dof; k < joint->dof + joint->nv; ++k) {
+            if (a->dof_frictionloss[k] > 0 && !tch_articulation_friction_rows(a, joint)) {
+                qfrc[k] -= a->dof_frictionloss[k] * tanh(qvel[k] / a->dof_friction_speed[k]);
+            }
         }
     }
 }

@@ -128,8 +128,16 @@ typedef struct tch_ball_cone {
 } tch_ball_cone;
 tch_ball_cone tch_articulation_ball_cone(const tch_tree_joint* joint, const tch_real* qpos);
 
-/* Springs, dampers, limit springs (unless a->limit_rows) and regularized friction of the
- * joints, into qfrc [nv]. */
+/* Does joint's Coulomb friction (frictionloss) act as constraint rows (a->limit_rows: the
+ * scene's constraint model; every joint but a free one, whose body's rows are a free body's)
+ * rather than the regularized force? */
+static inline bool tch_articulation_friction_rows(const tch_articulation* a,
+                                                  const tch_tree_joint* joint) {
+    return a->limit_rows && joint->type != TCH_TREE_JOINT_FREE;
+}
+
+/* Springs, dampers, limit springs (unless a->limit_rows) and regularized friction (unless
+ * tch_articulation_friction_rows) of the joints, into qfrc [nv]. */
 void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* qpos,
                                      const tch_real* qvel, tch_real* qfrc);
 /* Each actuator's force into d->actuator_force, and gear times it added to qfrc [nv]. */

@@ -10,7 +10,9 @@
  * joint close its gap within the step and never pass the limit. A ball's cone limit (rotation
  * angle theta = |r| at most the limit) is one row on its three dofs, J = -a (a = r / theta, so
  * J w = -theta', exact for the turn about a that closes the gap), with the same target on
- * limit - theta.
+ * limit - theta. A dof's Coulomb friction (frictionloss f) is a bounded row on it, J = e_k,
+ * target 0, its impulse in [-f h, f h]: the joint sticks while the rest of the step's impulses
+ * hold it with less than f, and slips against f otherwise (maximal dissipation on the dof).
  */
 #include "engine/constraint_stage.h"
 
@@ -61,8 +63,25 @@ static int first_limit_side(const tch_tree_joint* joint) {
     return joint->type == TCH_TREE_JOINT_BALL ? 1 : 0;
 }
 
-bool tch_constraint_limits_near(const tch_model* m, const tch_data* d, tch_real h) {
+/* Does a dof of the model take a Coulomb friction row (lcp scenes with frictionloss)? */
+static bool has_friction_rows(const tch_model* m) {
     const tch_articulation* a = m->articulation;
+    for (int j = 0; a && a->limit_rows && j < a->tree->joint_count; ++j) {
+        const tch_tree_joint* joint = &a->tree->joints[j];
+        for (int k = joint->dof; k < joint->dof + joint->nv; ++k) {
+            if (a->dof_frictionloss[k] > 0 && tch_articulation_friction_rows(a, joint)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool tch_constraint_joint_rows_due(const tch_model* m, const tch_data* d, tch_real h) {
+    const tch_articulation* a = m->articulation;
+    if (has_friction_rows(m)) {
+        return true;
+    }
     for (int j = 0; a && a->limit_rows && j < a->tree->joint_count; ++j) {
         const tch_tree_joint* joint = &a->tree->joints[j];
         for (int side = first_limit_side(joint); side < 2 && has_limit_rows(m, joint); ++side) {
@@ -86,7 +105,7 @@ static bool has_tree_rows(const tch_constraint_run* s) {
             return true;
         }
     }
-    return tch_constraint_limits_near(m, s->d, s->h);
+    return tch_constraint_joint_rows_due(m, s->d, s->h);
 }
 
 int tch_constraint_tree_prepare(tch_constraint_run* s) {
@@ -104,21 +123,39 @@ static tch_real* side_storage(const tch_constraint_run* s, int count) {
     return tch_arena_alloc(s->arena, 2 * (size_t)count * sizeof(tch_real), "tree row");
 }
 
+/* A new row of joint j's (no pair: not handed back to a model) with its side's storage: the
+ * entry, or NULL when out of memory. */
+static tch_constraint_contact* add_joint_row(tch_constraint_run* s, int j, tch_jacobian_row** row,
+                                             tch_real** J) {
+    const tch_articulation* a = s->m->articulation;
+    int body = a->tree->joints[j].body + 1;
+    *row = tch_arena_alloc(s->arena, sizeof **row, "joint row");
+    *J = side_storage(s, a->body_dof_count[body]);
+    int saved_pair = s->current_pair;
+    s->current_pair = -1;
+    tch_constraint_contact* cr = *row && *J ? tch_constraint_add_contact(s) : NULL;
+    s->current_pair = saved_pair;
+    if (cr) {
+        memset(*row, 0, sizeof **row);
+        cr->given = *row;
+        cr->given_body = a->body_top[body];
+        cr->row.geom_a = cr->row.geom_b = -1;
+        cr->row.n_W = tch_v3(1, 0, 0); /* the impulse's carrier (no model reads it back) */
+    }
+    return cr; /* starts cold: no state between steps, so checkpoints restore exactly */
+}
+
 /* Joint j's row at its lower (side 0) or upper (side 1) limit. */
 static int add_limit_row(tch_constraint_run* s, int j, int side, tch_real gap) {
     const tch_articulation* a = s->m->articulation;
     const tch_tree_joint* joint = &a->tree->joints[j];
     int body = joint->body + 1, count = a->body_dof_count[body];
-    tch_jacobian_row* row = tch_arena_alloc(s->arena, sizeof *row, "limit row");
-    tch_real* J = side_storage(s, count);
-    int saved_pair = s->current_pair;
-    s->current_pair = -1;
-    tch_constraint_contact* cr = row && J ? tch_constraint_add_contact(s) : NULL;
-    s->current_pair = saved_pair;
+    tch_jacobian_row* row;
+    tch_real* J;
+    tch_constraint_contact* cr = add_joint_row(s, j, &row, &J);
     if (!cr) {
         return -1;
     }
-    memset(row, 0, sizeof *row);
     tch_real direction[3] = {side == 0 ? 1 : -1, 0, 0};
     int n = 1;
     if (joint->type == TCH_TREE_JOINT_BALL) { /* -a on the ball's angular velocity */
@@ -129,16 +166,38 @@ static int add_limit_row(tch_constraint_run* s, int j, int side, tch_real gap) {
     tch_tree_limit_side(a->tree, tree_data(s), a->body_top[body], a->body_dof_first[body], count,
                         joint->dof, direction, n, &s->tree_velocity, J, J + count,
                         &row->side[0]);
-    cr->given = row;
-    cr->given_body = a->body_top[body];
-    cr->row.geom_a = cr->row.geom_b = -1;
-    cr->row.n_W = tch_v3(1, 0, 0); /* the impulse's carrier (no model reads it back) */
     cr->row.target = gap >= 0 ? -gap / s->h : -LIMIT_RECOVERY * gap / s->h;
-    return 0; /* starts cold: no state between steps, so checkpoints restore exactly */
+    return 0;
 }
 
-int tch_constraint_add_limit_rows(tch_constraint_run* s) {
+/* Dof k's Coulomb friction row (of joint j): J = e_k, |z| <= frictionloss h, target 0. */
+static int add_friction_row(tch_constraint_run* s, int j, int k) {
     const tch_articulation* a = s->m->articulation;
+    int body = a->tree->joints[j].body + 1, count = a->body_dof_count[body];
+    tch_jacobian_row* row;
+    tch_real* J;
+    tch_constraint_contact* cr = add_joint_row(s, j, &row, &J);
+    if (!cr) {
+        return -1;
+    }
+    const tch_real one = 1;
+    tch_tree_limit_side(a->tree, tree_data(s), a->body_top[body], a->body_dof_first[body], count,
+                        k, &one, 1, &s->tree_velocity, J, J + count, &row->side[0]);
+    cr->bound = a->dof_frictionloss[k] * s->h;
+    return 0;
+}
+
+int tch_constraint_add_joint_rows(tch_constraint_run* s) {
+    const tch_articulation* a = s->m->articulation;
+    for (int j = 0; a && a->limit_rows && j < a->tree->joint_count; ++j) {
+        const tch_tree_joint* joint = &a->tree->joints[j];
+        for (int k = joint->dof; k < joint->dof + joint->nv; ++k) {
+            if (a->dof_frictionloss[k] > 0 && tch_articulation_friction_rows(a, joint) &&
+                add_friction_row(s, j, k) != 0) {
+                return -1;
+            }
+        }
+    }
     for (int j = 0; a && a->limit_rows && j < a->tree->joint_count; ++j) {
         const tch_tree_joint* joint = &a->tree->joints[j];
         for (int side = first_limit_side(joint); side < 2 && has_limit_rows(s->m, joint);

@@ -668,6 +668,90 @@ static void test_joint_limit_row_stops_a_link_without_energy_gain(void) {
     tch_model_destroy(m);
 }
 
+/* A horizontal link on a hinge about y (1 kg at l = 0.5 m, I = 0.26 kg m^2 about the hinge)
+ * with Coulomb joint friction f (frictionloss) under lcp, where f is a bounded row on the
+ * joint's velocity (|impulse| <= f h), solved by `solver`; gravity `g` along -z. */
+static tch_model* friction_link(double frictionloss, double g, const char* axis,
+                                const char* solver) {
+    char xml[1024];
+    snprintf(xml, sizeof xml,
+             "<mujoco xmlns:touche='urn:touche'><option timestep='1e-3' integrator='Euler' "
+             "gravity='0 0 %g' touche:contact='lcp' touche:solver='%s'/>"
+             "<worldbody><body name='arm' pos='0 0 1'>"
+             "<joint name='hinge' axis='%s' frictionloss='%.17g'/>"
+             "<inertial pos='0.5 0 0' mass='1' diaginertia='0.01 0.01 0.01'/>"
+             "</body></worldbody></mujoco>",
+             -g, solver, axis, frictionloss);
+    tch_error err;
+    tch_model* m = compile_string(xml, &err);
+    if (!m) {
+        fprintf(stderr, "  (%s)\n", err.message);
+    }
+    return m;
+}
+
+/* Below the threshold torque the friction row holds the link still (the weight's torque
+ * m g l = 4.905 N m against f = 1.2 m g l); above it (f = 0.5 m g l) the link starts to fall
+ * with q'' = -(m g l - f) / I exactly: friction slips at its bound, f. Both solvers. */
+static void check_joint_friction_holds_and_slips(const char* solver) {
+    const double weight_torque = 9.81 * 0.5, inertia = 0.01 + 0.25, h = 1e-3;
+    tch_model* m = friction_link(1.2 * weight_torque, 9.81, "0 1 0", solver);
+    ENSURE(m != NULL);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    for (int i = 0; i < 1000; ++i) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+    }
+    ENSURE(fabs(d->qpos[0]) < 1e-12 && fabs(d->qvel[0]) < 1e-12); /* held for 1 s */
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+    m = friction_link(0.5 * weight_torque, 9.81, "0 1 0", solver);
+    ENSURE(m != NULL && tch_data_create(m, &d, NULL) == TCH_OK);
+    ENSURE(tch_step(m, d, NULL) == TCH_OK);
+    /* axis y: the weight turns the link by +q (x toward -z) */
+    ENSURE_REL(d->qvel[0], h * 0.5 * weight_torque / inertia, 1e-9);
+    for (int i = 1; i < 10; ++i) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+    }
+    /* cos q stays 1 to 1e-7 over these 10 ms */
+    ENSURE_REL(d->qvel[0], 10 * h * 0.5 * weight_torque / inertia, 1e-6);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+static void test_joint_friction_row_holds_and_slips_with_lemke(void) {
+    check_joint_friction_holds_and_slips("lemke");
+}
+
+static void test_joint_friction_row_holds_and_slips_with_pgs(void) {
+    check_joint_friction_holds_and_slips("pgs");
+}
+
+/* Without gravity a link spun at 3 rad/s about a vertical hinge decelerates at f / I exactly
+ * (f = 0.2 N m) and stops at t = I w0 / f = 3.9 s, then stays still: friction never reverses
+ * the motion. */
+static void test_joint_friction_row_decelerates_a_spinning_link(void) {
+    const double inertia = 0.26, f = 0.2, w0 = 3, h = 1e-3;
+    tch_model* m = friction_link(f, 0, "0 0 1", "lemke");
+    ENSURE(m != NULL);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    d->qvel[0] = w0;
+    for (int i = 0; i < 2000; ++i) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+    }
+    ENSURE_REL(d->qvel[0], w0 - 2000 * h * f / inertia, 1e-9);
+    for (int i = 2000; i < 5000; ++i) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+        ENSURE(d->qvel[0] >= 0);
+    }
+    ENSURE(d->qvel[0] == 0);
+    /* the angle of a uniform deceleration, w0^2 I / (2 f), to a step's travel */
+    ENSURE_NEAR(d->qpos[0], w0 * w0 * inertia / (2 * f), w0 * h);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 /* A pendulum on a ball joint whose rotation angle is limited to a cone of 30 degrees (MJCF
  * range in degrees, converted), its centre of mass l = 0.5 m below the socket, is thrown from
  * hanging straight down at 4 rad/s about x: enough to pass the cone. `contact` lcp makes the
@@ -1077,6 +1161,9 @@ int main(void) {
     RUN_TEST(test_hinge_gripper_holds_a_box_with_lcp);
     RUN_TEST(test_implicit_integrator_takes_joint_damping_implicitly);
     RUN_TEST(test_ball_cone_row_stops_a_pendulum_on_the_cone);
+    RUN_TEST(test_joint_friction_row_holds_and_slips_with_lemke);
+    RUN_TEST(test_joint_friction_row_holds_and_slips_with_pgs);
+    RUN_TEST(test_joint_friction_row_decelerates_a_spinning_link);
     RUN_TEST(test_ball_cone_spring_holds_a_pendulum);
     RUN_TEST(test_lone_free_bodies_keep_the_implicit_contacts);
     RUN_TEST(test_adjacent_links_do_not_collide);
