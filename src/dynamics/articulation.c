@@ -53,7 +53,10 @@ static tch_status set_passive_parameters(tch_articulation* a, const tch_real* fr
         tch_tree_mass_matrix(t, data);
         for (int j = 0; j < t->joint_count; ++j) {
             const tch_tree_joint* joint = &t->joints[j];
-            tch_real inertia = data->M[(size_t)joint->dof * (size_t)t->nv + (size_t)joint->dof];
+            tch_real inertia = 0; /* a ball's: the mean of its three */
+            for (int k = joint->dof; k < joint->dof + joint->nv; ++k) {
+                inertia += data->M[(size_t)k * (size_t)t->nv + (size_t)k] / joint->nv;
+            }
             a->joint_limit_stiffness[j] = inertia / (LIMIT_TIME_CONSTANT * LIMIT_TIME_CONSTANT);
             a->joint_limit_damping[j] = 2 * inertia / LIMIT_TIME_CONSTANT;
             for (int k = joint->dof; k < joint->dof + joint->nv; ++k) {
@@ -369,6 +372,47 @@ static void link_jacobian(const tch_model* m, const tch_data* d, tch_articulatio
                             w->jacobian + 3 * nv);
 }
 
+tch_ball_cone tch_articulation_ball_cone(const tch_tree_joint* joint, const tch_real* qpos) {
+    const tch_real* q = qpos + joint->qpos;
+    tch_vec3 r = tch_tree_rotation_from(tch_q_identity(), (tch_quat){q[0], q[1], q[2], q[3]});
+    tch_ball_cone cone = {.angle = tch_v3_norm(r),
+                          .limit = fmax(joint->range[0], joint->range[1]),
+                          .axis = tch_v3(1, 0, 0)};
+    if (cone.angle > 0) {
+        cone.axis = tch_v3_scale(r, 1 / cone.angle);
+    }
+    return cone;
+}
+
+/* A limited ball's one-sided spring-damper on the cone, added to its three dofs: the torque
+ * -max(0, k (theta - limit) + b theta') along the rotation's axis beyond the limit, where
+ * theta' = axis . w (w the body-axes angular velocity, its dofs). */
+static void add_ball_limit_torque(const tch_articulation* a, int j, const tch_real* qpos,
+                                  const tch_real* qvel, tch_real* qfrc) {
+    const tch_tree_joint* joint = &a->tree->joints[j];
+    tch_ball_cone cone = tch_articulation_ball_cone(joint, qpos);
+    if (cone.angle <= cone.limit) {
+        return;
+    }
+    const tch_real* w = qvel + joint->dof;
+    tch_real rate = cone.axis.x * w[0] + cone.axis.y * w[1] + cone.axis.z * w[2];
+    tch_real torque = fmax(0, a->joint_limit_stiffness[j] * (cone.angle - cone.limit) +
+                                  a->joint_limit_damping[j] * rate);
+    for (int i = 0; i < 3; ++i) {
+        qfrc[joint->dof + i] -= torque * tch_v3_get(cone.axis, i);
+    }
+}
+
+/* How far joint j is beyond its limits (rad or m; a ball's angle beyond its cone). */
+static tch_real limit_excess(const tch_tree_joint* joint, const tch_real* qpos) {
+    if (joint->type == TCH_TREE_JOINT_BALL) {
+        tch_ball_cone cone = tch_articulation_ball_cone(joint, qpos);
+        return fmax(0, cone.angle - cone.limit);
+    }
+    tch_real q = qpos[joint->qpos];
+    return fmax(0, fmax(joint->range[0] - q, q - joint->range[1]));
+}
+
 /* The one-sided limit spring-damper of a hinge or slide at q, v: pushes back in, never pulls. */
 static tch_real limit_force(const tch_articulation* a, int j, tch_real q, tch_real v) {
     const tch_tree_joint* joint = &a->tree->joints[j];
@@ -388,13 +432,18 @@ void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* 
     tch_tree_passive_forces(t, qpos, qvel, qfrc);
     for (int j = 0; j < t->joint_count; ++j) {
         const tch_tree_joint* joint = &t->joints[j];
-        if (joint->limited && !a->limit_rows) {
+        if (joint->limited && !a->limit_rows && joint->type == TCH_TREE_JOINT_BALL) {
+            add_ball_limit_torque(a, j, qpos, qvel, qfrc);
+        } else if (joint->limited && !a->limit_rows) {
             qfrc[joint->dof] += limit_force(a, j, qpos[joint->qpos], qvel[joint->dof]);
         }
     }
-    for (int k = 0; k < t->nv; ++k) {
-        if (a->dof_frictionloss[k] > 0) {
-            qfrc[k] -= a->dof_frictionloss[k] * tanh(qvel[k] / a->dof_friction_speed[k]);
+    for (int j = 0; j < t->joint_count; ++j) {
+        const tch_tree_joint* joint = &t->joints[j];
+        for (int k = joint->dof; k < joint->dof + joint->nv; ++k) {
+            if (a->dof_frictionloss[k] > 0 && !tch_articulation_friction_rows(a, joint)) {
+                qfrc[k] -= a->dof_frictionloss[k] * tanh(qvel[k] / a->dof_friction_speed[k]);
+            }
         }
     }
 }
@@ -512,6 +561,23 @@ static tch_real jacobian_row_dot(const tch_articulation_work* w, int nv, int r, 
     return sum;
 }
 
+/* Link b's predicted twist from w->qvel_next through its Jacobian in w->jacobian. */
+static void predict_link_twist(const tch_model* m, tch_articulation_work* w, int b,
+                               tch_velocity_prediction* prediction) {
+    int nv = m->articulation->tree->nv;
+    prediction->w_W[b] = tch_v3(jacobian_row_dot(w, nv, 0, w->qvel_next),
+                                jacobian_row_dot(w, nv, 1, w->qvel_next),
+                                jacobian_row_dot(w, nv, 2, w->qvel_next));
+    prediction->v_WCm[b] = tch_v3(jacobian_row_dot(w, nv, 3, w->qvel_next),
+                                  jacobian_row_dot(w, nv, 4, w->qvel_next),
+                                  jacobian_row_dot(w, nv, 5, w->qvel_next));
+}
+
+/* Is model body b a link that the prediction takes (not welded to one, not a lone body)? */
+static bool predicted_link(const tch_model* m, int b) {
+    return m->body_free[b] && !m->articulation->body_lone[b];
+}
+
 tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
                                           tch_articulation_work* w,
                                           tch_velocity_prediction* prediction, tch_error* err) {
@@ -528,19 +594,42 @@ tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
     }
     for (int b = 1; b < m->body_count; ++b) {
         prediction->links[b].joined = 0;
-        if (!m->body_free[b] || a->body_lone[b]) {
+        if (!predicted_link(m, b)) {
             continue; /* welded to a link, or a lone free body: predicted as a free body */
         }
         link_jacobian(m, d, w, b);
-        prediction->w_W[b] = tch_v3(jacobian_row_dot(w, nv, 0, w->qvel_next),
-                                    jacobian_row_dot(w, nv, 1, w->qvel_next),
-                                    jacobian_row_dot(w, nv, 2, w->qvel_next));
-        prediction->v_WCm[b] = tch_v3(jacobian_row_dot(w, nv, 3, w->qvel_next),
-                                      jacobian_row_dot(w, nv, 4, w->qvel_next),
-                                      jacobian_row_dot(w, nv, 5, w->qvel_next));
+        predict_link_twist(m, w, b, prediction);
         prediction->links[b] = link_mobility(t, w);
     }
     return TCH_OK;
+}
+
+void tch_articulation_predict_link_velocities(const tch_model* m, const tch_data* d,
+                                              tch_articulation_work* w,
+                                              tch_velocity_prediction* prediction) {
+    for (int b = 1; b < m->body_count; ++b) {
+        if (predicted_link(m, b)) {
+            link_jacobian(m, d, w, b);
+            predict_link_twist(m, w, b, prediction);
+        }
+    }
+}
+
+void tch_articulation_link_twist_jacobian(const tch_model* m, const tch_data* d,
+                                          tch_articulation_work* w, int b, int first, int count,
+                                          tch_real* T) {
+    int nv = m->articulation->tree->nv;
+    link_jacobian(m, d, w, b);
+    for (int k = 0; k < count; ++k) {
+        for (int i = 0; i < 3; ++i) {
+            T[i * count + k] = w->jacobian[(3 + i) * nv + first + k];       /* v_WCm */
+            T[(3 + i) * count + k] = w->jacobian[i * nv + first + k];       /* w_W */
+        }
+    }
+}
+
+const tch_real* tch_articulation_step_matrix(const tch_articulation_work* w) {
+    return w->tree->M;
 }
 
 /* ---- energy and integration ---- */
@@ -555,8 +644,7 @@ tch_real tch_articulation_energy(const tch_model* m, const tch_data* d,
     for (int j = 0; j < t->joint_count; ++j) {
         const tch_tree_joint* joint = &t->joints[j];
         if (joint->limited && !a->limit_rows) {
-            tch_real q = d->qpos[joint->qpos];
-            tch_real beyond = fmax(0, fmax(joint->range[0] - q, q - joint->range[1]));
+            tch_real beyond = limit_excess(joint, d->qpos);
             energy += a->joint_limit_stiffness[j] * beyond * beyond / 2;
         }
     }

@@ -104,8 +104,40 @@ tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_a
 tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
                                           tch_articulation_work* w,
                                           tch_velocity_prediction* prediction, tch_error* err);
-/* Springs, dampers, limit springs (unless a->limit_rows) and regularized friction of the
- * joints, into qfrc [nv]. */
+/* Link b's Jacobian at its centre of mass over the dofs first .. first + count (which hold its
+ * ancestors'), rows ordered as the implicit contact system orders a twist, (v_WCm, w_W): into
+ * T (6 x count, row-major), after the positions. */
+void tch_articulation_link_twist_jacobian(const tch_model* m, const tch_data* d,
+                                          tch_articulation_work* w, int b, int first, int count,
+                                          tch_real* T);
+/* The step's joint-space matrix, A + h D with the implicit integrator (nv x nv, row-major), as
+ * the last tch_articulation_predict_links or _accelerations left it in w. */
+const tch_real* tch_articulation_step_matrix(const tch_articulation_work* w);
+/* Each link's predicted v_WCm and w_W again from the generalized velocities w->qvel_next (after
+ * tch_articulation_predict_links, when something corrected them). */
+void tch_articulation_predict_link_velocities(const tch_model* m, const tch_data* d,
+                                              tch_articulation_work* w,
+                                              tch_velocity_prediction* prediction);
+/* A limited ball joint's cone (docs/articulated.md, "Limits of ball joints"): the rotation
+ * angle theta = |r| of its quaternion (r its rotation vector, the same in the parent's and the
+ * body's axes), the unit axis r / theta (x when theta is 0), and the limit angle
+ * max(range[0], range[1]) (MuJoCo's). */
+typedef struct tch_ball_cone {
+    tch_real angle, limit;
+    tch_vec3 axis;
+} tch_ball_cone;
+tch_ball_cone tch_articulation_ball_cone(const tch_tree_joint* joint, const tch_real* qpos);
+
+/* Does joint's Coulomb friction (frictionloss) act as constraint rows (a->limit_rows: the
+ * scene's constraint model; every joint but a free one, whose body's rows are a free body's)
+ * rather than the regularized force? */
+static inline bool tch_articulation_friction_rows(const tch_articulation* a,
+                                                  const tch_tree_joint* joint) {
+    return a->limit_rows && joint->type != TCH_TREE_JOINT_FREE;
+}
+
+/* Springs, dampers, limit springs (unless a->limit_rows) and regularized friction (unless
+ * tch_articulation_friction_rows) of the joints, into qfrc [nv]. */
 void tch_articulation_passive_forces(const tch_articulation* a, const tch_real* qpos,
                                      const tch_real* qvel, tch_real* qfrc);
 /* Each actuator's force into d->actuator_force, and gear times it added to qfrc [nv]. */

@@ -29,9 +29,10 @@ void tch_tree_row_side(const tch_tree* tree, const tch_tree_data* data, int tree
 }
 
 void tch_tree_limit_side(const tch_tree* tree, const tch_tree_data* data, int tree_index,
-                         int first, int count, int dof, tch_real sign, tch_real* const* velocity,
-                         tch_real* J, tch_real* inv_J, tch_row_side* side) {
+                         int first, int count, int dof, const tch_real* direction, int n,
+                         tch_real* const* velocity, tch_real* J, tch_real* inv_J,
+                         tch_row_side* side) {
     memset(J, 0, (size_t)count * sizeof *J);
-    J[dof - first] = sign;
+    memcpy(J + (dof - first), direction, (size_t)n * sizeof *J);
     finish_side(tree, data, tree_index, first, count, velocity, J, inv_J, side);
 }

@@ -20,8 +20,10 @@ void tch_tree_row_side(const tch_tree* tree, const tch_tree_data* data, int tree
                        tch_real* const* velocity, tch_real* J, tch_real* inv_J,
                        tch_row_side* side);
 
-/* The side of a joint limit's row on dof `dof` of the range: J = sign e_dof (sign +1 at the
- * lower limit, -1 at the upper), inv_J = A⁻¹ Jᵀ; as tch_tree_row_side otherwise. */
+/* The side of a joint limit's row on the n dofs dof .. dof + n - 1 of the range: J = direction
+ * there (a hinge or slide: n = 1, +1 at the lower limit, -1 at the upper; a ball: n = 3, minus
+ * the axis of its rotation), zero elsewhere, inv_J = A⁻¹ Jᵀ; as tch_tree_row_side otherwise. */
 void tch_tree_limit_side(const tch_tree* tree, const tch_tree_data* data, int tree_index,
-                         int first, int count, int dof, tch_real sign, tch_real* const* velocity,
-                         tch_real* J, tch_real* inv_J, tch_row_side* side);
+                         int first, int count, int dof, const tch_real* direction, int n,
+                         tch_real* const* velocity, tch_real* J, tch_real* inv_J,
+                         tch_row_side* side);

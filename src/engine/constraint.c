@@ -191,7 +191,7 @@ static int collect_rows(tch_constraint_run* s) {
         }
     }
     s->pair_start[d->pair_result_count] = s->contact_count;
-    if (tch_constraint_add_limit_rows(s) != 0) { /* after every pair's: not handed back */
+    if (tch_constraint_add_joint_rows(s) != 0) { /* after every pair's: not handed back */
         return -1;
     }
     s->impulses = tch_arena_alloc(s->arena, ((size_t)s->contact_count + 1) * sizeof *s->impulses,
@@ -286,7 +286,7 @@ void tch_constraint_stage(const tch_model* m, tch_data* d, tch_real h) {
     d->constraint_failed_islands = 0;
     d->constraint_sleeping_islands = 0;
     memset(d->constraint_path_islands, 0, sizeof d->constraint_path_islands);
-    if (!step_has_constraint_pairs(m, d) && !tch_constraint_limits_near(m, d, h)) {
+    if (!step_has_constraint_pairs(m, d) && !tch_constraint_joint_rows_due(m, d, h)) {
         memset(d->internal->constraint.rest_steps, 0, (size_t)m->body_count * sizeof(int));
         return;
     }

@@ -19,6 +19,11 @@
  *   PGS:    normal rows as above; two tangent rows t1, t2 per contact whose impulse lies in
  *           the disc |(z_t1, z_t2)| <= μ p_n (isotropic friction, engine/constraint_pgs.h)
  *
+ * A bounded row (a joint's Coulomb friction, |z| <= c, no friction rows) is a box for PGS;
+ * for Lemke its impulse is shifted, z = y - c, with 0 <= y ⊥ w + λ >= 0 and
+ * 0 <= λ ⊥ 2 c - y >= 0 (Stewart and Trinkle's friction block with the constant bound c in
+ * place of μ p_n), the shift moving q by -A c.
+ *
  * b is the target of the normal row (tch_row_contact.target), which the contact's model sets.
  */
 #include "engine/constraint_stage.h"
@@ -112,10 +117,11 @@ int tch_constraint_layout(tch_constraint_run* s, const tch_constraint_contact* c
                           tch_island_solver solver, tch_island_layout* L) {
     L->nc = nc;
     L->friction_start = tch_arena_alloc(s->arena, (size_t)nc * 3 * sizeof(int), "lcp layout");
-    L->mu = tch_arena_alloc(s->arena, (size_t)nc * sizeof *L->mu, "lcp layout mu");
+    L->mu = tch_arena_alloc(s->arena, 2 * (size_t)nc * sizeof *L->mu, "lcp layout mu");
     if (!L->friction_start || !L->mu) {
         return -1;
     }
+    L->bound = L->mu + nc;
     L->edges = L->friction_start + nc;
     L->lambda = L->edges + nc;
     L->nr = nc;
@@ -126,10 +132,13 @@ int tch_constraint_layout(tch_constraint_run* s, const tch_constraint_contact* c
         L->friction_start[i] = L->nr;
         L->nr += L->edges[i];
         L->mu[i] = cr[i].row.mu;
+        L->bound[i] = cr[i].bound;
     }
     L->n = L->nr;
     for (int i = 0; i < nc; ++i) {
-        L->lambda[i] = solver == TCH_SOLVE_LEMKE && L->edges[i] > 0 ? L->n++ : -1;
+        bool lambda = (solver == TCH_SOLVE_LEMKE && L->edges[i] > 0) ||
+                      (is_lemke(solver) && L->bound[i] > 0);
+        L->lambda[i] = lambda ? L->n++ : -1;
     }
     return 0;
 }
@@ -170,6 +179,12 @@ static void build_problem(const tch_constraint_run* s, const tch_constraint_cont
     }
     for (int i = 0; i < L->nc; ++i) {
         int l = L->lambda[i];
+        if (l >= 0 && L->bound[i] > 0) { /* y <= 2 c ⊥ λ: w_i + λ, 2 c - y */
+            q[l] = 2 * L->bound[i];
+            M[i * n + l] = 1;
+            M[l * n + i] = -1;
+            continue;
+        }
         if (l < 0) {
             continue;
         }
@@ -233,7 +248,7 @@ static void warm_start(const tch_constraint_contact* cr, const tch_island_layout
 tch_row_problem tch_constraint_row_problem(const tch_constraint_run* s, const tch_island_layout* L,
                                            const tch_jacobian_row* rows, const tch_real* rhs) {
     return (tch_row_problem){L->nc, L->nr, L->friction_start, L->edges, L->mu,
-                             rows,  rhs,   s->m->body_count,  NULL,     NULL};
+                             rows,  rhs,   s->m->body_count,  NULL,     NULL, L->bound};
 }
 
 /* An island's impulses are applied when their natural-map residual is at most the model's
@@ -362,19 +377,41 @@ static void withdraw(tch_constraint_run* s, island_solution* x) {
     x->in_velocities = false;
 }
 
-/* Lemke on the dense problem M = [A, E; μ, -Eᵀ], q = (J v* - b, 0) (build_problem); ΔT from A. */
+/* The bounded rows' shift z = y - c: q' = q - A c over the Jacobian rows into shifted, and the
+ * impulses z into y. */
+static void shift_bounded_rows(const tch_island_layout* L, const tch_real* M, const tch_real* q,
+                               tch_real* shifted, tch_real* z) {
+    size_t n = (size_t)L->n;
+    memcpy(shifted, q, n * sizeof *shifted);
+    for (int i = 0; i < L->nc; ++i) {
+        if (L->bound[i] > 0 && L->lambda[i] >= 0) {
+            z[i] += L->bound[i];
+            for (int j = 0; j < L->nr; ++j) {
+                shifted[j] -= M[(size_t)j * n + (size_t)i] * L->bound[i];
+            }
+        }
+    }
+}
+
+/* Lemke on the dense problem M = [A, E; μ, -Eᵀ], q = (J v* - b, 0) (build_problem), bounded
+ * rows shifted; ΔT from A. */
 static tch_status solve_dense(tch_constraint_run* s, const tch_constraint_contact* cr,
                               island_solution* x) {
     size_t n = (size_t)x->L.n;
     tch_real* M = tch_arena_alloc(s->arena, n * n * sizeof *M, "lcp matrix");
-    tch_real* q = tch_arena_alloc(s->arena, n * sizeof *q, "lcp q");
+    tch_real* q = tch_arena_alloc(s->arena, 2 * n * sizeof *q, "lcp q");
     if (!M || !q) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
     build_problem(s, cr, &x->L, x->rows, M, q);
+    tch_real* shifted = q + n; /* the problem Lemke solves, in y */
+    shift_bounded_rows(&x->L, M, q, shifted, x->z);
     x->lemke_M = M;
-    x->lemke_q = q;
-    tch_status status = solve_lemke(s, &x->L, M, q, x->z, &x->result);
+    x->lemke_q = shifted;
+    tch_status status = solve_lemke(s, &x->L, M, shifted, x->z, &x->result);
+    for (int i = 0; i < x->L.nc; ++i) { /* back to z */
+        x->z[i] -= x->L.bound[i] > 0 && x->L.lambda[i] >= 0 ? x->L.bound[i] : 0;
+    }
     x->kinetic_change = 0;
     for (int i = 0; i < x->L.nr; ++i) {
         tch_real Az = 0;
@@ -544,7 +581,9 @@ static int box_problem(tch_constraint_run* s, const tch_constraint_contact* cr,
             w -= A[i * n + j] * x->z[j];
         }
         q[i] = w;
-        lo[i] = 0, hi[i] = INFINITY, normal_index[i] = -1;
+        bool bounded = (int)i < L->nc && L->bound[i] > 0;
+        lo[i] = bounded ? -L->bound[i] : 0, hi[i] = bounded ? L->bound[i] : INFINITY;
+        normal_index[i] = -1;
     }
     for (int i = 0; i < L->nc; ++i) {
         for (int f = L->friction_start[i]; f < L->friction_start[i] + L->edges[i]; ++f) {

@@ -31,6 +31,26 @@ static tch_real length2(tch_real a, tch_real b) {
     return sqrt(a * a + b * b);
 }
 
+/* Contact i's row bounds: [0, inf) for a contact's normal row, [-b, b] for a bounded one. */
+static tch_real row_lower(const tch_row_problem* p, int i) {
+    return p->bound && p->bound[i] > 0 ? -p->bound[i] : 0;
+}
+
+static tch_real row_upper(const tch_row_problem* p, int i) {
+    return p->bound && p->bound[i] > 0 ? p->bound[i] : INFINITY;
+}
+
+/* x projected onto contact i's row bounds. */
+static tch_real onto_row_bounds(const tch_row_problem* p, int i, tch_real x) {
+    tch_real lower = row_lower(p, i), upper = row_upper(p, i);
+    return x > lower ? (x < upper ? x : upper) : lower; /* NaN: lower */
+}
+
+/* Is x strictly inside contact i's row bounds (a normal row: x > 0)? */
+static bool inside_row_bounds(const tch_row_problem* p, int i, tch_real x) {
+    return x > row_lower(p, i) && x < row_upper(p, i);
+}
+
 /* The radius μ max(z_n, 0) of contact i's friction disc. */
 static tch_real friction_bound(const tch_row_problem* p, int i, const tch_real* z) {
     return p->mu[i] * (z[i] > 0 ? z[i] : 0);
@@ -71,8 +91,8 @@ static tch_real row_velocity(const tch_row_problem* p, int r, const tch_vec3* v,
 static tch_real update_normal(const tch_row_problem* p, int i, tch_real inverse_diagonal,
                               tch_vec3* v, tch_vec3* w, tch_real* z) {
     tch_real velocity = row_velocity(p, i, v, w);
-    tch_real estimate = fabs(z[i] - larger(z[i] - velocity, 0));
-    tch_real next = larger(z[i] - velocity * inverse_diagonal, 0);
+    tch_real estimate = fabs(z[i] - onto_row_bounds(p, i, z[i] - velocity));
+    tch_real next = onto_row_bounds(p, i, z[i] - velocity * inverse_diagonal);
     tch_row_add_impulse(&p->rows[i], next - z[i], v, w);
     z[i] = next;
     return estimate;
@@ -250,7 +270,7 @@ static tch_real sweep(const tch_row_problem* p, const tch_real* normal_inverse,
 /* Contact i's natural-map component: its normal row's and its friction pair's. */
 static tch_real contact_residual(const tch_row_problem* p, int i, const tch_vec3* v,
                                  const tch_vec3* w, const tch_real* z) {
-    tch_real residual = fabs(z[i] - larger(z[i] - row_velocity(p, i, v, w), 0));
+    tch_real residual = fabs(z[i] - onto_row_bounds(p, i, z[i] - row_velocity(p, i, v, w)));
     if (p->edges[i] == 2) {
         int f = p->friction_start[i];
         residual = larger(residual, disc_residual(z[f], z[f + 1], row_velocity(p, f, v, w),
@@ -278,7 +298,7 @@ static bool friction_inside(const tch_row_problem* p, int i, const tch_real* z, 
 void tch_row_errors(const tch_row_problem* p, const tch_vec3* v, const tch_vec3* w,
                     const tch_real* z, tch_real* errors) {
     for (int i = 0; i < p->nc; ++i) {
-        errors[i] = z[i] > 0 ? row_velocity(p, i, v, w) : 0;
+        errors[i] = inside_row_bounds(p, i, z[i]) ? row_velocity(p, i, v, w) : 0;
         bool inside = p->edges[i] == 2 && friction_inside(p, i, z, 1);
         for (int f = p->friction_start[i]; f < p->friction_start[i] + p->edges[i]; ++f) {
             errors[f] = inside ? row_velocity(p, f, v, w) : 0;
@@ -300,7 +320,7 @@ static int free_rows(const tch_row_problem* p, const tch_real* z, int* index) {
         index[r] = -1;
     }
     for (int i = 0; i < p->nc; ++i) {
-        if (!(z[i] > 0)) {
+        if (!inside_row_bounds(p, i, z[i])) {
             continue;
         }
         index[i] = count++;
@@ -414,9 +434,10 @@ static int build_free_matrix(const tch_row_problem* p, const int* index, int fre
  * (v, w). */
 static void project(const tch_row_problem* p, tch_vec3* v, tch_vec3* w, tch_real* z) {
     for (int i = 0; i < p->nc; ++i) {
-        if (z[i] < 0) {
-            tch_row_add_impulse(&p->rows[i], -z[i], v, w);
-            z[i] = 0;
+        tch_real bounded = onto_row_bounds(p, i, z[i]);
+        if (bounded != z[i]) {
+            tch_row_add_impulse(&p->rows[i], bounded - z[i], v, w);
+            z[i] = bounded;
         }
         if (p->edges[i] == 2) {
             int f = p->friction_start[i];
@@ -516,7 +537,7 @@ static bool feasible_at(const tch_row_problem* p, int i, const tch_real* z, cons
                         tch_real alpha) {
     tch_real normal = z[i] + alpha * step[i];
     if (p->edges[i] != 2) {
-        return normal >= 0;
+        return normal >= row_lower(p, i) && normal <= row_upper(p, i);
     }
     int f = p->friction_start[i];
     return normal >= 0 && length2(z[f] + alpha * step[f], z[f + 1] + alpha * step[f + 1]) <=
@@ -672,7 +693,7 @@ static bool correction_fits(const tch_row_problem* p, const int* index, const tc
     bool fits = largest_c <= STEADY_SHARE * largest_z;
     for (int i = 0; i < p->nc && fits; ++i) {
         tch_real normal = z[i] + (index[i] >= 0 ? c[index[i]] : 0);
-        fits = index[i] < 0 || normal > 0;
+        fits = index[i] < 0 || inside_row_bounds(p, i, normal);
         int f = p->friction_start[i];
         if (fits && p->edges[i] == 2 && index[f] >= 0) {
             fits = length2(z[f] + c[index[f]], z[f + 1] + c[index[f + 1]]) < p->mu[i] * normal;

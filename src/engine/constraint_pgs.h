@@ -9,7 +9,9 @@
  *     z_n >= 0 ⊥ w_n >= 0,    z_t = P_disc(μ z_n)(z_t - w_t)
  *
  * (isotropic Coulomb friction with maximal dissipation; Stewart-Trinkle's normal rows,
- * reference/peg.md eqs. 5-9). A contact has 0 or 2 friction rows.
+ * reference/peg.md eqs. 5-9). A contact has 0 or 2 friction rows. A *bounded* contact (bound
+ * b > 0: a joint's Coulomb friction) has no friction rows and its one row's impulse lies in
+ * [-b, b] instead of [0, inf): z = P_[-b, b](z - w).
  */
 #pragma once
 
@@ -33,6 +35,7 @@ typedef struct tch_row_problem {
                                      * (tch_row_errors), or NULL */
     tch_real* steady;               /* [nr] out, or NULL: the impulses for the next step's warm
                                      * start (tch_row_solve) */
+    const tch_real* bound;          /* [nc] b > 0 for a bounded contact, else 0; or NULL (none) */
 } tch_row_problem;
 
 typedef struct tch_row_solve_options {

@@ -34,6 +34,9 @@ typedef struct tch_constraint_contact {
      * it joins; NULL: a contact, whose sides the geoms' bodies make */
     const tch_jacobian_row* given;
     int given_body;
+    /* > 0: a bounded row (a joint's Coulomb friction, constraint_tree.c): its given row's
+     * impulse lies in [-bound, bound] and it has no friction rows; 0: a unilateral row */
+    tch_real bound;
 } tch_constraint_contact;
 
 /* The island's unknowns for one solver: normal rows, friction rows, then Lemke's λ rows. */
@@ -45,6 +48,7 @@ typedef struct tch_island_layout {
     int* edges;          /* [nc] its friction rows */
     int* lambda;         /* [nc] its λ unknown, -1 when none */
     tch_real* mu;        /* [nc] its friction coefficient */
+    tch_real* bound;     /* [nc] a bounded row's bound, else 0 (tch_constraint_contact) */
 } tch_island_layout;
 
 /* One run of the constraints stage: what its parts share. */
@@ -164,15 +168,15 @@ tch_row_solve_options tch_constraint_row_options(const tch_constraint_run* s, in
 
 /* ---- constraint_tree.c (articulated models; each a no-op without joints) ---- */
 
-/* Does the step need the stage for joint limits alone (a limited dof at or heading into its
- * limit within the step, with limit rows on)? */
-bool tch_constraint_limits_near(const tch_model* m, const tch_data* d, tch_real h);
+/* Does the step need the stage for joint rows alone (with joint rows on: a dof with Coulomb
+ * friction, or a limited joint at or heading into its limit within the step)? */
+bool tch_constraint_joint_rows_due(const tch_model* m, const tch_data* d, tch_real h);
 /* Factors the trees' joint-space inertia at the step's poses and points the TREE sides at
  * qvel. Returns 0, -1 when a dof moves no mass. */
 int tch_constraint_tree_prepare(tch_constraint_run* s);
-/* One unilateral row per limited dof at or heading into its limit. Returns 0, -1 when out of
- * memory. */
-int tch_constraint_add_limit_rows(tch_constraint_run* s);
+/* One bounded row per dof with Coulomb friction, and one unilateral row per limited joint at
+ * or heading into its limit. Returns 0, -1 when out of memory. */
+int tch_constraint_add_joint_rows(tch_constraint_run* s);
 /* Replaces the sides of row (of contact c, along d_W) whose geom is on a link by TREE sides. */
 void tch_constraint_tree_sides(const tch_constraint_run* s, const tch_row_contact* c,
                                tch_vec3 d_W, tch_jacobian_row* row);

@@ -13,19 +13,41 @@
 #include "math/vec.h"
 #include "solver/block_cholesky.h"
 
-/* One linearized pair: its two roots' nodes (-1 when static) and its symmetrized K and D. */
+/* One side of a linearized pair: its root's unknowns 6 node .. 6 node + width (node -1: a
+ * static root), whose twist (v_WCm, w_W) is T times them. A free body's unknowns are its twist
+ * (T NULL, width 6); a link's are its tree's generalized velocities (tree_group), T its
+ * Jacobian at its centre of mass (6 x width, row-major). */
+typedef struct pair_side {
+    int node, width;
+    tch_real* T;
+} pair_side;
+
+/* One linearized pair: its two roots' sides and its symmetrized K and D. */
 typedef struct linear_pair {
-    int node[2];
+    pair_side side[2];
     tch_pair_linearization lin;
 } linear_pair;
 
-/* The system over the free bodies (nodes), unknowns by node. */
+/* A tree in the system (docs/articulated.md, "Implicit contact on links"): the generalized
+ * velocities first .. first + count of a subtree of the world (A is block diagonal over such
+ * subtrees) are the unknowns of the nodes node .. node + ceil(count / 6) - 1; the last node's
+ * spare unknowns are held at zero by a unit diagonal. */
+typedef struct tree_group {
+    int first, count, node;
+} tree_group;
+
+/* The system over the free bodies (the first free_count nodes) and the trees that touch
+ * something (tree groups, the nodes after them), unknowns by node. */
 struct tch_implicit_system {
     tch_real h;
     int node_count, pair_count;
+    int free_count;       /* nodes of free bodies (0 .. free_count - 1) */
+    int group_count;
     int friction_forces;  /* whether a pair's model takes friction from the prediction */
     int* node_of_body;    /* [model body_count] node of a free root, else -1 */
-    int* body_of_node;    /* [node_count] */
+    int* body_of_node;    /* [node_count] the free body, or a tree node's top body */
+    int* group_at_dof;    /* [model nv] the group whose dofs start there, else -1 */
+    tree_group* groups;   /* [group_count] */
     linear_pair* pairs;   /* [pair_count] */
     tch_real* kv;         /* [6 node_count] h^2 v* by node, v = (v_WCm, w_W) */
     tch_real* dv;         /* [6 node_count] h (v* - v0), v0 the velocities at the step's start */
@@ -86,19 +108,27 @@ long tch_implicit_cache_allocations(const tch_implicit_cache* c) {
     return c ? c->allocation_count + tch_block_cholesky_allocations(c->matrix) : 0;
 }
 
-static int root_node(const tch_model* m, const implicit_system* s, int geom) {
-    return s->node_of_body[m->body_root[m->geom_body[geom]]];
-}
-
 /* ---- nodes and pairs ---- */
 
+static int nodes_of_width(int width) {
+    return (width + 5) / 6;
+}
+
+/* The free bodies' nodes, and room for the trees' (a tree's nodes are at most its dofs). */
 static int index_bodies(const tch_model* m, tch_data* d, implicit_system* s) {
+    int nv = m->articulation ? m->nv : 0;
     s->node_of_body = take(d, (size_t)m->body_count, sizeof(int), "implicit node of body");
-    s->body_of_node = take(d, (size_t)m->body_count, sizeof(int), "implicit body of node");
-    if (!s->node_of_body || !s->body_of_node) {
+    s->body_of_node = take(d, (size_t)(m->body_count + nv), sizeof(int), "implicit body of node");
+    s->group_at_dof = take(d, (size_t)nv, sizeof(int), "implicit group at dof");
+    s->groups = take(d, (size_t)m->body_count, sizeof *s->groups, "implicit tree groups");
+    if (!s->node_of_body || !s->body_of_node || !s->group_at_dof || !s->groups) {
         return -1;
     }
     s->node_count = 0;
+    s->group_count = 0;
+    for (int k = 0; k < nv; ++k) {
+        s->group_at_dof[k] = -1;
+    }
     for (int b = 0; b < m->body_count; ++b) {
         int free_root = b > 0 && m->body_free[b] && m->body_root[b] == b &&
                         (!m->articulation || m->articulation->body_lone[b]); /* not a link */
@@ -107,7 +137,50 @@ static int index_bodies(const tch_model* m, tch_data* d, implicit_system* s) {
             s->body_of_node[s->node_count++] = b;
         }
     }
-    s->n = 6 * s->node_count;
+    s->free_count = s->node_count;
+    return 0;
+}
+
+/* Is model body `root` a link (a body with joints that carries its welded children)? */
+static int is_link(const tch_model* m, int root) {
+    return root > 0 && m->body_free[root] && m->articulation &&
+           !m->articulation->body_lone[root];
+}
+
+/* The group of link `root`'s subtree, made at its first pair (its nodes after the others). */
+static const tree_group* group_of_link(const tch_model* m, implicit_system* s, int root) {
+    const tch_articulation* a = m->articulation;
+    int first = a->body_dof_first[root];
+    if (s->group_at_dof[first] < 0) {
+        tree_group* g = &s->groups[s->group_count];
+        *g = (tree_group){.first = first, .count = a->body_dof_count[root],
+                          .node = s->node_count};
+        for (int k = 0; k < nodes_of_width(g->count); ++k) {
+            s->body_of_node[s->node_count++] = a->body_top[root];
+        }
+        s->group_at_dof[first] = s->group_count++;
+    }
+    return &s->groups[s->group_at_dof[first]];
+}
+
+/* Geom's side of a pair: its root's node, or its tree's group and the link's Jacobian. 0, or
+ * -1 when out of memory. */
+static int pair_side_of(const tch_model* m, tch_data* d, implicit_system* s, int geom,
+                        pair_side* side) {
+    int root = m->body_root[m->geom_body[geom]];
+    *side = (pair_side){.node = s->node_of_body[root], .width = 6, .T = NULL};
+    if (side->node >= 0 || !is_link(m, root)) {
+        return 0;
+    }
+    const tree_group* g = group_of_link(m, s, root);
+    side->node = g->node;
+    side->width = g->count;
+    side->T = take(d, 6 * (size_t)g->count, sizeof(tch_real), "implicit link Jacobian");
+    if (!side->T) {
+        return -1;
+    }
+    tch_articulation_link_twist_jacobian(m, d, d->internal->articulation, root, g->first,
+                                         g->count, side->T);
     return 0;
 }
 
@@ -140,9 +213,15 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
         tch_pair_result* result = &d->pair_results[i];
         s->friction_forces |= tch_contact_model_ops(result->model)->friction_forces != NULL;
         linear_pair* p = &s->pairs[s->pair_count];
-        p->node[0] = root_node(m, s, result->geom_a);
-        p->node[1] = root_node(m, s, result->geom_b);
-        if (!ops || (p->node[0] < 0 && p->node[1] < 0)) {
+        if (!ops) {
+            continue;
+        }
+        if (pair_side_of(m, d, s, result->geom_a, &p->side[0]) != 0 ||
+            pair_side_of(m, d, s, result->geom_b, &p->side[1]) != 0) {
+            return -1;
+        }
+
+        if (p->side[0].node < 0 && p->side[1].node < 0) {
             continue;
         }
         p->lin.geometric = 0; /* the system leaves G out (not filled, not zeroed) */
@@ -176,7 +255,7 @@ static void append_applied_spring(const tch_model* m, const tch_data* d, implici
         return;
     }
     linear_pair* p = &s->pairs[s->pair_count++];
-    *p = (linear_pair){.node = {node, -1}};
+    *p = (linear_pair){.side = {{.node = node, .width = 6}, {.node = -1, .width = 6}}};
     for (int i = 0; i < 3; ++i) {
         p->lin.K[i][i] = -spring->stiffness;
         p->lin.K[3 + i][3 + i] = -spring->angular_stiffness;
@@ -187,27 +266,57 @@ static void append_applied_spring(const tch_model* m, const tch_data* d, implici
 
 /* ---- the block matrix ---- */
 
-static int coupled(const linear_pair* p) {
-    return p->node[0] >= 0 && p->node[1] >= 0 && p->node[0] != p->node[1];
+/* Appends an edge between every node of the unknowns of side a and every other node of side
+ * b's (edges NULL: counts them). */
+static int add_edges(const pair_side* a, const pair_side* b, int* edges, int count) {
+    if (a->node < 0 || b->node < 0) {
+        return count;
+    }
+    for (int i = a->node; i < a->node + nodes_of_width(a->width); ++i) {
+        for (int j = b->node; j < b->node + nodes_of_width(b->width); ++j) {
+            if (i != j && edges) {
+                edges[2 * count] = i;
+                edges[2 * count + 1] = j;
+            }
+            count += i != j;
+        }
+    }
+    return count;
+}
+
+/* The edges of the pairs and of each tree's nodes among themselves (edges NULL: counts them). */
+static int list_edges(const implicit_system* s, int* edges) {
+    int count = 0;
+    for (int p = 0; p < s->pair_count; ++p) {
+        count = add_edges(&s->pairs[p].side[0], &s->pairs[p].side[1], edges, count);
+    }
+    for (int g = 0; g < s->group_count; ++g) {
+        pair_side tree = {.node = s->groups[g].node, .width = s->groups[g].count};
+        count = add_edges(&tree, &tree, edges, count);
+    }
+    return count;
 }
 
 /* The graph of the bodies coupled by pairs, analysed by s->matrix (its elimination order and
  * pattern are kept while the same pairs couple the same bodies), the matrix zeroed; and the
  * right-hand side. */
 static int build_matrix(tch_data* d, implicit_system* s) {
-    int* edges = take(d, 2 * (size_t)s->pair_count, sizeof(int), "implicit edges");
+    int* edges = take(d, 2 * (size_t)list_edges(s, NULL), sizeof(int), "implicit edges");
     s->rhs = take(d, (size_t)s->n, sizeof(tch_real), "implicit rhs");
     if (!edges || !s->rhs) {
         return -1;
     }
-    int edge_count = 0;
-    for (int p = 0; p < s->pair_count; ++p) {
-        if (coupled(&s->pairs[p])) {
-            edges[2 * edge_count] = s->pairs[p].node[0];
-            edges[2 * edge_count++ + 1] = s->pairs[p].node[1];
-        }
-    }
+    int edge_count = list_edges(s, edges);
     return tch_block_cholesky_analyze(s->matrix, s->node_count, edge_count, edges);
+}
+
+/* A(row, col) += value, where the matrix stores it (the lower block triangle's transposes
+ * are skipped: the symmetric entry is added there). */
+static void add_entry(tch_block_cholesky* matrix, int row, int col, tch_real value) {
+    tch_real* block = tch_block_cholesky_block(matrix, row / 6, col / 6);
+    if (block) {
+        block[6 * (row % 6) + col % 6] += value;
+    }
 }
 
 static void write_twist(tch_real* x, tch_vec3 v, tch_vec3 w) {
@@ -217,9 +326,24 @@ static void write_twist(tch_real* x, tch_vec3 v, tch_vec3 w) {
     }
 }
 
-/* The mass blocks diag(m 1, I_W). */
+/* The mass blocks diag(m 1, I_W) of the free bodies, and each tree's step matrix A + h D
+ * over its dofs (tch_articulation_predict_links built it this evaluation). */
 static void assemble_bodies(const tch_model* m, const tch_data* d, implicit_system* s) {
-    for (int node = 0; node < s->node_count; ++node) {
+    for (int g = 0; g < s->group_count; ++g) {
+        const tree_group* group = &s->groups[g];
+        const tch_real* A = tch_articulation_step_matrix(d->internal->articulation);
+        int u = 6 * group->node;
+        for (int i = 0; i < group->count; ++i) {
+            for (int j = 0; j < group->count; ++j) {
+                add_entry(s->matrix, u + i, u + j,
+                          A[(size_t)(group->first + i) * (size_t)m->nv + group->first + j]);
+            }
+        }
+        for (int i = group->count; i < 6 * nodes_of_width(group->count); ++i) {
+            add_entry(s->matrix, u + i, u + i, 1);
+        }
+    }
+    for (int node = 0; node < s->free_count; ++node) {
         int b = s->body_of_node[node];
         tch_real* M = tch_block_cholesky_block(s->matrix, node, node);
         const tch_mat3 I_W = d->body_I_W[b];
@@ -232,15 +356,55 @@ static void assemble_bodies(const tch_model* m, const tch_data* d, implicit_syst
     }
 }
 
+/* T[row][col] of a side, the identity for a free body. */
+static tch_real side_map(const pair_side* side, int row, int col) {
+    return side->T ? side->T[row * side->width + col] : (tch_real)(row == col);
+}
+
+/* The block C = -(h D_ab + h^2 K_ab) of a pair carried to the unknowns of a link's side:
+ * T_a^T C T_b (K_q = J^T K J on the tree's generalized velocities; J's own change with q, a
+ * geometric term, is left out as G is). */
+static void assemble_mapped_block(implicit_system* s, const linear_pair* p, int a, int b) {
+    tch_real h = s->h;
+    const pair_side* sa = &p->side[a];
+    const pair_side* sb = &p->side[b];
+    tch_real C[6][6];
+    for (int i = 0; i < 6; ++i) {
+        for (int k = 0; k < 6; ++k) {
+            C[i][k] = -(h * p->lin.D[6 * a + i][6 * b + k] + h * h * p->lin.K[6 * a + i][6 * b + k]);
+        }
+    }
+    for (int j = 0; j < sb->width; ++j) {
+        tch_real column[6]; /* column j of C T_b */
+        for (int i = 0; i < 6; ++i) {
+            column[i] = 0;
+            for (int k = 0; k < 6; ++k) {
+                column[i] += C[i][k] * side_map(sb, k, j);
+            }
+        }
+        for (int r = 0; r < sa->width; ++r) {
+            tch_real sum = 0;
+            for (int i = 0; i < 6; ++i) {
+                sum += side_map(sa, i, r) * column[i];
+            }
+            add_entry(s->matrix, 6 * sa->node + r, 6 * sb->node + j, sum);
+        }
+    }
+}
+
 /* One pair's blocks of -(h D + h^2 K) (those of the lower triangle, diagonal blocks whole). */
 static void assemble_pair(implicit_system* s, const linear_pair* p) {
     tch_real h = s->h;
     for (int a = 0; a < 2; ++a) {
-        for (int b = 0; b < 2 && p->node[a] >= 0; ++b) {
-            if (p->node[b] < 0) {
+        for (int b = 0; b < 2 && p->side[a].node >= 0; ++b) {
+            if (p->side[b].node < 0) {
                 continue;
             }
-            tch_real* A = tch_block_cholesky_block(s->matrix, p->node[a], p->node[b]);
+            if (p->side[a].T || p->side[b].T) {
+                assemble_mapped_block(s, p, a, b);
+                continue;
+            }
+            tch_real* A = tch_block_cholesky_block(s->matrix, p->side[a].node, p->side[b].node);
             if (!A) {
                 continue; /* the (b, a) block holds it, transposed */
             }
@@ -254,22 +418,47 @@ static void assemble_pair(implicit_system* s, const linear_pair* p) {
     }
 }
 
+/* The twist T x of a side's unknowns x (by node) into twist. */
+static void side_twist(const pair_side* side, const tch_real* x, tch_real twist[6]) {
+    const tch_real* u = x + 6 * side->node;
+    for (int i = 0; i < 6; ++i) {
+        tch_real sum = 0;
+        for (int k = 0; k < side->width; ++k) {
+            sum += side_map(side, i, k) * u[k];
+        }
+        twist[i] = side->T ? sum : u[i];
+    }
+}
+
+/* rhs of a side's unknowns += T^T f for the generalized force f on its twist. */
+static void add_side_force(const pair_side* side, const tch_real f[6], tch_real* rhs) {
+    tch_real* u = rhs + 6 * side->node;
+    for (int k = 0; k < side->width; ++k) {
+        tch_real sum = 0;
+        for (int i = 0; i < 6 && side->T; ++i) {
+            sum += side->T[i * side->width + k] * f[i];
+        }
+        u[k] += side->T ? sum : f[k];
+    }
+}
+
 /* One pair's part of the right-hand side h^2 K v* + h D (v* - v0), from s->kv = h^2 v* and
- * s->dv = h (v* - v0) by node. Row i of a block K_ab is read as column i of K_ba (K and D are
- * symmetrized exactly), so that the six rows' sums run side by side along contiguous rows of
- * 6 (vectorized), each still summed over j in order. */
+ * s->dv = h (v* - v0) by node, on the twists (T_b times a link's unknowns), carried back by
+ * T_a^T. Row i of a block K_ab is read as column i of K_ba (K and D are symmetrized exactly),
+ * so that the six rows' sums run side by side along contiguous rows of 6 (vectorized), each
+ * still summed over j in order. */
 static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
     for (int a = 0; a < 2; ++a) {
-        if (p->node[a] < 0) {
+        if (p->side[a].node < 0) {
             continue;
         }
-        tch_real* rhs = s->rhs + 6 * p->node[a];
         for (int b = 0; b < 2; ++b) {
-            if (p->node[b] < 0) {
+            if (p->side[b].node < 0) {
                 continue;
             }
-            const tch_real* kv = s->kv + 6 * p->node[b];
-            const tch_real* dv = s->dv + 6 * p->node[b];
+            tch_real kv[6], dv[6];
+            side_twist(&p->side[b], s->kv, kv);
+            side_twist(&p->side[b], s->dv, dv);
             tch_real sum[6] = {0, 0, 0, 0, 0, 0};
             for (int j = 0; j < 6; ++j) {
                 const tch_real* K = p->lin.K[6 * b + j] + 6 * a;
@@ -278,9 +467,7 @@ static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
                     sum[i] += K[i] * kv[j] + D[i] * dv[j];
                 }
             }
-            for (int i = 0; i < 6; ++i) {
-                rhs[i] += sum[i];
-            }
+            add_side_force(&p->side[a], sum, s->rhs);
         }
     }
 }
@@ -291,6 +478,7 @@ static int prepare(const tch_model* m, tch_data* d, implicit_system* s) {
         return -1;
     }
     append_applied_spring(m, d, s);
+    s->n = 6 * s->node_count;
     if (s->pair_count == 0) {
         return 0;
     }
@@ -465,15 +653,37 @@ tch_status tch_implicit_prepare(const tch_model* m, tch_data* d, tch_implicit_sy
                         "dampers; reduce the time step)",
                         d->time, m->body_name[s->body_of_node[failed - 1]]);
     }
-    c->valid = 1;
+    /* a system with trees is not kept: it is a function of their configuration too, which the
+     * signature does not hold (and a resting tree's contacts are rebuilt each step) */
+    c->valid = s->group_count == 0;
     return TCH_OK;
 }
 
-/* Solves for the correction x of the velocities v* (centre-of-mass coordinates, by node, in
- * s->kv as given) into s->rhs: kv becomes h^2 v* and dv h (v* - v0). */
+/* A tree group's v* (generalized velocities, from qvel_star) into s->kv, its spare unknowns
+ * zero. */
+static void write_group_velocities(implicit_system* s, const tree_group* g,
+                                   const tch_real* qvel_star) {
+    tch_real* kv = s->kv + 6 * g->node;
+    for (int i = 0; i < 6 * nodes_of_width(g->count); ++i) {
+        kv[i] = i < g->count ? qvel_star[g->first + i] : 0;
+    }
+}
+
+/* Solves for the correction x of the velocities v* (by node in s->kv as given: free bodies'
+ * centre-of-mass twists, trees' generalized velocities) into s->rhs: kv becomes h^2 v* and dv
+ * h (v* - v0). */
 static void solve_correction(const tch_data* d, implicit_system* s) {
     tch_real h = s->h;
-    for (int node = 0; node < s->node_count; ++node) {
+    for (int g = 0; g < s->group_count; ++g) {
+        const tree_group* group = &s->groups[g];
+        tch_real* v = s->kv + 6 * group->node;
+        tch_real* dv = s->dv + 6 * group->node;
+        for (int i = 0; i < 6 * nodes_of_width(group->count); ++i) {
+            dv[i] = i < group->count ? h * (v[i] - d->qvel[group->first + i]) : 0;
+            v[i] *= h * h;
+        }
+    }
+    for (int node = 0; node < s->free_count; ++node) {
         int b = s->body_of_node[node];
         tch_real* v = s->kv + 6 * node;
         tch_vec3 v0[2] = {d->body_v_WCm[b], d->body_w_W[b]};
@@ -496,17 +706,30 @@ static void correction(const implicit_system* s, int node, tch_vec3* dv, tch_vec
     *dw = (tch_vec3){x[3], x[4], x[5]};
 }
 
-void tch_implicit_correct_prediction(tch_implicit_system* s, const tch_data* d,
-                                     tch_velocity_prediction* prediction) {
+void tch_implicit_correct_prediction(tch_implicit_system* s, const tch_model* m,
+                                     const tch_data* d, tch_velocity_prediction* prediction) {
     if (s->pair_count == 0 || !s->friction_forces) {
         return; /* nothing reads the prediction (the volume model's friction is its own) */
     }
-    for (int node = 0; node < s->node_count; ++node) {
+    tch_articulation_work* w = d->internal->articulation;
+    for (int g = 0; g < s->group_count; ++g) { /* the trees' prediction: w->qvel_next */
+        write_group_velocities(s, &s->groups[g], w->qvel_next);
+    }
+    for (int node = 0; node < s->free_count; ++node) {
         int b = s->body_of_node[node];
         write_twist(s->kv + 6 * node, prediction->v_WCm[b], prediction->w_W[b]);
     }
     solve_correction(d, s);
-    for (int node = 0; node < s->node_count; ++node) {
+    for (int g = 0; g < s->group_count; ++g) {
+        const tree_group* group = &s->groups[g];
+        for (int i = 0; i < group->count; ++i) {
+            w->qvel_next[group->first + i] += s->rhs[6 * group->node + i];
+        }
+    }
+    if (s->group_count > 0) {
+        tch_articulation_predict_link_velocities(m, d, w, prediction);
+    }
+    for (int node = 0; node < s->free_count; ++node) {
         int b = s->body_of_node[node];
         tch_vec3 dv, dw;
         correction(s, node, &dv, &dw);
@@ -518,7 +741,15 @@ void tch_implicit_correct_prediction(tch_implicit_system* s, const tch_data* d,
 /* The velocities v* = v + h qacc in centre-of-mass coordinates into s->kv (the map from qvel
  * is linear for the current pose, so qacc maps the same way). */
 static void step_velocities(const tch_model* m, const tch_data* d, implicit_system* s) {
-    for (int node = 0; node < s->node_count; ++node) {
+    for (int g = 0; g < s->group_count; ++g) {
+        const tree_group* group = &s->groups[g];
+        tch_real* kv = s->kv + 6 * group->node;
+        for (int i = 0; i < 6 * nodes_of_width(group->count); ++i) {
+            int k = group->first + i;
+            kv[i] = i < group->count ? d->qvel[k] + s->h * d->qacc[k] : 0;
+        }
+    }
+    for (int node = 0; node < s->free_count; ++node) {
         int b = s->body_of_node[node];
         tch_vec3 v, w, a, alpha;
         tch_free_body_com_velocity(m, d->qpos, d->qvel, b, &v, &w);
@@ -534,9 +765,15 @@ void tch_implicit_correct_accelerations(tch_implicit_system* s, const tch_model*
     }
     step_velocities(m, d, s);
     solve_correction(d, s);
+    for (int g = 0; g < s->group_count; ++g) { /* qacc += x / h on a tree's dofs */
+        const tree_group* group = &s->groups[g];
+        for (int i = 0; i < group->count; ++i) {
+            d->qacc[group->first + i] += s->rhs[6 * group->node + i] / s->h;
+        }
+    }
     /* qacc += x / h in the free-joint coordinates: the origin's part dv - dw x r (r = R p_BCm),
      * the body-axes part R^T dw */
-    for (int node = 0; node < s->node_count; ++node) {
+    for (int node = 0; node < s->free_count; ++node) {
         int b = s->body_of_node[node];
         tch_vec3 dv, dw;
         correction(s, node, &dv, &dw);
@@ -613,7 +850,8 @@ static int read_system(tch_stream* st, const tch_model* m, tch_data* d, implicit
     }
     for (int p = 0; p < s->pair_count; ++p) {
         for (int k = 0; k < 2; ++k) {
-            bad |= s->pairs[p].node[k] < -1 || s->pairs[p].node[k] >= s->node_count;
+            const pair_side* side = &s->pairs[p].side[k]; /* free bodies only are kept */
+            bad |= side->node < -1 || side->node >= s->node_count || side->T || side->width != 6;
         }
     }
     return bad || (s->pair_count > 0 && build_matrix(d, s) != 0) ? -1 : 0;
@@ -660,6 +898,7 @@ void tch_implicit_cache_get(tch_stream* st, const tch_model* m, tch_data* d) {
     s->node_count = (int)tch_stream_get_count(st, m->body_count);
     s->pair_count = (int)tch_stream_get_count(st, (long)m->geom_count * m->geom_count);
     s->n = 6 * s->node_count;
+    s->free_count = s->node_count; /* a system with trees is never kept */
     if (st->failed || read_system(st, m, d, c) != 0 ||
         (s->pair_count > 0 && read_factor(st, s) != 0)) {
         st->failed = 1;

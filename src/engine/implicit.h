@@ -6,7 +6,11 @@
  *
  *     (M - h D - h^2 K) dv = h (f + h K v),   v+ = v + dv,   q+ = q (+) h v+
  *
- * over all free bodies, in centre-of-mass coordinates (v_WCm, w_W) per body. Written as a
+ * over all free bodies, in centre-of-mass coordinates (v_WCm, w_W) per body, and over the
+ * generalized velocities of every tree with a link in contact: there M is the step's
+ * joint-space matrix A + h D_joints and a pair's K and D on a link's twist are carried to the
+ * tree by the link's Jacobian J at its centre of mass, J^T K J (docs/articulated.md, "Implicit
+ * contact on links"). Written as a
  * correction of the semi-implicit Euler velocities v* = v + h M^-1 f, dv = h M^-1 f + x with
  *
  *     (M - h D - h^2 K) x = h^2 K v* + h D (v* - v)
@@ -56,8 +60,8 @@ tch_status tch_implicit_prepare(const tch_model* model, tch_data* data,
 /* Corrects a velocity prediction (v* = its velocities, after the normal forces) by the
  * system: friction then opposes the slip of the implicit step rather than that of an explicit
  * one, which stiff springs make meaningless (tch_stage_forces). */
-void tch_implicit_correct_prediction(tch_implicit_system* system, const tch_data* data,
-                                     tch_velocity_prediction* prediction);
+void tch_implicit_correct_prediction(tch_implicit_system* system, const tch_model* model,
+                                     const tch_data* data, tch_velocity_prediction* prediction);
 
 /* Adds x / h to data->qacc, so that semi-implicit Euler's update v += h qacc; q += h v is the
  * implicit step (v* = v + h qacc on entry: all forces, friction included). */

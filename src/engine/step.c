@@ -361,7 +361,7 @@ static tch_status forces(const tch_model* m, tch_data* d, tch_implicit_system** 
         if (s != TCH_OK) {
             return s;
         }
-        tch_implicit_correct_prediction(*implicit, d, prediction);
+        tch_implicit_correct_prediction(*implicit, m, d, prediction);
     }
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_contact_ops* ops = tch_model_contact_ops(m, d->pair_results[i].model);

@@ -689,10 +689,6 @@ static void choose_integrator(tch_model* m) {
     if (m->integrator != TCH_INTEGRATOR_AUTO) {
         return;
     }
-    if (m->articulation && tch_compile_links_may_collide(m)) {
-        m->integrator = TCH_INTEGRATOR_SEMI_IMPLICIT_EULER; /* io/compile_tree.h */
-        return;
-    }
     int physical = 0, constraint = 0;
     for (int model = TCH_CONTACT_INHERIT + 1; model < TCH_CONTACT_MODEL_END; ++model) {
         const tch_contact_ops* ops = tch_contact_model_ops((tch_contact_model)model);

@@ -37,18 +37,6 @@ tch_status tch_compile_link_mass(tch_model* m, int link, tch_mass_properties tot
 
 /* ---- what the articulated step does not take yet ---- */
 
-bool tch_compile_links_may_collide(const tch_model* m) {
-    for (int g = 0; g < m->geom_count; ++g) {
-        int root = m->body_root[m->geom_body[g]];
-        bool on_link = root > 0 && m->body_free[root] &&
-                       !(m->articulation && m->articulation->body_lone[root]);
-        if (on_link && (m->geom_contype[g] | m->geom_conaffinity[g]) != 0) {
-            return true;
-        }
-    }
-    return false;
-}
-
 static bool scene_uses(const tch_model* m, tch_contact_model model) {
     bool uses = m->contact_default.model == model;
     for (int g = 0; g < m->geom_count && !uses; ++g) {
@@ -353,14 +341,6 @@ tch_status tch_compile_articulation(const tch_spec* spec, tch_model* m, tch_erro
     tch_status s = check_supported(spec, m, err);
     if (s == TCH_OK) {
         s = build_articulation(spec, m, &source, err);
-    }
-    if (s == TCH_OK && m->integrator == TCH_INTEGRATOR_IMPLICIT &&
-        tch_compile_links_may_collide(m)) {
-        const tch_source* src = articulation_source(spec);
-        s = tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
-                     "the implicit integrator with contact on links (geoms of bodies with "
-                     "joints that may collide) is not supported yet: its contact system has "
-                     "free bodies only; use integrator=\"Euler\" or \"RK4\"");
     }
     if (s == TCH_OK) {
         s = lay_out_joints(m, err);

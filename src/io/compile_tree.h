@@ -13,12 +13,9 @@ bool tch_compile_body_has_joints(const tch_spec* spec, int b);
 /* A link's composite mass properties (massless allowed: a pure frame with zero inverses). */
 tch_status tch_compile_link_mass(tch_model* m, int link, tch_mass_properties total, tch_error* err);
 /* When the spec has joints: the tree, nq and nv, the free bodies' addresses and the joint
- * arrays; refuses what the articulated step does not take yet (lcp, the adaptive integrator,
- * the implicit one with contact on links). After the masses and pairs. */
+ * arrays; refuses what the articulated step does not take yet (the adaptive integrator).
+ * After the masses and pairs. */
 tch_status tch_compile_articulation(const tch_spec* spec, tch_model* m, tch_error* err);
-/* Can a geom on a link (a body with joints, other than a lone free body) collide? The implicit
- * integrator's contact system takes free bodies only, so such a scene steps explicitly. */
-bool tch_compile_links_may_collide(const tch_model* m);
 /* qpos0 of an articulated model (nothing otherwise): hinges and slides at ref, balls at
  * identity, free bodies at their pose. */
 void tch_compile_articulation_qpos0(tch_model* m);

@@ -461,7 +461,8 @@ tch_status tch_mjcf_apply_joint_attrs(tch_mjcf_loader* L, const xmlNode* node,
 }
 
 /* MuJoCo's rules once a joint is complete: limited "auto" follows compiler autolimits and
- * whether a range was given; hinge angles (range, ref, springref) are in the compiler's unit. */
+ * whether a range was given; hinge angles (range, ref, springref) and a ball's range are in the
+ * compiler's unit. */
 static tch_status complete_joint(tch_mjcf_loader* L, const xmlNode* node,
                                  tch_mjcf_joint_attrs* attrs) {
     tch_joint_def* def = &attrs->def;
@@ -470,11 +471,6 @@ static tch_status complete_joint(tch_mjcf_loader* L, const xmlNode* node,
     bool moves_along_axis = def->type == TCH_JOINT_HINGE || def->type == TCH_JOINT_SLIDE;
     if (moves_along_axis && !(tch_v3_norm(def->axis) > 1e-12)) {
         return tch_mjcf_fail_attr(L, node, "axis", "a non-zero vector");
-    }
-    if (def->limited && def->type == TCH_JOINT_BALL) {
-        return tch_mjcf_fail(L, node, TCH_ERR_UNSUPPORTED,
-                             "limited: limits of ball joints are not supported yet (expected "
-                             "limited=\"false\" on a ball joint)");
     }
     if (def->limited && !attrs->range_given) {
         return tch_mjcf_fail(L, node, TCH_ERR_PARSE,
@@ -494,7 +490,12 @@ static tch_status complete_joint(tch_mjcf_loader* L, const xmlNode* node,
         def->ref *= to_radians;
         def->springref *= to_radians;
     }
-    def->limited &= moves_along_axis; /* a free joint's range means nothing (as in MuJoCo) */
+    if (def->type == TCH_JOINT_BALL && L->angle_degrees) { /* the cone's angle, as MuJoCo */
+        def->range[0] *= TCH_PI / 180.0;
+        def->range[1] *= TCH_PI / 180.0;
+    }
+    /* a free joint's range means nothing (as in MuJoCo); a ball's is its cone */
+    def->limited &= moves_along_axis || def->type == TCH_JOINT_BALL;
     return TCH_OK;
 }
 

@@ -120,7 +120,9 @@ static void test_tree_rows_couple_as_the_inverse_inertia(void) {
     tch_real limit_J[NV], limit_inv_J[NV], unit[NV] = {0};
     tch_jacobian_row limit;
     memset(&limit, 0, sizeof limit);
-    tch_tree_limit_side(t, d, 0, 0, NV, 2, -1, &velocity, limit_J, limit_inv_J, &limit.side[0]);
+    const tch_real minus_one = -1;
+    tch_tree_limit_side(t, d, 0, 0, NV, 2, &minus_one, 1, &velocity, limit_J, limit_inv_J,
+                        &limit.side[0]);
     ENSURE_NEAR(tch_row_dot(&limit, NULL, NULL), -qvel[2], 1e-15);
     unit[2] = 1;
     tch_tree_solve(t, d, unit);

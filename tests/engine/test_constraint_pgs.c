@@ -152,7 +152,7 @@ static const tch_row_problem* build_problem(scene* s) {
         }
     }
     s->problem = (tch_row_problem){s->nc, s->nr, s->friction_start, s->edges, s->mu,
-                                   s->rows, s->rhs, s->body_count, NULL, NULL};
+                                   s->rows, s->rhs, s->body_count, NULL, NULL, NULL};
     return &s->problem;
 }
 
