@@ -270,7 +270,10 @@ TCH_API void tch_haptic_coupling_wrench(const tch_model* model, const tch_data* 
 /// in contact). Friction: the proxy sticks while the device's lateral offset is within mu
 /// times its depth (the friction cone), and slides keeping that lag. Force shading: the
 /// proxy first moves in the plane of the normal interpolated from the vertex normals (meshes).
-/// The scene is static: triangle meshes, boxes, spheres and planes in the world frame.
+/// The scene: triangle meshes, boxes, spheres, capsules, cylinders and planes, static or on
+/// moving bodies. A body's surfaces move with the pose set for it before each update: a body
+/// the proxy rests on carries it (friction acts relative to the surface), a body moving into
+/// it pushes it; the force on the handle goes, reversed, to the bodies it rests on.
 typedef struct tch_haptic_proxy tch_haptic_proxy;
 
 typedef struct tch_haptic_proxy_params {
@@ -295,9 +298,11 @@ typedef struct tch_haptic_proxy_mesh {
 TCH_API tch_status tch_haptic_proxy_create(const tch_haptic_proxy_mesh* meshes, int mesh_count,
                                            const tch_haptic_proxy_params* params,
                                            tch_haptic_proxy** proxy, tch_error* err);
-/// A proxy against the static geoms of `model` (those of no free and no mocap body) posed by
-/// `data`: boxes, spheres, planes and meshes (their convex hulls).
-/// Fails with TCH_ERR_UNSUPPORTED on another static geom type.
+/// A proxy against the geoms of `model` posed by `data`: the static ones (of no free and no
+/// mocap body), and those of each free body that is not in an articulation, as a moving body
+/// of the proxy in the body's frame (geoms of articulated links are not seen). Boxes, spheres,
+/// capsules, cylinders, planes (static) and meshes (their convex hulls). Fails with
+/// TCH_ERR_UNSUPPORTED on an ellipsoid.
 TCH_API tch_status tch_haptic_proxy_create_from_model(const tch_model* model,
                                                       const tch_data* data,
                                                       const tch_haptic_proxy_params* params,
@@ -312,6 +317,16 @@ TCH_API tch_vec3 tch_haptic_proxy_position(const tch_haptic_proxy* proxy);
 /// The constraint planes active after the last update (at most 3), their outward normals in
 /// normals[0..count).
 TCH_API int tch_haptic_proxy_contacts(const tch_haptic_proxy* proxy, tch_vec3 normals[3]);
+/// The proxy's moving bodies: their count, and the model body of the i-th.
+TCH_API int tch_haptic_proxy_body_count(const tch_haptic_proxy* proxy);
+TCH_API int tch_haptic_proxy_body(const tch_haptic_proxy* proxy, int i);
+/// The pose X_WB of moving body i for the next update (its surfaces move with it; the proxy is
+/// carried or pushed by its motion since the last update).
+TCH_API void tch_haptic_proxy_set_body_pose(tch_haptic_proxy* proxy, int i, tch_transform X_WB);
+/// The force the last update put on moving body i (minus its share of the force on the handle,
+/// at the proxy's contact point) and that force's moment about the world origin.
+TCH_API void tch_haptic_proxy_body_reaction(const tch_haptic_proxy* proxy, int i,
+                                            tch_vec3* force_W, tch_vec3* moment_W);
 TCH_API void tch_haptic_proxy_destroy(tch_haptic_proxy* proxy);
 
 /// ---- The haptic loop ----
