@@ -323,10 +323,11 @@ TCH_API int tch_haptic_proxy_body(const tch_haptic_proxy* proxy, int i);
 /// The pose X_WB of moving body i for the next update (its surfaces move with it; the proxy is
 /// carried or pushed by its motion since the last update).
 TCH_API void tch_haptic_proxy_set_body_pose(tch_haptic_proxy* proxy, int i, tch_transform X_WB);
-/// The force the last update put on moving body i (minus its share of the force on the handle,
-/// at the proxy's contact point) and that force's moment about the world origin.
-TCH_API void tch_haptic_proxy_body_reaction(const tch_haptic_proxy* proxy, int i,
-                                            tch_vec3* force_W, tch_vec3* moment_W);
+/// Moving body i's share (0 to 1) of the last update's force on the handle: the body takes
+/// minus that share of the force the handle gets, at *point_W (its contact point with the
+/// proxy). The shares of the contacts follow their normal loads.
+TCH_API tch_real tch_haptic_proxy_body_reaction(const tch_haptic_proxy* proxy, int i,
+                                                tch_vec3* point_W);
 TCH_API void tch_haptic_proxy_destroy(tch_haptic_proxy* proxy);
 
 /// ---- The haptic loop ----

@@ -145,22 +145,28 @@ static tch_transform extrapolated(const tch_haptic_body_motion* motion, tch_real
                            tch_v3_add(centre, arm)};
 }
 
-/* Servo side: the proxy's moving bodies posed at loop time `now` from the snapshot, one update,
- * and its reactions on them summed over the tick. */
+/* Servo side: the proxy's moving bodies posed at loop time `now` from the snapshot, and one
+ * update. */
 static tch_vec3 render_proxy(tch_haptic_loop* loop, const tch_haptic_snapshot* s, tch_real now) {
     tch_haptic_proxy* proxy = loop->proxy;
-    int count = tch_haptic_proxy_body_count(proxy);
-    for (int i = 0; i < count; ++i) {
+    for (int i = 0; i < tch_haptic_proxy_body_count(proxy); ++i) {
         tch_haptic_proxy_set_body_pose(proxy, i, extrapolated(&s->bodies[i], now - s->body_time));
     }
-    tch_vec3 force = tch_haptic_proxy_update(proxy, loop->state.pose.p, loop->state.velocity);
-    for (int i = 0; i < count; ++i) {
-        tch_vec3 f, moment;
-        tch_haptic_proxy_body_reaction(proxy, i, &f, &moment);
-        loop->reaction.impulse[i] = tch_v3_madd(loop->reaction.impulse[i], loop->period, f);
-        loop->reaction.moment[i] = tch_v3_madd(loop->reaction.moment[i], loop->period, moment);
+    return tch_haptic_proxy_update(proxy, loop->state.pose.p, loop->state.velocity);
+}
+
+/* Servo side: the bodies the proxy rests on take the force written to the handle, reversed,
+ * over the tick (Newton's third law between the hand and the scene, the safety stage's and the
+ * passivity controller's changes included). */
+static void add_reactions(tch_haptic_loop* loop, tch_vec3 written) {
+    for (int i = 0; loop->proxy && i < tch_haptic_proxy_body_count(loop->proxy); ++i) {
+        tch_vec3 point;
+        tch_real share = tch_haptic_proxy_body_reaction(loop->proxy, i, &point);
+        tch_vec3 impulse = tch_v3_scale(written, -share * loop->period);
+        loop->reaction.impulse[i] = tch_v3_add(loop->reaction.impulse[i], impulse);
+        loop->reaction.moment[i] =
+            tch_v3_add(loop->reaction.moment[i], tch_v3_cross(point, impulse));
     }
-    return force;
 }
 
 /* Whether the engine integrates the coupling with the tool's contacts (tch_data.applied_spring):
@@ -291,6 +297,7 @@ tch_status tch_haptic_loop_finish_tick(tch_haptic_loop* loop, tch_real now,
     }
     tch_haptic_passivity_apply(&loop->passivity, &loop->state, loop->period,
                                loop->safety.max_force, &tick->command.force);
+    add_reactions(loop, tick->command.force);
     loop->passivity.ledger.resync_jumps = s->resync_jumps + loop->local_state.blend_work;
     tick->safety_flags = loop->safety.flags;
     tick->energy_observed = loop->passivity.observed;

@@ -206,17 +206,17 @@ static void follow_moving_parts(tch_haptic_proxy* proxy) {
  * their normals, negative loads dropped). */
 static void share_reaction(tch_haptic_proxy* proxy, tch_vec3 force) {
     for (int part = 0; part < proxy->part_count; ++part) {
-        proxy->parts[part].reaction_force = proxy->parts[part].reaction_moment = tch_v3_zero();
+        proxy->parts[part].reaction_share = 0;
+        proxy->parts[part].reaction_point = tch_v3_zero();
     }
     int count = proxy->contact_count;
     tch_real load[3] = {1, 1, 1}, total = 0;
     if (count > 1) {
-        const proxy_plane* subset[3] = {&proxy->contacts[0], &proxy->contacts[1],
-                                        &proxy->contacts[2]};
         proxy_plane through_origin[3];
+        const proxy_plane* subset[3] = {&through_origin[0], &through_origin[1],
+                                        &through_origin[2]};
         for (int i = 0; i < count; ++i) {
-            through_origin[i] = (proxy_plane){.normal = subset[i]->normal};
-            subset[i] = &through_origin[i];
+            through_origin[i] = (proxy_plane){.normal = proxy->contacts[i].normal};
         }
         tch_vec3 rest, lambda;
         if (project(force, subset, count, &rest, &lambda)) { /* force = rest + sum l_i n_i */
@@ -231,10 +231,15 @@ static void share_reaction(tch_haptic_proxy* proxy, tch_vec3 force) {
     for (int i = 0; i < count && total > 0; ++i) {
         const proxy_plane* c = &proxy->contacts[i];
         proxy_part* part = &proxy->parts[c->part];
-        tch_vec3 f = tch_v3_scale(force, -load[i] / total);
         tch_vec3 point = tch_v3_madd(proxy->position, -proxy->params.radius, c->normal);
-        part->reaction_force = tch_v3_add(part->reaction_force, f);
-        part->reaction_moment = tch_v3_add(part->reaction_moment, tch_v3_cross(point, f));
+        part->reaction_share += load[i] / total;
+        part->reaction_point = tch_v3_madd(part->reaction_point, load[i] / total, point);
+    }
+    for (int part = 0; part < proxy->part_count; ++part) {
+        proxy_part* p = &proxy->parts[part];
+        if (p->reaction_share > 0) {
+            p->reaction_point = tch_v3_scale(p->reaction_point, 1 / p->reaction_share);
+        }
     }
 }
 
@@ -267,10 +272,10 @@ void tch_haptic_proxy_set_body_pose(tch_haptic_proxy* proxy, int i, tch_transfor
     proxy->parts[i + 1].X_WP = X_WB;
 }
 
-void tch_haptic_proxy_body_reaction(const tch_haptic_proxy* proxy, int i, tch_vec3* force_W,
-                                    tch_vec3* moment_W) {
-    *force_W = proxy->parts[i + 1].reaction_force;
-    *moment_W = proxy->parts[i + 1].reaction_moment;
+tch_real tch_haptic_proxy_body_reaction(const tch_haptic_proxy* proxy, int i,
+                                        tch_vec3* point_W) {
+    *point_W = proxy->parts[i + 1].reaction_point;
+    return proxy->parts[i + 1].reaction_share;
 }
 
 void tch_haptic_proxy_reset(tch_haptic_proxy* proxy, tch_vec3 position) {

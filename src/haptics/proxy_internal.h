@@ -54,8 +54,8 @@ typedef struct proxy_part {
     int first_cylinder, cylinder_count;
     tch_transform X_WP;          /* the pose for the coming update */
     tch_transform X_WP_last;     /* the pose at the last update */
-    tch_vec3 reaction_force;     /* the last update's force on the part, world, N */
-    tch_vec3 reaction_moment;    /* and its moment about the world origin, N m */
+    tch_real reaction_share;     /* the part's share of the last update's force, reversed */
+    tch_vec3 reaction_point;     /* where it acts, world */
 } proxy_part;
 
 struct tch_haptic_proxy {

@@ -790,6 +790,57 @@ static void test_proxy_loop_renders_depth_without_allocating(void) {
     scene_free(&s);
 }
 
+/* The proxy pushing a free box (gravity off, 0.5 kg): the box moves away from the hand and,
+ * after each physics step, its momentum is the impulse the handle felt over the ticks before
+ * that step, reversed (the force written to the device, here saturated at the spec's 12 N for
+ * part of the push, goes to the body as the mean force over the next step). */
+static void test_proxy_pushes_a_free_box(void) {
+    write_text("haptic_proxy_push.csv", "time,x,y,z\n0,-0.05,0,0\n0.2,0.06,0,0.005\n");
+    scene s;
+    tch_error err;
+    ENSURE(scene_load("<mujoco xmlns:touche='urn:touche'><option gravity='0 0 0' timestep='0.005'/>"
+                      "<worldbody>"
+                      "<body name='box' pos='0.05 0 0'><freejoint/>"
+                      "<geom type='box' size='0.02 0.02 0.02' mass='0.5'/></body>"
+                      "<body name='hand' pos='-0.1 0 0' mocap='true' touche:haptic='proxy'"
+                      " touche:proxy_radius='0.005' touche:linear_stiffness='1000'/>"
+                      "</worldbody></mujoco>",
+                      &s, &err));
+    tch_haptic_device* device = open_scripted("haptic_proxy_push.csv", 1e-3);
+    tch_haptic_loop_config lc = loop_config(1e-3, false);
+    lc.safety.ramp_time = 0;
+    lc.safety.max_force_rate = 1e9;
+    tch_haptic_loop* loop = NULL;
+    if (tch_haptic_loop_create(s.model, s.data, device, &lc, &loop, &err) != TCH_OK) {
+        printf("  %s\n", err.message);
+        ENSURE(false);
+        return;
+    }
+    tch_vec3 felt = tch_v3_zero(); /* the impulse on the handle before this tick */
+    int box = 1;
+    tch_real worst = 0;
+    int steps = 0;
+    for (int k = 0; k <= 300; ++k) {
+        tch_haptic_tick tick;
+        ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
+        if (tick.stepped) {
+            tch_vec3 momentum = tch_v3_scale(s.data->body_v_WCm[box], 0.5);
+            worst = fmax(worst, tch_v3_dist(momentum, tch_v3_neg(felt)));
+            steps++;
+        }
+        felt = tch_v3_madd(felt, 1e-3, tick.command.force);
+    }
+    printf("  pushed box: impulse felt %.6g N s, momentum off by %.3g N s over %d steps, box at "
+           "%.4f m\n",
+           -felt.x, worst, steps, s.data->body_X_WB[box].p.x);
+    ENSURE(-felt.x > 0.01);
+    ENSURE(s.data->body_v_WCm[box].x > 0.01);
+    ENSURE(worst < 1e-12 * (1 + fabs(felt.x)) + 1e-15);
+    tch_haptic_loop_destroy(loop);
+    tch_haptic_close(device);
+    scene_free(&s);
+}
+
 /* The playback driver replays the poses of a force log (other columns skipped), bit for bit. */
 static void test_playback_replays_a_force_log(void) {
     write_text("haptic_log.csv",
@@ -913,6 +964,7 @@ int main(void) {
     RUN_TEST(test_missed_deadlines_zero_the_output);
     RUN_TEST(test_ticks_are_deterministic_and_allocation_free);
     RUN_TEST(test_proxy_loop_renders_depth_without_allocating);
+    RUN_TEST(test_proxy_pushes_a_free_box);
     RUN_TEST(test_playback_replays_a_force_log);
     RUN_TEST(test_udp_driver_speaks_the_documented_format);
     return TEST_RESULT();

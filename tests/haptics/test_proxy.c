@@ -320,12 +320,10 @@ static void test_proxy_rides_a_moving_plate(void) {
     ENSURE(worst_force < 1e-6);
     ENSURE(fabs(by_plate) > 1e-4);
     ENSURE(on_hand - by_plate <= zoh + 1e-15);
-    /* the reaction on the plate is minus the force on the hand, at the contact point */
-    tch_vec3 f, moment;
-    tch_haptic_proxy_body_reaction(s.proxy, 0, &f, &moment);
-    ENSURE(tch_v3_dist(f, tch_v3_neg(last_force)) < 1e-12);
-    tch_vec3 point = tch_x_apply(plate_pose(1), tch_v3(0.03, -0.02, 0.01));
-    ENSURE(tch_v3_dist(moment, tch_v3_cross(point, f)) < 1e-9);
+    /* the plate takes all of the force on the hand, reversed, at the contact point */
+    tch_vec3 point;
+    ENSURE(tch_haptic_proxy_body_reaction(s.proxy, 0, &point) == 1);
+    ENSURE(tch_v3_dist(point, tch_x_apply(plate_pose(1), tch_v3(0.03, -0.02, 0.01))) < 1e-12);
     scene_free(&s);
 }
 
