@@ -172,10 +172,12 @@ static void print_report(const cli_options* o, const tch_haptic_loop* loop, cons
                "\"resync_jumps_J\": %.17g, \"ticks\": %ld, \"tick_p50_us\": %.6g, "
                "\"tick_p99_us\": %.6g, \"tick_max_us\": %.6g, \"lateness_p99_us\": %.6g, "
                "\"overruns\": %ld, \"faults\": %ld, \"sched_fifo\": %s, "
-               "\"memory_locked\": %s, \"force_log\": ",
+               "\"memory_locked\": %s, \"realtime_refused\": ",
                l->energy_in, l->energy_out, l->energy_dissipated, l->resync_jumps, s->ticks,
                1e6 * s->p50, 1e6 * s->p99, 1e6 * s->max, 1e6 * s->late_p99, s->overruns,
                s->faults, rt.fifo ? "true" : "false", rt.memory_locked ? "true" : "false");
+        cli_json_string(stdout, rt.reason);
+        printf(", \"force_log\": ");
         cli_json_string(stdout, log_path);
         printf("}\n");
         return;

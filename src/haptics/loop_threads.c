@@ -100,13 +100,22 @@ static tch_status physics_main(shared* sh, tch_haptic_state device,
     return TCH_OK;
 }
 
+/* Why the system refused SCHED_FIFO (pthread_create's error). */
+static const char* fifo_refusal(int error) {
+    return error == EPERM    ? "not permitted (needs CAP_SYS_NICE or RLIMIT_RTPRIO)"
+           : error == EINVAL ? "invalid (SCHED_FIFO priorities are 1 to 99)"
+                             : "refused";
+}
+
+/* Why the system refused mlockall (its errno). */
+static const char* lock_refusal(int error) {
+    return error == EPERM ? "not permitted (needs CAP_IPC_LOCK or a nonzero RLIMIT_MEMLOCK)"
+           : error == ENOMEM || error == EAGAIN ? "over RLIMIT_MEMLOCK (needs CAP_IPC_LOCK)"
+                                                : "refused";
+}
+
 /* Appends a refused request's reason to got->reason. */
-static void refused(tch_haptic_realtime* got, const char* what, int error) {
-    const char* why = error == EPERM ? "not permitted (needs CAP_SYS_NICE or RLIMIT_RTPRIO)"
-                      : error == ENOMEM || error == EAGAIN
-                          ? "not permitted or over RLIMIT_MEMLOCK (needs CAP_IPC_LOCK)"
-                      : error == EINVAL ? "invalid (SCHED_FIFO priorities are 1 to 99)"
-                                        : "refused";
+static void refused(tch_haptic_realtime* got, const char* what, const char* why) {
     size_t used = strlen(got->reason);
     snprintf(got->reason + used, sizeof got->reason - used, "%s%s: %s", used ? "; " : "", what,
              why);
@@ -130,7 +139,7 @@ static int start_servo(pthread_t* servo, shared* sh, int priority, tch_haptic_re
             got->fifo = true;
             return 0;
         }
-        refused(got, "SCHED_FIFO", error);
+        refused(got, "SCHED_FIFO", fifo_refusal(error));
     }
     return pthread_create(servo, NULL, servo_main, sh);
 }
@@ -167,7 +176,7 @@ tch_status tch_haptic_loop_run_threaded(tch_haptic_loop* loop, long count, tch_h
     if (lock) {
         got->memory_locked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
         if (!got->memory_locked) {
-            refused(got, "mlockall", errno);
+            refused(got, "mlockall", lock_refusal(errno));
         }
     }
     pthread_t servo;

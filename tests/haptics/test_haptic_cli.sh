@@ -44,6 +44,36 @@ model_device_runs() {
 }
 check "the model device runs at 2 kHz" model_device_runs
 
+# --realtime refused: the requests run without CAP_SYS_NICE and CAP_IPC_LOCK (dropped from the
+# bounding set, so even root lacks them) and with RLIMIT_RTPRIO and RLIMIT_MEMLOCK at 0; both
+# refusals are printed with their reasons and the loop runs on the normal scheduler.
+refusals_are_reported() {
+  local run=(prlimit --memlock=0 --rtprio=0)
+  if setpriv --bounding-set -sys_nice,-ipc_lock true 2>/dev/null; then
+    run+=(setpriv --bounding-set -sys_nice,-ipc_lock --inh-caps=-all)
+  elif [[ $(id -u) -eq 0 ]]; then
+    echo "skipped: root that cannot drop capabilities"
+    return 0
+  fi
+  "${run[@]}" "$touche" haptic "$scene" --device "scripted:$script" --duration 0.05 --realtime \
+    --out "$work/rt" >"$work/rt.txt" 2>/dev/null || return 1
+  grep "^real time" "$work/rt.txt"
+  grep -q "^real time *SCHED_FIFO 80 off, memory not locked; refused: " "$work/rt.txt" &&
+    grep -q "mlockall: not permitted (needs CAP_IPC_LOCK" "$work/rt.txt" &&
+    grep -q "SCHED_FIFO: not permitted (needs CAP_SYS_NICE" "$work/rt.txt" &&
+    grep -q "^ticks *50 at" "$work/rt.txt" && [[ $(wc -l <"$work/rt/forces.csv") -eq 51 ]] &&
+    "${run[@]}" "$touche" haptic "$scene" --device "scripted:$script" --duration 0.05 \
+      --realtime --json --out "$work/rt" 2>/dev/null |
+    /usr/bin/python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert not r["sched_fifo"] and not r["memory_locked"] and r["ticks"] == 50, r
+assert "SCHED_FIFO: not permitted" in r["realtime_refused"], r'
+}
+if command -v prlimit >/dev/null && command -v setpriv >/dev/null; then
+  check "refused SCHED_FIFO and mlockall are reported and the loop runs on" refusals_are_reported
+fi
+
 printf 'time,x,y,z\n0,0,0,0.12\n0.1,0,0\n' >"$work/bad.csv"
 bad_script_names_line() {
   exits_with 2 "$touche" haptic "$scene" --device "scripted:$work/bad.csv" --out "$work/e" &&

@@ -424,6 +424,34 @@ static void test_threaded_run_renders_the_coupling(void) {
     scene_free(&s);
 }
 
+/* A SCHED_FIFO priority outside 1 to 99 is refused with its reason, and the run goes on on the
+ * normal scheduler (the other refusals: test_haptic_cli.sh, with the capabilities dropped). */
+static void test_threaded_run_survives_a_refused_priority(void) {
+    char xml[1024];
+    snprintf(xml, sizeof xml, COUPLING_SCENE, "", 400.0, 20.0);
+    scene s;
+    tch_error err;
+    ENSURE(scene_load(xml, &s, &err));
+    write_text("haptic_hold.csv", "time,x,y,z\n0,0,0,0\n");
+    tch_haptic_device* device = open_scripted("haptic_hold.csv", 1e-3);
+    tch_haptic_loop_config config = loop_config(1e-3, true);
+    config.safety.watchdog_timeout = 10;
+    config.fifo_priority = 100;
+    tch_haptic_loop* loop = NULL;
+    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &config, &loop, &err) == TCH_OK);
+    enum { COUNT = 50 };
+    static tch_haptic_tick ticks[COUNT];
+    static tch_haptic_timing timing[COUNT];
+    ENSURE(tch_haptic_loop_run_threaded(loop, COUNT, ticks, timing, &err) == TCH_OK);
+    tch_haptic_realtime rt = tch_haptic_loop_realtime(loop);
+    ENSURE(!rt.fifo && !rt.memory_locked);
+    ENSURE(strcmp(rt.reason, "SCHED_FIFO: invalid (SCHED_FIFO priorities are 1 to 99)") == 0);
+    ENSURE(ticks[COUNT - 1].time > 0 && s.data->time > 0);
+    tch_haptic_loop_destroy(loop);
+    tch_haptic_close(device);
+    scene_free(&s);
+}
+
 /* ---- the pointer and passivity ---- */
 
 /* Runs a scripted path on the scene `xml`; returns the largest energy returned to the user
@@ -958,6 +986,7 @@ int main(void) {
     RUN_TEST(test_coupling_renders_the_device_stiffness);
     RUN_TEST(test_coupled_throw_never_gains_energy);
     RUN_TEST(test_threaded_run_renders_the_coupling);
+    RUN_TEST(test_threaded_run_survives_a_refused_priority);
     RUN_TEST(test_pointer_local_model_follows_the_hand);
     RUN_TEST(test_closed_paths_are_passive_with_the_controller);
     RUN_TEST(test_failed_reads_and_stale_physics_zero_the_output);
