@@ -28,6 +28,19 @@ static tch_haptic_model_config model_device(double period) {
     return c;
 }
 
+/* The SpaceMouse as a rate input about its base at the haptic body: full deflection (about 350
+ * counts) moves 0.1 m/s and turns 1 rad/s, a 10-count deadzone, within 0.3 m of the start. */
+static tch_haptic_spacemouse_config spacemouse_device(double period) {
+    tch_haptic_spacemouse_config c = {.period = period,
+                                      .translation_scale = 0.1 / 350,
+                                      .rotation_scale = 1.0 / 350,
+                                      .deadzone = 10,
+                                      .home = {{1, 0, 0, 0}, {0, 0, 0}},
+                                      .spec = DEVICE_SPEC};
+    c.spec.workspace_radius = 0.3;
+    return c;
+}
+
 static int open_device(const char* text, double period, tch_haptic_device** device) {
     tch_error err = {0};
     tch_status s;
@@ -50,9 +63,12 @@ static int open_device(const char* text, double period, tch_haptic_device** devi
     } else if (strcmp(text, "model") == 0) {
         tch_haptic_model_config c = model_device(period);
         s = tch_haptic_open(tch_haptic_model_driver(), &c, device, &err);
+    } else if (strcmp(text, "spacemouse") == 0) {
+        tch_haptic_spacemouse_config c = spacemouse_device(period);
+        s = tch_haptic_open(tch_haptic_spacemouse_driver(), &c, device, &err);
     } else {
         fprintf(stderr, "touche haptic: unknown device '%s'; expected scripted:FILE, "
-                        "playback:FILE, udp:PORT or model (spacemouse is not supported yet)\n",
+                        "playback:FILE, udp:PORT, model or spacemouse\n",
                 text);
         return EXIT_BAD_INPUT;
     }
@@ -221,7 +237,8 @@ int cli_cmd_haptic(const cli_options* options) {
         tch_haptic_loop_config config = {.body = -1,
                                          .period = period,
                                          .passivity_control = !o.no_passivity,
-                                         .base_at_body = strcmp(o.device, "model") == 0,
+                                         .base_at_body = strcmp(o.device, "model") == 0 ||
+                                                         strcmp(o.device, "spacemouse") == 0,
                                          .passivity_max_damping =
                                              strcmp(o.device, "model") == 0
                                                  ? tch_haptic_spec_of(device)->max_damping

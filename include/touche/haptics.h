@@ -119,6 +119,43 @@ TCH_API const tch_haptic_ops* tch_haptic_udp_driver(void);
 /// The port a `udp` device is bound to (-1 for another driver).
 TCH_API int tch_haptic_udp_port(tch_haptic_device* device);
 
+/// Driver `spacemouse`: a 3Dconnexion SpaceMouse (or any 6-DOF input spacenavd serves) through
+/// libspnav, as a 6-DOF input that renders no force. Needs touche built with libspnav (Debian
+/// libspnav-dev; CMake option TCH_SPACEMOUSE) and the spacenavd daemon running: `open` fails at
+/// once, with the reason, when either is missing (TCH_ERR_UNSUPPORTED, TCH_ERR_IO). Each read
+/// takes the waiting events without blocking and advances the pose by
+/// tch_haptic_spacemouse_advance. libspnav keeps one connection per process: open one
+/// spacemouse at a time.
+typedef struct tch_haptic_spacemouse_config {
+    tch_real period;            ///< s, servo period T
+    bool position_mode;         ///< the cap's deflection is the offset from `home`; else a rate
+    tch_real translation_scale; ///< m/s per count (rate mode) or m per count (position mode)
+    tch_real rotation_scale;    ///< rad/s per count (rate mode) or rad per count
+    int deadzone;               ///< counts: an axis at or under it reads 0
+    tch_transform home;         ///< the pose at open, world frame (position mode's origin)
+    tch_haptic_spec spec;       ///< spec.workspace_radius (> 0) bounds the offset from home
+} tch_haptic_spacemouse_config;
+TCH_API const tch_haptic_ops* tch_haptic_spacemouse_driver(void);
+
+/// The cap's deflection as spacenavd reports it: counts (about +-350 at full deflection) in its
+/// frame, x right, y up, z away from the user, rotations about those axes (libspnav's
+/// convention: OpenGL's right-handed frame is (x, y, -z), rotations (rx, ry, -rz)).
+typedef struct tch_haptic_spacemouse_input {
+    int translation[3]; ///< x, y, z
+    int rotation[3];    ///< rx, ry, rz
+    uint32_t buttons;   ///< bit i: button i pressed
+} tch_haptic_spacemouse_input;
+
+/// The event-to-pose mapping, a pure function: the state one period after `last` for the
+/// deflection `input`. The world is z up with y away from the user, so a count maps to world
+/// axes as (x, z, y) for both translation and rotation (a proper rotation of OpenGL's frame).
+/// Axes at or under the deadzone read 0. Rate mode: v = s_t d, w = s_r r, p += v T, q = exp(w T)
+/// q (world frame). Position mode: p = home.p + s_t d, q = exp(s_r r) home.q, the velocities
+/// the differences over T. The offset from home is clamped to spec.workspace_radius.
+TCH_API tch_haptic_state tch_haptic_spacemouse_advance(const tch_haptic_spacemouse_config* config,
+                                                       const tch_haptic_state* last,
+                                                       const tch_haptic_spacemouse_input* input);
+
 /// The safety stage every command passes through (see docs/haptics.md for the order).
 typedef struct tch_haptic_safety_params {
     tch_real max_force_rate;   ///< N/s, limit on |Δf| / Δt (the software impulse limit)

@@ -81,6 +81,14 @@ bad_script_names_line() {
 }
 check "a bad script fails with its file and line" bad_script_names_line
 check "an unknown device exits 2" exits_with 2 "$touche" haptic "$scene" --device glove
+spacemouse_fails_clearly() { # without libspnav in the build or a spacenavd daemon: at once
+  exits_with 2 timeout 10 "$touche" haptic "$scene" --device spacemouse --realtime &&
+    grep -Eq "spacemouse: .*(built without libspnav|spacenavd daemon)" "$work/err.txt"
+}
+if [[ ! -S /var/run/spnav.sock ]]; then
+  check "--device spacemouse without libspnav or spacenavd fails with the reason" \
+    spacemouse_fails_clearly
+fi
 check "a missing device exits 2" exits_with 2 "$touche" haptic "$scene"
 proxy_example_runs() {
   "$touche" haptic "$root/examples/haptic_proxy.xml" \
