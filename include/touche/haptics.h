@@ -373,7 +373,9 @@ TCH_API void tch_haptic_proxy_destroy(tch_haptic_proxy* proxy);
 /// servo tick reads the device, renders a wrench, passes it through the safety stage and the
 /// passivity controller and writes it; every physics step (the scene's time step, a whole
 /// number of ticks) the device pose and velocity become the mocap body's, and the scene steps.
-/// Renderers: `proxy` (the virtual proxy above against the scene's static geoms, radius
+/// Renderers: `proxy` (the virtual proxy above against the scene's static geoms and its free
+/// bodies, posed at each tick from the last physics step at their velocities, the force
+/// written to the handle going back, reversed, to the bodies it rests on at the next step; radius
 /// touche:proxy_radius (0: a point), stiffness touche:linear_stiffness (default the device's
 /// max_stiffness, else 500 N/m), damping touche:linear_damping (default 0); the proxy starts at
 /// the haptic body's initial position, which must be in free space), `coupling` (the device force is minus the coupling force on the tool, recomputed
@@ -425,9 +427,9 @@ typedef struct tch_haptic_tick {
 /// watchdog 0.1 s.
 TCH_API tch_haptic_safety_params tch_haptic_safety_defaults(const tch_haptic_spec* spec);
 /// A loop over `model`, `data` (both borrowed; data should be at its initial state) and
-/// `device` (borrowed). Fails on a scene without a haptic body, a proxy against a static geom
-/// it cannot render (capsule, cylinder, ellipsoid), a scene step that is not a whole number of periods, or the lcp model on the haptic
-/// body.
+/// `device` (borrowed). Fails on a scene without a haptic body, a proxy against a geom it
+/// cannot render (an ellipsoid) or more than 16 free bodies, a scene step that is not a whole
+/// number of periods, or the lcp model on the haptic body.
 TCH_API tch_status tch_haptic_loop_create(const tch_model* model, tch_data* data,
                                           tch_haptic_device* device,
                                           const tch_haptic_loop_config* config,
