@@ -384,30 +384,51 @@ static void test_coupled_throw_never_gains_energy(void) {
  * moved onto the device), and the tick records show the rendered spring. No timing asserted.
  * SCHED_FIFO and locked memory are asked for: each is granted or refused with its reason (the
  * memory is not locked under a sanitizer, whose shadow mappings are terabytes). */
-static void test_threaded_run_renders_the_coupling(void) {
+/* A coupled tool 1 cm from a held device, run `count` ticks on two threads with the real-time
+ * requests given; the caller frees with end_threaded. */
+typedef struct threaded_run {
+    scene s;
+    tch_haptic_device* device;
+    tch_haptic_loop* loop;
+} threaded_run;
+
+static void run_threaded_coupling(int fifo_priority, bool lock_memory, long count,
+                                  tch_haptic_tick* ticks, tch_haptic_timing* timing,
+                                  threaded_run* r) {
     char xml[1024];
     snprintf(xml, sizeof xml, COUPLING_SCENE, "", 400.0, 20.0);
-    scene s;
     tch_error err;
-    ENSURE(scene_load(xml, &s, &err));
+    ENSURE(scene_load(xml, &r->s, &err));
     write_text("haptic_hold.csv", "time,x,y,z\n0,0,0,0\n");
-    tch_haptic_device* device = open_scripted("haptic_hold.csv", 1e-3);
+    r->device = open_scripted("haptic_hold.csv", 1e-3);
     tch_haptic_loop_config config = loop_config(1e-3, true);
     config.safety.watchdog_timeout = 10; /* a loaded machine may stall the physics */
-    config.fifo_priority = 10;
-    config.lock_memory = COUNTS_CALLS;
-    tch_haptic_loop* loop = NULL;
-    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &config, &loop, &err) == TCH_OK);
+    config.fifo_priority = fifo_priority;
+    config.lock_memory = lock_memory;
+    r->loop = NULL;
+    ENSURE(tch_haptic_loop_create(r->s.model, r->s.data, r->device, &config, &r->loop, &err) ==
+           TCH_OK);
+    ENSURE(tch_haptic_loop_run_threaded(r->loop, count, ticks, timing, &err) == TCH_OK);
+}
+
+static void end_threaded(threaded_run* r) {
+    tch_haptic_loop_destroy(r->loop);
+    tch_haptic_close(r->device);
+    scene_free(&r->s);
+}
+
+static void test_threaded_run_renders_the_coupling(void) {
     enum { COUNT = 300 };
     static tch_haptic_tick ticks[COUNT];
     static tch_haptic_timing timing[COUNT];
-    ENSURE(tch_haptic_loop_run_threaded(loop, COUNT, ticks, timing, &err) == TCH_OK);
+    threaded_run run;
+    run_threaded_coupling(10, COUNTS_CALLS, COUNT, ticks, timing, &run);
     for (int k = 1; k < COUNT; ++k) {
         ENSURE(ticks[k].time > ticks[k - 1].time);
         ENSURE(timing[k].busy >= 0 && timing[k].late >= 0);
     }
-    ENSURE(s.data->time > 0.05);
-    ENSURE(fabs(s.data->qpos[0]) < 0.01); /* pulled from 1 cm towards the device */
+    ENSURE(run.s.data->time > 0.05);
+    ENSURE(fabs(run.s.data->qpos[0]) < 0.01); /* pulled from 1 cm towards the device */
     /* the spring rendered (a loaded machine may miss deadlines: those ticks are zeroed) */
     int rendered = 0;
     for (int k = 0; k < COUNT; ++k) {
@@ -415,41 +436,26 @@ static void test_threaded_run_renders_the_coupling(void) {
         rendered += tch_v3_norm(ticks[k].command.force) > 0;
     }
     ENSURE(rendered > 0);
-    tch_haptic_realtime rt = tch_haptic_loop_realtime(loop);
+    tch_haptic_realtime rt = tch_haptic_loop_realtime(run.loop);
     printf("  SCHED_FIFO %d, memory locked %d (%s)\n", rt.fifo, rt.memory_locked, rt.reason);
     ENSURE(rt.fifo || strstr(rt.reason, "SCHED_FIFO"));
-    ENSURE(rt.memory_locked || !config.lock_memory || strstr(rt.reason, "mlockall"));
-    tch_haptic_loop_destroy(loop);
-    tch_haptic_close(device);
-    scene_free(&s);
+    ENSURE(rt.memory_locked || !COUNTS_CALLS || strstr(rt.reason, "mlockall"));
+    end_threaded(&run);
 }
 
 /* A SCHED_FIFO priority outside 1 to 99 is refused with its reason, and the run goes on on the
  * normal scheduler (the other refusals: test_haptic_cli.sh, with the capabilities dropped). */
 static void test_threaded_run_survives_a_refused_priority(void) {
-    char xml[1024];
-    snprintf(xml, sizeof xml, COUPLING_SCENE, "", 400.0, 20.0);
-    scene s;
-    tch_error err;
-    ENSURE(scene_load(xml, &s, &err));
-    write_text("haptic_hold.csv", "time,x,y,z\n0,0,0,0\n");
-    tch_haptic_device* device = open_scripted("haptic_hold.csv", 1e-3);
-    tch_haptic_loop_config config = loop_config(1e-3, true);
-    config.safety.watchdog_timeout = 10;
-    config.fifo_priority = 100;
-    tch_haptic_loop* loop = NULL;
-    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &config, &loop, &err) == TCH_OK);
     enum { COUNT = 50 };
     static tch_haptic_tick ticks[COUNT];
     static tch_haptic_timing timing[COUNT];
-    ENSURE(tch_haptic_loop_run_threaded(loop, COUNT, ticks, timing, &err) == TCH_OK);
-    tch_haptic_realtime rt = tch_haptic_loop_realtime(loop);
+    threaded_run run;
+    run_threaded_coupling(100, false, COUNT, ticks, timing, &run);
+    tch_haptic_realtime rt = tch_haptic_loop_realtime(run.loop);
     ENSURE(!rt.fifo && !rt.memory_locked);
     ENSURE(strcmp(rt.reason, "SCHED_FIFO: invalid (SCHED_FIFO priorities are 1 to 99)") == 0);
-    ENSURE(ticks[COUNT - 1].time > 0 && s.data->time > 0);
-    tch_haptic_loop_destroy(loop);
-    tch_haptic_close(device);
-    scene_free(&s);
+    ENSURE(ticks[COUNT - 1].time > 0 && run.s.data->time > 0);
+    end_threaded(&run);
 }
 
 /* ---- the pointer and passivity ---- */

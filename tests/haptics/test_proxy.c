@@ -262,10 +262,17 @@ static tch_transform plate_pose(tch_real u) {
     return (tch_transform){q, tch_v3(0.05 * s, 0, 0.03 * s)};
 }
 
-static const char* PLATE_SCENE =
-    "<mujoco><option gravity='0 0 0'/><worldbody>"
-    "<body name='plate'><freejoint/><geom type='box' size='0.2 0.2 0.01' friction='%g'/></body>"
-    "</worldbody></mujoco>";
+/* A proxy of radius r (k = 1000 N/m, 1 kHz) over a free plate, 0.4 x 0.4 x 0.02 m about the
+ * origin (its top face at z = 0.01), of friction mu; gravity off. */
+static void plate_proxy(tch_real mu, tch_real r, scene* s) {
+    char xml[512];
+    snprintf(xml, sizeof xml,
+             "<mujoco><option gravity='0 0 0'/><worldbody><body name='plate'><freejoint/>"
+             "<geom type='box' size='0.2 0.2 0.01' friction='%g'/></body></worldbody></mujoco>",
+             mu);
+    tch_haptic_proxy_params params = {.radius = r, .stiffness = 1000, .period = 1e-3};
+    scene_proxy(xml, &params, s);
+}
 
 /* A hand pressing 2 mm into a plate (mu 0.5) that moves along a closed path, the hand moving
  * with it (its point fixed in the plate's frame): the 1 cm sphere is carried by the surface at
@@ -276,11 +283,8 @@ static const char* PLATE_SCENE =
  * tick), but for the sampled spring's turn over each tick, k |u|^2 (1 - cos) of the angle u =
  * p - x turns through, at most the plate's turn dtheta_k. */
 static void test_proxy_rides_a_moving_plate(void) {
-    char xml[512];
-    snprintf(xml, sizeof xml, PLATE_SCENE, 0.5);
-    tch_haptic_proxy_params params = {.radius = 0.01, .stiffness = 1000, .period = 1e-3};
     scene s;
-    scene_proxy(xml, &params, &s);
+    plate_proxy(0.5, 0.01, &s);
     ENSURE(tch_haptic_proxy_body_count(s.proxy) == 1);
     tch_vec3 rest_B = tch_v3(0.03, -0.02, 0.02), hand_B = tch_v3(0.03, -0.02, 0.018);
     tch_haptic_proxy_reset(s.proxy, tch_v3(0.03, -0.02, 0.05));
@@ -331,11 +335,8 @@ static void test_proxy_rides_a_moving_plate(void) {
  * up (never through, a 1 mm step per tick), then slides sideways under the pressing hand
  * without carrying it. */
 static void test_proxy_is_pushed_by_a_rising_plate(void) {
-    char xml[512];
-    snprintf(xml, sizeof xml, PLATE_SCENE, 0.0);
-    tch_haptic_proxy_params params = {.radius = 0.005, .stiffness = 1000, .period = 1e-3};
     scene s;
-    scene_proxy(xml, &params, &s);
+    plate_proxy(0, 0.005, &s);
     tch_vec3 hand = tch_v3(0.01, 0.02, 0.03);
     tch_haptic_proxy_reset(s.proxy, hand);
     tch_real lowest = INFINITY;
