@@ -225,13 +225,16 @@ static void sweep_halfspaces(sweep_query* q) {
 proxy_hit tch_proxy_sweep_part(const tch_haptic_proxy* proxy, int index, tch_vec3 from,
                                tch_vec3 move, tch_real before) {
     const proxy_part* part = &proxy->parts[index];
+    if (index == 0) { /* static: the part frame is the world's */
+        sweep_query q = {proxy, part, from, move, {.t = before}};
+        sweep_primitives(&q);
+        sweep_halfspaces(&q);
+        return q.hit.t < before ? q.hit : (proxy_hit){.t = 2};
+    }
     tch_transform X = part->X_WP;
     sweep_query q = {proxy, part, tch_x_apply_inverse(X, from), tch_q_inv_rotate(X.q, move),
                      {.t = before}};
     sweep_primitives(&q);
-    if (index == 0) {
-        sweep_halfspaces(&q); /* static: the part frame is the world's */
-    }
     if (!(q.hit.t < before)) {
         return (proxy_hit){.t = 2};
     }

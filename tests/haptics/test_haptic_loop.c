@@ -875,6 +875,79 @@ static void test_proxy_pushes_a_free_box(void) {
     scene_free(&s);
 }
 
+/* Whether a proxy wall of stiffness K, sampled at T = 1 ms through the whole loop (the scene
+ * stepping every tick, the passivity controller off, no ramp or rate limit), holds the `model`
+ * device (m 0.2 kg, b 2 N s/m, no friction or quantum) pressed into it by a 2 N hand: the
+ * oscillation the contact starts (its second difference, which the sampled spring's unstable
+ * mode at the Nyquist frequency dominates once the 141 rad/s mode, damped at 5/s, has faded)
+ * shrinks from the fifth 0.5 s to the last, and the device never leaves the wall after 2 s (an
+ * oscillation grown past the depth bounces off the wall into a limit cycle). */
+static void proxy_wall(tch_real stiffness, bool* holds) {
+    *holds = false;
+    char xml[512];
+    snprintf(xml, sizeof xml,
+             "<mujoco xmlns:touche='urn:touche'><worldbody>"
+             "<geom type='box' pos='0 0 -0.1' size='0.1 0.1 0.1' friction='0'/>"
+             "<body name='hand' pos='0 0 1e-4' mocap='true' touche:haptic='proxy'"
+             " touche:linear_stiffness='%.17g'/></worldbody></mujoco>",
+             stiffness);
+    scene s;
+    tch_error err;
+    ENSURE(scene_load(xml, &s, &err));
+    tch_haptic_model_config mc = {.period = 1e-3, .mass = 0.2, .damping = 2, .friction = 0,
+                                  .spec = sigma_like};
+    mc.spec.max_force = 1000;
+    tch_haptic_device* device = NULL;
+    ENSURE(tch_haptic_open(tch_haptic_model_driver(), &mc, &device, &err) == TCH_OK);
+    ENSURE(tch_haptic_model_set_hand_force(device, tch_v3(0, 0, -2), &err) == TCH_OK);
+    tch_haptic_loop_config lc = loop_config(1e-3, false);
+    lc.base_at_body = true;
+    lc.safety = (tch_haptic_safety_params){.max_force_rate = 1e12, .max_torque_rate = 1e12,
+                                           .ramp_time = 0, .watchdog_timeout = 1};
+    tch_haptic_loop* loop = NULL;
+    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &lc, &loop, &err) == TCH_OK);
+    enum { TICKS = 4000, WINDOW = 500, EARLY = 2000 };
+    static tch_real z[TICKS];
+    bool left = false;
+    for (int k = 0; k < TICKS; ++k) {
+        tch_haptic_tick tick;
+        ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
+        z[k] = tick.state.pose.p.z;
+        left |= k >= EARLY && tick.command.force.z <= 0;
+    }
+    tch_real early = 0, late = 0;
+    for (int k = 1; k + 1 < WINDOW; ++k) {
+        early += fabs(z[EARLY + k + 1] - 2 * z[EARLY + k] + z[EARLY + k - 1]);
+        late += fabs(z[TICKS - WINDOW + k + 1] - 2 * z[TICKS - WINDOW + k] +
+                     z[TICKS - WINDOW + k - 1]);
+    }
+    tch_haptic_loop_destroy(loop);
+    tch_haptic_close(device);
+    scene_free(&s);
+    *holds = late < early && !left;
+}
+
+static bool proxy_wall_holds(tch_real stiffness) {
+    bool holds;
+    proxy_wall(stiffness, &holds);
+    return holds;
+}
+
+/* Colgate and Schenkel's bound through the whole loop (issue 14): with the passivity
+ * controller off, the stiffest proxy wall the model device holds, found by bisection, is
+ * 2 (b - |B|) / T = 4000 N/m (B = 0: the proxy's damping) within 5% (the exact boundary of this
+ * mass, damping and period, from the sampled system's poles, is 4007 N/m). */
+static void test_model_device_stability_boundary_through_the_loop(void) {
+    tch_real stable = 1000, unstable = 16000;
+    ENSURE(proxy_wall_holds(stable) && !proxy_wall_holds(unstable));
+    while (unstable / stable > 1.01) {
+        tch_real mid = sqrt(stable * unstable);
+        *(proxy_wall_holds(mid) ? &stable : &unstable) = mid;
+    }
+    printf("  stability boundary %.0f to %.0f N/m (2 b / T = 4000 N/m)\n", stable, unstable);
+    ENSURE(stable > 0.95 * 4000 && unstable < 1.05 * 4000);
+}
+
 /* The playback driver replays the poses of a force log (other columns skipped), bit for bit. */
 static void test_playback_replays_a_force_log(void) {
     write_text("haptic_log.csv",
@@ -1000,6 +1073,7 @@ int main(void) {
     RUN_TEST(test_ticks_are_deterministic_and_allocation_free);
     RUN_TEST(test_proxy_loop_renders_depth_without_allocating);
     RUN_TEST(test_proxy_pushes_a_free_box);
+    RUN_TEST(test_model_device_stability_boundary_through_the_loop);
     RUN_TEST(test_playback_replays_a_force_log);
     RUN_TEST(test_udp_driver_speaks_the_documented_format);
     return TEST_RESULT();
