@@ -30,7 +30,6 @@ struct tch_haptic_loop {
     long physics_steps;            /* physics side: steps taken */
     tch_haptic_local_model local;  /* physics side: the pointer's model of the last step */
     tch_haptic_reaction applied;   /* physics side: the proxy's reactions applied so far */
-    tch_real time0;                /* s, the data's time when the loop began */
     /* servo side */
     tch_haptic_safety safety;
     tch_haptic_passivity passivity;
@@ -102,12 +101,14 @@ static tch_status check_scene(const tch_model* m, int body, tch_real period, tch
     return TCH_OK;
 }
 
-/* What the haptic side needs of the physics as it stands, made at loop time `now`. */
+/* What the haptic side needs of the physics as it stands after a step begun at loop time
+ * `now`: the bodies' state is that of now + h (the physics leads the ticks by a step, on the
+ * simulated clock and on the wall clock alike, whatever the data's own time). */
 static void take_snapshot(tch_haptic_loop* loop, tch_real now, tch_haptic_snapshot* out) {
     const tch_data* d = loop->data;
     *out = (tch_haptic_snapshot){.time = now,
                                  .resync_jumps = loop->physics_jumps,
-                                 .body_time = d->time - loop->time0};
+                                 .body_time = now + loop->model->timestep};
     if (loop->renderer == TCH_HAPTIC_COUPLING) {
         tch_haptic_snapshot_tool(d, loop->tool, out);
     }
@@ -373,7 +374,6 @@ tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_de
                               .mocap = m->body_mocap[body],
                               .renderer = m->body_haptic[body].renderer,
                               .period = config->period,
-                              .time0 = d->time,
                               .fifo_priority = config->fifo_priority,
                               .lock_memory = config->lock_memory,
                               .ticks_per_step = (int64_t)llround(m->timestep / config->period),

@@ -31,7 +31,7 @@ typedef struct tch_haptic_snapshot {
     tch_mat3 tool_I_inv_W;       /* and inverse world inertia */
     tch_haptic_local_model local; /* pointer: the local model of the step (local_model.h) */
     tch_real resync_jumps;       /* J, the ledger's jumps summed up to this step */
-    tch_real body_time;          /* s, loop clock of the physics state of the bodies below */
+    tch_real body_time;          /* s, the loop time the bodies' state below stands for */
     tch_haptic_body_motion bodies[TCH_HAPTIC_PROXY_MAX_BODIES]; /* proxy: its moving bodies */
 } tch_haptic_snapshot;
 

@@ -74,6 +74,23 @@ if command -v prlimit >/dev/null && command -v setpriv >/dev/null; then
   check "refused SCHED_FIFO and mlockall are reported and the loop runs on" refusals_are_reported
 fi
 
+# The proxy pushing a free box on two threads (the wall clock): the box's pose between steps is
+# extrapolated from the step ahead of the ticks, so the push is felt as on the simulated clock
+# (about 11 N at its peak) whatever the wall clock's offset from the scene's time.
+proxy_pushes_a_box_on_threads() {
+  cat >"$work/push.xml" <<'XML'
+<mujoco xmlns:touche="urn:touche"><option gravity="0 0 0" timestep="0.005"/><worldbody>
+<body name="box" pos="0.05 0 0"><freejoint/><geom type="box" size="0.02 0.02 0.02" mass="0.5"/></body>
+<body name="hand" pos="-0.05 0 0" mocap="true" touche:haptic="proxy" touche:proxy_radius="0.005"
+ touche:linear_stiffness="1000"/></worldbody></mujoco>
+XML
+  printf 'time,x,y,z\n0,-0.05,0,0\n0.2,0.06,0,0.005\n' >"$work/push.csv"
+  "$touche" haptic "$work/push.xml" --device "scripted:$work/push.csv" --duration 0.3 \
+    --realtime --out "$work/push" >/dev/null 2>&1 || return 1
+  awk -F, 'NR > 1 && $15 < -8 { felt = 1 } END { exit !felt }' "$work/push/forces.csv"
+}
+check "the proxy pushes a free box on two threads" proxy_pushes_a_box_on_threads
+
 printf 'time,x,y,z\n0,0,0,0.12\n0.1,0,0\n' >"$work/bad.csv"
 bad_script_names_line() {
   exits_with 2 "$touche" haptic "$scene" --device "scripted:$work/bad.csv" --out "$work/e" &&
