@@ -28,6 +28,19 @@ static tch_haptic_model_config model_device(double period) {
     return c;
 }
 
+/* The SpaceMouse as a rate input about its base at the haptic body: full deflection (about 350
+ * counts) moves 0.1 m/s and turns 1 rad/s, a 10-count deadzone, within 0.3 m of the start. */
+static tch_haptic_spacemouse_config spacemouse_device(double period) {
+    tch_haptic_spacemouse_config c = {.period = period,
+                                      .translation_scale = 0.1 / 350,
+                                      .rotation_scale = 1.0 / 350,
+                                      .deadzone = 10,
+                                      .home = {{1, 0, 0, 0}, {0, 0, 0}},
+                                      .spec = DEVICE_SPEC};
+    c.spec.workspace_radius = 0.3;
+    return c;
+}
+
 static int open_device(const char* text, double period, tch_haptic_device** device) {
     tch_error err = {0};
     tch_status s;
@@ -50,9 +63,12 @@ static int open_device(const char* text, double period, tch_haptic_device** devi
     } else if (strcmp(text, "model") == 0) {
         tch_haptic_model_config c = model_device(period);
         s = tch_haptic_open(tch_haptic_model_driver(), &c, device, &err);
+    } else if (strcmp(text, "spacemouse") == 0) {
+        tch_haptic_spacemouse_config c = spacemouse_device(period);
+        s = tch_haptic_open(tch_haptic_spacemouse_driver(), &c, device, &err);
     } else {
         fprintf(stderr, "touche haptic: unknown device '%s'; expected scripted:FILE, "
-                        "playback:FILE, udp:PORT or model (spacemouse is not supported yet)\n",
+                        "playback:FILE, udp:PORT, model or spacemouse\n",
                 text);
         return EXIT_BAD_INPUT;
     }
@@ -172,10 +188,12 @@ static void print_report(const cli_options* o, const tch_haptic_loop* loop, cons
                "\"resync_jumps_J\": %.17g, \"ticks\": %ld, \"tick_p50_us\": %.6g, "
                "\"tick_p99_us\": %.6g, \"tick_max_us\": %.6g, \"lateness_p99_us\": %.6g, "
                "\"overruns\": %ld, \"faults\": %ld, \"sched_fifo\": %s, "
-               "\"memory_locked\": %s, \"force_log\": ",
+               "\"memory_locked\": %s, \"realtime_refused\": ",
                l->energy_in, l->energy_out, l->energy_dissipated, l->resync_jumps, s->ticks,
                1e6 * s->p50, 1e6 * s->p99, 1e6 * s->max, 1e6 * s->late_p99, s->overruns,
                s->faults, rt.fifo ? "true" : "false", rt.memory_locked ? "true" : "false");
+        cli_json_string(stdout, rt.reason);
+        printf(", \"force_log\": ");
         cli_json_string(stdout, log_path);
         printf("}\n");
         return;
@@ -219,7 +237,8 @@ int cli_cmd_haptic(const cli_options* options) {
         tch_haptic_loop_config config = {.body = -1,
                                          .period = period,
                                          .passivity_control = !o.no_passivity,
-                                         .base_at_body = strcmp(o.device, "model") == 0,
+                                         .base_at_body = strcmp(o.device, "model") == 0 ||
+                                                         strcmp(o.device, "spacemouse") == 0,
                                          .passivity_max_damping =
                                              strcmp(o.device, "model") == 0
                                                  ? tch_haptic_spec_of(device)->max_damping

@@ -135,7 +135,8 @@ static const cli_option OPTIONS[] = {
      "keep touche's attributes (the file is then not plain MJCF)"},
     {"--device", "D", OPTION_TEXT, FIELD(device), CLI_HAPTIC,
      "required: scripted:FILE (a pose CSV), playback:FILE (a force log), udp:PORT (a bridged "
-     "device, docs/haptics.md; with --realtime) or model (a simulated device)"},
+     "device, docs/haptics.md; with --realtime), model (a simulated device) or spacemouse (a "
+     "6-DOF rate input through libspnav and spacenavd; with --realtime)"},
     {"--rate", "HZ", OPTION_SECONDS, FIELD(rate), CLI_HAPTIC,
      "servo rate (default 1000); the scene's step must be a whole number of servo periods"},
     {"--json", NULL, OPTION_FLAG, FIELD(json), CLI_HAPTIC,

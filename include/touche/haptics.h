@@ -119,6 +119,43 @@ TCH_API const tch_haptic_ops* tch_haptic_udp_driver(void);
 /// The port a `udp` device is bound to (-1 for another driver).
 TCH_API int tch_haptic_udp_port(tch_haptic_device* device);
 
+/// Driver `spacemouse`: a 3Dconnexion SpaceMouse (or any 6-DOF input spacenavd serves) through
+/// libspnav, as a 6-DOF input that renders no force. Needs touche built with libspnav (Debian
+/// libspnav-dev; CMake option TCH_SPACEMOUSE) and the spacenavd daemon running: `open` fails at
+/// once, with the reason, when either is missing (TCH_ERR_UNSUPPORTED, TCH_ERR_IO). Each read
+/// takes the waiting events without blocking and advances the pose by
+/// tch_haptic_spacemouse_advance. libspnav keeps one connection per process: open one
+/// spacemouse at a time.
+typedef struct tch_haptic_spacemouse_config {
+    tch_real period;            ///< s, servo period T
+    bool position_mode;         ///< the cap's deflection is the offset from `home`; else a rate
+    tch_real translation_scale; ///< m/s per count (rate mode) or m per count (position mode)
+    tch_real rotation_scale;    ///< rad/s per count (rate mode) or rad per count
+    int deadzone;               ///< counts: an axis at or under it reads 0
+    tch_transform home;         ///< the pose at open, world frame (position mode's origin)
+    tch_haptic_spec spec;       ///< spec.workspace_radius (> 0) bounds the offset from home
+} tch_haptic_spacemouse_config;
+TCH_API const tch_haptic_ops* tch_haptic_spacemouse_driver(void);
+
+/// The cap's deflection as spacenavd reports it: counts (about +-350 at full deflection) in its
+/// frame, x right, y up, z away from the user, rotations about those axes (libspnav's
+/// convention: OpenGL's right-handed frame is (x, y, -z), rotations (rx, ry, -rz)).
+typedef struct tch_haptic_spacemouse_input {
+    int translation[3]; ///< x, y, z
+    int rotation[3];    ///< rx, ry, rz
+    uint32_t buttons;   ///< bit i: button i pressed
+} tch_haptic_spacemouse_input;
+
+/// The event-to-pose mapping, a pure function: the state one period after `last` for the
+/// deflection `input`. The world is z up with y away from the user, so a count maps to world
+/// axes as (x, z, y) for both translation and rotation (a proper rotation of OpenGL's frame).
+/// Axes at or under the deadzone read 0. Rate mode: v = s_t d, w = s_r r, p += v T, q = exp(w T)
+/// q (world frame). Position mode: p = home.p + s_t d, q = exp(s_r r) home.q, the velocities
+/// the differences over T. The offset from home is clamped to spec.workspace_radius.
+TCH_API tch_haptic_state tch_haptic_spacemouse_advance(const tch_haptic_spacemouse_config* config,
+                                                       const tch_haptic_state* last,
+                                                       const tch_haptic_spacemouse_input* input);
+
 /// The safety stage every command passes through (see docs/haptics.md for the order).
 typedef struct tch_haptic_safety_params {
     tch_real max_force_rate;   ///< N/s, limit on |Δf| / Δt (the software impulse limit)
@@ -270,7 +307,10 @@ TCH_API void tch_haptic_coupling_wrench(const tch_model* model, const tch_data* 
 /// in contact). Friction: the proxy sticks while the device's lateral offset is within mu
 /// times its depth (the friction cone), and slides keeping that lag. Force shading: the
 /// proxy first moves in the plane of the normal interpolated from the vertex normals (meshes).
-/// The scene is static: triangle meshes, boxes, spheres and planes in the world frame.
+/// The scene: triangle meshes, boxes, spheres, capsules, cylinders and planes, static or on
+/// moving bodies. A body's surfaces move with the pose set for it before each update: a body
+/// the proxy rests on carries it (friction acts relative to the surface), a body moving into
+/// it pushes it; the force on the handle goes, reversed, to the bodies it rests on.
 typedef struct tch_haptic_proxy tch_haptic_proxy;
 
 typedef struct tch_haptic_proxy_params {
@@ -295,9 +335,11 @@ typedef struct tch_haptic_proxy_mesh {
 TCH_API tch_status tch_haptic_proxy_create(const tch_haptic_proxy_mesh* meshes, int mesh_count,
                                            const tch_haptic_proxy_params* params,
                                            tch_haptic_proxy** proxy, tch_error* err);
-/// A proxy against the static geoms of `model` (those of no free and no mocap body) posed by
-/// `data`: boxes, spheres, planes and meshes (their convex hulls).
-/// Fails with TCH_ERR_UNSUPPORTED on another static geom type.
+/// A proxy against the geoms of `model` posed by `data`: the static ones (of no free and no
+/// mocap body), and those of each free body that is not in an articulation, as a moving body
+/// of the proxy in the body's frame (geoms of articulated links are not seen). Boxes, spheres,
+/// capsules, cylinders, planes (static) and meshes (their convex hulls). Fails with
+/// TCH_ERR_UNSUPPORTED on an ellipsoid.
 TCH_API tch_status tch_haptic_proxy_create_from_model(const tch_model* model,
                                                       const tch_data* data,
                                                       const tch_haptic_proxy_params* params,
@@ -312,6 +354,17 @@ TCH_API tch_vec3 tch_haptic_proxy_position(const tch_haptic_proxy* proxy);
 /// The constraint planes active after the last update (at most 3), their outward normals in
 /// normals[0..count).
 TCH_API int tch_haptic_proxy_contacts(const tch_haptic_proxy* proxy, tch_vec3 normals[3]);
+/// The proxy's moving bodies: their count, and the model body of the i-th.
+TCH_API int tch_haptic_proxy_body_count(const tch_haptic_proxy* proxy);
+TCH_API int tch_haptic_proxy_body(const tch_haptic_proxy* proxy, int i);
+/// The pose X_WB of moving body i for the next update (its surfaces move with it; the proxy is
+/// carried or pushed by its motion since the last update).
+TCH_API void tch_haptic_proxy_set_body_pose(tch_haptic_proxy* proxy, int i, tch_transform X_WB);
+/// Moving body i's share (0 to 1) of the last update's force on the handle: the body takes
+/// minus that share of the force the handle gets, at *point_W (its contact point with the
+/// proxy). The shares of the contacts follow their normal loads.
+TCH_API tch_real tch_haptic_proxy_body_reaction(const tch_haptic_proxy* proxy, int i,
+                                                tch_vec3* point_W);
 TCH_API void tch_haptic_proxy_destroy(tch_haptic_proxy* proxy);
 
 /// ---- The haptic loop ----
@@ -320,7 +373,9 @@ TCH_API void tch_haptic_proxy_destroy(tch_haptic_proxy* proxy);
 /// servo tick reads the device, renders a wrench, passes it through the safety stage and the
 /// passivity controller and writes it; every physics step (the scene's time step, a whole
 /// number of ticks) the device pose and velocity become the mocap body's, and the scene steps.
-/// Renderers: `proxy` (the virtual proxy above against the scene's static geoms, radius
+/// Renderers: `proxy` (the virtual proxy above against the scene's static geoms and its free
+/// bodies, posed at each tick from the last physics step at their velocities, the force
+/// written to the handle going back, reversed, to the bodies it rests on at the next step; radius
 /// touche:proxy_radius (0: a point), stiffness touche:linear_stiffness (default the device's
 /// max_stiffness, else 500 N/m), damping touche:linear_damping (default 0); the proxy starts at
 /// the haptic body's initial position, which must be in free space), `coupling` (the device force is minus the coupling force on the tool, recomputed
@@ -372,9 +427,9 @@ typedef struct tch_haptic_tick {
 /// watchdog 0.1 s.
 TCH_API tch_haptic_safety_params tch_haptic_safety_defaults(const tch_haptic_spec* spec);
 /// A loop over `model`, `data` (both borrowed; data should be at its initial state) and
-/// `device` (borrowed). Fails on a scene without a haptic body, a proxy against a static geom
-/// it cannot render (capsule, cylinder, ellipsoid), a scene step that is not a whole number of periods, or the lcp model on the haptic
-/// body.
+/// `device` (borrowed). Fails on a scene without a haptic body, a proxy against a geom it
+/// cannot render (an ellipsoid) or more than 16 free bodies, a scene step that is not a whole
+/// number of periods, or the lcp model on the haptic body.
 TCH_API tch_status tch_haptic_loop_create(const tch_model* model, tch_data* data,
                                           tch_haptic_device* device,
                                           const tch_haptic_loop_config* config,

@@ -29,11 +29,13 @@ struct tch_haptic_loop {
     tch_real physics_jumps;        /* physics side: the resync jumps so far, J */
     long physics_steps;            /* physics side: steps taken */
     tch_haptic_local_model local;  /* physics side: the pointer's model of the last step */
+    tch_haptic_reaction applied;   /* physics side: the proxy's reactions applied so far */
     /* servo side */
     tch_haptic_safety safety;
     tch_haptic_passivity passivity;
     tch_haptic_state state;        /* the last good read, world frame */
     tch_haptic_local_state local_state; /* the pointer's local model as integrated */
+    tch_haptic_reaction reaction;  /* the proxy's reactions on its bodies so far */
     int fifo_priority;             /* threaded runs: the requests, */
     bool lock_memory;
     tch_haptic_realtime realtime;  /* and what the last one got */
@@ -99,11 +101,72 @@ static tch_status check_scene(const tch_model* m, int body, tch_real period, tch
     return TCH_OK;
 }
 
-/* What the haptic side needs of the physics as it stands, made at loop time `now`. */
+/* What the haptic side needs of the physics as it stands after a step begun at loop time
+ * `now`: the bodies' state is that of now + h (the physics leads the ticks by a step, on the
+ * simulated clock and on the wall clock alike, whatever the data's own time). */
 static void take_snapshot(tch_haptic_loop* loop, tch_real now, tch_haptic_snapshot* out) {
-    *out = (tch_haptic_snapshot){.time = now, .resync_jumps = loop->physics_jumps};
+    const tch_data* d = loop->data;
+    *out = (tch_haptic_snapshot){.time = now,
+                                 .resync_jumps = loop->physics_jumps,
+                                 .body_time = now + loop->model->timestep};
     if (loop->renderer == TCH_HAPTIC_COUPLING) {
-        tch_haptic_snapshot_tool(loop->data, loop->tool, out);
+        tch_haptic_snapshot_tool(d, loop->tool, out);
+    }
+    for (int i = 0; loop->proxy && i < tch_haptic_proxy_body_count(loop->proxy); ++i) {
+        int b = tch_haptic_proxy_body(loop->proxy, i);
+        out->bodies[i] = (tch_haptic_body_motion){d->body_X_WB[b], d->body_p_WCm[b],
+                                                  d->body_v_WCm[b], d->body_w_W[b]};
+    }
+}
+
+/* Physics side: the proxy's reactions since the last step, as the force and torque (about the
+ * centre of mass at the step's start) held over the coming step h: the body gets the impulse
+ * the handle felt, reversed. */
+static void apply_reactions(tch_haptic_loop* loop, const tch_haptic_reaction* reaction) {
+    tch_data* d = loop->data;
+    tch_real h = loop->model->timestep;
+    for (int i = 0; loop->proxy && i < tch_haptic_proxy_body_count(loop->proxy); ++i) {
+        int b = tch_haptic_proxy_body(loop->proxy, i);
+        tch_vec3 impulse = tch_v3_sub(reaction->impulse[i], loop->applied.impulse[i]);
+        tch_vec3 moment = tch_v3_sub(reaction->moment[i], loop->applied.moment[i]);
+        moment = tch_v3_sub(moment, tch_v3_cross(d->body_p_WCm[b], impulse));
+        d->body_force_applied_W[b] = tch_v3_scale(impulse, 1 / h);
+        d->body_torque_applied_W[b] = tch_v3_scale(moment, 1 / h);
+    }
+    loop->applied = *reaction;
+}
+
+/* A body's pose `dt` after its state `motion`, moving at its velocities (rotation about the
+ * centre of mass). */
+static tch_transform extrapolated(const tch_haptic_body_motion* motion, tch_real dt) {
+    tch_quat turn = tch_q_from_rotvec(tch_v3_scale(motion->w_W, dt));
+    tch_vec3 arm = tch_q_rotate(turn, tch_v3_sub(motion->X_WB.p, motion->p_WCm));
+    tch_vec3 centre = tch_v3_madd(motion->p_WCm, dt, motion->v_WCm);
+    return (tch_transform){tch_q_normalize(tch_q_mul(turn, motion->X_WB.q)),
+                           tch_v3_add(centre, arm)};
+}
+
+/* Servo side: the proxy's moving bodies posed at loop time `now` from the snapshot, and one
+ * update. */
+static tch_vec3 render_proxy(tch_haptic_loop* loop, const tch_haptic_snapshot* s, tch_real now) {
+    tch_haptic_proxy* proxy = loop->proxy;
+    for (int i = 0; i < tch_haptic_proxy_body_count(proxy); ++i) {
+        tch_haptic_proxy_set_body_pose(proxy, i, extrapolated(&s->bodies[i], now - s->body_time));
+    }
+    return tch_haptic_proxy_update(proxy, loop->state.pose.p, loop->state.velocity);
+}
+
+/* Servo side: the bodies the proxy rests on take the force written to the handle, reversed,
+ * over the tick (Newton's third law between the hand and the scene, the safety stage's and the
+ * passivity controller's changes included). */
+static void add_reactions(tch_haptic_loop* loop, tch_vec3 written) {
+    for (int i = 0; loop->proxy && i < tch_haptic_proxy_body_count(loop->proxy); ++i) {
+        tch_vec3 point;
+        tch_real share = tch_haptic_proxy_body_reaction(loop->proxy, i, &point);
+        tch_vec3 impulse = tch_v3_scale(written, -share * loop->period);
+        loop->reaction.impulse[i] = tch_v3_add(loop->reaction.impulse[i], impulse);
+        loop->reaction.moment[i] =
+            tch_v3_add(loop->reaction.moment[i], tch_v3_cross(point, impulse));
     }
 }
 
@@ -140,7 +203,8 @@ static void apply_coupling(tch_haptic_loop* loop, const tch_haptic_snapshot* too
  * the step at the same device pose is the resync jump (the tool moved while the haptic side
  * held it). */
 tch_status tch_haptic_loop_physics_step(tch_haptic_loop* loop, const tch_haptic_state* device,
-                                        tch_real now, tch_haptic_snapshot* out, tch_error* err) {
+                                        const tch_haptic_reaction* reaction, tch_real now,
+                                        tch_haptic_snapshot* out, tch_error* err) {
     const tch_model* m = loop->model;
     tch_data* d = loop->data;
     d->mocap_X_WB[loop->mocap] = device->pose;
@@ -151,6 +215,7 @@ tch_status tch_haptic_loop_physics_step(tch_haptic_loop* loop, const tch_haptic_
     if (loop->renderer == TCH_HAPTIC_COUPLING) {
         apply_coupling(loop, &before, device);
     }
+    apply_reactions(loop, reaction);
     tch_status s = tch_step_begin(m, d, err);
     if (s == TCH_OK && loop->renderer == TCH_HAPTIC_POINTER) {
         tch_haptic_local_model_begin(m, d, loop->body, loop->period, ++loop->physics_steps,
@@ -176,11 +241,10 @@ tch_status tch_haptic_loop_physics_step(tch_haptic_loop* loop, const tch_haptic_
 
 /* Servo side: the renderer's wrench on the handle for the device state and a snapshot (the
  * proxy moves). */
-static tch_haptic_command render(tch_haptic_loop* loop, const tch_haptic_snapshot* s) {
+static tch_haptic_command render(tch_haptic_loop* loop, const tch_haptic_snapshot* s,
+                                 tch_real now) {
     if (loop->renderer == TCH_HAPTIC_PROXY) {
-        return (tch_haptic_command){
-            tch_haptic_proxy_update(loop->proxy, loop->state.pose.p, loop->state.velocity),
-            tch_v3_zero()};
+        return (tch_haptic_command){render_proxy(loop, s, now), tch_v3_zero()};
     }
     if (loop->renderer == TCH_HAPTIC_POINTER) {
         tch_haptic_command w = tch_haptic_local_model_tick(&s->local, &loop->local_state,
@@ -223,7 +287,7 @@ bool tch_haptic_loop_read_device(tch_haptic_loop* loop) {
 tch_status tch_haptic_loop_finish_tick(tch_haptic_loop* loop, tch_real now,
                                        const tch_haptic_snapshot* s, bool read_ok, bool missed,
                                        tch_haptic_tick* tick, tch_error* err) {
-    tch_haptic_command rendered = render(loop, s);
+    tch_haptic_command rendered = render(loop, s, now);
     tch_haptic_safety_apply(&loop->safety, &rendered, now, s->time, &tick->command);
     if (!read_ok || missed) {
         tick->command = (tch_haptic_command){{0, 0, 0}, {0, 0, 0}};
@@ -234,6 +298,7 @@ tch_status tch_haptic_loop_finish_tick(tch_haptic_loop* loop, tch_real now,
     }
     tch_haptic_passivity_apply(&loop->passivity, &loop->state, loop->period,
                                loop->safety.max_force, &tick->command.force);
+    add_reactions(loop, tick->command.force);
     loop->passivity.ledger.resync_jumps = s->resync_jumps + loop->local_state.blend_work;
     tick->safety_flags = loop->safety.flags;
     tick->energy_observed = loop->passivity.observed;
@@ -245,7 +310,8 @@ tch_status tch_haptic_loop_tick(tch_haptic_loop* loop, tch_haptic_tick* tick, tc
     bool read_ok = tch_haptic_loop_read_device(loop);
     *tick = (tch_haptic_tick){.time = now, .state = loop->state};
     if (loop->tick_count % loop->ticks_per_step == 0) {
-        tch_status s = tch_haptic_loop_physics_step(loop, &loop->state, now, &loop->snapshot, err);
+        tch_status s = tch_haptic_loop_physics_step(loop, &loop->state, &loop->reaction, now,
+                                                    &loop->snapshot, err);
         if (s != TCH_OK) {
             return s;
         }
@@ -267,6 +333,14 @@ static tch_status create_proxy(tch_haptic_loop* loop, const tch_haptic_spec* spe
         .period = loop->period};
     tch_status s = tch_haptic_proxy_create_from_model(loop->model, loop->data, &params,
                                                       &loop->proxy, err);
+    if (s == TCH_OK && tch_haptic_proxy_body_count(loop->proxy) > TCH_HAPTIC_PROXY_MAX_BODIES) {
+        s = tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                     "haptic loop: the proxy sees %d free bodies; more than %d is not supported "
+                     "yet",
+                     tch_haptic_proxy_body_count(loop->proxy), TCH_HAPTIC_PROXY_MAX_BODIES);
+        tch_haptic_proxy_destroy(loop->proxy);
+        loop->proxy = NULL;
+    }
     if (s == TCH_OK) {
         tch_haptic_proxy_reset(loop->proxy, loop->state.pose.p);
     }
@@ -323,6 +397,10 @@ tch_status tch_haptic_loop_create(const tch_model* m, tch_data* d, tch_haptic_de
     take_snapshot(loop, 0, &loop->snapshot);
     *out = loop;
     return TCH_OK;
+}
+
+const tch_haptic_reaction* tch_haptic_loop_reaction(const tch_haptic_loop* loop) {
+    return &loop->reaction;
 }
 
 tch_haptic_realtime tch_haptic_loop_realtime(const tch_haptic_loop* loop) {

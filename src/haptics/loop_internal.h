@@ -17,10 +17,14 @@ tch_haptic_state tch_haptic_loop_state(const tch_haptic_loop* loop);
 tch_status tch_haptic_loop_finish_tick(tch_haptic_loop* loop, tch_real now,
                                        const tch_haptic_snapshot* snapshot, bool read_ok,
                                        bool missed, tch_haptic_tick* tick, tch_error* err);
-/* Physics side: the device pose onto the mocap body, the coupling onto the tool, a step, and
- * the snapshot of the result made at loop time `now`. */
+/* Physics side: the device pose onto the mocap body, the coupling onto the tool, the proxy's
+ * reactions not yet applied onto its bodies, a step, and the snapshot of the result made at
+ * loop time `now`. */
 tch_status tch_haptic_loop_physics_step(tch_haptic_loop* loop, const tch_haptic_state* device,
-                                        tch_real now, tch_haptic_snapshot* out, tch_error* err);
+                                        const tch_haptic_reaction* reaction, tch_real now,
+                                        tch_haptic_snapshot* out, tch_error* err);
+/* Servo side: the proxy's reactions so far (zero for other renderers). */
+const tch_haptic_reaction* tch_haptic_loop_reaction(const tch_haptic_loop* loop);
 int64_t tch_haptic_loop_ticks_per_step(const tch_haptic_loop* loop);
 tch_real tch_haptic_loop_period(const tch_haptic_loop* loop);
 /* The real-time requests of the loop's config, and where a threaded run records what it got. */

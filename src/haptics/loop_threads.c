@@ -51,7 +51,9 @@ static void* servo_main(void* arg) {
         int64_t woke = tch_monotonic_ns();
         tch_real now = seconds_since(sh, woke);
         bool read_ok = tch_haptic_loop_read_device(loop);
-        tch_haptic_message state = {.state = tch_haptic_loop_state(loop), .time = now};
+        tch_haptic_message state = {.state = tch_haptic_loop_state(loop),
+                                    .reaction = *tch_haptic_loop_reaction(loop),
+                                    .time = now};
         tch_haptic_mailbox_publish(&sh->states, &state);
         tch_haptic_mailbox_take(&sh->snapshots, &snapshot); /* else keep the last one */
         tch_haptic_tick* tick = &sh->ticks[k];
@@ -73,7 +75,8 @@ static void* servo_main(void* arg) {
 }
 
 /* The physics on the calling thread until the servo thread ends. */
-static tch_status physics_main(shared* sh, tch_haptic_state device, tch_error* err) {
+static tch_status physics_main(shared* sh, tch_haptic_state device,
+                               tch_haptic_reaction reaction, tch_error* err) {
     int64_t step_ns = sh->period_ns * tch_haptic_loop_ticks_per_step(sh->loop);
     int64_t deadline = sh->start_ns + step_ns;
     while (atomic_load_explicit(&sh->running, memory_order_acquire)) {
@@ -81,9 +84,10 @@ static tch_status physics_main(shared* sh, tch_haptic_state device, tch_error* e
         tch_haptic_message message;
         if (tch_haptic_mailbox_take(&sh->states, &message)) {
             device = message.state;
+            reaction = message.reaction;
         }
         tch_haptic_message out = {0};
-        tch_status s = tch_haptic_loop_physics_step(sh->loop, &device,
+        tch_status s = tch_haptic_loop_physics_step(sh->loop, &device, &reaction,
                                                     seconds_since(sh, tch_monotonic_ns()), &out.snapshot,
                                                     err);
         if (s != TCH_OK) {
@@ -96,13 +100,22 @@ static tch_status physics_main(shared* sh, tch_haptic_state device, tch_error* e
     return TCH_OK;
 }
 
+/* Why the system refused SCHED_FIFO (pthread_create's error). */
+static const char* fifo_refusal(int error) {
+    return error == EPERM    ? "not permitted (needs CAP_SYS_NICE or RLIMIT_RTPRIO)"
+           : error == EINVAL ? "invalid (SCHED_FIFO priorities are 1 to 99)"
+                             : "refused";
+}
+
+/* Why the system refused mlockall (its errno). */
+static const char* lock_refusal(int error) {
+    return error == EPERM ? "not permitted (needs CAP_IPC_LOCK or a nonzero RLIMIT_MEMLOCK)"
+           : error == ENOMEM || error == EAGAIN ? "over RLIMIT_MEMLOCK (needs CAP_IPC_LOCK)"
+                                                : "refused";
+}
+
 /* Appends a refused request's reason to got->reason. */
-static void refused(tch_haptic_realtime* got, const char* what, int error) {
-    const char* why = error == EPERM ? "not permitted (needs CAP_SYS_NICE or RLIMIT_RTPRIO)"
-                      : error == ENOMEM || error == EAGAIN
-                          ? "not permitted or over RLIMIT_MEMLOCK (needs CAP_IPC_LOCK)"
-                      : error == EINVAL ? "invalid (SCHED_FIFO priorities are 1 to 99)"
-                                        : "refused";
+static void refused(tch_haptic_realtime* got, const char* what, const char* why) {
     size_t used = strlen(got->reason);
     snprintf(got->reason + used, sizeof got->reason - used, "%s%s: %s", used ? "; " : "", what,
              why);
@@ -126,7 +139,7 @@ static int start_servo(pthread_t* servo, shared* sh, int priority, tch_haptic_re
             got->fifo = true;
             return 0;
         }
-        refused(got, "SCHED_FIFO", error);
+        refused(got, "SCHED_FIFO", fifo_refusal(error));
     }
     return pthread_create(servo, NULL, servo_main, sh);
 }
@@ -150,7 +163,8 @@ tch_status tch_haptic_loop_run_threaded(tch_haptic_loop* loop, long count, tch_h
     tch_haptic_state device = tch_haptic_loop_state(loop);
     sh.start_ns = tch_monotonic_ns();
     tch_haptic_message first = {0};
-    tch_status s = tch_haptic_loop_physics_step(loop, &device, 0, &first.snapshot, err);
+    tch_haptic_reaction reaction = *tch_haptic_loop_reaction(loop);
+    tch_status s = tch_haptic_loop_physics_step(loop, &device, &reaction, 0, &first.snapshot, err);
     if (s != TCH_OK) {
         return s;
     }
@@ -162,7 +176,7 @@ tch_status tch_haptic_loop_run_threaded(tch_haptic_loop* loop, long count, tch_h
     if (lock) {
         got->memory_locked = mlockall(MCL_CURRENT | MCL_FUTURE) == 0;
         if (!got->memory_locked) {
-            refused(got, "mlockall", errno);
+            refused(got, "mlockall", lock_refusal(errno));
         }
     }
     pthread_t servo;
@@ -172,7 +186,7 @@ tch_status tch_haptic_loop_run_threaded(tch_haptic_loop* loop, long count, tch_h
         }
         return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0, "haptic loop: cannot start a thread");
     }
-    s = physics_main(&sh, device, err);
+    s = physics_main(&sh, device, reaction, err);
     pthread_join(servo, NULL);
     if (got->memory_locked) {
         munlockall();

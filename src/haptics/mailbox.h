@@ -13,6 +13,7 @@ typedef struct tch_haptic_message {
     tch_haptic_command command;
     tch_haptic_state state;
     tch_haptic_snapshot snapshot; /* the physics side's, for the haptic loop */
+    tch_haptic_reaction reaction; /* the servo side's, for the haptic loop */
     tch_real time; /* s, when the producer made it */
 } tch_haptic_message;
 

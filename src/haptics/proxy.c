@@ -14,167 +14,13 @@
 /* Constraint planes met in one tick, and moves tried: a corner needs 3, more covers the
  * planes met and then left behind in a crease. */
 enum { MAX_PLANES = 8, MAX_MOVES = 8 };
-/* m: how far a motion must go into a surface to count as entering it, and the slack of the
- * inside-triangle test: far above rounding at metre scale, far below any rendered depth. */
-static const tch_real SKIN = 1e-9;
-
-/* The earliest surface a swept sphere meets, as a sweep finds it. */
-typedef struct proxy_hit {
-    tch_real t; /* fraction of the move, in [0, 1]; > 1: none */
-    proxy_plane plane;
-} proxy_hit;
-
-typedef struct sweep_query {
-    const tch_haptic_proxy* proxy;
-    tch_vec3 from, move;
-    proxy_hit hit;
-} sweep_query;
-
-static void record_hit(proxy_hit* hit, tch_real t, tch_vec3 normal, tch_real offset,
-                       tch_real friction, tch_vec3 shade) {
-    if (t < hit->t) {
-        *hit = (proxy_hit){t, {normal, offset, friction, shade}};
-    }
-}
-
-/* When a sphere of radius r whose centre moves w + t u (t in [0, 1], relative to a point or
- * perpendicular to a line) first comes within r of it, entering by more than SKIN; -1 if not. */
-static tch_real swept_distance_hit(tch_vec3 w, tch_vec3 u, tch_real r) {
-    tch_real a = tch_v3_dot(u, u), b = tch_v3_dot(w, u);
-    if (!(a > 0) || b >= 0 || tch_v3_norm(w) < r - SKIN) {
-        return -1; /* not moving closer, or starting inside (behind the surface) */
-    }
-    tch_real t_closest = fmin(-b / a, 1);
-    if (tch_v3_norm(tch_v3_madd(w, t_closest, u)) >= r - SKIN) {
-        return -1;
-    }
-    tch_real c = tch_v3_dot(w, w) - r * r;
-    return fmax(0, (-b - sqrt(fmax(0, b * b - a * c))) / a);
-}
-
-/* The plane tangent to the sphere of radius r about `point` at the centre `centre`. */
-static void record_point_hit(proxy_hit* hit, tch_real t, tch_vec3 centre, tch_vec3 point,
-                             tch_real r, tch_real friction) {
-    tch_vec3 n = tch_v3_normalize(tch_v3_sub(centre, point));
-    record_hit(hit, t, n, tch_v3_dot(n, point) + r, friction, n);
-}
-
-static void sweep_edge(sweep_query* q, tch_vec3 a, tch_vec3 b, tch_real r, tch_real friction) {
-    tch_vec3 e = tch_v3_sub(b, a);
-    tch_real ee = tch_v3_dot(e, e);
-    tch_vec3 w = tch_v3_sub(q->from, a);
-    tch_vec3 w_perp = tch_v3_madd(w, -tch_v3_dot(w, e) / ee, e);
-    tch_vec3 u_perp = tch_v3_madd(q->move, -tch_v3_dot(q->move, e) / ee, e);
-    tch_real t = swept_distance_hit(w_perp, u_perp, r);
-    if (t < 0 || t >= q->hit.t) {
-        return;
-    }
-    tch_vec3 centre = tch_v3_madd(q->from, t, q->move);
-    tch_real s = tch_v3_dot(tch_v3_sub(centre, a), e) / ee;
-    if (s >= 0 && s <= 1) {
-        record_point_hit(&q->hit, t, centre, tch_v3_madd(a, s, e), r, friction);
-    }
-}
-
-static void sweep_vertex(sweep_query* q, tch_vec3 v, tch_real r, tch_real friction) {
-    tch_real t = swept_distance_hit(tch_v3_sub(q->from, v), q->move, r);
-    if (t >= 0 && t < q->hit.t) {
-        record_point_hit(&q->hit, t, tch_v3_madd(q->from, t, q->move), v, r, friction);
-    }
-}
-
-/* Barycentric weights of x (on the triangle's plane), or false when x is outside by more than
- * SKIN. */
-static bool barycentric(const proxy_triangle* tri, tch_vec3 x, tch_real w[3]) {
-    tch_real total = 0;
-    for (int i = 0; i < 3; ++i) {
-        tch_vec3 a = tri->v[(i + 1) % 3], b = tri->v[(i + 2) % 3];
-        tch_vec3 edge = tch_v3_sub(b, a);
-        w[i] = tch_v3_dot(tch_v3_cross(edge, tch_v3_sub(x, a)), tri->normal);
-        if (w[i] < -SKIN * tch_v3_norm(edge)) {
-            return false;
-        }
-        total += w[i];
-    }
-    for (int i = 0; i < 3; ++i) {
-        w[i] = total > 0 ? fmax(0, w[i]) / total : 1.0 / 3;
-    }
-    return true;
-}
-
-static tch_vec3 shaded_normal(const proxy_triangle* tri, const tch_real w[3]) {
-    tch_vec3 n = tch_v3_zero();
-    for (int i = 0; i < 3; ++i) {
-        n = tch_v3_madd(n, w[i], tri->vertex_normal[i]);
-    }
-    return tch_v3_norm(n) > 0 ? tch_v3_normalize(n) : tri->normal;
-}
-
-/* The face from its outside (one-sided: a closed mesh is entered only through the front of a
- * face), then, for a sphere, the edges and corners its offset surface rounds. */
-static void sweep_triangle(sweep_query* q, const proxy_triangle* tri) {
-    tch_real r = q->proxy->params.radius;
-    tch_vec3 n = tri->normal;
-    tch_real offset = tch_v3_dot(n, tri->v[0]) + r;
-    tch_real s0 = tch_v3_dot(n, q->from) - offset;
-    tch_real s1 = s0 + tch_v3_dot(n, q->move);
-    if (s0 >= -SKIN && s1 < -SKIN) {
-        tch_real t = fmax(0, s0 / (s0 - s1));
-        tch_vec3 centre = tch_v3_madd(q->from, t, q->move);
-        tch_vec3 foot = tch_v3_madd(centre, -(tch_v3_dot(n, centre) - offset + r), n);
-        tch_real w[3];
-        if (t < q->hit.t && barycentric(tri, foot, w)) {
-            record_hit(&q->hit, t, n, offset, tri->friction, shaded_normal(tri, w));
-        }
-    }
-    if (r > 0) {
-        for (int i = 0; i < 3; ++i) {
-            sweep_edge(q, tri->v[i], tri->v[(i + 1) % 3], r, tri->friction);
-            sweep_vertex(q, tri->v[i], r, tri->friction);
-        }
-    }
-}
-
-static int sweep_triangle_callback(int primitive, void* user) {
-    sweep_query* q = user;
-    sweep_triangle(q, &q->proxy->triangles[primitive]);
-    return 0;
-}
-
-/* The earliest hit of the proxy moving from `from` by `move` (t > 1: none). */
-static proxy_hit sweep(const tch_haptic_proxy* proxy, tch_vec3 from, tch_vec3 move) {
-    sweep_query q = {proxy, from, move, {.t = 2}};
-    tch_real r = proxy->params.radius;
-    if (proxy->triangle_count > 0) {
-        tch_vec3 to = tch_v3_add(from, move);
-        tch_vec3 pad = tch_v3(r + SKIN, r + SKIN, r + SKIN);
-        tch_aabb box = {tch_v3_sub(tch_v3_min(from, to), pad),
-                        tch_v3_add(tch_v3_max(from, to), pad)};
-        tch_bvh_query_box(&proxy->bvh, box, sweep_triangle_callback, &q);
-    }
-    for (int i = 0; i < proxy->ball_count; ++i) {
-        const proxy_ball* ball = &proxy->balls[i];
-        tch_real t = swept_distance_hit(tch_v3_sub(from, ball->centre), move, ball->radius + r);
-        if (t >= 0 && t < q.hit.t) {
-            record_point_hit(&q.hit, t, tch_v3_madd(from, t, move), ball->centre, ball->radius + r,
-                             ball->friction);
-        }
-    }
-    for (int i = 0; i < proxy->halfspace_count; ++i) {
-        const proxy_plane* h = &proxy->halfspaces[i];
-        tch_real s0 = tch_v3_dot(h->normal, from) - h->offset - r;
-        tch_real s1 = s0 + tch_v3_dot(h->normal, move);
-        if (s0 >= -SKIN && s1 < -SKIN) {
-            record_hit(&q.hit, fmax(0, s0 / (s0 - s1)), h->normal, h->offset + r, h->friction,
-                       h->normal);
-        }
-    }
-    return q.hit;
-}
+static const tch_real SKIN = TCH_PROXY_SKIN;
 
 /* The point of the planes `subset` (their equalities) nearest `goal`: goal - sum l_i n_i with
- * the Gram system G l = N goal - d; false when their normals are dependent. */
-static bool project(tch_vec3 goal, const proxy_plane* const* subset, int count, tch_vec3* out) {
+ * the Gram system G l = N goal - d (l into *lambda when not NULL); false when their normals are
+ * dependent. */
+static bool project(tch_vec3 goal, const proxy_plane* const* subset, int count, tch_vec3* out,
+                    tch_vec3* lambda_out) {
     tch_mat3 gram = tch_m3_identity();
     tch_vec3 rhs = tch_v3_zero();
     for (int i = 0; i < count; ++i) {
@@ -191,6 +37,9 @@ static bool project(tch_vec3 goal, const proxy_plane* const* subset, int count, 
     *out = goal;
     for (int i = 0; i < count; ++i) {
         *out = tch_v3_madd(*out, -tch_v3_get(lambda, i), subset[i]->normal);
+    }
+    if (lambda_out) {
+        *lambda_out = lambda;
     }
     return true;
 }
@@ -221,7 +70,7 @@ static bool nearest_feasible(tch_vec3 goal, const proxy_plane* planes, int count
             }
         }
         tch_vec3 x = goal;
-        if (!project(goal, subset, size, &x) || !satisfies(x, planes, count)) {
+        if (!project(goal, subset, size, &x, NULL) || !satisfies(x, planes, count)) {
             continue;
         }
         tch_real distance = tch_v3_dist(x, goal);
@@ -279,7 +128,7 @@ static void move_toward(tch_haptic_proxy* proxy, tch_vec3 goal, proxy_plane* pla
         if (!nearest_feasible(goal, planes, *count, &target)) {
             break;
         }
-        proxy_hit hit = sweep(proxy, p, tch_v3_sub(target, p));
+        proxy_hit hit = tch_proxy_sweep(proxy, p, tch_v3_sub(target, p), -1);
         if (hit.t > 1) {
             p = target;
             break;
@@ -306,8 +155,97 @@ static void find_contacts(tch_haptic_proxy* proxy, tch_vec3 device, const proxy_
     }
 }
 
+/* A plane n . x >= d carried by the rigid motion x -> R x + t. */
+static proxy_plane moved_plane(proxy_plane plane, tch_transform motion) {
+    plane.normal = tch_q_rotate(motion.q, plane.normal);
+    plane.shade = tch_q_rotate(motion.q, plane.shade);
+    plane.offset += tch_v3_dot(plane.normal, motion.p);
+    return plane;
+}
+
+static bool rests_on(const tch_haptic_proxy* proxy, int part) {
+    for (int i = 0; i < proxy->contact_count; ++i) {
+        if (proxy->contacts[i].part == part) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The moving parts' motion since the last update, D = X_WP X_WP_last^-1. A part the proxy rests
+ * on carries it (the proxy keeps its place on the surface, so friction acts relative to the
+ * surface) as far as the other parts let it; a part moving into the proxy pushes it: the
+ * proxy's motion relative to the part, from D p back to p, is swept against the part at its
+ * new pose and the proxy stops at the surface. The contact planes move with their parts. */
+static void follow_moving_parts(tch_haptic_proxy* proxy) {
+    for (int part = 1; part < proxy->part_count; ++part) {
+        proxy_part* moving = &proxy->parts[part];
+        tch_transform motion = tch_x_mul(moving->X_WP, tch_x_inverse(moving->X_WP_last));
+        moving->X_WP_last = moving->X_WP;
+        tch_vec3 p = proxy->position;
+        tch_vec3 carried = tch_x_apply(motion, p);
+        if (rests_on(proxy, part)) {
+            proxy_hit hit = tch_proxy_sweep(proxy, p, tch_v3_sub(carried, p), part);
+            proxy->position = tch_v3_lerp(p, carried, fmin(hit.t, 1));
+        } else {
+            proxy_hit hit = tch_proxy_sweep_part(proxy, part, carried, tch_v3_sub(p, carried), 2);
+            if (hit.t <= 1) {
+                proxy->position = tch_v3_lerp(carried, p, hit.t);
+            }
+        }
+        for (int i = 0; i < proxy->contact_count; ++i) {
+            if (proxy->contacts[i].part == part) {
+                proxy->contacts[i] = moved_plane(proxy->contacts[i], motion);
+            }
+        }
+    }
+}
+
+/* Minus the force on the handle goes to the parts the proxy rests on, at its contact points,
+ * shared in proportion to the contacts' normal loads (the least-squares split of the force on
+ * their normals, negative loads dropped). */
+static void share_reaction(tch_haptic_proxy* proxy, tch_vec3 force) {
+    for (int part = 0; part < proxy->part_count; ++part) {
+        proxy->parts[part].reaction_share = 0;
+        proxy->parts[part].reaction_point = tch_v3_zero();
+    }
+    int count = proxy->contact_count;
+    tch_real load[3] = {1, 1, 1}, total = 0;
+    if (count > 1) {
+        proxy_plane through_origin[3];
+        const proxy_plane* subset[3] = {&through_origin[0], &through_origin[1],
+                                        &through_origin[2]};
+        for (int i = 0; i < count; ++i) {
+            through_origin[i] = (proxy_plane){.normal = proxy->contacts[i].normal};
+        }
+        tch_vec3 rest, lambda;
+        if (project(force, subset, count, &rest, &lambda)) { /* force = rest + sum l_i n_i */
+            for (int i = 0; i < count; ++i) {
+                load[i] = fmax(0, tch_v3_get(lambda, i));
+            }
+        }
+    }
+    for (int i = 0; i < count; ++i) {
+        total += load[i];
+    }
+    for (int i = 0; i < count && total > 0; ++i) {
+        const proxy_plane* c = &proxy->contacts[i];
+        proxy_part* part = &proxy->parts[c->part];
+        tch_vec3 point = tch_v3_madd(proxy->position, -proxy->params.radius, c->normal);
+        part->reaction_share += load[i] / total;
+        part->reaction_point = tch_v3_madd(part->reaction_point, load[i] / total, point);
+    }
+    for (int part = 0; part < proxy->part_count; ++part) {
+        proxy_part* p = &proxy->parts[part];
+        if (p->reaction_share > 0) {
+            p->reaction_point = tch_v3_scale(p->reaction_point, 1 / p->reaction_share);
+        }
+    }
+}
+
 tch_vec3 tch_haptic_proxy_update(tch_haptic_proxy* proxy, tch_vec3 device, tch_vec3 velocity) {
     tch_vec3 before = proxy->position;
+    follow_moving_parts(proxy);
     proxy_plane planes[MAX_PLANES];
     int count;
     move_toward(proxy, shape_goal(proxy, device), planes, &count);
@@ -318,7 +256,26 @@ tch_vec3 tch_haptic_proxy_update(tch_haptic_proxy* proxy, tch_vec3 device, tch_v
         tch_vec3 proxy_velocity = tch_v3_scale(tch_v3_sub(proxy->position, before), 1 / k->period);
         force = tch_v3_madd(force, k->damping, tch_v3_sub(proxy_velocity, velocity));
     }
+    share_reaction(proxy, force);
     return force;
+}
+
+int tch_haptic_proxy_body_count(const tch_haptic_proxy* proxy) {
+    return proxy->part_count - 1;
+}
+
+int tch_haptic_proxy_body(const tch_haptic_proxy* proxy, int i) {
+    return proxy->parts[i + 1].body;
+}
+
+void tch_haptic_proxy_set_body_pose(tch_haptic_proxy* proxy, int i, tch_transform X_WB) {
+    proxy->parts[i + 1].X_WP = X_WB;
+}
+
+tch_real tch_haptic_proxy_body_reaction(const tch_haptic_proxy* proxy, int i,
+                                        tch_vec3* point_W) {
+    *point_W = proxy->parts[i + 1].reaction_point;
+    return proxy->parts[i + 1].reaction_share;
 }
 
 void tch_haptic_proxy_reset(tch_haptic_proxy* proxy, tch_vec3 position) {
@@ -339,9 +296,14 @@ int tch_haptic_proxy_contacts(const tch_haptic_proxy* proxy, tch_vec3 normals[3]
 
 void tch_haptic_proxy_destroy(tch_haptic_proxy* proxy) {
     if (proxy) {
-        tch_bvh_free(&proxy->bvh);
+        for (int i = 0; i < proxy->part_count; ++i) {
+            tch_bvh_free(&proxy->parts[i].bvh);
+        }
+        free(proxy->parts);
         free(proxy->triangles);
         free(proxy->balls);
+        free(proxy->capsules);
+        free(proxy->cylinders);
         free(proxy->halfspaces);
         free(proxy);
     }

@@ -1,10 +1,12 @@
-/* The proxy's scene (touche/haptics.h): triangle meshes with their vertex normals and a BVH
- * over the triangles, static spheres and planes; from given meshes or a model's static geoms. */
+/* The proxy's scene (touche/haptics.h): triangle meshes with their vertex normals, spheres,
+ * capsules, cylinders and planes, grouped in parts (the static scene, and each free body in its
+ * frame) with a BVH over each part's triangles; from given meshes or a model's geoms. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/error.h"
+#include "dynamics/articulation.h"
 #include "haptics/proxy_internal.h"
 #include "math/vec.h"
 #include "touche/model.h"
@@ -59,20 +61,21 @@ static tch_status append_mesh(tch_haptic_proxy* proxy, const tch_haptic_proxy_me
     return TCH_OK;
 }
 
-static tch_status build_bvh(tch_haptic_proxy* proxy, tch_error* err) {
-    if (proxy->triangle_count == 0) {
+/* The part's BVH over its triangles (part frame). */
+static tch_status build_bvh(tch_haptic_proxy* proxy, proxy_part* part, tch_error* err) {
+    if (part->triangle_count == 0) {
         return TCH_OK;
     }
-    tch_aabb* boxes = malloc((size_t)proxy->triangle_count * sizeof *boxes);
+    tch_aabb* boxes = malloc((size_t)part->triangle_count * sizeof *boxes);
     if (!boxes) {
         return out_of_memory(err);
     }
-    for (int t = 0; t < proxy->triangle_count; ++t) {
-        const proxy_triangle* tri = &proxy->triangles[t];
+    for (int t = 0; t < part->triangle_count; ++t) {
+        const proxy_triangle* tri = &proxy->triangles[part->first_triangle + t];
         boxes[t] = (tch_aabb){tch_v3_min(tch_v3_min(tri->v[0], tri->v[1]), tri->v[2]),
                               tch_v3_max(tch_v3_max(tri->v[0], tri->v[1]), tri->v[2])};
     }
-    tch_status s = tch_bvh_build(boxes, proxy->triangle_count, &proxy->bvh, err);
+    tch_status s = tch_bvh_build(boxes, part->triangle_count, &part->bvh, err);
     free(boxes);
     return s;
 }
@@ -85,9 +88,14 @@ static tch_status check_params(const tch_haptic_proxy_params* params, tch_error*
     return TCH_OK;
 }
 
+/* Room for a scene: the counts of each kind of surface, and of parts. */
+typedef struct scene_counts {
+    int triangles, balls, capsules, cylinders, halfspaces, parts;
+} scene_counts;
+
 /* An empty proxy with room for the given counts. */
-static tch_status allocate(const tch_haptic_proxy_params* params, int triangles, int balls,
-                           int halfspaces, tch_haptic_proxy** out, tch_error* err) {
+static tch_status allocate(const tch_haptic_proxy_params* params, scene_counts n,
+                           tch_haptic_proxy** out, tch_error* err) {
     tch_status s = check_params(params, err);
     if (s != TCH_OK) {
         return s;
@@ -95,11 +103,15 @@ static tch_status allocate(const tch_haptic_proxy_params* params, int triangles,
     tch_haptic_proxy* proxy = calloc(1, sizeof *proxy);
     if (proxy) {
         proxy->params = *params;
-        proxy->triangles = calloc((size_t)triangles + 1, sizeof *proxy->triangles);
-        proxy->balls = calloc((size_t)balls + 1, sizeof *proxy->balls);
-        proxy->halfspaces = calloc((size_t)halfspaces + 1, sizeof *proxy->halfspaces);
+        proxy->triangles = calloc((size_t)n.triangles + 1, sizeof *proxy->triangles);
+        proxy->balls = calloc((size_t)n.balls + 1, sizeof *proxy->balls);
+        proxy->capsules = calloc((size_t)n.capsules + 1, sizeof *proxy->capsules);
+        proxy->cylinders = calloc((size_t)n.cylinders + 1, sizeof *proxy->cylinders);
+        proxy->halfspaces = calloc((size_t)n.halfspaces + 1, sizeof *proxy->halfspaces);
+        proxy->parts = calloc((size_t)n.parts + 1, sizeof *proxy->parts);
     }
-    if (!proxy || !proxy->triangles || !proxy->balls || !proxy->halfspaces) {
+    if (!proxy || !proxy->triangles || !proxy->balls || !proxy->capsules || !proxy->cylinders ||
+        !proxy->halfspaces || !proxy->parts) {
         tch_haptic_proxy_destroy(proxy);
         return out_of_memory(err);
     }
@@ -107,12 +119,31 @@ static tch_status allocate(const tch_haptic_proxy_params* params, int triangles,
     return TCH_OK;
 }
 
-/* After filling (status s so far): the BVH, then *out, or the proxy freed on failure. */
-static tch_status finish(tch_haptic_proxy* proxy, tch_status s, tch_haptic_proxy** out,
-                         tch_error* err) {
-    if (s == TCH_OK) {
-        s = build_bvh(proxy, err);
-    }
+/* Opens the next part (of `body`, -1 static, at pose X_WP): its ranges start here. */
+static proxy_part* begin_part(tch_haptic_proxy* proxy, int body, tch_transform X_WP) {
+    proxy_part* part = &proxy->parts[proxy->part_count++];
+    *part = (proxy_part){.body = body,
+                         .first_triangle = proxy->triangle_count,
+                         .first_ball = proxy->ball_count,
+                         .first_capsule = proxy->capsule_count,
+                         .first_cylinder = proxy->cylinder_count,
+                         .X_WP = X_WP,
+                         .X_WP_last = X_WP};
+    return part;
+}
+
+/* Closes the part opened last: its ranges end here; its BVH. */
+static tch_status end_part(tch_haptic_proxy* proxy, tch_error* err) {
+    proxy_part* part = &proxy->parts[proxy->part_count - 1];
+    part->triangle_count = proxy->triangle_count - part->first_triangle;
+    part->ball_count = proxy->ball_count - part->first_ball;
+    part->capsule_count = proxy->capsule_count - part->first_capsule;
+    part->cylinder_count = proxy->cylinder_count - part->first_cylinder;
+    return build_bvh(proxy, part, err);
+}
+
+/* After filling (status s so far): *out, or the proxy freed on failure. */
+static tch_status finish(tch_haptic_proxy* proxy, tch_status s, tch_haptic_proxy** out) {
     if (s != TCH_OK) {
         tch_haptic_proxy_destroy(proxy);
         return s;
@@ -125,16 +156,20 @@ tch_status tch_haptic_proxy_create(const tch_haptic_proxy_mesh* meshes, int mesh
                                    const tch_haptic_proxy_params* params, tch_haptic_proxy** out,
                                    tch_error* err) {
     *out = NULL;
-    int triangles = 0;
+    scene_counts n = {.parts = 1};
     for (int i = 0; i < mesh_count; ++i) {
-        triangles += meshes[i].triangle_count;
+        n.triangles += meshes[i].triangle_count;
     }
     tch_haptic_proxy* proxy = NULL;
-    tch_status s = allocate(params, triangles, 0, 0, &proxy, err);
+    tch_status s = allocate(params, n, &proxy, err);
+    if (s == TCH_OK) {
+        begin_part(proxy, -1, tch_x_identity());
+    }
     for (int i = 0; s == TCH_OK && i < mesh_count; ++i) {
         s = append_mesh(proxy, &meshes[i], err);
     }
-    return finish(proxy, s, out, err);
+    s = s == TCH_OK ? end_part(proxy, err) : s;
+    return finish(proxy, s, out);
 }
 
 /* ---- from a model's static geoms ---- */
@@ -205,61 +240,115 @@ static bool is_static(const tch_model* m, int g) {
     return m->body_root[body] == 0 && m->body_mocap[body] < 0;
 }
 
-static void count_static(const tch_model* m, int* triangles, int* balls, int* halfspaces) {
-    *triangles = *balls = *halfspaces = 0;
+/* The free body whose part holds geom g: its root, when that is a lone free body (not an
+ * articulation's, whose links move apart); else -1 (static, or not rendered). */
+static int moving_root(const tch_model* m, int g) {
+    int root = m->body_root[m->geom_body[g]];
+    bool lone = !m->articulation || m->articulation->body_lone[root];
+    return root > 0 && m->body_mocap[root] < 0 && lone ? root : -1;
+}
+
+/* Whether geom g belongs to the part of `body` (-1: the static part). */
+static bool in_part(const tch_model* m, int g, int body) {
+    return body < 0 ? is_static(m, g) : moving_root(m, g) == body;
+}
+
+static scene_counts count_scene(const tch_model* m) {
+    scene_counts n = {.parts = 1};
     for (int g = 0; g < m->geom_count; ++g) {
-        if (!is_static(m, g)) {
+        if (!is_static(m, g) && moving_root(m, g) < 0) {
             continue;
         }
         int type = m->geom_type[g];
-        *balls += type == TCH_GEOM_SPHERE;
-        *halfspaces += type == TCH_GEOM_PLANE;
-        *triangles += type == TCH_GEOM_BOX ? 12 : 0;
+        n.balls += type == TCH_GEOM_SPHERE;
+        n.capsules += type == TCH_GEOM_CAPSULE;
+        n.cylinders += type == TCH_GEOM_CYLINDER;
+        n.halfspaces += type == TCH_GEOM_PLANE;
+        n.triangles += type == TCH_GEOM_BOX ? 12 : 0;
         if (type == TCH_GEOM_MESH) {
             const tch_convex_hull* hull = &m->mesh_hull[m->geom_mesh[g]];
-            *triangles += hull->face_start[hull->face_count] - 2 * hull->face_count;
+            n.triangles += hull->face_start[hull->face_count] - 2 * hull->face_count;
         }
     }
+    for (int b = 1; b < m->body_count; ++b) {
+        n.parts += m->body_root[b] == b;
+    }
+    return n;
 }
 
-static tch_status append_geom(tch_haptic_proxy* proxy, const tch_model* m, const tch_data* d, int g,
-                              tch_error* err) {
-    tch_transform X = d->geom_X_WG[g];
+/* Geom g into the open part, in the part's frame: X is the geom's pose there. */
+static tch_status append_geom(tch_haptic_proxy* proxy, const tch_model* m, int g,
+                              tch_transform X, tch_error* err) {
     tch_real mu = geom_friction(m, g);
+    const tch_real* size = m->geom_size[g];
+    tch_vec3 axis = tch_q_rotate(X.q, tch_v3(0, 0, 1));
     switch (m->geom_type[g]) {
     case TCH_GEOM_SPHERE:
-        proxy->balls[proxy->ball_count++] = (proxy_ball){X.p, m->geom_size[g][0], mu};
+        proxy->balls[proxy->ball_count++] = (proxy_ball){X.p, size[0], mu};
         return TCH_OK;
-    case TCH_GEOM_PLANE: {
-        tch_vec3 n = tch_q_rotate(X.q, tch_v3(0, 0, 1));
-        proxy->halfspaces[proxy->halfspace_count++] = (proxy_plane){n, tch_v3_dot(n, X.p), mu, n};
+    case TCH_GEOM_CAPSULE:
+        proxy->capsules[proxy->capsule_count++] = (proxy_capsule){
+            tch_v3_madd(X.p, -size[1], axis), tch_v3_madd(X.p, size[1], axis), size[0], mu};
         return TCH_OK;
-    }
+    case TCH_GEOM_CYLINDER:
+        proxy->cylinders[proxy->cylinder_count++] =
+            (proxy_cylinder){X.p, axis, size[0], size[1], mu};
+        return TCH_OK;
+    case TCH_GEOM_PLANE:
+        if (proxy->part_count == 1) { /* planes are static */
+            proxy->halfspaces[proxy->halfspace_count++] =
+                (proxy_plane){axis, tch_v3_dot(axis, X.p), mu, axis, 0};
+            return TCH_OK;
+        }
+        break;
     case TCH_GEOM_BOX:
-        return append_box(proxy, m->geom_size[g], X, mu, err);
+        return append_box(proxy, size, X, mu, err);
     case TCH_GEOM_MESH:
         return append_hull(proxy, &m->mesh_hull[m->geom_mesh[g]], X, mu, err);
     default:
-        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
-                        "haptic proxy: static geom '%s' is a capsule, cylinder or ellipsoid; "
-                        "the proxy renders boxes, spheres, planes and meshes only (not "
-                        "supported yet)",
-                        m->geom_name[g]);
+        break;
     }
+    return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                    "haptic proxy: geom '%s' is an ellipsoid (or a plane on a moving body); the "
+                    "proxy renders boxes, spheres, capsules, cylinders, planes and meshes only "
+                    "(not supported yet)",
+                    m->geom_name[g]);
+}
+
+/* The part of `body` (-1: static): its geoms, posed in its frame (the world's when static). */
+static tch_status append_part(tch_haptic_proxy* proxy, const tch_model* m, const tch_data* d,
+                              int body, tch_error* err) {
+    tch_transform X_WP = body < 0 ? tch_x_identity() : d->body_X_WB[body];
+    int first = proxy->part_count;
+    begin_part(proxy, body, X_WP);
+    tch_status s = TCH_OK;
+    for (int g = 0; s == TCH_OK && g < m->geom_count; ++g) {
+        if (in_part(m, g, body)) {
+            s = append_geom(proxy, m, g, body < 0 ? d->geom_X_WG[g] : m->geom_X_RG[g], err);
+        }
+    }
+    s = s == TCH_OK ? end_part(proxy, err) : s;
+    proxy_part* part = &proxy->parts[first];
+    if (s == TCH_OK && body >= 0 && part->triangle_count + part->ball_count +
+                                            part->capsule_count + part->cylinder_count == 0) {
+        tch_bvh_free(&part->bvh);
+        proxy->part_count--; /* a free body with no geom the proxy touches */
+    }
+    return s;
 }
 
 tch_status tch_haptic_proxy_create_from_model(const tch_model* m, const tch_data* d,
                                               const tch_haptic_proxy_params* params,
                                               tch_haptic_proxy** out, tch_error* err) {
     *out = NULL;
-    int triangles, balls, halfspaces;
-    count_static(m, &triangles, &balls, &halfspaces);
     tch_haptic_proxy* proxy = NULL;
-    tch_status s = allocate(params, triangles, balls, halfspaces, &proxy, err);
-    for (int g = 0; s == TCH_OK && g < m->geom_count; ++g) {
-        if (is_static(m, g)) {
-            s = append_geom(proxy, m, d, g, err);
+    tch_status s = allocate(params, count_scene(m), &proxy, err);
+    s = s == TCH_OK ? append_part(proxy, m, d, -1, err) : s;
+    for (int b = 1; s == TCH_OK && b < m->body_count; ++b) {
+        bool lone = !m->articulation || m->articulation->body_lone[b];
+        if (m->body_root[b] == b && m->body_mocap[b] < 0 && lone) {
+            s = append_part(proxy, m, d, b, err);
         }
     }
-    return finish(proxy, s, out, err);
+    return finish(proxy, s, out);
 }

@@ -5,6 +5,23 @@
 #include "haptics/local_model.h"
 #include "touche/haptics.h"
 
+/* The most moving bodies a proxy in the loop sees. */
+enum { TCH_HAPTIC_PROXY_MAX_BODIES = 16 };
+
+/* A moving body's state at a physics step: what the servo side extrapolates between steps. */
+typedef struct tch_haptic_body_motion {
+    tch_transform X_WB;
+    tch_vec3 p_WCm, v_WCm, w_W; /* centre of mass, its velocity, angular velocity */
+} tch_haptic_body_motion;
+
+/* The proxy's reactions on its moving bodies summed since the loop began (servo side; the
+ * physics side applies what it has not yet): impulse, N s, and its moment about the world
+ * origin, N m s. Sums, so a latest-value exchange loses none. */
+typedef struct tch_haptic_reaction {
+    tch_vec3 impulse[TCH_HAPTIC_PROXY_MAX_BODIES];
+    tch_vec3 moment[TCH_HAPTIC_PROXY_MAX_BODIES];
+} tch_haptic_reaction;
+
 typedef struct tch_haptic_snapshot {
     tch_real time;               /* s, loop clock of the step that made it */
     tch_vec3 tool_p_WCm;         /* coupling: the tool's centre of mass, */
@@ -14,6 +31,8 @@ typedef struct tch_haptic_snapshot {
     tch_mat3 tool_I_inv_W;       /* and inverse world inertia */
     tch_haptic_local_model local; /* pointer: the local model of the step (local_model.h) */
     tch_real resync_jumps;       /* J, the ledger's jumps summed up to this step */
+    tch_real body_time;          /* s, the loop time the bodies' state below stands for */
+    tch_haptic_body_motion bodies[TCH_HAPTIC_PROXY_MAX_BODIES]; /* proxy: its moving bodies */
 } tch_haptic_snapshot;
 
 /* The tool's state of `data` into `snapshot` (the other fields untouched). */

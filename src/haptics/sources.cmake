@@ -4,4 +4,5 @@ list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/device.c ${CMAKE_CURRENT_LIST_
   ${CMAKE_CURRENT_LIST_DIR}/passivity.c ${CMAKE_CURRENT_LIST_DIR}/coupling.c
   ${CMAKE_CURRENT_LIST_DIR}/loop.c ${CMAKE_CURRENT_LIST_DIR}/loop_threads.c
   ${CMAKE_CURRENT_LIST_DIR}/udp.c ${CMAKE_CURRENT_LIST_DIR}/proxy.c
-  ${CMAKE_CURRENT_LIST_DIR}/proxy_scene.c ${CMAKE_CURRENT_LIST_DIR}/local_model.c)
+  ${CMAKE_CURRENT_LIST_DIR}/proxy_scene.c ${CMAKE_CURRENT_LIST_DIR}/proxy_sweep.c
+  ${CMAKE_CURRENT_LIST_DIR}/spacemouse.c ${CMAKE_CURRENT_LIST_DIR}/local_model.c)

@@ -385,30 +385,51 @@ static void test_coupled_throw_never_gains_energy(void) {
  * moved onto the device), and the tick records show the rendered spring. No timing asserted.
  * SCHED_FIFO and locked memory are asked for: each is granted or refused with its reason (the
  * memory is not locked under a sanitizer, whose shadow mappings are terabytes). */
-static void test_threaded_run_renders_the_coupling(void) {
+/* A coupled tool 1 cm from a held device, run `count` ticks on two threads with the real-time
+ * requests given; the caller frees with end_threaded. */
+typedef struct threaded_run {
+    scene s;
+    tch_haptic_device* device;
+    tch_haptic_loop* loop;
+} threaded_run;
+
+static void run_threaded_coupling(int fifo_priority, bool lock_memory, long count,
+                                  tch_haptic_tick* ticks, tch_haptic_timing* timing,
+                                  threaded_run* r) {
     char xml[1024];
     snprintf(xml, sizeof xml, COUPLING_SCENE, "", 400.0, 20.0);
-    scene s;
     tch_error err;
-    ENSURE(scene_load(xml, &s, &err));
+    ENSURE(scene_load(xml, &r->s, &err));
     write_text("haptic_hold.csv", "time,x,y,z\n0,0,0,0\n");
-    tch_haptic_device* device = open_scripted("haptic_hold.csv", 1e-3);
+    r->device = open_scripted("haptic_hold.csv", 1e-3);
     tch_haptic_loop_config config = loop_config(1e-3, true);
     config.safety.watchdog_timeout = 10; /* a loaded machine may stall the physics */
-    config.fifo_priority = 10;
-    config.lock_memory = COUNTS_CALLS;
-    tch_haptic_loop* loop = NULL;
-    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &config, &loop, &err) == TCH_OK);
+    config.fifo_priority = fifo_priority;
+    config.lock_memory = lock_memory;
+    r->loop = NULL;
+    ENSURE(tch_haptic_loop_create(r->s.model, r->s.data, r->device, &config, &r->loop, &err) ==
+           TCH_OK);
+    ENSURE(tch_haptic_loop_run_threaded(r->loop, count, ticks, timing, &err) == TCH_OK);
+}
+
+static void end_threaded(threaded_run* r) {
+    tch_haptic_loop_destroy(r->loop);
+    tch_haptic_close(r->device);
+    scene_free(&r->s);
+}
+
+static void test_threaded_run_renders_the_coupling(void) {
     enum { COUNT = 300 };
     static tch_haptic_tick ticks[COUNT];
     static tch_haptic_timing timing[COUNT];
-    ENSURE(tch_haptic_loop_run_threaded(loop, COUNT, ticks, timing, &err) == TCH_OK);
+    threaded_run run;
+    run_threaded_coupling(10, COUNTS_CALLS, COUNT, ticks, timing, &run);
     for (int k = 1; k < COUNT; ++k) {
         ENSURE(ticks[k].time > ticks[k - 1].time);
         ENSURE(timing[k].busy >= 0 && timing[k].late >= 0);
     }
-    ENSURE(s.data->time > 0.05);
-    ENSURE(fabs(s.data->qpos[0]) < 0.01); /* pulled from 1 cm towards the device */
+    ENSURE(run.s.data->time > 0.05);
+    ENSURE(fabs(run.s.data->qpos[0]) < 0.01); /* pulled from 1 cm towards the device */
     /* the spring rendered (a loaded machine may miss deadlines: those ticks are zeroed) */
     int rendered = 0;
     for (int k = 0; k < COUNT; ++k) {
@@ -416,13 +437,26 @@ static void test_threaded_run_renders_the_coupling(void) {
         rendered += tch_v3_norm(ticks[k].command.force) > 0;
     }
     ENSURE(rendered > 0);
-    tch_haptic_realtime rt = tch_haptic_loop_realtime(loop);
+    tch_haptic_realtime rt = tch_haptic_loop_realtime(run.loop);
     printf("  SCHED_FIFO %d, memory locked %d (%s)\n", rt.fifo, rt.memory_locked, rt.reason);
     ENSURE(rt.fifo || strstr(rt.reason, "SCHED_FIFO"));
-    ENSURE(rt.memory_locked || !config.lock_memory || strstr(rt.reason, "mlockall"));
-    tch_haptic_loop_destroy(loop);
-    tch_haptic_close(device);
-    scene_free(&s);
+    ENSURE(rt.memory_locked || !COUNTS_CALLS || strstr(rt.reason, "mlockall"));
+    end_threaded(&run);
+}
+
+/* A SCHED_FIFO priority outside 1 to 99 is refused with its reason, and the run goes on on the
+ * normal scheduler (the other refusals: test_haptic_cli.sh, with the capabilities dropped). */
+static void test_threaded_run_survives_a_refused_priority(void) {
+    enum { COUNT = 50 };
+    static tch_haptic_tick ticks[COUNT];
+    static tch_haptic_timing timing[COUNT];
+    threaded_run run;
+    run_threaded_coupling(100, false, COUNT, ticks, timing, &run);
+    tch_haptic_realtime rt = tch_haptic_loop_realtime(run.loop);
+    ENSURE(!rt.fifo && !rt.memory_locked);
+    ENSURE(strcmp(rt.reason, "SCHED_FIFO: invalid (SCHED_FIFO priorities are 1 to 99)") == 0);
+    ENSURE(ticks[COUNT - 1].time > 0 && run.s.data->time > 0);
+    end_threaded(&run);
 }
 
 /* ---- the pointer and passivity ---- */
@@ -942,6 +976,130 @@ static void test_proxy_loop_renders_depth_without_allocating(void) {
     scene_free(&s);
 }
 
+/* The proxy pushing a free box (gravity off, 0.5 kg): the box moves away from the hand and,
+ * after each physics step, its momentum is the impulse the handle felt over the ticks before
+ * that step, reversed (the force written to the device, here saturated at the spec's 12 N for
+ * part of the push, goes to the body as the mean force over the next step). */
+static void test_proxy_pushes_a_free_box(void) {
+    write_text("haptic_proxy_push.csv", "time,x,y,z\n0,-0.05,0,0\n0.2,0.06,0,0.005\n");
+    scene s;
+    tch_error err;
+    ENSURE(scene_load("<mujoco xmlns:touche='urn:touche'><option gravity='0 0 0' timestep='0.005'/>"
+                      "<worldbody>"
+                      "<body name='box' pos='0.05 0 0'><freejoint/>"
+                      "<geom type='box' size='0.02 0.02 0.02' mass='0.5'/></body>"
+                      "<body name='hand' pos='-0.1 0 0' mocap='true' touche:haptic='proxy'"
+                      " touche:proxy_radius='0.005' touche:linear_stiffness='1000'/>"
+                      "</worldbody></mujoco>",
+                      &s, &err));
+    tch_haptic_device* device = open_scripted("haptic_proxy_push.csv", 1e-3);
+    tch_haptic_loop_config lc = loop_config(1e-3, false);
+    lc.safety.ramp_time = 0;
+    lc.safety.max_force_rate = 1e9;
+    tch_haptic_loop* loop = NULL;
+    if (tch_haptic_loop_create(s.model, s.data, device, &lc, &loop, &err) != TCH_OK) {
+        printf("  %s\n", err.message);
+        ENSURE(false);
+        return;
+    }
+    tch_vec3 felt = tch_v3_zero(); /* the impulse on the handle before this tick */
+    int box = 1;
+    tch_real worst = 0;
+    int steps = 0;
+    for (int k = 0; k <= 300; ++k) {
+        tch_haptic_tick tick;
+        ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
+        if (tick.stepped) {
+            tch_vec3 momentum = tch_v3_scale(s.data->body_v_WCm[box], 0.5);
+            worst = fmax(worst, tch_v3_dist(momentum, tch_v3_neg(felt)));
+            steps++;
+        }
+        felt = tch_v3_madd(felt, 1e-3, tick.command.force);
+    }
+    printf("  pushed box: impulse felt %.6g N s, momentum off by %.3g N s over %d steps, box at "
+           "%.4f m\n",
+           -felt.x, worst, steps, s.data->body_X_WB[box].p.x);
+    ENSURE(-felt.x > 0.01);
+    ENSURE(s.data->body_v_WCm[box].x > 0.01);
+    ENSURE(worst < 1e-12 * (1 + fabs(felt.x)) + 1e-15);
+    tch_haptic_loop_destroy(loop);
+    tch_haptic_close(device);
+    scene_free(&s);
+}
+
+/* Whether a proxy wall of stiffness K, sampled at T = 1 ms through the whole loop (the scene
+ * stepping every tick, the passivity controller off, no ramp or rate limit), holds the `model`
+ * device (m 0.2 kg, b 2 N s/m, no friction or quantum) pressed into it by a 2 N hand: the
+ * oscillation the contact starts (its second difference, which the sampled spring's unstable
+ * mode at the Nyquist frequency dominates once the 141 rad/s mode, damped at 5/s, has faded)
+ * shrinks from the fifth 0.5 s to the last, and the device never leaves the wall after 2 s (an
+ * oscillation grown past the depth bounces off the wall into a limit cycle). */
+static void proxy_wall(tch_real stiffness, bool* holds) {
+    *holds = false;
+    char xml[512];
+    snprintf(xml, sizeof xml,
+             "<mujoco xmlns:touche='urn:touche'><worldbody>"
+             "<geom type='box' pos='0 0 -0.1' size='0.1 0.1 0.1' friction='0'/>"
+             "<body name='hand' pos='0 0 1e-4' mocap='true' touche:haptic='proxy'"
+             " touche:linear_stiffness='%.17g'/></worldbody></mujoco>",
+             stiffness);
+    scene s;
+    tch_error err;
+    ENSURE(scene_load(xml, &s, &err));
+    tch_haptic_model_config mc = {.period = 1e-3, .mass = 0.2, .damping = 2, .friction = 0,
+                                  .spec = sigma_like};
+    mc.spec.max_force = 1000;
+    tch_haptic_device* device = NULL;
+    ENSURE(tch_haptic_open(tch_haptic_model_driver(), &mc, &device, &err) == TCH_OK);
+    ENSURE(tch_haptic_model_set_hand_force(device, tch_v3(0, 0, -2), &err) == TCH_OK);
+    tch_haptic_loop_config lc = loop_config(1e-3, false);
+    lc.base_at_body = true;
+    lc.safety = (tch_haptic_safety_params){.max_force_rate = 1e12, .max_torque_rate = 1e12,
+                                           .ramp_time = 0, .watchdog_timeout = 1};
+    tch_haptic_loop* loop = NULL;
+    ENSURE(tch_haptic_loop_create(s.model, s.data, device, &lc, &loop, &err) == TCH_OK);
+    enum { TICKS = 4000, WINDOW = 500, EARLY = 2000 };
+    static tch_real z[TICKS];
+    bool left = false;
+    for (int k = 0; k < TICKS; ++k) {
+        tch_haptic_tick tick;
+        ENSURE(tch_haptic_loop_tick(loop, &tick, &err) == TCH_OK);
+        z[k] = tick.state.pose.p.z;
+        left |= k >= EARLY && tick.command.force.z <= 0;
+    }
+    tch_real early = 0, late = 0;
+    for (int k = 1; k + 1 < WINDOW; ++k) {
+        early += fabs(z[EARLY + k + 1] - 2 * z[EARLY + k] + z[EARLY + k - 1]);
+        late += fabs(z[TICKS - WINDOW + k + 1] - 2 * z[TICKS - WINDOW + k] +
+                     z[TICKS - WINDOW + k - 1]);
+    }
+    tch_haptic_loop_destroy(loop);
+    tch_haptic_close(device);
+    scene_free(&s);
+    *holds = late < early && !left;
+}
+
+static bool proxy_wall_holds(tch_real stiffness) {
+    bool holds;
+    proxy_wall(stiffness, &holds);
+    return holds;
+}
+
+/* Colgate and Schenkel's bound through the whole loop (issue 14): with the passivity
+ * controller off, the stiffest proxy wall the model device holds, found by bisection, is
+ * 2 (b - |B|) / T = 4000 N/m (B = 0: the proxy's damping) within 5% (the exact boundary of this
+ * mass, damping and period, from the sampled system's poles, is 4007 N/m). */
+static void test_model_device_stability_boundary_through_the_loop(void) {
+    tch_real stable = 1000, unstable = 16000;
+    ENSURE(proxy_wall_holds(stable) && !proxy_wall_holds(unstable));
+    while (unstable / stable > 1.01) {
+        tch_real mid = sqrt(stable * unstable);
+        *(proxy_wall_holds(mid) ? &stable : &unstable) = mid;
+    }
+    printf("  stability boundary %.0f to %.0f N/m (2 b / T = 4000 N/m)\n", stable, unstable);
+    ENSURE(stable > 0.95 * 4000 && unstable < 1.05 * 4000);
+}
+
 /* The playback driver replays the poses of a force log (other columns skipped), bit for bit. */
 static void test_playback_replays_a_force_log(void) {
     write_text("haptic_log.csv",
@@ -1059,6 +1217,7 @@ int main(void) {
     RUN_TEST(test_coupling_renders_the_device_stiffness);
     RUN_TEST(test_coupled_throw_never_gains_energy);
     RUN_TEST(test_threaded_run_renders_the_coupling);
+    RUN_TEST(test_threaded_run_survives_a_refused_priority);
     RUN_TEST(test_pointer_local_model_follows_the_hand);
     RUN_TEST(test_pressure_pointer_local_model_follows_the_hand);
     RUN_TEST(test_local_model_moves_a_touched_block_by_m_a_equals_f);
@@ -1067,6 +1226,8 @@ int main(void) {
     RUN_TEST(test_missed_deadlines_zero_the_output);
     RUN_TEST(test_ticks_are_deterministic_and_allocation_free);
     RUN_TEST(test_proxy_loop_renders_depth_without_allocating);
+    RUN_TEST(test_proxy_pushes_a_free_box);
+    RUN_TEST(test_model_device_stability_boundary_through_the_loop);
     RUN_TEST(test_playback_replays_a_force_log);
     RUN_TEST(test_udp_driver_speaks_the_documented_format);
     return TEST_RESULT();

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "haptics/mailbox.h"
@@ -363,6 +364,83 @@ static void test_servo_loop_renders_submitted_commands(void) {
     tch_haptic_close(device);
 }
 
+/* ---- the SpaceMouse's event-to-pose mapping ---- */
+
+static tch_haptic_spacemouse_config spacemouse_config(bool position_mode) {
+    return (tch_haptic_spacemouse_config){
+        .period = 1e-3,
+        .position_mode = position_mode,
+        .translation_scale = 1e-3, /* m/s or m per count */
+        .rotation_scale = 2e-3,    /* rad/s or rad per count */
+        .deadzone = 5,
+        .home = {tch_q_axis_angle(tch_v3(0, 0, 1), 0.3), tch_v3(0.1, 0.2, 0.3)},
+        .spec = {.workspace_radius = 0.5}};
+}
+
+/* Rate mode: spacenavd's x, y (up), z (away from the user) drive world x, z, y; held for 100
+ * ticks the pose moves v t and turns exp(w t) (world frame), reporting v and w; the deadzone
+ * reads 0; the workspace bounds the offset from home. */
+static void test_spacemouse_rate_mapping(void) {
+    tch_haptic_spacemouse_config c = spacemouse_config(false);
+    tch_haptic_state state = {.pose = c.home};
+    tch_haptic_spacemouse_input in = {{100, -50, 20}, {0, 0, 30}, 0x5};
+    for (int k = 0; k < 100; ++k) {
+        state = tch_haptic_spacemouse_advance(&c, &state, &in);
+    }
+    tch_vec3 v = tch_v3(0.1, 0.02, -0.05), w = tch_v3(0, 0.06, 0);
+    ENSURE(tch_v3_dist(state.velocity, v) < 1e-12);
+    ENSURE(tch_v3_dist(state.angular, w) < 1e-15);
+    ENSURE(tch_v3_dist(state.pose.p, tch_v3_madd(c.home.p, 0.1, v)) < 1e-12);
+    tch_quat q = tch_q_mul(tch_q_from_rotvec(tch_v3_scale(w, 0.1)), c.home.q);
+    ENSURE(fabs(fabs(tch_q_mul(q, tch_q_conj(state.pose.q)).w) - 1) < 1e-12);
+    ENSURE(state.buttons == 0x5);
+    ENSURE_NEAR(state.time, 0.1, 1e-12);
+    in = (tch_haptic_spacemouse_input){{5, -5, 3}, {-4, 5, 0}, 0};
+    tch_haptic_state still = tch_haptic_spacemouse_advance(&c, &state, &in);
+    ENSURE(tch_v3_dist(still.pose.p, state.pose.p) == 0 && tch_v3_norm(still.velocity) == 0);
+    ENSURE(tch_v3_norm(still.angular) == 0);
+    in = (tch_haptic_spacemouse_input){{350, 0, 0}, {0, 0, 0}, 0};
+    for (int k = 0; k < 2000; ++k) { /* 0.35 m/s for 2 s: stops at the 0.5 m workspace */
+        state = tch_haptic_spacemouse_advance(&c, &state, &in);
+    }
+    ENSURE_NEAR(tch_v3_dist(state.pose.p, c.home.p), 0.5, 1e-12);
+}
+
+/* Position mode: the pose is home offset by the deflection, the velocities the differences. */
+static void test_spacemouse_position_mapping(void) {
+    tch_haptic_spacemouse_config c = spacemouse_config(true);
+    tch_haptic_state state = {.pose = c.home};
+    tch_haptic_spacemouse_input in = {{10, 20, 30}, {40, 0, 0}, 0};
+    tch_haptic_state next = tch_haptic_spacemouse_advance(&c, &state, &in);
+    ENSURE(tch_v3_dist(next.pose.p, tch_v3_add(c.home.p, tch_v3(0.01, 0.03, 0.02))) < 1e-15);
+    tch_quat q = tch_q_mul(tch_q_axis_angle(tch_v3(1, 0, 0), 0.08), c.home.q);
+    ENSURE(fabs(fabs(tch_q_mul(q, tch_q_conj(next.pose.q)).w) - 1) < 1e-12);
+    ENSURE(tch_v3_dist(next.velocity, tch_v3(10, 30, 20)) < 1e-9);
+    ENSURE(tch_v3_dist(next.angular, tch_v3(80, 0, 0)) < 1e-9);
+    tch_haptic_state again = tch_haptic_spacemouse_advance(&c, &next, &in);
+    ENSURE(tch_v3_dist(again.pose.p, next.pose.p) == 0 && tch_v3_norm(again.angular) < 1e-12);
+}
+
+/* Without libspnav in the build, or without the spacenavd daemon, open fails at once with the
+ * reason (it does not wait for a daemon); a bad config is refused first. */
+static void test_spacemouse_open_fails_with_the_reason(void) {
+    tch_haptic_spacemouse_config c = spacemouse_config(false);
+    tch_haptic_device* device = NULL;
+    tch_error err = {0};
+    tch_status s = tch_haptic_open(tch_haptic_spacemouse_driver(), &c, &device, &err);
+    printf("  %s\n", err.message);
+    if (s == TCH_OK) { /* a daemon and a device on this machine */
+        tch_haptic_close(device);
+        return;
+    }
+    ENSURE(device == NULL);
+    ENSURE((s == TCH_ERR_UNSUPPORTED && strstr(err.message, "built without libspnav")) ||
+           (s == TCH_ERR_IO && strstr(err.message, "spacenavd")));
+    c.period = 0;
+    ENSURE(tch_haptic_open(tch_haptic_spacemouse_driver(), &c, &device, &err) ==
+           TCH_ERR_INVALID_ARGUMENT);
+}
+
 int main(void) {
     RUN_TEST(test_scripted_interpolates_and_holds_the_ends);
     RUN_TEST(test_scripted_bad_files_name_file_and_line);
@@ -374,5 +452,8 @@ int main(void) {
     RUN_TEST(test_mailbox_gives_the_newest_message_once);
     RUN_TEST(test_mailbox_across_threads);
     RUN_TEST(test_servo_loop_renders_submitted_commands);
+    RUN_TEST(test_spacemouse_rate_mapping);
+    RUN_TEST(test_spacemouse_position_mapping);
+    RUN_TEST(test_spacemouse_open_fails_with_the_reason);
     return TEST_RESULT();
 }

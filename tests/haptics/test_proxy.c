@@ -196,7 +196,7 @@ static void test_proxy_force_shading_tilts_toward_the_vertex_normal(void) {
 }
 
 /* A sphere and a plane of a scene: the proxy rests on the sphere along its radius and on the
- * plane at depth; a capsule is refused. */
+ * plane at depth. */
 static void test_proxy_on_scene_primitives(void) {
     tch_spec* spec = NULL;
     tch_model* model = NULL;
@@ -225,6 +225,202 @@ static void test_proxy_on_scene_primitives(void) {
     tch_spec_destroy(spec);
 }
 
+static const tch_real PI = 3.14159265358979323846;
+
+typedef struct scene {
+    tch_spec* spec;
+    tch_model* model;
+    tch_data* data;
+    tch_haptic_proxy* proxy;
+} scene;
+
+/* A proxy over a scene's geoms (its kinematics computed first). */
+static void scene_proxy(const char* xml, const tch_haptic_proxy_params* params, scene* s) {
+    tch_error err;
+    *s = (scene){0};
+    ENSURE(tch_mjcf_load_string(xml, ".", "scene.xml", &s->spec, &err) == TCH_OK);
+    ENSURE(tch_compile(s->spec, &s->model, &err) == TCH_OK);
+    ENSURE(tch_data_create(s->model, &s->data, &err) == TCH_OK);
+    tch_stage_kinematics(s->model, s->data);
+    ENSURE(tch_haptic_proxy_create_from_model(s->model, s->data, params, &s->proxy, &err) ==
+           TCH_OK);
+}
+
+static void scene_free(scene* s) {
+    tch_haptic_proxy_destroy(s->proxy);
+    tch_data_destroy(s->data);
+    tch_model_destroy(s->model);
+    tch_spec_destroy(s->spec);
+}
+
+/* The plate's pose along a closed path at phase u in [0, 1]: up 3 cm, across 5 cm, tilted 0.3
+ * rad about x and turned 0.5 rad about z, each by sin^2(pi u) (back where it began at u = 1). */
+static tch_transform plate_pose(tch_real u) {
+    tch_real s = sin(PI * u) * sin(PI * u);
+    tch_quat q = tch_q_mul(tch_q_axis_angle(tch_v3(0, 0, 1), 0.5 * s),
+                           tch_q_axis_angle(tch_v3(1, 0, 0), 0.3 * sin(2 * PI * u)));
+    return (tch_transform){q, tch_v3(0.05 * s, 0, 0.03 * s)};
+}
+
+/* A proxy of radius r (k = 1000 N/m, 1 kHz) over a free plate, 0.4 x 0.4 x 0.02 m about the
+ * origin (its top face at z = 0.01), of friction mu; gravity off. */
+static void plate_proxy(tch_real mu, tch_real r, scene* s) {
+    char xml[512];
+    snprintf(xml, sizeof xml,
+             "<mujoco><option gravity='0 0 0'/><worldbody><body name='plate'><freejoint/>"
+             "<geom type='box' size='0.2 0.2 0.01' friction='%g'/></body></worldbody></mujoco>",
+             mu);
+    tch_haptic_proxy_params params = {.radius = r, .stiffness = 1000, .period = 1e-3};
+    scene_proxy(xml, &params, s);
+}
+
+/* A hand pressing 2 mm into a plate (mu 0.5) that moves along a closed path, the hand moving
+ * with it (its point fixed in the plate's frame): the 1 cm sphere is carried by the surface at
+ * every tick (its place and the force constant in the plate's frame, to 1e-9). Energy: the
+ * plate is driven, so it may do work on the hand over a closed path (a force turning with it
+ * along a loop); the proxy must add none. The work on the hand, sum F_k . (x_{k+1} - x_k),
+ * equals the plate's on the proxy, sum F_k . (D_k p_k - p_k) (D_k the plate's motion over the
+ * tick), but for the sampled spring's turn over each tick, k |u|^2 (1 - cos) of the angle u =
+ * p - x turns through, at most the plate's turn dtheta_k. */
+static void test_proxy_rides_a_moving_plate(void) {
+    scene s;
+    plate_proxy(0.5, 0.01, &s);
+    ENSURE(tch_haptic_proxy_body_count(s.proxy) == 1);
+    tch_vec3 rest_B = tch_v3(0.03, -0.02, 0.02), hand_B = tch_v3(0.03, -0.02, 0.018);
+    tch_haptic_proxy_reset(s.proxy, tch_v3(0.03, -0.02, 0.05));
+    for (int k = 0; k < 20; ++k) { /* down onto the plate at rest */
+        tch_haptic_proxy_update(s.proxy, tch_v3_lerp(tch_v3(0.03, -0.02, 0.05), hand_B, k / 19.0),
+                                tch_v3_zero());
+    }
+    ENSURE(tch_v3_dist(tch_haptic_proxy_position(s.proxy), rest_B) < 1e-12);
+    const int ticks = 2000;
+    tch_real worst_place = 0, worst_force = 0, on_hand = 0, by_plate = 0, zoh = 0;
+    tch_vec3 last_force = tch_v3_zero(), last_hand = hand_B, last_proxy = rest_B;
+    tch_transform last_X = plate_pose(0);
+    for (int k = 0; k <= ticks; ++k) {
+        tch_transform X = plate_pose((tch_real)k / ticks);
+        tch_transform motion = tch_x_mul(X, tch_x_inverse(last_X));
+        tch_vec3 hand = tch_x_apply(X, hand_B);
+        on_hand += tch_v3_dot(last_force, tch_v3_sub(hand, last_hand));
+        by_plate += tch_v3_dot(last_force, tch_v3_sub(tch_x_apply(motion, last_proxy), last_proxy));
+        tch_real turn = 2 * atan2(tch_v3_norm(tch_v3(motion.q.x, motion.q.y, motion.q.z)),
+                                  fabs(motion.q.w));
+        zoh += 1000 * 0.002 * 0.002 * (1 - cos(turn));
+        tch_haptic_proxy_set_body_pose(s.proxy, 0, X);
+        tch_vec3 force = tch_haptic_proxy_update(s.proxy, hand, tch_v3_zero());
+        tch_vec3 place_B = tch_x_apply_inverse(X, tch_haptic_proxy_position(s.proxy));
+        worst_place = fmax(worst_place, tch_v3_dist(place_B, rest_B));
+        worst_force = fmax(worst_force,
+                           tch_v3_dist(tch_q_inv_rotate(X.q, force), tch_v3(0, 0, 1000 * 0.002)));
+        last_force = force;
+        last_hand = hand;
+        last_proxy = tch_haptic_proxy_position(s.proxy);
+        last_X = X;
+    }
+    printf("  plate: place off by %.3g m, force off by %.3g N; work on the hand %.6g J, by the "
+           "plate %.6g J, the sampled spring's turn bound %.3g J\n",
+           worst_place, worst_force, on_hand, by_plate, zoh);
+    ENSURE(worst_place < 1e-9);
+    ENSURE(worst_force < 1e-6);
+    ENSURE(fabs(by_plate) > 1e-4);
+    ENSURE(on_hand - by_plate <= zoh + 1e-15);
+    /* the plate takes all of the force on the hand, reversed, at the contact point */
+    tch_vec3 point;
+    ENSURE(tch_haptic_proxy_body_reaction(s.proxy, 0, &point) == 1);
+    ENSURE(tch_v3_dist(point, tch_x_apply(plate_pose(1), tch_v3(0.03, -0.02, 0.01))) < 1e-12);
+    scene_free(&s);
+}
+
+/* A frictionless plate rising into a proxy that floats free at the hand: the plate pushes it
+ * up (never through, a 1 mm step per tick), then slides sideways under the pressing hand
+ * without carrying it. */
+static void test_proxy_is_pushed_by_a_rising_plate(void) {
+    scene s;
+    plate_proxy(0, 0.005, &s);
+    tch_vec3 hand = tch_v3(0.01, 0.02, 0.03);
+    tch_haptic_proxy_reset(s.proxy, hand);
+    tch_real lowest = INFINITY;
+    for (int k = 0; k <= 40; ++k) { /* the top face from z = 0.01 to 0.05 */
+        tch_transform X = {tch_q_identity(), tch_v3(0, 0, 1e-3 * k)};
+        tch_haptic_proxy_set_body_pose(s.proxy, 0, X);
+        tch_vec3 force = tch_haptic_proxy_update(s.proxy, hand, tch_v3_zero());
+        tch_real gap = tch_haptic_proxy_position(s.proxy).z - (X.p.z + 0.01 + 0.005);
+        lowest = fmin(lowest, gap);
+        if (X.p.z + 0.015 > hand.z) {
+            ENSURE(fabs(gap) < 1e-9);
+            ENSURE_NEAR(force.z, 1000 * (X.p.z + 0.015 - hand.z), 1e-9);
+        }
+    }
+    ENSURE(lowest > -1e-9);
+    tch_vec3 before = tch_haptic_proxy_position(s.proxy);
+    for (int k = 1; k <= 20; ++k) {
+        tch_haptic_proxy_set_body_pose(s.proxy, 0,
+                                       (tch_transform){tch_q_identity(), tch_v3(2e-3 * k, 0, 0.04)});
+        tch_haptic_proxy_update(s.proxy, hand, tch_v3_zero());
+    }
+    ENSURE(tch_v3_dist(tch_haptic_proxy_position(s.proxy), before) < 1e-9);
+    scene_free(&s);
+}
+
+/* Capsules and cylinders (static and on a body), against their closed forms: the proxy
+ * pressed toward a capsule's axis, or onto a cylinder's side, cap or rim, rests at R + r from
+ * the axis (the normal radial), r above the cap (the normal the axis), r from the rim circle
+ * (the normal from its nearest rim point), and the force is k times the depth along it. */
+static void test_proxy_on_capsules_and_cylinders(void) {
+    tch_haptic_proxy_params params = {.radius = 0.01, .stiffness = 100, .period = 1e-3};
+    scene s;
+    scene_proxy("<mujoco><worldbody>"
+                "<geom type='capsule' pos='0 0 0' euler='0 90 0' size='0.05 0.2'/>"
+                "<body pos='0 1 0' euler='30 0 0'><freejoint/>"
+                "<geom type='cylinder' size='0.1 0.05'/></body>"
+                "</worldbody></mujoco>",
+                &params, &s);
+    ENSURE(tch_haptic_proxy_body_count(s.proxy) == 1);
+    typedef struct probe {
+        tch_vec3 start, hand; /* the path, in the geom's frame */
+        tch_vec3 rest, normal;
+        bool cylinder;
+    } probe;
+    /* directions from a capsule's end-ball centre, a cylinder's axis, its rim */
+    tch_vec3 end = tch_v3(cos(0.5), 0, sin(0.5)), side = tch_v3(cos(0.3), sin(0.3), 0);
+    tch_vec3 ball = tch_v3(0.2, 0, 0), rim = tch_v3(0.1, 0, 0.05);
+    tch_vec3 diagonal = tch_v3(sqrt(0.5), 0, sqrt(0.5));
+    const probe probes[] = {
+        /* capsule along x, R 0.05, half-length 0.2: its side twice, an end ball */
+        {{0.1, 0, 0.3}, {0.1, 0, 0.04}, {0.1, 0, 0.06}, {0, 0, 1}, false},
+        {{-0.1, 0.3, 0}, {-0.1, 0.04, 0}, {-0.1, 0.06, 0}, {0, 1, 0}, false},
+        {tch_v3_madd(ball, 0.3, end), tch_v3_madd(ball, 0.04, end), tch_v3_madd(ball, 0.06, end),
+         end, false},
+        /* cylinder about z, R 0.1, half-height 0.05: side, cap, rim */
+        {tch_v3_scale(side, 0.3), tch_v3_scale(side, 0.08), tch_v3_scale(side, 0.11), side, true},
+        {{0.03, -0.04, 0.2}, {0.03, -0.04, 0.045}, {0.03, -0.04, 0.06}, {0, 0, 1}, true},
+        {tch_v3_madd(rim, 0.3, diagonal), tch_v3_madd(rim, -0.005, diagonal),
+         tch_v3_madd(rim, 0.01, diagonal), diagonal, true},
+    };
+    tch_transform body = s.data->body_X_WB[1];
+    for (size_t i = 0; i < sizeof probes / sizeof probes[0]; ++i) {
+        const probe* p = &probes[i];
+        tch_transform X = p->cylinder ? body : (tch_transform){tch_q_identity(), tch_v3_zero()};
+        tch_haptic_proxy_reset(s.proxy, tch_x_apply(X, p->start));
+        tch_vec3 hand = tch_x_apply(X, p->hand), force = tch_v3_zero();
+        for (int k = 1; k <= 30; ++k) {
+            force = tch_haptic_proxy_update(
+                s.proxy, tch_v3_lerp(tch_x_apply(X, p->start), hand, fmin(1, k / 20.0)),
+                tch_v3_zero());
+        }
+        tch_vec3 rest = tch_x_apply(X, p->rest), n = tch_q_rotate(X.q, p->normal);
+        tch_vec3 normals[3];
+        int contacts = tch_haptic_proxy_contacts(s.proxy, normals);
+        printf("  probe %zu: rest off by %.3g m, normal off by %.3g\n", i,
+               tch_v3_dist(tch_haptic_proxy_position(s.proxy), rest),
+               contacts ? tch_v3_dist(normals[0], n) : 1.0);
+        ENSURE(tch_v3_dist(tch_haptic_proxy_position(s.proxy), rest) < 1e-8);
+        ENSURE(contacts == 1 && tch_v3_dist(normals[0], n) < 1e-6);
+        ENSURE(tch_v3_dist(force, tch_v3_scale(tch_v3_sub(rest, hand), 100)) < 1e-6);
+    }
+    scene_free(&s);
+}
+
 int main(void) {
     RUN_TEST(test_proxy_never_crosses_a_box_or_a_thin_plate);
     RUN_TEST(test_proxy_rests_in_a_corner_on_three_planes);
@@ -232,5 +428,8 @@ int main(void) {
     RUN_TEST(test_proxy_friction_sticks_inside_the_cone_and_slides_outside);
     RUN_TEST(test_proxy_force_shading_tilts_toward_the_vertex_normal);
     RUN_TEST(test_proxy_on_scene_primitives);
+    RUN_TEST(test_proxy_rides_a_moving_plate);
+    RUN_TEST(test_proxy_is_pushed_by_a_rising_plate);
+    RUN_TEST(test_proxy_on_capsules_and_cylinders);
     return TEST_RESULT();
 }
