@@ -1,6 +1,7 @@
 #include "dynamics/kinematics.h"
 
 #include "dynamics/free_body.h"
+#include "contact/planar.h"
 #include "math/vec.h"
 
 /* A free body's pose and its world inertia; a welded body's pose from its root's. */
@@ -20,7 +21,9 @@ static void body_position(const tch_model* m, tch_data* d, int b) {
                                                                     : m->body_p_BCm[b]);
     d->body_I_W[b] = m->body_free[b] ? tch_m3_rotate_tensor(R, m->body_total_I_BCm[b])
                                      : tch_m3_zero();
-    d->body_I_inv_W[b] = m->body_free[b] ? tch_m3_rotate_tensor(R, m->body_total_I_inv[b])
+    d->body_I_inv_W[b] = m->body_free[b] ? tch_planar_inverse_inertia(
+                                               m, d->body_I_W[b],
+                                               tch_m3_rotate_tensor(R, m->body_total_I_inv[b]))
                                          : tch_m3_zero();
 }
 

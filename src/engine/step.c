@@ -425,6 +425,11 @@ tch_status tch_step_begin(const tch_model* m, tch_data* d, tch_error* err) {
     if (tch_arena_grow_if_needed(&d->internal->arena) > 0) {
         d->warning_count[TCH_WARN_ARENA_GROWN]++;
     }
+    for (int b = 1; b < m->body_count && m->planar != TCH_PLANAR_NONE; ++b) {
+        if (m->body_free[b]) { /* a velocity set from outside may leave the plane */
+            tch_free_body_project_planar(m, d->qpos, d->qvel, b);
+        }
+    }
     d->internal->committing = 1;
     tch_status s = evaluate(m, d, err);
     d->internal->committing = 0;
