@@ -19,7 +19,10 @@
  * one of their contacts is violated: where the standard model would push without cause), and
  * the wall time per step.
  *
- *     bench_peg_pour2d [SEEDS [H_FIRST H_LAST [H_STRIDE]]]   (default 10 1 16 1: h = k ms)
+ *     bench_peg_pour2d [SEEDS [H_FIRST H_LAST [H_STRIDE [REACH]]]]
+ *
+ * (default 10 1 16 1 6: h = k ms for k = H_FIRST, H_FIRST + H_STRIDE, .. H_LAST; peg's
+ * proximity epsilon = max(REACH h, 0.0008), REACH 0: the authors' default)
  *
  * prints one CSV row per (model, h): date, commit, model, h, runs, crashed, steps, overlap
  * median / Q1 / Q3 / max (m², pooled over the runs' steps), steps with any overlap > 1e-10,
@@ -263,20 +266,6 @@ static int run(scene* s, const char* model, double h, run_stats* out) {
         out->overlaps[out->steps++] = total_overlap(d, s, poured);
     }
     out->seconds = bench_now_seconds() - start;
-    if (getenv("POUR_DEBUG")) {
-        for (int b = 1; b <= BODIES; ++b) {
-            fprintf(stderr, "%s body %d at %.4f %.4f %.4f\n", model, b, d->body_X_WB[b].p.x,
-                    d->body_X_WB[b].p.y, d->body_X_WB[b].p.z);
-        }
-        total_overlap(d, s, poured);
-        for (int i = 0; i < poured; ++i) {
-            for (int j = i + 1; j < poured; ++j) {
-                double a = overlap_area(s->polygons[i].world, s->polygons[i].n,
-                                        s->polygons[j].world, s->polygons[j].n);
-                if (a > 1e-10) fprintf(stderr, "  overlap %d %d: %.3e\n", i + 1, j + 1, a);
-            }
-        }
-    }
     const tch_peg_report* r =
         tch_peg_scratch_report(d->internal->model_scratch[TCH_CONTACT_PEG]);
     out->fallbacks = r ? r->fallbacks : 0;
