@@ -266,8 +266,7 @@ static int run(scene* s, const char* model, double h, run_stats* out) {
         out->overlaps[out->steps++] = total_overlap(d, s, poured);
     }
     out->seconds = bench_now_seconds() - start;
-    const tch_peg_report* r =
-        tch_peg_scratch_report(d->internal->model_scratch[TCH_CONTACT_PEG]);
+    const tch_peg_report* r = tch_peg_scratch_report(d->internal->model_scratch[TCH_CONTACT_PEG]);
     out->fallbacks = r ? r->fallbacks : 0;
     out->failed_islands += r ? r->failures : 0;
     tch_data_destroy(d);
@@ -329,10 +328,10 @@ int main(int argc, char** argv) {
             const int n = count[model];
             qsort(v, (size_t)n, sizeof *v, by_value);
             printf("%s,%s,%s,%.3f,%d,%d,%d,%.3e,%.3e,%.3e,%.3e,%d,%ld,%ld,%d,%.1f\n", when,
-                   TCH_GIT_COMMIT, models[model], h, seeds, crashed[model], n,
-                   quantile(v, n, 0.5), quantile(v, n, 0.25), quantile(v, n, 0.75),
-                   n ? v[n - 1] : NAN, overlapping[model], failed[model], fallbacks[model],
-                   traps[model], n ? 1e6 * seconds[model] / n : NAN);
+                   TCH_GIT_COMMIT, models[model], h, seeds, crashed[model], n, quantile(v, n, 0.5),
+                   quantile(v, n, 0.25), quantile(v, n, 0.75), n ? v[n - 1] : NAN,
+                   overlapping[model], failed[model], fallbacks[model], traps[model],
+                   n ? 1e6 * seconds[model] / n : NAN);
             fflush(stdout);
             free(v);
         }
