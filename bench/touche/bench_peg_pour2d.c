@@ -197,6 +197,7 @@ typedef struct run_stats {
     long failed_islands, fallbacks;
     int trap_steps;
     double seconds;
+    double worst, worst_time; /* the largest overlap and when */
 } run_stats;
 
 /* Body b (1-based) parked, or released at its source with its release velocity. */
@@ -247,6 +248,7 @@ static int run(scene* s, const char* model, double h, run_stats* out) {
     out->overlaps = calloc((size_t)steps, sizeof *out->overlaps);
     out->steps = out->crashed = out->trap_steps = 0;
     out->failed_islands = 0;
+    out->worst = out->worst_time = 0;
     int poured = 0;
     const double start = bench_now_seconds();
     for (int k = 0; k < steps; ++k) {
@@ -264,6 +266,10 @@ static int run(scene* s, const char* model, double h, run_stats* out) {
         out->failed_islands += d->constraint_failed_islands;
         out->trap_steps += trap_count(m, d) > 0;
         out->overlaps[out->steps++] = total_overlap(d, s, poured);
+        if (out->overlaps[out->steps - 1] > out->worst) {
+            out->worst = out->overlaps[out->steps - 1];
+            out->worst_time = t + h;
+        }
     }
     out->seconds = bench_now_seconds() - start;
     const tch_peg_report* r = tch_peg_scratch_report(d->internal->model_scratch[TCH_CONTACT_PEG]);
@@ -311,6 +317,10 @@ int main(int argc, char** argv) {
                 if (run(&s, models[model], h, &r) != 0) {
                     return 1;
                 }
+                fprintf(stderr,
+                        "%s h %.3f seed %d: %d steps%s, largest overlap %.3e m^2 at %.3f s\n",
+                        models[model], h, seed, r.steps, r.crashed ? " (crashed)" : "", r.worst,
+                        r.worst_time);
                 for (int i = 0; i < r.steps; ++i) {
                     pooled[model][count[model]++] = r.overlaps[i];
                     overlapping[model] += r.overlaps[i] > 1e-10;
