@@ -72,6 +72,8 @@ typedef struct tch_model {
     tch_real lcp_tolerance;     ///< PGS stopping residual
     tch_real adaptive_rtol;     ///< adaptive integrator's relative tolerance
     tch_real adaptive_atol;     ///< and absolute one (m, m/s, rad/s, quaternion components)
+    tch_planar planar;          ///< TCH_PLANAR_XZ: free bodies move in the x-z plane, turn
+                                ///< about y (docs/planar.md)
 
     // ---- bodies [body_count] ----
     char (*body_name)[64];

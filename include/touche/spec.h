@@ -57,6 +57,13 @@ typedef enum tch_integrator {
                              ///< adaptive_rtol and adaptive_atol, for accuracy studies
 } tch_integrator;
 
+/// The planar mode (MJCF `<option touche:planar="xz"/>`, docs/mjcf.md and docs/planar.md).
+typedef enum tch_planar {
+    TCH_PLANAR_NONE = 0, ///< bodies move in 3D (the default)
+    TCH_PLANAR_XZ,       ///< every free body moves in the world x-z plane and turns about world
+                         ///< y only: three velocities per body (v_x, v_z, w_y)
+} tch_planar;
+
 /// The adaptive integrator's default tolerances (TCH_INTEGRATOR_ADAPTIVE).
 #define TCH_ADAPTIVE_DEFAULT_RTOL 1e-4
 #define TCH_ADAPTIVE_DEFAULT_ATOL 1e-6
@@ -168,6 +175,7 @@ typedef struct tch_option_def {
                                   ///< NaN: TCH_ADAPTIVE_DEFAULT_RTOL
     tch_real adaptive_atol;       ///< its absolute tolerance (> 0, SI units of qpos and qvel);
                                   ///< NaN: TCH_ADAPTIVE_DEFAULT_ATOL
+    tch_planar planar;            ///< TCH_PLANAR_NONE (default) or TCH_PLANAR_XZ
     int cookie;
 } tch_option_def;
 

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "contact/planar.h"
 #include "math/vec.h"
 
 /* Grows *buffer (of `size` bytes per element) to hold `needed` elements; doubles. */
@@ -150,7 +151,7 @@ void tch_contact_predict_velocities(const tch_model* model, const tch_data* data
                                     tch_v3_sub(data->body_torque_W[b], tch_v3_cross(w, Iw)));
         prediction->w_W[b] = tch_v3_madd(w, h, dw);
         prediction->v_WCm[b] = tch_v3_madd(data->body_v_WCm[b], h / model->body_total_mass[b],
-                                           data->body_force_W[b]);
+                                           tch_planar_linear(model, data->body_force_W[b]));
     }
 }
 
@@ -190,7 +191,8 @@ static void predict_change(const tch_model* model, const tch_data* data,
         return;
     }
     prediction->v_WCm[root] =
-        tch_v3_madd(prediction->v_WCm[root], h / model->body_total_mass[root], f_W);
+        tch_v3_madd(prediction->v_WCm[root], h / model->body_total_mass[root],
+                    tch_planar_linear(model, f_W));
     prediction->w_W[root] = tch_v3_madd(prediction->w_W[root], h,
                                         tch_m3_mul_v3(data->body_I_inv_W[root],
                                                       tch_v3_cross(r, f_W)));

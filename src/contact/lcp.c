@@ -22,6 +22,7 @@
 
 #include "contact/contact.h"
 #include "contact/lcp_memory.h"
+#include "contact/planar.h"
 #include "math/vec.h"
 
 /* Restitution acts on approach speeds above max(this, 4 |g| h), m/s: slower contacts (a body
@@ -56,7 +57,7 @@ static void describe_contact(const tch_model* m, const tch_row_sink* sink,
     row->geom_b = c->geom_b;
     row->p_W = c->p_W;
     row->n_W = c->n_W;
-    tch_v3_basis(c->n_W, &row->t1_W, &row->t2_W);
+    tch_planar_basis(m, c->n_W, &row->t1_W, &row->t2_W);
     row->mu = p->friction;
     row->cone_edges = p->friction > 0 ? (int)p->cone_edges : 0;
     row->target = normal_target(m, sink, c, p);

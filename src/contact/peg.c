@@ -28,6 +28,8 @@
 #include "contact/contact.h"
 #include "contact/peg.h"
 #include "contact/peg_lcp.h"
+#include "contact/peg_planar.h"
+#include "contact/planar.h"
 #include "geometry/model_shape.h"
 
 /* An infinite plane (size 0) as a box of this half extent, m. */
@@ -66,6 +68,7 @@ typedef struct peg_scratch {
     peg_memory* memories;       /* one per geom pair that has touched (a pair's state holds
                                  * its index + 1) */
     tch_peg_report report;
+    tch_peg_planar_scratch planar; /* the planar mode's polygons */
 } peg_scratch;
 
 /* ---- compile: features ---- */
@@ -196,6 +199,7 @@ static void peg_scratch_destroy(void* scratch) {
         free(s->memories[i].z);
     }
     if (s) {
+        free(s->planar.points);
         free(s->lists);
         free(s->slot_memory);
         free(s->memories);
@@ -271,7 +275,7 @@ static tch_vec3 centre_of_mass(const tch_model* m, const tch_data* d, int g) {
 }
 
 tch_peg_params tch_peg_pair_params(const tch_model* m, const tch_pair_params* pair) {
-    tch_peg_params params = tch_peg_params_default(3, m->timestep);
+    tch_peg_params params = tch_peg_params_default(tch_is_planar(m) ? 2 : 3, m->timestep);
     if (pair->margin > 0) {
         params.proximity = pair->margin;
     }
@@ -296,9 +300,17 @@ static int peg_pair_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
     }
     tch_peg_params params = tch_peg_pair_params(m, &pair->params);
     tch_peg_constraints* list = &s->lists[slot];
-    if (tch_peg_constraints_build(&g->features[a], d->geom_X_WG[a], centre_of_mass(m, d, a),
-                                  &g->features[b], d->geom_X_WG[b], centre_of_mass(m, d, b),
-                                  &params, list, NULL) != TCH_OK) {
+    tch_status built =
+        tch_is_planar(m)
+            ? tch_peg_constraints_build_planar(&g->features[a], d->geom_X_WG[a],
+                                               centre_of_mass(m, d, a), &g->features[b],
+                                               d->geom_X_WG[b], centre_of_mass(m, d, b),
+                                               &params, &s->planar, list, NULL)
+            : tch_peg_constraints_build(&g->features[a], d->geom_X_WG[a],
+                                        centre_of_mass(m, d, a), &g->features[b],
+                                        d->geom_X_WG[b], centre_of_mass(m, d, b), &params,
+                                        list, NULL);
+    if (built != TCH_OK) {
         return -1; /* the parameters were checked at compile: out of memory */
     }
     if (list->count == 0) {
@@ -324,7 +336,8 @@ const tch_peg_constraints* tch_peg_pair_constraints(const void* scratch, int pai
 
 /* ---- constraints stage ---- */
 
-static int remembered_constraint(const peg_scratch* s, int slot, const tch_pair_result* pair,
+static int remembered_constraint(const tch_model* m, const peg_scratch* s, int slot,
+                                 const tch_pair_result* pair,
                                  int constraint, tch_real h);
 
 /* One row per constraint at its primary (the engine's islands, and its fallback solve), with
@@ -332,7 +345,6 @@ static int remembered_constraint(const peg_scratch* s, int slot, const tch_pair_
  * is `remembered`, and an island of such rows may sleep). */
 static int peg_build_rows(const tch_model* m, const tch_data* d, tch_pair_context* context,
                           tch_row_sink* sink) {
-    (void)m;
     const peg_scratch* s = context->scratch;
     const tch_pair_result* pair = context->pair;
     const tch_peg_constraints* list = &s->lists[pair - d->pair_results];
@@ -347,11 +359,12 @@ static int peg_build_rows(const tch_model* m, const tch_data* d, tch_pair_contex
         row->geom_b = pair->geom_b;
         row->p_W = primary->point_a;
         row->n_W = primary->normal;
-        tch_v3_basis(primary->normal, &row->t1_W, &row->t2_W);
+        tch_planar_basis(m, primary->normal, &row->t1_W, &row->t2_W);
         row->mu = c->kind == TCH_PEG_X ? 0 : pair->params.friction;
         row->cone_edges = row->mu > 0 ? (int)pair->params.cone_edges : 0;
         row->target = -tch_peg_constraint_value(list, k) / sink->h;
-        int found = remembered_constraint(s, (int)(pair - d->pair_results), pair, k, sink->h);
+        int found = remembered_constraint(m, s, (int)(pair - d->pair_results), pair, k,
+                                          sink->h);
         if (found >= 0) {
             tch_vec3 impulse = s->memories[s->slot_memory[pair - d->pair_results]].impulses[found];
             row->remembered = 1;
@@ -444,16 +457,16 @@ static int remember_unknowns(peg_memory* memory, const tch_peg_pair* pair,
     return 0;
 }
 
-/* Friction directions for a cone of `edges` (3 .. 64). */
-static int friction_directions(int edges);
+/* The LCP's options for a cone of `edges`: n_d = edges (3 .. 64) in 3D; in the planar mode
+ * the two in-plane directions about y (contact/peg_lcp.h). */
+static tch_peg_step_options step_options(const tch_model* m, tch_real h, int edges);
 
 /* Constraint `constraint` of the pair's list in its memory (the last solve's place), or -1. */
-static int remembered_constraint(const peg_scratch* s, int slot, const tch_pair_result* pair,
+static int remembered_constraint(const tch_model* m, const peg_scratch* s, int slot,
+                                 const tch_pair_result* pair,
                                  int constraint, tch_real h) {
     const tch_peg_pair view = {0, 0, &s->lists[slot], pair->params.friction, NULL, NULL};
-    const tch_peg_step_options o = {h, TCH_PEG_MODEL_PEG,
-                                    friction_directions((int)pair->params.cone_edges), false,
-                                    true};
+    const tch_peg_step_options o = step_options(m, h, (int)pair->params.cone_edges);
     peg_key key = constraint_key(&view, constraint, &o);
     return find_key(&s->memories[s->slot_memory[slot]], &key, constraint);
 }
@@ -520,18 +533,21 @@ static tch_peg_pair* island_pairs(const tch_model* m, const tch_data* d, const p
     return pairs;
 }
 
-/* Friction directions for a cone of `edges` (3 .. 64). */
-static int friction_directions(int edges) {
-    return edges < 3 ? 3 : edges > 64 ? 64 : edges;
+static tch_peg_step_options step_options(const tch_model* m, tch_real h, int edges) {
+    if (tch_is_planar(m)) {
+        return (tch_peg_step_options){h, TCH_PEG_MODEL_PEG, 2, true, true, tch_v3(0, 1, 0)};
+    }
+    return (tch_peg_step_options){h, TCH_PEG_MODEL_PEG, edges < 3 ? 3 : edges > 64 ? 64 : edges,
+                                  false, true, tch_v3_zero()};
 }
 
-/* The friction directions of the island: the largest cone of its frictional rows. */
-static int island_friction_directions(const tch_row_island* island) {
+/* The cone of the island: the largest of its frictional rows' (at least 3). */
+static int island_cone_edges(const tch_row_island* island) {
     int edges = 3;
     for (int i = 0; i < island->count; ++i) {
         edges = island->rows[i]->cone_edges > edges ? island->rows[i]->cone_edges : edges;
     }
-    return friction_directions(edges);
+    return edges;
 }
 
 /* The kinetic energy of the island's bodies at velocities (v, w) indexed by island->bodies
@@ -581,8 +597,7 @@ static int peg_solve_island(const tch_model* m, const tch_data* d, void* scratch
     tch_vec3* velocity = tch_arena_alloc(island->arena,
                                          2 * (size_t)(island->body_count + 1) * sizeof *velocity,
                                          "peg velocities");
-    tch_peg_step_options options = {island->h, TCH_PEG_MODEL_PEG,
-                                    island_friction_directions(island), false, true};
+    tch_peg_step_options options = step_options(m, island->h, island_cone_edges(island));
     tch_peg_body* bodies = local ? island_bodies(m, d, island, local) : NULL;
     int pair_count = 0;
     tch_peg_pair* pairs =

@@ -60,7 +60,8 @@ static lcp_row* add_row(assembly* a, row_type type, const tch_peg_pair* pair,
 /* The unit friction directions at a contact: +-t in the plane, else n_d evenly about n. */
 static tch_vec3 friction_direction(const tch_peg_step_options* o, tch_vec3 n, int k) {
     if (o->planar) {
-        const tch_vec3 t = tch_v3(-n.y, n.x, 0);
+        const bool z = !(tch_v3_norm2(o->plane_normal) > 0);
+        const tch_vec3 t = z ? tch_v3(-n.y, n.x, 0) : tch_v3_cross(o->plane_normal, n);
         return k == 0 ? t : tch_v3_neg(t);
     }
     tch_vec3 t, u;

@@ -73,6 +73,8 @@ typedef struct tch_peg_step_options {
     int friction_directions; /* n_d per contact: 2 in the plane (planar), >= 3 in 3D */
     bool planar;             /* 2D: friction along the in-plane tangent only (n_d = 2) */
     bool warm_start;         /* Lemke starts from the basis of the pairs' unknowns > 0 */
+    tch_vec3 plane_normal;   /* planar: the axis the bodies turn about (unit); zero: z, the
+                              * plane of the 2D cases (the engine's planar mode: y) */
 } tch_peg_step_options;
 
 typedef struct tch_peg_step_result {

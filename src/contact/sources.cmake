@@ -11,4 +11,5 @@ list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/tetmesh_api.c)
 list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/volume_linearize.c)
 list(APPEND TCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/peg_constraints.c
   ${CMAKE_CURRENT_LIST_DIR}/peg_cases_2d.c ${CMAKE_CURRENT_LIST_DIR}/peg_cases_3d.c
-  ${CMAKE_CURRENT_LIST_DIR}/peg_lcp.c ${CMAKE_CURRENT_LIST_DIR}/peg.c)
+  ${CMAKE_CURRENT_LIST_DIR}/peg_lcp.c ${CMAKE_CURRENT_LIST_DIR}/peg.c
+  ${CMAKE_CURRENT_LIST_DIR}/peg_planar.c)

@@ -46,5 +46,10 @@ void tch_free_body_advance_position(const tch_model* model, tch_real* qpos,
 tch_real tch_free_body_kinetic_energy(const tch_model* model, const tch_real* qpos,
                                       const tch_real* qvel, int body);
 
+/* The planar mode (contact/planar.h): drops the velocity components of body b that leave the
+ * x-z plane (the centre of mass's v_y, the world w_x and w_z); no change otherwise. */
+void tch_free_body_project_planar(const tch_model* model, const tch_real* qpos, tch_real* qvel,
+                                  int body);
+
 /* Renormalizes every free body's quaternion; returns the largest |1 - |q|| seen. */
 tch_real tch_free_bodies_normalize(const tch_model* model, tch_real* qpos);

@@ -1,5 +1,6 @@
 #include "dynamics/kinematics.h"
 
+#include "contact/planar.h"
 #include "dynamics/free_body.h"
 #include "math/vec.h"
 
@@ -20,7 +21,9 @@ static void body_position(const tch_model* m, tch_data* d, int b) {
                                                                     : m->body_p_BCm[b]);
     d->body_I_W[b] = m->body_free[b] ? tch_m3_rotate_tensor(R, m->body_total_I_BCm[b])
                                      : tch_m3_zero();
-    d->body_I_inv_W[b] = m->body_free[b] ? tch_m3_rotate_tensor(R, m->body_total_I_inv[b])
+    /* in the planar mode the constrained system's (contact/planar.h) */
+    const tch_mat3 I_inv_W = tch_m3_rotate_tensor(R, m->body_total_I_inv[b]);
+    d->body_I_inv_W[b] = m->body_free[b] ? tch_planar_inverse_inertia(m, d->body_I_W[b], I_inv_W)
                                          : tch_m3_zero();
 }
 

@@ -31,21 +31,24 @@
 #include <math.h>
 #include <string.h>
 
+#include "contact/planar.h"
 #include "solver/lemke.h"
 
 /* ---- Jacobian rows ---- */
 
 /* What a contact's rows share on one side: the body, the lever arm r = p - p_WCm and the
- * inverse mass and inertia. */
+ * inverse mass and inertia (in the planar mode the constrained system's: contact/planar.h;
+ * I_inv_W is already masked by the kinematics). */
 typedef struct row_body {
     int body; /* free root, or 0 (static) */
     tch_vec3 r;
     tch_real inverse_mass;
     const tch_mat3* I_inv_W;
+    const tch_model* m;
 } row_body;
 
 static row_body row_body_at(const tch_constraint_run* s, int geom, tch_vec3 p_W) {
-    row_body side = {tch_constraint_root(s->m, geom), tch_v3_zero(), 0, NULL};
+    row_body side = {tch_constraint_root(s->m, geom), tch_v3_zero(), 0, NULL, s->m};
     if (side.body != 0) {
         side.r = tch_v3_sub(p_W, s->d->body_p_WCm[side.body]);
         side.inverse_mass = 1 / s->m->body_total_mass[side.body];
@@ -66,7 +69,7 @@ static void make_side(const row_body* b, tch_vec3 d_W, tch_real sign, tch_row_si
     }
     side->lin = tch_v3_scale(d_W, sign);
     side->ang = tch_v3_scale(tch_v3_cross(b->r, d_W), sign);
-    side->inv_lin = tch_v3_scale(side->lin, b->inverse_mass);
+    side->inv_lin = tch_planar_linear(b->m, tch_v3_scale(side->lin, b->inverse_mass));
     side->inv_ang = tch_m3_mul_v3(*b->I_inv_W, side->ang);
 }
 

@@ -425,7 +425,8 @@ static int build_free_matrix(const tch_row_problem* p, const int* index, int fre
     }
     for (int i = 0; i < free_count; ++i) {
         t->row[t->count] = t->col[t->count] = i;
-        t->value[t->count++] = SUBSPACE_REGULARIZATION * diagonal[i];
+        /* a row that moves nothing (a friction row about a planar body's normal axis) */
+        t->value[t->count++] = diagonal[i] > 0 ? SUBSPACE_REGULARIZATION * diagonal[i] : 1;
     }
     return 0;
 }

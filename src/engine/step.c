@@ -421,10 +421,21 @@ tch_status tch_forward(const tch_model* m, tch_data* d, tch_error* err) {
     return evaluate(m, d, err);
 }
 
+/* The planar mode (docs/planar.md): a velocity set from outside (a keyframe, the API) may
+ * leave the plane; the step starts from its planar part. */
+static void project_planar(const tch_model* m, tch_data* d) {
+    for (int b = 1; b < m->body_count && m->planar != TCH_PLANAR_NONE; ++b) {
+        if (m->body_free[b]) {
+            tch_free_body_project_planar(m, d->qpos, d->qvel, b);
+        }
+    }
+}
+
 tch_status tch_step_begin(const tch_model* m, tch_data* d, tch_error* err) {
     if (tch_arena_grow_if_needed(&d->internal->arena) > 0) {
         d->warning_count[TCH_WARN_ARENA_GROWN]++;
     }
+    project_planar(m, d);
     d->internal->committing = 1;
     tch_status s = evaluate(m, d, err);
     d->internal->committing = 0;

@@ -120,7 +120,9 @@ static tch_real default_margin(const tch_model* m, tch_contact_model model, tch_
     if (model == TCH_CONTACT_LCP) {
         return LCP_DEFAULT_MARGIN;
     }
-    return model == TCH_CONTACT_PEG ? tch_peg_params_default(3, m->timestep).proximity : unset;
+    int dimension = m->planar != TCH_PLANAR_NONE ? 2 : 3;
+    return model == TCH_CONTACT_PEG ? tch_peg_params_default(dimension, m->timestep).proximity
+                                    : unset;
 }
 
 static tch_contact_model effective_model(const compile_context* ctx, tch_contact_model model) {
@@ -164,6 +166,32 @@ static tch_status check_model_runnable(const compile_context* ctx, tch_contact_m
     return s;
 }
 
+/* The planar mode (docs/planar.md): gravity in the plane, and an integrator that takes the
+ * free bodies' DOF mask (semi-implicit Euler and RK4 go through tch_free_body_acceleration;
+ * the implicit and adaptive ones assemble their own systems over six velocities). */
+static tch_status check_planar(const tch_option_def* opt, tch_error* err) {
+    if (opt->planar == TCH_PLANAR_NONE) {
+        return TCH_OK;
+    }
+    if (opt->planar != TCH_PLANAR_XZ) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "option touche:planar must be none or xz, got %d", (int)opt->planar);
+    }
+    if (opt->gravity.y != 0) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0,
+                        "option touche:planar=\"xz\" needs gravity in the x-z plane, got "
+                        "gravity y = %g m/s^2",
+                        opt->gravity.y);
+    }
+    if (opt->integrator == TCH_INTEGRATOR_IMPLICIT || opt->integrator == TCH_INTEGRATOR_ADAPTIVE) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                        "option touche:planar with the %s integrator is not supported yet; use "
+                        "integrator=\"Euler\" or \"RK4\" (or name none: Euler)",
+                        tch_integrator_description(opt->integrator));
+    }
+    return TCH_OK;
+}
+
 static tch_status compile_options(compile_context* ctx, tch_error* err) {
     const tch_option_def* opt = tch_spec_option(ctx->spec);
     static const tch_source no_source = {"", 0};
@@ -177,9 +205,13 @@ static tch_status compile_options(compile_context* ctx, tch_error* err) {
         return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, NULL, 0, "option gravity must be finite");
     }
     tch_status s = check_contact_params(&opt->contact, &no_source, "option", err);
+    if (s == TCH_OK) {
+        s = check_planar(opt, err);
+    }
     if (s != TCH_OK) {
         return s;
     }
+    m->planar = opt->planar;
     m->timestep = opt->timestep;
     m->gravity = opt->gravity;
     m->integrator = opt->integrator;
@@ -687,6 +719,10 @@ static int scene_uses_model(const tch_model* m, tch_contact_model model) {
  * Euler's update), else semi-implicit Euler, MuJoCo's default. */
 static void choose_integrator(tch_model* m) {
     if (m->integrator != TCH_INTEGRATOR_AUTO) {
+        return;
+    }
+    if (m->planar != TCH_PLANAR_NONE) { /* the implicit one has no planar mask yet */
+        m->integrator = TCH_INTEGRATOR_SEMI_IMPLICIT_EULER;
         return;
     }
     int physical = 0, constraint = 0;

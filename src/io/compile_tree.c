@@ -63,6 +63,11 @@ static tch_status check_supported(const tch_spec* spec, const tch_model* m, tch_
                         "yet; use integrator=\"Euler\" or \"RK4\"",
                         tch_integrator_description(m->integrator));
     }
+    if (m->planar != TCH_PLANAR_NONE) { /* the mask acts on free bodies (docs/planar.md) */
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
+                        "the planar mode (option touche:planar) with joints (articulated "
+                        "bodies) is not supported yet; its bodies must be free bodies");
+    }
     if (scene_uses(m, TCH_CONTACT_PEG)) { /* peg's rows act on free bodies' velocities only */
         return tch_fail(err, TCH_ERR_UNSUPPORTED, src->file, src->line,
                         "the peg contact model with joints (articulated bodies) is not "

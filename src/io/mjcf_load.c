@@ -298,6 +298,17 @@ static tch_status read_solver_options(tch_mjcf_loader* L, const xmlNode* node,
     return status;
 }
 
+/* touche:planar: "xz" makes every free body planar (docs/planar.md); "none" is the default. */
+static tch_status read_planar(tch_mjcf_loader* L, const xmlNode* node, tch_option_def* def) {
+    static const char* const planes[] = {"none", "xz", NULL};
+    int index = -1;
+    tch_status status = tch_mjcf_read_keyword(L, node, "touche:planar", planes, &index);
+    if (status == TCH_OK && index >= 0) {
+        def->planar = index == 1 ? TCH_PLANAR_XZ : TCH_PLANAR_NONE;
+    }
+    return status;
+}
+
 static tch_status load_option(tch_mjcf_loader* L, const xmlNode* node) {
     static const char* const known[] = {"timestep", "gravity", "integrator", NULL};
     tch_option_def def = *tch_spec_option(L->spec);
@@ -322,6 +333,9 @@ static tch_status load_option(tch_mjcf_loader* L, const xmlNode* node) {
     }
     if (status == TCH_OK) {
         status = read_solver_options(L, node, &def);
+    }
+    if (status == TCH_OK) {
+        status = read_planar(L, node, &def);
     }
     if (status == TCH_OK) { /* the adaptive integrator's tolerances (range: tch_spec_set_option) */
         status = tch_mjcf_read_nonnegative(L, node, "touche:rtol", true, &def.adaptive_rtol);

@@ -178,6 +178,9 @@ static void write_option(writer* w) {
         if (!isnan(o->adaptive_atol)) {
             write_real(w, "touche:atol", o->adaptive_atol);
         }
+        if (o->planar == TCH_PLANAR_XZ) {
+            write_string(w, "touche:planar", "xz");
+        }
     }
     fputs("/>\n", w->f);
 }

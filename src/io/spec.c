@@ -85,6 +85,7 @@ tch_option_def tch_option_def_default(void) {
         .lcp_tolerance = NAN,
         .adaptive_rtol = NAN,
         .adaptive_atol = NAN,
+        .planar = TCH_PLANAR_NONE,
         .cookie = TCH_SPEC_DEF_COOKIE,
     };
     def.contact.model = TCH_CONTACT_POINT;

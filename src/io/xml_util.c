@@ -545,7 +545,7 @@ static const char* const point_law_choices[] = {"linear", "hunt-crossley", NULL}
 
 /* Attributes of <option> alone that are not contact parameters (read by load_option). */
 static const char* const touche_option_attrs[] = {"solver", "iterations", "tolerance",
-                                                   "rtol", "atol", NULL};
+                                                   "rtol", "atol", "planar", NULL};
 
 static bool is_known_touche_attr(const char* local_name, bool scene_level) {
     if (strcmp(local_name, "contact") == 0 || strcmp(local_name, "law") == 0 ||
