@@ -26,36 +26,54 @@ static void pass_force_to_parent(const tch_tree* t, tch_tree_data* d, int l, tch
 
 /* Table 5.1: a_i = ^iX_lambda a_lambda + S qdd + c_i, f_i = I a_i + v_i x* I v_i (eq. 5.9),
  * then tau_i = S^T f_i and f_lambda += ^lambdaX_i^* f_i from the leaves in. Armature adds
- * its rotor torque a qdd to each dof. */
+ * its rotor torque a qdd to each dof. A link without inertia (a body's inner joint) has f = 0
+ * before its children's forces arrive. */
 void tch_tree_rnea(const tch_tree* t, tch_tree_data* d, const tch_real* qacc, tch_real* tau) {
     for (int l = 0; l < t->link_count; ++l) {
         const tch_tree_link* link = &t->links[l];
         tch_spatial_vec a = tch_sv_add(
             tch_sx_apply_inverse_motion(d->X_up[l], parent_acceleration(t, d, l)), d->c[l]);
         if (qacc) {
-            a = tch_sv_add(a, tch_tree_link_motion(t, link, qacc));
+            a = tch_sv_add(a, tch_tree_link_motion(link, qacc));
         }
         d->a[l] = a;
-        tch_spatial_vec momentum = tch_rbi_apply(link->inertia, d->v[l]);
-        d->f[l] =
-            tch_sv_add(tch_rbi_apply(link->inertia, a), tch_sv_cross_force(d->v[l], momentum));
+        if (link->has_inertia) {
+            tch_spatial_vec momentum = tch_rbi_apply(link->inertia, d->v[l]);
+            d->f[l] = tch_sv_add(tch_rbi_apply(link->inertia, a),
+                                 tch_sv_cross_force(d->v[l], momentum));
+        } else {
+            d->f[l] = tch_sv_zero();
+        }
     }
     for (int l = t->link_count - 1; l >= 0; --l) {
         const tch_tree_link* link = &t->links[l];
-        for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
-            tau[k] = tch_sv_dot(t->dof_S[k], d->f[l]) + (qacc ? t->dof_armature[k] * qacc[k] : 0);
+        for (int k = 0; k < link->dof_count; ++k) {
+            int dof = link->dof + k;
+            tau[dof] = tch_tree_link_dof_force(link, k, d->f[l]) +
+                       (qacc ? t->dof_armature[dof] * qacc[dof] : 0);
         }
         pass_force_to_parent(t, d, l, d->f[l]);
     }
 }
 
-/* Writes S_j^T F into row k and column k of M for every dof j of link l. */
+/* Writes S_j^T F into row k and column k of M for every dof j <= k of link l. */
 static void write_mass_entries(const tch_tree* t, tch_real* M, int k, int l, tch_spatial_vec F) {
     const tch_tree_link* link = &t->links[l];
     int nv = t->nv;
-    for (int j = link->dof; j < link->dof + link->dof_count && j <= k; ++j) {
-        M[k * nv + j] = M[j * nv + k] = tch_sv_dot(t->dof_S[j], F);
+    for (int i = 0; i < link->dof_count && link->dof + i <= k; ++i) {
+        int j = link->dof + i;
+        M[k * nv + j] = M[j * nv + k] = tch_tree_link_dof_force(link, i, F);
     }
+}
+
+/* I S_k for a link's dof k: for a hinge (S = e_z) the column (I_o e_z, e_z x h). */
+static tch_spatial_vec inertia_times_subspace(const tch_tree* t, const tch_spatial_rbi* I,
+                                              const tch_tree_link* link, int k) {
+    if (link->type == TCH_TREE_LINK_HINGE) {
+        return tch_sv((tch_vec3){I->I_o.m[0][2], I->I_o.m[1][2], I->I_o.m[2][2]},
+                      (tch_vec3){-I->h.y, I->h.x, 0});
+    }
+    return tch_rbi_apply(*I, t->dof_S[k]);
 }
 
 /* Table 6.2: composite inertias I^c_lambda += ^lambdaX_i^* I^c_i ^iX_lambda (sec. 6.2, in
@@ -76,7 +94,7 @@ void tch_tree_mass_matrix(const tch_tree* t, tch_tree_data* d) {
     for (int l = 0; l < t->link_count; ++l) {
         const tch_tree_link* link = &t->links[l];
         for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
-            tch_spatial_vec F = tch_rbi_apply(Ic[l], t->dof_S[k]);
+            tch_spatial_vec F = inertia_times_subspace(t, &Ic[l], link, k);
             write_mass_entries(t, d->M, k, l, F);
             d->M[k * t->nv + k] += t->dof_armature[k];
             for (int j = l; t->links[j].parent >= 0; j = t->links[j].parent) {
@@ -283,7 +301,7 @@ static void accelerate_link(const tch_tree* t, tch_tree_data* d, int l, tch_real
         const tch_mat3* Dinv = &d->D_inverse[l];
         qacc[first + i] = Dinv->m[i][0] * rhs[0] + Dinv->m[i][1] * rhs[1] + Dinv->m[i][2] * rhs[2];
     }
-    d->a[l] = tch_sv_add(a, tch_tree_link_motion(t, link, qacc));
+    d->a[l] = tch_sv_add(a, tch_tree_link_motion(link, qacc));
 }
 
 tch_status tch_tree_aba(const tch_tree* t, tch_tree_data* d, const tch_real* tau, tch_real* qacc,
