@@ -122,6 +122,7 @@ typedef enum tch_tree_link_type {
 typedef struct tch_tree_link {
     tch_tree_link_type type;
     int parent;                    /* link index, -1 for the world */
+    int top;                       /* the link of the world at the root of this link's subtree */
     int body;                      /* the body this link moves */
     int joint;                     /* -1 for a weld */
     int dof;                       /* first dof */
@@ -163,6 +164,14 @@ typedef struct tch_tree {
     tch_tree_site* sites;   /* [site_count] */
     tch_spatial_vec* dof_S; /* [nv] motion subspace column, link frame (eq. 4.7) */
     int* dof_parent;        /* [nv] the nearest dof toward the root, -1: lambda of ch. 6 */
+    /* The packed rows of the L^T D L factor (tch_tree_data.LD): row k holds dof k's entries
+     * for the dofs of its path, root first and k last (dof_depth[k] + 1 of them, at
+     * dof_row[k]); dof_path lists those dofs in the same layout. A dof's path is the start
+     * of each of its descendants' paths, so the factor's updates run over contiguous rows. */
+    int* dof_depth; /* [nv] the number of dofs above k */
+    int* dof_row;   /* [nv] */
+    int* dof_path;  /* [row_size] */
+    int row_size;
     int* dof_link;          /* [nv] */
     tch_real* dof_armature; /* [nv] */
     tch_real* dof_damping;  /* [nv] */
@@ -181,12 +190,14 @@ typedef struct tch_tree_data {
     tch_spatial_vec* a;             /* [links] scratch: accelerations */
     tch_spatial_vec* f;             /* [links] scratch: forces */
     tch_spatial_rbi* I_composite;   /* [links] CRBA scratch */
+    tch_spatial_vec* S_top;         /* [nv] CRBA scratch: S in the top link's frame T (below) */
     tch_spatial_abi* I_articulated; /* [links] ABA scratch */
     tch_spatial_vec* U;             /* [nv] ABA: I^A S per dof */
     tch_mat3* D_inverse;            /* [links] ABA: (S^T I^A S + armature)^-1, dof_count^2 */
     tch_real* u;                    /* [nv] ABA */
     tch_real* M;                    /* [nv*nv] A(q), row-major, full */
-    tch_real* LD;                   /* [nv*nv] L^T D L: D on the diagonal, L below */
+    tch_real* LD;                   /* [row_size] L^T D L in packed rows (tch_tree.dof_row): each
+                                       row L's entries, then D's */
     tch_real* rows;                 /* [max_rows*nv] scratch of tch_tree_inverse_inertia */
 } tch_tree_data;
 

@@ -287,6 +287,7 @@ static tch_tree_link* add_link(tch_tree* t, int* counters, tch_tree_link link, t
     link.qpos = counters[2];
     counters[1] += dof_count;
     counters[2] += nq;
+    link.top = link.parent >= 0 ? t->links[link.parent].top : index;
     tch_spatial_transform O = link_frame(link.type, axis, anchor);
     if (link.parent >= 0) {
         link.X_fixed = tch_sx_mul(t->links[link.parent].X_body, link.X_fixed);
@@ -400,6 +401,33 @@ static void build_links(tch_tree* t, const tch_tree_def* def, const tch_mat3* I_
     }
 }
 
+/* The packed rows of the factor (tch_tree.dof_row): each dof's path from the root. */
+static tch_status build_factor_rows(tch_tree* t) {
+    int nv = t->nv > 0 ? t->nv : 1;
+    t->dof_depth = calloc((size_t)nv, sizeof *t->dof_depth);
+    t->dof_row = calloc((size_t)nv, sizeof *t->dof_row);
+    if (!t->dof_depth || !t->dof_row) {
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    t->row_size = 0;
+    for (int k = 0; k < t->nv; ++k) {
+        int parent = t->dof_parent[k];
+        t->dof_depth[k] = parent >= 0 ? t->dof_depth[parent] + 1 : 0;
+        t->dof_row[k] = t->row_size;
+        t->row_size += t->dof_depth[k] + 1;
+    }
+    t->dof_path = calloc((size_t)t->row_size + 1, sizeof *t->dof_path);
+    if (!t->dof_path) {
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    for (int k = 0; k < t->nv; ++k) {
+        for (int j = k, m = t->dof_depth[k]; j >= 0; j = t->dof_parent[j], --m) {
+            t->dof_path[t->dof_row[k] + m] = j;
+        }
+    }
+    return TCH_OK;
+}
+
 tch_status tch_tree_create(const tch_tree_def* def, tch_tree** out, tch_error* err) {
     *out = NULL;
     tch_mat3* I_Cm =
@@ -429,6 +457,12 @@ tch_status tch_tree_create(const tch_tree_def* def, tch_tree** out, tch_error* e
     }
     if (status == TCH_OK) {
         build_links(t, def, I_Cm);
+        status = build_factor_rows(t);
+        if (status != TCH_OK) {
+            tch_fail(err, status, NULL, 0, "out of memory for a tree");
+        }
+    }
+    if (status == TCH_OK) {
         *out = t;
     } else {
         tch_tree_destroy(t);
@@ -449,6 +483,9 @@ void tch_tree_destroy(tch_tree* t) {
     free(t->sites);
     free(t->dof_S);
     free(t->dof_parent);
+    free(t->dof_depth);
+    free(t->dof_row);
+    free(t->dof_path);
     free(t->dof_link);
     free(t->dof_armature);
     free(t->dof_damping);
@@ -476,14 +513,15 @@ tch_status tch_tree_data_create(const tch_tree* t, int max_rows, tch_tree_data**
     d->a = calloc(links, sizeof *d->a);
     d->f = calloc(links, sizeof *d->f);
     d->I_composite = calloc(links, sizeof *d->I_composite);
+    d->S_top = calloc(nv, sizeof *d->S_top);
     d->I_articulated = calloc(links, sizeof *d->I_articulated);
     d->U = calloc(nv, sizeof *d->U);
     d->D_inverse = calloc(links, sizeof *d->D_inverse);
     d->u = calloc(nv, sizeof *d->u);
     d->M = calloc(nv * nv, sizeof *d->M);
-    d->LD = calloc(nv * nv, sizeof *d->LD);
+    d->LD = calloc((size_t)t->row_size + 1, sizeof *d->LD);
     d->rows = calloc(((size_t)max_rows + 1) * nv, sizeof *d->rows);
-    if (!(d->X_up && d->X_world && d->v && d->c && d->a && d->f && d->I_composite &&
+    if (!(d->X_up && d->X_world && d->v && d->c && d->a && d->f && d->I_composite && d->S_top &&
           d->I_articulated && d->U && d->D_inverse && d->u && d->M && d->LD && d->rows)) {
         tch_tree_data_destroy(d);
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for tree data");
@@ -503,6 +541,7 @@ void tch_tree_data_destroy(tch_tree_data* d) {
     free(d->a);
     free(d->f);
     free(d->I_composite);
+    free(d->S_top);
     free(d->I_articulated);
     free(d->U);
     free(d->D_inverse);

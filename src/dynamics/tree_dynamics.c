@@ -56,52 +56,46 @@ void tch_tree_rnea(const tch_tree* t, tch_tree_data* d, const tch_real* qacc, tc
     }
 }
 
-/* Writes S_j^T F into row k and column k of M for every dof j <= k of link l. */
-static void write_mass_entries(const tch_tree* t, tch_real* M, int k, int l, tch_spatial_vec F) {
-    const tch_tree_link* link = &t->links[l];
-    int nv = t->nv;
-    for (int i = 0; i < link->dof_count && link->dof + i <= k; ++i) {
-        int j = link->dof + i;
-        M[k * nv + j] = M[j * nv + k] = tch_tree_link_dof_force(link, i, F);
-    }
+/* The CRBA in the frame T_l of world axes at the origin of link l's top link (the root of its
+ * subtree of the world; MuJoCo's mj_crb works likewise about the subtree's centre of mass):
+ * every link of a subtree shares it, so composite inertias add entry by entry and
+ * H_kj = S_j^T I^c_i S_k (table 6.2) is a 6-vector dot product for each ancestor dof j of k,
+ * with no transform along the path. The link frame in T_l. */
+static tch_spatial_transform link_in_top_frame(const tch_tree* t, const tch_tree_data* d, int l) {
+    tch_spatial_transform X = d->X_world[l];
+    X.p = tch_v3_sub(X.p, d->X_world[t->links[l].top].p);
+    return X;
 }
 
-/* I S_k for a link's dof k: for a hinge (S = e_z) the column (I_o e_z, e_z x h). */
-static tch_spatial_vec inertia_times_subspace(const tch_tree* t, const tch_spatial_rbi* I,
-                                              const tch_tree_link* link, int k) {
-    if (link->type == TCH_TREE_LINK_HINGE) {
-        return tch_sv((tch_vec3){I->I_o.m[0][2], I->I_o.m[1][2], I->I_o.m[2][2]},
-                      (tch_vec3){-I->h.y, I->h.x, 0});
-    }
-    return tch_rbi_apply(*I, t->dof_S[k]);
-}
-
-/* Table 6.2: composite inertias I^c_lambda += ^lambdaX_i^* I^c_i ^iX_lambda (sec. 6.2, in
- * the ten-number form of math/spatial.h), then for each dof k of link i,
- * F = I^c_i S_k carried toward the root gives H_kj = S_j^T F for every dof j it passes. Entries
- * of dofs on different branches are never written: zero from creation. */
+/* Table 6.2 in the top frames (above): I^c_i = sum of the subtree's inertias, then
+ * F = I^c_i S_k and H_kj = S_j . F for k and every dof j on its path to the root (lambda,
+ * sec. 6.5). Entries of dofs on different branches are never written: zero from creation. */
 void tch_tree_mass_matrix(const tch_tree* t, tch_tree_data* d) {
     tch_spatial_rbi* Ic = d->I_composite;
+    tch_spatial_vec* S = d->S_top;
     for (int l = 0; l < t->link_count; ++l) {
-        Ic[l] = t->links[l].inertia;
+        const tch_tree_link* link = &t->links[l];
+        tch_spatial_transform X = link_in_top_frame(t, d, l);
+        Ic[l] = link->has_inertia ? tch_rbi_transform(X, link->inertia) : (tch_spatial_rbi){0};
+        for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
+            S[k] = tch_sx_apply_motion(X, t->dof_S[k]);
+        }
     }
     for (int l = t->link_count - 1; l >= 0; --l) {
         int parent = t->links[l].parent;
         if (parent >= 0) {
-            Ic[parent] = tch_rbi_add(Ic[parent], tch_rbi_transform(d->X_up[l], Ic[l]));
+            Ic[parent] = tch_rbi_add(Ic[parent], Ic[l]);
         }
     }
-    for (int l = 0; l < t->link_count; ++l) {
-        const tch_tree_link* link = &t->links[l];
-        for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
-            tch_spatial_vec F = inertia_times_subspace(t, &Ic[l], link, k);
-            write_mass_entries(t, d->M, k, l, F);
-            d->M[k * t->nv + k] += t->dof_armature[k];
-            for (int j = l; t->links[j].parent >= 0; j = t->links[j].parent) {
-                F = tch_sx_apply_force(d->X_up[j], F);
-                write_mass_entries(t, d->M, k, t->links[j].parent, F);
-            }
+    int nv = t->nv;
+    for (int k = 0; k < nv; ++k) {
+        tch_spatial_vec F = tch_rbi_apply(Ic[t->dof_link[k]], S[k]);
+        const int* path = &t->dof_path[t->dof_row[k]]; /* k and its ancestors (lambda) */
+        for (int m = 0; m <= t->dof_depth[k]; ++m) {
+            int j = path[m];
+            d->M[k * nv + j] = d->M[j * nv + k] = tch_sv_dot(S[j], F);
         }
+        d->M[k * nv + k] += t->dof_armature[k];
     }
 }
 
@@ -117,26 +111,34 @@ static tch_status not_positive(const tch_tree* t, int dof, const char* what, tch
 }
 
 /* Table 6.3, the L^T D L factorization H = L^T D L over the expanded parent array lambda
- * (sec. 6.5): no fill-in, so the work is that of the nonzeros of a branch-induced sparse H. */
+ * (sec. 6.5): no fill-in, so the work is that of the nonzeros of a branch-induced sparse H.
+ * In the packed rows (tch_tree.dof_row) the ancestors i of k have as their row the first
+ * depth(i) + 1 entries of k's, so H_ij -= H_kj a runs over a contiguous stretch of both. */
 tch_status tch_tree_factor(const tch_tree* t, tch_tree_data* d, tch_error* err) {
     int nv = t->nv;
-    const int* lambda = t->dof_parent;
-    tch_real* H = d->LD;
+    tch_real* LD = d->LD;
     for (int k = 0; k < nv; ++k) {
-        for (int i = k; i >= 0; i = lambda[i]) {
-            H[k * nv + i] = d->M[k * nv + i];
+        const int* path = &t->dof_path[t->dof_row[k]];
+        tch_real* row = &LD[t->dof_row[k]];
+        for (int m = 0; m <= t->dof_depth[k]; ++m) {
+            row[m] = d->M[k * nv + path[m]];
         }
     }
     for (int k = nv - 1; k >= 0; --k) {
-        if (!(H[k * nv + k] > 0)) {
+        int depth = t->dof_depth[k];
+        tch_real* row_k = &LD[t->dof_row[k]];
+        if (!(row_k[depth] > 0)) {
             return not_positive(t, k, "the mass matrix pivot", err);
         }
-        for (int i = lambda[k]; i >= 0; i = lambda[i]) {
-            tch_real a = H[k * nv + i] / H[k * nv + k];
-            for (int j = i; j >= 0; j = lambda[j]) {
-                H[i * nv + j] -= H[k * nv + j] * a;
+        tch_real inverse_pivot = 1 / row_k[depth];
+        const int* path = &t->dof_path[t->dof_row[k]];
+        for (int m = depth - 1; m >= 0; --m) { /* ancestor i = path[m], of depth m */
+            tch_real a = row_k[m] * inverse_pivot;
+            tch_real* row_i = &LD[t->dof_row[path[m]]];
+            for (int n = 0; n <= m; ++n) {
+                row_i[n] -= row_k[n] * a;
             }
-            H[k * nv + i] = a;
+            row_k[m] = a;
         }
     }
     return TCH_OK;
@@ -145,26 +147,34 @@ tch_status tch_tree_factor(const tch_tree* t, tch_tree_data* d, tch_error* err) 
 /* x = L^-T x (table 6.4) over the dofs first .. first + count (x[0] is dof first's; every
  * ancestor of a dof of the range is in it): with L unit lower over lambda, from the last dof
  * back. */
-static void solve_LT(const tch_tree* t, const tch_real* L, int first, int count, tch_real* x) {
-    int nv = t->nv;
+static void solve_LT(const tch_tree* t, const tch_real* LD, int first, int count, tch_real* x) {
     for (int k = first + count - 1; k >= first; --k) {
         tch_real xk = x[k - first];
         if (xk != 0) {
-            for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) {
-                x[i - first] -= L[k * nv + i] * xk;
+            const tch_real* row = &LD[t->dof_row[k]];
+            const int* path = &t->dof_path[t->dof_row[k]];
+            for (int m = 0; m < t->dof_depth[k]; ++m) {
+                x[path[m] - first] -= row[m] * xk;
             }
         }
     }
 }
 
 /* x = L^-1 x (table 6.4) over the same range, from the root out. */
-static void solve_L(const tch_tree* t, const tch_real* L, int first, int count, tch_real* x) {
-    int nv = t->nv;
+static void solve_L(const tch_tree* t, const tch_real* LD, int first, int count, tch_real* x) {
     for (int k = first; k < first + count; ++k) {
-        for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) {
-            x[k - first] -= L[k * nv + i] * x[i - first];
+        const tch_real* row = &LD[t->dof_row[k]];
+        const int* path = &t->dof_path[t->dof_row[k]];
+        tch_real sum = 0;
+        for (int m = 0; m < t->dof_depth[k]; ++m) {
+            sum += row[m] * x[path[m] - first];
         }
+        x[k - first] -= sum;
     }
+}
+
+static tch_real pivot(const tch_tree* t, const tch_tree_data* d, int k) {
+    return d->LD[t->dof_row[k] + t->dof_depth[k]];
 }
 
 /* H^-1 = L^-1 D^-1 L^-T */
@@ -172,7 +182,7 @@ void tch_tree_solve_range(const tch_tree* t, const tch_tree_data* d, int first, 
                           tch_real* x) {
     solve_LT(t, d->LD, first, count, x);
     for (int k = first; k < first + count; ++k) {
-        x[k - first] /= d->LD[k * t->nv + k];
+        x[k - first] /= pivot(t, d, k);
     }
     solve_L(t, d->LD, first, count, x);
 }
@@ -195,7 +205,7 @@ void tch_tree_inverse_inertia(const tch_tree* t, tch_tree_data* d, int m, const 
     tch_real* W = d->rows;
     tch_real* scale = d->u; /* D^-1/2 */
     for (int k = 0; k < nv; ++k) {
-        scale[k] = 1 / sqrt(d->LD[k * nv + k]);
+        scale[k] = 1 / sqrt(pivot(t, d, k));
     }
     memcpy(W, J, (size_t)m * (size_t)nv * sizeof *W);
     for (int r = 0; r < m; ++r) {
