@@ -236,7 +236,7 @@ static int invert_joint_inertia(const tch_tree* t, tch_tree_data* d, int l) {
     tch_mat3 D = tch_m3_identity();
     for (int i = 0; i < n; ++i) {
         for (int j = 0; j < n; ++j) {
-            D.m[i][j] = tch_sv_dot(t->dof_S[first + i], d->U[first + j]);
+            D.m[i][j] = tch_tree_link_dof_force(link, i, d->U[first + j]);
         }
         D.m[i][i] += t->dof_armature[first + i];
     }
@@ -258,6 +258,27 @@ static int invert_joint_inertia(const tch_tree* t, tch_tree_data* d, int l) {
     return -1;
 }
 
+/* I^A S_k for a link's dof k: with S a unit column, a column of I^A = [A B; B^T C]. */
+static tch_spatial_vec articulated_times_subspace(const tch_spatial_abi* I, const tch_tree_link* link,
+                                                  int k) {
+    const tch_mat3 *A = &I->A, *B = &I->B, *C = &I->C;
+    switch (link->type) {
+    case TCH_TREE_LINK_HINGE:
+    case TCH_TREE_LINK_BALL: /* (A e_k, B^T e_k) */
+        k = link->type == TCH_TREE_LINK_HINGE ? 2 : k;
+        return tch_sv((tch_vec3){A->m[0][k], A->m[1][k], A->m[2][k]},
+                      (tch_vec3){B->m[k][0], B->m[k][1], B->m[k][2]});
+    case TCH_TREE_LINK_SLIDE:
+    case TCH_TREE_LINK_TRANSLATION: /* (B e_k, C e_k) */
+        k = link->type == TCH_TREE_LINK_SLIDE ? 2 : k;
+        return tch_sv((tch_vec3){B->m[0][k], B->m[1][k], B->m[2][k]},
+                      (tch_vec3){C->m[0][k], C->m[1][k], C->m[2][k]});
+    case TCH_TREE_LINK_WELD:
+        break;
+    }
+    return tch_sv_zero();
+}
+
 /* Pass 2 for link l: U = I^A S, D, u = tau - S^T p^A, and the articulated inertia and bias
  * force it hands to its parent, I^a = I^A - U D^-1 U^T and p^a = p^A + I^a c + U D^-1 u
  * (table 7.1, sec. 7.3). */
@@ -267,9 +288,9 @@ static int articulate_link(const tch_tree* t, tch_tree_data* d, int l, const tch
     tch_spatial_vec pa = d->f[l];
     int n = link->dof_count, first = link->dof;
     if (n > 0) {
-        for (int k = first; k < first + n; ++k) {
-            d->U[k] = tch_abi_apply(Ia, t->dof_S[k]);
-            d->u[k] = tau[k] - tch_sv_dot(t->dof_S[k], pa);
+        for (int k = 0; k < n; ++k) {
+            d->U[first + k] = articulated_times_subspace(&Ia, link, k);
+            d->u[first + k] = tau[first + k] - tch_tree_link_dof_force(link, k, pa);
         }
         int bad = invert_joint_inertia(t, d, l);
         if (bad >= 0) {
