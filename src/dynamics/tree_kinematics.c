@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "dynamics/tree.h"
+#include "math/sincos.h"
 
 static tch_quat read_quaternion(const tch_real* q) {
     return (tch_quat){q[0], q[1], q[2], q[3]};
@@ -59,7 +60,8 @@ static tch_spatial_transform link_placement(const tch_tree_link* link, const tch
     const tch_mat3* F = &link->X_fixed.R;
     switch (link->type) {
     case TCH_TREE_LINK_HINGE: {
-        tch_real angle = q[0] - link->qpos_zero, c = cos(angle), s = sin(angle);
+        tch_real c, s;
+        tch_sincos(q[0] - link->qpos_zero, &s, &c);
         for (int i = 0; i < 3; ++i) {
             X.R.m[i][0] = c * F->m[i][0] + s * F->m[i][1];
             X.R.m[i][1] = c * F->m[i][1] - s * F->m[i][0];
