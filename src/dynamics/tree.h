@@ -113,9 +113,9 @@ tch_tree_joint_def tch_tree_joint_def_default(void);
 
 typedef enum tch_tree_link_type {
     TCH_TREE_LINK_WELD,        /* no dof */
-    TCH_TREE_LINK_HINGE,       /* S = (a, r x a) */
-    TCH_TREE_LINK_SLIDE,       /* S = (0, a) */
-    TCH_TREE_LINK_BALL,        /* S = [1; [r]x], qpos a quaternion */
+    TCH_TREE_LINK_HINGE,       /* S = (e_z, 0) in its link frame (axis z, origin on the anchor) */
+    TCH_TREE_LINK_SLIDE,       /* S = (0, e_z) (axis z) */
+    TCH_TREE_LINK_BALL,        /* S = [1; 0] (origin on the anchor), qpos a quaternion */
     TCH_TREE_LINK_TRANSLATION, /* S = [0; 1], the free joint's first link */
 } tch_tree_link_type;
 
@@ -128,7 +128,8 @@ typedef struct tch_tree_link {
     int dof;                       /* first dof */
     int dof_count;                 /* 0, 1 or 3 */
     int qpos;                      /* first qpos entry */
-    tch_spatial_transform X_fixed; /* placement in the parent link at qpos_zero (ball: identity) */
+    tch_spatial_transform X_fixed; /* placement in the parent link at qpos_zero (ball: at the
+                                      identity quaternion) */
     tch_spatial_transform X_body;  /* the frame the joint leaves, in the link frame: the body
                                       frame for the body's last link */
     tch_real qpos_zero;            /* hinge, slide: the joint's ref */
