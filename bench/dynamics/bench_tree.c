@@ -262,8 +262,8 @@ static void check_same_arm(bench* b) {
 static bool load_touche(bench* b, const char* path) {
     tch_spec* spec = NULL;
     tch_error err;
-    bool ok = tch_mjcf_load(path, &spec, &err) == TCH_OK &&
-              tch_compile(spec, &b->model, &err) == TCH_OK;
+    bool ok =
+        tch_mjcf_load(path, &spec, &err) == TCH_OK && tch_compile(spec, &b->model, &err) == TCH_OK;
     tch_spec_destroy(spec);
     if (ok && !b->model->articulation) {
         snprintf(err.message, sizeof err.message, "the scene has no joints");
@@ -292,8 +292,10 @@ int main(int argc, char** argv) {
     b->m = mj_loadXML(path, NULL, error, sizeof error);
     if (!b->m || b->m->nq != b->nq || b->m->nv != b->nv || b->nq > MAX_NQ || b->nv > MAX_NV ||
         b->m->nbody != b->tree->body_count + 1) {
-        fprintf(stderr, "bench_tree: MuJoCo cannot load %s as touche does (nq %d, nv %d, at most "
-                "%d, %d): %s\n", path, b->nq, b->nv, MAX_NQ, MAX_NV, error);
+        fprintf(stderr,
+                "bench_tree: MuJoCo cannot load %s as touche does (nq %d, nv %d, at most "
+                "%d, %d): %s\n",
+                path, b->nq, b->nv, MAX_NQ, MAX_NV, error);
         return 1;
     }
     b->d = mj_makeData(b->m);

@@ -329,7 +329,8 @@ static inline tch_spatial_vec tch_tree_link_motion(const tch_tree_link* link, co
 }
 
 /* S_k^T f for the link's dof k (0, 1 or 2): the entry of f that S picks. */
-static inline tch_real tch_tree_link_dof_force(const tch_tree_link* link, int k, tch_spatial_vec f) {
+static inline tch_real tch_tree_link_dof_force(const tch_tree_link* link, int k,
+                                               tch_spatial_vec f) {
     switch (link->type) {
     case TCH_TREE_LINK_HINGE:
         return f.ang.z;

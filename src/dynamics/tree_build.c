@@ -248,15 +248,13 @@ static void link_subspace(const tch_tree_link* link, tch_spatial_vec* S) {
 
 /* A rotation taking z onto the unit vector a (the identity for z itself). */
 static tch_mat3 rotation_from_z(tch_vec3 a) {
-    tch_vec3 z = {0, 0, 1};
-    tch_real c = tch_v3_dot(z, a);
-    if (c < -1 + 1e-12) {
-        return tch_m3_diag((tch_vec3){1, -1, -1}); /* half a turn about x */
+    if (a.z < 0) { /* half a turn about x (z onto -z), then z onto a from -z: well conditioned */
+        return tch_m3_mul(rotation_from_z(tch_v3_neg(a)), tch_m3_diag((tch_vec3){1, -1, -1}));
     }
-    tch_vec3 v = tch_v3_cross(z, a);
-    /* Rodrigues for the turn about z x a: 1 + [v]x + [v]x^2 / (1 + c) */
-    tch_mat3 K = tch_m3_skew(v);
-    return tch_m3_add(tch_m3_add(tch_m3_identity(), K), tch_m3_scale(tch_m3_mul(K, K), 1 / (1 + c)));
+    /* Rodrigues for the turn about v = z x a, c = z . a >= 0: 1 + [v]x + [v]x^2 / (1 + c) */
+    tch_mat3 K = tch_m3_skew((tch_vec3){-a.y, a.x, 0});
+    tch_mat3 K2 = tch_m3_scale(tch_m3_mul(K, K), 1 / (1 + a.z));
+    return tch_m3_add(tch_m3_add(tch_m3_identity(), K), K2);
 }
 
 /* The link frame in the frame the joint leaves (the old body frame), X_{joint,link}: a hinge's

@@ -39,8 +39,8 @@ void tch_tree_rnea(const tch_tree* t, tch_tree_data* d, const tch_real* qacc, tc
         d->a[l] = a;
         if (link->has_inertia) {
             tch_spatial_vec momentum = tch_rbi_apply(link->inertia, d->v[l]);
-            d->f[l] = tch_sv_add(tch_rbi_apply(link->inertia, a),
-                                 tch_sv_cross_force(d->v[l], momentum));
+            d->f[l] =
+                tch_sv_add(tch_rbi_apply(link->inertia, a), tch_sv_cross_force(d->v[l], momentum));
         } else {
             d->f[l] = tch_sv_zero();
         }
@@ -259,8 +259,8 @@ static int invert_joint_inertia(const tch_tree* t, tch_tree_data* d, int l) {
 }
 
 /* I^A S_k for a link's dof k: with S a unit column, a column of I^A = [A B; B^T C]. */
-static tch_spatial_vec articulated_times_subspace(const tch_spatial_abi* I, const tch_tree_link* link,
-                                                  int k) {
+static tch_spatial_vec articulated_times_subspace(const tch_spatial_abi* I,
+                                                  const tch_tree_link* link, int k) {
     const tch_mat3 *A = &I->A, *B = &I->B, *C = &I->C;
     switch (link->type) {
     case TCH_TREE_LINK_HINGE:

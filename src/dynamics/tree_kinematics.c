@@ -72,7 +72,8 @@ static tch_spatial_transform link_placement(const tch_tree_link* link, const tch
         X.R = tch_m3_mul(*F, tch_q_to_mat3(read_quaternion(q)));
         break;
     case TCH_TREE_LINK_SLIDE:
-        X.p = tch_v3_madd(X.p, q[0] - link->qpos_zero, (tch_vec3){F->m[0][2], F->m[1][2], F->m[2][2]});
+        X.p = tch_v3_madd(X.p, q[0] - link->qpos_zero,
+                          (tch_vec3){F->m[0][2], F->m[1][2], F->m[2][2]});
         break;
     case TCH_TREE_LINK_TRANSLATION:
         X.p = tch_v3_add(X.p, tch_m3_mul_v3(*F, (tch_vec3){q[0], q[1], q[2]}));
