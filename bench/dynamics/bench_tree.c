@@ -1,12 +1,14 @@
-/* Kinematic-tree kernels on the PUMA 560 (6 dof), touche's dynamics/tree.h beside MuJoCo 2.2.2
- * on the same arm written as MJCF (puma560.xml in this folder; issue 13's measures).
+/* Kinematic-tree kernels, touche's dynamics/tree.h beside MuJoCo 2.2.2 on the same MJCF file,
+ * loaded by both engines (issue 13's measures): the PUMA 560 (puma560.xml in this folder, 6 dof)
+ * and the humanoid (humanoid.xml, 27 dof).
  *
- *     bench_tree [puma560.xml] [calls_per_block]     (defaults: this folder's file, 20000)
+ *     bench_tree [scene.xml] [calls_per_block]     (defaults: this folder's puma560.xml, 20000)
  *
  * Each figure is microseconds per call, the median over 7 rounds; in every round each kernel
  * runs one block of calls on touche and then one on MuJoCo (interleaved A/B, the machine is
- * shared). The calls cycle through 16 random states (q, qd, qdd, tau). Scopes, the same on
- * both sides:
+ * shared). The calls cycle through 16 random states (q, qd, qdd, tau; a free joint's position
+ * within 1 m of the origin and a random unit quaternion, other joints +-3 rad or m). Scopes,
+ * the same on both sides:
  *
  *   inverse dynamics     poses, velocities, RNEA with qdd
  *                        (mj_kinematics, mj_comPos, mj_comVel, mj_rne with acceleration)
@@ -16,10 +18,11 @@
  *                        (..., mj_comVel, mj_crb, mj_factorM, mj_rne, mj_solveM)
  *   forward dynamics ABA poses, velocities, articulated-body algorithm (MuJoCo has none)
  *   Lambda^-1 12 rows    from poses and factor already computed: 4 point Jacobians (3 rows
- *                        each, links 3 to 6) and J A^-1 J^T (mj_jac x4, mj_solveM2,
+ *                        each, 2 cm off the origins of the last four bodies: the PUMA's
+ *                        links 3 to 6) and J A^-1 J^T (mj_jac x4, mj_solveM2,
  *                        mju_mulMatMatT)
  *
- * Before timing, the program checks that both engines describe the same arm: the largest
+ * Before timing, the program checks that both engines describe the same model: the largest
  * differences of the bias force and of the mass matrix over the 16 states are printed.
  *
  * Prints: date, commit (TCH_COMMIT environment variable, else the build's), CPU; then CSV
@@ -33,25 +36,30 @@
 #include <mujoco/mujoco.h>
 
 #include "bench_machine.h"
+#include "dynamics/articulation.h"
 #include "dynamics/tree.h"
-#include "test_tree_puma_model.h"
+#include "touche/io.h"
+#include "touche/model.h"
+#include "touche/spec.h"
 
 #ifndef TCH_GIT_COMMIT
 #define TCH_GIT_COMMIT "unknown"
 #endif
 
-enum { STATES = 16, ROUNDS = 7, POINTS = 4, ROWS = 3 * POINTS, NV = PUMA_DOF };
+enum { STATES = 16, ROUNDS = 7, POINTS = 4, ROWS = 3 * POINTS, MAX_NQ = 64, MAX_NV = 64 };
 
 typedef struct bench {
-    tch_tree* tree;
+    tch_model* model; /* touche's compiled scene: its tree is model->articulation->tree */
+    const tch_tree* tree;
     tch_tree_data* data;
     mjModel* m;
     mjData* d;
-    tch_real q[STATES][NV], qd[STATES][NV], qdd[STATES][NV], tau[STATES][NV];
-    tch_real out[NV];
-    tch_real J[ROWS * NV];
+    int nq, nv;
+    tch_real q[STATES][MAX_NQ], qd[STATES][MAX_NV], qdd[STATES][MAX_NV], tau[STATES][MAX_NV];
+    tch_real out[MAX_NV];
+    tch_real J[ROWS * MAX_NV];
     tch_real lambda[ROWS * ROWS];
-    tch_real x[ROWS * NV]; /* MuJoCo's mj_solveM2 result */
+    tch_real x[ROWS * MAX_NV]; /* MuJoCo's mj_solveM2 result */
     int state;
 } bench;
 
@@ -84,7 +92,7 @@ static void touche_forward_dynamics(bench* b) {
     tch_tree_rnea(b->tree, b->data, NULL, b->out);
     tch_tree_mass_matrix(b->tree, b->data);
     tch_tree_factor(b->tree, b->data, NULL);
-    for (int k = 0; k < NV; ++k) {
+    for (int k = 0; k < b->nv; ++k) {
         b->out[k] = b->tau[b->state][k] - b->out[k];
     }
     tch_tree_solve(b->tree, b->data, b->out);
@@ -95,12 +103,12 @@ static void touche_forward_dynamics_aba(bench* b) {
     tch_tree_aba(b->tree, b->data, b->tau[b->state], b->out, NULL);
 }
 
-/* The rows of Lambda^-1: points 2 cm off the origins of links 6, 5, 4 and 3, x, y, z. */
+/* The rows of Lambda^-1: points 2 cm off the origins of the last four bodies, x, y, z. */
 static void touche_inverse_inertia(bench* b) {
     for (int p = 0; p < POINTS; ++p) {
-        int body = PUMA_DOF - 1 - p;
+        int body = b->tree->body_count - 1 - p;
         tch_vec3 p_W = tch_tree_body_point(b->tree, b->data, body, (tch_vec3){0.02, 0, 0});
-        tch_tree_point_jacobian(b->tree, b->data, body, p_W, NULL, &b->J[3 * p * NV]);
+        tch_tree_point_jacobian(b->tree, b->data, body, p_W, NULL, &b->J[3 * p * b->nv]);
     }
     tch_tree_inverse_inertia(b->tree, b->data, ROWS, b->J, b->lambda);
 }
@@ -108,9 +116,9 @@ static void touche_inverse_inertia(bench* b) {
 /* ---- MuJoCo ---- */
 
 static void mujoco_set_state(bench* b) {
-    memcpy(b->d->qpos, b->q[b->state], NV * sizeof(mjtNum));
-    memcpy(b->d->qvel, b->qd[b->state], NV * sizeof(mjtNum));
-    memcpy(b->d->qacc, b->qdd[b->state], NV * sizeof(mjtNum));
+    memcpy(b->d->qpos, b->q[b->state], (size_t)b->nq * sizeof(mjtNum));
+    memcpy(b->d->qvel, b->qd[b->state], (size_t)b->nv * sizeof(mjtNum));
+    memcpy(b->d->qacc, b->qdd[b->state], (size_t)b->nv * sizeof(mjtNum));
 }
 
 static void mujoco_inverse_dynamics(bench* b) {
@@ -141,7 +149,7 @@ static void mujoco_forward_dynamics(bench* b) {
     mj_crb(b->m, b->d);
     mj_factorM(b->m, b->d);
     mj_rne(b->m, b->d, 0, b->d->qfrc_bias);
-    for (int k = 0; k < NV; ++k) {
+    for (int k = 0; k < b->nv; ++k) {
         b->out[k] = b->tau[b->state][k] - b->d->qfrc_bias[k];
     }
     mj_solveM(b->m, b->d, b->d->qacc, b->out, 1);
@@ -149,14 +157,14 @@ static void mujoco_forward_dynamics(bench* b) {
 
 static void mujoco_inverse_inertia(bench* b) {
     for (int p = 0; p < POINTS; ++p) {
-        int body = PUMA_DOF - p; /* MuJoCo's body 0 is the world */
+        int body = b->m->nbody - 1 - p; /* MuJoCo's body 0 is the world */
         mjtNum point[3], offset[3] = {0.02, 0, 0};
         mju_rotVecMat(point, offset, b->d->xmat + 9 * body);
         mju_addTo3(point, b->d->xpos + 3 * body);
-        mj_jac(b->m, b->d, &b->J[3 * p * NV], NULL, point, body);
+        mj_jac(b->m, b->d, &b->J[3 * p * b->nv], NULL, point, body);
     }
     mj_solveM2(b->m, b->d, b->x, b->J, ROWS);
-    mju_mulMatMatT(b->lambda, b->x, b->x, ROWS, NV, ROWS);
+    mju_mulMatMatT(b->lambda, b->x, b->x, ROWS, b->nv, ROWS);
 }
 
 /* ---- harness ---- */
@@ -188,11 +196,36 @@ static double uniform(unsigned long long* s) {
     return (double)(*s >> 11) / (double)(1ULL << 53) * 2 - 1;
 }
 
+/* q of one joint: free position and quaternion, ball quaternion, hinge or slide +-3. */
+static void random_joint_position(const tch_tree_joint* joint, unsigned long long* seed,
+                                  tch_real* q) {
+    int first_of_quaternion = joint->type == TCH_TREE_JOINT_FREE   ? 3
+                              : joint->type == TCH_TREE_JOINT_BALL ? 0
+                                                                   : joint->nq;
+    for (int k = 0; k < first_of_quaternion; ++k) {
+        q[k] = (joint->type == TCH_TREE_JOINT_FREE ? 1 : 3) * uniform(seed);
+    }
+    if (first_of_quaternion < joint->nq) {
+        tch_real* quaternion = &q[first_of_quaternion];
+        tch_real norm = 0;
+        for (int k = 0; k < 4; ++k) {
+            quaternion[k] = uniform(seed);
+            norm += quaternion[k] * quaternion[k];
+        }
+        for (int k = 0; k < 4; ++k) {
+            quaternion[k] /= sqrt(norm);
+        }
+    }
+}
+
 static void random_states(bench* b) {
     unsigned long long seed = 12345;
     for (int s = 0; s < STATES; ++s) {
-        for (int k = 0; k < NV; ++k) {
-            b->q[s][k] = 3 * uniform(&seed);
+        for (int j = 0; j < b->tree->joint_count; ++j) {
+            const tch_tree_joint* joint = &b->tree->joints[j];
+            random_joint_position(joint, &seed, &b->q[s][joint->qpos]);
+        }
+        for (int k = 0; k < b->nv; ++k) {
             b->qd[s][k] = 2 * uniform(&seed);
             b->qdd[s][k] = 5 * uniform(&seed);
             b->tau[s][k] = 20 * uniform(&seed);
@@ -203,25 +236,47 @@ static void random_states(bench* b) {
 /* Largest differences of bias force and mass matrix between the engines over the states. */
 static void check_same_arm(bench* b) {
     double bias_diff = 0, mass_diff = 0;
-    mjtNum dense[NV * NV];
+    int nv = b->nv;
+    mjtNum dense[MAX_NV * MAX_NV];
     for (b->state = 0; b->state < STATES; ++b->state) {
-        tch_real bias[NV];
+        tch_real bias[MAX_NV];
         touche_kinematics(b);
         tch_tree_rnea(b->tree, b->data, NULL, bias);
         tch_tree_mass_matrix(b->tree, b->data);
         mujoco_set_state(b);
         mj_forward(b->m, b->d);
         mj_fullM(b->m, dense, b->d->qM);
-        for (int i = 0; i < NV; ++i) {
+        for (int i = 0; i < nv; ++i) {
             bias_diff = fmax(bias_diff, fabs(bias[i] - b->d->qfrc_bias[i]));
-            for (int j = 0; j < NV; ++j) {
-                mass_diff = fmax(mass_diff, fabs(b->data->M[i * NV + j] - dense[i * NV + j]));
+            for (int j = 0; j < nv; ++j) {
+                mass_diff = fmax(mass_diff, fabs(b->data->M[i * nv + j] - dense[i * nv + j]));
             }
         }
     }
-    printf("# same arm: max |bias touche - MuJoCo| %.3g N m, max |M touche - MuJoCo| %.3g "
-           "kg m^2 over %d states\n",
-           bias_diff, mass_diff, STATES);
+    printf("# same model (nq %d, nv %d): max |bias touche - MuJoCo| %.3g N m, max |M touche - "
+           "MuJoCo| %.3g kg m^2 over %d states\n",
+           b->nq, nv, bias_diff, mass_diff, STATES);
+}
+
+/* touche's tree of the scene at path, as `touche run` compiles it. */
+static bool load_touche(bench* b, const char* path) {
+    tch_spec* spec = NULL;
+    tch_error err;
+    bool ok =
+        tch_mjcf_load(path, &spec, &err) == TCH_OK && tch_compile(spec, &b->model, &err) == TCH_OK;
+    tch_spec_destroy(spec);
+    if (ok && !b->model->articulation) {
+        snprintf(err.message, sizeof err.message, "the scene has no joints");
+        ok = false;
+    }
+    if (ok) {
+        b->tree = b->model->articulation->tree;
+        ok = tch_tree_data_create(b->tree, ROWS, &b->data, &err) == TCH_OK;
+    }
+    if (!ok) {
+        fprintf(stderr, "bench_tree: touche cannot load %s: %s\n", path, err.message);
+    }
+    return ok;
 }
 
 int main(int argc, char** argv) {
@@ -229,15 +284,18 @@ int main(int argc, char** argv) {
     int calls = argc > 2 ? atoi(argv[2]) : 20000;
     bench* b = calloc(1, sizeof *b);
     char error[1000] = "";
-    tch_error err;
-    if (!b || puma_tree_create(true, true, &b->tree, &err) != TCH_OK ||
-        tch_tree_data_create(b->tree, ROWS, &b->data, &err) != TCH_OK) {
-        fprintf(stderr, "bench_tree: touche's PUMA: %s\n", err.message);
+    if (!b || !load_touche(b, path)) {
         return 1;
     }
+    b->nq = b->tree->nq;
+    b->nv = b->tree->nv;
     b->m = mj_loadXML(path, NULL, error, sizeof error);
-    if (!b->m || b->m->nv != NV) {
-        fprintf(stderr, "bench_tree: MuJoCo cannot load %s: %s\n", path, error);
+    if (!b->m || b->m->nq != b->nq || b->m->nv != b->nv || b->nq > MAX_NQ || b->nv > MAX_NV ||
+        b->m->nbody != b->tree->body_count + 1) {
+        fprintf(stderr,
+                "bench_tree: MuJoCo cannot load %s as touche does (nq %d, nv %d, at most "
+                "%d, %d): %s\n",
+                path, b->nq, b->nv, MAX_NQ, MAX_NV, error);
         return 1;
     }
     b->d = mj_makeData(b->m);
@@ -248,8 +306,8 @@ int main(int argc, char** argv) {
     time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", gmtime(&now));
     const char* commit = getenv("TCH_COMMIT") ? getenv("TCH_COMMIT") : TCH_GIT_COMMIT;
-    printf("# bench_tree %s, commit %s, %s, MuJoCo %d, %d calls per block, median of %d\n", date,
-           commit, cpu, mj_version(), calls, ROUNDS);
+    printf("# bench_tree %s, %s, commit %s, %s, MuJoCo %d, %d calls per block, median of %d\n",
+           path, date, commit, cpu, mj_version(), calls, ROUNDS);
     check_same_arm(b);
 
     static const struct {
@@ -291,7 +349,7 @@ int main(int argc, char** argv) {
     mj_deleteData(b->d);
     mj_deleteModel(b->m);
     tch_tree_data_destroy(b->data);
-    tch_tree_destroy(b->tree);
+    tch_model_destroy(b->model);
     free(b);
     return 0;
 }

@@ -33,9 +33,15 @@
  * Internally each joint becomes a link, a frame with a constant motion subspace S (eq. 4.7):
  * hinge, slide, ball, and the free joint as a translation link (world axes) followed by a ball
  * link at the body origin. A body's first link is placed by X_PB, its later links carry no
- * mass, and its last link is the body frame; a welded body is a link without dofs. So every
- * algorithm is Featherstone's for single joints with S fixed in the link frame (c_J = 0,
- * eq. 4.34), whatever the joints of a body.
+ * mass, and the body frame sits in its last link at that link's X_body; a welded body is a link
+ * without dofs. So every algorithm is Featherstone's for single joints with S fixed in the link
+ * frame (c_J = 0, eq. 4.34), whatever the joints of a body.
+ *
+ * Link frames are chosen to make S a unit column (Featherstone sec. 4.2, the joint's own frame):
+ * a hinge's frame has its origin on the anchor and z along the axis (S = e_z, angular), a
+ * slide's z along the axis (S = e_z, linear), a ball's origin on the anchor (S = [1; 0]); so the
+ * kernels read S^T f as one or three entries of f and the placement is X_fixed Rz(q) (one
+ * sincos and 12 products per hinge).
  *
  * Memory: tch_tree_data holds every buffer the kernels use, sized at creation; the kernels
  * allocate nothing and never fail except where they say so.
@@ -107,30 +113,28 @@ tch_tree_joint_def tch_tree_joint_def_default(void);
 
 typedef enum tch_tree_link_type {
     TCH_TREE_LINK_WELD,        /* no dof */
-    TCH_TREE_LINK_HINGE,       /* S = (a, r x a) */
-    TCH_TREE_LINK_SLIDE,       /* S = (0, a) */
-    TCH_TREE_LINK_BALL,        /* S = [1; [r]x], qpos a quaternion */
+    TCH_TREE_LINK_HINGE,       /* S = (e_z, 0) in its link frame (axis z, origin on the anchor) */
+    TCH_TREE_LINK_SLIDE,       /* S = (0, e_z) (axis z) */
+    TCH_TREE_LINK_BALL,        /* S = [1; 0] (origin on the anchor), qpos a quaternion */
     TCH_TREE_LINK_TRANSLATION, /* S = [0; 1], the free joint's first link */
 } tch_tree_link_type;
 
 typedef struct tch_tree_link {
     tch_tree_link_type type;
     int parent;                    /* link index, -1 for the world */
+    int top;                       /* the link of the world at the root of this link's subtree */
     int body;                      /* the body this link moves */
     int joint;                     /* -1 for a weld */
     int dof;                       /* first dof */
     int dof_count;                 /* 0, 1 or 3 */
     int qpos;                      /* first qpos entry */
-    tch_spatial_transform X_fixed; /* placement in the parent link before the joint moves */
-    tch_vec3 axis;                 /* unit, link frame (hinge, slide) */
-    tch_vec3 anchor;               /* link frame (hinge, ball) */
+    tch_spatial_transform X_fixed; /* placement in the parent link at qpos_zero (ball: at the
+                                      identity quaternion) */
+    tch_spatial_transform X_body;  /* the frame the joint leaves, in the link frame: the body
+                                      frame for the body's last link */
     tch_real qpos_zero;            /* hinge, slide: the joint's ref */
-    /* The placement X_fixed X_J(q) precomputed for speed (tree_kinematics.c): rotation
-     * cos R_cos + sin R_sin + R_one (hinge) or R_fixed R(q) (ball); origin p_anchor - R r
-     * (hinge, ball; p_anchor = R_fixed r + p_fixed) or p_fixed + s R_fixed a (slide). */
-    tch_mat3 R_cos, R_sin, R_one;
-    tch_vec3 p_anchor, axis_in_parent;
-    tch_spatial_rbi inertia; /* link frame; the body's on its last link, zero before */
+    bool has_inertia;              /* inertia is not zero */
+    tch_spatial_rbi inertia;       /* link frame; the body's on its last link, zero before */
 } tch_tree_link;
 
 typedef struct tch_tree_joint {
@@ -161,6 +165,14 @@ typedef struct tch_tree {
     tch_tree_site* sites;   /* [site_count] */
     tch_spatial_vec* dof_S; /* [nv] motion subspace column, link frame (eq. 4.7) */
     int* dof_parent;        /* [nv] the nearest dof toward the root, -1: lambda of ch. 6 */
+    /* The packed rows of the L^T D L factor (tch_tree_data.LD): row k holds dof k's entries
+     * for the dofs of its path, root first and k last (dof_depth[k] + 1 of them, at
+     * dof_row[k]); dof_path lists those dofs in the same layout. A dof's path is the start
+     * of each of its descendants' paths, so the factor's updates run over contiguous rows. */
+    int* dof_depth; /* [nv] the number of dofs above k */
+    int* dof_row;   /* [nv] */
+    int* dof_path;  /* [row_size] */
+    int row_size;
     int* dof_link;          /* [nv] */
     tch_real* dof_armature; /* [nv] */
     tch_real* dof_damping;  /* [nv] */
@@ -179,12 +191,14 @@ typedef struct tch_tree_data {
     tch_spatial_vec* a;             /* [links] scratch: accelerations */
     tch_spatial_vec* f;             /* [links] scratch: forces */
     tch_spatial_rbi* I_composite;   /* [links] CRBA scratch */
+    tch_spatial_vec* S_top;         /* [nv] CRBA scratch: S in the top link's frame T (below) */
     tch_spatial_abi* I_articulated; /* [links] ABA scratch */
     tch_spatial_vec* U;             /* [nv] ABA: I^A S per dof */
     tch_mat3* D_inverse;            /* [links] ABA: (S^T I^A S + armature)^-1, dof_count^2 */
     tch_real* u;                    /* [nv] ABA */
     tch_real* M;                    /* [nv*nv] A(q), row-major, full */
-    tch_real* LD;                   /* [nv*nv] L^T D L: D on the diagonal, L below */
+    tch_real* LD;                   /* [row_size] L^T D L in packed rows (tch_tree.dof_row): each
+                                       row L's entries, then D's */
     tch_real* rows;                 /* [max_rows*nv] scratch of tch_tree_inverse_inertia */
 } tch_tree_data;
 
@@ -290,15 +304,44 @@ void tch_tree_solve_rows(const tch_tree* tree, const tch_tree_data* data, int m,
 void tch_tree_inverse_inertia(const tch_tree* tree, tch_tree_data* data, int m, const tch_real* J,
                               tch_real* inverse_inertia);
 
-/* Sets a link's precomputed placement terms from X_fixed, axis and anchor (tree_build.c). */
-void tch_tree_link_prepare_placement(tch_tree_link* link);
-
-/* S x: the motion of a link's joint for the dof values x (x indexed like qvel). */
-static inline tch_spatial_vec tch_tree_link_motion(const tch_tree* tree, const tch_tree_link* link,
-                                                   const tch_real* x) {
+/* S x: the motion of a link's joint for the dof values x (x indexed like qvel); S is a unit
+ * column per dof in the link frame (see the header). */
+static inline tch_spatial_vec tch_tree_link_motion(const tch_tree_link* link, const tch_real* x) {
+    const tch_real* q = &x[link->dof];
     tch_spatial_vec m = tch_sv_zero();
-    for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
-        m = tch_sv_add(m, tch_sv_scale(tree->dof_S[k], x[k]));
+    switch (link->type) {
+    case TCH_TREE_LINK_HINGE:
+        m.ang.z = q[0];
+        break;
+    case TCH_TREE_LINK_SLIDE:
+        m.lin.z = q[0];
+        break;
+    case TCH_TREE_LINK_BALL:
+        m.ang = (tch_vec3){q[0], q[1], q[2]};
+        break;
+    case TCH_TREE_LINK_TRANSLATION:
+        m.lin = (tch_vec3){q[0], q[1], q[2]};
+        break;
+    case TCH_TREE_LINK_WELD:
+        break;
     }
     return m;
+}
+
+/* S_k^T f for the link's dof k (0, 1 or 2): the entry of f that S picks. */
+static inline tch_real tch_tree_link_dof_force(const tch_tree_link* link, int k,
+                                               tch_spatial_vec f) {
+    switch (link->type) {
+    case TCH_TREE_LINK_HINGE:
+        return f.ang.z;
+    case TCH_TREE_LINK_SLIDE:
+        return f.lin.z;
+    case TCH_TREE_LINK_BALL:
+        return k == 0 ? f.ang.x : k == 1 ? f.ang.y : f.ang.z;
+    case TCH_TREE_LINK_TRANSLATION:
+        return k == 0 ? f.lin.x : k == 1 ? f.lin.y : f.lin.z;
+    case TCH_TREE_LINK_WELD:
+        break;
+    }
+    return 0;
 }

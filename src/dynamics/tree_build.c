@@ -234,42 +234,64 @@ static tch_tree_link_type link_type_of(tch_tree_joint_type type) {
     }
 }
 
-/* The motion subspace columns of a link, in its own frame (eq. 4.7 and table 4.1; a joint
- * about the anchor r moves the link origin with r x w). */
+/* The motion subspace columns of a link in its own frame (eq. 4.7 and table 4.1), unit columns
+ * in the frames link_frame chooses. */
 static void link_subspace(const tch_tree_link* link, tch_spatial_vec* S) {
-    tch_vec3 e[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-    switch (link->type) {
-    case TCH_TREE_LINK_HINGE:
-        S[0] = tch_sv(link->axis, tch_v3_cross(link->anchor, link->axis));
-        break;
-    case TCH_TREE_LINK_SLIDE:
-        S[0] = tch_sv(tch_v3_zero(), link->axis);
-        break;
-    case TCH_TREE_LINK_BALL:
-        for (int k = 0; k < 3; ++k) {
-            S[k] = tch_sv(e[k], tch_v3_cross(link->anchor, e[k]));
-        }
-        break;
-    case TCH_TREE_LINK_TRANSLATION:
-        for (int k = 0; k < 3; ++k) {
-            S[k] = tch_sv(tch_v3_zero(), e[k]);
-        }
-        break;
-    case TCH_TREE_LINK_WELD:
-        break;
+    for (int k = 0; k < link->dof_count; ++k) {
+        tch_real x[3] = {0, 0, 0};
+        x[k] = 1;
+        tch_tree_link scratch = *link;
+        scratch.dof = 0;
+        S[k] = tch_tree_link_motion(&scratch, x);
     }
 }
 
+/* A rotation taking z onto the unit vector a (the identity for z itself). */
+static tch_mat3 rotation_from_z(tch_vec3 a) {
+    if (a.z < 0) { /* half a turn about x (z onto -z), then z onto a from -z: well conditioned */
+        return tch_m3_mul(rotation_from_z(tch_v3_neg(a)), tch_m3_diag((tch_vec3){1, -1, -1}));
+    }
+    /* Rodrigues for the turn about v = z x a, c = z . a >= 0: 1 + [v]x + [v]x^2 / (1 + c) */
+    tch_mat3 K = tch_m3_skew((tch_vec3){-a.y, a.x, 0});
+    tch_mat3 K2 = tch_m3_scale(tch_m3_mul(K, K), 1 / (1 + a.z));
+    return tch_m3_add(tch_m3_add(tch_m3_identity(), K), K2);
+}
+
+/* The link frame in the frame the joint leaves (the old body frame), X_{joint,link}: a hinge's
+ * origin on the anchor with z along the axis, a slide's z along the axis, a ball's origin on
+ * the anchor; the joint's own motion is then X_link,link(q) = Rz(q), Tz(q) or R(q) about the
+ * link origin, and X_J = O X_link O^-1 in the old frame. */
+static tch_spatial_transform link_frame(tch_tree_link_type type, tch_vec3 axis, tch_vec3 anchor) {
+    tch_spatial_transform O = tch_sx_identity();
+    if (type == TCH_TREE_LINK_HINGE || type == TCH_TREE_LINK_SLIDE) {
+        O.R = rotation_from_z(axis);
+    }
+    if (type == TCH_TREE_LINK_HINGE || type == TCH_TREE_LINK_BALL) {
+        O.p = anchor;
+    }
+    return O;
+}
+
 /* Appends a link to the tree and gives it its dofs; `counters` holds the next link, dof and
- * qpos index. */
-static tch_tree_link* add_link(tch_tree* t, int* counters, tch_tree_link link, int dof_count,
-                               int nq, tch_real armature, tch_real damping) {
+ * qpos index. link.X_fixed comes in as the old placement, X_fixed X_J(q) of the frame the
+ * joint leaves in the parent's; with O = link_frame(...) and the parent's X_body, the
+ * link's placement is X_body_parent X_fixed O times its own motion. */
+static tch_tree_link* add_link(tch_tree* t, int* counters, tch_tree_link link, tch_vec3 axis,
+                               tch_vec3 anchor, int dof_count, int nq, tch_real armature,
+                               tch_real damping) {
     int index = counters[0]++;
     link.dof = counters[1];
     link.dof_count = dof_count;
     link.qpos = counters[2];
     counters[1] += dof_count;
     counters[2] += nq;
+    link.top = link.parent >= 0 ? t->links[link.parent].top : index;
+    tch_spatial_transform O = link_frame(link.type, axis, anchor);
+    if (link.parent >= 0) {
+        link.X_fixed = tch_sx_mul(t->links[link.parent].X_body, link.X_fixed);
+    }
+    link.X_fixed = tch_sx_mul(link.X_fixed, O);
+    link.X_body = tch_sx_inverse(O);
     /* lambda of the first dof: the last dof on the path to the root (sec. 6.5) */
     int above = -1;
     for (int p = link.parent; p >= 0 && above < 0; p = t->links[p].parent) {
@@ -278,7 +300,6 @@ static tch_tree_link* add_link(tch_tree* t, int* counters, tch_tree_link link, i
         }
     }
     link_subspace(&link, &t->dof_S[link.dof]);
-    tch_tree_link_prepare_placement(&link);
     for (int k = 0; k < dof_count; ++k) {
         int dof = link.dof + k;
         t->dof_parent[dof] = k == 0 ? above : dof - 1;
@@ -325,15 +346,14 @@ static int add_joint_links(tch_tree* t, const tch_tree_def* def, int j, int pare
         memcpy(qs, q0, 7 * sizeof *qs);
         link.type = TCH_TREE_LINK_TRANSLATION;
         link.X_fixed = tch_sx_identity();
-        add_link(t, counters, link, 3, 3, jd->armature, jd->damping);
+        tch_vec3 zero = tch_v3_zero();
+        add_link(t, counters, link, zero, zero, 3, 3, jd->armature, jd->damping);
         link.parent = counters[0] - 1;
         link.type = TCH_TREE_LINK_BALL;
-        add_link(t, counters, link, 3, 4, jd->armature, jd->damping);
+        add_link(t, counters, link, zero, zero, 3, 4, jd->armature, jd->damping);
         return counters[0] - 1;
     }
     link.type = link_type_of(jd->type);
-    link.axis = tch_v3_normalize(jd->axis);
-    link.anchor = jd->pos;
     if (jd->type == TCH_TREE_JOINT_BALL) {
         set_quaternion(q0, tch_q_identity());
         set_quaternion(qs, tch_q_identity());
@@ -342,7 +362,8 @@ static int add_joint_links(tch_tree* t, const tch_tree_def* def, int j, int pare
         q0[0] = jd->ref;
         qs[0] = jd->springref;
     }
-    add_link(t, counters, link, joint_nv(jd->type), joint_nq(jd->type), jd->armature, jd->damping);
+    add_link(t, counters, link, tch_v3_normalize(jd->axis), jd->pos, joint_nv(jd->type),
+             joint_nq(jd->type), jd->armature, jd->damping);
     return counters[0] - 1;
 }
 
@@ -358,7 +379,7 @@ static void build_links(tch_tree* t, const tch_tree_def* def, const tch_mat3* I_
         if (j >= def->joint_count || def->joints[j].body != b) {
             tch_tree_link weld = {
                 .type = TCH_TREE_LINK_WELD, .parent = last, .body = b, .joint = -1, .X_fixed = X};
-            add_link(t, counters, weld, 0, 0, 0, 0);
+            add_link(t, counters, weld, tch_v3_zero(), tch_v3_zero(), 0, 0, 0, 0);
             last = counters[0] - 1;
         }
         for (; j < def->joint_count && def->joints[j].body == b; ++j) {
@@ -367,13 +388,42 @@ static void build_links(tch_tree* t, const tch_tree_def* def, const tch_mat3* I_
         }
         t->body_link[b] = last;
         tch_spatial_inertia inertia = {bd->mass, bd->p_BCm, I_Cm[b]};
-        t->links[last].inertia = tch_rbi_from_inertia(inertia);
+        tch_tree_link* link = &t->links[last];
+        link->inertia = tch_rbi_transform(link->X_body, tch_rbi_from_inertia(inertia));
+        link->has_inertia = bd->mass > 0 || I_Cm[b].m[0][0] + I_Cm[b].m[1][1] + I_Cm[b].m[2][2] > 0;
     }
     for (int s = 0; s < def->site_count; ++s) {
         tch_copy_string(t->sites[s].name, sizeof t->sites[s].name, def->sites[s].name);
         t->sites[s].body = def->sites[s].body;
         t->sites[s].X_BS = def->sites[s].X_BS;
     }
+}
+
+/* The packed rows of the factor (tch_tree.dof_row): each dof's path from the root. */
+static tch_status build_factor_rows(tch_tree* t) {
+    int nv = t->nv > 0 ? t->nv : 1;
+    t->dof_depth = calloc((size_t)nv, sizeof *t->dof_depth);
+    t->dof_row = calloc((size_t)nv, sizeof *t->dof_row);
+    if (!t->dof_depth || !t->dof_row) {
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    t->row_size = 0;
+    for (int k = 0; k < t->nv; ++k) {
+        int parent = t->dof_parent[k];
+        t->dof_depth[k] = parent >= 0 ? t->dof_depth[parent] + 1 : 0;
+        t->dof_row[k] = t->row_size;
+        t->row_size += t->dof_depth[k] + 1;
+    }
+    t->dof_path = calloc((size_t)t->row_size + 1, sizeof *t->dof_path);
+    if (!t->dof_path) {
+        return TCH_ERR_OUT_OF_MEMORY;
+    }
+    for (int k = 0; k < t->nv; ++k) {
+        for (int j = k, m = t->dof_depth[k]; j >= 0; j = t->dof_parent[j], --m) {
+            t->dof_path[t->dof_row[k] + m] = j;
+        }
+    }
+    return TCH_OK;
 }
 
 tch_status tch_tree_create(const tch_tree_def* def, tch_tree** out, tch_error* err) {
@@ -405,6 +455,12 @@ tch_status tch_tree_create(const tch_tree_def* def, tch_tree** out, tch_error* e
     }
     if (status == TCH_OK) {
         build_links(t, def, I_Cm);
+        status = build_factor_rows(t);
+        if (status != TCH_OK) {
+            tch_fail(err, status, NULL, 0, "out of memory for a tree");
+        }
+    }
+    if (status == TCH_OK) {
         *out = t;
     } else {
         tch_tree_destroy(t);
@@ -425,6 +481,9 @@ void tch_tree_destroy(tch_tree* t) {
     free(t->sites);
     free(t->dof_S);
     free(t->dof_parent);
+    free(t->dof_depth);
+    free(t->dof_row);
+    free(t->dof_path);
     free(t->dof_link);
     free(t->dof_armature);
     free(t->dof_damping);
@@ -452,14 +511,15 @@ tch_status tch_tree_data_create(const tch_tree* t, int max_rows, tch_tree_data**
     d->a = calloc(links, sizeof *d->a);
     d->f = calloc(links, sizeof *d->f);
     d->I_composite = calloc(links, sizeof *d->I_composite);
+    d->S_top = calloc(nv, sizeof *d->S_top);
     d->I_articulated = calloc(links, sizeof *d->I_articulated);
     d->U = calloc(nv, sizeof *d->U);
     d->D_inverse = calloc(links, sizeof *d->D_inverse);
     d->u = calloc(nv, sizeof *d->u);
     d->M = calloc(nv * nv, sizeof *d->M);
-    d->LD = calloc(nv * nv, sizeof *d->LD);
+    d->LD = calloc((size_t)t->row_size + 1, sizeof *d->LD);
     d->rows = calloc(((size_t)max_rows + 1) * nv, sizeof *d->rows);
-    if (!(d->X_up && d->X_world && d->v && d->c && d->a && d->f && d->I_composite &&
+    if (!(d->X_up && d->X_world && d->v && d->c && d->a && d->f && d->I_composite && d->S_top &&
           d->I_articulated && d->U && d->D_inverse && d->u && d->M && d->LD && d->rows)) {
         tch_tree_data_destroy(d);
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for tree data");
@@ -479,6 +539,7 @@ void tch_tree_data_destroy(tch_tree_data* d) {
     free(d->a);
     free(d->f);
     free(d->I_composite);
+    free(d->S_top);
     free(d->I_articulated);
     free(d->U);
     free(d->D_inverse);

@@ -26,64 +26,76 @@ static void pass_force_to_parent(const tch_tree* t, tch_tree_data* d, int l, tch
 
 /* Table 5.1: a_i = ^iX_lambda a_lambda + S qdd + c_i, f_i = I a_i + v_i x* I v_i (eq. 5.9),
  * then tau_i = S^T f_i and f_lambda += ^lambdaX_i^* f_i from the leaves in. Armature adds
- * its rotor torque a qdd to each dof. */
+ * its rotor torque a qdd to each dof. A link without inertia (a body's inner joint) has f = 0
+ * before its children's forces arrive. */
 void tch_tree_rnea(const tch_tree* t, tch_tree_data* d, const tch_real* qacc, tch_real* tau) {
     for (int l = 0; l < t->link_count; ++l) {
         const tch_tree_link* link = &t->links[l];
         tch_spatial_vec a = tch_sv_add(
             tch_sx_apply_inverse_motion(d->X_up[l], parent_acceleration(t, d, l)), d->c[l]);
         if (qacc) {
-            a = tch_sv_add(a, tch_tree_link_motion(t, link, qacc));
+            a = tch_sv_add(a, tch_tree_link_motion(link, qacc));
         }
         d->a[l] = a;
-        tch_spatial_vec momentum = tch_rbi_apply(link->inertia, d->v[l]);
-        d->f[l] =
-            tch_sv_add(tch_rbi_apply(link->inertia, a), tch_sv_cross_force(d->v[l], momentum));
+        if (link->has_inertia) {
+            tch_spatial_vec momentum = tch_rbi_apply(link->inertia, d->v[l]);
+            d->f[l] =
+                tch_sv_add(tch_rbi_apply(link->inertia, a), tch_sv_cross_force(d->v[l], momentum));
+        } else {
+            d->f[l] = tch_sv_zero();
+        }
     }
     for (int l = t->link_count - 1; l >= 0; --l) {
         const tch_tree_link* link = &t->links[l];
-        for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
-            tau[k] = tch_sv_dot(t->dof_S[k], d->f[l]) + (qacc ? t->dof_armature[k] * qacc[k] : 0);
+        for (int k = 0; k < link->dof_count; ++k) {
+            int dof = link->dof + k;
+            tau[dof] = tch_tree_link_dof_force(link, k, d->f[l]) +
+                       (qacc ? t->dof_armature[dof] * qacc[dof] : 0);
         }
         pass_force_to_parent(t, d, l, d->f[l]);
     }
 }
 
-/* Writes S_j^T F into row k and column k of M for every dof j of link l. */
-static void write_mass_entries(const tch_tree* t, tch_real* M, int k, int l, tch_spatial_vec F) {
-    const tch_tree_link* link = &t->links[l];
-    int nv = t->nv;
-    for (int j = link->dof; j < link->dof + link->dof_count && j <= k; ++j) {
-        M[k * nv + j] = M[j * nv + k] = tch_sv_dot(t->dof_S[j], F);
-    }
+/* The CRBA in the frame T_l of world axes at the origin of link l's top link (the root of its
+ * subtree of the world; MuJoCo's mj_crb works likewise about the subtree's centre of mass):
+ * every link of a subtree shares it, so composite inertias add entry by entry and
+ * H_kj = S_j^T I^c_i S_k (table 6.2) is a 6-vector dot product for each ancestor dof j of k,
+ * with no transform along the path. The link frame in T_l. */
+static tch_spatial_transform link_in_top_frame(const tch_tree* t, const tch_tree_data* d, int l) {
+    tch_spatial_transform X = d->X_world[l];
+    X.p = tch_v3_sub(X.p, d->X_world[t->links[l].top].p);
+    return X;
 }
 
-/* Table 6.2: composite inertias I^c_lambda += ^lambdaX_i^* I^c_i ^iX_lambda (sec. 6.2, in
- * the ten-number form of math/spatial.h), then for each dof k of link i,
- * F = I^c_i S_k carried toward the root gives H_kj = S_j^T F for every dof j it passes. Entries
- * of dofs on different branches are never written: zero from creation. */
+/* Table 6.2 in the top frames (above): I^c_i = sum of the subtree's inertias, then
+ * F = I^c_i S_k and H_kj = S_j . F for k and every dof j on its path to the root (lambda,
+ * sec. 6.5). Entries of dofs on different branches are never written: zero from creation. */
 void tch_tree_mass_matrix(const tch_tree* t, tch_tree_data* d) {
     tch_spatial_rbi* Ic = d->I_composite;
+    tch_spatial_vec* S = d->S_top;
     for (int l = 0; l < t->link_count; ++l) {
-        Ic[l] = t->links[l].inertia;
+        const tch_tree_link* link = &t->links[l];
+        tch_spatial_transform X = link_in_top_frame(t, d, l);
+        Ic[l] = link->has_inertia ? tch_rbi_transform(X, link->inertia) : (tch_spatial_rbi){0};
+        for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
+            S[k] = tch_sx_apply_motion(X, t->dof_S[k]);
+        }
     }
     for (int l = t->link_count - 1; l >= 0; --l) {
         int parent = t->links[l].parent;
         if (parent >= 0) {
-            Ic[parent] = tch_rbi_add(Ic[parent], tch_rbi_transform(d->X_up[l], Ic[l]));
+            Ic[parent] = tch_rbi_add(Ic[parent], Ic[l]);
         }
     }
-    for (int l = 0; l < t->link_count; ++l) {
-        const tch_tree_link* link = &t->links[l];
-        for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
-            tch_spatial_vec F = tch_rbi_apply(Ic[l], t->dof_S[k]);
-            write_mass_entries(t, d->M, k, l, F);
-            d->M[k * t->nv + k] += t->dof_armature[k];
-            for (int j = l; t->links[j].parent >= 0; j = t->links[j].parent) {
-                F = tch_sx_apply_force(d->X_up[j], F);
-                write_mass_entries(t, d->M, k, t->links[j].parent, F);
-            }
+    int nv = t->nv;
+    for (int k = 0; k < nv; ++k) {
+        tch_spatial_vec F = tch_rbi_apply(Ic[t->dof_link[k]], S[k]);
+        const int* path = &t->dof_path[t->dof_row[k]]; /* k and its ancestors (lambda) */
+        for (int m = 0; m <= t->dof_depth[k]; ++m) {
+            int j = path[m];
+            d->M[k * nv + j] = d->M[j * nv + k] = tch_sv_dot(S[j], F);
         }
+        d->M[k * nv + k] += t->dof_armature[k];
     }
 }
 
@@ -99,26 +111,34 @@ static tch_status not_positive(const tch_tree* t, int dof, const char* what, tch
 }
 
 /* Table 6.3, the L^T D L factorization H = L^T D L over the expanded parent array lambda
- * (sec. 6.5): no fill-in, so the work is that of the nonzeros of a branch-induced sparse H. */
+ * (sec. 6.5): no fill-in, so the work is that of the nonzeros of a branch-induced sparse H.
+ * In the packed rows (tch_tree.dof_row) the ancestors i of k have as their row the first
+ * depth(i) + 1 entries of k's, so H_ij -= H_kj a runs over a contiguous stretch of both. */
 tch_status tch_tree_factor(const tch_tree* t, tch_tree_data* d, tch_error* err) {
     int nv = t->nv;
-    const int* lambda = t->dof_parent;
-    tch_real* H = d->LD;
+    tch_real* LD = d->LD;
     for (int k = 0; k < nv; ++k) {
-        for (int i = k; i >= 0; i = lambda[i]) {
-            H[k * nv + i] = d->M[k * nv + i];
+        const int* path = &t->dof_path[t->dof_row[k]];
+        tch_real* row = &LD[t->dof_row[k]];
+        for (int m = 0; m <= t->dof_depth[k]; ++m) {
+            row[m] = d->M[k * nv + path[m]];
         }
     }
     for (int k = nv - 1; k >= 0; --k) {
-        if (!(H[k * nv + k] > 0)) {
+        int depth = t->dof_depth[k];
+        tch_real* row_k = &LD[t->dof_row[k]];
+        if (!(row_k[depth] > 0)) {
             return not_positive(t, k, "the mass matrix pivot", err);
         }
-        for (int i = lambda[k]; i >= 0; i = lambda[i]) {
-            tch_real a = H[k * nv + i] / H[k * nv + k];
-            for (int j = i; j >= 0; j = lambda[j]) {
-                H[i * nv + j] -= H[k * nv + j] * a;
+        tch_real inverse_pivot = 1 / row_k[depth];
+        const int* path = &t->dof_path[t->dof_row[k]];
+        for (int m = depth - 1; m >= 0; --m) { /* ancestor i = path[m], of depth m */
+            tch_real a = row_k[m] * inverse_pivot;
+            tch_real* row_i = &LD[t->dof_row[path[m]]];
+            for (int n = 0; n <= m; ++n) {
+                row_i[n] -= row_k[n] * a;
             }
-            H[k * nv + i] = a;
+            row_k[m] = a;
         }
     }
     return TCH_OK;
@@ -127,26 +147,34 @@ tch_status tch_tree_factor(const tch_tree* t, tch_tree_data* d, tch_error* err) 
 /* x = L^-T x (table 6.4) over the dofs first .. first + count (x[0] is dof first's; every
  * ancestor of a dof of the range is in it): with L unit lower over lambda, from the last dof
  * back. */
-static void solve_LT(const tch_tree* t, const tch_real* L, int first, int count, tch_real* x) {
-    int nv = t->nv;
+static void solve_LT(const tch_tree* t, const tch_real* LD, int first, int count, tch_real* x) {
     for (int k = first + count - 1; k >= first; --k) {
         tch_real xk = x[k - first];
         if (xk != 0) {
-            for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) {
-                x[i - first] -= L[k * nv + i] * xk;
+            const tch_real* row = &LD[t->dof_row[k]];
+            const int* path = &t->dof_path[t->dof_row[k]];
+            for (int m = 0; m < t->dof_depth[k]; ++m) {
+                x[path[m] - first] -= row[m] * xk;
             }
         }
     }
 }
 
 /* x = L^-1 x (table 6.4) over the same range, from the root out. */
-static void solve_L(const tch_tree* t, const tch_real* L, int first, int count, tch_real* x) {
-    int nv = t->nv;
+static void solve_L(const tch_tree* t, const tch_real* LD, int first, int count, tch_real* x) {
     for (int k = first; k < first + count; ++k) {
-        for (int i = t->dof_parent[k]; i >= 0; i = t->dof_parent[i]) {
-            x[k - first] -= L[k * nv + i] * x[i - first];
+        const tch_real* row = &LD[t->dof_row[k]];
+        const int* path = &t->dof_path[t->dof_row[k]];
+        tch_real sum = 0;
+        for (int m = 0; m < t->dof_depth[k]; ++m) {
+            sum += row[m] * x[path[m] - first];
         }
+        x[k - first] -= sum;
     }
+}
+
+static tch_real pivot(const tch_tree* t, const tch_tree_data* d, int k) {
+    return d->LD[t->dof_row[k] + t->dof_depth[k]];
 }
 
 /* H^-1 = L^-1 D^-1 L^-T */
@@ -154,7 +182,7 @@ void tch_tree_solve_range(const tch_tree* t, const tch_tree_data* d, int first, 
                           tch_real* x) {
     solve_LT(t, d->LD, first, count, x);
     for (int k = first; k < first + count; ++k) {
-        x[k - first] /= d->LD[k * t->nv + k];
+        x[k - first] /= pivot(t, d, k);
     }
     solve_L(t, d->LD, first, count, x);
 }
@@ -177,7 +205,7 @@ void tch_tree_inverse_inertia(const tch_tree* t, tch_tree_data* d, int m, const 
     tch_real* W = d->rows;
     tch_real* scale = d->u; /* D^-1/2 */
     for (int k = 0; k < nv; ++k) {
-        scale[k] = 1 / sqrt(d->LD[k * nv + k]);
+        scale[k] = 1 / sqrt(pivot(t, d, k));
     }
     memcpy(W, J, (size_t)m * (size_t)nv * sizeof *W);
     for (int r = 0; r < m; ++r) {
@@ -208,7 +236,7 @@ static int invert_joint_inertia(const tch_tree* t, tch_tree_data* d, int l) {
     tch_mat3 D = tch_m3_identity();
     for (int i = 0; i < n; ++i) {
         for (int j = 0; j < n; ++j) {
-            D.m[i][j] = tch_sv_dot(t->dof_S[first + i], d->U[first + j]);
+            D.m[i][j] = tch_tree_link_dof_force(link, i, d->U[first + j]);
         }
         D.m[i][i] += t->dof_armature[first + i];
     }
@@ -230,6 +258,27 @@ static int invert_joint_inertia(const tch_tree* t, tch_tree_data* d, int l) {
     return -1;
 }
 
+/* I^A S_k for a link's dof k: with S a unit column, a column of I^A = [A B; B^T C]. */
+static tch_spatial_vec articulated_times_subspace(const tch_spatial_abi* I,
+                                                  const tch_tree_link* link, int k) {
+    const tch_mat3 *A = &I->A, *B = &I->B, *C = &I->C;
+    switch (link->type) {
+    case TCH_TREE_LINK_HINGE:
+    case TCH_TREE_LINK_BALL: /* (A e_k, B^T e_k) */
+        k = link->type == TCH_TREE_LINK_HINGE ? 2 : k;
+        return tch_sv((tch_vec3){A->m[0][k], A->m[1][k], A->m[2][k]},
+                      (tch_vec3){B->m[k][0], B->m[k][1], B->m[k][2]});
+    case TCH_TREE_LINK_SLIDE:
+    case TCH_TREE_LINK_TRANSLATION: /* (B e_k, C e_k) */
+        k = link->type == TCH_TREE_LINK_SLIDE ? 2 : k;
+        return tch_sv((tch_vec3){B->m[0][k], B->m[1][k], B->m[2][k]},
+                      (tch_vec3){C->m[0][k], C->m[1][k], C->m[2][k]});
+    case TCH_TREE_LINK_WELD:
+        break;
+    }
+    return tch_sv_zero();
+}
+
 /* Pass 2 for link l: U = I^A S, D, u = tau - S^T p^A, and the articulated inertia and bias
  * force it hands to its parent, I^a = I^A - U D^-1 U^T and p^a = p^A + I^a c + U D^-1 u
  * (table 7.1, sec. 7.3). */
@@ -239,9 +288,9 @@ static int articulate_link(const tch_tree* t, tch_tree_data* d, int l, const tch
     tch_spatial_vec pa = d->f[l];
     int n = link->dof_count, first = link->dof;
     if (n > 0) {
-        for (int k = first; k < first + n; ++k) {
-            d->U[k] = tch_abi_apply(Ia, t->dof_S[k]);
-            d->u[k] = tau[k] - tch_sv_dot(t->dof_S[k], pa);
+        for (int k = 0; k < n; ++k) {
+            d->U[first + k] = articulated_times_subspace(&Ia, link, k);
+            d->u[first + k] = tau[first + k] - tch_tree_link_dof_force(link, k, pa);
         }
         int bad = invert_joint_inertia(t, d, l);
         if (bad >= 0) {
@@ -283,7 +332,7 @@ static void accelerate_link(const tch_tree* t, tch_tree_data* d, int l, tch_real
         const tch_mat3* Dinv = &d->D_inverse[l];
         qacc[first + i] = Dinv->m[i][0] * rhs[0] + Dinv->m[i][1] * rhs[1] + Dinv->m[i][2] * rhs[2];
     }
-    d->a[l] = tch_sv_add(a, tch_tree_link_motion(t, link, qacc));
+    d->a[l] = tch_sv_add(a, tch_tree_link_motion(link, qacc));
 }
 
 tch_status tch_tree_aba(const tch_tree* t, tch_tree_data* d, const tch_real* tau, tch_real* qacc,

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "dynamics/tree.h"
+#include "math/sincos.h"
 
 static tch_quat read_quaternion(const tch_real* q) {
     return (tch_quat){q[0], q[1], q[2], q[3]};
@@ -50,48 +51,37 @@ void tch_tree_normalize_quaternions(const tch_tree* t, tch_real* qpos) {
     }
 }
 
-/* The link's placement in its parent, X_fixed X_J(q) (sec. 4.4: our inverse of Featherstone's
- * ^iX_lambda = X_J X_T). A rotation R_J about the anchor r is X_J = (R_J, r - R_J r), so
- * R = R_fixed R_J and p = (R_fixed r + p_fixed) - R r. For a hinge, Rodrigues' formula
- * R_J = cos 1 + sin [a]x + (1 - cos) a a^T gives R = cos R_cos + sin R_sin + R_one with
- * R_cos = R_fixed (1 - a a^T), R_sin = R_fixed [a]x and R_one = R_fixed a a^T, set at
- * creation (tch_tree_link_prepare_placement). */
+/* The link's placement in its parent, X_fixed times the joint's motion in the link frame
+ * (sec. 4.4: our inverse of Featherstone's ^iX_lambda = X_J X_T): a hinge turns by Rz(q - ref),
+ * so R = R_fixed Rz mixes R_fixed's first two columns; a slide moves the origin along R_fixed's
+ * z; a ball turns by R(q); the free joint's translation moves the origin by R_fixed q. */
 static tch_spatial_transform link_placement(const tch_tree_link* link, const tch_real* q) {
     tch_spatial_transform X = link->X_fixed;
+    const tch_mat3* F = &link->X_fixed.R;
     switch (link->type) {
     case TCH_TREE_LINK_HINGE: {
-        tch_real angle = q[0] - link->qpos_zero, c = cos(angle), s = sin(angle);
-        X.R = tch_m3_add(tch_m3_add(tch_m3_scale(link->R_cos, c), tch_m3_scale(link->R_sin, s)),
-                         link->R_one);
+        tch_real c, s;
+        tch_sincos(q[0] - link->qpos_zero, &s, &c);
+        for (int i = 0; i < 3; ++i) {
+            X.R.m[i][0] = c * F->m[i][0] + s * F->m[i][1];
+            X.R.m[i][1] = c * F->m[i][1] - s * F->m[i][0];
+        }
         break;
     }
     case TCH_TREE_LINK_BALL:
-        X.R = tch_m3_mul(link->X_fixed.R, tch_q_to_mat3(read_quaternion(q)));
+        X.R = tch_m3_mul(*F, tch_q_to_mat3(read_quaternion(q)));
         break;
     case TCH_TREE_LINK_SLIDE:
-        X.p = tch_v3_madd(X.p, q[0] - link->qpos_zero, link->axis_in_parent);
-        return X;
+        X.p = tch_v3_madd(X.p, q[0] - link->qpos_zero,
+                          (tch_vec3){F->m[0][2], F->m[1][2], F->m[2][2]});
+        break;
     case TCH_TREE_LINK_TRANSLATION:
-        X.p = tch_v3_add(X.p, tch_m3_mul_v3(X.R, (tch_vec3){q[0], q[1], q[2]}));
-        return X;
+        X.p = tch_v3_add(X.p, tch_m3_mul_v3(*F, (tch_vec3){q[0], q[1], q[2]}));
+        break;
     case TCH_TREE_LINK_WELD:
-        return X;
+        break;
     }
-    X.p = tch_v3_sub(link->p_anchor, tch_m3_mul_v3(X.R, link->anchor));
     return X;
-}
-
-void tch_tree_link_prepare_placement(tch_tree_link* link) {
-    tch_mat3 R = link->X_fixed.R;
-    tch_vec3 a = link->axis;
-    tch_mat3 aaT = {{{a.x * a.x, a.x * a.y, a.x * a.z},
-                     {a.y * a.x, a.y * a.y, a.y * a.z},
-                     {a.z * a.x, a.z * a.y, a.z * a.z}}};
-    link->R_one = tch_m3_mul(R, aaT);
-    link->R_cos = tch_m3_add(R, tch_m3_scale(link->R_one, -1));
-    link->R_sin = tch_m3_mul(R, tch_m3_skew(a));
-    link->p_anchor = tch_v3_add(tch_m3_mul_v3(R, link->anchor), link->X_fixed.p);
-    link->axis_in_parent = tch_m3_mul_v3(R, a);
 }
 
 void tch_tree_positions(const tch_tree* t, tch_tree_data* d, const tch_real* qpos) {
@@ -104,17 +94,25 @@ void tch_tree_positions(const tch_tree* t, tch_tree_data* d, const tch_real* qpo
 }
 
 /* v_i = ^iX_lambda v_lambda + S qd and c_i = v_i x S qd (Featherstone table 5.1, with c_J = 0
- * since S is constant in the link frame). */
+ * since S is constant in the link frame). For a hinge, S qd = qd e_z and
+ * c = qd (w_y, -w_x, 0, v_y, -v_x, 0). */
 void tch_tree_velocities(const tch_tree* t, tch_tree_data* d, const tch_real* qvel) {
     for (int l = 0; l < t->link_count; ++l) {
         const tch_tree_link* link = &t->links[l];
-        tch_spatial_vec vJ = tch_tree_link_motion(t, link, qvel); /* eq. 4.7 */
-        tch_spatial_vec v = vJ;
-        if (link->parent >= 0) {
-            v = tch_sv_add(tch_sx_apply_inverse_motion(d->X_up[l], d->v[link->parent]), vJ);
+        tch_spatial_vec v = link->parent >= 0
+                                ? tch_sx_apply_inverse_motion(d->X_up[l], d->v[link->parent])
+                                : tch_sv_zero();
+        if (link->type == TCH_TREE_LINK_HINGE) {
+            tch_real qd = qvel[link->dof];
+            v.ang.z += qd;
+            d->c[l] = tch_sv((tch_vec3){qd * v.ang.y, -qd * v.ang.x, 0},
+                             (tch_vec3){qd * v.lin.y, -qd * v.lin.x, 0});
+        } else {
+            tch_spatial_vec vJ = tch_tree_link_motion(link, qvel); /* eq. 4.7 */
+            v = tch_sv_add(v, vJ);
+            d->c[l] = tch_sv_cross_motion(v, vJ);
         }
         d->v[l] = v;
-        d->c[l] = tch_sv_cross_motion(v, vJ);
     }
 }
 
@@ -123,12 +121,16 @@ static tch_transform transform_of(tch_spatial_transform X) {
 }
 
 tch_transform tch_tree_body_pose(const tch_tree* t, const tch_tree_data* d, int body) {
-    return transform_of(d->X_world[t->body_link[body]]);
+    int l = t->body_link[body];
+    return transform_of(tch_sx_mul(d->X_world[l], t->links[l].X_body));
 }
 
 tch_vec3 tch_tree_body_point(const tch_tree* t, const tch_tree_data* d, int body, tch_vec3 p_B) {
-    const tch_spatial_transform* X = &d->X_world[t->body_link[body]];
-    return tch_v3_add(tch_m3_mul_v3(X->R, p_B), X->p);
+    int l = t->body_link[body];
+    const tch_spatial_transform* X = &d->X_world[l];
+    const tch_spatial_transform* B = &t->links[l].X_body;
+    tch_vec3 p_L = tch_v3_add(tch_m3_mul_v3(B->R, p_B), B->p);
+    return tch_v3_add(tch_m3_mul_v3(X->R, p_L), X->p);
 }
 
 tch_transform tch_tree_site_pose(const tch_tree* t, const tch_tree_data* d, int site) {

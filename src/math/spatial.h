@@ -252,12 +252,16 @@ static inline tch_spatial_vec tch_abi_apply(tch_spatial_abi I, tch_spatial_vec v
 /* I_A = ^A X_B^* I_B ^B X_A (eq. 2.66 again, now for a general symmetric inertia).
  * ^A X_B^* = T diag(R, R) with T = [1 P; 0 1], P = [p]x (eq. 2.24), so with the rotated
  * blocks A', B', C' the congruence T [A' B'; B'^T C'] T^T has blocks
- * A' + P B'^T - (B' + P C') P, B' + P C' and C'. */
+ * A' + P B'^T - (B' + P C') P, B' + P C' and C' (the rotated blocks alone when p = 0, as
+ * between the joints of one body). A and C are symmetric. */
 static inline tch_spatial_abi tch_abi_transform(tch_spatial_transform X_AB, tch_spatial_abi I_B) {
     tch_mat3 R = X_AB.R;
-    tch_mat3 A = tch_m3_rotate_tensor(R, I_B.A);
+    tch_mat3 A = tch_m3_rotate_symmetric(R, I_B.A);
     tch_mat3 B = tch_m3_rotate_tensor(R, I_B.B);
-    tch_mat3 C = tch_m3_rotate_tensor(R, I_B.C);
+    tch_mat3 C = tch_m3_rotate_symmetric(R, I_B.C);
+    if (X_AB.p.x == 0 && X_AB.p.y == 0 && X_AB.p.z == 0) {
+        return (tch_spatial_abi){A, B, C};
+    }
     tch_mat3 P = tch_m3_skew(X_AB.p);
     tch_mat3 B_new = tch_m3_add(B, tch_m3_mul(P, C));
     tch_mat3 A_new =

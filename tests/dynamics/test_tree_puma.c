@@ -24,7 +24,9 @@ static void test_puma_inertia_violations_are_flagged(void) {
 static void test_puma_repair_keeps_the_joint_axis_moment(void) {
     tch_tree* tree = NULL;
     ENSURE(puma_tree_create(true, true, &tree, NULL) == TCH_OK);
-    const tch_spatial_rbi I3 = tree->links[2].inertia; /* about link 3's origin */
+    const tch_tree_link* link3 = &tree->links[2]; /* its inertia in the link frame, back to link
+                                                    3's body frame */
+    const tch_spatial_rbi I3 = tch_rbi_transform(tch_sx_inverse(link3->X_body), link3->inertia);
     tch_spatial_inertia point = {I3.mass, tch_v3_scale(I3.h, 1 / I3.mass), tch_m3_zero()};
     tch_mat3 offset = tch_si_inertia_about(point, tch_v3_zero()); /* m [c]x [c]x^T */
     tch_mat3 I_Cm = tch_m3_add(I3.I_o, tch_m3_scale(offset, -1));
