@@ -12,12 +12,14 @@ set -euo pipefail
 # ParaView (pvpython) reads the `--vtk` series back in a test. Viewer (docs/viewer.md): node
 # and npm bundle it (and run the glTF validator), civetweb serves the live mode, and Debian's
 # chromium runs its browser tests. OpenMPI: `touche sweep --mpi` (docs/sweeps.md; built
-# without it when absent). NLopt: the derivative-free search of `touche fit`.
+# without it when absent). NLopt: the derivative-free search of `touche fit`. libspnav: the
+# SpaceMouse as a 6-DOF haptic input (`touche haptic --device spacemouse`).
 packages=(build-essential cmake pkg-config clang libclang-rt-14-dev
           libccd-dev libqhull-dev libxml2-dev libsuitesparse-dev liblapacke-dev libopenblas-dev
           libsiconos-numerics-dev tetgen libsundials-dev libnlopt-dev
           python3-dev python3-numpy python3-setuptools python3-pytest
-          paraview python3-paraview libcivetweb-dev chromium libopenmpi-dev openmpi-bin)
+          paraview python3-paraview libcivetweb-dev chromium libopenmpi-dev openmpi-bin
+          libspnav-dev)
 # node and npm: Debian's packages unless a newer Node.js is already there (this machine's).
 command -v npm >/dev/null || packages+=(nodejs npm)
 if [[ "${1:-}" == "bench" ]]; then
