@@ -158,6 +158,44 @@ static void test_cube_passes_corner(void) {
     tch_model_destroy(m);
 }
 
+/* A cube set down on each of 12 separate static blocks in turn, three steps on each: every
+ * pair touches and then separates; the pairs' warm-start memories are reused once a pair
+ * separated, so they stay as few as the pairs touching in two consecutive steps (here 2),
+ * not one per pair that ever touched. */
+static void test_memories_bounded(void) {
+    char xml[4096];
+    int at = snprintf(xml, sizeof xml,
+                      "<mujoco xmlns:touche='urn:touche'><option timestep='0.005' "
+                      "gravity='0 0 -9.8'/><default><geom friction='0.5 0.005 0.0001' "
+                      "touche:contact='peg'/></default><worldbody>");
+    for (int k = 0; k < 12; ++k) {
+        at += snprintf(xml + at, sizeof xml - (size_t)at,
+                       "<geom type='box' size='0.2 0.5 0.5' pos='%g 0 0.5'/>", 0.5 * k);
+    }
+    snprintf(xml + at, sizeof xml - (size_t)at,
+             "<body pos='0 0 1.1'><freejoint/><geom type='box' size='0.1 0.1 0.1' mass='1'/>"
+             "</body></worldbody></mujoco>");
+    tch_error err = {0};
+    tch_model* m = compile_string(xml, &err);
+    tch_data* d = NULL;
+    ENSURE(m && tch_data_create(m, &d, &err) == TCH_OK);
+    int touched = 0;
+    for (int k = 0; k < 12; ++k) {
+        d->qpos[0] = 0.5 * k;
+        d->qpos[2] = 1.1;
+        memset(d->qvel, 0, 6 * sizeof *d->qvel);
+        for (int step = 0; step < 3; ++step) {
+            ENSURE(tch_step(m, d, &err) == TCH_OK);
+        }
+        touched += d->contact_count > 0;
+    }
+    ENSURE(touched == 12);
+    ENSURE(report(d)->memories <= 2);
+    ENSURE(report(d)->failures == 0);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 /* A curved geom that may touch another under peg is refused, naming it. */
 static void test_curved_geom_refused(void) {
     const char* xml = "<mujoco xmlns:touche='urn:touche'><worldbody><geom name='floor' type='plane' size='5 5 1'/>"
@@ -175,6 +213,7 @@ int main(void) {
     RUN_TEST(test_stack_stays_at_rest);
     RUN_TEST(test_aligned_stack_small_lcp);
     RUN_TEST(test_cube_passes_corner);
+    RUN_TEST(test_memories_bounded);
     RUN_TEST(test_curved_geom_refused);
     return TEST_RESULT();
 }
