@@ -50,6 +50,7 @@ typedef struct peg_key {
 /* A geom pair's last LCP solution, per constraint (the warm start of the next step's Lemke). */
 typedef struct peg_memory {
     int geom_a, geom_b;
+    tch_real last_seen;    /* the time of its pair's last evaluation with constraints, s */
     int count, capacity;   /* constraints */
     peg_key* keys;         /* [capacity] */
     tch_vec3* impulses;    /* [capacity] each one's last impulse on B (world), N s */
@@ -65,8 +66,9 @@ typedef struct peg_scratch {
     tch_peg_constraints* lists; /* [capacity] by index into data->pair_results */
     int* slot_memory;           /* [capacity] each pair result's memory */
     int memory_count, memory_capacity;
-    peg_memory* memories;       /* one per geom pair that has touched (a pair's state holds
-                                 * its index + 1) */
+    peg_memory* memories;       /* one per geom pair touching now (a pair's state holds its
+                                 * index + 1); a pair's memory is free once the pair had no
+                                 * constraint for a step (its state was dropped: separated) */
     tch_peg_report report;
     tch_peg_planar_scratch planar; /* the planar mode's polygons */
 } peg_scratch;
@@ -240,25 +242,37 @@ static int reserve_lists(peg_scratch* s, int needed) {
     return 0;
 }
 
-/* The memory of geom pair (a, b) whose state holds *handle (its index + 1, 0: none yet): the
- * pair's old one when it touched before, else a new one. -1 when out of memory. */
-static int pair_memory(peg_scratch* s, int a, int b, int* handle) {
-    if (*handle > 0 && *handle <= s->memory_count) {
-        return *handle - 1;
+/* The memory of geom pair (a, b) whose state holds *handle (its index + 1, 0: none yet),
+ * touching at time `now` (steps of h): its own while it keeps touching, else a free one (of a
+ * pair that touched neither in this step nor in the last: separated), else a new one; so the
+ * memories are as many as the pairs touching in two consecutive steps, and a pair that
+ * separated and meets again starts cold, as its state does. -1 when out of memory. */
+static int pair_memory(peg_scratch* s, int a, int b, tch_real now, tch_real h, int* handle) {
+    int found = *handle > 0 && *handle <= s->memory_count ? *handle - 1 : -1;
+    if (found >= 0 && (s->memories[found].geom_a != a || s->memories[found].geom_b != b)) {
+        found = -1; /* taken over by another pair, or a state restored from a checkpoint */
     }
-    for (int i = 0; i < s->memory_count; ++i) {
-        if (s->memories[i].geom_a == a && s->memories[i].geom_b == b) {
-            *handle = i + 1;
-            return i;
+    for (int i = 0; found < 0 && i < s->memory_count; ++i) {
+        found = s->memories[i].last_seen < now - 1.5 * h ? i : -1;
+    }
+    if (found < 0) {
+        if (grow((void**)&s->memories, &s->memory_capacity, s->memory_count + 1,
+                 sizeof *s->memories) != 0) {
+            return -1;
         }
+        s->memories[s->memory_count] = (peg_memory){0};
+        found = s->memory_count++;
+        s->report.memories = s->memory_count;
     }
-    if (grow((void**)&s->memories, &s->memory_capacity, s->memory_count + 1,
-             sizeof *s->memories) != 0) {
-        return -1;
+    peg_memory* memory = &s->memories[found];
+    if (memory->geom_a != a || memory->geom_b != b || *handle != found + 1) {
+        memory->geom_a = a;
+        memory->geom_b = b;
+        memory->count = 0; /* the arrays are kept for the next pair */
     }
-    s->memories[s->memory_count] = (peg_memory){.geom_a = a, .geom_b = b};
-    *handle = ++s->memory_count;
-    return *handle - 1;
+    memory->last_seen = now;
+    *handle = found + 1;
+    return found;
 }
 
 /* ---- collision: the constraints of a pair ---- */
@@ -294,10 +308,6 @@ static int peg_pair_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
     if (!g->built[a] || !g->built[b]) {
         return 0; /* compile refuses the pairs that reach here */
     }
-    s->slot_memory[slot] = pair_memory(s, a, b, (int*)context->state->bytes);
-    if (s->slot_memory[slot] < 0) {
-        return -1;
-    }
     tch_peg_params params = tch_peg_pair_params(m, &pair->params);
     tch_peg_constraints* list = &s->lists[slot];
     tch_status built =
@@ -316,7 +326,8 @@ static int peg_pair_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
     if (list->count == 0) {
         return 0;
     }
-    if (tch_contact_reserve(d, list->count, 0, 0) != 0) {
+    s->slot_memory[slot] = pair_memory(s, a, b, d->time, m->timestep, (int*)context->state->bytes);
+    if (s->slot_memory[slot] < 0 || tch_contact_reserve(d, list->count, 0, 0) != 0) {
         return -1;
     }
     for (int k = 0; k < list->count; ++k) {

@@ -15,6 +15,8 @@ typedef struct tch_peg_report {
     long fallbacks;   /* islands the engine solved with the rows as described (failures, and
                        * islands that also hold other models' rows) */
     int largest_lcp;  /* the largest LCP solved, unknowns */
+    int memories;     /* geom pairs' warm-start memories held (the pairs touching in two
+                       * consecutive steps at most: a separated pair's is reused) */
 } tch_peg_report;
 
 /* The model's parameters for a pair: the authors' 3D values, the proximity epsilon from the

@@ -29,11 +29,18 @@ bool tch_peg_contact_qualifies(const tch_peg_contact* c, const tch_peg_params* p
  * most applicable. */
 int tch_peg_choose_primary(const tch_peg_contact* set, int count, const tch_peg_params* params);
 
-/* Appends a constraint over `set` (copied, primary first; a U takes set[0] and count 1).
- * 0 when out of memory. */
+/* Appends a constraint over `set` (copied, primary first, copies of a contact once; a U
+ * takes set[0] and count 1). 0 when out of memory. */
 int tch_peg_emit(tch_peg_constraints* out, tch_peg_kind kind, tch_feature_pair_kind source,
                  int feature_a, int feature_b, const tch_peg_contact* set, int count,
                  const tch_peg_params* params);
+
+/* Drops every constraint implied by another (whose contacts are all among its own: its max
+ * psi >= 0 then holds), the later of two equal ones; a kept X that implies a dropped U or I
+ * takes over its force and friction (an I, a U when it has one contact). Exact: the set of
+ * admitted configurations is unchanged, the LCP smaller (a face-face corner of two aligned
+ * blocks: one U instead of two vertex-set I and an X of the same contact twice). */
+void tch_peg_drop_implied(tch_peg_constraints* out);
 
 /* Empties the lists and sizes the per-vertex scratch to `vertices` zeroed entries. */
 int tch_peg_reset(tch_peg_constraints* out, int vertices);

@@ -21,6 +21,7 @@ tch_peg_params tch_peg_params_default(int dimension, tch_real h) {
         .feasibility_angle = 0.4,
         .touch_tolerance = 1e-3,
         .flat_edge_cosine = 0.995,
+        .parallel_sine = 0.01,
     };
 }
 
@@ -120,6 +121,20 @@ bool tch_peg_contact_qualifies(const tch_peg_contact* c, const tch_peg_params* p
     return c->feasible && c->applicability >= least;
 }
 
+/* Gaps (m) and applicabilities closer than these are ties: rounding must not flip a primary
+ * between two contacts at the same gap (the corners of blocks stacked face to face), which
+ * would change the constraint's warm start and keep its island awake. */
+static const tch_real GAP_TIE = 1e-9, APPLICABILITY_TIE = 1e-9;
+
+/* Whether contact c beats the best so far on its gap (`smaller`: the smaller gap wins), ties
+ * going to the more applicable, then to the first. */
+static bool beats(const tch_peg_contact* c, const tch_peg_contact* best, bool smaller) {
+    if (fabs(c->gap - best->gap) <= GAP_TIE) {
+        return c->applicability > best->applicability + APPLICABILITY_TIE;
+    }
+    return smaller ? c->gap < best->gap : c->gap > best->gap;
+}
+
 int tch_peg_choose_primary(const tch_peg_contact* set, int count, const tch_peg_params* params) {
     int touching = -1, least_violated = -1, most_applicable = 0;
     for (int i = 0; i < count; ++i) {
@@ -130,10 +145,10 @@ int tch_peg_choose_primary(const tch_peg_contact* set, int count, const tch_peg_
             continue;
         }
         if (set[i].gap >= -params->touch_tolerance &&
-            (touching < 0 || set[i].gap < set[touching].gap)) {
+            (touching < 0 || beats(&set[i], &set[touching], true))) {
             touching = i;
         }
-        if (least_violated < 0 || set[i].gap > set[least_violated].gap) {
+        if (least_violated < 0 || beats(&set[i], &set[least_violated], false)) {
             least_violated = i;
         }
     }
@@ -154,6 +169,51 @@ static int push_contact(tch_peg_constraints* out, const tch_peg_contact* c) {
     return 1;
 }
 
+/* Contacts closer than these are one row of the LCP (same normal, point and gap): the
+ * coincident corners of blocks stacked face to face give each corner's contact from both
+ * sides (a vertex of A on B's face, B's vertex under A's face), and such copies make the
+ * LCP's columns dependent. Radians, m, m. */
+static const tch_real SAME_NORMAL = 1e-9, SAME_POINT = 1e-9;
+
+static bool same_row(const tch_peg_contact* a, const tch_peg_contact* b) {
+    return fabs(a->gap - b->gap) <= GAP_TIE &&
+           tch_v3_norm(tch_v3_cross(a->normal, b->normal)) <= SAME_NORMAL &&
+           tch_v3_dot(a->normal, b->normal) > 0 &&
+           tch_v3_dist(a->point_a, b->point_a) <= SAME_POINT;
+}
+
+/* The constraint's contact of which c is a copy, or -1. */
+static int copy_in(const tch_peg_constraints* out, const tch_peg_constraint* constraint,
+                   const tch_peg_contact* c) {
+    for (int i = constraint->first; i < constraint->first + constraint->count; ++i) {
+        if (same_row(&out->contacts[i], c)) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+static bool in_constraint(const tch_peg_constraints* out, const tch_peg_constraint* constraint,
+                          const tch_peg_contact* c) {
+    return copy_in(out, constraint, c) >= 0;
+}
+
+/* Merges copy c into the kept contact: the kept one is the first by (kind, features), so that
+ * rounding does not change which copy stands for the row (its warm start is matched on it);
+ * it qualifies as a primary when either copy does. */
+static void merge_copy(tch_peg_contact* kept, const tch_peg_contact* c) {
+    const bool feasible = kept->feasible || c->feasible;
+    const tch_real applicability = fmax(kept->applicability, c->applicability);
+    const bool c_first = c->kind != kept->kind ? c->kind < kept->kind
+                         : c->feature_a != kept->feature_a ? c->feature_a < kept->feature_a
+                                                           : c->feature_b < kept->feature_b;
+    if (c_first) {
+        *kept = *c;
+    }
+    kept->feasible = feasible;
+    kept->applicability = applicability;
+}
+
 int tch_peg_emit(tch_peg_constraints* out, tch_peg_kind kind, tch_feature_pair_kind source,
                  int feature_a, int feature_b, const tch_peg_contact* set, int count,
                  const tch_peg_params* params) {
@@ -172,19 +232,76 @@ int tch_peg_emit(tch_peg_constraints* out, tch_peg_kind kind, tch_feature_pair_k
         out->constraints = grown;
         out->capacity = capacity;
     }
-    const int primary = count > 1 ? tch_peg_choose_primary(set, count, params) : 0;
-    const tch_peg_constraint constraint = {kind, source, feature_a, feature_b, out->contact_count,
-                                           count};
-    if (!push_contact(out, &set[primary])) {
-        return 0;
-    }
+    tch_peg_constraint constraint = {kind, source, feature_a, feature_b, out->contact_count, 0};
     for (int i = 0; i < count; ++i) {
-        if (i != primary && !push_contact(out, &set[i])) {
+        const int copy = copy_in(out, &constraint, &set[i]);
+        if (copy >= 0) {
+            merge_copy(&out->contacts[copy], &set[i]);
+        } else if (push_contact(out, &set[i])) {
+            constraint.count++;
+        } else {
             return 0;
         }
     }
+    tch_peg_contact* contacts = out->contacts + constraint.first;
+    const int primary =
+        constraint.count > 1 ? tch_peg_choose_primary(contacts, constraint.count, params) : 0;
+    const tch_peg_contact chosen = contacts[primary]; /* first, the others in order */
+    memmove(contacts + 1, contacts, (size_t)primary * sizeof *contacts);
+    contacts[0] = chosen;
+    if (constraint.kind == TCH_PEG_I && constraint.count == 1) {
+        constraint.kind = TCH_PEG_U;
+    }
     out->constraints[out->count++] = constraint;
     return 1;
+}
+
+/* Whether every contact of constraint `small` is one of constraint `big`'s. */
+static bool contacts_within(const tch_peg_constraints* out, const tch_peg_constraint* small,
+                            const tch_peg_constraint* big) {
+    for (int i = small->first; i < small->first + small->count; ++i) {
+        if (!in_constraint(out, big, &out->contacts[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Whether constraint i is implied by another of the list (drop_implied). */
+static int implying(const tch_peg_constraints* out, int i) {
+    const tch_peg_constraint* c = &out->constraints[i];
+    for (int j = 0; j < out->count; ++j) {
+        const tch_peg_constraint* other = &out->constraints[j];
+        if (j != i && other->count > 0 && contacts_within(out, other, c) &&
+            (j < i || !contacts_within(out, c, other))) {
+            return j;
+        }
+    }
+    return -1;
+}
+
+void tch_peg_drop_implied(tch_peg_constraints* out) {
+    for (int i = 0; i < out->count; ++i) {
+        const int j = implying(out, i);
+        if (j < 0) {
+            continue;
+        }
+        tch_peg_constraint* kept = &out->constraints[j];
+        if (out->constraints[i].kind != TCH_PEG_X && kept->kind == TCH_PEG_X) {
+            kept->kind = TCH_PEG_I; /* it takes over the dropped one's force and friction */
+        }
+        if (kept->kind == TCH_PEG_I && kept->count == 1) {
+            kept->kind = TCH_PEG_U;
+        }
+        out->constraints[i].count = 0;
+    }
+    int kept = 0;
+    for (int i = 0; i < out->count; ++i) {
+        if (out->constraints[i].count > 0) {
+            out->constraints[kept++] = out->constraints[i];
+        }
+    }
+    out->count = kept;
 }
 
 tch_real tch_peg_constraint_value(const tch_peg_constraints* list, int constraint) {

@@ -85,6 +85,9 @@ typedef struct tch_peg_params {
     tch_real feasibility_angle;         /* phi of feasibility, rad */
     tch_real touch_tolerance;           /* tau of the primary heuristic (peg.md §5.2) */
     tch_real flat_edge_cosine;          /* eq. 36's flat edge: n1 . n2 above this gives one U */
+    tch_real parallel_sine;             /* edges at a smaller |sin| of their angle are parallel:
+                                           no edge-edge contact (eq. 31 calls parallel edges not
+                                           applicable; their endpoints' contacts cover them) */
 } tch_peg_params;
 
 /* The authors' values (peg.md §5): dimension 2 or 3, time step h for the 2D proximity. */
