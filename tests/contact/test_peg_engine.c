@@ -7,19 +7,10 @@
 
 #include "contact/peg.h"
 #include "engine/engine_internal.h"
+#include "scene_builder.h"
 #include "test.h"
 #include "touche/io.h"
 #include "touche/step.h"
-
-static tch_model* compile_string(const char* xml, tch_error* err) {
-    tch_spec* spec = NULL;
-    tch_model* model = NULL;
-    if (tch_mjcf_load_string(xml, ".", "scene.xml", &spec, err) == TCH_OK) {
-        tch_compile(spec, &model, err);
-    }
-    tch_spec_destroy(spec);
-    return model;
-}
 
 /* The deepest violation of the step's constraints (the reported depth is -max psi). */
 static double deepest(const tch_data* d) {
@@ -68,7 +59,7 @@ static void test_stack_stays_at_rest(void) {
         "<body name='b1' pos='0 0 3'><freejoint/><geom name='g1' type='box' size='0.5 0.5 1' "
         "mass='1'/></body></worldbody></mujoco>";
     tch_error err = {0};
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     tch_data* d = NULL;
     ENSURE(m && tch_data_create(m, &d, &err) == TCH_OK);
     double worst = 0, depth = 0;
@@ -106,7 +97,7 @@ static void test_aligned_stack_small_lcp(void) {
         "<body pos='0 0 5'><freejoint/><geom type='box' size='0.5 0.5 1' mass='1'/></body>"
         "</worldbody></mujoco>";
     tch_error err = {0};
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     tch_data* d = NULL;
     ENSURE(m && tch_data_create(m, &d, &err) == TCH_OK);
     double drift = 0, depth = 0;
@@ -138,7 +129,7 @@ static void test_cube_passes_corner(void) {
         "<body name='cube' pos='0.3 0.3 1.1'><freejoint/><geom name='c' type='box' "
         "size='0.1 0.1 0.1' mass='0.5'/></body></worldbody></mujoco>";
     tch_error err = {0};
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     tch_data* d = NULL;
     ENSURE(m && tch_data_create(m, &d, &err) == TCH_OK);
     d->qvel[0] = d->qvel[1] = 0.5;
@@ -176,7 +167,7 @@ static void test_memories_bounded(void) {
              "<body pos='0 0 1.1'><freejoint/><geom type='box' size='0.1 0.1 0.1' mass='1'/>"
              "</body></worldbody></mujoco>");
     tch_error err = {0};
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     tch_data* d = NULL;
     ENSURE(m && tch_data_create(m, &d, &err) == TCH_OK);
     int touched = 0;
@@ -203,7 +194,7 @@ static void test_curved_geom_refused(void) {
                       "type='sphere' size='0.1' touche:contact='peg'/></body></worldbody>"
                       "</mujoco>";
     tch_error err = {0};
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     ENSURE(m == NULL);
     ENSURE(strstr(err.message, "ballgeom") != NULL);
     ENSURE(strstr(err.message, "sphere") != NULL);

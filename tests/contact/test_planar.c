@@ -8,19 +8,10 @@
 
 #include "contact/peg.h"
 #include "engine/engine_internal.h"
+#include "scene_builder.h"
 #include "test.h"
 #include "touche/io.h"
 #include "touche/step.h"
-
-static tch_model* compile_string(const char* xml, tch_error* err) {
-    tch_spec* spec = NULL;
-    tch_model* model = NULL;
-    if (tch_mjcf_load_string(xml, ".", "scene.xml", &spec, err) == TCH_OK) {
-        tch_compile(spec, &model, err);
-    }
-    tch_spec_destroy(spec);
-    return model;
-}
 
 /* How far body b's pose and velocity left the plane y = y0: |y - y0|, the quaternion's x and
  * z parts (a turn about y has none), v_y and the world w_x, w_z. */
@@ -56,7 +47,7 @@ static void test_slide_matches_coulomb(void) {
                  "<keyframe><key name='push' qvel='2 0.5 0 0.3 0 1'/></keyframe></mujoco>",
                  models[k / 2], solvers[k % 2]);
         tch_error err = {0};
-        tch_model* m = compile_string(xml, &err);
+        tch_model* m = test_compile_xml(xml, &err);
         tch_data* d = NULL;
         ENSURE(m && tch_data_create(m, &d, &err) == TCH_OK);
         ENSURE(tch_data_reset_key(m, d, 0, &err) == TCH_OK);
@@ -94,7 +85,7 @@ static void test_stack_stands(void) {
         }
         snprintf(xml + used, sizeof xml - (size_t)used, "</worldbody></mujoco>");
         tch_error err = {0};
-        tch_model* m = compile_string(xml, &err);
+        tch_model* m = test_compile_xml(xml, &err);
         tch_data* d = NULL;
         ENSURE(m && tch_data_create(m, &d, &err) == TCH_OK);
         double moved = 0, off = 0;
@@ -126,7 +117,7 @@ static void test_peg_corner_passes(void) {
         "size='0.5 0.5 0.5' mass='1' friction='0'/></body></worldbody>"
         "<keyframe><key qvel='-0.5 0 -0.02 0 0 0'/></keyframe></mujoco>";
     tch_error err = {0};
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     tch_data* d = NULL;
     ENSURE(m && tch_data_create(m, &d, &err) == TCH_OK);
     ENSURE(tch_data_reset_key(m, d, 0, &err) == TCH_OK);
@@ -173,7 +164,7 @@ static void test_spin_about_y_is_kept(void) {
                  "</worldbody><keyframe><key qvel='0 0 0 0 2 0'/></keyframe></mujoco>",
                  integrators[k]);
         tch_error err = {0};
-        tch_model* m = compile_string(xml, &err);
+        tch_model* m = test_compile_xml(xml, &err);
         tch_data* d = NULL;
         ENSURE(m && tch_data_create(m, &d, &err) == TCH_OK);
         ENSURE(tch_data_reset_key(m, d, 0, &err) == TCH_OK);
@@ -209,7 +200,7 @@ static void test_bad_input(void) {
                  "size='0.1 0.1 0.1' mass='1'/></body></worldbody></mujoco>",
                  cases[k].option, cases[k].body);
         tch_error err = {0};
-        tch_model* m = compile_string(xml, &err);
+        tch_model* m = test_compile_xml(xml, &err);
         ENSURE(m == NULL);
         if (!strstr(err.message, cases[k].says)) {
             fprintf(stderr, "case %zu said: %s\n", k, err.message);

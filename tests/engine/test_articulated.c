@@ -9,6 +9,7 @@
 #include "dynamics/articulation.h"
 #include "engine/engine_internal.h"
 #include "math/vec.h"
+#include "scene_builder.h"
 #include "test.h"
 #include "touche/touche.h"
 
@@ -21,16 +22,6 @@
         }                                                                              \
         ENSURE(ensure_ok_ && #cond);                                                   \
     } while (0)
-
-static tch_model* compile_string(const char* xml, tch_error* err) {
-    tch_spec* spec = NULL;
-    tch_model* model = NULL;
-    if (tch_mjcf_load_string(xml, ".", "scene.xml", &spec, err) == TCH_OK) {
-        tch_compile(spec, &model, err);
-    }
-    tch_spec_destroy(spec);
-    return model;
-}
 
 /* examples/NAME compiled with every pair on `contact` (TCH_CONTACT_INHERIT: the scene's) and
  * `integrator` (TCH_INTEGRATOR_AUTO: the scene's). */
@@ -212,7 +203,7 @@ static void test_motor_and_velocity_actuators(void) {
                       "<velocity name='v' joint='axle' gear='3' kv='4'/></actuator>"
                       "<keyframe><key qvel='0.5' ctrl='3 1'/></keyframe></mujoco>";
     tch_error err;
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
     tch_data* d = NULL;
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
@@ -360,7 +351,7 @@ static const char* const passive_chain =
 
 static void test_passive_chain_keeps_its_energy_under_rk4(void) {
     tch_error err;
-    tch_model* m = compile_string(passive_chain, &err);
+    tch_model* m = test_compile_xml(passive_chain, &err);
     ENSURE_MSG(m != NULL, err.message);
     ENSURE(m->nq == 7 && m->nv == 6);
     tch_data* d = NULL;
@@ -387,7 +378,7 @@ static void test_physical_pendulum_period_matches_the_closed_form(void) {
                       "</body></worldbody>"
                       "<keyframe><key qpos='0.001'/></keyframe></mujoco>";
     tch_error err;
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
     tch_data* d = NULL;
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
@@ -421,7 +412,7 @@ static void test_joint_limit_stops_a_link_without_energy_gain(void) {
                       "<inertial pos='0.5 0 0' mass='1' diaginertia='0.02 0.02 0.001'/>"
                       "</body></worldbody></mujoco>";
     tch_error err;
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
     ENSURE(m->joint_limited[0] == 1); /* autolimits: a range makes a limit */
     tch_data* d = NULL;
@@ -461,7 +452,7 @@ static void check_link_rests_on_the_floor_with(const char* model, const char* op
              "</body></worldbody></mujoco>",
              options, model);
     tch_error err;
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
     tch_data* d = NULL;
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
@@ -525,9 +516,9 @@ static void check_six_joint_link_moves_as_a_free_body(const char* model) {
              "<joint type='slide' axis='0 0 1'/><joint type='ball'/>");
     snprintf(as_free, sizeof as_free, scene, model, "<freejoint/>");
     tch_error err;
-    tch_model* a = compile_string(as_link, &err);
+    tch_model* a = test_compile_xml(as_link, &err);
     ENSURE_MSG(a != NULL, err.message);
-    tch_model* b = compile_string(as_free, &err);
+    tch_model* b = test_compile_xml(as_free, &err);
     ENSURE_MSG(b != NULL, err.message);
     ENSURE(a->integrator == TCH_INTEGRATOR_IMPLICIT && b->integrator == TCH_INTEGRATOR_IMPLICIT);
     ENSURE(a->articulation && !b->articulation && a->nv == 6);
@@ -617,7 +608,7 @@ static void test_link_strikes_a_box_without_energy_gain_with_lcp(void) {
                       "<geom type='box' size='0.1 0.1 0.1' mass='1'/></body>"
                       "</worldbody></mujoco>";
     tch_error err;
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
     tch_data* d = NULL;
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
@@ -647,7 +638,7 @@ static void test_joint_limit_row_stops_a_link_without_energy_gain(void) {
                       "<inertial pos='0.5 0 0' mass='1' diaginertia='0.02 0.02 0.001'/>"
                       "</body></worldbody></mujoco>";
     tch_error err;
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
     ENSURE(m->articulation->limit_rows);
     tch_data* d = NULL;
@@ -684,7 +675,7 @@ static tch_model* friction_link(double frictionloss, double g, const char* axis,
              "</body></worldbody></mujoco>",
              -g, solver, axis, frictionloss);
     tch_error err;
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     if (!m) {
         fprintf(stderr, "  (%s)\n", err.message);
     }
@@ -772,7 +763,7 @@ static void swing_into_ball_cone(const char* contact, const char* integrator, do
              "</body></worldbody></mujoco>",
              integrator, contact);
     tch_error err;
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
     ENSURE(m->joint_count == 1 && m->articulation->tree->joints[0].limited);
     ENSURE_NEAR(m->joint_range[0][1], TCH_PI / 6, 1e-15);
@@ -830,7 +821,7 @@ static void test_implicit_integrator_takes_joint_damping_implicitly(void) {
         "damping='5000'/><inertial mass='1' diaginertia='1 1 1'/></body></worldbody>"
         "<keyframe><key qpos='1'/></keyframe></mujoco>";
     tch_error err;
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
     ENSURE(m->integrator == TCH_INTEGRATOR_IMPLICIT);
     tch_data* d = NULL;
@@ -862,9 +853,9 @@ static void test_lone_free_bodies_keep_the_implicit_contacts(void) {
              "<body name='p' pos='5 5 2'><joint axis='0 1 0'/><geom type='capsule' "
              "fromto='0 0 0 0.5 0 0' size='0.05' contype='0' conaffinity='0'/></body>");
     tch_error err;
-    tch_model* a = compile_string(with, &err);
+    tch_model* a = test_compile_xml(with, &err);
     ENSURE_MSG(a != NULL, err.message);
-    tch_model* b = compile_string(without, &err);
+    tch_model* b = test_compile_xml(without, &err);
     ENSURE(b != NULL && a->articulation && a->integrator == TCH_INTEGRATOR_IMPLICIT);
     tch_data *da = NULL, *db = NULL;
     ENSURE(tch_data_create(a, &da, NULL) == TCH_OK && tch_data_create(b, &db, NULL) == TCH_OK);
@@ -892,7 +883,7 @@ static void test_adjacent_links_do_not_collide(void) {
                       "<geom name='gc' type='sphere' pos='-0.9 0 0' size='0.08'/>"
                       "</body></body></body></worldbody></mujoco>";
     tch_error err;
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
     tch_data* d = NULL;
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
@@ -1014,7 +1005,7 @@ static void test_connect_holds_a_ball_with_its_static_sag(void) {
                       "<equality><connect name='pin' body1='ball' anchor='0 0 0' "
                       "solref='0.02 1'/></equality></mujoco>";
     tch_error err;
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
     tch_data* d = NULL;
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
@@ -1041,7 +1032,7 @@ static void test_weld_carries_a_box_on_a_swinging_bar(void) {
                       "</body></worldbody>"
                       "<equality><weld body1='bar' body2='box' solref='0.005 1'/></equality></mujoco>";
     tch_error err;
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     ENSURE_MSG(m != NULL, err.message);
     tch_data* d = NULL;
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
@@ -1079,7 +1070,7 @@ static void test_other_equalities_are_refused_with_their_line(void) {
 static void check_error_xml(const char* xml, const char* expected_text, int expected_line) {
     tch_error err;
     memset(&err, 0, sizeof err);
-    tch_model* m = compile_string(xml, &err);
+    tch_model* m = test_compile_xml(xml, &err);
     ENSURE(m == NULL);
     ENSURE_MSG(strstr(err.message, expected_text) != NULL, err.message);
     ENSURE_MSG(err.line == expected_line, err.message);
@@ -1120,7 +1111,7 @@ static void test_bad_kinematic_input_is_named(void) {
  * integrator. */
 static void test_unsupported_combinations_are_refused(void) {
     tch_error err;
-    tch_model* m = compile_string("<mujoco><option integrator='adaptive'/><worldbody>"
+    tch_model* m = test_compile_xml("<mujoco><option integrator='adaptive'/><worldbody>"
                        "<body><joint/><geom type='sphere' size='0.1'/></body></worldbody></mujoco>",
                        &err);
     ENSURE(m == NULL);

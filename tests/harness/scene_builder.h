@@ -6,6 +6,18 @@
 
 #include "touche/touche.h"
 
+/* The model of an MJCF text (files it names are read relative to the working directory), or
+ * NULL with *err filled. */
+static inline tch_model* test_compile_xml(const char* xml, tch_error* err) {
+    tch_spec* spec = NULL;
+    tch_model* model = NULL;
+    if (tch_mjcf_load_string(xml, ".", "scene.xml", &spec, err) == TCH_OK) {
+        tch_compile(spec, &model, err);
+    }
+    tch_spec_destroy(spec);
+    return model;
+}
+
 /* A spec with gravity g along -z, the given step and integrator, and the point model. */
 static inline tch_spec* test_spec(double g, double dt, tch_integrator integrator) {
     tch_spec* spec = tch_spec_create();
