@@ -307,7 +307,7 @@ TCH_API void tch_haptic_coupling_wrench(const tch_model* model, const tch_data* 
 /// in contact). Friction: the proxy sticks while the device's lateral offset is within mu
 /// times its depth (the friction cone), and slides keeping that lag. Force shading: the
 /// proxy first moves in the plane of the normal interpolated from the vertex normals (meshes).
-/// The scene: triangle meshes, boxes, spheres, capsules, cylinders and planes, static or on
+/// The scene: triangle meshes, boxes, spheres, capsules, cylinders, ellipsoids and planes, static or on
 /// moving bodies. A body's surfaces move with the pose set for it before each update: a body
 /// the proxy rests on carries it (friction acts relative to the surface), a body moving into
 /// it pushes it; the force on the handle goes, reversed, to the bodies it rests on.
@@ -338,8 +338,8 @@ TCH_API tch_status tch_haptic_proxy_create(const tch_haptic_proxy_mesh* meshes, 
 /// A proxy against the geoms of `model` posed by `data`: the static ones (of no free and no
 /// mocap body), and those of each free body that is not in an articulation, as a moving body
 /// of the proxy in the body's frame (geoms of articulated links are not seen). Boxes, spheres,
-/// capsules, cylinders, planes (static) and meshes (their convex hulls). Fails with
-/// TCH_ERR_UNSUPPORTED on an ellipsoid.
+/// capsules, cylinders, ellipsoids, planes (static) and meshes (their convex hulls). Fails with
+/// TCH_ERR_UNSUPPORTED on a plane of a moving body.
 TCH_API tch_status tch_haptic_proxy_create_from_model(const tch_model* model,
                                                       const tch_data* data,
                                                       const tch_haptic_proxy_params* params,
@@ -428,8 +428,8 @@ typedef struct tch_haptic_tick {
 TCH_API tch_haptic_safety_params tch_haptic_safety_defaults(const tch_haptic_spec* spec);
 /// A loop over `model`, `data` (both borrowed; data should be at its initial state) and
 /// `device` (borrowed). Fails on a scene without a haptic body, a proxy against a geom it
-/// cannot render (an ellipsoid) or more than 16 free bodies, a scene step that is not a whole
-/// number of periods, or the lcp model on the haptic body.
+/// cannot render (a plane on a moving body) or more than 16 free bodies, a scene step that is
+/// not a whole number of periods, or the lcp model on the haptic body.
 TCH_API tch_status tch_haptic_loop_create(const tch_model* model, tch_data* data,
                                           tch_haptic_device* device,
                                           const tch_haptic_loop_config* config,

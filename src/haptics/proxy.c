@@ -304,6 +304,7 @@ void tch_haptic_proxy_destroy(tch_haptic_proxy* proxy) {
         free(proxy->balls);
         free(proxy->capsules);
         free(proxy->cylinders);
+        free(proxy->ellipsoids);
         free(proxy->halfspaces);
         free(proxy);
     }

@@ -32,6 +32,15 @@ typedef struct proxy_cylinder {
     tch_real friction;
 } proxy_cylinder;
 
+/* A solid ellipsoid: the points whose coordinates u in its axes (orientation q about `centre`)
+ * have sum (u_i / semi_axes_i)^2 <= 1. */
+typedef struct proxy_ellipsoid {
+    tch_vec3 centre;
+    tch_quat q;
+    tch_vec3 semi_axes;
+    tch_real friction;
+} proxy_ellipsoid;
+
 /* A constraint on the proxy's centre: normal . x >= offset. `shade` is the normal force shading
  * uses (the interpolated one on a mesh, else the normal itself); `part` the part whose surface
  * it is (its motion carries the plane). */
@@ -52,6 +61,7 @@ typedef struct proxy_part {
     int first_ball, ball_count;
     int first_capsule, capsule_count;
     int first_cylinder, cylinder_count;
+    int first_ellipsoid, ellipsoid_count;
     tch_transform X_WP;          /* the pose for the coming update */
     tch_transform X_WP_last;     /* the pose at the last update */
     tch_real reaction_share;     /* the part's share of the last update's force, reversed */
@@ -68,6 +78,8 @@ struct tch_haptic_proxy {
     int capsule_count;
     proxy_cylinder* cylinders;
     int cylinder_count;
+    proxy_ellipsoid* ellipsoids;
+    int ellipsoid_count;
     proxy_plane* halfspaces; /* static planes: normal . x >= offset outside */
     int halfspace_count;
     proxy_part* parts;

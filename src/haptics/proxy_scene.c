@@ -1,5 +1,5 @@
 /* The proxy's scene (touche/haptics.h): triangle meshes with their vertex normals, spheres,
- * capsules, cylinders and planes, grouped in parts (the static scene, and each free body in its
+ * capsules, cylinders, ellipsoids and planes, grouped in parts (the static scene, and each free body in its
  * frame) with a BVH over each part's triangles; from given meshes or a model's geoms. */
 #include <math.h>
 #include <stdlib.h>
@@ -90,7 +90,7 @@ static tch_status check_params(const tch_haptic_proxy_params* params, tch_error*
 
 /* Room for a scene: the counts of each kind of surface, and of parts. */
 typedef struct scene_counts {
-    int triangles, balls, capsules, cylinders, halfspaces, parts;
+    int triangles, balls, capsules, cylinders, ellipsoids, halfspaces, parts;
 } scene_counts;
 
 /* An empty proxy with room for the given counts. */
@@ -107,11 +107,12 @@ static tch_status allocate(const tch_haptic_proxy_params* params, scene_counts n
         proxy->balls = calloc((size_t)n.balls + 1, sizeof *proxy->balls);
         proxy->capsules = calloc((size_t)n.capsules + 1, sizeof *proxy->capsules);
         proxy->cylinders = calloc((size_t)n.cylinders + 1, sizeof *proxy->cylinders);
+        proxy->ellipsoids = calloc((size_t)n.ellipsoids + 1, sizeof *proxy->ellipsoids);
         proxy->halfspaces = calloc((size_t)n.halfspaces + 1, sizeof *proxy->halfspaces);
         proxy->parts = calloc((size_t)n.parts + 1, sizeof *proxy->parts);
     }
     if (!proxy || !proxy->triangles || !proxy->balls || !proxy->capsules || !proxy->cylinders ||
-        !proxy->halfspaces || !proxy->parts) {
+        !proxy->ellipsoids || !proxy->halfspaces || !proxy->parts) {
         tch_haptic_proxy_destroy(proxy);
         return out_of_memory(err);
     }
@@ -127,6 +128,7 @@ static proxy_part* begin_part(tch_haptic_proxy* proxy, int body, tch_transform X
                          .first_ball = proxy->ball_count,
                          .first_capsule = proxy->capsule_count,
                          .first_cylinder = proxy->cylinder_count,
+                         .first_ellipsoid = proxy->ellipsoid_count,
                          .X_WP = X_WP,
                          .X_WP_last = X_WP};
     return part;
@@ -139,6 +141,7 @@ static tch_status end_part(tch_haptic_proxy* proxy, tch_error* err) {
     part->ball_count = proxy->ball_count - part->first_ball;
     part->capsule_count = proxy->capsule_count - part->first_capsule;
     part->cylinder_count = proxy->cylinder_count - part->first_cylinder;
+    part->ellipsoid_count = proxy->ellipsoid_count - part->first_ellipsoid;
     return build_bvh(proxy, part, err);
 }
 
@@ -263,6 +266,7 @@ static scene_counts count_scene(const tch_model* m) {
         n.balls += type == TCH_GEOM_SPHERE;
         n.capsules += type == TCH_GEOM_CAPSULE;
         n.cylinders += type == TCH_GEOM_CYLINDER;
+        n.ellipsoids += type == TCH_GEOM_ELLIPSOID;
         n.halfspaces += type == TCH_GEOM_PLANE;
         n.triangles += type == TCH_GEOM_BOX ? 12 : 0;
         if (type == TCH_GEOM_MESH) {
@@ -294,6 +298,10 @@ static tch_status append_geom(tch_haptic_proxy* proxy, const tch_model* m, int g
         proxy->cylinders[proxy->cylinder_count++] =
             (proxy_cylinder){X.p, axis, size[0], size[1], mu};
         return TCH_OK;
+    case TCH_GEOM_ELLIPSOID:
+        proxy->ellipsoids[proxy->ellipsoid_count++] =
+            (proxy_ellipsoid){X.p, X.q, tch_v3(size[0], size[1], size[2]), mu};
+        return TCH_OK;
     case TCH_GEOM_PLANE:
         if (proxy->part_count == 1) { /* planes are static */
             proxy->halfspaces[proxy->halfspace_count++] =
@@ -309,9 +317,8 @@ static tch_status append_geom(tch_haptic_proxy* proxy, const tch_model* m, int g
         break;
     }
     return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
-                    "haptic proxy: geom '%s' is an ellipsoid (or a plane on a moving body); the "
-                    "proxy renders boxes, spheres, capsules, cylinders, planes and meshes only "
-                    "(not supported yet)",
+                    "haptic proxy: geom '%s' is a plane on a moving body; the proxy renders "
+                    "static planes only (not supported yet)",
                     m->geom_name[g]);
 }
 
@@ -330,7 +337,9 @@ static tch_status append_part(tch_haptic_proxy* proxy, const tch_model* m, const
     s = s == TCH_OK ? end_part(proxy, err) : s;
     proxy_part* part = &proxy->parts[first];
     if (s == TCH_OK && body >= 0 && part->triangle_count + part->ball_count +
-                                            part->capsule_count + part->cylinder_count == 0) {
+                                            part->capsule_count + part->cylinder_count +
+                                            part->ellipsoid_count ==
+                                        0) {
         tch_bvh_free(&part->bvh);
         proxy->part_count--; /* a free body with no geom the proxy touches */
     }

@@ -1,5 +1,6 @@
 /* The virtual proxy's swept test (touche/haptics.h): the first surface a point or a sphere meets
- * on a straight move, against triangles, spheres, capsules, cylinders and planes, each part
+ * on a straight move, against triangles, spheres, capsules, cylinders, ellipsoids and planes,
+ * each part
  * (the static scene, a moving body) in its own frame at its pose. */
 #include <math.h>
 
@@ -7,9 +8,11 @@
 #include "math/vec.h"
 
 static const tch_real SKIN = TCH_PROXY_SKIN;
-/* Conservative-advancement iterations on a cylinder before its nearest point is taken as the
- * contact (the proxy then stops short of the surface, never inside). */
+/* Conservative-advancement iterations on a cylinder or an ellipsoid before its nearest point is
+ * taken as the contact (the proxy then stops short of the surface, never inside). */
 enum { MAX_ADVANCES = 64 };
+/* Newton iterations for an ellipsoid's nearest point (monotone: 5 to 20 in practice). */
+enum { MAX_NEWTON = 100 };
 
 typedef struct sweep_query {
     const tch_haptic_proxy* proxy;
@@ -141,7 +144,8 @@ static void sweep_capsule(sweep_query* q, const proxy_capsule* c) {
 /* The distance from x to the solid cylinder (negative inside) and the outward normal at its
  * nearest point: along the radius beside the side, along the axis above a cap, from the rim
  * circle's nearest point outside both. */
-static tch_real cylinder_distance(const proxy_cylinder* c, tch_vec3 x, tch_vec3* normal) {
+static tch_real cylinder_distance(const void* shape, tch_vec3 x, tch_vec3* normal) {
+    const proxy_cylinder* c = shape;
     tch_vec3 rel = tch_v3_sub(x, c->centre);
     tch_real z = tch_v3_dot(rel, c->axis);
     tch_vec3 radial = tch_v3_madd(rel, -z, c->axis);
@@ -159,19 +163,69 @@ static tch_real cylinder_distance(const proxy_cylinder* c, tch_vec3 x, tch_vec3*
     return fmax(side, cap);
 }
 
-/* The distance to a convex set is convex along a line, so conservative advancement (each step
- * the remaining clearance over the speed) reaches the first contact from below, never past
- * it. The motion enters when it goes in at the contact by more than SKIN over what is left of
- * the move. */
-static void sweep_cylinder(sweep_query* q, const proxy_cylinder* c) {
+/* f(t) = sum (a_i u_i / (a_i^2 + t))^2 - 1 and its derivative, for the ellipsoid's nearest
+ * point y_i = a_i^2 u_i / (a_i^2 + t) to u (the Lagrange condition of min |u - y|). */
+static tch_real nearest_point_condition(const tch_real a[3], const tch_real u[3], tch_real t,
+                                        tch_real* derivative) {
+    tch_real f = -1, df = 0;
+    for (int i = 0; i < 3; ++i) {
+        tch_real w = a[i] * a[i] + t, y = a[i] * u[i] / w;
+        f += y * y;
+        df -= 2 * y * y / w;
+    }
+    *derivative = df;
+    return f;
+}
+
+/* The distance from x to the solid ellipsoid and the outward normal at its nearest point;
+ * inside, a negative number (only its sign is read) and the gradient's direction. Outside, f
+ * above is convex and decreasing in t >= 0 with f(0) > 0, so Newton's method from t = 0 climbs
+ * to its root without passing it. */
+static tch_real ellipsoid_distance(const void* shape, tch_vec3 x, tch_vec3* normal) {
+    const proxy_ellipsoid* e = shape;
+    tch_vec3 local = tch_q_inv_rotate(e->q, tch_v3_sub(x, e->centre));
+    const tch_real a[3] = {e->semi_axes.x, e->semi_axes.y, e->semi_axes.z};
+    const tch_real u[3] = {local.x, local.y, local.z};
+    tch_real scaled = 0;
+    for (int i = 0; i < 3; ++i) {
+        scaled += (u[i] / a[i]) * (u[i] / a[i]);
+    }
+    if (scaled <= 1) {
+        tch_vec3 gradient = tch_v3(u[0] / (a[0] * a[0]), u[1] / (a[1] * a[1]), u[2] / (a[2] * a[2]));
+        *normal = tch_q_rotate(e->q, tch_v3_normalize(gradient));
+        return sqrt(scaled) - 1;
+    }
+    tch_real t = 0, df = 0;
+    for (int k = 0; k < MAX_NEWTON; ++k) {
+        tch_real step = -nearest_point_condition(a, u, t, &df) / df;
+        t += step;
+        if (!(step > 1e-15 * (t + a[0] * a[0]))) {
+            break;
+        }
+    }
+    tch_vec3 away = tch_v3(u[0] * t / (a[0] * a[0] + t), u[1] * t / (a[1] * a[1] + t),
+                           u[2] * t / (a[2] * a[2] + t)); /* u - y */
+    tch_real distance = tch_v3_norm(away);
+    *normal = tch_q_rotate(e->q, tch_v3_scale(away, 1 / distance));
+    return distance;
+}
+
+typedef tch_real (*distance_fn)(const void* shape, tch_vec3 x, tch_vec3* normal);
+
+/* A convex solid given by its distance function (cylinders, ellipsoids). The distance to a
+ * convex set is convex along a line, so conservative advancement (each step the remaining
+ * clearance over the speed) reaches the first contact from below, never past it. The motion
+ * enters when it goes in at the contact by more than SKIN over what is left of the move. */
+static void sweep_convex(sweep_query* q, distance_fn distance, const void* shape,
+                         tch_real friction) {
     tch_real r = q->proxy->params.radius, speed = tch_v3_norm(q->move);
     tch_vec3 n;
-    if (!(speed > 0) || cylinder_distance(c, q->from, &n) < r - SKIN) {
+    if (!(speed > 0) || distance(shape, q->from, &n) < r - SKIN) {
         return; /* not moving, or starting inside */
     }
     tch_real t = 0;
     for (int i = 0; i < MAX_ADVANCES && t < q->hit.t && t <= 1; ++i) {
-        tch_real gap = cylinder_distance(c, tch_v3_madd(q->from, t, q->move), &n) - r;
+        tch_real gap = distance(shape, tch_v3_madd(q->from, t, q->move), &n) - r;
         if (gap <= SKIN / 4 || i + 1 == MAX_ADVANCES) {
             break;
         }
@@ -181,8 +235,8 @@ static void sweep_cylinder(sweep_query* q, const proxy_cylinder* c) {
         return;
     }
     tch_vec3 centre = tch_v3_madd(q->from, t, q->move);
-    tch_real gap = cylinder_distance(c, centre, &n) - r;
-    record_hit(&q->hit, t, n, tch_v3_dot(n, centre) - gap, c->friction, n);
+    tch_real gap = distance(shape, centre, &n) - r;
+    record_hit(&q->hit, t, n, tch_v3_dot(n, centre) - gap, friction, n);
 }
 
 static void sweep_primitives(sweep_query* q) {
@@ -204,7 +258,12 @@ static void sweep_primitives(sweep_query* q) {
         sweep_capsule(q, &proxy->capsules[part->first_capsule + i]);
     }
     for (int i = 0; i < part->cylinder_count; ++i) {
-        sweep_cylinder(q, &proxy->cylinders[part->first_cylinder + i]);
+        const proxy_cylinder* c = &proxy->cylinders[part->first_cylinder + i];
+        sweep_convex(q, cylinder_distance, c, c->friction);
+    }
+    for (int i = 0; i < part->ellipsoid_count; ++i) {
+        const proxy_ellipsoid* e = &proxy->ellipsoids[part->first_ellipsoid + i];
+        sweep_convex(q, ellipsoid_distance, e, e->friction);
     }
 }
 

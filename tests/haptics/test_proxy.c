@@ -366,41 +366,73 @@ static void test_proxy_is_pushed_by_a_rising_plate(void) {
  * pressed toward a capsule's axis, or onto a cylinder's side, cap or rim, rests at R + r from
  * the axis (the normal radial), r above the cap (the normal the axis), r from the rim circle
  * (the normal from its nearest rim point), and the force is k times the depth along it. */
-static void test_proxy_on_capsules_and_cylinders(void) {
+/* A point of the ellipsoid of semi-axes a and its outward normal, along the direction d. */
+static void ellipsoid_point(tch_vec3 a, tch_vec3 d, tch_vec3* point, tch_vec3* normal) {
+    tch_real s = 1 / sqrt(d.x * d.x / (a.x * a.x) + d.y * d.y / (a.y * a.y) + d.z * d.z / (a.z * a.z));
+    *point = tch_v3_scale(d, s);
+    *normal = tch_v3_normalize(
+        tch_v3(point->x / (a.x * a.x), point->y / (a.y * a.y), point->z / (a.z * a.z)));
+}
+
+/* A probe pressed along -n onto the point p of a surface (normal n): from 0.3 m out to 0.04 m
+ * in, resting at p + r n. */
+typedef struct probe {
+    tch_vec3 start, hand; /* the path, in the frame below */
+    tch_vec3 rest, normal;
+    const char* geom; /* the frame: that geom's pose; NULL the world */
+} probe;
+
+static probe pressed_probe(tch_vec3 p, tch_vec3 n, tch_real r, const char* geom) {
+    return (probe){tch_v3_madd(p, 0.3, n), tch_v3_madd(p, -0.04, n), tch_v3_madd(p, r, n), n, geom};
+}
+
+static void test_proxy_on_capsules_cylinders_and_ellipsoids(void) {
     tch_haptic_proxy_params params = {.radius = 0.01, .stiffness = 100, .period = 1e-3};
     scene s;
     scene_proxy("<mujoco><worldbody>"
                 "<geom type='capsule' pos='0 0 0' euler='0 90 0' size='0.05 0.2'/>"
                 "<body pos='0 1 0' euler='30 0 0'><freejoint/>"
-                "<geom type='cylinder' size='0.1 0.05'/></body>"
+                "<geom name='cylinder' type='cylinder' size='0.1 0.05'/></body>"
+                "<geom name='fixed' type='ellipsoid' pos='0 -1 0' euler='20 -35 50' "
+                "size='0.15 0.08 0.05'/>"
+                "<body pos='1 0 0' euler='-10 40 5'><freejoint/>"
+                "<geom name='free' type='ellipsoid' size='0.04 0.12 0.06'/></body>"
                 "</worldbody></mujoco>",
                 &params, &s);
-    ENSURE(tch_haptic_proxy_body_count(s.proxy) == 1);
-    typedef struct probe {
-        tch_vec3 start, hand; /* the path, in the geom's frame */
-        tch_vec3 rest, normal;
-        bool cylinder;
-    } probe;
+    ENSURE(tch_haptic_proxy_body_count(s.proxy) == 2);
     /* directions from a capsule's end-ball centre, a cylinder's axis, its rim */
     tch_vec3 end = tch_v3(cos(0.5), 0, sin(0.5)), side = tch_v3(cos(0.3), sin(0.3), 0);
     tch_vec3 ball = tch_v3(0.2, 0, 0), rim = tch_v3(0.1, 0, 0.05);
     tch_vec3 diagonal = tch_v3(sqrt(0.5), 0, sqrt(0.5));
+    /* ellipsoids: a tip of an axis, and two points off the axes, on each */
+    tch_vec3 e_point[6], e_normal[6];
+    const tch_vec3 semi[2] = {{0.15, 0.08, 0.05}, {0.04, 0.12, 0.06}};
+    const tch_vec3 along[3] = {{0, 0, 1}, {1, 2, -0.5}, {-0.3, -0.2, 1}};
+    for (int k = 0; k < 6; ++k) {
+        ellipsoid_point(semi[k / 3], along[k % 3], &e_point[k], &e_normal[k]);
+    }
     const probe probes[] = {
         /* capsule along x, R 0.05, half-length 0.2: its side twice, an end ball */
-        {{0.1, 0, 0.3}, {0.1, 0, 0.04}, {0.1, 0, 0.06}, {0, 0, 1}, false},
-        {{-0.1, 0.3, 0}, {-0.1, 0.04, 0}, {-0.1, 0.06, 0}, {0, 1, 0}, false},
+        {{0.1, 0, 0.3}, {0.1, 0, 0.04}, {0.1, 0, 0.06}, {0, 0, 1}, NULL},
+        {{-0.1, 0.3, 0}, {-0.1, 0.04, 0}, {-0.1, 0.06, 0}, {0, 1, 0}, NULL},
         {tch_v3_madd(ball, 0.3, end), tch_v3_madd(ball, 0.04, end), tch_v3_madd(ball, 0.06, end),
-         end, false},
+         end, NULL},
         /* cylinder about z, R 0.1, half-height 0.05: side, cap, rim */
-        {tch_v3_scale(side, 0.3), tch_v3_scale(side, 0.08), tch_v3_scale(side, 0.11), side, true},
-        {{0.03, -0.04, 0.2}, {0.03, -0.04, 0.045}, {0.03, -0.04, 0.06}, {0, 0, 1}, true},
+        {tch_v3_scale(side, 0.3), tch_v3_scale(side, 0.08), tch_v3_scale(side, 0.11), side, "cylinder"},
+        {{0.03, -0.04, 0.2}, {0.03, -0.04, 0.045}, {0.03, -0.04, 0.06}, {0, 0, 1}, "cylinder"},
         {tch_v3_madd(rim, 0.3, diagonal), tch_v3_madd(rim, -0.005, diagonal),
-         tch_v3_madd(rim, 0.01, diagonal), diagonal, true},
+         tch_v3_madd(rim, 0.01, diagonal), diagonal, "cylinder"},
+        pressed_probe(e_point[0], e_normal[0], 0.01, "fixed"),
+        pressed_probe(e_point[1], e_normal[1], 0.01, "fixed"),
+        pressed_probe(e_point[2], e_normal[2], 0.01, "fixed"),
+        pressed_probe(e_point[3], e_normal[3], 0.01, "free"),
+        pressed_probe(e_point[4], e_normal[4], 0.01, "free"),
+        pressed_probe(e_point[5], e_normal[5], 0.01, "free"),
     };
-    tch_transform body = s.data->body_X_WB[1];
     for (size_t i = 0; i < sizeof probes / sizeof probes[0]; ++i) {
         const probe* p = &probes[i];
-        tch_transform X = p->cylinder ? body : (tch_transform){tch_q_identity(), tch_v3_zero()};
+        tch_transform X = p->geom ? s.data->geom_X_WG[tch_model_geom_index(s.model, p->geom)]
+                                  : (tch_transform){tch_q_identity(), tch_v3_zero()};
         tch_haptic_proxy_reset(s.proxy, tch_x_apply(X, p->start));
         tch_vec3 hand = tch_x_apply(X, p->hand), force = tch_v3_zero();
         for (int k = 1; k <= 30; ++k) {
@@ -430,6 +462,6 @@ int main(void) {
     RUN_TEST(test_proxy_on_scene_primitives);
     RUN_TEST(test_proxy_rides_a_moving_plate);
     RUN_TEST(test_proxy_is_pushed_by_a_rising_plate);
-    RUN_TEST(test_proxy_on_capsules_and_cylinders);
+    RUN_TEST(test_proxy_on_capsules_cylinders_and_ellipsoids);
     return TEST_RESULT();
 }
