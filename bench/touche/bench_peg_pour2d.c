@@ -80,10 +80,10 @@ static char* scene_xml(const void* scene_, const char* options, double h) {
         used = peg_pour_append(xml, size, used, "'/>");
     }
     used = peg_pour_append(xml, size, used,
-                  "</asset><worldbody>"
-                  "<geom name='floor' type='box' pos='0 0 -0.2' size='1 0.5 0.2'/>"
-                  "<geom name='left' type='box' pos='-1 0 0.6' size='0.2 0.5 1'/>"
-                  "<geom name='right' type='box' pos='1 0 0.6' size='0.2 0.5 1'/>");
+                           "</asset><worldbody>"
+                           "<geom name='floor' type='box' pos='0 0 -0.2' size='1 0.5 0.2'/>"
+                           "<geom name='left' type='box' pos='-1 0 0.6' size='0.2 0.5 1'/>"
+                           "<geom name='right' type='box' pos='1 0 0.6' size='0.2 0.5 1'/>");
     for (int i = 0; i < BODIES; ++i) {
         snprintf(buffer, sizeof buffer,
                  "<body name='b%d' pos='%d 0 100'><freejoint/><inertial pos='0 0 0' "

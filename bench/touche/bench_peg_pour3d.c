@@ -4,12 +4,12 @@
  *
  * Setup (scaled down from the authors' testGeometry_5.m, whose box is 10 x 4 m for bodies of
  * 0.5 m): a polyhedron is the hull of 10 uniform points in [0,1]³, centred on their mean,
- * scaled 0.1 (as the 2D polygons, peg.md §10.1), density 1000 kg/m³ (about 0.02-0.05 kg),
+ * scaled 0.1 (as the 2D polygons, peg.md §10.1), density 1000 kg/m³ (about 0.1-0.2 kg),
  * random rotation; the sources alternate, (0.3, 0, 0.4) with v_x = -1 m/s and (-0.3, 0, 0.4)
- * with +1; box (static): floor x in [-0.55, 0.55], y in [-0.3, 0.3], z in [-0.05, 0], walls
- * 0.05 thick from z = 0 to 0.5 around the inner x in [-0.5, 0.5], y in [-0.25, 0.25]; gravity
- * 9.81; frictionless (the paper's runs). The engine's defaults otherwise (lcp: PGS, its
- * margin and position correction; peg: its proximity, see REACH).
+ * with +1; box (static): inner x in [-0.5, 0.5], y in [-0.25, 0.25], z from 0 to 0.5, its five
+ * parts 0.1 thick and overlapping (BOX below); gravity 9.81; frictionless (the paper's runs).
+ * The engine's defaults otherwise (lcp: PGS, its margin and position correction; peg: its
+ * proximity, see PEG_REACH).
  *
  * Metric (the paper's Fig. 24): at the end of every step the total overlap volume of the
  * poured bodies with each other and with the box's five parts, P = A ∩ B by half-space
@@ -18,7 +18,7 @@
  *
  *     bench_peg_pour3d [SEEDS [H_FIRST H_LAST [H_STRIDE [REACH]]]]
  *
- * (default 10 1 16 1 6: h = k ms for k = H_FIRST, H_FIRST + H_STRIDE, .. H_LAST; peg's
+ * (default 10 1 16 1 4: h = k ms for k = H_FIRST, H_FIRST + H_STRIDE, .. H_LAST; peg's
  * proximity epsilon = max(REACH h, 0.0008), REACH 0: peg's 3D default, the authors' 0.1 m,
  * as large as the bodies)
  *
@@ -36,18 +36,26 @@
 
 enum { BODIES = 10, POINTS = 10, BOX_PARTS = 5 };
 
-/* peg's proximity epsilon as a speed times h: the features a step can bring into contact
- * (bodies reach about 3 m/s falling from the sources). */
-static const double PEG_REACH = 6;
+/* peg's proximity epsilon as a speed times h. Not the authors' 0.1 m: with an epsilon near the
+ * bodies' size (REACH 6 or 0) a body in a pile or a corner gets violated constraints while it
+ * overlaps nothing (too strict, mostly edge-edge U), Lemke fails, the fallback throws it at
+ * tens of m/s and runs diverge (REACH 6: 2 of 4 runs at h = 12 ms); the LCPs also grow (2-4x
+ * the step cost of REACH 4). With REACH 2 a body falling faster than 2 m/s crosses the band in
+ * one step (overlaps of 1e-4 m³ at h = 1 ms). 4: 0.004-0.064 m. */
+static const double PEG_REACH = 4;
 static const double SIZE = 0.1;
 
-/* The box's five hexahedra: centre and half extents (the scene's geoms b_floor.. in order). */
+/* The box's five hexahedra: centre and half extents (the scene's geoms box0..4 in order).
+ * Inner x in [-0.5, 0.5], y in [-0.25, 0.25], z from 0 to 0.5; the parts 0.1 thick overlap so
+ * that every edge of a part that is not an edge of the box (a wall's bottom and end edges, the
+ * floor's top edges) is buried 0.1 m from the inside: peg meets each part alone, and an edge
+ * within its proximity of a body in the box's concave corners gives edge-edge U of a sign
+ * that eq. 27's orientation cannot tell (docs/peg.md, the 3D pouring experiment). */
 static const double BOX[BOX_PARTS][6] = {
-    {0, 0, -0.025, 0.55, 0.3, 0.025},   /* floor */
-    {-0.525, 0, 0.25, 0.025, 0.3, 0.25}, /* x walls */
-    {0.525, 0, 0.25, 0.025, 0.3, 0.25},
-    {0, -0.275, 0.25, 0.5, 0.025, 0.25}, /* y walls */
-    {0, 0.275, 0.25, 0.5, 0.025, 0.25},
+    {0, 0, -0.05, 0.6, 0.35, 0.05},   /* floor, z in [-0.1, 0] */
+    {-0.55, 0, 0.2, 0.05, 0.35, 0.3}, /* x walls, z in [-0.1, 0.5] */
+    {0.55, 0, 0.2, 0.05, 0.35, 0.3},  {0, -0.3, 0.2, 0.6, 0.05, 0.3}, /* y walls */
+    {0, 0.3, 0.2, 0.6, 0.05, 0.3},
 };
 
 typedef struct scene {
@@ -55,7 +63,7 @@ typedef struct scene {
     tch_quat rotation[BODIES];
     tch_convex_hull box[BOX_PARTS]; /* built once, in the world frame */
     bool box_built;
-    tch_polyhedron overlap;         /* the clipping's working polyhedron */
+    tch_polyhedron overlap; /* the clipping's working polyhedron */
 } scene;
 
 /* ---- the scene ---- */
@@ -66,8 +74,8 @@ static void make_scene(unsigned long long seed, void* out) {
     for (int i = 0; i < BODIES; ++i) {
         tch_vec3 mean = tch_v3(0, 0, 0);
         for (int k = 0; k < POINTS; ++k) {
-            s->points[i][k] = tch_v3(fixture_uniform(&state), fixture_uniform(&state),
-                                     fixture_uniform(&state));
+            s->points[i][k] =
+                tch_v3(fixture_uniform(&state), fixture_uniform(&state), fixture_uniform(&state));
             mean = tch_v3_add(mean, tch_v3_scale(s->points[i][k], 1.0 / POINTS));
         }
         for (int k = 0; k < POINTS; ++k) {
@@ -118,8 +126,9 @@ static char* scene_xml(const void* scene_, const char* options, double h) {
     }
     used = peg_pour_append(xml, size, used, "</asset><worldbody>");
     for (int k = 0; k < BOX_PARTS; ++k) {
-        snprintf(buffer, sizeof buffer, "<geom name='box%d' type='box' pos='%g %g %g' size='%g %g %g'/>",
-                 k, BOX[k][0], BOX[k][1], BOX[k][2], BOX[k][3], BOX[k][4], BOX[k][5]);
+        snprintf(buffer, sizeof buffer,
+                 "<geom name='box%d' type='box' pos='%g %g %g' size='%g %g %g'/>", k, BOX[k][0],
+                 BOX[k][1], BOX[k][2], BOX[k][3], BOX[k][4], BOX[k][5]);
         used = peg_pour_append(xml, size, used, buffer);
     }
     for (int i = 0; i < BODIES; ++i) {
@@ -149,8 +158,8 @@ static double volume(scene* s, const tch_convex_hull* a, tch_transform X_WA,
                      const tch_convex_hull* b, tch_transform X_WB) {
     tch_real v = 0;
     tch_vec3 centroid;
-    if (tch_polyhedron_intersect(a, b, tch_x_relative(X_WA, X_WB), TCH_POLYHEDRON_CLIP,
-                                 &s->overlap, NULL) == TCH_OK) {
+    if (tch_polyhedron_intersect(a, b, tch_x_relative(X_WA, X_WB), TCH_POLYHEDRON_CLIP, &s->overlap,
+                                 NULL) == TCH_OK) {
         tch_polyhedron_volume_centroid(&s->overlap, &v, &centroid);
     }
     return v;

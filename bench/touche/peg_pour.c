@@ -34,7 +34,7 @@ typedef struct run_stats {
     int steps, crashed;
     long failed_islands, fallbacks;
     int trap_steps;
-    double seconds; /* CPU in tch_step */
+    double seconds;           /* CPU in tch_step */
     double worst, worst_time; /* the largest overlap and when */
 } run_stats;
 
@@ -100,8 +100,7 @@ static void step_all(const peg_pour_experiment* e, void* s, const tch_model* m, 
     }
 }
 
-static int run(const peg_pour_experiment* e, void* s, const char* model, double h,
-               run_stats* out) {
+static int run(const peg_pour_experiment* e, void* s, const char* model, double h, run_stats* out) {
     char* xml = model_xml(e, s, model, h);
     tch_error err = {0};
     tch_spec* spec = NULL;
@@ -175,8 +174,8 @@ static int run_step_size(const peg_pour_experiment* e, void* s, int seeds, doubl
     pooled_stats pooled[MODELS];
     memset(pooled, 0, sizeof pooled);
     for (int model = 0; model < MODELS; ++model) {
-        pooled[model].overlaps = malloc((size_t)seeds * (size_t)lround(e->duration / h) *
-                                        sizeof(double));
+        pooled[model].overlaps =
+            malloc((size_t)seeds * (size_t)lround(e->duration / h) * sizeof(double));
     }
     int status = 0;
     for (int seed = 0; seed < seeds && status == 0; ++seed) {
@@ -185,7 +184,8 @@ static int run_step_size(const peg_pour_experiment* e, void* s, int seeds, doubl
             run_stats r;
             status = run(e, s, MODEL_NAMES[model], h, &r);
             if (status == 0) {
-                fprintf(stderr, "%s h %.3f seed %d: %d steps%s, largest overlap %.3e %s at %.3f s\n",
+                fprintf(stderr,
+                        "%s h %.3f seed %d: %d steps%s, largest overlap %.3e %s at %.3f s\n",
                         MODEL_NAMES[model], h, seed, r.steps, r.crashed ? " (crashed)" : "",
                         r.worst, e->unit, r.worst_time);
                 pool(&pooled[model], &r);

@@ -20,11 +20,11 @@
 #include "touche/model.h"
 
 typedef struct peg_pour_experiment {
-    const char* program;   /* for messages */
-    const char* unit;      /* of the overlap, for the log: "m^2", "m^3" */
+    const char* program; /* for messages */
+    const char* unit;    /* of the overlap, for the log: "m^2", "m^3" */
     int bodies;
     double release_period, duration; /* s */
-    size_t scene_size;     /* bytes of the program's scene */
+    size_t scene_size;               /* bytes of the program's scene */
     /* peg's proximity epsilon = max(reach h, 0.0008), given to the scene as its margin; 0: the
      * model's own default (no margin). */
     double peg_reach;
