@@ -55,45 +55,14 @@ static void make_scene(unsigned long long seed, void* out) {
     }
 }
 
-/* The scene as MJCF: the polygon (u, v) of the 2D code is the world (x, z). */
-static char* scene_xml(const void* scene_, const char* options, double h) {
-    const scene* s = scene_;
-    size_t size = 1 << 16;
-    char* xml = malloc(size);
-    char buffer[2048];
-    int used = 0;
-    snprintf(buffer, sizeof buffer,
-             "<mujoco xmlns:touche='urn:touche'><option timestep='%.17g' gravity='0 0 -9.8' "
-             "touche:planar='xz' %s/><default><geom friction='0'/></default>"
-             "<asset>",
-             h, options);
-    used = peg_pour_append(xml, size, used, buffer);
-    for (int i = 0; i < BODIES; ++i) {
-        snprintf(buffer, sizeof buffer, "<mesh name='p%d' vertex='", i);
-        used = peg_pour_append(xml, size, used, buffer);
-        for (int k = 0; k < s->polygons[i].n; ++k) {
-            const tch_vec3 p = s->polygons[i].local[k];
-            snprintf(buffer, sizeof buffer, "%.17g -0.05 %.17g %.17g 0.05 %.17g ", p.x, p.y, p.x,
-                     p.y);
-            used = peg_pour_append(xml, size, used, buffer);
-        }
-        used = peg_pour_append(xml, size, used, "'/>");
+/* The prism of polygon b: the polygon (u, v) of the 2D code is the world (x, z), 0.1 m deep. */
+static int mesh(const void* scene_, int b, tch_vec3* vertices) {
+    const peg_polygon* p = &((const scene*)scene_)->polygons[b];
+    for (int k = 0; k < p->n; ++k) {
+        vertices[2 * k] = tch_v3(p->local[k].x, -0.05, p->local[k].y);
+        vertices[2 * k + 1] = tch_v3(p->local[k].x, 0.05, p->local[k].y);
     }
-    used = peg_pour_append(xml, size, used,
-                           "</asset><worldbody>"
-                           "<geom name='floor' type='box' pos='0 0 -0.2' size='1 0.5 0.2'/>"
-                           "<geom name='left' type='box' pos='-1 0 0.6' size='0.2 0.5 1'/>"
-                           "<geom name='right' type='box' pos='1 0 0.6' size='0.2 0.5 1'/>");
-    for (int i = 0; i < BODIES; ++i) {
-        snprintf(buffer, sizeof buffer,
-                 "<body name='b%d' pos='%d 0 100'><freejoint/><inertial pos='0 0 0' "
-                 "mass='0.25' diaginertia='0.003 0.003 0.003'/><geom type='mesh' mesh='p%d'/>"
-                 "</body>",
-                 i, 10 + 3 * i, i);
-        used = peg_pour_append(xml, size, used, buffer);
-    }
-    peg_pour_append(xml, size, used, "</worldbody></mujoco>");
-    return xml;
+    return 2 * p->n;
 }
 
 /* ---- overlap area (Sutherland-Hodgman) ---- */
@@ -175,19 +144,13 @@ static double total_overlap(const tch_model* m, const tch_data* d, void* scene_,
 
 /* ---- the pour ---- */
 
-/* Body b (1-based) released at its source with its release velocity. */
-static void release(const tch_model* m, tch_data* d, const void* scene_, int b) {
-    const scene* s = scene_;
-    tch_real* q = d->qpos + m->body_qpos_adr[b];
-    tch_real* v = d->qvel + m->body_qvel_adr[b];
-    const int i = b - 1;
-    /* a turn by `angle` in the 2D code's (u, v) is one by -angle about y */
-    q[0] = i % 2 == 0 ? 0.5 : -0.5;
-    q[1] = 0;
-    q[2] = 0.8;
-    q[3] = cos(s->angle[i] / 2), q[4] = 0, q[5] = -sin(s->angle[i] / 2), q[6] = 0;
-    memset(v, 0, 6 * sizeof *v);
-    v[0] = i % 2 == 0 ? -0.7 : 0.7;
+/* The sources alternate; a turn by `angle` in the 2D code's (u, v) is one by -angle about y. */
+static void source(const void* scene_, int b, tch_vec3* position, tch_quat* rotation,
+                   tch_vec3* velocity) {
+    const double angle = ((const scene*)scene_)->angle[b];
+    *position = tch_v3(b % 2 == 0 ? 0.5 : -0.5, 0, 0.8);
+    *rotation = (tch_quat){cos(angle / 2), 0, -sin(angle / 2), 0};
+    *velocity = tch_v3(b % 2 == 0 ? -0.7 : 0.7, 0, 0);
 }
 
 int main(int argc, char** argv) {
@@ -198,12 +161,16 @@ int main(int argc, char** argv) {
         .release_period = 0.25,
         .duration = 5.0,
         .scene_size = sizeof(scene),
-        .peg_reach = argc > 5 ? atof(argv[5]) : PEG_REACH,
+        .peg_reach = PEG_REACH,
+        .options = "gravity='0 0 -9.8' touche:planar='xz'",
+        .box_xml = "<geom name='floor' type='box' pos='0 0 -0.2' size='1 0.5 0.2'/>"
+                   "<geom name='left' type='box' pos='-1 0 0.6' size='0.2 0.5 1'/>"
+                   "<geom name='right' type='box' pos='1 0 0.6' size='0.2 0.5 1'/>",
+        .inertial = "<inertial pos='0 0 0' mass='0.25' diaginertia='0.003 0.003 0.003'/>",
         .make_scene = make_scene,
-        .scene_xml = scene_xml,
-        .release = release,
+        .mesh = mesh,
+        .source = source,
         .total_overlap = total_overlap,
     };
-    return peg_pour_main(&pour, argc > 1 ? atoi(argv[1]) : 10, argc > 2 ? atoi(argv[2]) : 1,
-                         argc > 3 ? atoi(argv[3]) : 16, argc > 4 ? atoi(argv[4]) : 1);
+    return peg_pour_main(pour, argc, argv);
 }

@@ -103,43 +103,19 @@ static void free_scene(void* out) {
     }
 }
 
-static char* scene_xml(const void* scene_, const char* options, double h) {
-    const scene* s = scene_;
-    size_t size = 1 << 16;
-    char* xml = malloc(size);
-    char buffer[2048];
+static int mesh(const void* scene_, int b, tch_vec3* vertices) {
+    memcpy(vertices, ((const scene*)scene_)->points[b], sizeof(tch_vec3[POINTS]));
+    return POINTS;
+}
+
+/* The box's parts as MJCF geoms. */
+static void box_xml(char* out, size_t size) {
     int used = 0;
-    snprintf(buffer, sizeof buffer,
-             "<mujoco xmlns:touche='urn:touche'><option timestep='%.17g' gravity='0 0 -9.81' "
-             "%s/><default><geom friction='0'/></default><asset>",
-             h, options);
-    used = peg_pour_append(xml, size, used, buffer);
-    for (int i = 0; i < BODIES; ++i) {
-        snprintf(buffer, sizeof buffer, "<mesh name='p%d' vertex='", i);
-        used = peg_pour_append(xml, size, used, buffer);
-        for (int k = 0; k < POINTS; ++k) {
-            const tch_vec3 p = s->points[i][k];
-            snprintf(buffer, sizeof buffer, "%.17g %.17g %.17g ", p.x, p.y, p.z);
-            used = peg_pour_append(xml, size, used, buffer);
-        }
-        used = peg_pour_append(xml, size, used, "'/>");
+    for (int k = 0; k < BOX_PARTS && used < (int)size; ++k) {
+        used += snprintf(out + used, size - (size_t)used,
+                         "<geom name='box%d' type='box' pos='%g %g %g' size='%g %g %g'/>", k,
+                         BOX[k][0], BOX[k][1], BOX[k][2], BOX[k][3], BOX[k][4], BOX[k][5]);
     }
-    used = peg_pour_append(xml, size, used, "</asset><worldbody>");
-    for (int k = 0; k < BOX_PARTS; ++k) {
-        snprintf(buffer, sizeof buffer,
-                 "<geom name='box%d' type='box' pos='%g %g %g' size='%g %g %g'/>", k, BOX[k][0],
-                 BOX[k][1], BOX[k][2], BOX[k][3], BOX[k][4], BOX[k][5]);
-        used = peg_pour_append(xml, size, used, buffer);
-    }
-    for (int i = 0; i < BODIES; ++i) {
-        snprintf(buffer, sizeof buffer,
-                 "<body name='b%d' pos='%d 0 100'><freejoint/><geom type='mesh' mesh='p%d'/>"
-                 "</body>",
-                 i, 10 + 3 * i, i);
-        used = peg_pour_append(xml, size, used, buffer);
-    }
-    peg_pour_append(xml, size, used, "</worldbody></mujoco>");
-    return xml;
 }
 
 /* ---- overlap volume ---- */
@@ -188,22 +164,17 @@ static double total_overlap(const tch_model* m, const tch_data* d, void* scene_,
 
 /* ---- the pour ---- */
 
-/* Body b (1-based) released at its source with its release velocity. */
-static void release(const tch_model* m, tch_data* d, const void* scene_, int b) {
-    const scene* s = scene_;
-    tch_real* q = d->qpos + m->body_qpos_adr[b];
-    tch_real* v = d->qvel + m->body_qvel_adr[b];
-    const int i = b - 1;
-    q[0] = i % 2 == 0 ? 0.3 : -0.3;
-    q[1] = 0;
-    q[2] = 0.4;
-    q[3] = s->rotation[i].w, q[4] = s->rotation[i].x, q[5] = s->rotation[i].y;
-    q[6] = s->rotation[i].z;
-    memset(v, 0, 6 * sizeof *v);
-    v[0] = i % 2 == 0 ? -1.0 : 1.0;
+/* The sources alternate. */
+static void source(const void* scene_, int b, tch_vec3* position, tch_quat* rotation,
+                   tch_vec3* velocity) {
+    *position = tch_v3(b % 2 == 0 ? 0.3 : -0.3, 0, 0.4);
+    *rotation = ((const scene*)scene_)->rotation[b];
+    *velocity = tch_v3(b % 2 == 0 ? -1.0 : 1.0, 0, 0);
 }
 
 int main(int argc, char** argv) {
+    char box[1024];
+    box_xml(box, sizeof box);
     const peg_pour_experiment pour = {
         .program = "bench_peg_pour3d",
         .unit = "m^3",
@@ -211,13 +182,15 @@ int main(int argc, char** argv) {
         .release_period = 0.5,
         .duration = 5.0,
         .scene_size = sizeof(scene),
-        .peg_reach = argc > 5 ? atof(argv[5]) : PEG_REACH,
+        .peg_reach = PEG_REACH,
+        .options = "gravity='0 0 -9.81'",
+        .box_xml = box,
+        .inertial = "",
         .make_scene = make_scene,
-        .scene_xml = scene_xml,
-        .release = release,
+        .mesh = mesh,
+        .source = source,
         .total_overlap = total_overlap,
         .free_scene = free_scene,
     };
-    return peg_pour_main(&pour, argc > 1 ? atoi(argv[1]) : 10, argc > 2 ? atoi(argv[2]) : 1,
-                         argc > 3 ? atoi(argv[3]) : 16, argc > 4 ? atoi(argv[4]) : 1);
+    return peg_pour_main(pour, argc, argv);
 }

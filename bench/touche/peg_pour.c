@@ -20,7 +20,7 @@
 enum { MODELS = 2 };
 static const char* const MODEL_NAMES[MODELS] = {"lcp", "peg"};
 
-int peg_pour_append(char* out, size_t size, int used, const char* text) {
+static int append(char* out, size_t size, int used, const char* text) {
     int n = snprintf(out + used, size - (size_t)used, "%s", text);
     return used + n;
 }
@@ -38,12 +38,27 @@ typedef struct run_stats {
     double worst, worst_time; /* the largest overlap and when */
 } run_stats;
 
-/* Body b (1-based) parked far away (where the scene puts it), at rest. */
-static void park(const tch_model* m, tch_data* d, int b) {
+static void set_body(const tch_model* m, tch_data* d, int b, tch_vec3 position, tch_quat rotation,
+                     tch_vec3 velocity) {
     tch_real* q = d->qpos + m->body_qpos_adr[b];
-    q[0] = 10 + 3 * (b - 1), q[1] = 0, q[2] = 100;
-    q[3] = 1, q[4] = q[5] = q[6] = 0;
-    memset(d->qvel + m->body_qvel_adr[b], 0, 6 * sizeof *d->qvel);
+    tch_real* v = d->qvel + m->body_qvel_adr[b];
+    q[0] = position.x, q[1] = position.y, q[2] = position.z;
+    q[3] = rotation.w, q[4] = rotation.x, q[5] = rotation.y, q[6] = rotation.z;
+    v[0] = velocity.x, v[1] = velocity.y, v[2] = velocity.z;
+    v[3] = v[4] = v[5] = 0;
+}
+
+/* Where body b (0-based) is parked (the scene puts it there). */
+static tch_vec3 parking(int b) {
+    return tch_v3(10 + 3 * b, 0, 100);
+}
+
+static void release(const peg_pour_experiment* e, const void* s, const tch_model* m, tch_data* d,
+                    int b) {
+    tch_vec3 position, velocity;
+    tch_quat rotation;
+    e->source(s, b - 1, &position, &rotation, &velocity);
+    set_body(m, d, b, position, rotation, velocity);
 }
 
 static int trap_count(const tch_data* d) {
@@ -58,14 +73,43 @@ static int trap_count(const tch_data* d) {
     return traps;
 }
 
+/* The scene as MJCF for `model` at step h: body b (0-based) is named b<b>, parked. */
 static char* model_xml(const peg_pour_experiment* e, void* s, const char* model, double h) {
-    char options[160];
-    int used = snprintf(options, sizeof options, "touche:contact='%s'", model);
+    const size_t size = 1 << 16;
+    char* xml = malloc(size);
+    char buffer[2048], margin[64] = "";
     if (strcmp(model, "peg") == 0 && e->peg_reach > 0) {
-        snprintf(options + used, sizeof options - (size_t)used, " touche:margin='%.17g'",
-                 fmax(e->peg_reach * h, 0.0008));
+        snprintf(margin, sizeof margin, " touche:margin='%.17g'", fmax(e->peg_reach * h, 0.0008));
     }
-    return e->scene_xml(s, options, h);
+    snprintf(buffer, sizeof buffer,
+             "<mujoco xmlns:touche='urn:touche'><option timestep='%.17g' %s "
+             "touche:contact='%s'%s/><default><geom friction='0'/></default><asset>",
+             h, e->options, model, margin);
+    int used = append(xml, size, 0, buffer);
+    for (int b = 0; b < e->bodies; ++b) {
+        tch_vec3 vertices[PEG_POUR_MAX_VERTICES];
+        const int count = e->mesh(s, b, vertices);
+        snprintf(buffer, sizeof buffer, "<mesh name='p%d' vertex='", b);
+        used = append(xml, size, used, buffer);
+        for (int k = 0; k < count; ++k) {
+            const tch_vec3 p = vertices[k];
+            snprintf(buffer, sizeof buffer, "%.17g %.17g %.17g ", p.x, p.y, p.z);
+            used = append(xml, size, used, buffer);
+        }
+        used = append(xml, size, used, "'/>");
+    }
+    used = append(xml, size, used, "</asset><worldbody>");
+    used = append(xml, size, used, e->box_xml);
+    for (int b = 0; b < e->bodies; ++b) {
+        const tch_vec3 p = parking(b);
+        snprintf(buffer, sizeof buffer,
+                 "<body name='b%d' pos='%g %g %g'><freejoint/>%s<geom type='mesh' mesh='p%d'/>"
+                 "</body>",
+                 b, p.x, p.y, p.z, e->inertial, b);
+        used = append(xml, size, used, buffer);
+    }
+    append(xml, size, used, "</worldbody></mujoco>");
+    return xml;
 }
 
 static void step_all(const peg_pour_experiment* e, void* s, const tch_model* m, tch_data* d,
@@ -76,10 +120,10 @@ static void step_all(const peg_pour_experiment* e, void* s, const tch_model* m, 
     for (int k = 0; k < steps; ++k) {
         const double t = k * h;
         while (poured < e->bodies && t + 1e-9 >= poured * e->release_period) {
-            e->release(m, d, s, ++poured);
+            release(e, s, m, d, ++poured);
         }
         for (int b = poured + 1; b <= e->bodies; ++b) {
-            park(m, d, b);
+            set_body(m, d, b, parking(b - 1), (tch_quat){1, 0, 0, 0}, tch_v3(0, 0, 0));
         }
         const double start = cpu_seconds();
         const tch_status status = tch_step(m, d, &err);
@@ -202,20 +246,24 @@ static int run_step_size(const peg_pour_experiment* e, void* s, int seeds, doubl
     return status;
 }
 
-int peg_pour_main(const peg_pour_experiment* e, int seeds, int first, int last, int stride) {
+int peg_pour_main(peg_pour_experiment e, int argc, char** argv) {
+    const int seeds = argc > 1 ? atoi(argv[1]) : 10;
+    const int first = argc > 2 ? atoi(argv[2]) : 1, last = argc > 3 ? atoi(argv[3]) : 16;
+    const int stride = argc > 4 && atoi(argv[4]) > 0 ? atoi(argv[4]) : 1;
+    e.peg_reach = argc > 5 ? atof(argv[5]) : e.peg_reach;
     char when[32], cpu[128];
     const time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%d", gmtime(&now));
     bench_cpu_model(cpu, sizeof cpu);
     printf("date,commit,cpu,model,h,runs,crashed,steps,overlap_median,overlap_q1,overlap_q3,"
            "overlap_max,steps_overlapping,failed_islands,fallbacks,trap_steps,cpu_us_per_step\n");
-    void* s = calloc(1, e->scene_size);
+    void* s = calloc(1, e.scene_size);
     int status = 0;
-    for (int k = first; k <= last && status == 0; k += stride > 0 ? stride : 1) {
-        status = run_step_size(e, s, seeds, 0.001 * k, when, cpu);
+    for (int k = first; k <= last && status == 0; k += stride) {
+        status = run_step_size(&e, s, seeds, 0.001 * k, when, cpu);
     }
-    if (e->free_scene) {
-        e->free_scene(s);
+    if (e.free_scene) {
+        e.free_scene(s);
     }
     free(s);
     return status != 0;

@@ -19,6 +19,8 @@
 #include "touche/data.h"
 #include "touche/model.h"
 
+enum { PEG_POUR_MAX_VERTICES = 64 };
+
 typedef struct peg_pour_experiment {
     const char* program; /* for messages */
     const char* unit;    /* of the overlap, for the log: "m^2", "m^3" */
@@ -28,21 +30,23 @@ typedef struct peg_pour_experiment {
     /* peg's proximity epsilon = max(reach h, 0.0008), given to the scene as its margin; 0: the
      * model's own default (no margin). */
     double peg_reach;
+    /* The scene: <option> attributes besides the time step and the contact model (gravity,
+     * planar), the static box's geoms, and each body's <inertial> ("": from its mesh). */
+    const char *options, *box_xml, *inertial;
     void (*make_scene)(unsigned long long seed, void* scene);
-    /* The scene as MJCF (malloc'd) for `model` at step h with scene option attributes `extra`
-     * (the contact model and peg's margin); body b (1-based) is named b<b-1>, parked. */
-    char* (*scene_xml)(const void* scene, const char* option_attributes, double h);
-    /* Body b (1-based) released at its source with its release velocity. */
-    void (*release)(const tch_model* m, tch_data* d, const void* scene, int b);
+    /* The mesh vertices of body b (0-based), at most PEG_POUR_MAX_VERTICES; returns the count. */
+    int (*mesh)(const void* scene, int body, tch_vec3* vertices);
+    /* Where body b (0-based) is released: position, rotation, linear velocity (at rest else). */
+    void (*source)(const void* scene, int body, tch_vec3* position, tch_quat* rotation,
+                   tch_vec3* velocity);
     /* Total pairwise overlap of the first `poured` bodies with each other and the box. */
     double (*total_overlap)(const tch_model* m, const tch_data* d, void* scene, int poured);
     /* Frees what make_scene allocated (NULL: nothing); the scene starts zeroed. */
     void (*free_scene)(void* scene);
 } peg_pour_experiment;
 
-/* Appends `text` at out + used (size bytes in all); returns the new length. */
-int peg_pour_append(char* out, size_t size, int used, const char* text);
-
-/* Runs the grid: `seeds` seeds x h = k ms for k = first, first + stride, .. last; prints the
- * CSV on stdout and one line per run on stderr. Returns 0, or 1 when a scene fails to load. */
-int peg_pour_main(const peg_pour_experiment* e, int seeds, int first, int last, int stride);
+/* Runs the grid of the command line [SEEDS [H_FIRST H_LAST [H_STRIDE [REACH]]]] (defaults
+ * 10 1 16 1 and e->peg_reach): h = k ms for k = H_FIRST, H_FIRST + H_STRIDE, .. H_LAST; prints
+ * the CSV on stdout and one line per run on stderr. Returns 0, or 1 when a scene fails to
+ * load. */
+int peg_pour_main(peg_pour_experiment e, int argc, char** argv);
