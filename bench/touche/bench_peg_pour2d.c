@@ -14,41 +14,30 @@
  * Metric (processData.m): at the end of every step the total pairwise overlap area of the
  * poured polygons with each other and with the box's parts (Sutherland-Hodgman clips of the
  * sections, computed here from the generated polygons and the bodies' poses, independently of
- * the engine's geometry). Also: a run that stops early (the engine's divergence check), the
- * islands whose solver failed or fell back, peg's trap count (I/X constraints that hold while
- * one of their contacts is violated: where the standard model would push without cause), and
- * the wall time per step.
+ * the engine's geometry). The runs, the other counts and the CSV: peg_pour.h.
  *
  *     bench_peg_pour2d [SEEDS [H_FIRST H_LAST [H_STRIDE [REACH]]]]
  *
  * (default 10 1 16 1 6: h = k ms for k = H_FIRST, H_FIRST + H_STRIDE, .. H_LAST; peg's
  * proximity epsilon = max(REACH h, 0.0008), REACH 0: the authors' default)
  *
- * prints one CSV row per (model, h): date, commit, model, h, runs, crashed, steps, overlap
- * median / Q1 / Q3 / max (m², pooled over the runs' steps), steps with any overlap > 1e-10,
- * failed islands, fallbacks, steps with a trap, mean microseconds per step.
+ * prints one CSV row per (model, h) (peg_pour.h; the overlap in m²).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../../tests/contact/peg_sampling.h"
-#include "bench_machine.h"
-#include "contact/peg.h"
-#include "engine/engine_internal.h"
-#include "touche/io.h"
+#include "peg_pour.h"
 #include "touche/step.h"
 
 enum { BODIES = 20, BOX_PARTS = 3, MAX_CLIP = 64 };
 
-static const double RELEASE_PERIOD = 0.25, DURATION = 5.0;
-
 /* peg's proximity epsilon as a speed times h: the features a step can bring into contact
  * (polygons reach about 4.5 m/s falling from the sources); 0: the authors' max(0.5 h, 8e-4),
  * with which a falling vertex crosses the band of epsilon in one step and passes through. */
-static double PEG_REACH = 6;
+static const double PEG_REACH = 6;
 
 typedef struct scene {
     peg_polygon polygons[BODIES];
@@ -57,7 +46,8 @@ typedef struct scene {
 
 /* ---- the scene ---- */
 
-static void make_scene(unsigned long long seed, scene* s) {
+static void make_scene(unsigned long long seed, void* out) {
+    scene* s = out;
     unsigned long long state = seed * 0x9E3779B97F4A7C15ULL + 1;
     for (int i = 0; i < BODIES; ++i) {
         s->polygons[i] = peg_random_polygon(&state);
@@ -65,53 +55,14 @@ static void make_scene(unsigned long long seed, scene* s) {
     }
 }
 
-static int append(char* out, size_t size, int used, const char* text) {
-    int n = snprintf(out + used, size - (size_t)used, "%s", text);
-    return used + n;
-}
-
-/* The scene as MJCF: the polygon (u, v) of the 2D code is the world (x, z). */
-static char* scene_xml(const scene* s, const char* model, double h) {
-    char margin[64] = ""; /* peg's proximity (below), else the model's default margin */
-    if (strcmp(model, "peg") == 0 && PEG_REACH > 0) {
-        snprintf(margin, sizeof margin, " touche:margin='%.17g'", fmax(PEG_REACH * h, 0.0008));
+/* The prism of polygon b: the polygon (u, v) of the 2D code is the world (x, z), 0.1 m deep. */
+static int mesh(const void* scene_, int b, tch_vec3* vertices) {
+    const peg_polygon* p = &((const scene*)scene_)->polygons[b];
+    for (int k = 0; k < p->n; ++k) {
+        vertices[2 * k] = tch_v3(p->local[k].x, -0.05, p->local[k].y);
+        vertices[2 * k + 1] = tch_v3(p->local[k].x, 0.05, p->local[k].y);
     }
-    size_t size = 1 << 16;
-    char* xml = malloc(size);
-    char buffer[2048];
-    int used = 0;
-    snprintf(buffer, sizeof buffer,
-             "<mujoco xmlns:touche='urn:touche'><option timestep='%.17g' gravity='0 0 -9.8' "
-             "touche:planar='xz' touche:contact='%s'%s/><default><geom friction='0'/></default>"
-             "<asset>",
-             h, model, margin);
-    used = append(xml, size, used, buffer);
-    for (int i = 0; i < BODIES; ++i) {
-        snprintf(buffer, sizeof buffer, "<mesh name='p%d' vertex='", i);
-        used = append(xml, size, used, buffer);
-        for (int k = 0; k < s->polygons[i].n; ++k) {
-            const tch_vec3 p = s->polygons[i].local[k];
-            snprintf(buffer, sizeof buffer, "%.17g -0.05 %.17g %.17g 0.05 %.17g ", p.x, p.y, p.x,
-                     p.y);
-            used = append(xml, size, used, buffer);
-        }
-        used = append(xml, size, used, "'/>");
-    }
-    used = append(xml, size, used,
-                  "</asset><worldbody>"
-                  "<geom name='floor' type='box' pos='0 0 -0.2' size='1 0.5 0.2'/>"
-                  "<geom name='left' type='box' pos='-1 0 0.6' size='0.2 0.5 1'/>"
-                  "<geom name='right' type='box' pos='1 0 0.6' size='0.2 0.5 1'/>");
-    for (int i = 0; i < BODIES; ++i) {
-        snprintf(buffer, sizeof buffer,
-                 "<body name='b%d' pos='%d 0 100'><freejoint/><inertial pos='0 0 0' "
-                 "mass='0.25' diaginertia='0.003 0.003 0.003'/><geom type='mesh' mesh='p%d'/>"
-                 "</body>",
-                 i, 10 + 3 * i, i);
-        used = append(xml, size, used, buffer);
-    }
-    append(xml, size, used, "</worldbody></mujoco>");
-    return xml;
+    return 2 * p->n;
 }
 
 /* ---- overlap area (Sutherland-Hodgman) ---- */
@@ -168,7 +119,8 @@ static void pose_polygon(const tch_data* d, peg_polygon* p, int b) {
     }
 }
 
-static double total_overlap(const tch_data* d, scene* s, int poured) {
+static double total_overlap(const tch_model* m, const tch_data* d, void* scene_, int poured) {
+    scene* s = scene_;
     tch_vec3 box[BOX_PARTS][4];
     rectangle(-1, 1, -0.4, 0, box[0]);
     rectangle(-1.2, -0.8, -0.4, 1.6, box[1]);
@@ -186,165 +138,39 @@ static double total_overlap(const tch_data* d, scene* s, int poured) {
             sum += overlap_area(a->world, a->n, box[k], 4);
         }
     }
+    (void)m;
     return sum;
 }
 
-/* ---- a run ---- */
+/* ---- the pour ---- */
 
-typedef struct run_stats {
-    double* overlaps; /* per step */
-    int steps, crashed;
-    long failed_islands, fallbacks;
-    int trap_steps;
-    double seconds;
-    double worst, worst_time; /* the largest overlap and when */
-} run_stats;
-
-/* Body b (1-based) parked, or released at its source with its release velocity. */
-static void place(const tch_model* m, tch_data* d, const scene* s, int b, bool release) {
-    tch_real* q = d->qpos + m->body_qpos_adr[b];
-    tch_real* v = d->qvel + m->body_qvel_adr[b];
-    const int i = b - 1;
-    const double angle = release ? s->angle[i] : 0;
-    /* a turn by `angle` in the 2D code's (u, v) is one by -angle about y */
-    q[0] = release ? (i % 2 == 0 ? 0.5 : -0.5) : 10 + 3 * i;
-    q[1] = 0;
-    q[2] = release ? 0.8 : 100;
-    q[3] = cos(angle / 2), q[4] = 0, q[5] = -sin(angle / 2), q[6] = 0;
-    memset(v, 0, 6 * sizeof *v);
-    v[0] = release ? (i % 2 == 0 ? -0.7 : 0.7) : 0;
-}
-
-static int trap_count(const tch_model* m, const tch_data* d) {
-    const void* scratch = d->internal->model_scratch[TCH_CONTACT_PEG];
-    int traps = 0;
-    for (int p = 0; scratch && p < d->pair_result_count; ++p) {
-        const tch_peg_constraints* list = tch_peg_pair_constraints(scratch, p);
-        traps += list && d->pair_results[p].model == TCH_CONTACT_PEG
-                     ? tch_peg_constraints_trap_count(list)
-                     : 0;
-    }
-    (void)m;
-    return traps;
-}
-
-static int run(scene* s, const char* model, double h, run_stats* out) {
-    char* xml = scene_xml(s, model, h);
-    tch_error err = {0};
-    tch_spec* spec = NULL;
-    tch_model* m = NULL;
-    tch_data* d = NULL;
-    if (tch_mjcf_load_string(xml, ".", "pour2d.xml", &spec, &err) != TCH_OK ||
-        tch_compile(spec, &m, &err) != TCH_OK || tch_data_create(m, &d, &err) != TCH_OK) {
-        fprintf(stderr, "bench_peg_pour2d: %s\n", err.message);
-        free(xml);
-        tch_spec_destroy(spec);
-        tch_model_destroy(m);
-        return -1;
-    }
-    free(xml);
-    tch_spec_destroy(spec);
-    const int steps = (int)lround(DURATION / h);
-    out->overlaps = calloc((size_t)steps, sizeof *out->overlaps);
-    out->steps = out->crashed = out->trap_steps = 0;
-    out->failed_islands = 0;
-    out->worst = out->worst_time = 0;
-    int poured = 0;
-    const double start = bench_now_seconds();
-    for (int k = 0; k < steps; ++k) {
-        const double t = k * h;
-        while (poured < BODIES && t + 1e-9 >= poured * RELEASE_PERIOD) {
-            place(m, d, s, ++poured, true);
-        }
-        for (int b = poured + 1; b <= BODIES; ++b) {
-            place(m, d, s, b, false);
-        }
-        if (tch_step(m, d, &err) != TCH_OK) {
-            out->crashed = 1;
-            break;
-        }
-        out->failed_islands += d->constraint_failed_islands;
-        out->trap_steps += trap_count(m, d) > 0;
-        out->overlaps[out->steps++] = total_overlap(d, s, poured);
-        if (out->overlaps[out->steps - 1] > out->worst) {
-            out->worst = out->overlaps[out->steps - 1];
-            out->worst_time = t + h;
-        }
-    }
-    out->seconds = bench_now_seconds() - start;
-    const tch_peg_report* r = tch_peg_scratch_report(d->internal->model_scratch[TCH_CONTACT_PEG]);
-    out->fallbacks = r ? r->fallbacks : 0;
-    out->failed_islands += r ? r->failures : 0;
-    tch_data_destroy(d);
-    tch_model_destroy(m);
-    return 0;
-}
-
-static int by_value(const void* a, const void* b) {
-    const double x = *(const double*)a, y = *(const double*)b;
-    return x < y ? -1 : x > y;
-}
-
-static double quantile(const double* sorted, int n, double q) {
-    return n > 0 ? sorted[(int)floor(q * (n - 1) + 0.5)] : NAN;
+/* The sources alternate; a turn by `angle` in the 2D code's (u, v) is one by -angle about y. */
+static void source(const void* scene_, int b, tch_vec3* position, tch_quat* rotation,
+                   tch_vec3* velocity) {
+    const double angle = ((const scene*)scene_)->angle[b];
+    *position = tch_v3(b % 2 == 0 ? 0.5 : -0.5, 0, 0.8);
+    *rotation = (tch_quat){cos(angle / 2), 0, -sin(angle / 2), 0};
+    *velocity = tch_v3(b % 2 == 0 ? -0.7 : 0.7, 0, 0);
 }
 
 int main(int argc, char** argv) {
-    const int seeds = argc > 1 ? atoi(argv[1]) : 10;
-    const int first = argc > 2 ? atoi(argv[2]) : 1, last = argc > 3 ? atoi(argv[3]) : 16;
-    const int stride = argc > 4 ? atoi(argv[4]) : 1;
-    PEG_REACH = argc > 5 ? atof(argv[5]) : PEG_REACH;
-    char when[32];
-    const time_t now = time(NULL);
-    strftime(when, sizeof when, "%Y-%m-%d", gmtime(&now));
-    printf("date,commit,model,h,runs,crashed,steps,overlap_median,overlap_q1,overlap_q3,"
-           "overlap_max,steps_overlapping,failed_islands,fallbacks,trap_steps,us_per_step\n");
-    static const char* const models[] = {"lcp", "peg"};
-    for (int k = first; k <= last; k += stride > 0 ? stride : 1) {
-        const double h = 0.001 * k;
-        double* pooled[2] = {NULL, NULL};
-        int count[2] = {0, 0}, crashed[2] = {0, 0}, overlapping[2] = {0, 0}, traps[2] = {0, 0};
-        long failed[2] = {0, 0}, fallbacks[2] = {0, 0};
-        double seconds[2] = {0, 0};
-        for (int model = 0; model < 2; ++model) {
-            pooled[model] = malloc((size_t)seeds * (size_t)lround(DURATION / h) * sizeof(double));
-        }
-        for (int seed = 0; seed < seeds; ++seed) {
-            scene s;
-            make_scene((unsigned long long)seed, &s);
-            for (int model = 0; model < 2; ++model) { /* interleaved: the machine's load */
-                run_stats r;
-                if (run(&s, models[model], h, &r) != 0) {
-                    return 1;
-                }
-                fprintf(stderr,
-                        "%s h %.3f seed %d: %d steps%s, largest overlap %.3e m^2 at %.3f s\n",
-                        models[model], h, seed, r.steps, r.crashed ? " (crashed)" : "", r.worst,
-                        r.worst_time);
-                for (int i = 0; i < r.steps; ++i) {
-                    pooled[model][count[model]++] = r.overlaps[i];
-                    overlapping[model] += r.overlaps[i] > 1e-10;
-                }
-                crashed[model] += r.crashed;
-                failed[model] += r.failed_islands;
-                fallbacks[model] += r.fallbacks;
-                traps[model] += r.trap_steps;
-                seconds[model] += r.seconds;
-                free(r.overlaps);
-            }
-        }
-        for (int model = 0; model < 2; ++model) {
-            double* v = pooled[model];
-            const int n = count[model];
-            qsort(v, (size_t)n, sizeof *v, by_value);
-            printf("%s,%s,%s,%.3f,%d,%d,%d,%.3e,%.3e,%.3e,%.3e,%d,%ld,%ld,%d,%.1f\n", when,
-                   TCH_GIT_COMMIT, models[model], h, seeds, crashed[model], n, quantile(v, n, 0.5),
-                   quantile(v, n, 0.25), quantile(v, n, 0.75), n ? v[n - 1] : NAN,
-                   overlapping[model], failed[model], fallbacks[model], traps[model],
-                   n ? 1e6 * seconds[model] / n : NAN);
-            fflush(stdout);
-            free(v);
-        }
-    }
-    return 0;
+    const peg_pour_experiment pour = {
+        .program = "bench_peg_pour2d",
+        .unit = "m^2",
+        .bodies = BODIES,
+        .release_period = 0.25,
+        .duration = 5.0,
+        .scene_size = sizeof(scene),
+        .peg_reach = PEG_REACH,
+        .options = "gravity='0 0 -9.8' touche:planar='xz'",
+        .box_xml = "<geom name='floor' type='box' pos='0 0 -0.2' size='1 0.5 0.2'/>"
+                   "<geom name='left' type='box' pos='-1 0 0.6' size='0.2 0.5 1'/>"
+                   "<geom name='right' type='box' pos='1 0 0.6' size='0.2 0.5 1'/>",
+        .inertial = "<inertial pos='0 0 0' mass='0.25' diaginertia='0.003 0.003 0.003'/>",
+        .make_scene = make_scene,
+        .mesh = mesh,
+        .source = source,
+        .total_overlap = total_overlap,
+    };
+    return peg_pour_main(pour, argc, argv);
 }
