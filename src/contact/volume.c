@@ -837,7 +837,8 @@ tch_vec3 tch_volume_point_friction(const tch_volume_params* k, tch_real load, tc
     }
     /* the springs matched to the dynamic friction (notes §6.4 step 6, at one point) */
     tch_vec3 dynamic = tch_volume_dynamic_traction(k->friction, load, slip);
-    *spring = tch_v3_scale(tch_v3_madd(dynamic, k->static_damping, slip), -1 / k->static_stiffness);
+    *spring =
+        tch_v3_scale(tch_v3_madd(dynamic, k->static_damping, slip), -1 / k->static_stiffness);
     return dynamic;
 }
 
