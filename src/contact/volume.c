@@ -60,6 +60,8 @@ typedef struct volume_state {
      * springs hold (a committed STATIC contact): what the linearize op needs */
     tch_volume_params k;
     int sticking;
+    tch_vec3 friction_W;  /* this evaluation's friction force on B, world */
+    tch_real load;        /* and the load bounding it (friction_load), N */
     tch_real area;        /* S_c */
     tch_mat3 second_W;    /* ∫_C p p^T dS about o_W, world axes */
 } volume_state;
@@ -312,6 +314,19 @@ static tch_real load_ratio(tch_real value, tch_real capacity) {
     return capacity > 0 ? value / capacity : (value > 0 ? INFINITY : 0);
 }
 
+/* The next friction mode for the static friction's share lambda of what the mode's
+ * coefficient carries: a STATIC contact slips past 1 (plus a 1e-9 round-off margin), a DYNAMIC
+ * one sticks again below 1. */
+static int mode_at_load_ratio(int mode, tch_real lambda) {
+    if (mode == FRICTION_STATIC && lambda > 1 + 1e-9) {
+        return FRICTION_DYNAMIC;
+    }
+    if (mode == FRICTION_DYNAMIC && lambda < 1) {
+        return FRICTION_STATIC;
+    }
+    return mode;
+}
+
 /* The next friction mode (notes §6.4 step 4). The static wrench (force f, moment t about n at
  * the centroid of C) is compared with what friction of coefficient mu can carry, as a whole:
  * the ellipsoidal limit surface (f / F)^2 + (t / T)^2 <= 1 (Goyal, Ruina and Papadopoulos
@@ -331,14 +346,7 @@ static int next_mode(const contact_frame* c, int mode, tch_wrench stat, tch_real
     tch_real force = load_ratio(tch_v3_norm(stat.force), mu * load);
     tch_real torque = load_ratio(fabs(tch_v3_dot(stat.moment, c->n)),
                                  fabs(tch_v3_dot(spin.moment, c->n)));
-    tch_real lambda = hypot(force, torque);
-    if (mode == FRICTION_STATIC && lambda > 1 + 1e-9) {
-        return FRICTION_DYNAMIC;
-    }
-    if (mode == FRICTION_DYNAMIC && lambda < 1) {
-        return FRICTION_STATIC;
-    }
-    return mode;
+    return mode_at_load_ratio(mode, hypot(force, torque));
 }
 
 /* The friction wrench of this evaluation and, when committing, the next (mode, r, θ).
@@ -729,8 +737,11 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     see_vertices(&c);
     sliding_caps(m, d, pair, X_WA, &c);
     tch_wrench total = tch_wrench_add(overlap.spring, overlap.damper);
-    total = tch_wrench_add(total, friction(&c, state, fresh, ctx->commit, m->timestep, load,
-                                           &state->sticking));
+    tch_wrench friction_wrench =
+        friction(&c, state, fresh, ctx->commit, m->timestep, load, &state->sticking);
+    total = tch_wrench_add(total, friction_wrench);
+    state->friction_W = tch_q_rotate(X_WA.q, friction_wrench.force);
+    state->load = load;
     if (ctx->commit) {
         state->n_prev_A = plane.n_A;
         state->d_prev = plane.depth;
@@ -790,6 +801,45 @@ int tch_volume_pair_coefficients(const tch_pair_state* state, tch_volume_params*
     *area = v->area;
     *second_W = v->second_W;
     return v->sticking;
+}
+
+int tch_volume_lump_friction(const tch_data* d, const tch_pair_result* pair,
+                             const tch_pair_state* state, tch_volume_friction_lump* out) {
+    if (pair->model != TCH_CONTACT_VOLUME || pair->contact_count < 1 || !state) {
+        return 0;
+    }
+    const volume_state* v = (const volume_state*)state->bytes;
+    tch_quat q_WA = d->geom_X_WG[pair->geom_a].q;
+    *out = (tch_volume_friction_lump){.centre = v->o_W,
+                                      .normal = d->contacts[pair->contact_start].n_W,
+                                      .spring = tch_q_rotate(q_WA, v->r_A),
+                                      .force = v->friction_W,
+                                      .load = v->load,
+                                      .sliding = v->mode == FRICTION_DYNAMIC,
+                                      .linearized = v->sticking,
+                                      .k = v->k};
+    return v->load > 0;
+}
+
+tch_vec3 tch_volume_point_friction(const tch_volume_params* k, tch_real load, tch_vec3 slip,
+                                   tch_vec3* spring, int* sliding) {
+    const tch_contact_area point = {.area = 1};
+    tch_vec3 n = tch_v3_zero(); /* a point carries no spin */
+    tch_vec3 stat =
+        tch_v3_add(tch_volume_static_total(&point, n, *spring, 0, k->static_stiffness).force,
+                   tch_volume_static_total(&point, n, slip, 0, k->static_damping).force);
+    int mode = *sliding ? FRICTION_DYNAMIC : FRICTION_STATIC;
+    tch_real mu = mode == FRICTION_STATIC ? k->static_friction : k->friction;
+    mode = mode_at_load_ratio(mode, load_ratio(tch_v3_norm(stat), mu * load));
+    *sliding = mode == FRICTION_DYNAMIC;
+    if (mode == FRICTION_STATIC) {
+        return stat;
+    }
+    /* the springs matched to the dynamic friction (notes §6.4 step 6, at one point) */
+    tch_vec3 dynamic = tch_volume_dynamic_traction(k->friction, load, slip);
+    *spring =
+        tch_v3_scale(tch_v3_madd(dynamic, k->static_damping, slip), -1 / k->static_stiffness);
+    return dynamic;
 }
 
 const tch_contact_ops tch_volume_ops = {

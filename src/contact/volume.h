@@ -4,6 +4,7 @@
 
 #include "contact/pair_state.h"
 #include "contact/volume_integrals.h"
+#include "touche/data.h"
 #include "touche/model.h"
 
 /* Builds the convex piece of every non-plane geom of `model` into hulls[geom_count]: boxes
@@ -19,3 +20,28 @@ tch_status tch_volume_build_pieces(const tch_model* model, tch_convex_hull* hull
  * that is not new), else 0. */
 int tch_volume_pair_coefficients(const tch_pair_state* state, tch_volume_params* k,
                                  tch_real* area, tch_mat3* second_W);
+
+/* A volume pair's friction at the step's start lumped at the centroid of C, for the haptic
+ * pointer's local model (docs/haptics.md, "The volume pointer"): where it acts, the contact
+ * normal, the displacement r of B over A that the static springs hold (notes §6.4; for a
+ * sliding contact the springs matched to the dynamic friction), the friction force on B, the
+ * load bounding it, the mode, whether the linearize op carries the static springs and dampers,
+ * and the coefficients. 0 when the pair is not a volume pair or carries no load. */
+typedef struct tch_volume_friction_lump {
+    tch_vec3 centre, normal, spring, force; /* world */
+    tch_real load;                          /* N */
+    int sliding;                            /* dynamic friction */
+    int linearized;                         /* the static springs are in the linearization */
+    tch_volume_params k;
+} tch_volume_friction_lump;
+int tch_volume_lump_friction(const tch_data* data, const tch_pair_result* pair,
+                             const tch_pair_state* state, tch_volume_friction_lump* out);
+
+/* The model's friction law (the static springs and dampers, the mode switch of the limit
+ * surface and the dynamic Coulomb friction with the springs matched to it, notes §6.4) at one
+ * point of load `load` with no spin: the friction force on B for B's tangential slip `slip`
+ * over A and the springs' displacement *spring, which, with the mode *sliding, it advances
+ * (a slip past mu_0 load goes dynamic, a dynamic one whose springs fall inside mu load sticks).
+ * Its magnitude is at most mu_0 load while static (plus 1e-9 of it), mu load while sliding. */
+tch_vec3 tch_volume_point_friction(const tch_volume_params* k, tch_real load, tch_vec3 slip,
+                                   tch_vec3* spring, int* sliding);

@@ -22,6 +22,7 @@
 #include "contact/contact.h"
 #include "contact/pair_state.h"
 #include "contact/pressure.h"
+#include "contact/volume.h"
 #include "dynamics/articulation.h"
 #include "engine/engine_internal.h"
 #include "haptics/rotation.h"
@@ -106,35 +107,68 @@ static void load_rate(tch_real m[12][12], int row, int col, tch_vec3 normal, tch
     }
 }
 
+/* The pressure pair's friction lumped (tch_pressure_lump_friction) into f, or 0. */
+static int lump_pressure(const tch_model* m, const tch_data* d, const tch_pair_result* pair,
+                         tch_haptic_local_friction* f) {
+    tch_pressure_friction_lump lump;
+    if (!tch_pressure_lump_friction(m, d, pair, &lump)) {
+        return 0;
+    }
+    f->params = pair->params;
+    f->centre = lump.centre;
+    f->normal = lump.normal;
+    f->load0 = lump.load;
+    f->secant = lump.secant;
+    return 1;
+}
+
+/* The volume pair's friction lumped (tch_volume_lump_friction) into f, on the pointer's side
+ * `side`, or 0. */
+static int lump_volume(const tch_data* d, const tch_pair_result* pair, int side,
+                       tch_haptic_local_friction* f) {
+    tch_volume_friction_lump lump;
+    const tch_pair_state* state =
+        tch_pair_state_find(&d->internal->pair_states, pair->geom_a, pair->geom_b);
+    if (!tch_volume_lump_friction(d, pair, state, &lump)) {
+        return 0;
+    }
+    tch_real sign = side == 1 ? 1 : -1; /* the lump's vectors are B's over A */
+    f->volume = 1;
+    f->volume_k = lump.k;
+    f->spring0 = tch_v3_scale(lump.spring, sign);
+    f->force0 = tch_v3_scale(lump.force, sign);
+    f->sliding0 = lump.sliding;
+    f->linearized = lump.linearized;
+    f->centre = lump.centre;
+    f->normal = lump.normal;
+    f->load0 = lump.load;
+    return 1;
+}
+
 /* The friction of the pointer's pair i (on its side `side`, the other side in body slot
- * `other` or -1) lumped, when it is a pressure pair with a load and there is room. */
+ * `other` or -1) lumped, when it is a pressure or volume pair with a load and there is room. */
 static void lump_friction(const tch_model* m, const tch_data* d, int i, int side, int other,
                           tch_pair_linearization* lin, tch_haptic_local_model* local) {
     const tch_pair_result* pair = &d->pair_results[i];
-    tch_pressure_friction_lump lump;
+    tch_haptic_local_friction f = {.other = other};
     if (local->friction_count == TCH_HAPTIC_LOCAL_FRICTION ||
-        !tch_pressure_lump_friction(m, d, pair, &lump)) {
+        !(lump_pressure(m, d, pair, &f) || lump_volume(d, pair, side, &f))) {
         return;
     }
     tch_vec3 on_pointer = tch_v3_scale(pair->f_W, side == 1 ? 1 : -1);
-    tch_real along = tch_v3_dot(on_pointer, lump.normal);
+    tch_real along = tch_v3_dot(on_pointer, f.normal);
     if (along == 0) {
         return;
     }
     int geom[2] = {pair->geom_a, pair->geom_b};
-    tch_haptic_local_friction* f = &local->friction[local->friction_count++];
-    f->params = pair->params;
-    f->centre = lump.centre;
-    f->normal = tch_v3_scale(lump.normal, along > 0 ? 1 : -1);
-    f->load0 = lump.load;
-    f->secant = lump.secant;
-    f->other_velocity0 = tch_contact_point_velocity(m, d, geom[1 - side], lump.centre);
-    f->slip0 = tangential(
-        tch_v3_sub(tch_contact_point_velocity(m, d, geom[side], lump.centre), f->other_velocity0),
-        f->normal);
-    load_rate(lin->K, side, side, f->normal, f->load_K_p);
-    load_rate(lin->K, side, 1 - side, f->normal, f->load_K_o);
-    f->other = other;
+    f.normal = tch_v3_scale(f.normal, along > 0 ? 1 : -1);
+    f.other_velocity0 = tch_contact_point_velocity(m, d, geom[1 - side], f.centre);
+    f.slip0 = tangential(
+        tch_v3_sub(tch_contact_point_velocity(m, d, geom[side], f.centre), f.other_velocity0),
+        f.normal);
+    load_rate(lin->K, side, side, f.normal, f.load_K_p);
+    load_rate(lin->K, side, 1 - side, f.normal, f.load_K_o);
+    local->friction[local->friction_count++] = f;
 }
 
 /* The pointer's pairs, then every other pair of the bodies they touch, into the blocks. */
@@ -277,10 +311,15 @@ static void start_run(const tch_haptic_local_model* local, tch_haptic_local_run*
         memcpy(run->u[k], local->bodies[k].start_u, sizeof run->u[k]);
         memcpy(run->v[k], local->bodies[k].start_v, sizeof run->v[k]);
     }
+    for (int i = 0; i < local->friction_count; ++i) {
+        run->friction_spring[i] = local->friction[i].spring0;
+        run->friction_sliding[i] = local->friction[i].sliding0;
+    }
 }
 
-/* The velocity at p of a body moving at the twist v (about its centre of mass c). */
-static tch_vec3 point_velocity(const tch_real* v, tch_vec3 c, tch_vec3 p) {
+/* The velocity at p of a body moving at the twist v (about its centre of mass c), or its
+ * displacement at p for a small motion v. */
+static tch_vec3 at_point(const tch_real* v, tch_vec3 c, tch_vec3 p) {
     tch_vec3 w = {v[3], v[4], v[5]};
     return tch_v3_add((tch_vec3){v[0], v[1], v[2]}, tch_v3_cross(w, tch_v3_sub(p, c)));
 }
@@ -293,33 +332,66 @@ static tch_real dot6(const tch_real* a, const tch_real* b) {
     return sum;
 }
 
-/* Adds to w (about the pointer's centre of mass) what makes each lumped friction the
- * regularized law (docs/haptics.md, "The pressure pointer"). For the tick's slip s at the
- * lump's centre the linearization renders f₀ - C (s - s₀) = -C s (f₀ = -C s₀ the step's
- * friction, C the polygons' secants summed); the tick renders f₀ - F_n σ(|s|) s + F_n,₀ σ(|s₀|)
- * s₀ instead (σ = tch_pressure_friction_secant, F_n the load moved by the pair's normal
- * stiffness): the step's friction at the step's slip and load, and the law itself at any slip
- * of a translating patch. The damper alone, the secant at the step's slip, gave a slip starting
- * between steps up to |s| / v_s times the Coulomb force until the next step. */
-static void render_friction(const tch_haptic_local_run* run, const tch_real* u_p,
-                            const tch_real* v_p, tch_real* w) {
+/* What a pressure lump's regularized law changes in the rendered force at the tick's slip s and
+ * load F_n (docs/haptics.md, "The pressure pointer"): the linearization renders f₀ - C (s - s₀)
+ * = -C s (f₀ = -C s₀ the step's friction, C the polygons' secants summed); the tick renders
+ * f₀ - F_n σ(|s|) s + F_n,₀ σ(|s₀|) s₀ instead (σ = tch_pressure_friction_secant): the step's
+ * friction at the step's slip and load, and the law itself at any slip of a translating patch.
+ * The damper alone, the secant at the step's slip, gave a slip starting between steps up to
+ * |s| / v_s times the Coulomb force until the next step. */
+static tch_vec3 pressure_change(const tch_haptic_local_friction* f, tch_vec3 slip, tch_real load) {
+    tch_real law = load * tch_pressure_friction_secant(&f->params, tch_v3_norm(slip));
+    tch_real law0 = f->load0 * tch_pressure_friction_secant(&f->params, tch_v3_norm(f->slip0));
+    return tch_v3_add(tch_v3_scale(slip, f->secant - law),
+                      tch_v3_scale(f->slip0, law0 - f->secant));
+}
+
+/* What a volume lump's law changes in the rendered force (docs/haptics.md, "The volume
+ * pointer"): the model's static/dynamic friction at the lump (tch_volume_point_friction) with
+ * its springs advanced by the tick's slip s, r += T s, as the model advances them by the step's
+ * (notes §6.4 step 2), in place of what the linearization renders, f₀ held plus, while the
+ * step's static springs hold, -k^S Δ - b^S (s - s₀) (Δ the tangential displacement of the
+ * pointer over the other body at the lump since the step's start). The linearization alone
+ * held a sliding contact's friction after the hand stopped and let a static one's springs pull
+ * past μ₀ F_n until the next step. */
+static tch_vec3 volume_change(const tch_haptic_local_friction* f, tch_vec3 moved, tch_vec3 slip,
+                              tch_real load, tch_real T, tch_vec3* spring, int* sliding) {
+    *spring = tch_v3_madd(*spring, T, slip);
+    tch_vec3 law = tch_volume_point_friction(&f->volume_k, load, slip, spring, sliding);
+    tch_vec3 linear = f->force0;
+    if (f->linearized) {
+        linear = tch_v3_madd(linear, -f->volume_k.static_stiffness, moved);
+        linear = tch_v3_madd(linear, -f->volume_k.static_damping, tch_v3_sub(slip, f->slip0));
+    }
+    return tch_v3_sub(law, linear);
+}
+
+/* Adds to w (about the pointer's centre of mass) what makes each lumped friction its model's
+ * law (a volume lump's springs advanced by a period, not at the tick that starts the run) at
+ * the tick's slip of the pointer over the other body at the lump (the touched body's
+ * local velocity, or the step's for a static or held one), with the load moved by the pair's
+ * normal stiffness. */
+static void render_friction(tch_haptic_local_run* run, const tch_real* u_p, const tch_real* v_p,
+                            tch_real T, bool started, tch_real* w) {
     const tch_haptic_local_model* local = &run->model;
     tch_vec3 com = tch_x_apply(local->pose0, local->com_B);
     for (int i = 0; i < local->friction_count; ++i) {
         const tch_haptic_local_friction* f = &local->friction[i];
         tch_vec3 other = f->other_velocity0;
+        tch_vec3 moved = at_point(u_p, com, f->centre);
         tch_real load = f->load0 + dot6(f->load_K_p, u_p);
         if (f->other >= 0) {
             const tch_haptic_local_body* body = &local->bodies[f->other];
-            other = point_velocity(run->v[f->other], body->com0, f->centre);
+            other = at_point(run->v[f->other], body->com0, f->centre);
+            moved = tch_v3_sub(moved, at_point(run->u[f->other], body->com0, f->centre));
             load += dot6(f->load_K_o, run->u[f->other]);
         }
-        tch_vec3 slip = tangential(tch_v3_sub(point_velocity(v_p, com, f->centre), other),
-                                   f->normal);
-        tch_real law = fmax(load, 0) * tch_pressure_friction_secant(&f->params, tch_v3_norm(slip));
-        tch_real law0 = f->load0 * tch_pressure_friction_secant(&f->params, tch_v3_norm(f->slip0));
-        tch_vec3 change = tch_v3_add(tch_v3_scale(slip, f->secant - law),
-                                     tch_v3_scale(f->slip0, law0 - f->secant));
+        tch_vec3 slip = tangential(tch_v3_sub(at_point(v_p, com, f->centre), other), f->normal);
+        tch_vec3 change = f->volume
+                              ? volume_change(f, tangential(moved, f->normal), slip, fmax(load, 0),
+                                              started ? 0 : T, &run->friction_spring[i],
+                                              &run->friction_sliding[i])
+                              : pressure_change(f, slip, fmax(load, 0));
         tch_vec3 moment = tch_v3_cross(tch_v3_sub(f->centre, com), change);
         w[0] += change.x, w[1] += change.y, w[2] += change.z;
         w[3] += moment.x, w[4] += moment.y, w[5] += moment.z;
@@ -351,7 +423,7 @@ static void run_tick(tch_haptic_local_run* run, const tch_real* u_p, const tch_r
         add_product(w, body->K_pb, run->u[k], false);
         add_product(w, body->D_pb, dv, false);
     }
-    render_friction(run, u_p, v_p, w);
+    render_friction(run, u_p, v_p, T, started, w);
 }
 
 tch_haptic_command tch_haptic_local_model_tick(const tch_haptic_local_model* local,

@@ -9,18 +9,27 @@
 
 #include <stdbool.h>
 
+#include "contact/volume_integrals.h"
 #include "touche/haptics.h"
 
 /* Free bodies a pointer's local model moves; further touched bodies are held still. */
 enum { TCH_HAPTIC_LOCAL_BODIES = 8 };
-/* Pressure pairs of the pointer whose friction the servo side evaluates at each tick (further
- * ones keep their linearized friction). */
+/* Pressure and volume pairs of the pointer whose friction the servo side evaluates at each
+ * tick (further ones keep their linearized friction). */
 enum { TCH_HAPTIC_LOCAL_FRICTION = 8 };
 
 /* A pressure pair's regularized friction on the pointer, lumped at one point
  * (tch_pressure_lump_friction): the tick renders the law at the current slip there in place of
- * the linearization's damper, which is its secant at the step's start. */
+ * the linearization's damper, which is its secant at the step's start. Or a volume pair's
+ * friction lumped at the centroid of its contact area (tch_volume_lump_friction): the tick runs
+ * the model's static/dynamic law there (tch_volume_point_friction) in place of what the
+ * linearization renders for it (the step's friction held, plus the static springs and dampers
+ * while they hold). */
 typedef struct tch_haptic_local_friction {
+    int volume;                 /* a volume pair: the volume fields below, not params, secant */
+    tch_volume_params volume_k; /* k^S, b^S, μ, μ₀ */
+    tch_vec3 spring0, force0;   /* the springs' displacement and the friction, pointer's side */
+    int sliding0, linearized;   /* its mode; whether K and D carry the static springs */
     tch_pair_params params;   /* μ and the stiction speed */
     tch_vec3 centre;          /* where it acts, world, at the step's start */
     tch_vec3 normal;          /* unit, along the pair's normal force on the pointer */
@@ -68,6 +77,9 @@ typedef struct tch_haptic_local_run {
     tch_haptic_local_model model;
     tch_real u[TCH_HAPTIC_LOCAL_BODIES][6]; /* the bodies' motion since the step's start */
     tch_real v[TCH_HAPTIC_LOCAL_BODIES][6]; /* and velocity */
+    /* each volume friction's springs (the pointer's side) and mode */
+    tch_vec3 friction_spring[TCH_HAPTIC_LOCAL_FRICTION];
+    int friction_sliding[TCH_HAPTIC_LOCAL_FRICTION];
 } tch_haptic_local_run;
 
 /* The servo side's state: the newest model and the one before it, blended at a resync from

@@ -612,6 +612,51 @@ static void test_pressure_pointer_local_model_follows_the_hand(void) {
     ENSURE(largest_friction <= 1);
 }
 
+/* The 2 cm volume pointer tip 0.2 mm above a static box (default material), scene step
+ * `step`. */
+static void volume_pointer_scene(tch_real step, char* xml, size_t size) {
+    snprintf(xml, size,
+             "<mujoco xmlns:touche='urn:touche'><option timestep='%g' touche:contact='volume'/>"
+             "<worldbody><geom name='wall' type='box' pos='0 0 -0.1' size='0.1 0.1 0.1'/>"
+             "<body name='pointer' pos='0 0 0.0102' mocap='true' touche:haptic='pointer'>"
+             "<geom name='tip' type='box' size='0.01 0.01 0.01'/></body>"
+             "</worldbody></mujoco>", step);
+}
+
+/* The volume pointer's friction evaluated at each tick (the model's static springs and
+ * dynamic Coulomb friction at the centroid of the contact area): the 2 cm tip pressed 0.2 mm
+ * into a static box (default material: 8 N at rest, mu = mu_0 = 1), held, slid 2 mm at 10
+ * mm/s, held. With the scene stepping every 10 ms every tick renders the friction of the scene
+ * stepping every tick to 1e-6 of mu F_n (measured 5e-14 N; with the linearized friction alone
+ * the static springs pulled to 9 N, past mu_0 F_n, over the slide's first step, and the dynamic
+ * friction held 8 N for up to a step after the hand stopped); it never exceeds mu_0 F_n of the
+ * tick's normal force, and it is gone when the hand stops, as at a 1 ms step. */
+static void test_volume_pointer_friction_follows_the_hand(void) {
+    enum { COUNT = 450, STOP = 350 };
+    const char* path = "time,x,y,z\n0,0,0,0.0102\n0.1,0,0,0.0098\n0.15,0,0,0.0098\n"
+                       "0.35,0.002,0,0.0098\n0.45,0.002,0,0.0098\n";
+    tch_vec3 every_tick[COUNT], every_ten[COUNT];
+    char xml[1024];
+    volume_pointer_scene(1e-3, xml, sizeof xml);
+    run_pointer(xml, path, every_tick, COUNT);
+    volume_pointer_scene(1e-2, xml, sizeof xml);
+    run_pointer(xml, path, every_ten, COUNT);
+    tch_real friction = 0, largest = 0, normal = every_tick[149].z;
+    for (int k = 10; k < COUNT; ++k) {
+        friction = fmax(friction, fabs(every_ten[k].x - every_tick[k].x));
+        largest = fmax(largest, fabs(every_ten[k].x) / every_ten[k].z);
+    }
+    printf("  F_n %.4g N; 10 ms against 1 ms: friction %.3g N (%.4g N at the slide); largest "
+           "friction %.6g F_n; after the stop %.3g N (1 ms: %.3g N)\n",
+           normal, friction, every_tick[300].x, largest, every_ten[STOP + 2].x,
+           every_tick[STOP + 2].x);
+    ENSURE_REL(normal, 8.0, 1e-2);
+    ENSURE(every_tick[300].x < -0.9 * normal); /* it slides, against friction */
+    ENSURE(friction <= 1e-6 * normal);
+    ENSURE(largest <= 1 + 1e-9);
+    ENSURE(fabs(every_ten[STOP + 2].x) <= 1e-6 * normal);
+}
+
 /* The local model's moving bodies (seed 003's mobility; docs/haptics.md): a free 100 kg block
  * in zero gravity, the pointer (a flat volume tip, undamped material) held 0.1 mm into its top
  * face, the model made at the step's start with the block at rest and run from there at
@@ -705,9 +750,10 @@ static void test_closed_paths_are_passive_with_the_controller(void) {
         "<geom name='tip' type='sphere' size='0.01' touche:modulus='5e7'"
         " touche:resolution='0.002' %s/></body></worldbody></mujoco>";
     const char* dissipations[] = {"", "touche:dissipation='0'"};
-    const char* labels[] = {"", " undamped", " proxy", " pressure", " pressure undamped"};
+    const char* labels[] = {"",         " undamped",          " proxy",
+                            " pressure", " pressure undamped", " volume 10 ms step"};
     tch_real most_returned_off = 0;
-    for (int i = 0; i < 15; ++i) {
+    for (int i = 0; i < 18; ++i) {
         tch_haptic_ledger on, off;
         tch_real force_on, force_off;
         char xml[1024];
@@ -716,8 +762,10 @@ static void test_closed_paths_are_passive_with_the_controller(void) {
             snprintf(xml, sizeof xml, POINTER_SCENE, materials[kind]);
         } else if (kind == 2) {
             snprintf(xml, sizeof xml, "%s", proxy_scene);
-        } else {
+        } else if (kind < 5) {
             snprintf(xml, sizeof xml, pressure_scene, dissipations[kind - 3]);
+        } else { /* the volume pointer's local model and its friction at each tick */
+            volume_pointer_scene(1e-2, xml, sizeof xml);
         }
         tch_real returned_on = run_path(xml, paths[i % 3], durations[i % 3], true, &on,
                                         &force_on);
@@ -931,6 +979,9 @@ static void check_ticks_deterministic_and_allocation_free(const char* xml) {
 static void test_ticks_are_deterministic_and_allocation_free(void) {
     char xml[1024];
     snprintf(xml, sizeof xml, POINTER_SCENE, "");
+    check_ticks_deterministic_and_allocation_free(xml);
+    /* the volume pointer's local model and friction at a 10 ms step */
+    volume_pointer_scene(1e-2, xml, sizeof xml);
     check_ticks_deterministic_and_allocation_free(xml);
     /* the pressure pointer (its local model and friction) on a compliant box at a 10 ms step */
     snprintf(xml, sizeof xml,
@@ -1220,6 +1271,7 @@ int main(void) {
     RUN_TEST(test_threaded_run_survives_a_refused_priority);
     RUN_TEST(test_pointer_local_model_follows_the_hand);
     RUN_TEST(test_pressure_pointer_local_model_follows_the_hand);
+    RUN_TEST(test_volume_pointer_friction_follows_the_hand);
     RUN_TEST(test_local_model_moves_a_touched_block_by_m_a_equals_f);
     RUN_TEST(test_closed_paths_are_passive_with_the_controller);
     RUN_TEST(test_failed_reads_and_stale_physics_zero_the_output);
