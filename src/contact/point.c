@@ -58,18 +58,36 @@ static tch_vec3 relative_velocity(const tch_model* model, const tch_data* data,
                       tch_contact_point_velocity(model, data, pair->geom_a, p_W));
 }
 
-/* ∂f_n/∂d and ∂f_n/∂d' of the normal law at (depth, rate) for a touching point (depth >= 0);
- * zero where the law pulls and is clamped. A point that just touches (depth 0, not separating)
- * keeps its derivatives although its force is still 0: the implicit step then couples the
- * bodies it joins within the step (docs/integrators.md, "The point model"). */
+/* How many steps of gravity's speed (|g| h) a settling point may separate at (the pressure
+ * model's bound for a settling pair, pressure.c). */
+static const tch_real SETTLING_STEPS_OF_GRAVITY = 4;
+
+/* The separation speed below which a penetrating point is settling, not leaving:
+ * SETTLING_STEPS_OF_GRAVITY |g| h. */
+static tch_real settling_speed(const tch_model* model) {
+    return SETTLING_STEPS_OF_GRAVITY * tch_v3_norm(model->gravity) * model->timestep;
+}
+
+/* ∂f_n/∂d and ∂f_n/∂d' of the normal law at (depth, rate) for a touching point (depth >= 0).
+ * A point that just touches (depth 0, not separating) keeps its derivatives although its force
+ * is still 0: the implicit step then couples the bodies it joins within the step
+ * (docs/integrators.md, "The point model"). Where the law pulls and is clamped, they are zero
+ * for a point that leaves (separating faster than `settling`), and those of the law at rest
+ * (rate 0) for one that settles: left out, a body wedged between two stiff points rocked
+ * between them every two steps forever, each point's damper clamping it in turn (the step
+ * that let one point go drove the body into the other, whose push then clamped the first;
+ * docs/contact-point.md, "A body at rest"). */
 static void normal_force_derivatives(const tch_pair_params* p, tch_real depth, tch_real rate,
-                                     tch_real* k, tch_real* b) {
+                                     tch_real settling, tch_real* k, tch_real* b) {
     *k = *b = 0;
     tch_real unclamped = p->law == TCH_POINT_LAW_HUNT_CROSSLEY
                              ? 1 + 1.5 * p->dissipation * rate
                              : p->stiffness * depth + p->damping * rate;
-    if (depth < 0 || unclamped < 0) {
+    if (depth < 0 || (unclamped < 0 && rate < -settling)) {
         return;
+    }
+    if (unclamped < 0) {
+        rate = 0;
     }
     if (p->law == TCH_POINT_LAW_HUNT_CROSSLEY) {
         tch_real e = p->exponent, lambda = 1.5 * p->dissipation;
@@ -218,7 +236,7 @@ static void add_pair_to_bounds(const tch_model* model, const tch_data* data, poi
         if (c->depth <= 0) {
             continue;
         }
-        normal_force_derivatives(&pair->params, c->depth, 0, &k, &b);
+        normal_force_derivatives(&pair->params, c->depth, 0, 0, &k, &b);
         for (int side = 0; side < 2; ++side) {
             if (roots[side] > 0) {
                 add_point_to_bound(model, data, s, roots[side], c->p_W, c->n_W, weight * k,
@@ -485,7 +503,7 @@ static int point_direction(const tch_model* model, const tch_data* data,
         return 0;
     }
     tch_real v_n = tch_v3_dot(relative_velocity(model, data, pair, c->p_W), c->n_W);
-    normal_force_derivatives(&pair->params, c->depth, -v_n, k, b);
+    normal_force_derivatives(&pair->params, c->depth, -v_n, settling_speed(model), k, b);
     const int roots[2] = {root_of(model, pair->geom_a), root_of(model, pair->geom_b)};
     for (int side = 0; side < 2; ++side) {
         tch_real sign = side == 0 ? -1 : 1;
