@@ -120,6 +120,10 @@ void tch_contact_apply_moment(const tch_model* model, tch_data* data, tch_pair_r
     pair->tau_Wo_W = tch_v3_add(pair->tau_Wo_W, m_W);
 }
 
+tch_real tch_contact_settling_speed(const tch_model* model) {
+    return 4 * tch_v3_norm(model->gravity) * model->timestep;
+}
+
 tch_vec3 tch_contact_point_velocity(const tch_model* model, const tch_data* data, int geom,
                                     tch_vec3 p_W) {
     int root = geom_root(model, geom);

@@ -237,6 +237,14 @@ void tch_contact_apply_force(const tch_model* model, tch_data* data, tch_pair_re
 void tch_contact_apply_moment(const tch_model* model, tch_data* data, tch_pair_result* pair,
                               tch_vec3 m_W);
 
+/* The speed below which a contact that still touches is settling on it rather than leaving
+ * it: 4 |g| h, a few steps of what gravity adds to a speed. A force model linearized for the
+ * implicit step keeps such a contact's stiffness even when its force is clamped at zero or
+ * the step's predictor takes it apart (point.c, pressure.c): a resting body sinks far less
+ * than gravity moves it in a step, so the step that lifts it back leaves it rising at up to
+ * g h / 2, and without the stiffness it fell through the next step, every other step. */
+tch_real tch_contact_settling_speed(const tch_model* model);
+
 /* Velocity of the material point at p_W of geom g's body, world (zero for static bodies). */
 tch_vec3 tch_contact_point_velocity(const tch_model* model, const tch_data* data, int geom,
                                     tch_vec3 p_W);

@@ -58,16 +58,6 @@ static tch_vec3 relative_velocity(const tch_model* model, const tch_data* data,
                       tch_contact_point_velocity(model, data, pair->geom_a, p_W));
 }
 
-/* How many steps of gravity's speed (|g| h) a settling point may separate at (the pressure
- * model's bound for a settling pair, pressure.c). */
-static const tch_real SETTLING_STEPS_OF_GRAVITY = 4;
-
-/* The separation speed below which a penetrating point is settling, not leaving:
- * SETTLING_STEPS_OF_GRAVITY |g| h. */
-static tch_real settling_speed(const tch_model* model) {
-    return SETTLING_STEPS_OF_GRAVITY * tch_v3_norm(model->gravity) * model->timestep;
-}
-
 /* ∂f_n/∂d and ∂f_n/∂d' of the normal law at (depth, rate) for a touching point (depth >= 0).
  * A point that just touches (depth 0, not separating) keeps its derivatives although its force
  * is still 0: the implicit step then couples the bodies it joins within the step
@@ -503,7 +493,8 @@ static int point_direction(const tch_model* model, const tch_data* data,
         return 0;
     }
     tch_real v_n = tch_v3_dot(relative_velocity(model, data, pair, c->p_W), c->n_W);
-    normal_force_derivatives(&pair->params, c->depth, -v_n, settling_speed(model), k, b);
+    normal_force_derivatives(&pair->params, c->depth, -v_n, tch_contact_settling_speed(model), k,
+                             b);
     const int roots[2] = {root_of(model, pair->geom_a), root_of(model, pair->geom_b)};
     for (int side = 0; side < 2; ++side) {
         tch_real sign = side == 0 ? -1 : 1;

@@ -631,15 +631,11 @@ static tch_real geom_speed_bound(const tch_model* m, const tch_data* d, int g) {
            tch_v3_norm(d->body_w_W[body]) * m->geom_rbound[g];
 }
 
-/* How many steps of gravity's speed (|g| h) a settling pair may move at. */
-static const tch_real SETTLING_STEPS_OF_GRAVITY = 4;
-
-/* Whether the geoms of a pair move relative to each other no faster than gravity moves a body
- * in a few steps (SETTLING_STEPS_OF_GRAVITY |g| h): a pair that touches now and that the predictor takes out of contact is
- * then settling on its contact, not leaving it (compute_pair). */
+/* Whether the geoms of a pair move relative to each other no faster than a settling contact
+ * (tch_contact_settling_speed): a pair that touches now and that the predictor takes out of
+ * contact is then settling on its contact, not leaving it (compute_pair). */
 static int pair_settles(const tch_model* m, const tch_data* d, int a, int b) {
-    tch_real reach = SETTLING_STEPS_OF_GRAVITY * tch_v3_norm(m->gravity) * m->timestep;
-    return geom_speed_bound(m, d, a) + geom_speed_bound(m, d, b) <= reach;
+    return geom_speed_bound(m, d, a) + geom_speed_bound(m, d, b) <= tch_contact_settling_speed(m);
 }
 
 /* The surface of pair (work->geom_a, work->geom_b), its energy and its wrench into work,
