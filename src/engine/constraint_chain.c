@@ -564,6 +564,11 @@ static int acceptable(const tch_constraint_contact* cr, tch_status status, const
            adds_no_energy(cr, x, accept);
 }
 
+/* Does the attempt stay within the run's gain limit (tch_constraint_run.gain_limit)? */
+static bool within_gain_limit(const tch_constraint_run* s, const island_solution* x) {
+    return !(s->gain_limit > 0) || x->kinetic_change <= s->gain_limit;
+}
+
 /* The box form (with discs) of an applied row-solver attempt, for the observer: M = A = J M⁻¹ Jᵀ
  * over the rows, q = w - A z from the row velocities w = J v+ + rhs after the attempt. */
 static int box_problem(tch_constraint_run* s, const tch_constraint_contact* cr,
@@ -690,7 +695,7 @@ static void apply_attempt(tch_constraint_run* s, int k, tch_island_solver solver
 }
 
 /* Island k within the solver budget (BUDGET_SWEEPS): its attempts in ORDER, the first that adds
- * no energy applied, the last always. */
+ * no energy applied, the last always (within the run's gain limit, when it has one). */
 static void solve_island_on_budget(tch_constraint_run* s, int k) {
     const tch_constraint_contact* cr = s->contacts + s->island_start[k];
     int nc = s->island_start[k + 1] - s->island_start[k];
@@ -714,7 +719,8 @@ static void solve_island_on_budget(tch_constraint_run* s, int k) {
                               attempt == 1 ? zero : NULL, &x);
         s->d->constraint_iterations += x.result.iterations;
         int solved = status == TCH_OK || status == TCH_ERR_NUMERICAL;
-        applied = attempt == 2 ? solved : solved && adds_no_energy(cr, &x, accept);
+        applied = (attempt == 2 ? solved : solved && adds_no_energy(cr, &x, accept)) &&
+                  within_gain_limit(s, &x);
         if (applied) {
             apply_attempt(s, k, ORDER[attempt], attempt, &x);
         } else {
@@ -729,9 +735,11 @@ static void solve_island_on_budget(tch_constraint_run* s, int k) {
  * solver runs the model's sweep limit; as the fallback it goes on from where that attempt
  * stopped, up to FALLBACK_SWEEPS in all (or the model's limit when larger). The last attempt
  * is always applied: from zero, each PGS update lowers ½ pᵀ A_nn p + pᵀ (J_n v* − b) (A_nn is
- * symmetric PSD), so with b <= 0 it never adds kinetic energy, whatever the residual. An island
- * whose first attempt was not applied counts in constraint_failed_islands; the applied path in
- * constraint_path_islands. */
+ * symmetric PSD), so with b <= 0 it never adds kinetic energy, whatever the residual. With a
+ * gain limit (tch_constraint_run.gain_limit; a model's targets b > 0 can ask for any energy) an
+ * attempt beyond it is never applied, the last included: the island then gets no impulse. An
+ * island whose first attempt was not applied counts in constraint_failed_islands; the applied
+ * path in constraint_path_islands. */
 void tch_constraint_solve_island(tch_constraint_run* s, int k) {
     if (on_budget(s, k)) {
         solve_island_on_budget(s, k);
@@ -762,8 +770,9 @@ void tch_constraint_solve_island(tch_constraint_run* s, int k) {
         }
         tch_status status = solve_island_with(s, k, solver, sweeps, start, &x);
         d->constraint_iterations += x.result.iterations;
-        applied = attempt == length - 1 ? status == TCH_OK || status == TCH_ERR_NUMERICAL
-                                        : acceptable(cr, status, &x, accept);
+        applied = (attempt == length - 1 ? status == TCH_OK || status == TCH_ERR_NUMERICAL
+                                         : acceptable(cr, status, &x, accept)) &&
+                  within_gain_limit(s, &x);
         if (applied) {
             apply_attempt(s, k, solver, attempt, &x);
         } else {

@@ -1,6 +1,8 @@
 /* Islands that a constraint model solves itself (engine/constraint_model_solve.h). */
 #include "engine/constraint_model_solve.h"
 
+#include <math.h>
+
 /* The first pair of island k whose model solves islands, or -1 (a joint limit's row has no
  * pair: its island is the engine's). */
 static int island_solver_pair(const tch_constraint_run* s, int k) {
@@ -48,6 +50,34 @@ static int describe_island(tch_constraint_run* s, int k, tch_row_island* island)
     return 0;
 }
 
+/* The most kinetic energy the engine's chain may add to island k when its model handed it back:
+ * the guard the model's own solutions pass (peg: contact/peg.c, allowed_gain). A row's target
+ * b asks J v+ >= b; closing the deepest target within the step moves at most all the island's
+ * mass at that speed, 0.5 M max(b)², plus 1e-9 of the island's energy for rounding. Without it
+ * the chain's last attempt is applied whatever it adds, and a model's rows at a spurious
+ * violation (peg: b = -max ψ / h) threw a body out at 29 m/s and 230 rad/s (docs/peg.md,
+ * "Fallback"). */
+static tch_real island_gain_limit(const tch_constraint_run* s, int k) {
+    tch_real target = 0, mass = 0, energy = tch_constraint_island_tree_energy(s, k);
+    for (int i = s->island_start[k]; i < s->island_start[k + 1]; ++i) {
+        target = fmax(target, s->contacts[i].row.target);
+    }
+    for (int i = s->island_body_start[k]; i < s->island_body_start[k + 1]; ++i) {
+        int b = s->island_bodies[i];
+        mass += s->m->body_total_mass[b];
+        energy += tch_constraint_kinetic_energy(s, b, s->v[b], s->w[b]);
+    }
+    return 0.5 * mass * target * target + 1e-9 * energy + 1e-12;
+}
+
+/* The engine's chain on the rows of island k that its model handed back, within
+ * island_gain_limit. */
+static void solve_handed_back(tch_constraint_run* s, int k) {
+    s->gain_limit = island_gain_limit(s, k);
+    tch_constraint_solve_island(s, k);
+    s->gain_limit = 0;
+}
+
 bool tch_constraint_model_solve_island(tch_constraint_run* s, int k) {
     int pair = island_solver_pair(s, k);
     if (pair < 0) {
@@ -70,5 +100,8 @@ bool tch_constraint_model_solve_island(tch_constraint_run* s, int k) {
         }
     }
     tch_arena_release(s->arena, mark);
-    return solved;
+    if (!solved) {
+        solve_handed_back(s, k);
+    }
+    return true;
 }

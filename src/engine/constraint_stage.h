@@ -81,6 +81,11 @@ typedef struct tch_constraint_run {
     /* The generalized velocities the TREE sides read and move (contact/rows.h): data->qvel, or
      * the position correction's scratch */
     tch_real* tree_velocity;
+    /* > 0: the most kinetic energy tch_constraint_solve_island may add to the island it
+     * solves (a constraint model's island that the model handed back,
+     * engine/constraint_model_solve.c); an attempt beyond it is not applied, and when none is
+     * within it the island gets no impulse. 0: no limit. */
+    tch_real gain_limit;
 } tch_constraint_run;
 
 /* How an island is solved. The model's solver comes first; the others are the fallbacks of

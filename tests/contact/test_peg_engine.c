@@ -200,11 +200,42 @@ static void test_curved_geom_refused(void) {
     ENSURE(strstr(err.message, "sphere") != NULL);
 }
 
+/* A cube wedged between two static blocks tilted 0.05 rad apart into a V (both faces overlap it
+ * by 2 cm): closing both within the step asks for an upward speed of about (0.02 / h) /
+ * tan(0.05), 40 m/s, so peg's solution fails its energy guard (or Lemke fails) and the engine's
+ * chain solves the rows that peg described. The chain goes through the same guard: a step never
+ * adds more kinetic energy than closing the deepest violation within the step for the cube's
+ * mass, 0.5 M (max(-psi) / h)^2 (docs/peg.md, "Fallback"). Before the guard, the chain's last
+ * attempt added 2.6e6 J in the first step. */
+static void test_fallback_within_energy_guard(void) {
+    const char* xml =
+        "<mujoco xmlns:touche='urn:touche'><option timestep='0.01' gravity='0 0 0'/>"
+        "<default><geom friction='0.5 0.005 0.0001' touche:contact='peg'/></default>"
+        "<worldbody><geom type='box' size='0.5 0.5 0.5' pos='-0.58 0 0' euler='0 0.05 0'/>"
+        "<geom type='box' size='0.5 0.5 0.5' pos='0.58 0 0' euler='0 -0.05 0'/>"
+        "<body pos='0 0 0'><freejoint/><geom type='box' size='0.1 0.1 0.1' mass='1'/>"
+        "</body></worldbody></mujoco>";
+    tch_error err = {0};
+    tch_model* m = test_compile_xml(xml, &err);
+    tch_data* d = NULL;
+    ENSURE(m && tch_data_create(m, &d, &err) == TCH_OK);
+    for (int k = 0; k < 20; ++k) {
+        double before = tch_data_energy(m, d);
+        ENSURE(tch_step(m, d, &err) == TCH_OK);
+        double speed = deepest(d) / 0.01; /* the step's contacts: before its solve */
+        ENSURE(tch_data_energy(m, d) - before <= 0.5 * speed * speed + 1e-9 * (1 + before));
+    }
+    ENSURE(report(d)->fallbacks > 0);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 int main(void) {
     RUN_TEST(test_stack_stays_at_rest);
     RUN_TEST(test_aligned_stack_small_lcp);
     RUN_TEST(test_cube_passes_corner);
     RUN_TEST(test_memories_bounded);
     RUN_TEST(test_curved_geom_refused);
+    RUN_TEST(test_fallback_within_energy_guard);
     return TEST_RESULT();
 }
