@@ -14,7 +14,8 @@
  *                        (mj_kinematics, mj_comPos, mj_comVel, mj_rne with acceleration)
  *   mass matrix          poses, CRBA (mj_kinematics, mj_comPos, mj_crb)
  *   mass matrix+factor   the same plus L^T D L (mj_factorM)
- *   forward dynamics     poses, velocities, RNEA bias, CRBA, L^T D L, solve
+ *   forward dynamics     poses, CRBA with the RNEA bias in its frames (velocities included:
+ *                        tch_tree_mass_matrix_bias), L^T D L, solve
  *                        (..., mj_comVel, mj_crb, mj_factorM, mj_rne, mj_solveM)
  *   forward dynamics ABA poses, velocities, articulated-body algorithm (MuJoCo has none)
  *   Lambda^-1 12 rows    from poses and factor already computed: 4 point Jacobians (3 rows
@@ -88,9 +89,8 @@ static void touche_mass_matrix_factor(bench* b) {
 }
 
 static void touche_forward_dynamics(bench* b) {
-    touche_kinematics(b);
-    tch_tree_rnea(b->tree, b->data, NULL, b->out);
-    tch_tree_mass_matrix(b->tree, b->data);
+    tch_tree_positions(b->tree, b->data, b->q[b->state]);
+    tch_tree_mass_matrix_bias(b->tree, b->data, b->qd[b->state], b->out);
     tch_tree_factor(b->tree, b->data, NULL);
     for (int k = 0; k < b->nv; ++k) {
         b->out[k] = b->tau[b->state][k] - b->out[k];

@@ -6,6 +6,7 @@
  *
  *   tch_tree_rnea            b + g + A qdd, the recursive Newton-Euler algorithm
  *   tch_tree_mass_matrix     A, the composite-rigid-body algorithm
+ *   tch_tree_mass_matrix_bias  A and b + g in one pass (the RNEA in the CRBA's frames)
  *   tch_tree_factor / solve  A = L^T D L with the tree's sparsity, and A^-1 x
  *   tch_tree_aba             qdd, the articulated-body algorithm (the cross-check)
  *   tch_tree_point_jacobian  J of a point fixed to a body
@@ -163,7 +164,6 @@ typedef struct tch_tree {
     tch_tree_link* links;   /* [link_count], topological order */
     tch_tree_joint* joints; /* [joint_count] */
     tch_tree_site* sites;   /* [site_count] */
-    tch_spatial_vec* dof_S; /* [nv] motion subspace column, link frame (eq. 4.7) */
     int* dof_parent;        /* [nv] the nearest dof toward the root, -1: lambda of ch. 6 */
     /* The packed rows of the L^T D L factor (tch_tree_data.LD): row k holds dof k's entries
      * for the dofs of its path, root first and k last (dof_depth[k] + 1 of them, at
@@ -192,6 +192,7 @@ typedef struct tch_tree_data {
     tch_spatial_vec* f;             /* [links] scratch: forces */
     tch_spatial_rbi* I_composite;   /* [links] CRBA scratch */
     tch_spatial_vec* S_top;         /* [nv] CRBA scratch: S in the top link's frame T (below) */
+    tch_spatial_vec* v_top;         /* [links] tch_tree_mass_matrix_bias scratch: v in T */
     tch_spatial_abi* I_articulated; /* [links] ABA scratch */
     tch_spatial_vec* U;             /* [nv] ABA: I^A S per dof */
     tch_mat3* D_inverse;            /* [links] ABA: (S^T I^A S + armature)^-1, dof_count^2 */
@@ -199,7 +200,9 @@ typedef struct tch_tree_data {
     tch_real* M;                    /* [nv*nv] A(q), row-major, full */
     tch_real* LD;                   /* [row_size] L^T D L in packed rows (tch_tree.dof_row): each
                                        row L's entries, then D's */
-    tch_real* rows;                 /* [max_rows*nv] scratch of tch_tree_inverse_inertia */
+    tch_real* inverse_pivot;        /* [nv] 1 / D_kk, set with LD */
+    tch_real* rows;                 /* [2*max_rows*nv] scratch of tch_tree_inverse_inertia */
+    int* row_dof;                   /* [max_rows] scratch of tch_tree_inverse_inertia */
 } tch_tree_data;
 
 /* Validates the definition and builds the tree. Errors (TCH_ERR_INVALID_ARGUMENT, the message
@@ -280,8 +283,14 @@ void tch_tree_passive_forces(const tch_tree* tree, const tch_real* qpos, const t
 /* Inverse dynamics: tau = A qacc + b + g (armature included); qacc NULL means zero, which
  * gives the bias force b + g (tau holding the tree still at rest when qvel = 0). */
 void tch_tree_rnea(const tch_tree* tree, tch_tree_data* data, const tch_real* qacc, tch_real* tau);
-/* A(q) into data->M (armature on the diagonal). */
+/* A(q) into data->M (armature on the diagonal). Needs tch_tree_positions only. */
 void tch_tree_mass_matrix(const tch_tree* tree, tch_tree_data* data);
+/* A(q) into data->M and the bias force b + g at qvel into bias[nv] (tch_tree_rnea's with qacc
+ * NULL) in one pass: the RNEA runs in the CRBA's frames on its link inertias, so forward
+ * dynamics by CRBA costs no transform per link beyond the CRBA's. Needs tch_tree_positions
+ * only (data->v and c are left alone). */
+void tch_tree_mass_matrix_bias(const tch_tree* tree, tch_tree_data* data, const tch_real* qvel,
+                               tch_real* bias);
 /* data->LD = L^T D L factor of data->M. TCH_ERR_NUMERICAL, naming the joint, when a pivot is
  * not positive (A not positive definite: a dof that moves no mass). */
 tch_status tch_tree_factor(const tch_tree* tree, tch_tree_data* data, tch_error* err);
@@ -326,6 +335,20 @@ static inline tch_spatial_vec tch_tree_link_motion(const tch_tree_link* link, co
         break;
     }
     return m;
+}
+
+/* X S_k for the link's dof k (0, 1 or 2), S_k carried by X (a link frame in another): S_k is
+ * a unit column (see the header), so this is a column of X's rotation, the axis, and for a
+ * rotation its moment p x axis about the other frame's origin (eq. 2.24). */
+static inline tch_spatial_vec tch_tree_link_dof_motion(const tch_tree_link* link, int k,
+                                                       const tch_spatial_transform* X) {
+    bool along_z = link->type == TCH_TREE_LINK_HINGE || link->type == TCH_TREE_LINK_SLIDE;
+    int column = along_z ? 2 : k;
+    tch_vec3 axis = {X->R.m[0][column], X->R.m[1][column], X->R.m[2][column]};
+    if (link->type == TCH_TREE_LINK_HINGE || link->type == TCH_TREE_LINK_BALL) {
+        return tch_sv(axis, tch_v3_cross(X->p, axis));
+    }
+    return tch_sv(tch_v3_zero(), axis);
 }
 
 /* S_k^T f for the link's dof k (0, 1 or 2): the entry of f that S picks. */

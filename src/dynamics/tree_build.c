@@ -210,7 +210,6 @@ static tch_status allocate_tree(tch_tree* t) {
     t->links = calloc((size_t)t->link_count + 1, sizeof *t->links);
     t->joints = calloc((size_t)t->joint_count + 1, sizeof *t->joints);
     t->sites = calloc((size_t)t->site_count + 1, sizeof *t->sites);
-    t->dof_S = calloc((size_t)nv, sizeof *t->dof_S);
     t->dof_parent = calloc((size_t)nv, sizeof *t->dof_parent);
     t->dof_link = calloc((size_t)nv, sizeof *t->dof_link);
     t->dof_armature = calloc((size_t)nv, sizeof *t->dof_armature);
@@ -218,7 +217,7 @@ static tch_status allocate_tree(tch_tree* t) {
     t->qpos0 = calloc((size_t)nq, sizeof *t->qpos0);
     t->qpos_spring = calloc((size_t)nq, sizeof *t->qpos_spring);
     bool ok = t->body_name && t->body_parent && t->body_link && t->links && t->joints && t->sites &&
-              t->dof_S && t->dof_parent && t->dof_link && t->dof_armature && t->dof_damping &&
+              t->dof_parent && t->dof_link && t->dof_armature && t->dof_damping &&
               t->qpos0 && t->qpos_spring;
     return ok ? TCH_OK : TCH_ERR_OUT_OF_MEMORY;
 }
@@ -231,18 +230,6 @@ static tch_tree_link_type link_type_of(tch_tree_joint_type type) {
         return TCH_TREE_LINK_SLIDE;
     default:
         return TCH_TREE_LINK_BALL;
-    }
-}
-
-/* The motion subspace columns of a link in its own frame (eq. 4.7 and table 4.1), unit columns
- * in the frames link_frame chooses. */
-static void link_subspace(const tch_tree_link* link, tch_spatial_vec* S) {
-    for (int k = 0; k < link->dof_count; ++k) {
-        tch_real x[3] = {0, 0, 0};
-        x[k] = 1;
-        tch_tree_link scratch = *link;
-        scratch.dof = 0;
-        S[k] = tch_tree_link_motion(&scratch, x);
     }
 }
 
@@ -299,7 +286,6 @@ static tch_tree_link* add_link(tch_tree* t, int* counters, tch_tree_link link, t
             above = t->links[p].dof + t->links[p].dof_count - 1;
         }
     }
-    link_subspace(&link, &t->dof_S[link.dof]);
     for (int k = 0; k < dof_count; ++k) {
         int dof = link.dof + k;
         t->dof_parent[dof] = k == 0 ? above : dof - 1;
@@ -479,7 +465,6 @@ void tch_tree_destroy(tch_tree* t) {
     free(t->links);
     free(t->joints);
     free(t->sites);
-    free(t->dof_S);
     free(t->dof_parent);
     free(t->dof_depth);
     free(t->dof_row);
@@ -512,15 +497,19 @@ tch_status tch_tree_data_create(const tch_tree* t, int max_rows, tch_tree_data**
     d->f = calloc(links, sizeof *d->f);
     d->I_composite = calloc(links, sizeof *d->I_composite);
     d->S_top = calloc(nv, sizeof *d->S_top);
+    d->v_top = calloc(links, sizeof *d->v_top);
     d->I_articulated = calloc(links, sizeof *d->I_articulated);
     d->U = calloc(nv, sizeof *d->U);
     d->D_inverse = calloc(links, sizeof *d->D_inverse);
     d->u = calloc(nv, sizeof *d->u);
     d->M = calloc(nv * nv, sizeof *d->M);
     d->LD = calloc((size_t)t->row_size + 1, sizeof *d->LD);
-    d->rows = calloc(((size_t)max_rows + 1) * nv, sizeof *d->rows);
+    d->inverse_pivot = calloc(nv, sizeof *d->inverse_pivot);
+    d->rows = calloc(2 * ((size_t)max_rows + 1) * nv, sizeof *d->rows);
+    d->row_dof = calloc((size_t)max_rows + 1, sizeof *d->row_dof);
     if (!(d->X_up && d->X_world && d->v && d->c && d->a && d->f && d->I_composite && d->S_top &&
-          d->I_articulated && d->U && d->D_inverse && d->u && d->M && d->LD && d->rows)) {
+          d->v_top && d->I_articulated && d->U && d->D_inverse && d->u && d->M && d->LD && d->inverse_pivot &&
+          d->rows && d->row_dof)) {
         tch_tree_data_destroy(d);
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for tree data");
     }
@@ -540,13 +529,16 @@ void tch_tree_data_destroy(tch_tree_data* d) {
     free(d->f);
     free(d->I_composite);
     free(d->S_top);
+    free(d->v_top);
     free(d->I_articulated);
     free(d->U);
     free(d->D_inverse);
     free(d->u);
     free(d->M);
     free(d->LD);
+    free(d->inverse_pivot);
     free(d->rows);
+    free(d->row_dof);
     free(d);
 }
 

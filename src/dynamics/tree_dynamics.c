@@ -67,10 +67,37 @@ static tch_spatial_transform link_in_top_frame(const tch_tree* t, const tch_tree
     return X;
 }
 
+/* The RNEA's forward pass for link l in its top frame T_l (above), a fixed frame with world
+ * axes, where the spatial algebra of table 5.1 holds as in any fixed frame (Featherstone sec.
+ * 5.3, "in base coordinates"): v_i = v_lambda + S_i qd, a_i = a_lambda + v_i x S_i qd (S moves
+ * with the link: its rate is v_i x S_i, eq. 2.31 and sec. 3.3), f_i = I_i a_i + v_i x* I_i v_i
+ * with the link inertia I_i already in T_l. A link and its parent share T_l; a top link's parent
+ * is the world, at rest with a_0 = -a_g. */
+static void bias_forward_link(const tch_tree* t, tch_tree_data* d, int l, tch_spatial_rbi I,
+                              const tch_real* qvel) {
+    const tch_tree_link* link = &t->links[l];
+    int parent = link->parent;
+    tch_spatial_vec v = parent >= 0 ? d->v_top[parent] : tch_sv_zero();
+    tch_spatial_vec vJ = tch_sv_zero();
+    for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
+        vJ = tch_sv_add(vJ, tch_sv_scale(d->S_top[k], qvel[k]));
+    }
+    v = tch_sv_add(v, vJ);
+    d->v_top[l] = v;
+    d->a[l] = tch_sv_add(parent_acceleration(t, d, l), tch_sv_cross_motion(v, vJ));
+    d->f[l] = link->has_inertia ? tch_sv_add(tch_rbi_apply(I, d->a[l]),
+                                             tch_sv_cross_force(v, tch_rbi_apply(I, v)))
+                                : tch_sv_zero();
+}
+
 /* Table 6.2 in the top frames (above): I^c_i = sum of the subtree's inertias, then
  * F = I^c_i S_k and H_kj = S_j . F for k and every dof j on its path to the root (lambda,
- * sec. 6.5). Entries of dofs on different branches are never written: zero from creation. */
-void tch_tree_mass_matrix(const tch_tree* t, tch_tree_data* d) {
+ * sec. 6.5). Entries of dofs on different branches are never written: zero from creation.
+ * With qvel, the RNEA of the bias force (table 5.1 with qdd = 0) runs in the same frames on the
+ * same link inertias and S columns: forward per link (bias_forward_link), then the forces add
+ * toward the root with no transform, and bias_k = S_k . f. */
+static void composite_rigid_body(const tch_tree* t, tch_tree_data* d, const tch_real* qvel,
+                                 tch_real* bias) {
     tch_spatial_rbi* Ic = d->I_composite;
     tch_spatial_vec* S = d->S_top;
     for (int l = 0; l < t->link_count; ++l) {
@@ -78,13 +105,19 @@ void tch_tree_mass_matrix(const tch_tree* t, tch_tree_data* d) {
         tch_spatial_transform X = link_in_top_frame(t, d, l);
         Ic[l] = link->has_inertia ? tch_rbi_transform(X, link->inertia) : (tch_spatial_rbi){0};
         for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
-            S[k] = tch_sx_apply_motion(X, t->dof_S[k]);
+            S[k] = tch_tree_link_dof_motion(link, k - link->dof, &X);
+        }
+        if (bias) {
+            bias_forward_link(t, d, l, Ic[l], qvel);
         }
     }
     for (int l = t->link_count - 1; l >= 0; --l) {
         int parent = t->links[l].parent;
         if (parent >= 0) {
             Ic[parent] = tch_rbi_add(Ic[parent], Ic[l]);
+            if (bias) {
+                d->f[parent] = tch_sv_add(d->f[parent], d->f[l]);
+            }
         }
     }
     int nv = t->nv;
@@ -96,7 +129,19 @@ void tch_tree_mass_matrix(const tch_tree* t, tch_tree_data* d) {
             d->M[k * nv + j] = d->M[j * nv + k] = tch_sv_dot(S[j], F);
         }
         d->M[k * nv + k] += t->dof_armature[k];
+        if (bias) {
+            bias[k] = tch_sv_dot(S[k], d->f[t->dof_link[k]]);
+        }
     }
+}
+
+void tch_tree_mass_matrix(const tch_tree* t, tch_tree_data* d) {
+    composite_rigid_body(t, d, NULL, NULL);
+}
+
+void tch_tree_mass_matrix_bias(const tch_tree* t, tch_tree_data* d, const tch_real* qvel,
+                               tch_real* bias) {
+    composite_rigid_body(t, d, qvel, bias);
 }
 
 static tch_status not_positive(const tch_tree* t, int dof, const char* what, tch_error* err) {
@@ -108,6 +153,13 @@ static tch_status not_positive(const tch_tree* t, int dof, const char* what, tch
              name, dof, what);
     tch_error_set_element(err, name);
     return TCH_ERR_NUMERICAL;
+}
+
+/* y -= a x over n entries, y and x disjoint (two rows of the factor). */
+static void subtract_scaled(tch_real* restrict y, const tch_real* restrict x, tch_real a, int n) {
+    for (int k = 0; k < n; ++k) {
+        y[k] -= x[k] * a;
+    }
 }
 
 /* Table 6.3, the L^T D L factorization H = L^T D L over the expanded parent array lambda
@@ -131,13 +183,11 @@ tch_status tch_tree_factor(const tch_tree* t, tch_tree_data* d, tch_error* err) 
             return not_positive(t, k, "the mass matrix pivot", err);
         }
         tch_real inverse_pivot = 1 / row_k[depth];
+        d->inverse_pivot[k] = inverse_pivot;
         const int* path = &t->dof_path[t->dof_row[k]];
         for (int m = depth - 1; m >= 0; --m) { /* ancestor i = path[m], of depth m */
             tch_real a = row_k[m] * inverse_pivot;
-            tch_real* row_i = &LD[t->dof_row[path[m]]];
-            for (int n = 0; n <= m; ++n) {
-                row_i[n] -= row_k[n] * a;
-            }
+            subtract_scaled(&LD[t->dof_row[path[m]]], row_k, a, m + 1);
             row_k[m] = a;
         }
     }
@@ -173,16 +223,12 @@ static void solve_L(const tch_tree* t, const tch_real* LD, int first, int count,
     }
 }
 
-static tch_real pivot(const tch_tree* t, const tch_tree_data* d, int k) {
-    return d->LD[t->dof_row[k] + t->dof_depth[k]];
-}
-
 /* H^-1 = L^-1 D^-1 L^-T */
 void tch_tree_solve_range(const tch_tree* t, const tch_tree_data* d, int first, int count,
                           tch_real* x) {
     solve_LT(t, d->LD, first, count, x);
     for (int k = first; k < first + count; ++k) {
-        x[k - first] /= pivot(t, d, k);
+        x[k - first] *= d->inverse_pivot[k];
     }
     solve_L(t, d->LD, first, count, x);
 }
@@ -197,31 +243,123 @@ void tch_tree_solve_rows(const tch_tree* t, const tch_tree_data* d, int m, tch_r
     }
 }
 
-/* J H^-1 J^T = W W^T with W^T = D^-1/2 L^-T J^T (as MuJoCo's mj_solveM2). */
+/* The dof whose path (tch_tree.dof_path) holds every nonzero of the row J[0 .. nv): the last
+ * nonzero's, as for a point Jacobian, which acts on the point's link and its ancestors. -1 for
+ * a zero row, -2 when a nonzero lies off that path. */
+static int row_path_dof(const tch_tree* t, const tch_real* J) {
+    int last = t->nv - 1;
+    while (last >= 0 && J[last] == 0) {
+        --last;
+    }
+    if (last < 0) {
+        return -1;
+    }
+    const int* path = &t->dof_path[t->dof_row[last]]; /* ascending, last at its end */
+    for (int k = 0, m = 0; k < last; ++k) {
+        if (path[m] == k) {
+            ++m;
+        } else if (J[k] != 0) {
+            return -2;
+        }
+    }
+    return last;
+}
+
+/* w = L^-T w along the path of dof k, w[m] being the entry of its m-th dof: the ancestor at
+ * depth m has as its row the first m entries of k's, so this is a dense triangular solve. */
+static void solve_LT_path(const tch_tree* t, const tch_real* LD, int k, tch_real* w) {
+    const int* path = &t->dof_path[t->dof_row[k]];
+    for (int m = t->dof_depth[k]; m > 0; --m) {
+        const tch_real* row = &LD[t->dof_row[path[m]]];
+        tch_real wm = w[m];
+        for (int n = 0; n < m; ++n) {
+            w[n] -= row[n] * wm;
+        }
+    }
+}
+
+/* The number of dofs the paths of dofs a and b share from the root (0 if either is -1). */
+static int common_path_length(const tch_tree* t, int a, int b) {
+    if (a < 0 || b < 0) {
+        return 0;
+    }
+    if (a == b) {
+        return t->dof_depth[a] + 1;
+    }
+    const int* path_a = &t->dof_path[t->dof_row[a]];
+    const int* path_b = &t->dof_path[t->dof_row[b]];
+    int n = 1 + (t->dof_depth[a] < t->dof_depth[b] ? t->dof_depth[a] : t->dof_depth[b]), m = 0;
+    while (m < n && path_a[m] == path_b[m]) {
+        ++m;
+    }
+    return m;
+}
+
+/* The end of the run of rows from r on with row r's dof. */
+static int run_end(const int* row_dof, int r, int m) {
+    int end = r + 1;
+    while (end < m && row_dof[end] == row_dof[r]) {
+        ++end;
+    }
+    return end;
+}
+
+static tch_real dot(const tch_real* a, const tch_real* b, int n) {
+    tch_real sum = 0;
+    for (int k = 0; k < n; ++k) {
+        sum += a[k] * b[k];
+    }
+    return sum;
+}
+
+/* J H^-1 J^T = W^T D^-1 W with W = L^-T J^T (tables 6.3, 6.4). A row of J whose nonzeros lie on
+ * one dof's path (a point Jacobian) keeps them there through L^-T, so its column of W is
+ * computed and multiplied in the path's own indices: an entry costs the dofs two paths share.
+ * When a row is not of that kind, every column is computed over all nv dofs. */
 void tch_tree_inverse_inertia(const tch_tree* t, tch_tree_data* d, int m, const tch_real* J,
                               tch_real* inverse_inertia) {
     TCH_ASSERT(m <= d->max_rows);
     int nv = t->nv;
-    tch_real* W = d->rows;
-    tch_real* scale = d->u; /* D^-1/2 */
-    for (int k = 0; k < nv; ++k) {
-        scale[k] = 1 / sqrt(pivot(t, d, k));
-    }
-    memcpy(W, J, (size_t)m * (size_t)nv * sizeof *W);
+    bool along_paths = true;
     for (int r = 0; r < m; ++r) {
-        tch_real* w = &W[r * nv];
-        solve_LT(t, d->LD, 0, nv, w);
-        for (int k = 0; k < nv; ++k) {
-            w[k] *= scale[k];
+        d->row_dof[r] = row_path_dof(t, &J[r * nv]);
+        along_paths = along_paths && d->row_dof[r] != -2;
+    }
+    tch_real* W = d->rows;                  /* column r of W, in its path's indices */
+    tch_real* Z = &d->rows[(size_t)m * nv]; /* D^-1 times it */
+    for (int r = 0; r < m; ++r) {
+        tch_real *w = &W[r * nv], *z = &Z[r * nv];
+        const tch_real* J_r = &J[r * nv];
+        int k = d->row_dof[r];
+        if (!along_paths) {
+            memcpy(w, J_r, (size_t)nv * sizeof *w);
+            solve_LT(t, d->LD, 0, nv, w);
+            for (int n = 0; n < nv; ++n) {
+                z[n] = w[n] * d->inverse_pivot[n];
+            }
+        } else if (k >= 0) {
+            const int* path = &t->dof_path[t->dof_row[k]];
+            for (int n = 0; n <= t->dof_depth[k]; ++n) {
+                w[n] = J_r[path[n]];
+            }
+            solve_LT_path(t, d->LD, k, w);
+            for (int n = 0; n <= t->dof_depth[k]; ++n) {
+                z[n] = w[n] * d->inverse_pivot[path[n]];
+            }
         }
     }
-    for (int r = 0; r < m; ++r) {
-        for (int s = r; s < m; ++s) {
-            tch_real sum = 0;
-            for (int k = 0; k < nv; ++k) {
-                sum += W[r * nv + k] * W[s * nv + k];
+    /* by runs of rows on one path (a point's three rows): one path comparison per pair of runs */
+    for (int r = 0, r_end; r < m; r = r_end) {
+        r_end = run_end(d->row_dof, r, m);
+        for (int s = r, s_end; s < m; s = s_end) {
+            s_end = run_end(d->row_dof, s, m);
+            int shared = along_paths ? common_path_length(t, d->row_dof[r], d->row_dof[s]) : nv;
+            for (int i = r; i < r_end; ++i) {
+                for (int j = s == r ? i : s; j < s_end; ++j) {
+                    inverse_inertia[i * m + j] = inverse_inertia[j * m + i] =
+                        dot(&Z[i * nv], &W[j * nv], shared);
+                }
             }
-            inverse_inertia[r * m + s] = inverse_inertia[s * m + r] = sum;
         }
     }
 }

@@ -164,7 +164,7 @@ void tch_tree_point_jacobian(const tch_tree* t, const tch_tree_data* d, int body
     for (int l = body >= 0 ? t->body_link[body] : -1; l >= 0; l = t->links[l].parent) {
         const tch_tree_link* link = &t->links[l];
         for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
-            tch_spatial_vec s = tch_sx_apply_motion(d->X_world[l], t->dof_S[k]);
+            tch_spatial_vec s = tch_tree_link_dof_motion(link, k - link->dof, &d->X_world[l]);
             tch_vec3 v = tch_v3_add(s.lin, tch_v3_cross(s.ang, p_W));
             if (J_ang) {
                 J_ang[k] = s.ang.x;
@@ -186,7 +186,7 @@ tch_vec3 tch_tree_point_velocity_of(const tch_tree* t, const tch_tree_data* d, i
     for (int l = body >= 0 ? t->body_link[body] : -1; l >= 0; l = t->links[l].parent) {
         const tch_tree_link* link = &t->links[l];
         for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
-            tch_spatial_vec s = tch_sx_apply_motion(d->X_world[l], t->dof_S[k]);
+            tch_spatial_vec s = tch_tree_link_dof_motion(link, k - link->dof, &d->X_world[l]);
             v = tch_v3_madd(v, qvel[k], tch_v3_add(s.lin, tch_v3_cross(s.ang, p_W)));
         }
     }
@@ -198,7 +198,7 @@ void tch_tree_add_wrench(const tch_tree* t, const tch_tree_data* d, int body, tc
     for (int l = body >= 0 ? t->body_link[body] : -1; l >= 0; l = t->links[l].parent) {
         const tch_tree_link* link = &t->links[l];
         for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
-            tch_spatial_vec s = tch_sx_apply_motion(d->X_world[l], t->dof_S[k]);
+            tch_spatial_vec s = tch_tree_link_dof_motion(link, k - link->dof, &d->X_world[l]);
             Q[k] += tch_v3_dot(f_W, tch_v3_add(s.lin, tch_v3_cross(s.ang, p_W))) +
                     tch_v3_dot(tau_W, s.ang);
         }
@@ -211,7 +211,7 @@ void tch_tree_point_jacobian_along(const tch_tree* t, const tch_tree_data* d, in
     for (int l = body >= 0 ? t->body_link[body] : -1; l >= 0; l = t->links[l].parent) {
         const tch_tree_link* link = &t->links[l];
         for (int k = link->dof; k < link->dof + link->dof_count; ++k) {
-            tch_spatial_vec s = tch_sx_apply_motion(d->X_world[l], t->dof_S[k]);
+            tch_spatial_vec s = tch_tree_link_dof_motion(link, k - link->dof, &d->X_world[l]);
             J[k - first] = tch_v3_dot(d_W, tch_v3_add(s.lin, tch_v3_cross(s.ang, p_W)));
         }
     }

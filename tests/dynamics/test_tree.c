@@ -215,6 +215,14 @@ static void test_rnea_crba_and_aba_agree_on_random_trees(void) {
         kinematics(t, d, qpos, qvel);
         tch_tree_rnea(t, d, NULL, bias);
         tch_tree_mass_matrix(t, d);
+        /* the fused pass: the same A, the same bias from the RNEA in the CRBA's frames */
+        tch_real M[MAX_NV * MAX_NV], bias_fused[MAX_NV];
+        memcpy(M, d->M, (size_t)(nv * nv) * sizeof *M);
+        tch_tree_mass_matrix_bias(t, d, qvel, bias_fused);
+        ENSURE(memcmp(M, d->M, (size_t)(nv * nv) * sizeof *M) == 0);
+        for (int k = 0; k < nv; ++k) {
+            ENSURE_NEAR(bias_fused[k], bias[k], 1e-10 * (1 + max_abs(bias, nv)));
+        }
         ENSURE(tch_tree_factor(t, d, NULL) == TCH_OK);
         for (int k = 0; k < nv; ++k) {
             qacc_crba[k] = tau[k] - bias[k];
@@ -424,6 +432,26 @@ static void test_point_jacobian_gives_point_velocity(void) {
     tch_tree_destroy(t);
 }
 
+/* tch_tree_inverse_inertia of J (m x nv) against J times dense = A^-1 J^T by rows. */
+static bool inverse_inertia_matches(const tch_tree* t, tch_tree_data* d, int m, const tch_real* J,
+                                    const tch_real* dense) {
+    int nv = t->nv;
+    tch_real lambda[MAX_ROWS * MAX_ROWS];
+    tch_tree_inverse_inertia(t, d, m, J, lambda);
+    for (int a = 0; a < m; ++a) {
+        for (int b = 0; b < m; ++b) {
+            tch_real expected = 0;
+            for (int k = 0; k < nv; ++k) {
+                expected += J[a * nv + k] * dense[b * nv + k];
+            }
+            if (!(fabs(lambda[a * m + b] - expected) <= 1e-10 * (1 + fabs(expected)))) {
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
 /* Lambda^-1 = J A^-1 J^T and the rows of J A^-1 against a dense Cholesky inverse of A. */
 static void test_inverse_inertia_matches_a_dense_inverse(void) {
     tch_tree* t = random_tree(6, false, false);
@@ -446,7 +474,7 @@ static void test_inverse_inertia_matches_a_dense_inverse(void) {
     }
     tch_tree_mass_matrix(t, d);
     ENSURE(tch_tree_factor(t, d, NULL) == TCH_OK);
-    tch_real chol[MAX_NV * MAX_NV], dense[MAX_ROWS * MAX_NV], lambda[MAX_ROWS * MAX_ROWS];
+    tch_real chol[MAX_NV * MAX_NV], dense[MAX_ROWS * MAX_NV];
     memcpy(chol, d->M, (size_t)(nv * nv) * sizeof *chol);
     ENSURE(tch_dense_cholesky(chol, nv) == 0);
     memcpy(dense, J, (size_t)(m * nv) * sizeof *dense);
@@ -460,16 +488,17 @@ static void test_inverse_inertia_matches_a_dense_inverse(void) {
     for (int i = 0; i < m * nv; ++i) {
         ENSURE_NEAR(rows[i], dense[i], 1e-10 * row_scale);
     }
-    tch_tree_inverse_inertia(t, d, m, J, lambda);
-    for (int a = 0; a < m; ++a) {
-        for (int b = 0; b < m; ++b) {
-            tch_real expected = 0;
-            for (int k = 0; k < nv; ++k) {
-                expected += J[a * nv + k] * dense[b * nv + k];
-            }
-            ENSURE_NEAR(lambda[a * m + b], expected, 1e-10 * (1 + fabs(expected)));
-        }
+    ENSURE(inverse_inertia_matches(t, d, m, J, dense));
+    /* rows off every dof's path (random entries) and a zero row: the computation over all dofs */
+    for (int k = 0; k < nv; ++k) {
+        J[1 * nv + k] = random_vec3(&r).x;
+        J[3 * nv + k] = 0;
     }
+    memcpy(dense, J, (size_t)(m * nv) * sizeof *dense);
+    for (int row = 0; row < m; ++row) {
+        tch_dense_cholesky_solve(chol, nv, &dense[row * nv]);
+    }
+    ENSURE(inverse_inertia_matches(t, d, m, J, dense));
     tch_tree_data_destroy(d);
     tch_tree_destroy(t);
 }
