@@ -155,7 +155,8 @@ static tch_status not_positive(const tch_tree* t, int dof, const char* what, tch
     return TCH_ERR_NUMERICAL;
 }
 
-/* y -= a x over n entries, y and x disjoint (two rows of the factor). */
+/* y -= a x over n entries, y and x disjoint (rows of the factor, or of
+ * the factor and of a scratch). */
 static void subtract_scaled(tch_real* restrict y, const tch_real* restrict x, tch_real a, int n) {
     for (int k = 0; k < n; ++k) {
         y[k] -= x[k] * a;
@@ -270,11 +271,7 @@ static int row_path_dof(const tch_tree* t, const tch_real* J) {
 static void solve_LT_path(const tch_tree* t, const tch_real* LD, int k, tch_real* w) {
     const int* path = &t->dof_path[t->dof_row[k]];
     for (int m = t->dof_depth[k]; m > 0; --m) {
-        const tch_real* row = &LD[t->dof_row[path[m]]];
-        tch_real wm = w[m];
-        for (int n = 0; n < m; ++n) {
-            w[n] -= row[n] * wm;
-        }
+        subtract_scaled(w, &LD[t->dof_row[path[m]]], w[m], m);
     }
 }
 
@@ -304,12 +301,18 @@ static int run_end(const int* row_dof, int r, int m) {
     return end;
 }
 
+/* a . b over n entries, in two interleaved sums (independent chains of additions). */
 static tch_real dot(const tch_real* a, const tch_real* b, int n) {
-    tch_real sum = 0;
-    for (int k = 0; k < n; ++k) {
-        sum += a[k] * b[k];
+    tch_real even = 0, odd = 0;
+    int k = 0;
+    for (; k + 1 < n; k += 2) {
+        even += a[k] * b[k];
+        odd += a[k + 1] * b[k + 1];
     }
-    return sum;
+    if (k < n) {
+        even += a[k] * b[k];
+    }
+    return even + odd;
 }
 
 /* J H^-1 J^T = W^T D^-1 W with W = L^-T J^T (tables 6.3, 6.4). A row of J whose nonzeros lie on
