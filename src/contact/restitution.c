@@ -187,16 +187,3 @@ int tch_volume_impact_of(const tch_model* model, const tch_data* data,
     }
     return tch_impact_active(model, params, impact, data->time);
 }
-
-tch_wrench tch_impact_area_wrench(tch_real damping, tch_real target, tch_real load, tch_vec3 n,
-                                  tch_vec3 v_r, tch_vec3 w_r, const tch_contact_area* area) {
-    tch_wrench w = {tch_v3_zero(), tch_v3_zero()};
-    tch_real force = tch_impact_force(damping, target, tch_v3_dot(v_r, n), load);
-    if (force > 0 && area->area > 0) {
-        tch_mat3 N = tch_m3_skew(n);
-        tch_mat3 J = tch_m3_mul(tch_m3_mul(N, area->second), tch_m3_transpose(N));
-        w.force = tch_v3_scale(n, force);
-        w.moment = tch_v3_scale(tch_m3_mul_v3(J, w_r), -damping / area->area);
-    }
-    return w;
-}

@@ -48,7 +48,6 @@
 #pragma once
 
 #include "contact/contact.h"
-#include "contact/volume_integrals.h"
 
 /* A contact's impact memory: its approach speed at onset (> 0 for an impact; 0 for a resting
  * contact, which has the plain law) and the time of the onset. */
@@ -146,12 +145,3 @@ int tch_point_impact_derivatives(const tch_model* model, const tch_data* data,
 int tch_volume_impact_of(const tch_model* model, const tch_data* data,
                          const tch_pair_context* context, tch_impact* memory, tch_real v_n,
                          tch_impact* impact);
-
-/* The distributed impact damper over a contact area (the volume model's damper of Hasegawa
- * and Sato, eqs. 9-12, with coefficient `damping` and the uniform target velocity added): on B,
- * about the area's centroid o, in the frame of n, v_r, w_r (B's motion relative to A at o) and
- * area->second (P_2 about o): the force tch_impact_force(c, target, n.v_r, load) n and, while it
- * pushes, the
- * moment -c (J / S) w_r, J = [n]x P_2 [n]x^T. */
-tch_wrench tch_impact_area_wrench(tch_real damping, tch_real target, tch_real load, tch_vec3 n,
-                                  tch_vec3 v_r, tch_vec3 w_r, const tch_contact_area* area);

@@ -66,6 +66,7 @@ typedef struct volume_state {
     tch_real area;        /* S_c */
     tch_mat3 second_W;    /* ∫_C p p^T dS about o_W, world axes */
     tch_impact impact;    /* the pair's impact memory (contact/restitution.h) */
+    tch_real impact_damping; /* this evaluation's impact damper (0: none) */
 } volume_state;
 
 _Static_assert(sizeof(volume_state) <= TCH_PAIR_STATE_BYTES, "volume state fits its slot");
@@ -689,7 +690,8 @@ static int find_plane(const tch_convex_hull* hull_a, const tch_convex_hull* hull
 }
 
 /* In an impact (contact/restitution.h), the pair's normal wrench *total becomes the impact's
- * distributed damper and friction's *load the impact's mean force (the friction tractions keep
+ * damper along n at the centroid of C and friction's *load the impact's mean force (the
+ * friction tractions keep
  * the elastic pressure's shape, scaled to it); returns the damper's coefficient while it
  * pushes (0 once the contact separates faster than its target), NaN outside an impact. */
 static tch_real impact_phase(const tch_model* m, const tch_data* d, const tch_pair_context* ctx,
@@ -707,7 +709,8 @@ static tch_real impact_phase(const tch_model* m, const tch_data* d, const tch_pa
         tch_impact_damping(m, tch_contact_pair_mass(m, pair->geom_a, pair->geom_b));
     tch_real mean = tch_impact_load(m, d, pair, tch_x_apply(X_WA, c->o_c),
                                     tch_q_rotate(X_WA.q, c->n), v_n, target);
-    *total = tch_impact_area_wrench(damping, target, mean, c->n, c->v_r, c->w_r, &overlap->area);
+    *total = (tch_wrench){tch_v3_scale(c->n, tch_impact_force(damping, target, v_n, mean)),
+                          tch_v3_zero()};
     tch_real elastic = tch_v3_dot(overlap->spring.force, c->n);
     *load = fmin(tch_v3_dot(total->force, c->n), mean);
     c->load_damping = 0;
@@ -767,11 +770,16 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     tch_real impact_damping = impact_phase(m, d, ctx, X_WA, &overlap, &c, &total, &load);
     see_vertices(&c);
     sliding_caps(m, d, pair, X_WA, &c);
-    tch_wrench friction_wrench =
-        friction(&c, state, fresh, ctx->commit, m->timestep, load, &state->sticking);
+    if (!isnan(impact_damping)) { /* an impact may stop the whole slip: it may last a step */
+        c.sliding_cap /= STOPPING_SHARE;
+        c.spinning_cap /= STOPPING_SHARE;
+    }
+    /* an impact's friction acts from its first step: the whole impact may last one */
+    tch_wrench friction_wrench = friction(&c, state, fresh && isnan(impact_damping), ctx->commit,
+                                          m->timestep, load, &state->sticking);
+    state->impact_damping = isnan(impact_damping) ? 0 : impact_damping;
     if (!isnan(impact_damping)) { /* what the linearization sees: the impact's damper alone */
-        state->k.stiffness = 0;
-        state->k.damping = impact_damping;
+        state->k.stiffness = state->k.damping = 0;
     }
     total = tch_wrench_add(total, friction_wrench);
     state->friction_W = tch_q_rotate(X_WA.q, friction_wrench.force);
@@ -835,6 +843,10 @@ int tch_volume_pair_coefficients(const tch_pair_state* state, tch_volume_params*
     *area = v->area;
     *second_W = v->second_W;
     return v->sticking;
+}
+
+tch_real tch_volume_pair_impact_damping(const tch_pair_state* state) {
+    return ((const volume_state*)state->bytes)->impact_damping;
 }
 
 int tch_volume_lump_friction(const tch_data* d, const tch_pair_result* pair,

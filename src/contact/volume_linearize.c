@@ -123,6 +123,8 @@ void tch_volume_linearize(const tch_model* model, const tch_data* data,
     tch_mat3 J = tch_m3_mul(tch_m3_mul(N, P2), tch_m3_transpose(N));
     local_blocks K = distributed_spring(k.stiffness, S, n, &J);
     local_blocks D = distributed_spring(k.damping, S, n, &J);
+    tch_real impact = tch_volume_pair_impact_damping(context->state); /* restitution.h */
+    D.T = tch_m3_add(D.T, distributed_spring(impact, S, n, &J).T);
     if (sticking) {
         add_static_springs(k.static_stiffness, S, n, &P2, &K);
         add_static_springs(k.static_damping, S, n, &P2, &D);
