@@ -66,7 +66,7 @@ typedef struct volume_state {
     tch_real area;        /* S_c */
     tch_mat3 second_W;    /* ∫_C p p^T dS about o_W, world axes */
     tch_impact impact;    /* the pair's impact memory (contact/restitution.h) */
-    tch_real impact_damping; /* this evaluation's impact damper (0: none) */
+    tch_real impact_damping; /* this evaluation's impact damper; NaN: no impact */
 } volume_state;
 
 _Static_assert(sizeof(volume_state) <= TCH_PAIR_STATE_BYTES, "volume state fits its slot");
@@ -689,9 +689,10 @@ static int find_plane(const tch_convex_hull* hull_a, const tch_convex_hull* hull
     return 1;
 }
 
-/* In an impact (contact/restitution.h), the pair's normal wrench *total becomes the impact's
- * damper along n at the centroid of C and friction's *load the impact's mean force (the
- * friction tractions keep
+/* In an impact (contact/restitution.h), the normal force of the pair's wrench *total becomes
+ * the impact's damper along n at the centroid of C (its moment stays the distributed spring's
+ * and damper's, which keep a landing face level and let a ball roll) and friction's *load the
+ * impact's mean force (the friction tractions keep
  * the elastic pressure's shape, scaled to it); returns the damper's coefficient while it
  * pushes (0 once the contact separates faster than its target), NaN outside an impact. */
 static tch_real impact_phase(const tch_model* m, const tch_data* d, const tch_pair_context* ctx,
@@ -709,8 +710,7 @@ static tch_real impact_phase(const tch_model* m, const tch_data* d, const tch_pa
         tch_impact_damping(m, tch_contact_pair_mass(m, pair->geom_a, pair->geom_b));
     tch_real mean = tch_impact_load(m, d, pair, tch_x_apply(X_WA, c->o_c),
                                     tch_q_rotate(X_WA.q, c->n), v_n, target);
-    *total = (tch_wrench){tch_v3_scale(c->n, tch_impact_force(damping, target, v_n, mean)),
-                          tch_v3_zero()};
+    total->force = tch_v3_scale(c->n, tch_impact_force(damping, target, v_n, mean));
     tch_real elastic = tch_v3_dot(overlap->spring.force, c->n);
     *load = fmin(tch_v3_dot(total->force, c->n), mean);
     c->load_damping = 0;
@@ -777,10 +777,7 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     /* an impact's friction acts from its first step: the whole impact may last one */
     tch_wrench friction_wrench = friction(&c, state, fresh && isnan(impact_damping), ctx->commit,
                                           m->timestep, load, &state->sticking);
-    state->impact_damping = isnan(impact_damping) ? 0 : impact_damping;
-    if (!isnan(impact_damping)) { /* what the linearization sees: the impact's damper alone */
-        state->k.stiffness = state->k.damping = 0;
-    }
+    state->impact_damping = impact_damping;
     total = tch_wrench_add(total, friction_wrench);
     state->friction_W = tch_q_rotate(X_WA.q, friction_wrench.force);
     state->load = load;

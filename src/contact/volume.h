@@ -22,8 +22,8 @@ int tch_volume_pair_coefficients(const tch_pair_state* state, tch_volume_params*
                                  tch_real* area, tch_mat3* second_W);
 
 /* The coefficient of the pair's impact damper in its last evaluation (contact/restitution.h:
- * along the normal at the centroid of C, in place of the normal spring and damper, whose k^N
- * and b^N tch_volume_pair_coefficients then gives as 0), or 0 when it had none. */
+ * along the normal at the centroid of C, in place of the normal spring and damper along n; 0
+ * while it is clamped), NaN when the pair was not in an impact. */
 tch_real tch_volume_pair_impact_damping(const tch_pair_state* state);
 
 /* A volume pair's friction at the step's start lumped at the centroid of C, for the haptic
