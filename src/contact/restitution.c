@@ -20,7 +20,7 @@ tch_real tch_restitution_threshold(const tch_model* model) {
 }
 
 int tch_restitution_acts(const tch_model* model, const tch_pair_params* params) {
-    return params->restitution > 0 && tch_integrator_takes_physical_defaults(model->integrator);
+    return params->restitution > 0 && model->integrator == TCH_INTEGRATOR_IMPLICIT;
 }
 
 tch_impact tch_impact_begin(const tch_model* model, tch_real time, tch_real v_n) {

@@ -42,8 +42,10 @@
  * effective mass to the target within the step, so that an impact's friction impulse is
  * bounded by mu times its normal impulse, as Coulomb's law of impacts has it.
  *
- * Only with the integrators that treat the damper implicitly (implicit, adaptive): with Euler
- * and RK4 the compiler refuses a restitution on a force model (io/compile.c).
+ * Only with the linearly implicit integrator, whose one evaluation per step commits the memory:
+ * Euler and RK4 cannot carry the damper, and the adaptive integrator's internal stages would
+ * see an impact begin at every stage (the memory advances on committing evaluations only);
+ * the compiler refuses a restitution on a force model under them (io/compile.c).
  */
 #pragma once
 
@@ -61,7 +63,7 @@ typedef struct tch_impact {
 tch_real tch_restitution_threshold(const tch_model* model);
 
 /* Whether the force model's restitution acts on a pair with these parameters: a restitution
- * above 0 under an integrator that treats the damper implicitly. */
+ * above 0 under the linearly implicit integrator. */
 int tch_restitution_acts(const tch_model* model, const tch_pair_params* params);
 
 /* The memory of a contact that appears at `time` with separation speed v_n (negative

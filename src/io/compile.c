@@ -745,7 +745,8 @@ static int force_restitution(tch_contact_model model, tch_real restitution) {
 }
 
 /* A restitution set where a force model runs: the point and volume models' impact damper is
- * integrated implicitly, so Euler and RK4 refuse it; the pressure model has none yet. */
+ * integrated implicitly, so Euler, RK4 and the adaptive integrator refuse it (not supported
+ * yet); the pressure model has none yet. */
 static tch_status check_force_restitution(const tch_model* m, tch_error* err) {
     const tch_contact_params* def = &m->contact_default;
     int refused = force_restitution(def->model, def->restitution), pressure = 0;
@@ -768,11 +769,11 @@ static tch_status check_force_restitution(const tch_model* m, tch_error* err) {
                         "restitution of the pressure model is not supported yet (point, "
                         "volume and lcp have one)");
     }
-    if (refused && !tch_integrator_takes_physical_defaults(m->integrator)) {
+    if (refused && m->integrator != TCH_INTEGRATOR_IMPLICIT) {
         return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
-                        "restitution of the point and volume models needs the implicit or "
-                        "adaptive integrator (its impact damper is integrated implicitly); "
-                        "the scene uses %s",
+                        "restitution of the point and volume models needs the implicit "
+                        "integrator (its impact damper is integrated implicitly; the default "
+                        "of a scene that names none); the scene uses %s",
                         tch_integrator_description(m->integrator));
     }
     return TCH_OK;
