@@ -92,7 +92,7 @@ typedef enum tch_lcp_solver {
     X(tangential_stiffness, 1, series, "static-friction spring k^S of the volume model, N/m")     \
     X(tangential_damping, 0, series, "static-friction damper b^S of the volume model, N s/m")     \
     X(resolution, 1, smaller, "edge length of polyhedral or tet approximations of curved geoms, m") \
-    X(restitution, 0, larger, "coefficient of restitution of impacts (lcp), 0 to 1")              \
+    X(restitution, 0, larger, "restitution of impacts (lcp, point, volume), 0 to 1")              \
     X(cone_edges, 1, larger, "edges of the linearized friction cone (lcp), at least 3")           \
     X(stabilization, 0, mean, "fraction of the penetration removed per step (lcp), 0 to 1")      \
     X(modulus, 1, series, "hydroelastic modulus E of a compliant geom (pressure), Pa")            \

@@ -124,6 +124,10 @@ typedef struct tch_contact_ops {
     const char* name; /* in scenes (touche:contact) and outputs: the one place a model is named */
     tch_contact_kind kind;
     int uses_state;
+    /* Optional, for a model without pair_geometry whose uses_state is 0: 1 when a touching pair
+     * with these parameters keeps a state slot all the same, created by the collision stage
+     * (the point model's impact memory when its restitution acts, contact/restitution.h). */
+    int (*pair_uses_state)(const tch_model* model, const tch_pair_params* params);
     /* Optional: the model's compiled per-geom data (the volume model's convex pieces, the
      * pressure model's tet meshes and surfaces), built by the compiler once when a pair of the
      * scene may use the model. *geoms receives it, also when the build fails part way, and the
@@ -188,6 +192,13 @@ typedef struct tch_contact_ops {
      * gets it (io/compile.c, docs/integrators.md). */
     int physical_defaults;
 } tch_contact_ops;
+
+/* Whether a pair of `ops` with these parameters has a state slot (uses_state or
+ * pair_uses_state). */
+static inline int tch_contact_pair_uses_state(const tch_model* model, const tch_contact_ops* ops,
+                                              const tch_pair_params* params) {
+    return ops->uses_state || (ops->pair_uses_state && ops->pair_uses_state(model, params));
+}
 
 /* Makes room for `points` more contacts, one more pair result, `polygons` more polygons and
  * `vertices` more polygon vertices in data's buffers (grown geometrically, counted in

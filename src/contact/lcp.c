@@ -23,15 +23,8 @@
 #include "contact/contact.h"
 #include "contact/lcp_memory.h"
 #include "contact/planar.h"
+#include "contact/restitution.h"
 #include "math/vec.h"
-
-/* Restitution acts on approach speeds above max(this, 4 |g| h), m/s: slower contacts (a body
- * settling under gravity) are plastic. */
-static const tch_real RESTITUTION_MIN_SPEED = 1e-3;
-
-static tch_real restitution_threshold(const tch_model* m, tch_real h) {
-    return fmax(RESTITUTION_MIN_SPEED, 4 * tch_v3_norm(m->gravity) * h);
-}
 
 /* The target of the contact's normal velocity J_n v+ (see the file comment). */
 static tch_real normal_target(const tch_model* m, const tch_row_sink* sink, const tch_contact* c,
@@ -43,7 +36,7 @@ static tch_real normal_target(const tch_model* m, const tch_row_sink* sink, cons
     tch_real v_before = tch_v3_dot(before, c->n_W);
     tch_real target = c->depth < 0 ? c->depth / h : 0; /* penetration: the split impulse's push */
     int closes = c->depth >= 0 || v_star < c->depth / h;
-    if (p->restitution > 0 && closes && v_before < -restitution_threshold(m, h)) {
+    if (p->restitution > 0 && closes && v_before < -tch_restitution_threshold(m)) {
         target = fmax(target, -p->restitution * v_before);
     }
     return target;

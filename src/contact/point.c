@@ -38,6 +38,7 @@
 #include "contact/contact.h"
 #include "contact/friction.h"
 #include "contact/params.h"
+#include "contact/restitution.h"
 #include "math/vec.h"
 
 enum { TCH_POINT_MAX_PAIR_POINTS = TCH_MANIFOLD_CAPACITY };
@@ -356,13 +357,17 @@ static void point_normal_forces(const tch_model* model, tch_data* data,
     for (int i = 0; i < pair->contact_count; ++i) {
         tch_contact* c = &data->contacts[pair->contact_start + i];
         c->f_W = tch_v3_zero();
-        if (c->depth <= 0) {
+        if (c->depth < 0) {
             continue;
         }
         tch_real v_n = tch_v3_dot(relative_velocity(model, data, pair, c->p_W), c->n_W);
+        if (tch_point_impact_force(model, data, context, i, v_n) || c->depth == 0) {
+            continue; /* an impact's force (contact/restitution.h), or just touching */
+        }
         c->f_W = tch_v3_scale(c->n_W, normal_force(p, c->depth, -v_n));
         tch_contact_apply_force(model, data, pair, c->p_W, c->f_W);
     }
+    tch_point_impacts_commit(model, data, context);
 }
 
 /* Tangential part of v. */
@@ -482,19 +487,24 @@ static void point_friction_forces(const tch_model* model, tch_data* data,
     record_friction(points, owners, n);
 }
 
-/* A touching point's (k', b') and its force direction j on both bodies: the depth falls by
+/* The pair's i-th point's (k', b') (an impact's, contact/restitution.h, or the law's) and its
+ * force direction j on both bodies: the depth falls by
  * j_b . x_b - j_a . x_a for motions x = (δ, φ) of the centres of mass, with j = (n, r x n) and
  * r from each centre of mass to the point, and the force f_n n at the point is (j_b f_n) on b
  * and (-j_a f_n) on a: u = (-j_a, j_b). 0 when the point is apart (depth < 0). */
 static int point_direction(const tch_model* model, const tch_data* data,
-                           const tch_pair_result* pair, const tch_contact* c, tch_real* k,
-                           tch_real* b, tch_real u[12]) {
+                           const tch_pair_context* context, int i, tch_real* k, tch_real* b,
+                           tch_real u[12]) {
+    const tch_pair_result* pair = context->pair;
+    const tch_contact* c = &data->contacts[pair->contact_start + i];
     if (c->depth < 0) {
         return 0;
     }
     tch_real v_n = tch_v3_dot(relative_velocity(model, data, pair, c->p_W), c->n_W);
-    normal_force_derivatives(&pair->params, c->depth, -v_n, tch_contact_settling_speed(model), k,
-                             b);
+    if (!tch_point_impact_derivatives(model, data, context, i, v_n, k, b)) {
+        normal_force_derivatives(&pair->params, c->depth, -v_n,
+                                 tch_contact_settling_speed(model), k, b);
+    }
     const int roots[2] = {root_of(model, pair->geom_a), root_of(model, pair->geom_b)};
     for (int side = 0; side < 2; ++side) {
         tch_real sign = side == 0 ? -1 : 1;
@@ -524,13 +534,14 @@ static void add_outer(tch_real sum[12][12], int lo, int hi, tch_real w, const tc
  *
  * which is tch_contact_linearize_wrench's S(r)^T L S(r') for L = -k' n n^T at a fraction of
  * its work. Only the blocks of free roots are written (a static root's are meaningless,
- * contact.h), and under the linear law, where b' / k' = b / k at every point that counts,
- * D is (b / k) K. */
+ * contact.h), and under the linear law without impacts (a pair that keeps no impact memory),
+ * where b' / k' = b / k at every point that counts, D is (b / k) K. */
 static void linearize_rank_one(const tch_model* model, const tch_data* data,
-                               const tch_pair_result* pair, tch_pair_linearization* out) {
+                               const tch_pair_context* context, tch_pair_linearization* out) {
+    const tch_pair_result* pair = context->pair;
     int lo = root_of(model, pair->geom_a) > 0 ? 0 : 6;
     int hi = root_of(model, pair->geom_b) > 0 ? 12 : 6;
-    int proportional = pair->params.law == TCH_POINT_LAW_LINEAR;
+    int proportional = pair->params.law == TCH_POINT_LAW_LINEAR && !context->state;
     tch_real sum_k[12][12], sum_b[12][12];
     for (int i = lo; i < hi; ++i) {
         for (int j = lo; j < hi; ++j) {
@@ -539,8 +550,7 @@ static void linearize_rank_one(const tch_model* model, const tch_data* data,
     }
     for (int p = 0; p < pair->contact_count; ++p) {
         tch_real k, b, u[12];
-        if (point_direction(model, data, pair, &data->contacts[pair->contact_start + p], &k, &b,
-                            u)) {
+        if (point_direction(model, data, context, p, &k, &b, u)) {
             add_outer(sum_k, lo, hi, k, u);
             if (!proportional) {
                 add_outer(sum_b, lo, hi, b, u);
@@ -565,13 +575,13 @@ static void point_linearize(const tch_model* model, const tch_data* data,
                             const tch_pair_context* context, tch_pair_linearization* out) {
     const tch_pair_result* pair = context->pair;
     if (!out->geometric) {
-        linearize_rank_one(model, data, pair, out);
+        linearize_rank_one(model, data, context, out);
         return;
     }
     for (int i = 0; i < pair->contact_count; ++i) {
         const tch_contact* c = &data->contacts[pair->contact_start + i];
         tch_real k, b, u[12];
-        if (!point_direction(model, data, pair, c, &k, &b, u)) {
+        if (!point_direction(model, data, context, i, &k, &b, u)) {
             continue;
         }
         tch_wrench_linearization w = {.o_W = c->p_W, .n_W = c->n_W, .F_W = c->f_W,
@@ -591,6 +601,7 @@ const tch_contact_ops tch_point_ops = {
     .name = "point",
     .kind = TCH_CONTACT_KIND_FORCE,
     .uses_state = 0,
+    .pair_uses_state = tch_point_pair_uses_state,
     .pair_geometry = NULL,
     .normal_forces = point_normal_forces,
     .friction_forces = point_friction_forces,

@@ -29,6 +29,7 @@
 #include "collision/contact_plane.h"
 #include "contact/contact.h"
 #include "contact/params.h"
+#include "contact/restitution.h"
 #include "contact/volume.h"
 #include "contact/volume_integrals.h"
 #include "geometry/hull.h"
@@ -64,6 +65,8 @@ typedef struct volume_state {
     tch_real load;        /* and the load bounding it (friction_load), N */
     tch_real area;        /* S_c */
     tch_mat3 second_W;    /* ∫_C p p^T dS about o_W, world axes */
+    tch_impact impact;    /* the pair's impact memory (contact/restitution.h) */
+    tch_real impact_damping; /* this evaluation's impact damper; NaN: no impact */
 } volume_state;
 
 _Static_assert(sizeof(volume_state) <= TCH_PAIR_STATE_BYTES, "volume state fits its slot");
@@ -686,6 +689,35 @@ static int find_plane(const tch_convex_hull* hull_a, const tch_convex_hull* hull
     return 1;
 }
 
+/* In an impact (contact/restitution.h), the normal force of the pair's wrench *total becomes
+ * the impact's damper along n at the centroid of C (its moment stays the distributed spring's
+ * and damper's, which keep a landing face level and let a ball roll) and friction's *load the
+ * impact's mean force (the friction tractions keep
+ * the elastic pressure's shape, scaled to it); returns the damper's coefficient while it
+ * pushes (0 once the contact separates faster than its target), NaN outside an impact. */
+static tch_real impact_phase(const tch_model* m, const tch_data* d, const tch_pair_context* ctx,
+                             tch_transform X_WA, const tch_volume_overlap* overlap,
+                             contact_frame* c, tch_wrench* total, tch_real* load) {
+    volume_state* state = (volume_state*)ctx->state->bytes;
+    const tch_pair_result* pair = ctx->pair;
+    tch_impact impact;
+    tch_real v_n = tch_v3_dot(c->v_r, c->n);
+    if (!tch_volume_impact_of(m, d, ctx, &state->impact, v_n, &impact)) {
+        return NAN;
+    }
+    tch_real target = tch_impact_target(&impact, &pair->params);
+    tch_real damping =
+        tch_impact_damping(m, tch_contact_pair_mass(m, pair->geom_a, pair->geom_b));
+    tch_real mean = tch_impact_load(m, d, pair, tch_x_apply(X_WA, c->o_c),
+                                    tch_q_rotate(X_WA.q, c->n), v_n, target);
+    total->force = tch_v3_scale(c->n, tch_impact_force(damping, target, v_n, mean));
+    tch_real elastic = tch_v3_dot(overlap->spring.force, c->n);
+    *load = fmin(tch_v3_dot(total->force, c->n), mean);
+    c->load_damping = 0;
+    c->load_scale = elastic > 0 ? *load / elastic : 0;
+    return tch_v3_dot(total->force, c->n) > 0 ? damping : 0;
+}
+
 static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
     tch_pair_result* pair = ctx->pair;
     int a = pair->geom_a, b = pair->geom_b;
@@ -734,11 +766,18 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     }
     c.vertices = s->vertices;
     tch_real load = friction_load(m, pair, &overlap, &c);
+    tch_wrench total = tch_wrench_add(overlap.spring, overlap.damper);
+    tch_real impact_damping = impact_phase(m, d, ctx, X_WA, &overlap, &c, &total, &load);
     see_vertices(&c);
     sliding_caps(m, d, pair, X_WA, &c);
-    tch_wrench total = tch_wrench_add(overlap.spring, overlap.damper);
-    tch_wrench friction_wrench =
-        friction(&c, state, fresh, ctx->commit, m->timestep, load, &state->sticking);
+    if (!isnan(impact_damping)) { /* an impact may stop the whole slip: it may last a step */
+        c.sliding_cap /= STOPPING_SHARE;
+        c.spinning_cap /= STOPPING_SHARE;
+    }
+    /* an impact's friction acts from its first step: the whole impact may last one */
+    tch_wrench friction_wrench = friction(&c, state, fresh && isnan(impact_damping), ctx->commit,
+                                          m->timestep, load, &state->sticking);
+    state->impact_damping = impact_damping;
     total = tch_wrench_add(total, friction_wrench);
     state->friction_W = tch_q_rotate(X_WA.q, friction_wrench.force);
     state->load = load;
@@ -801,6 +840,10 @@ int tch_volume_pair_coefficients(const tch_pair_state* state, tch_volume_params*
     *area = v->area;
     *second_W = v->second_W;
     return v->sticking;
+}
+
+tch_real tch_volume_pair_impact_damping(const tch_pair_state* state) {
+    return ((const volume_state*)state->bytes)->impact_damping;
 }
 
 int tch_volume_lump_friction(const tch_data* d, const tch_pair_result* pair,

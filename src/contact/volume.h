@@ -21,6 +21,11 @@ tch_status tch_volume_build_pieces(const tch_model* model, tch_convex_hull* hull
 int tch_volume_pair_coefficients(const tch_pair_state* state, tch_volume_params* k,
                                  tch_real* area, tch_mat3* second_W);
 
+/* The coefficient of the pair's impact damper in its last evaluation (contact/restitution.h:
+ * along the normal at the centroid of C, in place of the normal spring and damper along n; 0
+ * while it is clamped), NaN when the pair was not in an impact. */
+tch_real tch_volume_pair_impact_damping(const tch_pair_state* state);
+
 /* A volume pair's friction at the step's start lumped at the centroid of C, for the haptic
  * pointer's local model (docs/haptics.md, "The volume pointer"): where it acts, the contact
  * normal, the displacement r of B over A that the static springs hold (notes §6.4; for a

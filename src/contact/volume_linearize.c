@@ -25,6 +25,8 @@
  * and the dampers (eqs. 25-29) the same with b^S. A sliding contact's dynamic friction (eqs.
  * 13-17) stays explicit.
  */
+#include <math.h>
+
 #include "contact/contact.h"
 #include "contact/volume.h"
 #include "contact/volume_integrals.h"
@@ -123,6 +125,11 @@ void tch_volume_linearize(const tch_model* model, const tch_data* data,
     tch_mat3 J = tch_m3_mul(tch_m3_mul(N, P2), tch_m3_transpose(N));
     local_blocks K = distributed_spring(k.stiffness, S, n, &J);
     local_blocks D = distributed_spring(k.damping, S, n, &J);
+    tch_real impact = tch_volume_pair_impact_damping(context->state); /* restitution.h */
+    if (!isnan(impact)) { /* along n the impact's damper alone; the tilt as in the law */
+        K.T = tch_m3_zero();
+        D.T = distributed_spring(impact, S, n, &J).T;
+    }
     if (sticking) {
         add_static_springs(k.static_stiffness, S, n, &P2, &K);
         add_static_springs(k.static_damping, S, n, &P2, &D);

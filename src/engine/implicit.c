@@ -228,9 +228,9 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
         memset(p->lin.K, 0, sizeof p->lin.K);
         memset(p->lin.D, 0, sizeof p->lin.D);
         tch_pair_state* state =
-            ops->uses_state ? tch_pair_state_find(&d->internal->pair_states, result->geom_a,
-                                                  result->geom_b)
-                            : NULL;
+            tch_contact_pair_uses_state(m, ops, &result->params)
+                ? tch_pair_state_find(&d->internal->pair_states, result->geom_a, result->geom_b)
+                : NULL;
         tch_pair_context context = {result, state, 0, d->internal->model_scratch[result->model]};
         ops->linearize(m, d, &context, &p->lin);
         symmetrize(p->lin.K);

@@ -213,6 +213,14 @@ static tch_status collide_pair(const tch_model* m, tch_data* d, int a, int b, in
         }
     } else {
         touching = narrow_phase_points(m, d, pair);
+        if (touching == 1 && !ops->uses_state && ops->pair_uses_state &&
+            ops->pair_uses_state(m, &pair->params)) {
+            tch_pair_state scratch;
+            if (keep_state(d, lookup_state(d, a, b, &scratch), &scratch,
+                           d->internal->committing) != 0) {
+                touching = -1;
+            }
+        }
         if (touching == 1 && ops->complete_points) {
             tch_pair_context context = {
                 pair, ops->uses_state ? tch_pair_state_find(&d->internal->pair_states, a, b) : NULL,
@@ -307,12 +315,13 @@ tch_status tch_stage_collision(const tch_model* m, tch_data* d, tch_error* err) 
 /* ---- forces and accelerations ---- */
 
 /* The context of pair result i for its model's force functions. */
-static tch_pair_context pair_context(tch_data* d, const tch_contact_ops* ops, int i) {
+static tch_pair_context pair_context(const tch_model* m, tch_data* d, const tch_contact_ops* ops,
+                                     int i) {
     tch_pair_result* pair = &d->pair_results[i];
     tch_pair_state* state =
-        ops->uses_state ? tch_pair_state_find(&d->internal->pair_states, pair->geom_a,
-                                              pair->geom_b)
-                        : NULL;
+        tch_contact_pair_uses_state(m, ops, &pair->params)
+            ? tch_pair_state_find(&d->internal->pair_states, pair->geom_a, pair->geom_b)
+            : NULL;
     return (tch_pair_context){pair, state, d->internal->committing,
                               d->internal->model_scratch[pair->model]};
 }
@@ -340,7 +349,7 @@ static tch_status forces(const tch_model* m, tch_data* d, tch_implicit_system** 
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_contact_ops* ops = tch_model_contact_ops(m, d->pair_results[i].model);
         if (ops->kind == TCH_CONTACT_KIND_FORCE) {
-            tch_pair_context context = pair_context(d, ops, i);
+            tch_pair_context context = pair_context(m, d, ops, i);
             ops->normal_forces(m, d, &context);
         }
     }
@@ -366,7 +375,7 @@ static tch_status forces(const tch_model* m, tch_data* d, tch_implicit_system** 
     for (int i = 0; i < d->pair_result_count; ++i) {
         const tch_contact_ops* ops = tch_model_contact_ops(m, d->pair_results[i].model);
         if (ops->kind == TCH_CONTACT_KIND_FORCE && ops->friction_forces) {
-            tch_pair_context context = pair_context(d, ops, i);
+            tch_pair_context context = pair_context(m, d, ops, i);
             ops->friction_forces(m, d, &context, prediction);
         }
     }

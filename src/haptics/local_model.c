@@ -83,7 +83,7 @@ static bool linearize_pair(const tch_model* m, const tch_data* d, int i,
     }
     memset(lin, 0, sizeof *lin);
     tch_pair_state* state =
-        ops->uses_state
+        tch_contact_pair_uses_state(m, ops, &result->params)
             ? tch_pair_state_find(&d->internal->pair_states, result->geom_a, result->geom_b)
             : NULL;
     tch_pair_context context = {result, state, 0, d->internal->model_scratch[result->model]};

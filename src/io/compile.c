@@ -737,6 +737,48 @@ static void choose_integrator(tch_model* m) {
                                             : TCH_INTEGRATOR_SEMI_IMPLICIT_EULER;
 }
 
+/* Whether a force model would run a restitution: point and volume carry it as an impact
+ * damper (contact/restitution.h), pressure not yet. */
+static int force_restitution(tch_contact_model model, tch_real restitution) {
+    const tch_contact_ops* ops = tch_contact_model_ops(model);
+    return restitution > 0 && ops && ops->kind == TCH_CONTACT_KIND_FORCE;
+}
+
+/* A restitution set where a force model runs: the point and volume models' impact damper is
+ * integrated implicitly, so Euler, RK4 and the adaptive integrator refuse it (not supported
+ * yet); the pressure model has none yet. */
+static tch_status check_force_restitution(const tch_model* m, tch_error* err) {
+    const tch_contact_params* def = &m->contact_default;
+    int refused = force_restitution(def->model, def->restitution), pressure = 0;
+    pressure |= refused && def->model == TCH_CONTACT_PRESSURE;
+    for (int g = 0; g < m->geom_count; ++g) {
+        const tch_contact_params* c = &m->geom_contact[g];
+        tch_contact_model model = c->model != TCH_CONTACT_INHERIT ? c->model : def->model;
+        int set = force_restitution(model, isnan(c->restitution) ? def->restitution
+                                                                  : c->restitution);
+        refused |= set;
+        pressure |= set && model == TCH_CONTACT_PRESSURE;
+    }
+    for (int p = 0; p < m->pair_count; ++p) {
+        int set = force_restitution(m->pair_params[p].model, m->pair_params[p].restitution);
+        refused |= set;
+        pressure |= set && m->pair_params[p].model == TCH_CONTACT_PRESSURE;
+    }
+    if (pressure) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0, "%s",
+                        "restitution of the pressure model is not supported yet (point, "
+                        "volume and lcp have one)");
+    }
+    if (refused && m->integrator != TCH_INTEGRATOR_IMPLICIT) {
+        return tch_fail(err, TCH_ERR_UNSUPPORTED, NULL, 0,
+                        "restitution of the point and volume models needs the implicit "
+                        "integrator (its impact damper is integrated implicitly; the default "
+                        "of a scene that names none); the scene uses %s",
+                        tch_integrator_description(m->integrator));
+    }
+    return TCH_OK;
+}
+
 /* Each used model's per-geom data (tch_contact_ops.build_geoms), from the geoms' files. */
 static tch_status compile_model_geoms(compile_context* ctx, tch_error* err) {
     tch_model* m = ctx->model;
@@ -864,6 +906,7 @@ tch_status tch_compile(const tch_spec* spec, tch_model** out, tch_error* err) {
     if (s == TCH_OK) s = compile_pairs(&ctx, err);
     if (s == TCH_OK) s = tch_compile_articulation(spec, m, err);
     if (s == TCH_OK) choose_integrator(m);
+    if (s == TCH_OK) s = check_force_restitution(m, err);
     if (s == TCH_OK) s = compile_keys(&ctx, err);
     if (s == TCH_OK) s = compile_model_internal(&ctx, err);
     free(ctx.mesh_X_MI);
