@@ -641,7 +641,8 @@ static const solver_chain PGS_CHAIN = {
  * instead of starting over from the warm start (its sweeps would repeat the first's). An
  * attempt that stalled (TCH_LCP_STALLED: its residual sat still over its last sweeps) has no
  * next PGS attempt: on haptic_100 and pile_100 such a continuation ended within the acceptance
- * 3 times in 60 and cost as much as the Lemke solve that follows it. */
+ * at most 3 times in 71 and cost as much as the Lemke solve that follows it (docs/contact-lcp.md,
+ * "Small islands that stall"). */
 typedef struct carried_pgs {
     tch_real* z;  /* [3 nc]: the attempt's impulses, or NULL when out of memory */
     int sweeps;   /* the sweeps it took; 0: nothing carried */
