@@ -30,6 +30,8 @@ typedef enum tch_lcp_reason {
     TCH_LCP_RAY_TERMINATION, ///< Lemke met a secondary ray: no solution found (none may exist)
     TCH_LCP_MAX_ITERATIONS,  ///< pivot or sweep limit reached before the tolerance
     TCH_LCP_SINGULAR,        ///< a basis or the equality block could not be factorized
+    TCH_LCP_STALLED,         ///< an iterative solver's residual stopped falling: more
+                             ///< iterations of it would not reach the tolerance
 } tch_lcp_reason;
 
 /// What a solver reports besides z.

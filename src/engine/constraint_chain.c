@@ -638,14 +638,21 @@ static const solver_chain PGS_CHAIN = {
     {TCH_SOLVE_PGS, TCH_SOLVE_PGS, TCH_SOLVE_LEMKE, TCH_SOLVE_NORMAL_LEMKE, TCH_SOLVE_NORMAL_PGS}};
 
 /* A PGS attempt that was not applied, for the next PGS attempt of the chain to go on from
- * instead of starting over from the warm start (its sweeps would repeat the first's). */
+ * instead of starting over from the warm start (its sweeps would repeat the first's). An
+ * attempt that stalled (TCH_LCP_STALLED: its residual sat still over its last sweeps) has no
+ * next PGS attempt: on haptic_100 and pile_100 such a continuation ended within the acceptance
+ * at most 3 times in 71 and cost as much as the Lemke solve that follows it (docs/contact-lcp.md,
+ * "Small islands that stall"). */
 typedef struct carried_pgs {
-    tch_real* z; /* [3 nc]: the attempt's impulses, or NULL when out of memory */
-    int sweeps;  /* the sweeps it took; 0: nothing carried */
+    tch_real* z;  /* [3 nc]: the attempt's impulses, or NULL when out of memory */
+    int sweeps;   /* the sweeps it took; 0: nothing carried */
+    bool stalled; /* a PGS attempt stalled: no more PGS attempts */
 } carried_pgs;
 
 static void carry_over(tch_island_solver solver, const island_solution* x, carried_pgs* carry) {
     carry->sweeps = 0;
+    carry->stalled = carry->stalled ||
+                     (solver == TCH_SOLVE_PGS && x->result.reason == TCH_LCP_STALLED);
     if (solver == TCH_SOLVE_PGS && carry->z && x->z && x->result.iterations > 0) {
         memcpy(carry->z, x->z, (size_t)x->L.n * sizeof *carry->z);
         carry->sweeps = x->result.iterations;
@@ -754,7 +761,7 @@ void tch_constraint_solve_island(tch_constraint_run* s, int k) {
         s->m->lcp_iterations > FALLBACK_SWEEPS ? s->m->lcp_iterations : FALLBACK_SWEEPS;
     size_t outer = tch_arena_mark(s->arena);
     tch_real* carried = tch_arena_alloc(s->arena, (size_t)nc * 3 * sizeof *carried, "lcp carry");
-    carried_pgs carry = {carried, 0};
+    carried_pgs carry = {carried, 0, false};
     size_t mark = tch_arena_mark(s->arena);
     island_solution x;
     int applied = 0;
@@ -765,8 +772,8 @@ void tch_constraint_solve_island(tch_constraint_run* s, int k) {
         const tch_real* start = solver == TCH_SOLVE_PGS && carry.sweeps > 0 ? carry.z : NULL;
         int sweeps =
             (attempt == 0 ? s->m->lcp_iterations : fallback_sweeps) - (start ? carry.sweeps : 0);
-        if (sweeps <= 0) {
-            continue; /* the last attempt already ran this attempt's sweeps */
+        if (sweeps <= 0 || (solver == TCH_SOLVE_PGS && carry.stalled)) {
+            continue; /* the last attempt already ran this attempt's sweeps, or stalled */
         }
         tch_status status = solve_island_with(s, k, solver, sweeps, start, &x);
         d->constraint_iterations += x.result.iterations;

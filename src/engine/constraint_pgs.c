@@ -247,8 +247,17 @@ static tch_real update_friction(const tch_row_problem* p, int i, tangent_block* 
     return estimate;
 }
 
+/* Does contact i's friction pair sit at zero in a disc of radius zero (a contact whose normal
+ * impulse is zero: a separating or speculative one)? Its update then leaves it at zero and its
+ * natural-map component is zero, whatever its rows' velocities, which need not be read: a
+ * settling pile's island has a third of its contacts so. */
+static bool friction_idle(const tch_row_problem* p, int i, const tch_real* z) {
+    int f = p->friction_start[i];
+    return !(friction_bound(p, i, z) > 0) && z[f] == 0 && z[f + 1] == 0;
+}
+
 /* One sweep over the contacts, each normal row then its friction pair (bounded by μ times the
- * normal impulse just updated). Returns the largest natural-map component met, which the solve
+ * normal impulse just updated; not touched when idle, friction_idle). Returns the largest natural-map component met, which the solve
  * only compares with `tolerance`: once a component is above it, the friction pairs' (a
  * projection onto the disc, with a root and a division, for every sliding contact) are no
  * longer measured. */
@@ -258,7 +267,7 @@ static tch_real sweep(const tch_row_problem* p, const tch_real* normal_inverse,
     tch_real normal = 0, friction_squared = 0;
     for (int i = 0; i < p->nc; ++i) {
         normal = larger(normal, update_normal(p, i, normal_inverse[i], v, w, z));
-        if (p->edges[i] == 2) {
+        if (p->edges[i] == 2 && !friction_idle(p, i, z)) {
             bool measured = normal <= tolerance && friction_squared <= tolerance * tolerance;
             friction_squared =
                 larger(friction_squared, update_friction(p, i, &blocks[i], measured, v, w, z));
@@ -271,7 +280,7 @@ static tch_real sweep(const tch_row_problem* p, const tch_real* normal_inverse,
 static tch_real contact_residual(const tch_row_problem* p, int i, const tch_vec3* v,
                                  const tch_vec3* w, const tch_real* z) {
     tch_real residual = fabs(z[i] - onto_row_bounds(p, i, z[i] - row_velocity(p, i, v, w)));
-    if (p->edges[i] == 2) {
+    if (p->edges[i] == 2 && !friction_idle(p, i, z)) {
         int f = p->friction_start[i];
         residual = larger(residual, disc_residual(z[f], z[f + 1], row_velocity(p, f, v, w),
                                                   row_velocity(p, f + 1, v, w),
@@ -751,14 +760,22 @@ static void steady_impulses(const tch_row_problem* p, tch_sparse_spd* context, t
  * The solve stops short of the tolerance when the residual is acceptable and has not halved
  * since the last check (a degenerate island, such as a resting pile's, would spend its whole
  * sweep limit between the acceptance and the tolerance), and, when the options say so, gives
- * up when SLOW_CHECKS checks in a row have not halved it. */
+ * up when SLOW_CHECKS checks in a row have not halved it; it then reports TCH_LCP_STALLED when
+ * the last FLAT_CHECKS checks each kept the residual within a factor FLAT_SHARE of the check
+ * before (neither falling nor rising: a rising residual is PGS changing its active set): on
+ * a box resting on its four corners or sliding on another box, PGS can sit at a residual of
+ * 1e-6 to 1e-4 for hundreds of sweeps (haptic_100, pile_100), and going on from there, as the
+ * solver chain's second PGS attempt would, seldom ends the solve. */
 enum { CHECK_EVERY = 8, SLOW_CHECKS = 8, SUBSPACE_AFTER_SLOW_CHECKS = 2, SUBSPACE_MAX_UNDONE = 6 };
+enum { FLAT_CHECKS = 4 };
+static const tch_real FLAT_SHARE = 0.95;
 
 typedef struct progress {
     int sweeps;
     tch_real residual;
     tch_real checked;       /* the residual at the last check */
     int slow_checks;        /* checks in a row that have not halved the residual */
+    int flat_checks;        /* checks in a row that have kept it within FLAT_SHARE */
     int stalled;
     int subspace_undone;    /* subspace steps undone */
     int subspace_wait;      /* checks to pass before the next subspace step */
@@ -787,12 +804,26 @@ static void check_progress(const tch_row_problem* p, const tch_row_solve_options
     }
     g->stalled = g->residual <= o->accept && !halved;
     g->slow_checks = halved ? 0 : g->slow_checks + 1;
+    bool flat = g->residual >= FLAT_SHARE * g->checked && FLAT_SHARE * g->residual <= g->checked;
+    g->flat_checks = flat ? g->flat_checks + 1 : 0;
     g->checked = g->residual;
 }
 
+static bool gave_up(const tch_row_solve_options* o, const progress* g) {
+    return o->give_up_when_slow && g->slow_checks >= SLOW_CHECKS;
+}
+
 static int keeps_going(const tch_row_solve_options* o, const progress* g) {
-    return g->residual > o->tolerance && g->sweeps < o->sweeps && !g->stalled &&
-           !(o->give_up_when_slow && g->slow_checks >= SLOW_CHECKS);
+    return g->residual > o->tolerance && g->sweeps < o->sweeps && !g->stalled && !gave_up(o, g);
+}
+
+/* Why the solve ended (tch_lcp_result.reason). */
+static tch_lcp_reason end_reason(const tch_row_solve_options* o, const progress* g) {
+    if (g->residual <= o->tolerance) {
+        return TCH_LCP_SOLVED;
+    }
+    return gave_up(o, g) && g->flat_checks >= FLAT_CHECKS ? TCH_LCP_STALLED
+                                                          : TCH_LCP_MAX_ITERATIONS;
 }
 
 /* What a sweep needs of A = J M⁻¹ Jᵀ: 1 / A_ii of every normal row (a multiplication in the
@@ -851,7 +882,8 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
      * measured (a pass over the rows, which could only stop the solve before its first sweep or
      * allow a kept factor's step): the first sweep's estimate stops it at the tolerance. */
     bool unmeasured = (o->budget && o->kept_factor_only) || o->iterate_only;
-    progress g = {0, unmeasured ? INFINITY : tch_row_residual(p, v, w, z), 0, 0, 0, 0, 0, 1, false};
+    progress g = {0, unmeasured ? INFINITY : tch_row_residual(p, v, w, z), 0, 0, 0, 0, 0, 0, 1,
+                  false};
     g.checked = g.residual;
     if (g.residual > o->tolerance && g.residual <= o->accept && o->subspace) {
         tch_real before = g.residual;
@@ -887,9 +919,8 @@ tch_status tch_row_solve(const tch_row_problem* p, const tch_row_solve_options* 
     if (p->steady) {
         steady_impulses(p, o->subspace, arena, z, g.subspace_last && g.residual <= o->tolerance);
     }
-    int solved = g.residual <= o->tolerance;
-    *result = (tch_lcp_result){solved ? TCH_OK : TCH_ERR_NUMERICAL,
-                               solved ? TCH_LCP_SOLVED : TCH_LCP_MAX_ITERATIONS, g.sweeps,
-                               g.residual};
+    tch_lcp_reason reason = end_reason(o, &g);
+    *result = (tch_lcp_result){reason == TCH_LCP_SOLVED ? TCH_OK : TCH_ERR_NUMERICAL, reason,
+                               g.sweeps, g.residual};
     return result->status;
 }

@@ -46,7 +46,8 @@ typedef struct tch_row_solve_options {
     tch_sparse_spd* subspace;       /* sparse Cholesky context for subspace minimization, or
                                      * NULL for plain PGS */
     bool give_up_when_slow;         /* stop when 64 sweeps in a row have not halved the
-                                     * residual (when an exact solver can take over cheaply) */
+                                     * residual (when an exact solver can take over cheaply);
+                                     * reason TCH_LCP_STALLED when the last 32 barely moved it */
     bool budget;                    /* a solve within a budget of a few sweeps: a subspace
                                      * step at every check that has not halved the residual */
     bool kept_factor_only;          /* subspace steps only with the context's kept factor, no

@@ -188,6 +188,7 @@ const char* tch_lcp_reason_name(tch_lcp_reason reason) {
     case TCH_LCP_RAY_TERMINATION: return "ray termination";
     case TCH_LCP_MAX_ITERATIONS: return "iteration limit";
     case TCH_LCP_SINGULAR: return "singular matrix";
+    case TCH_LCP_STALLED: return "stalled";
     }
     return "unknown reason";
 }

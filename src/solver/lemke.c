@@ -432,6 +432,7 @@ static tch_status report(tch_lcp_result* result, tch_lcp_reason reason, int pivo
                         "expected a larger max_pivots or a non-cycling problem",
                         max_pivots, residual);
     case TCH_LCP_SINGULAR:
+    case TCH_LCP_STALLED: /* (not Lemke's) */
         break;
     }
     return tch_fail(err, status, NULL, 0, "Lemke's basis became singular after %d pivots",

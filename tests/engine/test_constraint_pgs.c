@@ -2,8 +2,8 @@
  * on the ground and one sliding on it (closed forms), a stack of 30 boxes from a cold start
  * (subspace minimization against plain PGS; the box-MLCP conditions checked here from the
  * contact points, not from the library's rows), an inconsistent free set, a warm start at the
- * solution, giving up when slow, and the residual and the row coupling against direct
- * computations.
+ * solution, giving up when slow, a solve that stalls, and the residual and the row coupling
+ * against direct computations.
  *
  * Boxes are axis-aligned with diagonal inertia; body 0 is the static ground. A contact between
  * bodies a (below) and b (above) at point p with normal +z has the normal row d . (v_b(p) -
@@ -495,7 +495,8 @@ static void test_inconsistent_free_set(void) {
 
 /* Plain PGS on a stack whose boxes alternate between masses 1 and 1000 (a heavy box on a light
  * one converges slowly) with a tolerance it cannot reach soon: with give_up_when_slow it stops
- * early with TCH_LCP_MAX_ITERATIONS; without, it runs to the sweep limit. */
+ * early, reporting TCH_LCP_STALLED (its residual barely moves over 8 sweeps: 0.10 after 64
+ * sweeps, 0.02 after 20 000); without, it runs to the sweep limit. */
 static void test_give_up_when_slow(void) {
     const int limit = 20000;
     tch_real masses[MAX_BODIES];
@@ -515,11 +516,38 @@ static void test_give_up_when_slow(void) {
            "sweeps (residual %.3g)\n",
            quit.iterations, quit.residual, all.iterations, all.residual);
     ENSURE(quit_status == TCH_ERR_NUMERICAL && quit.status == TCH_ERR_NUMERICAL);
-    ENSURE(quit.reason == TCH_LCP_MAX_ITERATIONS);
+    ENSURE(quit.reason == TCH_LCP_STALLED);
+    ENSURE(all.reason == TCH_LCP_MAX_ITERATIONS);
     ENSURE(quit.iterations >= 64 && quit.iterations < limit && quit.residual > 1e-13);
     ENSURE(all_status == TCH_ERR_NUMERICAL && all.iterations == limit);
     ENSURE(all.iterations > quit.iterations);
     ENSURE(all_finite(&g_scene, v, w, z_quit));
+}
+
+/* Two rows at one point of a box that ask for v_z >= 0.1 and v_z <= 0 (no solution): each
+ * sweep leaves v_z = 0 and the first row's natural-map component at 0.1 while the impulses grow,
+ * so the residual sits still. Giving up when slow, the solve reports TCH_LCP_STALLED (the
+ * solver chain then tries no second PGS attempt); without giving up it runs to its limit and
+ * reports TCH_LCP_MAX_ITERATIONS. */
+static void test_stalled_solve(void) {
+    start_scene(&g_scene);
+    add_box(&g_scene, 1, tch_v3(0, 0, HALF.z));
+    add_contact(&g_scene, 0, 1, tch_v3(0, 0, 0), -0.1, 0); /* v_z >= 0.1 */
+    add_contact(&g_scene, 1, 0, tch_v3(0, 0, 0), 0, 0);    /* -v_z >= 0 */
+    build_problem(&g_scene);
+    tch_real z[MAX_ROWS] = {0};
+    tch_vec3 v[MAX_BODIES], w[MAX_BODIES];
+    tch_lcp_result result;
+    tch_row_solve_options o = options_with(1000, 1e-8, NULL);
+    o.give_up_when_slow = true;
+    ENSURE(solve(&g_scene, &o, v, w, z, &result) == TCH_ERR_NUMERICAL);
+    ENSURE(result.reason == TCH_LCP_STALLED);
+    ENSURE(result.iterations >= 64 && result.iterations < 1000);
+    ENSURE_NEAR(result.residual, 0.1, 1e-9);
+    memset(z, 0, sizeof z);
+    o.give_up_when_slow = false;
+    ENSURE(solve(&g_scene, &o, v, w, z, &result) == TCH_ERR_NUMERICAL);
+    ENSURE(result.reason == TCH_LCP_MAX_ITERATIONS && result.iterations == 1000);
 }
 
 /* iterate_only (a push's solve): the same iterate as a measured solve of the same sweeps, with
@@ -660,6 +688,7 @@ int main(void) {
     RUN_TEST(test_warm_start_at_solution);
     RUN_TEST(test_inconsistent_free_set);
     RUN_TEST(test_give_up_when_slow);
+    RUN_TEST(test_stalled_solve);
     RUN_TEST(test_iterate_only);
     RUN_TEST(test_residual_matches_direct_computation);
     RUN_TEST(test_row_coupling_matches_impulse_response);
