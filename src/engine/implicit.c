@@ -163,11 +163,10 @@ static const tree_group* group_of_link(const tch_model* m, implicit_system* s, i
     return &s->groups[s->group_at_dof[first]];
 }
 
-/* Geom's side of a pair: its root's node, or its tree's group and the link's Jacobian. 0, or
- * -1 when out of memory. */
-static int pair_side_of(const tch_model* m, tch_data* d, implicit_system* s, int geom,
-                        pair_side* side) {
-    int root = m->body_root[m->geom_body[geom]];
+/* The side of model root `root`: its node, or its tree's group and the link's Jacobian, or
+ * none (static). 0, or -1 when out of memory. */
+static int root_side(const tch_model* m, tch_data* d, implicit_system* s, int root,
+                     pair_side* side) {
     *side = (pair_side){.node = s->node_of_body[root], .width = 6, .T = NULL};
     if (side->node >= 0 || !is_link(m, root)) {
         return 0;
@@ -202,8 +201,9 @@ static const tch_contact_ops* linearizable(const tch_data* d, int i) {
 /* Every pair whose model linearizes and that moves a free body, linearized; K and D
  * symmetrized (a model's local stiffness need not be symmetric, engine/implicit.h). */
 static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) {
-    s->pairs = take(d, (size_t)d->pair_result_count + 1, sizeof *s->pairs, /* + the spring */
-                    "implicit pairs");
+    int equalities = m->articulation ? m->articulation->equality_count : 0;
+    s->pairs = take(d, (size_t)(d->pair_result_count + 1 + equalities), /* + the spring */
+                    sizeof *s->pairs, "implicit pairs");
     if (!s->pairs) {
         return -1;
     }
@@ -216,8 +216,8 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
         if (!ops) {
             continue;
         }
-        if (pair_side_of(m, d, s, result->geom_a, &p->side[0]) != 0 ||
-            pair_side_of(m, d, s, result->geom_b, &p->side[1]) != 0) {
+        if (root_side(m, d, s, m->body_root[m->geom_body[result->geom_a]], &p->side[0]) != 0 ||
+            root_side(m, d, s, m->body_root[m->geom_body[result->geom_b]], &p->side[1]) != 0) {
             return -1;
         }
 
@@ -236,6 +236,28 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
         symmetrize(p->lin.K);
         symmetrize(p->lin.D);
         s->pair_count++;
+    }
+    return 0;
+}
+
+/* ---- equality springs ---- */
+
+/* Every equality constraint's spring-damper (dynamics/articulation.h: connect and weld) as
+ * one more pair between the roots of its two bodies, its K and D from
+ * tch_articulation_linearize_equality (docs/articulated.md, "Equality constraints"). 0, or
+ * -1 when out of memory. */
+static int append_equalities(const tch_model* m, tch_data* d, implicit_system* s) {
+    int count = m->articulation ? m->articulation->equality_count : 0;
+    for (int i = 0; i < count; ++i) {
+        linear_pair* p = &s->pairs[s->pair_count];
+        int root[2];
+        tch_articulation_linearize_equality(m, d, d->internal->articulation, i, root, &p->lin);
+        p->lin.geometric = 0;
+        if (root_side(m, d, s, root[0], &p->side[0]) != 0 ||
+            root_side(m, d, s, root[1], &p->side[1]) != 0) {
+            return -1;
+        }
+        s->pair_count += p->side[0].node >= 0 || p->side[1].node >= 0;
     }
     return 0;
 }
@@ -474,7 +496,8 @@ static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
 
 /* The system, when some pair is linearized (s->pair_count > 0). -1 when out of memory. */
 static int prepare(const tch_model* m, tch_data* d, implicit_system* s) {
-    if (index_bodies(m, d, s) != 0 || linearize_pairs(m, d, s) != 0) {
+    if (index_bodies(m, d, s) != 0 || linearize_pairs(m, d, s) != 0 ||
+        append_equalities(m, d, s) != 0) {
         return -1;
     }
     append_applied_spring(m, d, s);
