@@ -178,7 +178,8 @@ tch_status tch_articulation_work_create(const tch_articulation* a, tch_articulat
     tch_error ignored;
     if (!w || tch_tree_data_create(a->tree, 6, &w->tree, &ignored) != TCH_OK ||
         !CALLOC_ARRAY(w->tau, a->tree->nv) || !CALLOC_ARRAY(w->jacobian, 6 * a->tree->nv) ||
-        !CALLOC_ARRAY(w->qvel_next, a->tree->nv)) {
+        !CALLOC_ARRAY(w->qvel_next, a->tree->nv) ||
+        !CALLOC_ARRAY(w->link_read, a->tree->body_count + 1)) {
         tch_articulation_work_destroy(w);
         return TCH_ERR_OUT_OF_MEMORY;
     }
@@ -194,6 +195,7 @@ void tch_articulation_work_destroy(tch_articulation_work* w) {
     free(w->tau);
     free(w->jacobian);
     free(w->qvel_next);
+    free(w->link_read);
     free(w);
 }
 
@@ -389,6 +391,7 @@ static tch_real equality_energy(const tch_articulation* a, const tch_tree_data* 
 
 void tch_articulation_positions(const tch_model* m, tch_data* d, tch_articulation_work* w) {
     const tch_tree* t = m->articulation->tree;
+    w->step_factored = false;
     tch_tree_positions(t, w->tree, d->qpos);
     d->body_X_WB[0] = tch_x_identity();
     d->body_R_WB[0] = tch_m3_identity();
@@ -407,6 +410,7 @@ void tch_articulation_positions(const tch_model* m, tch_data* d, tch_articulatio
 
 void tch_articulation_velocities(const tch_model* m, tch_data* d, tch_articulation_work* w) {
     const tch_tree* t = m->articulation->tree;
+    w->step_factored = false;
     tch_tree_velocities(t, w->tree, d->qvel);
     for (int b = 1; b < m->body_count; ++b) {
         tch_tree_point_velocity(t, w->tree, b - 1, d->body_p_WCm[b], &d->body_w_W[b],
@@ -570,7 +574,9 @@ static void add_limit_step_terms(const tch_articulation* a, int j, const tch_rea
         tch_real s = side == 0 ? 1 : -1; /* the direction the limit pushes */
         tch_real e = s * (joint->range[side] - q), missing;
         if (limit_in_step(stiffness, damping, e, -s * v, h, &missing)) {
-            M[(size_t)k * (size_t)nv + (size_t)k] += h * damping + h * h * stiffness;
+            if (M) {
+                M[(size_t)k * (size_t)nv + (size_t)k] += h * damping + h * h * stiffness;
+            }
             rhs[k] += s * missing - h * stiffness * v;
             return;
         }
@@ -595,7 +601,7 @@ static void add_ball_limit_step_terms(const tch_articulation* a, int j, const tc
     }
     int nv = a->tree->nv;
     for (int r = 0; r < 3; ++r) {
-        for (int c = 0; c < 3; ++c) {
+        for (int c = 0; c < 3 && M; ++c) {
             M[(size_t)(joint->dof + r) * (size_t)nv + (size_t)(joint->dof + c)] +=
                 (h * damping + h * h * stiffness) * axis[r] * axis[c];
         }
@@ -619,21 +625,25 @@ static tch_real friction_step_damping(tch_real f, tch_real speed, tch_real v, tc
     return f / speed * sech * sech;
 }
 
-/* Each dof's damper, spring and regularized friction, and every limit, into the step. */
+/* Each dof's damper, spring and regularized friction, and every limit, into the step (M NULL:
+ * the right-hand side alone, for a matrix already made at this state). */
 static void add_joint_step_terms(const tch_articulation* a, const tch_real* qpos,
                                  const tch_real* qvel, tch_real h, tch_real* M, tch_real* rhs) {
     const tch_tree* t = a->tree;
     for (int k = 0; k < t->nv; ++k) {
         int joint = t->links[t->dof_link[k]].joint;
-        tch_real* M_kk = &M[(size_t)k * (size_t)t->nv + (size_t)k];
         tch_real stiffness = joint >= 0 ? t->joints[joint].stiffness : 0;
-        tch_real damping = t->dof_damping[k];
-        if (a->dof_frictionloss[k] > 0 && !tch_articulation_friction_rows(a, &t->joints[joint])) {
-            tch_real v_next = qvel[k] + h * rhs[k] / *M_kk; /* the dof alone, explicitly */
-            damping += friction_step_damping(a->dof_frictionloss[k], a->dof_friction_speed[k],
-                                             qvel[k], v_next);
+        if (M) {
+            tch_real* M_kk = &M[(size_t)k * (size_t)t->nv + (size_t)k];
+            tch_real damping = t->dof_damping[k];
+            if (a->dof_frictionloss[k] > 0 &&
+                !tch_articulation_friction_rows(a, &t->joints[joint])) {
+                tch_real v_next = qvel[k] + h * rhs[k] / *M_kk; /* the dof alone, explicitly */
+                damping += friction_step_damping(a->dof_frictionloss[k],
+                                                 a->dof_friction_speed[k], qvel[k], v_next);
+            }
+            *M_kk += h * damping + h * h * stiffness;
         }
-        *M_kk += h * damping + h * h * stiffness;
         rhs[k] -= h * stiffness * qvel[k];
     }
     for (int j = 0; j < t->joint_count && !a->limit_rows; ++j) {
@@ -647,20 +657,25 @@ static void add_joint_step_terms(const tch_articulation* a, const tch_real* qpos
 }
 
 /* qacc = M^-1 (Q - b - g) through the factor of the step's matrix M: A, and with the implicit
- * integrator the joints' terms above (Q in w->tau). */
+ * integrator the joints' terms above (Q in w->tau). With `reuse` the factor in w is this
+ * state's already (tch_articulation_predict_links made it in this evaluation). */
 static tch_status factored_accelerations(const tch_model* m, const tch_data* d,
-                                         tch_articulation_work* w, tch_real* qacc,
+                                         tch_articulation_work* w, tch_real* qacc, bool reuse,
                                          tch_error* err) {
     const tch_tree* t = m->articulation->tree;
+    bool implicit = m->integrator == TCH_INTEGRATOR_IMPLICIT;
     tch_tree_rnea(t, w->tree, NULL, qacc);
     for (int k = 0; k < t->nv; ++k) {
         qacc[k] = w->tau[k] - qacc[k];
     }
-    tch_tree_mass_matrix(t, w->tree);
-    if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
-        add_joint_step_terms(m->articulation, d->qpos, d->qvel, m->timestep, w->tree->M, qacc);
+    if (!reuse) {
+        tch_tree_mass_matrix(t, w->tree);
     }
-    tch_status s = tch_tree_factor(t, w->tree, err);
+    if (implicit) {
+        add_joint_step_terms(m->articulation, d->qpos, d->qvel, m->timestep,
+                             reuse ? NULL : w->tree->M, qacc);
+    }
+    tch_status s = reuse ? TCH_OK : tch_tree_factor(t, w->tree, err);
     if (s == TCH_OK) {
         tch_tree_solve(t, w->tree, qacc);
     }
@@ -692,7 +707,9 @@ tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_a
                                           tch_error* err) {
     generalized_forces(m, d, w);
     if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
-        return factored_accelerations(m, d, w, d->qacc, err);
+        bool reuse = w->step_factored;
+        w->step_factored = false;
+        return factored_accelerations(m, d, w, d->qacc, reuse, err);
     }
     return tch_tree_aba(m->articulation->tree, w->tree, w->tau, d->qacc, err);
 }
@@ -734,9 +751,24 @@ static void predict_link_twist(const tch_model* m, tch_articulation_work* w, int
                                   jacobian_row_dot(w, nv, 5, w->qvel_next));
 }
 
-/* Is model body b a link that the prediction takes (not welded to one, not a lone body)? */
-static bool predicted_link(const tch_model* m, int b) {
-    return m->body_free[b] && !m->articulation->body_lone[b];
+/* Is model body b a link that the prediction takes (not welded to one, not a lone body) and
+ * that a pair's friction reads (w->link_read)? */
+static bool predicted_link(const tch_model* m, const tch_articulation_work* w, int b) {
+    return m->body_free[b] && !m->articulation->body_lone[b] && w->link_read[b];
+}
+
+/* w->link_read: the roots of the pairs whose model reads the prediction (the mobility of the
+ * other links, a tenth of the two-arm scene's step, would go unread). */
+static void mark_read_links(const tch_model* m, const tch_data* d, tch_articulation_work* w) {
+    memset(w->link_read, 0, (size_t)m->body_count);
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        const tch_pair_result* pair = &d->pair_results[i];
+        const tch_contact_ops* ops = tch_model_contact_ops(m, pair->model);
+        if (ops->kind == TCH_CONTACT_KIND_FORCE && ops->friction_forces) {
+            w->link_read[m->body_root[m->geom_body[pair->geom_a]]] = 1;
+            w->link_read[m->body_root[m->geom_body[pair->geom_b]]] = 1;
+        }
+    }
 }
 
 tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
@@ -746,17 +778,19 @@ tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
     const tch_tree* t = a->tree;
     int nv = t->nv;
     generalized_forces(m, d, w);
-    tch_status s = factored_accelerations(m, d, w, w->qvel_next, err);
+    tch_status s = factored_accelerations(m, d, w, w->qvel_next, false, err);
+    w->step_factored = s == TCH_OK && m->integrator == TCH_INTEGRATOR_IMPLICIT;
     if (s != TCH_OK) {
         return s;
     }
     for (int k = 0; k < nv; ++k) {
         w->qvel_next[k] = d->qvel[k] + prediction->h * w->qvel_next[k];
     }
+    mark_read_links(m, d, w);
     for (int b = 1; b < m->body_count; ++b) {
         prediction->links[b].joined = 0;
-        if (!predicted_link(m, b)) {
-            continue; /* welded to a link, or a lone free body: predicted as a free body */
+        if (!predicted_link(m, w, b)) {
+            continue; /* welded to a link, a lone free body or unread: as a free body */
         }
         link_jacobian(m, d, w, b);
         predict_link_twist(m, w, b, prediction);
@@ -769,7 +803,7 @@ void tch_articulation_predict_link_velocities(const tch_model* m, const tch_data
                                               tch_articulation_work* w,
                                               tch_velocity_prediction* prediction) {
     for (int b = 1; b < m->body_count; ++b) {
-        if (predicted_link(m, b)) {
+        if (predicted_link(m, w, b)) {
             link_jacobian(m, d, w, b);
             predict_link_twist(m, w, b, prediction);
         }

@@ -71,6 +71,12 @@ typedef struct tch_articulation_work {
     tch_real* tau;      /* [nv] generalized forces */
     tch_real* jacobian; /* [6 nv] angular rows, then linear rows */
     tch_real* qvel_next; /* [nv] the predicted qvel of friction's prediction */
+    /* [model bodies] the links whose prediction a pair's friction reads this evaluation (a
+     * root of a pair whose model takes friction from the prediction) */
+    unsigned char* link_read;
+    /* the tree data's factor is the implicit step's matrix at this evaluation's state (made by
+     * tch_articulation_predict_links, reused by _accelerations; cleared by the kinematics) */
+    bool step_factored;
 } tch_articulation_work;
 
 /* Builds the tree (errors name the body or joint: tch_error.element) and the passive-force
@@ -101,7 +107,9 @@ tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_a
 /* Friction's prediction for the links (contact/contact.h, after the normal forces): the
  * generalized velocities after one step under the links' loads so far, qvel + h (A [+ h D])^-1
  * (Q - b - g), give each link's predicted v_WCm and w_W, and each link gets its mobility
- * (tch_link_mobility); lone free bodies and bodies welded to links are left as they are.
+ * (tch_link_mobility): each link that a pair's friction reads (a root of a touching pair whose
+ * model has friction_forces); the others, lone free bodies and bodies welded to links are
+ * left as they are.
  * TCH_ERR_NUMERICAL when a dof moves no mass. */
 tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
                                           tch_articulation_work* w,

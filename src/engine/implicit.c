@@ -348,8 +348,9 @@ static void write_twist(tch_real* x, tch_vec3 v, tch_vec3 w) {
     }
 }
 
-/* The mass blocks diag(m 1, I_W) of the free bodies, and each tree's step matrix A + h D
- * over its dofs (tch_articulation_predict_links built it this evaluation). */
+/* The mass blocks diag(m 1, I_W) of the free bodies, and each tree's step matrix
+ * A + h D_J + h^2 K_J over its dofs (tch_articulation_predict_links built it this
+ * evaluation). */
 static void assemble_bodies(const tch_model* m, const tch_data* d, implicit_system* s) {
     for (int g = 0; g < s->group_count; ++g) {
         const tree_group* group = &s->groups[g];
