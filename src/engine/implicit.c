@@ -60,7 +60,8 @@ typedef struct tch_implicit_system implicit_system;
 
 /* The system of the last build, kept with its factor across evaluations in memory of its own
  * (a block grown to the largest build, like the arena), and what it was built at: each pair's
- * contacts and net wrench and each free body's orientation (`signature`). An evaluation at the
+ * contacts and net wrench, each free body's orientation, each link's pose and each tree's block
+ * of the step matrix (`signature`). An evaluation at the
  * same signature, to 1e-9, reuses it: the linearization is a function of those, and the
  * linearly implicit step with a Jacobian from an earlier state is still a W-method (Hairer and
  * Wanner, sec. IV.7); a resting stack then skips its linearization and factorization. */
