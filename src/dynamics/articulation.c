@@ -17,7 +17,8 @@ static const tch_real LIMIT_TIME_CONSTANT = 0.02;
 /* Joint Coulomb friction (frictionloss) is the regularized force -f tanh(v / v_s). v_s is
  * FRICTION_SPEED, raised where an explicit step of h would make it unstable (its slope f / v_s
  * on the dof's inertia must keep h f / (v_s A_jj) <= 1): v_s = max(FRICTION_SPEED,
- * h f / A_jj). */
+ * h f / A_jj). The implicit integrator takes the slope into its step (add_joint_step_terms)
+ * and keeps FRICTION_SPEED at any step. */
 static const tch_real FRICTION_SPEED = 1e-2;
 
 #define CALLOC_ARRAY(ptr, n) ((ptr) = calloc((size_t)((n) > 0 ? (n) : 1), sizeof *(ptr)))
@@ -39,7 +40,8 @@ void tch_articulation_destroy(tch_articulation* a) {
     free(a);
 }
 
-/* The diagonal of A at qpos0 sets the limit springs and the friction regularization. */
+/* The diagonal of A at qpos0 sets the limit springs and the friction regularization (h the
+ * explicit integrator's step, 0 for the implicit one). */
 static tch_status set_passive_parameters(tch_articulation* a, const tch_real* frictionloss,
                                          tch_real h, tch_error* err) {
     const tch_tree* t = a->tree;
@@ -134,7 +136,8 @@ static void mark_subtrees(tch_articulation* a) {
 }
 
 tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* frictionloss,
-                                   tch_real timestep, tch_articulation** out, tch_error* err) {
+                                   tch_real timestep, tch_integrator integrator,
+                                   tch_articulation** out, tch_error* err) {
     *out = NULL;
     tch_articulation* a = calloc(1, sizeof *a);
     if (!a) {
@@ -148,7 +151,8 @@ tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* fric
         s = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the joints");
     }
     if (s == TCH_OK) {
-        s = set_passive_parameters(a, frictionloss, timestep, err);
+        s = set_passive_parameters(a, frictionloss,
+                                   integrator == TCH_INTEGRATOR_IMPLICIT ? 0 : timestep, err);
     }
     if (s == TCH_OK && (!CALLOC_ARRAY(a->body_lone, def->body_count + 1) ||
                         !CALLOC_ARRAY(a->body_top, def->body_count + 1) ||
@@ -174,7 +178,8 @@ tch_status tch_articulation_work_create(const tch_articulation* a, tch_articulat
     tch_error ignored;
     if (!w || tch_tree_data_create(a->tree, 6, &w->tree, &ignored) != TCH_OK ||
         !CALLOC_ARRAY(w->tau, a->tree->nv) || !CALLOC_ARRAY(w->jacobian, 6 * a->tree->nv) ||
-        !CALLOC_ARRAY(w->qvel_next, a->tree->nv)) {
+        !CALLOC_ARRAY(w->qvel_next, a->tree->nv) ||
+        !CALLOC_ARRAY(w->link_read, a->tree->body_count + 1)) {
         tch_articulation_work_destroy(w);
         return TCH_ERR_OUT_OF_MEMORY;
     }
@@ -190,6 +195,7 @@ void tch_articulation_work_destroy(tch_articulation_work* w) {
     free(w->tau);
     free(w->jacobian);
     free(w->qvel_next);
+    free(w->link_read);
     free(w);
 }
 
@@ -321,6 +327,53 @@ static void add_equality_forces(const tch_articulation* a, const tch_tree_data* 
     }
 }
 
+/* S(r) = [1, -[r]x]: the displacement of the material point at r from a body's centre of
+ * mass under its (delta, phi), as columns col .. col + 5 of the 3 x 12 map G, times sign. */
+static void point_map(tch_real G[3][12], int col, tch_vec3 r, tch_real sign) {
+    tch_real rx[3][3] = {{0, -r.z, r.y}, {r.z, 0, -r.x}, {-r.y, r.x, 0}};
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j) {
+            G[i][col + j] = sign * (tch_real)(i == j);
+            G[i][col + 3 + j] = -sign * rx[i][j];
+        }
+    }
+}
+
+/* out -= gain G^T G over the 12 twist coordinates. */
+static void add_gram(tch_real out[12][12], tch_real G[3][12], tch_real gain) {
+    for (int r = 0; r < 12; ++r) {
+        for (int c = 0; c < 12; ++c) {
+            out[r][c] -= gain * (G[0][r] * G[0][c] + G[1][r] * G[1][c] + G[2][r] * G[2][c]);
+        }
+    }
+}
+
+void tch_articulation_linearize_equality(const tch_model* m, const tch_data* d,
+                                         const tch_articulation_work* w, int i, int root[2],
+                                         tch_pair_linearization* out) {
+    const tch_articulation_equality* e = &m->articulation->equalities[i];
+    tch_vec3 p1_W, p2_W, r_W;
+    equality_errors(m->articulation->tree, w->tree, e, &p1_W, &p2_W, &r_W);
+    root[0] = m->body_root[e->body1 + 1];
+    root[1] = e->body2 >= 0 ? m->body_root[e->body2 + 1] : 0;
+    memset(out->K, 0, sizeof out->K);
+    memset(out->D, 0, sizeof out->D);
+    tch_real G[3][12]; /* the connect's relative displacement p1 - p2 */
+    point_map(G, 0, tch_v3_sub(p1_W, d->body_p_WCm[root[0]]), 1);
+    point_map(G, 6, tch_v3_sub(p2_W, d->body_p_WCm[root[1]]), -1);
+    add_gram(out->K, G, e->k);
+    add_gram(out->D, G, e->b);
+    if (e->weld) { /* the relative rotation phi_2 - phi_1 */
+        memset(G, 0, sizeof G);
+        for (int k = 0; k < 3; ++k) {
+            G[k][3 + k] = -1;
+            G[k][9 + k] = 1;
+        }
+        add_gram(out->K, G, e->k_rot);
+        add_gram(out->D, G, e->b_rot);
+    }
+}
+
 /* The equality springs' potential energy. */
 static tch_real equality_energy(const tch_articulation* a, const tch_tree_data* data) {
     tch_real energy = 0;
@@ -338,6 +391,7 @@ static tch_real equality_energy(const tch_articulation* a, const tch_tree_data* 
 
 void tch_articulation_positions(const tch_model* m, tch_data* d, tch_articulation_work* w) {
     const tch_tree* t = m->articulation->tree;
+    w->step_factored = false;
     tch_tree_positions(t, w->tree, d->qpos);
     d->body_X_WB[0] = tch_x_identity();
     d->body_R_WB[0] = tch_m3_identity();
@@ -356,6 +410,7 @@ void tch_articulation_positions(const tch_model* m, tch_data* d, tch_articulatio
 
 void tch_articulation_velocities(const tch_model* m, tch_data* d, tch_articulation_work* w) {
     const tch_tree* t = m->articulation->tree;
+    w->step_factored = false;
     tch_tree_velocities(t, w->tree, d->qvel);
     for (int b = 1; b < m->body_count; ++b) {
         tch_tree_point_velocity(t, w->tree, b - 1, d->body_p_WCm[b], &d->body_w_W[b],
@@ -473,33 +528,154 @@ void tch_articulation_actuator_forces(const tch_model* m, tch_data* d, tch_real*
     }
 }
 
-/* The linearly implicit Euler step in the joint dampers D (m->integrator IMPLICIT):
- * (A + h D) qacc = Q - (b + g), so that v + h qacc is the step of M v' = f with the damping
- * force taken at the new velocity (docs/integrators.md's linearization, restricted to the
- * joints); through CRBA, A + h D and its L^T D L factor (tree_dynamics.c). */
-/* The factor of the step's matrix: A, plus h D with the implicit integrator. */
-static tch_status factor_step_matrix(const tch_model* m, tch_articulation_work* w,
-                                     tch_error* err) {
-    const tch_tree* t = m->articulation->tree;
-    int nv = t->nv;
-    tch_tree_mass_matrix(t, w->tree);
-    if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
-        for (int k = 0; k < nv; ++k) {
-            w->tree->M[(size_t)k * (size_t)nv + (size_t)k] += m->timestep * t->dof_damping[k];
-        }
+/* ---- the linearly implicit step in the joints' own forces ---- */
+
+/* With the implicit integrator the joints' own forces are in the step (docs/articulated.md,
+ * "Implicit joint forces"): the linearly implicit Euler step of docs/integrators.md,
+ *
+ *     (A - h D_J - h^2 K_J) qacc = Q - (b + g) + h K_J q',
+ *
+ * with K_J and D_J the stiffness and damping of the joints' springs, dampers, limits and
+ * regularized friction on the joint's own dofs (the diagonal, a ball's 3x3 block). They keep
+ * the tree's sparsity (a dof couples only with itself and its ancestors), so A's L^T D L
+ * factor takes them at no cost, whether or not the tree touches anything, and the implicit
+ * contact system takes the same matrix as a tree's block (engine/implicit.c). Terms are
+ * added to the step matrix M (nv x nv, row-major) and the right-hand side rhs. */
+
+/* A one-sided limit in the step: e is how far the joint is beyond the limit (negative inside)
+ * and rate de/dt. The force k e + b rate pushes back while it is positive beyond the limit
+ * (the passive force has it). Inside the limit, a step that at this rate would pass it takes
+ * the spring unclamped over the whole step (so the gap closes within the step, as the lcp
+ * row's target lets it, instead of a step late by up to h times the speed); *missing is then
+ * the unclamped force, which the passive force (zero inside) lacks. Whether the step takes the
+ * spring and damper. */
+static bool limit_in_step(tch_real k, tch_real b, tch_real e, tch_real rate, tch_real h,
+                          tch_real* missing) {
+    *missing = 0;
+    if (e >= 0) {
+        return k * e + b * rate > 0;
     }
-    return tch_tree_factor(t, w->tree, err);
+    if (e + h * rate > 0) {
+        *missing = k * e + b * rate;
+        return true;
+    }
+    return false;
 }
 
-/* qacc = (A [+ h D])^-1 (Q - b - g) through the factor, Q in w->tau. */
-static tch_status factored_accelerations(const tch_model* m, tch_articulation_work* w,
-                                         tch_real* qacc, tch_error* err) {
+/* A hinge's or slide's limits in the step: the force s (k e + b e') with s = +1 at the lower
+ * limit (e = lower - q) and -1 at the upper (e = q - upper), so K = -k and D = -b on its dof. */
+static void add_limit_step_terms(const tch_articulation* a, int j, const tch_real* qpos,
+                                 const tch_real* qvel, tch_real h, tch_real* M, tch_real* rhs) {
+    const tch_tree_joint* joint = &a->tree->joints[j];
+    int nv = a->tree->nv, k = joint->dof;
+    tch_real q = qpos[joint->qpos], v = qvel[k];
+    tch_real stiffness = a->joint_limit_stiffness[j], damping = a->joint_limit_damping[j];
+    for (int side = 0; side < 2; ++side) {
+        tch_real s = side == 0 ? 1 : -1; /* the direction the limit pushes */
+        tch_real e = s * (joint->range[side] - q), missing;
+        if (limit_in_step(stiffness, damping, e, -s * v, h, &missing)) {
+            if (M) {
+                M[(size_t)k * (size_t)nv + (size_t)k] += h * damping + h * h * stiffness;
+            }
+            rhs[k] += s * missing - h * stiffness * v;
+            return;
+        }
+    }
+}
+
+/* A limited ball's cone in the step: the torque -(k e + b e') a on its dofs (e = theta - limit,
+ * e' = a . w), so K = -k a a^T and D = -b a a^T on its 3x3 block (a's own turn with the
+ * rotation, a term of the size of the torque, is left out: the step stays a W-method). */
+static void add_ball_limit_step_terms(const tch_articulation* a, int j, const tch_real* qpos,
+                                      const tch_real* qvel, tch_real h, tch_real* M,
+                                      tch_real* rhs) {
+    const tch_tree_joint* joint = &a->tree->joints[j];
+    tch_ball_cone cone = tch_articulation_ball_cone(joint, qpos);
+    const tch_real* w = qvel + joint->dof;
+    tch_real axis[3] = {cone.axis.x, cone.axis.y, cone.axis.z};
+    tch_real rate = axis[0] * w[0] + axis[1] * w[1] + axis[2] * w[2];
+    tch_real stiffness = a->joint_limit_stiffness[j], damping = a->joint_limit_damping[j];
+    tch_real missing;
+    if (!limit_in_step(stiffness, damping, cone.angle - cone.limit, rate, h, &missing)) {
+        return;
+    }
+    int nv = a->tree->nv;
+    for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3 && M; ++c) {
+            M[(size_t)(joint->dof + r) * (size_t)nv + (size_t)(joint->dof + c)] +=
+                (h * damping + h * h * stiffness) * axis[r] * axis[c];
+        }
+        rhs[joint->dof + r] -= (missing + h * stiffness * rate) * axis[r];
+    }
+}
+
+/* The slope of the regularized friction -f tanh(v / v_s) that the step takes, given the
+ * velocity v_next the dof would reach by its own explicit step: the tangent f / v_s
+ * sech^2(v / v_s) (0 while the joint slides fast: the step then slows it by exactly h f over
+ * its inertia), but the secant f tanh(v / v_s) / v when v_next is past zero, where the
+ * tangent would let one step turn the joint around (and the next one back: the explicit
+ * step's instability). With the secant the step brings the velocity toward zero without
+ * passing it. */
+static tch_real friction_step_damping(tch_real f, tch_real speed, tch_real v, tch_real v_next) {
+    tch_real x = v / speed;
+    if (v * v_next <= 0) {
+        return fabs(x) > 1e-8 ? f * tanh(x) / v : f / speed;
+    }
+    tch_real sech = 1 / cosh(fmin(fabs(x), 350)); /* cosh overflows beyond 710 */
+    return f / speed * sech * sech;
+}
+
+/* Each dof's damper, spring and regularized friction, and every limit, into the step (M NULL:
+ * the right-hand side alone, for a matrix already made at this state). */
+static void add_joint_step_terms(const tch_articulation* a, const tch_real* qpos,
+                                 const tch_real* qvel, tch_real h, tch_real* M, tch_real* rhs) {
+    const tch_tree* t = a->tree;
+    for (int k = 0; k < t->nv; ++k) {
+        int joint = t->links[t->dof_link[k]].joint;
+        tch_real stiffness = joint >= 0 ? t->joints[joint].stiffness : 0;
+        if (M) {
+            tch_real* M_kk = &M[(size_t)k * (size_t)t->nv + (size_t)k];
+            tch_real damping = t->dof_damping[k];
+            if (a->dof_frictionloss[k] > 0 &&
+                !tch_articulation_friction_rows(a, &t->joints[joint])) {
+                tch_real v_next = qvel[k] + h * rhs[k] / *M_kk; /* the dof alone, explicitly */
+                damping += friction_step_damping(a->dof_frictionloss[k],
+                                                 a->dof_friction_speed[k], qvel[k], v_next);
+            }
+            *M_kk += h * damping + h * h * stiffness;
+        }
+        rhs[k] -= h * stiffness * qvel[k];
+    }
+    for (int j = 0; j < t->joint_count && !a->limit_rows; ++j) {
+        const tch_tree_joint* joint = &t->joints[j];
+        if (joint->limited && joint->type == TCH_TREE_JOINT_BALL) {
+            add_ball_limit_step_terms(a, j, qpos, qvel, h, M, rhs);
+        } else if (joint->limited) {
+            add_limit_step_terms(a, j, qpos, qvel, h, M, rhs);
+        }
+    }
+}
+
+/* qacc = M^-1 (Q - b - g) through the factor of the step's matrix M: A, and with the implicit
+ * integrator the joints' terms above (Q in w->tau). With `reuse` the factor in w is this
+ * state's already (tch_articulation_predict_links made it in this evaluation). */
+static tch_status factored_accelerations(const tch_model* m, const tch_data* d,
+                                         tch_articulation_work* w, tch_real* qacc, bool reuse,
+                                         tch_error* err) {
     const tch_tree* t = m->articulation->tree;
+    bool implicit = m->integrator == TCH_INTEGRATOR_IMPLICIT;
     tch_tree_rnea(t, w->tree, NULL, qacc);
     for (int k = 0; k < t->nv; ++k) {
         qacc[k] = w->tau[k] - qacc[k];
     }
-    tch_status s = factor_step_matrix(m, w, err);
+    if (!reuse) {
+        tch_tree_mass_matrix(t, w->tree);
+    }
+    if (implicit) {
+        add_joint_step_terms(m->articulation, d->qpos, d->qvel, m->timestep,
+                             reuse ? NULL : w->tree->M, qacc);
+    }
+    tch_status s = reuse ? TCH_OK : tch_tree_factor(t, w->tree, err);
     if (s == TCH_OK) {
         tch_tree_solve(t, w->tree, qacc);
     }
@@ -531,7 +707,9 @@ tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_a
                                           tch_error* err) {
     generalized_forces(m, d, w);
     if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
-        return factored_accelerations(m, w, d->qacc, err);
+        bool reuse = w->step_factored;
+        w->step_factored = false;
+        return factored_accelerations(m, d, w, d->qacc, reuse, err);
     }
     return tch_tree_aba(m->articulation->tree, w->tree, w->tau, d->qacc, err);
 }
@@ -573,9 +751,24 @@ static void predict_link_twist(const tch_model* m, tch_articulation_work* w, int
                                   jacobian_row_dot(w, nv, 5, w->qvel_next));
 }
 
-/* Is model body b a link that the prediction takes (not welded to one, not a lone body)? */
-static bool predicted_link(const tch_model* m, int b) {
-    return m->body_free[b] && !m->articulation->body_lone[b];
+/* Is model body b a link that the prediction takes (not welded to one, not a lone body) and
+ * that a pair's friction reads (w->link_read)? */
+static bool predicted_link(const tch_model* m, const tch_articulation_work* w, int b) {
+    return m->body_free[b] && !m->articulation->body_lone[b] && w->link_read[b];
+}
+
+/* w->link_read: the roots of the pairs whose model reads the prediction (the mobility of the
+ * other links, a tenth of the two-arm scene's step, would go unread). */
+static void mark_read_links(const tch_model* m, const tch_data* d, tch_articulation_work* w) {
+    memset(w->link_read, 0, (size_t)m->body_count);
+    for (int i = 0; i < d->pair_result_count; ++i) {
+        const tch_pair_result* pair = &d->pair_results[i];
+        const tch_contact_ops* ops = tch_model_contact_ops(m, pair->model);
+        if (ops->kind == TCH_CONTACT_KIND_FORCE && ops->friction_forces) {
+            w->link_read[m->body_root[m->geom_body[pair->geom_a]]] = 1;
+            w->link_read[m->body_root[m->geom_body[pair->geom_b]]] = 1;
+        }
+    }
 }
 
 tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
@@ -585,17 +778,19 @@ tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
     const tch_tree* t = a->tree;
     int nv = t->nv;
     generalized_forces(m, d, w);
-    tch_status s = factored_accelerations(m, w, w->qvel_next, err);
+    tch_status s = factored_accelerations(m, d, w, w->qvel_next, false, err);
+    w->step_factored = s == TCH_OK && m->integrator == TCH_INTEGRATOR_IMPLICIT;
     if (s != TCH_OK) {
         return s;
     }
     for (int k = 0; k < nv; ++k) {
         w->qvel_next[k] = d->qvel[k] + prediction->h * w->qvel_next[k];
     }
+    mark_read_links(m, d, w);
     for (int b = 1; b < m->body_count; ++b) {
         prediction->links[b].joined = 0;
-        if (!predicted_link(m, b)) {
-            continue; /* welded to a link, or a lone free body: predicted as a free body */
+        if (!predicted_link(m, w, b)) {
+            continue; /* welded to a link, a lone free body or unread: as a free body */
         }
         link_jacobian(m, d, w, b);
         predict_link_twist(m, w, b, prediction);
@@ -608,7 +803,7 @@ void tch_articulation_predict_link_velocities(const tch_model* m, const tch_data
                                               tch_articulation_work* w,
                                               tch_velocity_prediction* prediction) {
     for (int b = 1; b < m->body_count; ++b) {
-        if (predicted_link(m, b)) {
+        if (predicted_link(m, w, b)) {
             link_jacobian(m, d, w, b);
             predict_link_twist(m, w, b, prediction);
         }

@@ -71,13 +71,21 @@ typedef struct tch_articulation_work {
     tch_real* tau;      /* [nv] generalized forces */
     tch_real* jacobian; /* [6 nv] angular rows, then linear rows */
     tch_real* qvel_next; /* [nv] the predicted qvel of friction's prediction */
+    /* [model bodies] the links whose prediction a pair's friction reads this evaluation (a
+     * root of a pair whose model takes friction from the prediction) */
+    unsigned char* link_read;
+    /* the tree data's factor is the implicit step's matrix at this evaluation's state (made by
+     * tch_articulation_predict_links, reused by _accelerations; cleared by the kinematics) */
+    bool step_factored;
 } tch_articulation_work;
 
 /* Builds the tree (errors name the body or joint: tch_error.element) and the passive-force
  * data. frictionloss is per joint. The limit springs and friction regularization are set from
- * the joint-space inertia at qpos0 (see articulation.c). */
+ * the joint-space inertia at qpos0, the regularization for the model's integrator and step
+ * (see articulation.c). */
 tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* frictionloss,
-                                   tch_real timestep, tch_articulation** out, tch_error* err);
+                                   tch_real timestep, tch_integrator integrator,
+                                   tch_articulation** out, tch_error* err);
 void tch_articulation_destroy(tch_articulation* a);
 /* Copies the equality constraints and sets their points and springs from qpos0. Errors name
  * the constraint's index when its effective mass is zero (it moves nothing). */
@@ -99,7 +107,9 @@ tch_status tch_articulation_accelerations(const tch_model* m, tch_data* d, tch_a
 /* Friction's prediction for the links (contact/contact.h, after the normal forces): the
  * generalized velocities after one step under the links' loads so far, qvel + h (A [+ h D])^-1
  * (Q - b - g), give each link's predicted v_WCm and w_W, and each link gets its mobility
- * (tch_link_mobility); lone free bodies and bodies welded to links are left as they are.
+ * (tch_link_mobility): each link that a pair's friction reads (a root of a touching pair whose
+ * model has friction_forces); the others, lone free bodies and bodies welded to links are
+ * left as they are.
  * TCH_ERR_NUMERICAL when a dof moves no mass. */
 tch_status tch_articulation_predict_links(const tch_model* m, tch_data* d,
                                           tch_articulation_work* w,
@@ -118,6 +128,17 @@ const tch_real* tch_articulation_step_matrix(const tch_articulation_work* w);
 void tch_articulation_predict_link_velocities(const tch_model* m, const tch_data* d,
                                               tch_articulation_work* w,
                                               tch_velocity_prediction* prediction);
+/* Equality i's spring-damper linearized for the implicit step (engine/implicit.c, after the
+ * positions): root[0] and root[1] receive the model roots of body1 and body2 (0 for the
+ * world), and out's K and D (12 x 12 over (delta, phi) of root[0], then root[1], centre-of-mass
+ * coordinates as contact/contact.h's) the stiffness and damping of its connect part, -k G^T G
+ * with G = [S(r1), -S(r2)] the relative displacement of p1 and p2 (S(r) = [1, -[r]x], r from
+ * the root's centre of mass), and of a weld's rotation, -k_rot H^T H with H = [0, -1, 0, 1].
+ * The lever arms' own turn (a geometric term of the size of the force) is left out, as the
+ * contact models' G is; out->G is not touched. */
+void tch_articulation_linearize_equality(const tch_model* m, const tch_data* d,
+                                         const tch_articulation_work* w, int i, int root[2],
+                                         tch_pair_linearization* out);
 /* A limited ball joint's cone (docs/articulated.md, "Limits of ball joints"): the rotation
  * angle theta = |r| of its quaternion (r its rotation vector, the same in the parent's and the
  * body's axes), the unit axis r / theta (x when theta is 0), and the limit angle

@@ -60,7 +60,8 @@ typedef struct tch_implicit_system implicit_system;
 
 /* The system of the last build, kept with its factor across evaluations in memory of its own
  * (a block grown to the largest build, like the arena), and what it was built at: each pair's
- * contacts and net wrench and each free body's orientation (`signature`). An evaluation at the
+ * contacts and net wrench, each free body's orientation, each link's pose and each tree's block
+ * of the step matrix (`signature`). An evaluation at the
  * same signature, to 1e-9, reuses it: the linearization is a function of those, and the
  * linearly implicit step with a Jacobian from an earlier state is still a W-method (Hairer and
  * Wanner, sec. IV.7); a resting stack then skips its linearization and factorization. */
@@ -163,11 +164,10 @@ static const tree_group* group_of_link(const tch_model* m, implicit_system* s, i
     return &s->groups[s->group_at_dof[first]];
 }
 
-/* Geom's side of a pair: its root's node, or its tree's group and the link's Jacobian. 0, or
- * -1 when out of memory. */
-static int pair_side_of(const tch_model* m, tch_data* d, implicit_system* s, int geom,
-                        pair_side* side) {
-    int root = m->body_root[m->geom_body[geom]];
+/* The side of model root `root`: its node, or its tree's group and the link's Jacobian, or
+ * none (static). 0, or -1 when out of memory. */
+static int root_side(const tch_model* m, tch_data* d, implicit_system* s, int root,
+                     pair_side* side) {
     *side = (pair_side){.node = s->node_of_body[root], .width = 6, .T = NULL};
     if (side->node >= 0 || !is_link(m, root)) {
         return 0;
@@ -202,8 +202,9 @@ static const tch_contact_ops* linearizable(const tch_data* d, int i) {
 /* Every pair whose model linearizes and that moves a free body, linearized; K and D
  * symmetrized (a model's local stiffness need not be symmetric, engine/implicit.h). */
 static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) {
-    s->pairs = take(d, (size_t)d->pair_result_count + 1, sizeof *s->pairs, /* + the spring */
-                    "implicit pairs");
+    int equalities = m->articulation ? m->articulation->equality_count : 0;
+    s->pairs = take(d, (size_t)(d->pair_result_count + 1 + equalities), /* + the spring */
+                    sizeof *s->pairs, "implicit pairs");
     if (!s->pairs) {
         return -1;
     }
@@ -216,8 +217,8 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
         if (!ops) {
             continue;
         }
-        if (pair_side_of(m, d, s, result->geom_a, &p->side[0]) != 0 ||
-            pair_side_of(m, d, s, result->geom_b, &p->side[1]) != 0) {
+        if (root_side(m, d, s, m->body_root[m->geom_body[result->geom_a]], &p->side[0]) != 0 ||
+            root_side(m, d, s, m->body_root[m->geom_body[result->geom_b]], &p->side[1]) != 0) {
             return -1;
         }
 
@@ -236,6 +237,28 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
         symmetrize(p->lin.K);
         symmetrize(p->lin.D);
         s->pair_count++;
+    }
+    return 0;
+}
+
+/* ---- equality springs ---- */
+
+/* Every equality constraint's spring-damper (dynamics/articulation.h: connect and weld) as
+ * one more pair between the roots of its two bodies, its K and D from
+ * tch_articulation_linearize_equality (docs/articulated.md, "Equality constraints"). 0, or
+ * -1 when out of memory. */
+static int append_equalities(const tch_model* m, tch_data* d, implicit_system* s) {
+    int count = m->articulation ? m->articulation->equality_count : 0;
+    for (int i = 0; i < count; ++i) {
+        linear_pair* p = &s->pairs[s->pair_count];
+        int root[2];
+        tch_articulation_linearize_equality(m, d, d->internal->articulation, i, root, &p->lin);
+        p->lin.geometric = 0;
+        if (root_side(m, d, s, root[0], &p->side[0]) != 0 ||
+            root_side(m, d, s, root[1], &p->side[1]) != 0) {
+            return -1;
+        }
+        s->pair_count += p->side[0].node >= 0 || p->side[1].node >= 0;
     }
     return 0;
 }
@@ -326,8 +349,9 @@ static void write_twist(tch_real* x, tch_vec3 v, tch_vec3 w) {
     }
 }
 
-/* The mass blocks diag(m 1, I_W) of the free bodies, and each tree's step matrix A + h D
- * over its dofs (tch_articulation_predict_links built it this evaluation). */
+/* The mass blocks diag(m 1, I_W) of the free bodies, and each tree's step matrix
+ * A + h D_J + h^2 K_J over its dofs (tch_articulation_predict_links built it this
+ * evaluation). */
 static void assemble_bodies(const tch_model* m, const tch_data* d, implicit_system* s) {
     for (int g = 0; g < s->group_count; ++g) {
         const tree_group* group = &s->groups[g];
@@ -474,7 +498,8 @@ static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
 
 /* The system, when some pair is linearized (s->pair_count > 0). -1 when out of memory. */
 static int prepare(const tch_model* m, tch_data* d, implicit_system* s) {
-    if (index_bodies(m, d, s) != 0 || linearize_pairs(m, d, s) != 0) {
+    if (index_bodies(m, d, s) != 0 || linearize_pairs(m, d, s) != 0 ||
+        append_equalities(m, d, s) != 0) {
         return -1;
     }
     append_applied_spring(m, d, s);
@@ -536,9 +561,41 @@ static int sign_applied_spring(implicit_cache* c, int* count, const tch_applied_
            sign(c, count, spring->angular_damping);
 }
 
+/* The trees' part of the signature: every link's pose (its Jacobian's and the equality
+ * springs' lever arms are functions of them) and each subtree's block of the step matrix
+ * (the configuration's inertia and the joints' velocity-dependent terms), each entry at the
+ * size of the block's largest diagonal entry. */
+static int sign_trees(const tch_model* m, const tch_data* d, implicit_cache* c, int* count) {
+    const tch_articulation* a = m->articulation;
+    int failed = 0;
+    for (int b = 1; a && b < m->body_count; ++b) {
+        if (!is_link(m, b)) {
+            continue;
+        }
+        failed |= sign_vec3(c, count, d->body_p_WCm[b], 1);
+        for (int i = 0; i < 9; ++i) {
+            failed |= sign(c, count, d->body_R_WB[b].m[i / 3][i % 3]);
+        }
+        if (a->body_top[b] != b) {
+            continue;
+        }
+        const tch_real* A = tch_articulation_step_matrix(d->internal->articulation);
+        size_t nv = (size_t)m->nv, first = (size_t)a->body_dof_first[b];
+        int n = a->body_dof_count[b];
+        tch_real scale = 0;
+        for (int i = 0; i < n; ++i) {
+            scale = fmax(scale, A[(first + i) * nv + first + i]);
+        }
+        for (int i = 0; i < n * n; ++i) {
+            failed |= sign_scaled(c, count, A[(first + i / n) * nv + first + i % n], scale);
+        }
+    }
+    return failed;
+}
+
 /* This evaluation's signature, after the kept one: the pairs that the system linearizes (geoms,
- * contacts, net wrench) and the free bodies' orientations. Its length, or -1 when out of
- * memory. */
+ * contacts, net wrench), the free bodies' orientations and the trees' state (sign_trees). Its
+ * length, or -1 when out of memory. */
 static int take_signature(const tch_model* m, const tch_data* d, implicit_cache* c) {
     int count = 0, failed = 0;
     for (int i = 0; i < d->pair_result_count; ++i) {
@@ -566,6 +623,7 @@ static int take_signature(const tch_model* m, const tch_data* d, implicit_cache*
         }
     }
     failed |= sign_applied_spring(c, &count, &d->applied_spring);
+    failed |= sign_trees(m, d, c, &count);
     return failed ? -1 : count;
 }
 
@@ -653,9 +711,7 @@ tch_status tch_implicit_prepare(const tch_model* m, tch_data* d, tch_implicit_sy
                         "dampers; reduce the time step)",
                         d->time, m->body_name[s->body_of_node[failed - 1]]);
     }
-    /* a system with trees is not kept: it is a function of their configuration too, which the
-     * signature does not hold (and a resting tree's contacts are rebuilt each step) */
-    c->valid = s->group_count == 0;
+    c->valid = 1;
     return TCH_OK;
 }
 
@@ -791,15 +847,33 @@ void tch_implicit_correct_accelerations(tch_implicit_system* s, const tch_model*
 
 /* ---- checkpoints ---- */
 
-/* What a kept system reuses (the signature it was built at, its nodes, its pairs and its
- * factor); the per-evaluation vectors are not kept. Nothing but `valid` 0 when there is none. */
+/* The reals of the kept system's link Jacobians (its pairs' sides on trees). */
+static long jacobian_reals(const implicit_system* s) {
+    long count = 0;
+    for (int p = 0; p < s->pair_count; ++p) {
+        for (int k = 0; k < 2; ++k) {
+            count += s->pairs[p].side[k].T ? 6L * s->pairs[p].side[k].width : 0;
+        }
+    }
+    return count;
+}
+
+/* What a kept system reuses (the signature it was built at, its nodes, trees and pairs, its
+ * links' Jacobians and its factor); the per-evaluation vectors are not kept. `valid` is 0 when
+ * there is none, 1 for free bodies only (the layout before trees were kept), 2 with trees: then
+ * the trees' sizes follow it, and their groups and Jacobians the pairs. */
 void tch_implicit_cache_put(tch_stream* st, const tch_model* m, const tch_implicit_cache* c) {
-    int valid = c && c->valid;
+    int valid = c && c->valid ? 1 + (c->system.group_count > 0) : 0;
     TCH_PUT(st, valid);
     if (!valid) {
         return;
     }
     const implicit_system* s = &c->system;
+    if (valid == 2) {
+        tch_stream_put_count(st, s->free_count);
+        tch_stream_put_count(st, s->group_count);
+        tch_stream_put_count(st, jacobian_reals(s));
+    }
     tch_stream_put_count(st, c->signature_count);
     tch_stream_put(st, c->signature, (size_t)c->signature_count * sizeof *c->signature);
     TCH_PUT(st, s->h), TCH_PUT(st, s->friction_forces);
@@ -808,6 +882,18 @@ void tch_implicit_cache_put(tch_stream* st, const tch_model* m, const tch_implic
     tch_stream_put(st, s->node_of_body, (size_t)m->body_count * sizeof *s->node_of_body);
     tch_stream_put(st, s->body_of_node, (size_t)s->node_count * sizeof *s->body_of_node);
     tch_stream_put(st, s->pairs, (size_t)s->pair_count * sizeof *s->pairs);
+    if (valid == 2) {
+        tch_stream_put(st, s->groups, (size_t)s->group_count * sizeof *s->groups);
+        tch_stream_put(st, s->group_at_dof, (size_t)m->nv * sizeof *s->group_at_dof);
+        for (int p = 0; p < s->pair_count; ++p) {
+            for (int k = 0; k < 2; ++k) {
+                const pair_side* side = &s->pairs[p].side[k];
+                if (side->T) {
+                    tch_stream_put(st, side->T, 6 * (size_t)side->width * sizeof *side->T);
+                }
+            }
+        }
+    }
     if (s->pair_count > 0) {
         tch_real *values, *inverse;
         size_t value_count, inverse_count;
@@ -818,13 +904,76 @@ void tch_implicit_cache_put(tch_stream* st, const tch_model* m, const tch_implic
     }
 }
 
-/* The nodes and pairs read into the cache's block (laid out as prepare lays them) and checked:
- * 0, or -1 when out of memory or inconsistent. */
-static int read_system(tch_stream* st, const tch_model* m, tch_data* d, implicit_cache* c) {
+/* Is the read tree group g consistent with the system's nodes and the model's dofs? */
+static int bad_group(const tch_model* m, const implicit_system* s, const tree_group* g) {
+    return g->count < 1 || g->first < 0 || g->first + g->count > m->nv ||
+           g->node < s->free_count || g->node + nodes_of_width(g->count) > s->node_count;
+}
+
+/* Is a read pair side consistent: static, a free body's node, or a tree group's (its Jacobian
+ * over the group's dofs)? `has_T` is whether the stored side had one. */
+static int bad_side(const tch_model* m, const implicit_system* s, const pair_side* side,
+                    int has_T) {
+    if (side->node < -1 || side->node >= s->node_count) {
+        return 1;
+    }
+    if (!has_T) {
+        return side->width != 6 || side->node >= s->free_count;
+    }
+    for (int g = 0; g < s->group_count; ++g) {
+        if (s->groups[g].node == side->node && s->groups[g].count == side->width) {
+            return side->width > m->nv;
+        }
+    }
+    return 1;
+}
+
+/* The trees' groups and the pairs' Jacobians read into the cache's block (after the pairs);
+ * 0, or -1 when inconsistent. */
+static int read_trees(tch_stream* st, const tch_model* m, tch_data* d, long reals) {
+    implicit_system* s = &d->internal->implicit->system;
+    s->groups = take(d, (size_t)s->group_count, sizeof *s->groups, "implicit tree groups");
+    s->group_at_dof = take(d, (size_t)m->nv, sizeof(int), "implicit group at dof");
+    tch_real* T = take(d, (size_t)reals, sizeof(tch_real), "implicit link Jacobians");
+    tch_stream_get(st, s->groups, (size_t)s->group_count * sizeof *s->groups);
+    tch_stream_get(st, s->group_at_dof, (size_t)m->nv * sizeof *s->group_at_dof);
+    int bad = st->failed || !s->groups || !s->group_at_dof || !T;
+    for (int g = 0; !bad && g < s->group_count; ++g) {
+        bad |= bad_group(m, s, &s->groups[g]);
+    }
+    for (int k = 0; !bad && k < m->nv; ++k) {
+        bad |= s->group_at_dof[k] < -1 || s->group_at_dof[k] >= s->group_count;
+    }
+    long used = 0;
+    for (int p = 0; !bad && p < s->pair_count; ++p) {
+        for (int k = 0; k < 2 && !bad; ++k) {
+            pair_side* side = &s->pairs[p].side[k];
+            int has_T = side->T != NULL; /* the stored pointer says only whether it had one */
+            side->T = NULL;
+            bad |= bad_side(m, s, side, has_T) || (has_T && used + 6L * side->width > reals);
+            if (!bad && has_T) {
+                side->T = T + used;
+                tch_stream_get(st, side->T, 6 * (size_t)side->width * sizeof *side->T);
+                used += 6L * side->width;
+            }
+        }
+    }
+    return bad || st->failed || used != reals ? -1 : 0;
+}
+
+/* The nodes, trees and pairs read into the cache's block (laid out as prepare lays them) and
+ * checked: 0, or -1 when out of memory or inconsistent. */
+static int read_system(tch_stream* st, const tch_model* m, tch_data* d, implicit_cache* c,
+                       long reals) {
     implicit_system* s = &c->system;
-    size_t bytes = 2 * ((size_t)m->body_count * sizeof(int) + 16) +
-                   (size_t)s->pair_count * (sizeof *s->pairs + 2 * sizeof(int)) +
-                   3 * ((size_t)s->n * sizeof(tch_real) + 16) + 64;
+    int nv = m->articulation ? m->nv : 0;
+    size_t bytes = ((size_t)m->body_count * sizeof(int) + 16) +
+                   ((size_t)s->node_count * sizeof(int) + 16) +
+                   ((size_t)s->pair_count * sizeof *s->pairs + 16) +
+                   ((size_t)s->group_count * sizeof *s->groups + 16) +
+                   ((size_t)nv * sizeof(int) + 16) + ((size_t)reals * sizeof(tch_real) + 16) +
+                   3 * ((size_t)s->n * sizeof(tch_real) + 16) +
+                   2 * (size_t)s->pair_count * sizeof(int) + 64;
     if (bytes > c->capacity) {
         unsigned char* grown = realloc(c->memory, bytes);
         if (!grown) {
@@ -834,24 +983,23 @@ static int read_system(tch_stream* st, const tch_model* m, tch_data* d, implicit
     }
     c->used = 0, c->overflow = 0;
     s->node_of_body = take(d, (size_t)m->body_count, sizeof(int), "implicit node of body");
-    s->body_of_node = take(d, (size_t)m->body_count, sizeof(int), "implicit body of node");
+    s->body_of_node = take(d, (size_t)s->node_count, sizeof(int), "implicit body of node");
     s->pairs = take(d, (size_t)s->pair_count, sizeof *s->pairs, "implicit pairs");
     s->kv = take(d, (size_t)s->n, sizeof(tch_real), "implicit h^2 v*");
     s->dv = take(d, (size_t)s->n, sizeof(tch_real), "implicit h (v* - v0)");
     tch_stream_get(st, s->node_of_body, (size_t)m->body_count * sizeof *s->node_of_body);
     tch_stream_get(st, s->body_of_node, (size_t)s->node_count * sizeof *s->body_of_node);
     tch_stream_get(st, s->pairs, (size_t)s->pair_count * sizeof *s->pairs);
-    int bad = st->failed;
+    int bad = st->failed || (s->group_count > 0 && (nv == 0 || read_trees(st, m, d, reals) != 0));
     for (int b = 0; b < m->body_count; ++b) {
-        bad |= s->node_of_body[b] < -1 || s->node_of_body[b] >= s->node_count;
+        bad |= s->node_of_body[b] < -1 || s->node_of_body[b] >= s->free_count;
     }
     for (int n = 0; n < s->node_count; ++n) {
         bad |= s->body_of_node[n] <= 0 || s->body_of_node[n] >= m->body_count;
     }
-    for (int p = 0; p < s->pair_count; ++p) {
-        for (int k = 0; k < 2; ++k) {
-            const pair_side* side = &s->pairs[p].side[k]; /* free bodies only are kept */
-            bad |= side->node < -1 || side->node >= s->node_count || side->T || side->width != 6;
+    for (int p = 0; p < s->pair_count && s->group_count == 0; ++p) {
+        for (int k = 0; k < 2; ++k) { /* free bodies only */
+            bad |= bad_side(m, s, &s->pairs[p].side[k], s->pairs[p].side[k].T != NULL);
         }
     }
     return bad || (s->pair_count > 0 && build_matrix(d, s) != 0) ? -1 : 0;
@@ -877,8 +1025,14 @@ void tch_implicit_cache_get(tch_stream* st, const tch_model* m, tch_data* d) {
         return;
     }
     implicit_cache* c = existing_cache(d);
+    long free_count = -1, group_count = 0, reals = 0;
+    if (valid == 2) {
+        free_count = tch_stream_get_count(st, m->body_count);
+        group_count = tch_stream_get_count(st, m->body_count);
+        reals = tch_stream_get_count(st, 1L << 40);
+    }
     long count = tch_stream_get_count(st, 1L << 28);
-    if (!c || st->failed) {
+    if (!c || st->failed || (valid != 1 && valid != 2)) {
         st->failed = 1;
         return;
     }
@@ -895,11 +1049,16 @@ void tch_implicit_cache_get(tch_stream* st, const tch_model* m, tch_data* d) {
     implicit_system* s = &c->system;
     *s = (implicit_system){.matrix = c->matrix};
     TCH_GET(st, s->h), TCH_GET(st, s->friction_forces);
-    s->node_count = (int)tch_stream_get_count(st, m->body_count);
-    s->pair_count = (int)tch_stream_get_count(st, (long)m->geom_count * m->geom_count);
+    s->node_count = (int)tch_stream_get_count(st, (long)m->body_count + m->nv);
+    s->pair_count = (int)tch_stream_get_count(st, (long)m->geom_count * m->geom_count + 1 +
+                                                      (m->articulation
+                                                           ? m->articulation->equality_count
+                                                           : 0));
     s->n = 6 * s->node_count;
-    s->free_count = s->node_count; /* a system with trees is never kept */
-    if (st->failed || read_system(st, m, d, c) != 0 ||
+    s->free_count = valid == 2 ? (int)free_count : s->node_count;
+    s->group_count = (int)group_count;
+    if (st->failed || s->free_count > s->node_count ||
+        read_system(st, m, d, c, reals) != 0 ||
         (s->pair_count > 0 && read_factor(st, s) != 0)) {
         st->failed = 1;
         return;

@@ -7,10 +7,12 @@
  *     (M - h D - h^2 K) dv = h (f + h K v),   v+ = v + dv,   q+ = q (+) h v+
  *
  * over all free bodies, in centre-of-mass coordinates (v_WCm, w_W) per body, and over the
- * generalized velocities of every tree with a link in contact: there M is the step's
- * joint-space matrix A + h D_joints and a pair's K and D on a link's twist are carried to the
- * tree by the link's Jacobian J at its centre of mass, J^T K J (docs/articulated.md, "Implicit
- * contact on links"). Written as a
+ * generalized velocities of every tree with a link in contact or in an equality: there M is
+ * the step's joint-space matrix A + h D_J + h^2 K_J (with the joints' own springs, dampers,
+ * limits and friction, dynamics/articulation.c) and a pair's K and D on a link's twist are
+ * carried to the tree by the link's Jacobian J at its centre of mass, J^T K J
+ * (docs/articulated.md, "Implicit contact on links"); an equality spring is one more pair
+ * (K = -k G^T G on its two roots' twists). Written as a
  * correction of the semi-implicit Euler velocities v* = v + h M^-1 f, dv = h M^-1 f + x with
  *
  *     (M - h D - h^2 K) x = h^2 K v* + h D (v* - v)

@@ -904,8 +904,8 @@ tch_status tch_compile(const tch_spec* spec, tch_model** out, tch_error* err) {
     if (s == TCH_OK) s = compile_sites(&ctx, err);
     if (s == TCH_OK) s = compile_masses(&ctx, err);
     if (s == TCH_OK) s = compile_pairs(&ctx, err);
+    if (s == TCH_OK) choose_integrator(m); /* before the joints: their friction law follows it */
     if (s == TCH_OK) s = tch_compile_articulation(spec, m, err);
-    if (s == TCH_OK) choose_integrator(m);
     if (s == TCH_OK) s = check_force_restitution(m, err);
     if (s == TCH_OK) s = compile_keys(&ctx, err);
     if (s == TCH_OK) s = compile_model_internal(&ctx, err);

@@ -235,7 +235,8 @@ static tch_status build_articulation(const tch_spec* spec, tch_model* m, tree_so
         fill_tree_def(spec, m, &t);
         tch_tree_def def = {m->body_count - 1, t.bodies, t.joint_count, t.joints, 0, NULL,
                             m->gravity};
-        s = tch_articulation_create(&def, t.frictionloss, m->timestep, &m->articulation, err);
+        s = tch_articulation_create(&def, t.frictionloss, m->timestep, m->integrator,
+                                    &m->articulation, err);
         if (s != TCH_OK) {
             s = locate_error(spec, &t, m->body_count - 1, s, err);
         } else {

@@ -188,6 +188,27 @@ static void test_articulated_puma(void) {
     ENSURE(matched == 100);
 }
 
+/* A link carrying a ball rests on the floor beside a box, with volume and the implicit
+ * integrator: at rest the implicit system with the tree's block is kept across steps
+ * (engine/implicit.c, its signature holding the links' poses and the step matrix), and a
+ * checkpoint carries it, the tree's group and the link's Jacobian, so the restored run takes
+ * the same system. */
+static void test_articulated_implicit_contact(void) {
+    tch_model* m = compile_xml(
+        "<mujoco xmlns:touche='urn:touche'><option touche:contact='volume'/>"
+        "<worldbody><geom name='floor' type='plane' size='2 2 0.1'/>"
+        "<body name='arm' pos='0 0 0.3'><joint name='hinge' axis='0 1 0' damping='0.5' "
+        "stiffness='1' frictionloss='0.1'/>"
+        "<geom type='capsule' fromto='0 0 0 0.5 0 0' size='0.01' contype='0' conaffinity='0' "
+        "mass='0.2'/><geom name='ball' type='sphere' pos='0.5 0 0' size='0.05' mass='1'/>"
+        "</body><body name='box' pos='-0.5 0 0.1'><freejoint/>"
+        "<geom type='box' size='0.1 0.1 0.1'/></body></worldbody></mujoco>");
+    ENSURE(m && m->integrator == TCH_INTEGRATOR_IMPLICIT);
+    int matched = restored_matches(m, 1000, 100, "tree_implicit");
+    tch_model_destroy(m);
+    ENSURE(matched == 100);
+}
+
 /* Loads `path` into a data of m that has stepped 5 times: the status, and whether the data was
  * left unchanged. */
 static tch_status load_into_stepped(const tch_model* m, const char* path, tch_error* err,
@@ -349,6 +370,7 @@ int main(void) {
     RUN_TEST(test_pressure);
     RUN_TEST(test_lcp_warm_start_kept_factor_and_sleep);
     RUN_TEST(test_articulated_puma);
+    RUN_TEST(test_articulated_implicit_contact);
     RUN_TEST(test_bad_checkpoints_are_refused);
     RUN_TEST(test_unwritable_path);
     RUN_TEST(test_forged_payloads_are_read_safely);
