@@ -21,6 +21,7 @@
 
 #include <libqhull_r/qhull_ra.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,8 @@ struct tch_polyhedron_scratch {
     int cap_capacity;
     plane* planes;
     int plane_capacity;
+    tch_vec3* placed; /* [vertices of B] B's vertices in A's frame (plan_clip) */
+    int placed_capacity;
 };
 
 static tch_status out_of_memory(tch_error* err) {
@@ -167,6 +170,7 @@ void tch_polyhedron_free(tch_polyhedron* p) {
         free(s->cuts);
         free(s->cap);
         free(s->planes);
+        free(s->placed);
         free(s);
     }
     free_arrays(p);
@@ -628,30 +632,108 @@ tch_real tch_polyhedron_pair_size(const tch_convex_hull* a, const tch_convex_hul
 }
 
 
-/* Clipping starts from the piece with more faces and cuts it by the other's face planes: the
+/* The face planes of `cutter` (placed at X_AC) that cut the points v[0..count) (A's frame):
+ * bit f of *cutting is set when some point lies more than tol outside plane f. Returns the
+ * number of such planes, or -1 when a plane has every point more than tol outside it (the
+ * pieces are apart: the clipping would end empty there). */
+static int cutting_planes(const tch_vec3* v, int count, const tch_convex_hull* cutter,
+                          const placement* X_AC, tch_real tol, uint64_t* cutting) {
+    int planes = 0;
+    *cutting = 0;
+    for (int f = 0; f < cutter->face_count; ++f) {
+        const plane pl = placed_plane(cutter, X_AC, f, 0);
+        tch_real lowest = INFINITY, highest = -INFINITY;
+        for (int i = 0; i < count; ++i) {
+            const tch_real d = tch_v3_dot(pl.n, v[i]) - pl.offset;
+            lowest = d < lowest ? d : lowest;
+            highest = d > highest ? d : highest;
+        }
+        if (lowest > tol) {
+            return -1;
+        }
+        if (highest > tol) {
+            *cutting |= (uint64_t)1 << f;
+            ++planes;
+        }
+    }
+    return planes;
+}
+
+/* Which piece the clipping starts from, and the planes of the other it must cut by.
+ * Clipping starts from the piece with more faces and cuts it by the other's face planes: the
  * planes of the smaller piece (a box, a plane's half-space box) mostly leave the larger one
  * whole, which `measure` sees in O(V), while each plane of a finely faceted piece would cut a
- * box (a spinning top on the floor: about 98 cuts a step against 1). Same P either way. */
+ * box (a spinning top on the floor: about 98 cuts a step against 1). Pieces of as many faces
+ * (two boxes; a box and a plane's half-space box) start from the one fewer planes of the other
+ * cut, A on a tie: a box's corner in another's face is one cut of the first by the face plane,
+ * three of the second by the corner's planes, and a box on a plane one cut instead of five
+ * (pile_100: 2.3 cuts per pair instead of 3.1). The planes that leave the starting piece whole
+ * leave every part of it whole and are skipped; a plane with the other piece wholly outside
+ * ends the pair (returns 0: empty). Same P either way, to round-off. */
+typedef struct clip_plan {
+    int start_from_b;
+    uint64_t cutting; /* the cutter's planes to cut by (all of them when it has over 64) */
+} clip_plan;
+
+static int plan_clip(const tch_convex_hull* a, const tch_convex_hull* b,
+                     const placement* X_AB, tch_real tol, struct tch_polyhedron_scratch* s,
+                     clip_plan* plan) {
+    plan->start_from_b = b->face_count > a->face_count;
+    plan->cutting = ~(uint64_t)0;
+    if (a->face_count != b->face_count || a->face_count > 64) {
+        return 1;
+    }
+    if (grow((void**)&s->placed, &s->placed_capacity, b->vertex_count, sizeof *s->placed)) {
+        return -1;
+    }
+    for (int i = 0; i < b->vertex_count; ++i) {
+        s->placed[i] = tch_v3_add(tch_m3_mul_v3(X_AB->R, b->vertices_G[i]), X_AB->p);
+    }
+    const placement identity = placement_of(tch_x_identity());
+    uint64_t cut_a, cut_b;
+    const int cuts_of_a = cutting_planes(a->vertices_G, a->vertex_count, b, X_AB, tol, &cut_a);
+    if (cuts_of_a < 0) {
+        return 0;
+    }
+    const int cuts_of_b = cutting_planes(s->placed, b->vertex_count, a, &identity, tol, &cut_b);
+    if (cuts_of_b < 0) {
+        return 0;
+    }
+    plan->start_from_b = cuts_of_b < cuts_of_a;
+    plan->cutting = plan->start_from_b ? cut_b : cut_a;
+    return 1;
+}
+
 static tch_status clip(const tch_convex_hull* a, const tch_convex_hull* b, tch_transform X_AB,
                        tch_real size, int touching, tch_polyhedron* out, tch_error* err) {
     clear(out);
     struct tch_polyhedron_scratch* s = scratch_of(out);
-    const int start_from_b = b->face_count > a->face_count;
-    const tch_convex_hull* loaded = start_from_b ? b : a;
-    const tch_convex_hull* cutter = start_from_b ? a : b;
-    const placement X_AB_placed = placement_of(X_AB);
-    const placement X_AC = start_from_b ? placement_of(tch_x_identity()) : X_AB_placed;
-    const int cutter_owner = start_from_b ? TCH_FACE_OWNER_A : TCH_FACE_OWNER_B;
-    if (!s || load_hull(out, loaded, &X_AB_placed,
-                        start_from_b ? TCH_FACE_OWNER_B : TCH_FACE_OWNER_A)) {
+    if (!s) {
         return out_of_memory(err);
     }
     const tch_real tol = TCH_POLYHEDRON_TOLERANCE * size;
+    const placement X_AB_placed = placement_of(X_AB);
+    clip_plan plan;
+    const int planned = plan_clip(a, b, &X_AB_placed, tol, s, &plan);
+    if (planned <= 0) {
+        return planned < 0 ? out_of_memory(err) : TCH_OK;
+    }
+    const int start_from_b = plan.start_from_b;
+    const tch_convex_hull* loaded = start_from_b ? b : a;
+    const tch_convex_hull* cutter = start_from_b ? a : b;
+    const placement X_AC = start_from_b ? placement_of(tch_x_identity()) : X_AB_placed;
+    const int cutter_owner = start_from_b ? TCH_FACE_OWNER_A : TCH_FACE_OWNER_B;
+    if (load_hull(out, loaded, &X_AB_placed, start_from_b ? TCH_FACE_OWNER_B : TCH_FACE_OWNER_A)) {
+        return out_of_memory(err);
+    }
     s->orphans = 0;
     tch_polyhedron* current = out;
     tch_polyhedron* next = &s->other;
     clip_result result = CLIP_UNCHANGED;
     for (int f = 0; f < cutter->face_count && result != CLIP_EMPTY; ++f) {
+        if (f < 64 && !(plan.cutting >> f & 1)) {
+            continue;
+        }
         const plane pl = placed_plane(cutter, &X_AC, f, cutter_owner);
         result = clip_by_plane(current, next, s, &pl, tol, touching);
         if (result == CLIP_NO_MEMORY) {
