@@ -94,30 +94,34 @@ static void write_local(const local_blocks* b, tch_vec3 n, tch_real L[6][6]) {
 static void add_carried_blocks(const local_blocks* b, tch_vec3 n, const tch_vec3 arm[2],
                                tch_real out[12][12]) {
     const tch_real beta = b->beta, gamma = b->gamma;
-    tch_real nv[3] = {n.x, n.y, n.z}, r[2][3], a[2][3];
-    tch_mat3 skew[2];
+    const tch_real nv[3] = {n.x, n.y, n.z};
+    tch_real r[2][3], a[2][3];
+    tch_mat3 upper[2]; /* -T [r_t]x, and its transpose [r_t]x T */
     for (int t = 0; t < 2; ++t) {
-        tch_vec3 cross = tch_v3_cross(arm[t], n);
+        const tch_vec3 cross = tch_v3_cross(arm[t], n);
         r[t][0] = arm[t].x, r[t][1] = arm[t].y, r[t][2] = arm[t].z;
         a[t][0] = cross.x, a[t][1] = cross.y, a[t][2] = cross.z;
-        skew[t] = tch_m3_skew(arm[t]);
+        upper[t] = tch_m3_scale(tch_m3_skew(arm[t]), -beta);
+        for (int i = 0; i < 3; ++i) {
+            for (int j = 0; j < 3; ++j) {
+                upper[t].m[i][j] += gamma * nv[i] * a[t][j];
+            }
+        }
     }
+    const tch_mat3 T = translation_block(b, n);
     for (int s = 0; s < 2; ++s) {
         for (int t = 0; t < 2; ++t) {
             const tch_real sign = s == t ? -1 : 1; /* the map is -blocks */
-            const tch_real dot = tch_v3_dot(arm[s], arm[t]);
+            const tch_real dot = beta * tch_v3_dot(arm[s], arm[t]);
+            tch_real (*rows)[12] = out + 6 * s;
             for (int i = 0; i < 3; ++i) {
                 for (int j = 0; j < 3; ++j) {
-                    const tch_real diagonal = i == j ? beta : 0;
-                    const tch_real tt = diagonal + gamma * nv[i] * nv[j];
-                    const tch_real tr = gamma * nv[i] * a[t][j] - beta * skew[t].m[i][j];
-                    const tch_real rt = gamma * a[s][i] * nv[j] + beta * skew[s].m[i][j];
-                    const tch_real rr = b->R.m[i][j] + gamma * a[s][i] * a[t][j] -
-                                        beta * r[t][i] * r[s][j] + diagonal * dot;
-                    out[6 * s + i][6 * t + j] += sign * tt;
-                    out[6 * s + i][6 * t + 3 + j] += sign * tr;
-                    out[6 * s + 3 + i][6 * t + j] += sign * rt;
-                    out[6 * s + 3 + i][6 * t + 3 + j] += sign * rr;
+                    const tch_real lower = b->R.m[i][j] + gamma * a[s][i] * a[t][j] -
+                                           beta * r[t][i] * r[s][j] + (i == j ? dot : 0);
+                    rows[i][6 * t + j] += sign * T.m[i][j];
+                    rows[i][6 * t + 3 + j] += sign * upper[t].m[i][j];
+                    rows[3 + i][6 * t + j] += sign * upper[s].m[j][i];
+                    rows[3 + i][6 * t + 3 + j] += sign * lower;
                 }
             }
         }
