@@ -448,9 +448,6 @@ static void remap_faces(tch_polyhedron* p, const int* weld) {
  * distinct ones, compacted to the front of s->cap. `weld` has out->vertex_count entries. */
 static int weld_cap(tch_polyhedron* out, struct tch_polyhedron_scratch* s, int count, int* weld,
                     tch_real tol) {
-    for (int i = 0; i < out->vertex_count; ++i) {
-        weld[i] = i;
-    }
     int distinct = 0, merged = 0;
     for (int i = 0; i < count; ++i) {
         const int v = s->cap[i].index;
@@ -458,6 +455,9 @@ static int weld_cap(tch_polyhedron* out, struct tch_polyhedron_scratch* s, int c
         for (int j = 0; j < distinct && keep; ++j) {
             const int u = s->cap[j].index;
             if (tch_v3_norm2(tch_v3_sub(out->vertices_A[u], out->vertices_A[v])) <= tol * tol) {
+                for (int k = 0; k < out->vertex_count && !merged; ++k) {
+                    weld[k] = k; /* the identity, filled at the first weld */
+                }
                 weld[v] = u;
                 keep = 0;
                 merged = 1;
@@ -631,12 +631,17 @@ tch_real tch_polyhedron_pair_size(const tch_convex_hull* a, const tch_convex_hul
 /* Clipping starts from the piece with more faces and cuts it by the other's face planes: the
  * planes of the smaller piece (a box, a plane's half-space box) mostly leave the larger one
  * whole, which `measure` sees in O(V), while each plane of a finely faceted piece would cut a
- * box (a spinning top on the floor: about 98 cuts a step against 1). Same P either way. */
+ * box (a spinning top on the floor: about 98 cuts a step against 1). Of two pieces with as
+ * many faces it starts from the one of smaller volume (A on a tie), whose whole the larger
+ * one's planes miss more often: a box on a plane's half-space box is one cut, by the plane,
+ * where starting from the half-space box took five (pile_100: 3.1 cuts per pair before, the
+ * floor pairs 14% of them). Same P either way, to round-off. */
 static tch_status clip(const tch_convex_hull* a, const tch_convex_hull* b, tch_transform X_AB,
                        tch_real size, int touching, tch_polyhedron* out, tch_error* err) {
     clear(out);
     struct tch_polyhedron_scratch* s = scratch_of(out);
-    const int start_from_b = b->face_count > a->face_count;
+    const int start_from_b = b->face_count > a->face_count ||
+                             (b->face_count == a->face_count && b->volume < a->volume);
     const tch_convex_hull* loaded = start_from_b ? b : a;
     const tch_convex_hull* cutter = start_from_b ? a : b;
     const placement X_AB_placed = placement_of(X_AB);
