@@ -25,6 +25,11 @@ typedef struct tch_block_cholesky tch_block_cholesky;
 tch_block_cholesky* tch_block_cholesky_create(void);
 void tch_block_cholesky_destroy(tch_block_cholesky* c);
 
+/* Whether the factorization and the solve run the AVX-512 kernels (the default where the CPU
+ * has them) or the portable ones; both give the same bits. Asks for the wide ones (`wide` 1)
+ * or the portable ones (0); returns whether the wide ones now run. */
+int tch_block_cholesky_use_wide_kernels(tch_block_cholesky* c, int wide);
+
 /* Heap allocations made so far (growing its memory). */
 long tch_block_cholesky_allocations(const tch_block_cholesky* c);
 
