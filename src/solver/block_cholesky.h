@@ -7,8 +7,9 @@
  *       Duff, SIAM J. Matrix Anal. Appl. 17(4), 1996; SuiteSparse's AMD), elimination tree
  *       and the block pattern of L (Liu, SIAM J. Matrix Anal. Appl. 11(1), 1990; Davis,
  *       "Direct Methods for Sparse Linear Systems", 2006, secs. 4.1-4.2)
- *     blocks of A written in place (tch_block_cholesky_block) --factor--> L L^T, up-looking
- *       by block rows (Davis, sec. 4.2), --solve--> x
+ *     blocks of A written in place (tch_block_cholesky_block) --factor--> L L^T, by block
+ *       rows (Davis, sec. 4.2), each finished block spread at once over the rest of its row,
+ *       --solve--> x (AVX-512 kernels on large systems where the CPU has them, the same bits)
  *
  * The analysis is kept while the graph stays the same (the same node count and the same edge
  * list, in order): bodies that keep touching the same others are ordered once. Memory is
