@@ -8,6 +8,11 @@
  * by more than a 1e-6 share of the total Coulomb bound (one sweep is exact for one point). */
 enum { FRICTION_SWEEPS = 4 };
 
+/* The larger of two squared sizes (fmax without its NaN rule, which GCC calls libm for). */
+static inline tch_real larger(tch_real a, tch_real b) {
+    return a > b ? a : b;
+}
+
 /* Cubic smoothstep on [0, 1]. */
 static tch_real smoothstep(tch_real x) {
     x = fmin(fmax(x, 0), 1);
@@ -25,8 +30,6 @@ tch_real tch_friction_coefficient(const tch_pair_params* p, tch_real speed) {
 static void fill_link_side(const tch_link_mobility* link, tch_real h, tch_real sign,
                            const tch_vec3 t[2], const tch_vec3 u[2], tch_real K[2][2],
                            tch_friction_side* side) {
-    side->joined = 1;
-    side->h_over_m = 0;
     tch_vec3 dv[2], dw[2];
     for (int i = 0; i < 2; ++i) {
         tch_link_velocity_change(link, 1, t[i], u[i], &dv[i], &dw[i]);
@@ -58,13 +61,12 @@ static void fill_side(const tch_model* model, const tch_data* data,
         fill_link_side(link, pred->h, sign, t, u, K, side);
         return;
     }
-    side->joined = 0;
     const tch_mat3* I_inv = &data->body_I_inv_W[side->root];
     tch_real inv_m = 1 / model->body_total_mass[side->root];
-    side->h_over_m = sign * pred->h * inv_m;
     tch_vec3 Iu[2] = {tch_m3_mul_v3(*I_inv, u[0]), tch_m3_mul_v3(*I_inv, u[1])};
     for (int i = 0; i < 2; ++i) {
         side->u[i] = tch_v3_scale(u[i], sign);
+        side->dv[i] = tch_v3_scale(t[i], sign * pred->h * inv_m);
         side->du[i] = tch_v3_scale(Iu[i], sign * pred->h);
         K[i][i] += tch_v3_dot(u[i], Iu[i]) + inv_m;
     }
@@ -141,11 +143,10 @@ static void store_motion(tch_velocity_prediction* pred, const tch_friction_point
     }
 }
 
-/* The change of a point's friction that would stop its predicted slip on its own, the total
- * clamped to the Coulomb disk (sliding: against the slip), into d. */
 /* The predicted slip of b against a at the point along t1, t2: t_i . (v_b - v_a) + u_i . w on
- * each side (u signed). */
-static void point_slip(const pair_motion* m, const tch_friction_point* fp, tch_real s[2]) {
+ * each side (u signed). Linear in the motion: the slip a change of the motion makes is
+ * point_slip of the change. */
+static inline void point_slip(const pair_motion* m, const tch_friction_point* fp, tch_real s[2]) {
     const tch_friction_side* a = &fp->side[0];
     const tch_friction_side* b = &fp->side[1];
     tch_vec3 dv = tch_v3_sub(m->v[1], m->v[0]);
@@ -153,9 +154,9 @@ static void point_slip(const pair_motion* m, const tch_friction_point* fp, tch_r
     s[1] = tch_v3_dot(fp->t2, dv) + tch_v3_dot(b->u[1], m->w[1]) + tch_v3_dot(a->u[1], m->w[0]);
 }
 
-static void point_change(const pair_motion* m, const tch_friction_point* fp, tch_real d[2]) {
-    tch_real s[2];
-    point_slip(m, fp, s);
+/* The change of a point's friction that would stop its predicted slip s on its own, the total
+ * clamped to the Coulomb disk (sliding: against the slip), into d. */
+static inline void point_change(const tch_friction_point* fp, const tch_real s[2], tch_real d[2]) {
     tch_real s1 = s[0], s2 = s[1];
     tch_real f1 = fp->f1 - (fp->K_inv_h[0][0] * s1 + fp->K_inv_h[0][1] * s2);
     tch_real f2 = fp->f2 - (fp->K_inv_h[1][0] * s1 + fp->K_inv_h[1][1] * s2);
@@ -171,22 +172,19 @@ static void point_change(const pair_motion* m, const tch_friction_point* fp, tch
     d[1] = f2 - fp->f2;
 }
 
-/* Changes the point's friction by (d1, d2) and the predicted motion with it; returns the size
- * of the change squared, N^2. */
-static void move_motion(pair_motion* m, const tch_friction_point* fp, tch_real d1, tch_real d2) {
-    tch_vec3 f = tch_v3_add(tch_v3_scale(fp->t1, d1), tch_v3_scale(fp->t2, d2));
+/* Moves the predicted motion by the point's friction change (d1, d2) (a static side's rows
+ * are zero: its motion stays zero). */
+static inline void move_motion(pair_motion* m, const tch_friction_point* fp, tch_real d1,
+                               tch_real d2) {
     for (int k = 0; k < 2; ++k) {
         const tch_friction_side* side = &fp->side[k];
-        if (side->root && side->joined) {
-            m->v[k] = tch_v3_madd(tch_v3_madd(m->v[k], d1, side->dv[0]), d2, side->dv[1]);
-            m->w[k] = tch_v3_madd(tch_v3_madd(m->w[k], d1, side->du[0]), d2, side->du[1]);
-        } else if (side->root) {
-            m->v[k] = tch_v3_madd(m->v[k], side->h_over_m, f);
-            m->w[k] = tch_v3_madd(tch_v3_madd(m->w[k], d1, side->du[0]), d2, side->du[1]);
-        }
+        m->v[k] = tch_v3_madd(tch_v3_madd(m->v[k], d1, side->dv[0]), d2, side->dv[1]);
+        m->w[k] = tch_v3_madd(tch_v3_madd(m->w[k], d1, side->du[0]), d2, side->du[1]);
     }
 }
 
+/* Changes the point's friction by (d1, d2) and the predicted motion with it; returns the size
+ * of the change squared, N^2. */
 static tch_real change_point(pair_motion* m, tch_friction_point* fp, tch_real d1, tch_real d2) {
     fp->f1 += d1;
     fp->f2 += d2;
@@ -194,46 +192,75 @@ static tch_real change_point(pair_motion* m, tch_friction_point* fp, tch_real d1
     return d1 * d1 + d2 * d2;
 }
 
-/* One sweep over a pair's points: every point's change computed from the same motion (each
- * the single-point update: stop its slip, or slide against it at the Coulomb limit), then all
- * of them taken together along an exact line search, the step alpha in [0, 1] that minimizes
- * the pair's friction objective 1/2 f^T W f + s^T f (W = h J M^-1 J^T, whose gradient is the
- * predicted slip) along the changes: alpha = -(slip . d) / (d^T W d), d^T W d measured as the
- * slip the changes make. Blind to the points' order, so symmetric points get symmetric forces
- * (Gauss-Seidel loads the point it visits first and tips a symmetric impact); every change
- * keeps each force in its disk (a convex combination of two that are) and lowers the
- * objective. Pairs of one point or more than JACOBI_POINTS points sweep point by point.
- * Returns the largest change squared, N^2. */
+/* Sweeps over a pair's points until no force changes by more than `tolerance`, point by point
+ * (Gauss-Seidel): each point's update from the motion its predecessors left. */
+static void relax_in_turn(pair_motion* m, tch_friction_point* points, int count,
+                          tch_real tolerance) {
+    for (int sweep = 0; sweep < FRICTION_SWEEPS; ++sweep) {
+        tch_real largest = 0;
+        for (int i = 0; i < count; ++i) {
+            tch_real s[2], d[2];
+            point_slip(m, &points[i], s);
+            point_change(&points[i], s, d);
+            largest = larger(largest, change_point(m, &points[i], d[0], d[1]));
+        }
+        if (largest <= tolerance * tolerance || count == 1) {
+            return;
+        }
+    }
+}
+
+/* Sweeps over a pair's points until no force changes by more than `tolerance`, all points
+ * together: every point's change computed from the same motion (each the single-point update:
+ * stop its slip, or slide against it at the Coulomb limit), then all of them taken together
+ * along an exact line search, the step alpha in [0, 1] that minimizes the pair's friction
+ * objective 1/2 f^T W f + s^T f (W = h J M^-1 J^T, whose gradient is the predicted slip) along
+ * the changes: alpha = -(slip . d) / (d^T W d), d^T W d measured as the slip the changes make
+ * (the slip is linear in the motion: the changes' motion, from zero, gives it, and moves the
+ * slips on to the next sweep without reading them again). Blind to the points' order, so
+ * symmetric points get symmetric forces (Gauss-Seidel loads the point it visits first and tips
+ * a symmetric impact); every change keeps each force in its disk (a convex combination of two
+ * that are) and lowers the objective. */
 enum { JACOBI_POINTS = 16 };
 
-static tch_real sweep_points(pair_motion* m, tch_friction_point* points, int count) {
-    tch_real largest = 0, d[JACOBI_POINTS][2], slip[JACOBI_POINTS][2];
-    if (count > JACOBI_POINTS || count == 1) {
-        for (int i = 0; i < count; ++i) {
-            point_change(m, &points[i], d[0]);
-            largest = fmax(largest, change_point(m, &points[i], d[0][0], d[0][1]));
-        }
-        return largest;
-    }
-    pair_motion moved = *m;
+static void relax_together(pair_motion* m, tch_friction_point* points, int count,
+                           tch_real tolerance) {
+    tch_real slip[JACOBI_POINTS][2], d[JACOBI_POINTS][2], made[JACOBI_POINTS][2];
     for (int i = 0; i < count; ++i) {
         point_slip(m, &points[i], slip[i]);
-        point_change(m, &points[i], d[i]);
-        move_motion(&moved, &points[i], d[i][0], d[i][1]);
     }
-    tch_real descent = 0, curvature = 0;
-    for (int i = 0; i < count; ++i) {
-        tch_real after[2];
-        point_slip(&moved, &points[i], after);
-        descent += slip[i][0] * d[i][0] + slip[i][1] * d[i][1];
-        curvature += (after[0] - slip[i][0]) * d[i][0] + (after[1] - slip[i][1]) * d[i][1];
+    for (int sweep = 0; sweep < FRICTION_SWEEPS; ++sweep) {
+        pair_motion change = {{tch_v3_zero(), tch_v3_zero()}, {tch_v3_zero(), tch_v3_zero()}};
+        for (int i = 0; i < count; ++i) {
+            point_change(&points[i], slip[i], d[i]);
+            move_motion(&change, &points[i], d[i][0], d[i][1]);
+        }
+        tch_real descent = 0, curvature = 0;
+        for (int i = 0; i < count; ++i) {
+            point_slip(&change, &points[i], made[i]);
+            descent += slip[i][0] * d[i][0] + slip[i][1] * d[i][1];
+            curvature += made[i][0] * d[i][0] + made[i][1] * d[i][1];
+        }
+        if (!(descent < 0)) {
+            return; /* the forces already minimize the objective */
+        }
+        tch_real alpha = curvature > -descent ? -descent / curvature : 1, largest = 0;
+        for (int i = 0; i < count; ++i) {
+            tch_real d1 = alpha * d[i][0], d2 = alpha * d[i][1];
+            points[i].f1 += d1;
+            points[i].f2 += d2;
+            largest = larger(largest, d1 * d1 + d2 * d2);
+            slip[i][0] += alpha * made[i][0];
+            slip[i][1] += alpha * made[i][1];
+        }
+        for (int k = 0; k < 2; ++k) {
+            m->v[k] = tch_v3_madd(m->v[k], alpha, change.v[k]);
+            m->w[k] = tch_v3_madd(m->w[k], alpha, change.w[k]);
+        }
+        if (largest <= tolerance * tolerance) {
+            return;
+        }
     }
-    if (!(descent < 0)) return 0; /* the forces already minimize the objective */
-    tch_real alpha = curvature > -descent ? -descent / curvature : 1;
-    for (int i = 0; i < count; ++i) {
-        largest = fmax(largest, change_point(m, &points[i], alpha * d[i][0], alpha * d[i][1]));
-    }
-    return largest;
 }
 
 tch_real tch_friction_relax(tch_velocity_prediction* pred, tch_friction_point* points,
@@ -249,17 +276,16 @@ tch_real tch_friction_relax(tch_velocity_prediction* pred, tch_friction_point* p
     }
     tch_real tolerance = 1e-6 * total_limit;
     pair_motion m = load_motion(pred, &points[0]);
-    for (int sweep = 0; sweep < FRICTION_SWEEPS; ++sweep) {
-        tch_real largest_change_squared = sweep_points(&m, points, count);
-        if (largest_change_squared <= tolerance * tolerance || count == 1) {
-            break;
-        }
+    if (count == 1 || count > JACOBI_POINTS) {
+        relax_in_turn(&m, points, count, tolerance);
+    } else {
+        relax_together(&m, points, count, tolerance);
     }
     store_motion(pred, &points[0], &m);
     tch_real largest = 0;
     for (int i = 0; i < count; ++i) {
         tch_real d1 = points[i].f1 - points[i].f1_entry, d2 = points[i].f2 - points[i].f2_entry;
-        largest = fmax(largest, d1 * d1 + d2 * d2);
+        largest = larger(largest, d1 * d1 + d2 * d2);
     }
     return largest;
 }
@@ -284,7 +310,7 @@ void tch_friction_solve_pairs(const tch_model* model, tch_data* data,
     for (int sweep = 0; sweep < FRICTION_PAIR_SWEEPS; ++sweep) {
         tch_real largest = 0;
         for (int j = 0; j < pair_count; ++j) {
-            largest = fmax(largest,
+            largest = larger(largest,
                            tch_friction_relax(pred, points + pairs[j].start, pairs[j].count));
         }
         if (largest <= tolerance * tolerance || pair_count == 1) {

@@ -19,14 +19,12 @@
 /* One body's side of a friction point, signed by the side (sigma = -1 for a, +1 for b): the
  * slip of b against a along t_i is t_i . (v_b - v_a) + sum over the sides of u_i . w, with
  * u_i = sigma r x t_i (r from the centre of mass to the point); a force f = f_1 t_1 + f_2 t_2
- * on b changes the side's predicted v by h_over_m f (h_over_m = sigma h / m) and its w by
- * f_1 du_1 + f_2 du_2 (du_i = sigma h I^-1 r x t_i). root 0: static, no row. A link of a tree
- * (joined, tch_link_mobility) moves its v by f_1 dv_1 + f_2 dv_2 instead, and dv_i, du_i are
- * sigma times its velocity change under the unit force t_i at the point. */
+ * on b changes the side's predicted v by f_1 dv_1 + f_2 dv_2 (dv_i = sigma h t_i / m) and its
+ * w by f_1 du_1 + f_2 du_2 (du_i = sigma h I^-1 r x t_i). root 0: static, every row zero. For
+ * a link of a tree (tch_link_mobility), dv_i and du_i are sigma h times its velocity change
+ * under the unit force t_i at the point. */
 typedef struct tch_friction_side {
     int root;
-    int joined;
-    tch_real h_over_m;
     tch_vec3 u[2], du[2], dv[2];
 } tch_friction_side;
 

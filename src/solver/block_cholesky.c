@@ -19,6 +19,7 @@ enum { B = 6, BB = 36 };
 
 struct tch_block_cholesky {
     long allocations;
+    int wide;               /* the factor and solve run the AVX-512 kernels (wide_kernels) */
     int analysed;           /* the arrays below describe kept_edges */
     int node_count;
     int kept_edge_count;
@@ -33,6 +34,12 @@ struct tch_block_cholesky {
     int* row_start;         /* [node_count + 1] into cols */
     int* cols;              /* [block_count]: block columns (positions), sorted, diagonal last */
     tch_real* values;       /* [36 block_count], laid out as the file's header says */
+    /* the same pattern by block column: column t's blocks below its diagonal, rows ascending */
+    int* column_start;      /* [node_count + 1] into below_row, below_block */
+    int* below_row;         /* [block_count - node_count]: the row c of each block (c, t) */
+    int* below_block;       /* [block_count - node_count]: the block's index in cols */
+    int* block_in_row;      /* [node_count]: the factorization's current row, its block by
+                             * column */
     tch_real* inverse;      /* [6 node_count]: 1 / the diagonal of each L_rr, by position */
     tch_real* work;         /* [6 node_count]: the solve's right-hand side by position */
     /* AMD's and the elimination tree's integer workspace */
@@ -64,15 +71,27 @@ static int grow(tch_block_cholesky* c, void** array, size_t* capacity, size_t co
 enum {
     SLOT_KEPT_EDGES, SLOT_ADJACENCY_START, SLOT_ADJACENCY, SLOT_POSITION, SLOT_NODE_AT,
     SLOT_ROW_START, SLOT_COLS, SLOT_VALUES, SLOT_INVERSE, SLOT_WORK, SLOT_AMD_IW, SLOT_PARENT,
-    SLOT_MARK, SLOT_AMD /* 9 slots from here */
+    SLOT_MARK, SLOT_COLUMN_START, SLOT_BELOW_ROW, SLOT_BELOW_BLOCK, SLOT_BLOCK_IN_ROW,
+    SLOT_AMD /* 9 slots from here */
 };
 
 static int grow_ints(tch_block_cholesky* c, int** array, int slot, size_t count) {
     return grow(c, (void**)array, &c->capacity[slot], count, sizeof(int));
 }
 
+static int wide_kernels_run(void);
+
 tch_block_cholesky* tch_block_cholesky_create(void) {
-    return calloc(1, sizeof(tch_block_cholesky));
+    tch_block_cholesky* c = calloc(1, sizeof(tch_block_cholesky));
+    if (c) {
+        tch_block_cholesky_use_wide_kernels(c, 1);
+    }
+    return c;
+}
+
+int tch_block_cholesky_use_wide_kernels(tch_block_cholesky* c, int wide) {
+    c->wide = wide && wide_kernels_run();
+    return c->wide;
 }
 
 void tch_block_cholesky_destroy(tch_block_cholesky* c) {
@@ -80,7 +99,8 @@ void tch_block_cholesky_destroy(tch_block_cholesky* c) {
         return;
     }
     int* arrays[] = {c->kept_edges, c->adjacency_start, c->adjacency, c->position, c->node_at,
-                     c->row_start, c->cols, c->amd_iw, c->parent, c->mark};
+                     c->row_start, c->cols, c->amd_iw, c->parent, c->mark, c->column_start,
+                     c->below_row, c->below_block, c->block_in_row};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
         free(arrays[i]);
     }
@@ -218,8 +238,36 @@ static int row_pattern(tch_block_cholesky* c, int k, int* cols) {
     return count;
 }
 
-/* c->row_start and c->cols: each row's pattern sorted, then its diagonal. 0, or -1 when out
- * of memory. */
+/* c->column_start, c->below_row and c->below_block: the rows' pattern by column, each
+ * column's rows ascending. 0, or -1 when out of memory. */
+static int column_pattern(tch_block_cholesky* c) {
+    int n = c->node_count;
+    size_t below = (size_t)(c->row_start[n] - n) + 1;
+    if (grow_ints(c, &c->below_row, SLOT_BELOW_ROW, below) ||
+        grow_ints(c, &c->below_block, SLOT_BELOW_BLOCK, below)) {
+        return -1;
+    }
+    int* fill = c->mark;
+    memset(c->column_start, 0, ((size_t)n + 1) * sizeof *c->column_start);
+    for (int at = 0; at < c->row_start[n]; ++at) {
+        c->column_start[c->cols[at] + 1]++;
+    }
+    for (int t = 0; t < n; ++t) {
+        c->column_start[t + 1] += c->column_start[t] - 1; /* less the diagonal */
+        fill[t] = 0;
+    }
+    for (int r = 0; r < n; ++r) {
+        for (int at = c->row_start[r]; at < c->row_start[r + 1] - 1; ++at) {
+            int t = c->cols[at], k = c->column_start[t] + fill[t]++;
+            c->below_row[k] = r;
+            c->below_block[k] = at;
+        }
+    }
+    return 0;
+}
+
+/* c->row_start and c->cols: each row's pattern sorted, then its diagonal; and the pattern by
+ * column. 0, or -1 when out of memory. */
 static int block_pattern(tch_block_cholesky* c) {
     int n = c->node_count;
     for (int k = 0; k < n; ++k) {
@@ -243,7 +291,7 @@ static int block_pattern(tch_block_cholesky* c) {
         sort_ints(row, count);
         row[count] = k;
     }
-    return 0;
+    return column_pattern(c);
 }
 
 static int reserve(tch_block_cholesky* c, int n, int edge_count) {
@@ -260,6 +308,8 @@ static int reserve(tch_block_cholesky* c, int n, int edge_count) {
                  grow_ints(c, &c->amd_iw, SLOT_AMD_IW, iw) ||
                  grow_ints(c, &c->parent, SLOT_PARENT, nodes) ||
                  grow_ints(c, &c->mark, SLOT_MARK, nodes) ||
+                 grow_ints(c, &c->column_start, SLOT_COLUMN_START, nodes + 1) ||
+                 grow_ints(c, &c->block_in_row, SLOT_BLOCK_IN_ROW, nodes) ||
                  grow(c, (void**)&c->work, &c->capacity[SLOT_WORK], B * nodes, sizeof(tch_real)) ||
                  grow(c, (void**)&c->inverse, &c->capacity[SLOT_INVERSE], B * nodes,
                       sizeof(tch_real));
@@ -326,6 +376,19 @@ tch_real* tch_block_cholesky_block(tch_block_cholesky* c, int row, int col) {
 }
 
 /* ---- factorization and solve ---- */
+
+/* The factorization, by block rows (Davis, sec. 4.2, by blocks): row r's blocks are taken in
+ * column order; when block t comes, every term of it is in (the blocks of row r before t
+ * have been spread, below), so it is finished, L_rt = (A_rt - Σ_{s<t} L_rs L_ts^T) L_tt^-T,
+ * and is spread at once over the later blocks of the row it meets: L_rc -= L_rt L_ct^T for
+ * each block (c, t) of column t with t < c <= r (c = r: the diagonal block). Each such c is
+ * in row r's pattern (r and c both reach t's subtree's root through t: fill), and the terms
+ * reach each block in the order of t, as in the row-merge form. Last, L_rr = chol(A_rr - Σ_t
+ * L_rt L_rt^T). Every product is one that counts: no merge of two rows' columns. */
+
+static tch_real* block_at(const tch_block_cholesky* c, int index) {
+    return c->values + BB * (size_t)index;
+}
 
 /* C -= X^T Y for 6x6 blocks: row j of C loses Σ_k X_kj (row k of Y). With X = L_ct^T and
  * Y = L_rt^T (their slots) this is L_rc^T -= (L_rt L_ct^T)^T; with X = Y = L_rt^T it is
@@ -401,50 +464,191 @@ static void backward_6(const tch_real* L, const tch_real* inverse, tch_real* b) 
     }
 }
 
-static tch_real* block_at(const tch_block_cholesky* c, int index) {
-    return c->values + BB * (size_t)index;
-}
-
-/* L_rc -= Σ_t L_rt L_ct^T over the block columns t < c that rows r and c share: a merge of
- * row r's columns before c (indices [begin_r, end_r)) with row c's but its diagonal. */
-static void subtract_shared(const tch_block_cholesky* c, int begin_r, int end_r, int col,
-                            tch_real* L_rc) {
-    int i = begin_r, j = c->row_start[col], end_c = c->row_start[col + 1] - 1;
-    while (i < end_r && j < end_c) {
-        if (c->cols[i] == c->cols[j]) {
-            subtract_product(block_at(c, j++), block_at(c, i++), L_rc);
-        } else if (c->cols[i] < c->cols[j]) {
-            ++i;
-        } else {
-            ++j;
+/* Finishes row r's block `at` (column t: L_rt^T = L_tt^-1 (its sums)^T) and spreads it over
+ * the blocks (r, c) of column t's rows t < c <= r. */
+static void finish_and_spread(const tch_block_cholesky* c, int r, int at) {
+    int t = c->cols[at];
+    tch_real* L_rt = block_at(c, at);
+    forward_rows(block_at(c, c->row_start[t + 1] - 1), c->inverse + B * t, L_rt);
+    for (int k = c->column_start[t];; ++k) {
+        int row = c->below_row[k];
+        subtract_product(block_at(c, c->below_block[k]), L_rt,
+                         block_at(c, c->block_in_row[row]));
+        if (row == r) {
+            return;
         }
     }
 }
 
-/* By block rows: L_rc = (A_rc - Σ_t L_rt L_ct^T) L_cc^-T below the diagonal,
- * L_rr = chol(A_rr - Σ_t L_rt L_rt^T) (Davis, sec. 4.2, by blocks), in the slots' layout. */
+/* ---- wide kernels ----
+ *
+ * The portable kernels' sums in the same order, each row of a block (6 reals) in one AVX-512
+ * register of which 6 lanes count: every element takes the same roundings (products and sums
+ * are separate operations, never fused: the build's -ffp-contract=off), so the factor and the
+ * solution are bit for bit the portable kernels' on any machine. The CPU is asked at create.
+ * A row goes to and from memory as 4 + 2 reals: a 64-byte access (masked to 6 lanes) would
+ * overlap the next row's, and a load that overlaps an earlier masked store waits for it to
+ * reach the cache (no store forwarding): that stall made these kernels slower than the
+ * portable ones. They run on systems of WIDE_NODES nodes or more only: on a small one (a stack
+ * of 13 blocks) they saved nothing and the step ran ~3% slower (the core's AVX-512 clock). */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+#define WIDE __attribute__((target("avx512f")))
+#define SIX ((__mmask8)0x3f)
+#define HAVE_WIDE_KERNELS 1
+enum { WIDE_NODES = 64 };
+
+static int wide_kernels_run(void) {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f");
+}
+
+WIDE static inline __m512d wide_load(const tch_real* row) {
+    __m256d high = _mm256_castpd128_pd256(_mm_loadu_pd(row + 4));
+    return _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_loadu_pd(row)), high, 1);
+}
+
+WIDE static inline void wide_store(tch_real* row, __m512d v) {
+    _mm256_storeu_pd(row, _mm512_castpd512_pd256(v));
+    _mm_storeu_pd(row + 4, _mm256_castpd256_pd128(_mm512_extractf64x4_pd(v, 1)));
+}
+
+/* finish_and_spread with L_rt held in registers. */
+WIDE static void wide_finish_and_spread(const tch_block_cholesky* c, int r, int at) {
+    int t = c->cols[at];
+    tch_real* L_rt = block_at(c, at);
+    const tch_real* L = block_at(c, c->row_start[t + 1] - 1);
+    const tch_real* inverse = c->inverse + B * t;
+    __m512d y0, y1, y2, y3, y4, y5; /* forward_rows in registers */
+#define WIDE_LOAD(k) wide_load(L_rt + B * (k))
+#define WIDE_TERM(v, l) _mm512_mul_pd(_mm512_set1_pd(l), v)
+    y0 = _mm512_mul_pd(WIDE_LOAD(0), _mm512_set1_pd(inverse[0]));
+    y1 = _mm512_sub_pd(WIDE_LOAD(1), WIDE_TERM(y0, L[B * 1 + 0]));
+    y1 = _mm512_mul_pd(y1, _mm512_set1_pd(inverse[1]));
+    y2 = _mm512_sub_pd(WIDE_LOAD(2), WIDE_TERM(y0, L[B * 2 + 0]));
+    y2 = _mm512_sub_pd(y2, WIDE_TERM(y1, L[B * 2 + 1]));
+    y2 = _mm512_mul_pd(y2, _mm512_set1_pd(inverse[2]));
+    y3 = _mm512_sub_pd(WIDE_LOAD(3), WIDE_TERM(y0, L[B * 3 + 0]));
+    y3 = _mm512_sub_pd(y3, WIDE_TERM(y1, L[B * 3 + 1]));
+    y3 = _mm512_sub_pd(y3, WIDE_TERM(y2, L[B * 3 + 2]));
+    y3 = _mm512_mul_pd(y3, _mm512_set1_pd(inverse[3]));
+    y4 = _mm512_sub_pd(WIDE_LOAD(4), WIDE_TERM(y0, L[B * 4 + 0]));
+    y4 = _mm512_sub_pd(y4, WIDE_TERM(y1, L[B * 4 + 1]));
+    y4 = _mm512_sub_pd(y4, WIDE_TERM(y2, L[B * 4 + 2]));
+    y4 = _mm512_sub_pd(y4, WIDE_TERM(y3, L[B * 4 + 3]));
+    y4 = _mm512_mul_pd(y4, _mm512_set1_pd(inverse[4]));
+    y5 = _mm512_sub_pd(WIDE_LOAD(5), WIDE_TERM(y0, L[B * 5 + 0]));
+    y5 = _mm512_sub_pd(y5, WIDE_TERM(y1, L[B * 5 + 1]));
+    y5 = _mm512_sub_pd(y5, WIDE_TERM(y2, L[B * 5 + 2]));
+    y5 = _mm512_sub_pd(y5, WIDE_TERM(y3, L[B * 5 + 3]));
+    y5 = _mm512_sub_pd(y5, WIDE_TERM(y4, L[B * 5 + 4]));
+    y5 = _mm512_mul_pd(y5, _mm512_set1_pd(inverse[5]));
+    wide_store(L_rt, y0);
+    wide_store(L_rt + B, y1);
+    wide_store(L_rt + 2 * B, y2);
+    wide_store(L_rt + 3 * B, y3);
+    wide_store(L_rt + 4 * B, y4);
+    wide_store(L_rt + 5 * B, y5);
+    for (int k = c->column_start[t];; ++k) { /* subtract_product, Y = L_rt in registers */
+        int row = c->below_row[k];
+        const tch_real* X = block_at(c, c->below_block[k]);
+        tch_real* C = block_at(c, c->block_in_row[row]);
+        for (int j = 0; j < B; ++j) {
+            __m512d sum = _mm512_add_pd(_mm512_setzero_pd(), WIDE_TERM(y0, X[j]));
+            sum = _mm512_add_pd(sum, WIDE_TERM(y1, X[B + j]));
+            sum = _mm512_add_pd(sum, WIDE_TERM(y2, X[2 * B + j]));
+            sum = _mm512_add_pd(sum, WIDE_TERM(y3, X[3 * B + j]));
+            sum = _mm512_add_pd(sum, WIDE_TERM(y4, X[4 * B + j]));
+            sum = _mm512_add_pd(sum, WIDE_TERM(y5, X[5 * B + j]));
+            wide_store(C + B * j, _mm512_sub_pd(wide_load(C + B * j), sum));
+        }
+        if (row == r) {
+            break;
+        }
+    }
+#undef WIDE_LOAD
+#undef WIDE_TERM
+}
+
+/* y -= Σ L_rc y_c over row r's blocks below the diagonal (the forward solve's sums). */
+WIDE static void wide_forward_row(const tch_block_cholesky* c, int r, const tch_real* w,
+                                  tch_real* y) {
+    __m512d sum = wide_load(y);
+    for (int at = c->row_start[r]; at < c->row_start[r + 1] - 1; ++at) {
+        const tch_real* T = block_at(c, at);
+        const tch_real* y_c = w + B * c->cols[at];
+        for (int k = 0; k < B; ++k) {
+            __m512d term = _mm512_mul_pd(_mm512_set1_pd(y_c[k]), wide_load(T + B * k));
+            sum = _mm512_sub_pd(sum, term);
+        }
+    }
+    wide_store(y, sum);
+}
+
+/* y_c -= L_rc^T x_r for row r's blocks below the diagonal (the backward solve's sums), the
+ * columns of each slot gathered. */
+WIDE static void wide_backward_row(const tch_block_cholesky* c, int r, const tch_real* x_r,
+                                   tch_real* w) {
+    const __m512i column = _mm512_set_epi64(0, 0, 5 * B, 4 * B, 3 * B, 2 * B, B, 0);
+    for (int at = c->row_start[r]; at < c->row_start[r + 1] - 1; ++at) {
+        const tch_real* T = block_at(c, at);
+        tch_real* y_c = w + B * c->cols[at];
+        __m512d sum = wide_load(y_c);
+        for (int i = 0; i < B; ++i) {
+            __m512d t = _mm512_mask_i64gather_pd(_mm512_setzero_pd(), SIX, column, T + i, 8);
+            sum = _mm512_sub_pd(sum, _mm512_mul_pd(t, _mm512_set1_pd(x_r[i])));
+        }
+        wide_store(y_c, sum);
+    }
+}
+#else
+#define HAVE_WIDE_KERNELS 0
+
+static int wide_kernels_run(void) {
+    return 0;
+}
+#endif
+
+/* Whether this system runs the wide kernels. */
+static int runs_wide(const tch_block_cholesky* c) {
+#if HAVE_WIDE_KERNELS
+    return c->wide && c->node_count >= WIDE_NODES;
+#else
+    (void)c;
+    return 0;
+#endif
+}
+
 int tch_block_cholesky_factor(tch_block_cholesky* c) {
+    int wide = runs_wide(c);
     for (int r = 0; r < c->node_count; ++r) {
         int begin = c->row_start[r], diagonal = c->row_start[r + 1] - 1;
         for (int at = begin; at <= diagonal; ++at) {
-            int col = c->cols[at];
-            tch_real* L_rc = block_at(c, at);
-            subtract_shared(c, begin, at, col, L_rc);
-            if (at < diagonal) {
-                forward_rows(block_at(c, c->row_start[col + 1] - 1), c->inverse + B * col, L_rc);
-            } else if (tch_dense_cholesky(L_rc, B) != 0) {
-                return c->node_at[r] + 1;
+            c->block_in_row[c->cols[at]] = at;
+        }
+        for (int at = begin; at < diagonal; ++at) {
+#if HAVE_WIDE_KERNELS
+            if (wide) {
+                wide_finish_and_spread(c, r, at);
+                continue;
             }
+#endif
+            finish_and_spread(c, r, at);
+        }
+        tch_real* L_rr = block_at(c, diagonal);
+        if (tch_dense_cholesky(L_rr, B) != 0) {
+            return c->node_at[r] + 1;
         }
         for (int i = 0; i < B; ++i) {
-            c->inverse[B * r + i] = 1 / block_at(c, diagonal)[(B + 1) * i];
+            c->inverse[B * r + i] = 1 / L_rr[(B + 1) * i];
         }
     }
     return 0;
 }
 
 void tch_block_cholesky_solve(tch_block_cholesky* c, tch_real* x) {
-    int n = c->node_count;
+    int n = c->node_count, wide = runs_wide(c);
     tch_real* w = c->work;
     for (int k = 0; k < n; ++k) {
         memcpy(w + B * k, x + B * c->node_at[k], B * sizeof *w);
@@ -452,6 +656,11 @@ void tch_block_cholesky_solve(tch_block_cholesky* c, tch_real* x) {
     for (int r = 0; r < n; ++r) { /* L y = b: y_r -= L_rc y_c, the slot holding L_rc^T */
         tch_real* y = w + B * r;
         int diagonal = c->row_start[r + 1] - 1;
+#if HAVE_WIDE_KERNELS
+        if (wide) {
+            wide_forward_row(c, r, w, y);
+        } else
+#endif
         for (int at = c->row_start[r]; at < diagonal; ++at) {
             const tch_real* T = block_at(c, at);
             const tch_real* y_c = w + B * c->cols[at];
@@ -467,6 +676,12 @@ void tch_block_cholesky_solve(tch_block_cholesky* c, tch_real* x) {
         tch_real* x_r = w + B * r;
         int diagonal = c->row_start[r + 1] - 1;
         backward_6(block_at(c, diagonal), c->inverse + B * r, x_r);
+#if HAVE_WIDE_KERNELS
+        if (wide) {
+            wide_backward_row(c, r, x_r, w);
+            continue;
+        }
+#endif
         for (int at = c->row_start[r]; at < diagonal; ++at) {
             const tch_real* T = block_at(c, at);
             tch_real* y_c = w + B * c->cols[at];

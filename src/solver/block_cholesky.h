@@ -7,8 +7,9 @@
  *       Duff, SIAM J. Matrix Anal. Appl. 17(4), 1996; SuiteSparse's AMD), elimination tree
  *       and the block pattern of L (Liu, SIAM J. Matrix Anal. Appl. 11(1), 1990; Davis,
  *       "Direct Methods for Sparse Linear Systems", 2006, secs. 4.1-4.2)
- *     blocks of A written in place (tch_block_cholesky_block) --factor--> L L^T, up-looking
- *       by block rows (Davis, sec. 4.2), --solve--> x
+ *     blocks of A written in place (tch_block_cholesky_block) --factor--> L L^T, by block
+ *       rows (Davis, sec. 4.2), each finished block spread at once over the rest of its row,
+ *       --solve--> x (AVX-512 kernels on large systems where the CPU has them, the same bits)
  *
  * The analysis is kept while the graph stays the same (the same node count and the same edge
  * list, in order): bodies that keep touching the same others are ordered once. Memory is
@@ -24,6 +25,11 @@ typedef struct tch_block_cholesky tch_block_cholesky;
 /* An empty factorization, or NULL when out of memory. */
 tch_block_cholesky* tch_block_cholesky_create(void);
 void tch_block_cholesky_destroy(tch_block_cholesky* c);
+
+/* Whether the factorization and the solve run the AVX-512 kernels (the default where the CPU
+ * has them) or the portable ones; both give the same bits. Asks for the wide ones (`wide` 1)
+ * or the portable ones (0); returns whether the wide ones now run. */
+int tch_block_cholesky_use_wide_kernels(tch_block_cholesky* c, int wide);
 
 /* Heap allocations made so far (growing its memory). */
 long tch_block_cholesky_allocations(const tch_block_cholesky* c);

@@ -23,7 +23,7 @@ static int random_index(lcp_rng* rng, int n) {
 }
 
 /* A(row node, col node) block += value (6x6 row-major), in the factorization's storage and in
- * the dense copy (n nodes). */
+ * the dense copy (n nodes; none beyond MAX_NODES). */
 static int add_block(tch_block_cholesky* c, int n, int row, int col, const tch_real* value) {
     tch_real* stored = tch_block_cholesky_block(c, row, col);
     tch_real* transposed = stored ? NULL : tch_block_cholesky_block(c, col, row);
@@ -36,6 +36,9 @@ static int add_block(tch_block_cholesky* c, int n, int row, int col, const tch_r
                 stored[6 * i + j] += value[6 * i + j];
             } else if (row != col) {
                 transposed[6 * j + i] += value[6 * i + j];
+            }
+            if (n > MAX_NODES) {
+                continue;
             }
             g_dense[(6 * row + i) * 6 * n + 6 * col + j] += value[6 * i + j];
             if (row != col) {
@@ -136,6 +139,48 @@ static void test_random_graphs_solve_as_dense_cholesky(void) {
     tch_block_cholesky_destroy(c);
 }
 
+/* The wide (AVX-512) kernels and the portable ones give the same factor and solution, bit for
+ * bit, on random graphs of 64 to 200 nodes (the wide kernels take systems of 64 nodes or more;
+ * both matrices from the same random numbers). */
+static void test_wide_and_portable_kernels_agree_bit_for_bit(void) {
+    tch_block_cholesky* wide = tch_block_cholesky_create();
+    tch_block_cholesky* portable = tch_block_cholesky_create();
+    ENSURE(wide && portable);
+    ENSURE(tch_block_cholesky_use_wide_kernels(portable, 0) == 0);
+    if (!tch_block_cholesky_use_wide_kernels(wide, 1)) {
+        fprintf(stderr, "note: this CPU has no AVX-512: the portable kernels only\n");
+    }
+    enum { MOST = 200 };
+    lcp_rng graph_rng = {2024};
+    static int edges[2 * 3 * MOST];
+    static tch_real x[2][6 * MOST];
+    for (int trial = 0; trial < 20; ++trial) {
+        int n = 64 + random_index(&graph_rng, MOST - 63);
+        int count = random_graph(&graph_rng, n, random_index(&graph_rng, 3 * n + 1), edges);
+        tch_block_cholesky* both[2] = {wide, portable};
+        for (int k = 0; k < 2; ++k) {
+            lcp_rng rng = {(unsigned long long)(trial + 1)};
+            ENSURE(tch_block_cholesky_analyze(both[k], n, count, edges) == 0);
+            ENSURE(fill_matrix(both[k], &rng, n, edges, count) == 0);
+            ENSURE(tch_block_cholesky_factor(both[k]) == 0);
+            lcp_random_vector(&rng, 6 * n, x[k]);
+            tch_block_cholesky_solve(both[k], x[k]);
+        }
+        tch_real *values[2], *inverse[2];
+        size_t value_count[2], inverse_count[2];
+        for (int k = 0; k < 2; ++k) {
+            tch_block_cholesky_factor_arrays(both[k], &values[k], &value_count[k], &inverse[k],
+                                             &inverse_count[k]);
+        }
+        ENSURE(value_count[0] == value_count[1] && inverse_count[0] == inverse_count[1]);
+        ENSURE(memcmp(values[0], values[1], value_count[0] * sizeof(tch_real)) == 0);
+        ENSURE(memcmp(inverse[0], inverse[1], inverse_count[0] * sizeof(tch_real)) == 0);
+        ENSURE(memcmp(x[0], x[1], 6 * (size_t)n * sizeof(tch_real)) == 0);
+    }
+    tch_block_cholesky_destroy(wide);
+    tch_block_cholesky_destroy(portable);
+}
+
 static void test_a_kept_analysis_allocates_nothing(void) {
     lcp_rng rng = {777};
     tch_block_cholesky* c = tch_block_cholesky_create();
@@ -212,6 +257,7 @@ static void test_a_matrix_not_positive_definite_names_its_node(void) {
 
 int main(void) {
     RUN_TEST(test_random_graphs_solve_as_dense_cholesky);
+    RUN_TEST(test_wide_and_portable_kernels_agree_bit_for_bit);
     RUN_TEST(test_a_kept_analysis_allocates_nothing);
     RUN_TEST(test_lattice_fills_less_than_a_band);
     RUN_TEST(test_a_matrix_not_positive_definite_names_its_node);
