@@ -381,6 +381,16 @@ tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
     return s;
 }
 
+/* The step over which qacc is a velocity change divided by it, with the free bodies'
+ * gyroscopic term implicit (semi-implicit Euler and the linearly implicit step:
+ * dynamics/free_body.h); 0 where qacc is the time derivative (RK4, the adaptive integrator,
+ * whose own stages handle the term). */
+static tch_real velocity_step(const tch_model* m) {
+    bool derivative =
+        m->integrator == TCH_INTEGRATOR_RK4 || m->integrator == TCH_INTEGRATOR_ADAPTIVE;
+    return derivative ? 0 : m->timestep;
+}
+
 static tch_status compute_accelerations(const tch_model* m, tch_data* d, tch_error* err) {
     if (m->articulation) {
         return tch_articulation_accelerations(m, d, d->internal->articulation, err);
@@ -388,7 +398,7 @@ static tch_status compute_accelerations(const tch_model* m, tch_data* d, tch_err
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
             tch_free_body_acceleration(m, d->qpos, d->qvel, b, d->body_force_W[b],
-                                       d->body_torque_W[b], d->qacc);
+                                       d->body_torque_W[b], velocity_step(m), d->qacc);
         }
     }
     return TCH_OK;
