@@ -14,6 +14,7 @@
 #include "collision/narrowphase.h"
 #include "contact/contact.h"
 #include "contact/params.h"
+#include "contact/peg.h"
 #include "dynamics/articulation.h"
 #include "dynamics/free_body.h"
 #include "dynamics/kinematics.h"
@@ -278,8 +279,8 @@ tch_status tch_stage_collision(const tch_model* m, tch_data* d, tch_error* err) 
     d->polygon_vertex_count = 0;
     for (int g = 0; g < m->geom_count; ++g) {
         tch_shape shape = tch_model_geom_shape(m, g);
-        in->geom_aabb[g] =
-            tch_shape_aabb(&shape, d->geom_X_WG[g], geom_margin(m, g) + step_reach(m, d, g));
+        tch_real reach = fmax(step_reach(m, d, g), tch_peg_geom_reach(m, d, g));
+        in->geom_aabb[g] = tch_shape_aabb(&shape, d->geom_X_WG[g], geom_margin(m, g) + reach);
     }
     size_t mark = tch_arena_mark(&in->arena);
     tch_pair* pairs = NULL;
