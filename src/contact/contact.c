@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "contact/planar.h"
+#include "math/spin.h"
 #include "math/vec.h"
 
 /* Grows *buffer (of `size` bytes per element) to hold `needed` elements; doubles. */
@@ -134,6 +135,24 @@ tch_vec3 tch_contact_point_velocity(const tch_model* model, const tch_data* data
     return tch_v3_add(data->body_v_WCm[root], tch_v3_cross(data->body_w_W[root], r));
 }
 
+/* Body b's angular velocity after semi-implicit Euler's step of h under its torque, world: the
+ * engine's update (dynamics/free_body.h), with the gyroscopic term implicit (math/spin.h); in
+ * the planar mode, whose w along y has no gyroscopic part, w + h I^-1 tau with the planar
+ * inverse inertia (contact/planar.h). */
+static tch_vec3 predicted_angular_velocity(const tch_model* model, const tch_data* data, int b,
+                                           tch_real h) {
+    tch_vec3 w = data->body_w_W[b], tau = data->body_torque_W[b];
+    if (tch_is_planar(model)) {
+        return tch_v3_madd(w, h, tch_m3_mul_v3(data->body_I_inv_W[b], tau));
+    }
+    const tch_mat3* R = &data->body_R_WB[b];
+    const tch_mat3* I_B = &model->body_total_I_BCm[b];
+    tch_vec3 w_B;
+    tch_spin_step(*I_B, model->body_total_I_inv[b], tch_m3_tmul_v3(*R, w),
+                  tch_m3_tmul_v3(*R, tau), h, &w_B);
+    return tch_m3_mul_v3(*R, w_B);
+}
+
 void tch_contact_predict_velocities(const tch_model* model, const tch_data* data, tch_real h,
                                     tch_velocity_prediction* prediction) {
     prediction->h = h;
@@ -145,15 +164,7 @@ void tch_contact_predict_velocities(const tch_model* model, const tch_data* data
         if (!model->body_free[b]) {
             continue;
         }
-        const tch_mat3* R = &data->body_R_WB[b];
-        tch_vec3 w = data->body_w_W[b];
-        /* Euler's equation about the centre of mass: I dw/dt = tau - w x (I w), with
-         * I w = R I_B R^T w (three products instead of forming I_W). */
-        tch_vec3 Iw = tch_m3_mul_v3(*R, tch_m3_mul_v3(model->body_total_I_BCm[b],
-                                                      tch_m3_tmul_v3(*R, w)));
-        tch_vec3 dw = tch_m3_mul_v3(data->body_I_inv_W[b],
-                                    tch_v3_sub(data->body_torque_W[b], tch_v3_cross(w, Iw)));
-        prediction->w_W[b] = tch_v3_madd(w, h, dw);
+        prediction->w_W[b] = predicted_angular_velocity(model, data, b, h);
         prediction->v_WCm[b] = tch_v3_madd(data->body_v_WCm[b], h / model->body_total_mass[b],
                                            tch_planar_linear(model, data->body_force_W[b]));
     }

@@ -288,12 +288,51 @@ static tch_vec3 centre_of_mass(const tch_model* m, const tch_data* d, int g) {
     return root ? d->body_p_WCm[root] : d->geom_X_WG[g].p;
 }
 
-tch_peg_params tch_peg_pair_params(const tch_model* m, const tch_pair_params* pair) {
+/* The default proximity's factor on the distance a pair's closing speed covers in one step
+ * (docs/peg.md, "Proximity"): 2 leaves room for the speed to double within the step. */
+static const tch_real SPEED_PROXIMITY_FACTOR = 2;
+
+/* The margin of the paper's default proximity (io/compile.c gives it to a geom whose scene
+ * sets none), which the closing speed then widens. */
+static tch_real paper_proximity(const tch_model* m) {
+    return tch_features_default_proximity(tch_is_planar(m) ? 2 : 3, m->timestep);
+}
+
+/* How fast geom g's points move at most: its origin's speed plus its spin times its bounding
+ * radius, m/s (0 for a geom of the world). */
+static tch_real geom_speed_bound(const tch_model* m, const tch_data* d, int g, tch_vec3* v) {
+    int root = moving_root(m, g);
+    *v = root ? tch_contact_point_velocity(m, d, g, d->geom_X_WG[g].p) : tch_v3_zero();
+    return root ? tch_v3_norm(d->body_w_W[root]) * m->geom_rbound[g] : 0;
+}
+
+tch_peg_params tch_peg_pair_params(const tch_model* m, const tch_data* d,
+                                   const tch_pair_result* pair) {
     tch_peg_params params = tch_peg_params_default(tch_is_planar(m) ? 2 : 3, m->timestep);
-    if (pair->margin > 0) {
-        params.proximity = pair->margin;
+    tch_real margin = pair->params.margin;
+    if (margin > 0) {
+        params.proximity = margin;
+    }
+    if (margin == paper_proximity(m)) {
+        tch_vec3 v_a, v_b;
+        tch_real spin = geom_speed_bound(m, d, pair->geom_a, &v_a) +
+                        geom_speed_bound(m, d, pair->geom_b, &v_b);
+        tch_real closing = tch_v3_dist(v_a, v_b) + spin;
+        params.proximity = fmax(margin, SPEED_PROXIMITY_FACTOR * m->timestep * closing);
     }
     return params;
+}
+
+tch_real tch_peg_geom_reach(const tch_model* m, const tch_data* d, int g) {
+    const peg_geoms* geoms = tch_contact_model_geoms(m, TCH_CONTACT_PEG);
+    tch_real margin = m->geom_contact[g].margin;
+    margin = isnan(margin) ? m->contact_default.margin : margin;
+    if (!geoms || !geoms->built[g] || margin != paper_proximity(m)) {
+        return 0;
+    }
+    tch_vec3 v;
+    tch_real spin = geom_speed_bound(m, d, g, &v);
+    return SPEED_PROXIMITY_FACTOR * m->timestep * (tch_v3_norm(v) + spin);
 }
 
 static int peg_pair_geometry(const tch_model* m, tch_data* d, tch_pair_context* context) {
@@ -308,7 +347,7 @@ static int peg_pair_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
     if (!g->built[a] || !g->built[b]) {
         return 0; /* compile refuses the pairs that reach here */
     }
-    tch_peg_params params = tch_peg_pair_params(m, &pair->params);
+    tch_peg_params params = tch_peg_pair_params(m, d, pair);
     tch_peg_constraints* list = &s->lists[slot];
     tch_status built =
         tch_is_planar(m)

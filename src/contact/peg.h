@@ -19,9 +19,19 @@ typedef struct tch_peg_report {
                        * consecutive steps at most: a separated pair's is reused) */
 } tch_peg_report;
 
-/* The model's parameters for a pair: the authors' 3D values, the proximity epsilon from the
- * pair's margin when it has one. */
-tch_peg_params tch_peg_pair_params(const tch_model* model, const tch_pair_params* pair);
+/* The model's parameters for a pair result at the data's state: the authors' values (2D in
+ * the planar mode), the proximity epsilon from the pair's margin. When that margin is the
+ * paper's default proximity (the compiler's margin for a scene that sets none) epsilon grows
+ * with the pair's closing speed: max(default, 2 h s), s = |v_b - v_a| at the geoms' origins
+ * plus each body's spin times its geom's bounding radius (docs/peg.md, "Proximity"); any
+ * other margin is epsilon as it stands. */
+tch_peg_params tch_peg_pair_params(const tch_model* model, const tch_data* data,
+                                   const tch_pair_result* pair);
+
+/* How much further than its margin the broad phase must look for geom g so that it finds
+ * every pair within the speed-dependent epsilon above: 2 h (|v| + |w| r) for a peg geom with
+ * the default margin, else 0. */
+tch_real tch_peg_geom_reach(const tch_model* model, const tch_data* data, int geom);
 
 /* The constraints of pair result `pair` (index into data->pair_results) of the last
  * evaluation, from the model's scratch; NULL when it has none. */

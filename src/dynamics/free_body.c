@@ -1,6 +1,7 @@
 #include "dynamics/free_body.h"
 
 #include "contact/planar.h"
+#include "math/spin.h"
 #include "math/vec.h"
 
 static tch_vec3 read_v3(const tch_real* a) {
@@ -31,10 +32,12 @@ void tch_free_body_com_velocity(const tch_model* model, const tch_real* qpos,
     *v_WCm = tch_v3_add(read_v3(v), tch_v3_cross(*w_W, r_W));
 }
 
-/* dw/dt in body axes: Euler's equation about the centre of mass; in the planar mode the
- * reduced one, I_yy dw_y/dt = tau_y (contact/planar.h: w along y has no gyroscopic y term). */
+/* dw/dt in body axes: Euler's equation about the centre of mass (h = 0), or (w+ - w) / h over
+ * a semi-implicit Euler step of h with the gyroscopic term implicit (math/spin.h); in the
+ * planar mode the reduced one, I_yy dw_y/dt = tau_y (contact/planar.h: w along y has no
+ * gyroscopic y term). */
 static tch_vec3 angular_acceleration_B(const tch_model* model, tch_transform X_WB, tch_vec3 w_B,
-                                       int body, tch_vec3 tau_W) {
+                                       int body, tch_vec3 tau_W, tch_real h) {
     const tch_mat3* I_B = &model->body_total_I_BCm[body];
     if (tch_is_planar(model)) {
         tch_mat3 I_W = tch_m3_rotate_tensor(tch_q_to_mat3(X_WB.q), *I_B);
@@ -42,17 +45,22 @@ static tch_vec3 angular_acceleration_B(const tch_model* model, tch_transform X_W
         return tch_q_inv_rotate(X_WB.q, tch_m3_mul_v3(I_inv_W, tau_W));
     }
     tch_vec3 tau_B = tch_q_inv_rotate(X_WB.q, tau_W);
+    if (h > 0) {
+        tch_vec3 w_next;
+        tch_spin_step(*I_B, model->body_total_I_inv[body], w_B, tau_B, h, &w_next);
+        return tch_v3_scale(tch_v3_sub(w_next, w_B), 1 / h);
+    }
     tch_vec3 gyro_B = tch_v3_cross(w_B, tch_m3_mul_v3(*I_B, w_B));
     return tch_m3_mul_v3(model->body_total_I_inv[body], tch_v3_sub(tau_B, gyro_B));
 }
 
 void tch_free_body_acceleration(const tch_model* model, const tch_real* qpos,
                                 const tch_real* qvel, int body, tch_vec3 F_W, tch_vec3 tau_W,
-                                tch_real* qacc) {
+                                tch_real h, tch_real* qacc) {
     tch_transform X_WB = tch_free_body_pose(model, qpos, body);
     const tch_real* v = qvel + model->body_qvel_adr[body];
     tch_vec3 w_B = read_v3(v + 3);
-    tch_vec3 dw_B = angular_acceleration_B(model, X_WB, w_B, body, tau_W);
+    tch_vec3 dw_B = angular_acceleration_B(model, X_WB, w_B, body, tau_W, h);
     /* Origin acceleration from the centre-of-mass acceleration (rigid-body kinematics). */
     tch_vec3 a_WCm = tch_planar_linear(model, tch_v3_scale(F_W, 1 / model->body_total_mass[body]));
     tch_vec3 r_W = tch_q_rotate(X_WB.q, model->body_total_p_BCm[body]);

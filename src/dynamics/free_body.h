@@ -28,10 +28,14 @@ void tch_free_body_set_pose(const tch_model* model, tch_real* qpos, int body, tc
 void tch_free_body_com_velocity(const tch_model* model, const tch_real* qpos,
                                 const tch_real* qvel, int body, tch_vec3* v_WCm, tch_vec3* w_W);
 
-/* qacc of free body b given the total force on Cm and torque about Cm, both in W. */
+/* qacc of free body b given the total force on Cm and torque about Cm, both in W: with h = 0
+ * the time derivative (RK4, the adaptive integrator); with h > 0 the velocity change over h of
+ * semi-implicit Euler's step divided by h, v+ = v + h qacc, with the gyroscopic term implicit
+ * (math/spin.h: without torque the step keeps the world angular momentum and never adds
+ * kinetic energy). */
 void tch_free_body_acceleration(const tch_model* model, const tch_real* qpos,
                                 const tch_real* qvel, int body, tch_vec3 F_W, tch_vec3 tau_W,
-                                tch_real* qacc);
+                                tch_real h, tch_real* qacc);
 
 /* qpos time derivative as a 7-vector for body b: (v_WBo, 1/2 q (0, w_B)). */
 void tch_free_body_qpos_rate(const tch_model* model, const tch_real* qpos, const tch_real* qvel,

@@ -14,6 +14,7 @@
 #include "collision/narrowphase.h"
 #include "contact/contact.h"
 #include "contact/params.h"
+#include "contact/peg.h"
 #include "dynamics/articulation.h"
 #include "dynamics/free_body.h"
 #include "dynamics/kinematics.h"
@@ -286,8 +287,8 @@ tch_status tch_stage_collision(const tch_model* m, tch_data* d, tch_error* err) 
     d->polygon_vertex_count = 0;
     for (int g = 0; g < m->geom_count; ++g) {
         tch_shape shape = tch_model_geom_shape(m, g);
-        in->geom_aabb[g] =
-            tch_shape_aabb(&shape, d->geom_X_WG[g], geom_margin(m, g) + step_reach(m, d, g));
+        tch_real reach = fmax(step_reach(m, d, g), tch_peg_geom_reach(m, d, g));
+        in->geom_aabb[g] = tch_shape_aabb(&shape, d->geom_X_WG[g], geom_margin(m, g) + reach);
     }
     size_t mark = tch_arena_mark(&in->arena);
     tch_pair* pairs = NULL;
@@ -390,6 +391,16 @@ tch_status tch_stage_forces(const tch_model* m, tch_data* d, tch_error* err) {
     return s;
 }
 
+/* The step over which qacc is a velocity change divided by it, with the free bodies'
+ * gyroscopic term implicit (semi-implicit Euler and the linearly implicit step:
+ * dynamics/free_body.h); 0 where qacc is the time derivative (RK4, the adaptive integrator,
+ * whose own stages handle the term). */
+static tch_real velocity_step(const tch_model* m) {
+    bool derivative =
+        m->integrator == TCH_INTEGRATOR_RK4 || m->integrator == TCH_INTEGRATOR_ADAPTIVE;
+    return derivative ? 0 : m->timestep;
+}
+
 static tch_status compute_accelerations(const tch_model* m, tch_data* d, tch_error* err) {
     if (m->articulation) {
         return tch_articulation_accelerations(m, d, d->internal->articulation, err);
@@ -397,7 +408,7 @@ static tch_status compute_accelerations(const tch_model* m, tch_data* d, tch_err
     for (int b = 1; b < m->body_count; ++b) {
         if (m->body_free[b]) {
             tch_free_body_acceleration(m, d->qpos, d->qvel, b, d->body_force_W[b],
-                                       d->body_torque_W[b], d->qacc);
+                                       d->body_torque_W[b], velocity_step(m), d->qacc);
         }
     }
     return TCH_OK;

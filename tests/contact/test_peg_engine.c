@@ -230,7 +230,37 @@ static void test_fallback_within_energy_guard(void) {
     tch_model_destroy(m);
 }
 
+/* A fast body at the paper's defaults (docs/peg.md, "Proximity"): a 0.1 m square thrown down
+ * at 6 m/s onto a 2 cm slab in the planar mode, h = 10 ms. The paper's 2D epsilon,
+ * max(0.5 h, 0.0008) = 5 mm, covers 0.5 m/s: the square moves 6 cm per step and its first
+ * step within 5 mm of the slab would come after it crossed (it fell through). The default
+ * epsilon grows with the pair's closing speed, 2 h s = 12 cm here: the slab is listed a step
+ * ahead and the square lands on it, never overlapping. */
+static void test_fast_body_caught_at_default_proximity(void) {
+    const char* xml =
+        "<mujoco xmlns:touche='urn:touche'><option timestep='0.01' gravity='0 0 -9.81' "
+        "touche:planar='xz' touche:contact='peg'/><default><geom friction='0'/></default>"
+        "<worldbody><geom name='slab' type='box' size='1 0.5 0.01' pos='0 0 -0.01'/>"
+        "<body name='square' pos='0 0 0.337'><freejoint/><geom type='box' size='0.05 0.05 0.05' "
+        "mass='1'/></body></worldbody></mujoco>";
+    tch_error err = {0};
+    tch_model* m = test_compile_xml(xml, &err);
+    tch_data* d = NULL;
+    ENSURE(m && tch_data_create(m, &d, &err) == TCH_OK);
+    d->qvel[2] = -6;
+    double depth = 0;
+    for (int k = 0; k < 50; ++k) {
+        ENSURE(tch_step(m, d, &err) == TCH_OK);
+        depth = fmax(depth, deepest(d));
+    }
+    ENSURE(d->qpos[2] > 0.05 - 1e-6); /* on the slab */
+    ENSURE(depth < 1e-6);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
 int main(void) {
+    RUN_TEST(test_fast_body_caught_at_default_proximity);
     RUN_TEST(test_stack_stays_at_rest);
     RUN_TEST(test_aligned_stack_small_lcp);
     RUN_TEST(test_cube_passes_corner);

@@ -1,10 +1,12 @@
-/* Math: quaternions and matrices (vec.h), spatial algebra (spatial.h), dense solvers (dense.h). */
+/* Math: quaternions and matrices (vec.h), spatial algebra (spatial.h), dense solvers (dense.h),
+ * the implicit gyroscopic step (spin.h). */
 #include <float.h>
 #include <stdint.h>
 
 #include "math/dense.h"
 #include "math/sincos.h"
 #include "math/spatial.h"
+#include "math/spin.h"
 #include "math/vec.h"
 #include "test.h"
 #include "test_util.h"
@@ -379,7 +381,92 @@ static void test_dense_rejects_non_positive_pivots(void) {
     ENSURE(tch_dense_cholesky(nan_matrix, 1) == 1);
 }
 
+/* ---- the implicit gyroscopic step (spin.h) ---- */
+
+/* A random inertia: principal moments in [0.05, 1] satisfying the triangle inequality, turned
+ * by a random rotation (so far from its principal axes). */
+static tch_mat3 random_body_inertia(rng* r) {
+    tch_real a = 0.525 + 0.475 * uniform(r), b = 0.525 + 0.475 * uniform(r);
+    tch_real low = fabs(a - b) + 1e-3, c = low + (a + b - low) * (0.5 + 0.5 * uniform(r));
+    return tch_m3_rotate_tensor(tch_q_to_mat3(random_quat(r)), tch_m3_diag(tch_v3(a, b, c)));
+}
+
+/* Over random bodies and spins of 0.01 to 8 rad per step, half of them under a torque: w+
+ * solves (1) of spin.h for every spin up to 8 rad per step, and then the kinetic energy
+ * changes by exactly the torque's work h tau . (w + w+)/2, and without torque |I w+| = |I w|;
+ * solved or not, the energy never exceeds that of w + h I^-1 tau. The explicit update
+ * w + h I^-1 (tau - w x I w) exceeds it on most samples. */
+static void test_spin_step_keeps_energy_and_momentum(void) {
+    static const tch_real turns[] = {0.01, 0.1, 0.5, 1, 2, 4, 8}; /* h |w|, rad per step */
+    rng r = {0x5eed5bu};
+    const tch_real h = 0.01;
+    int unsolved[7] = {0}, explicit_gains = 0, samples = 0;
+    for (int k = 0; k < 7; ++k) {
+        for (int i = 0; i < 400; ++i, ++samples) {
+            tch_mat3 I = random_body_inertia(&r), I_inv;
+            ENSURE(tch_m3_inverse(I, &I_inv));
+            tch_vec3 w = tch_v3_scale(tch_v3_normalize(random_vec3(&r)), turns[k] / h);
+            tch_real scale = i % 2 ? 10 * tch_v3_norm(tch_m3_mul_v3(I, w)) : 0;
+            tch_vec3 tau = tch_v3_scale(random_vec3(&r), scale), w_next;
+            bool solved = tch_spin_step(I, I_inv, w, tau, h, &w_next);
+            unsolved[k] += !solved;
+            tch_real energy = tch_v3_dot(w, tch_m3_mul_v3(I, w)) / 2;
+            tch_real energy_next = tch_v3_dot(w_next, tch_m3_mul_v3(I, w_next)) / 2;
+            tch_vec3 y = tch_v3_madd(w, h, tch_m3_mul_v3(I_inv, tau));
+            tch_real bound = tch_v3_dot(y, tch_m3_mul_v3(I, y)) / 2;
+            ENSURE(energy_next <= bound * (1 + 1e-11) || (solved && scale > 0));
+            if (solved) {
+                tch_real work = h * tch_v3_dot(tau, tch_v3_scale(tch_v3_add(w, w_next), 0.5));
+                ENSURE_NEAR(energy_next - energy, work, 1e-11 * (energy + bound));
+            }
+            if (solved && scale == 0) {
+                tch_real before = tch_v3_norm(tch_m3_mul_v3(I, w));
+                ENSURE_REL(tch_v3_norm(tch_m3_mul_v3(I, w_next)), before, 1e-11);
+            }
+            tch_vec3 gyro = tch_v3_cross(w, tch_m3_mul_v3(I, w));
+            tch_vec3 w_explicit = tch_v3_madd(y, -h, tch_m3_mul_v3(I_inv, gyro));
+            explicit_gains += tch_v3_dot(w_explicit, tch_m3_mul_v3(I, w_explicit)) / 2 > bound;
+        }
+    }
+    for (int k = 0; k < 7; ++k) {
+        ENSURE(unsolved[k] == 0); /* at 4 and 8 rad per step some through the continuation */
+    }
+    ENSURE(explicit_gains > samples / 2);
+}
+
+/* Without torque and spin the step is w+ = 0; a spin about a principal axis stays (w x I w = 0),
+ * to rounding. */
+static void test_spin_step_keeps_a_principal_spin(void) {
+    tch_mat3 I = tch_m3_diag(tch_v3(0.1, 0.2, 0.3)), I_inv = tch_m3_diag(tch_v3(10, 5, 1 / 0.3));
+    tch_vec3 w;
+    ENSURE(tch_spin_step(I, I_inv, tch_v3_zero(), tch_v3_zero(), 0.01, &w));
+    ENSURE(tch_v3_norm(w) == 0);
+    ENSURE(tch_spin_step(I, I_inv, tch_v3(0, 80, 0), tch_v3_zero(), 0.01, &w));
+    ENSURE(tch_v3_dist(w, tch_v3(0, 80, 0)) <= 1e-13 * 80);
+}
+
+/* An inertia that breaks the triangle inequality (1e-7 + 0.6 < 1: no body has it) makes the
+ * gyroscopic term stiff (I_2 - I_3)/I_1 = 4e6 times the spin; Newton stalls on some of these
+ * and the step returns its fallback, whose energy stays within w's (no torque). */
+static void test_spin_step_bounds_the_energy_when_unsolved(void) {
+    rng r = {77};
+    int unsolved = 0;
+    for (int i = 0; i < 100; ++i) {
+        tch_mat3 R = tch_q_to_mat3(random_quat(&r)), I_inv;
+        tch_mat3 I = tch_m3_rotate_tensor(R, tch_m3_diag(tch_v3(1e-7, 0.6, 1)));
+        ENSURE(tch_m3_inverse(I, &I_inv));
+        tch_vec3 w = tch_v3_scale(tch_v3_normalize(random_vec3(&r)), 10), w_next;
+        unsolved += !tch_spin_step(I, I_inv, w, tch_v3_zero(), 0.01, &w_next);
+        ENSURE(tch_v3_dot(w_next, tch_m3_mul_v3(I, w_next)) <=
+               tch_v3_dot(w, tch_m3_mul_v3(I, w)) * (1 + 1e-12));
+    }
+    ENSURE(unsolved > 0);
+}
+
 int main(void) {
+    RUN_TEST(test_spin_step_keeps_energy_and_momentum);
+    RUN_TEST(test_spin_step_keeps_a_principal_spin);
+    RUN_TEST(test_spin_step_bounds_the_energy_when_unsolved);
     RUN_TEST(test_quat_matrix_round_trip);
     RUN_TEST(test_quat_from_mat3_half_turns);
     RUN_TEST(test_symmetric_eigen);
