@@ -242,14 +242,20 @@ static tch_vec3 closest_on_face_inside(const posed* P, int face, tch_vec3 p, int
     const tch_vec3 on_plane = P->v[f->face_vertices[first]];
     const tch_vec3 projection = tch_v3_madd(p, -tch_v3_dot(n, tch_v3_sub(p, on_plane)), n);
     int inside = 1;
+    for (int k = first; k < end && inside; ++k) {
+        const tch_vec3 a = P->v[f->face_vertices[k]];
+        const tch_vec3 b = P->v[f->face_vertices[k + 1 < end ? k + 1 : first]];
+        inside = tch_v3_dot(tch_v3_cross(tch_v3_sub(b, a), tch_v3_sub(projection, a)), n) >= 0;
+    }
+    *inside_out = inside;
+    if (inside) {
+        return projection;
+    }
     tch_vec3 best = projection;
     tch_real best_d2 = INFINITY;
     for (int k = first; k < end; ++k) {
         const tch_vec3 a = P->v[f->face_vertices[k]];
         const tch_vec3 b = P->v[f->face_vertices[k + 1 < end ? k + 1 : first]];
-        if (tch_v3_dot(tch_v3_cross(tch_v3_sub(b, a), tch_v3_sub(projection, a)), n) < 0) {
-            inside = 0;
-        }
         const tch_vec3 c = closest_on_segment(p, a, b);
         const tch_real d2 = tch_v3_norm2(tch_v3_sub(c, p));
         if (d2 < best_d2) {
@@ -257,8 +263,7 @@ static tch_vec3 closest_on_face_inside(const posed* P, int face, tch_vec3 p, int
             best = c;
         }
     }
-    *inside_out = inside;
-    return inside ? projection : best;
+    return best;
 }
 
 static tch_vec3 closest_on_face(const posed* P, int face, tch_vec3 p) {
