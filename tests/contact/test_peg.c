@@ -364,6 +364,20 @@ static tch_status step_pair(planar_body* a, planar_body* b, tch_peg_model model,
     return s;
 }
 
+/* Fig. 5's unit squares (below): B static, A at (-0.5, -0.02) m/s, its bottom-left vertex
+ * 0.001 right of and above B's top-right one, under gravity g. */
+static void fig5_squares(planar_body* a, planar_body* b, double g) {
+    *b = (planar_body){.shape = square(0.5), .x = tch_v3(-0.5, -0.5, 0)};
+    *a = (planar_body){.shape = square(0.5),
+                       .x = tch_v3(0.5 + 0.001, 0.5 + 0.001, 0),
+                       .v = tch_v3(-0.5, -0.02, 0),
+                       .mass = 1,
+                       .inertia = 1.0 / 6,
+                       .g = g};
+    place(a);
+    place(b);
+}
+
 /* The Gauss-Seidel path (peg_lcp.h, options.sweeps) against Lemke from the same state: A
  * against static B, both solves' velocities' difference; *swept when the sweeps solved it. */
 static void sweeps_agree(const planar_body* a, const planar_body* b, double h,
@@ -395,15 +409,8 @@ static void sweeps_agree(const planar_body* a, const planar_body* b, double h,
  * Lemke's velocities to 1e-9. */
 static void test_sweeps_agree_with_lemke(void) {
     const double h = 0.01;
-    planar_body b = {.shape = square(0.5), .x = tch_v3(-0.5, -0.5, 0)};
-    planar_body a = {.shape = square(0.5),
-                     .x = tch_v3(0.5 + 0.001, 0.5 + 0.001, 0),
-                     .v = tch_v3(-0.5, -0.02, 0),
-                     .mass = 1,
-                     .inertia = 1.0 / 6,
-                     .g = gravity};
-    place(&a);
-    place(&b);
+    planar_body a, b;
+    fig5_squares(&a, &b, gravity);
     tch_peg_constraints list;
     tch_peg_constraints_init(&list);
     tch_arena arena;
@@ -473,14 +480,8 @@ static void test_fig3_infeasible_standard_model(void) {
 static void test_fig5_dual_trap(void) {
     const double h = 0.01;
     for (int model = 0; model < 2; ++model) {
-        planar_body b = {.shape = square(0.5), .x = tch_v3(-0.5, -0.5, 0)};
-        planar_body a = {.shape = square(0.5),
-                         .x = tch_v3(0.5 + 0.001, 0.5 + 0.001, 0),
-                         .v = tch_v3(-0.5, -0.02, 0),
-                         .mass = 1,
-                         .inertia = 1.0 / 6};
-        place(&a);
-        place(&b);
+        planar_body a, b;
+        fig5_squares(&a, &b, 0);
         tch_peg_constraints list;
         tch_peg_constraints_init(&list);
         tch_arena arena;
