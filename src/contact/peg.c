@@ -546,7 +546,7 @@ static tch_peg_pair* island_pairs(const tch_model* m, const tch_data* d, const p
 
 /* Gauss-Seidel before Lemke (peg_lcp.h): at most this many sweeps, accepted at this
  * natural-map residual (m/s; Lemke's acceptance, 1e-10, in the velocity rows' units). */
-enum { SWEEPS = 200 };
+enum { SWEEPS = 1000 };
 static const tch_real SWEEP_TOLERANCE = 1e-10;
 
 static tch_peg_step_options step_options(const tch_model* m, tch_real h, int edges) {
