@@ -257,8 +257,8 @@ static void sweep_rates(const assembly* a, tch_real* rate) {
 }
 
 /* The impulse solving force row f's block with the others held (peg_lcp.h): p' = 0 when the
- * largest gap rate at p' = 0 is >= 0, else the first root of a rising one. *gap: max_s g_s at
- * the current impulse z[f]. */
+ * largest g_s at p' = 0 is >= 0, else the first root of a rising g_s (there every other g_s is
+ * still < 0, so max_s g_s = 0). *gap: max_s g_s at the current impulse z[f]. */
 static tch_real block_impulse(const assembly* a, const tch_real* rate, const tch_real* z, int f,
                               const tch_vec3* v, const tch_vec3* w, tch_real* gap) {
     const lcp_row* force = &a->rows[f];
@@ -293,8 +293,8 @@ static void fill_slacks(const assembly* a, int f, const tch_vec3* v, const tch_v
 /* The sweeps stop (and Lemke solves) when STALL_SWEEPS of them did not bring the largest
  * change below STALL_RATIO of what it was (measured in the 2D pour: 200 sweeps and 0.9 left a
  * quarter of the big islands to Lemke at h >= 8 ms, 1000 and 0.99 a twentieth at 8 ms, 5000
- * and 0.999 no fewer): a non-PSD problem's sweeps can cycle between
- * blocks (measured in the 2D pour: two I-constraints of one pair with opposite primaries). */
+ * and 0.999 no fewer): a non-PSD problem's sweeps can cycle between blocks, or crawl (two
+ * I-constraints of one pair with opposite primaries drifting along their null direction). */
 enum { STALL_SWEEPS = 20 };
 static const tch_real STALL_RATIO = 0.99;
 
