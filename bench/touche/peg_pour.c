@@ -33,6 +33,7 @@ typedef struct run_stats {
     double* overlaps; /* per step */
     int steps, crashed;
     long failed_islands, fallbacks;
+    long solves, swept; /* peg's islands solved, and by its Gauss-Seidel sweeps */
     int trap_steps;
     double seconds;           /* CPU in tch_step */
     double worst, worst_time; /* the largest overlap and when */
@@ -165,6 +166,8 @@ static int run(const peg_pour_experiment* e, void* s, const char* model, double 
     step_all(e, s, m, d, h, out);
     const tch_peg_report* r = tch_peg_scratch_report(d->internal->model_scratch[TCH_CONTACT_PEG]);
     out->fallbacks = r ? r->fallbacks : 0;
+    out->solves = r ? r->solves : 0;
+    out->swept = r ? r->swept : 0;
     out->failed_islands += r ? r->failures : 0;
     tch_data_destroy(d);
     tch_model_destroy(m);
@@ -184,7 +187,7 @@ static double quantile(const double* sorted, int n, double q) {
 typedef struct pooled_stats {
     double* overlaps;
     int count, crashed, overlapping, trap_steps;
-    long failed, fallbacks;
+    long failed, fallbacks, solves, swept;
     double seconds;
 } pooled_stats;
 
@@ -196,6 +199,8 @@ static void pool(pooled_stats* p, const run_stats* r) {
     p->crashed += r->crashed;
     p->failed += r->failed_islands;
     p->fallbacks += r->fallbacks;
+    p->solves += r->solves;
+    p->swept += r->swept;
     p->trap_steps += r->trap_steps;
     p->seconds += r->seconds;
 }
@@ -205,10 +210,10 @@ static void print_row(const char* when, const char* cpu, const char* model, doub
     double* v = p->overlaps;
     const int n = p->count;
     qsort(v, (size_t)n, sizeof *v, by_value);
-    printf("%s,%s,\"%s\",%s,%.3f,%d,%d,%d,%.3e,%.3e,%.3e,%.3e,%d,%ld,%ld,%d,%.1f\n", when,
+    printf("%s,%s,\"%s\",%s,%.3f,%d,%d,%d,%.3e,%.3e,%.3e,%.3e,%d,%ld,%ld,%d,%.1f,%ld,%ld\n", when,
            TCH_GIT_COMMIT, cpu, model, h, seeds, p->crashed, n, quantile(v, n, 0.5),
            quantile(v, n, 0.25), quantile(v, n, 0.75), n ? v[n - 1] : NAN, p->overlapping,
-           p->failed, p->fallbacks, p->trap_steps, n ? 1e6 * p->seconds / n : NAN);
+           p->failed, p->fallbacks, p->trap_steps, n ? 1e6 * p->seconds / n : NAN, p->solves, p->swept);
     fflush(stdout);
 }
 
@@ -256,7 +261,8 @@ int peg_pour_main(peg_pour_experiment e, int argc, char** argv) {
     strftime(when, sizeof when, "%Y-%m-%d", gmtime(&now));
     bench_cpu_model(cpu, sizeof cpu);
     printf("date,commit,cpu,model,h,runs,crashed,steps,overlap_median,overlap_q1,overlap_q3,"
-           "overlap_max,steps_overlapping,failed_islands,fallbacks,trap_steps,cpu_us_per_step\n");
+           "overlap_max,steps_overlapping,failed_islands,fallbacks,trap_steps,cpu_us_per_step,"
+           "peg_solves,peg_swept\n");
     void* s = calloc(1, e.scene_size);
     int status = 0;
     for (int k = first; k <= last && status == 0; k += stride) {

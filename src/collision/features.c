@@ -184,12 +184,39 @@ void tch_feature_pairs_free(tch_feature_pairs* p) {
     tch_feature_pairs_init(p);
 }
 
-/* The posed features of one body: world vertices and the rotation of its normals. */
+/* The posed features of one body: world vertices, the rotation of its normals, and its
+ * bounding sphere in the world. */
 typedef struct posed {
     const tch_features* f;
     const tch_vec3* v; /* world vertices */
     tch_quat q;
+    tch_vec3 centre;
+    tch_real radius;
 } posed;
+
+/* Exact pre-tests (they skip only what the full tests would refuse): a point or segment
+ * farther than eps from the other body's bounding sphere is farther than eps from each of its
+ * features, and two boxes apart by more than eps hold no two points within eps. */
+static bool point_near_sphere(tch_vec3 p, const posed* other, tch_real eps) {
+    const tch_real reach = other->radius + eps;
+    return tch_v3_norm2(tch_v3_sub(p, other->centre)) <= reach * reach;
+}
+
+static bool segment_near_sphere(tch_vec3 a, tch_vec3 b, const posed* other, tch_real eps) {
+    const tch_vec3 ab = tch_v3_sub(b, a);
+    const tch_real length2 = tch_v3_norm2(ab);
+    const tch_real t =
+        length2 > 0 ? fmin(1, fmax(0, tch_v3_dot(tch_v3_sub(other->centre, a), ab) / length2))
+                    : 0;
+    return point_near_sphere(tch_v3_madd(a, t, ab), other, eps);
+}
+
+static bool boxes_within(tch_vec3 a0, tch_vec3 a1, tch_vec3 b0, tch_vec3 b1, tch_real eps) {
+    eps += 1e-9 * eps + 1e-15; /* over rounding */
+    return fmax(b0.x, b1.x) + eps >= fmin(a0.x, a1.x) && fmax(a0.x, a1.x) + eps >= fmin(b0.x, b1.x) &&
+           fmax(b0.y, b1.y) + eps >= fmin(a0.y, a1.y) && fmax(a0.y, a1.y) + eps >= fmin(b0.y, b1.y) &&
+           fmax(b0.z, b1.z) + eps >= fmin(a0.z, a1.z) && fmax(a0.z, a1.z) + eps >= fmin(b0.z, b1.z);
+}
 
 static tch_vec3 posed_normal(const posed* P, int face) {
     return tch_q_rotate(P->q, P->f->face_normals[face]);
@@ -215,14 +242,20 @@ static tch_vec3 closest_on_face_inside(const posed* P, int face, tch_vec3 p, int
     const tch_vec3 on_plane = P->v[f->face_vertices[first]];
     const tch_vec3 projection = tch_v3_madd(p, -tch_v3_dot(n, tch_v3_sub(p, on_plane)), n);
     int inside = 1;
+    for (int k = first; k < end && inside; ++k) {
+        const tch_vec3 a = P->v[f->face_vertices[k]];
+        const tch_vec3 b = P->v[f->face_vertices[k + 1 < end ? k + 1 : first]];
+        inside = tch_v3_dot(tch_v3_cross(tch_v3_sub(b, a), tch_v3_sub(projection, a)), n) >= 0;
+    }
+    *inside_out = inside;
+    if (inside) {
+        return projection;
+    }
     tch_vec3 best = projection;
     tch_real best_d2 = INFINITY;
     for (int k = first; k < end; ++k) {
         const tch_vec3 a = P->v[f->face_vertices[k]];
         const tch_vec3 b = P->v[f->face_vertices[k + 1 < end ? k + 1 : first]];
-        if (tch_v3_dot(tch_v3_cross(tch_v3_sub(b, a), tch_v3_sub(projection, a)), n) < 0) {
-            inside = 0;
-        }
         const tch_vec3 c = closest_on_segment(p, a, b);
         const tch_real d2 = tch_v3_norm2(tch_v3_sub(c, p));
         if (d2 < best_d2) {
@@ -230,8 +263,7 @@ static tch_vec3 closest_on_face_inside(const posed* P, int face, tch_vec3 p, int
             best = c;
         }
     }
-    *inside_out = inside;
-    return inside ? projection : best;
+    return best;
 }
 
 static tch_vec3 closest_on_face(const posed* P, int face, tch_vec3 p) {
@@ -262,7 +294,7 @@ static int vertex_face_pairs(const posed* V, const posed* F, int flip, tch_real 
         for (int v = 0; v < V->f->vertex_count; ++v) {
             const tch_vec3 p = V->v[v];
             const tch_real height = tch_v3_dot(n, tch_v3_sub(p, on_plane));
-            if (fabs(height) > eps) {
+            if (fabs(height) > eps || !point_near_sphere(p, F, eps)) {
                 continue;
             }
             const tch_real distance = tch_v3_dist(p, closest_on_face(F, face, p));
@@ -295,8 +327,14 @@ static int edge_edge_pairs(const posed* A, const posed* B, tch_real eps,
     for (int i = 0; i < A->f->edge_count; ++i) {
         const tch_vec3 a0 = A->v[A->f->edges[i].tail], a1 = A->v[A->f->edges[i].head];
         const tch_vec3 ea = tch_v3_sub(a1, a0);
+        if (!segment_near_sphere(a0, a1, B, eps)) {
+            continue;
+        }
         for (int j = 0; j < B->f->edge_count; ++j) {
             const tch_vec3 b0 = B->v[B->f->edges[j].tail], b1 = B->v[B->f->edges[j].head];
+            if (!boxes_within(a0, a1, b0, b1, eps)) {
+                continue;
+            }
             const tch_vec3 eb = tch_v3_sub(b1, b0);
             const tch_vec3 cross = tch_v3_cross(ea, eb);
             if (tch_v3_norm(cross) <= TCH_FEATURES_PARALLEL_SINE * tch_v3_norm(ea) *
@@ -339,8 +377,14 @@ static int vertex_edge_pairs(const posed* V, const posed* E, int flip, tch_real 
                              tch_feature_pairs* out) {
     for (int e = 0; e < E->f->edge_count; ++e) {
         const tch_vec3 e0 = E->v[E->f->edges[e].tail], e1 = E->v[E->f->edges[e].head];
+        if (!segment_near_sphere(e0, e1, V, eps)) {
+            continue;
+        }
         for (int v = 0; v < V->f->vertex_count; ++v) {
             const tch_vec3 p = V->v[v];
+            if (!boxes_within(p, p, e0, e1, eps)) {
+                continue;
+            }
             const tch_vec3 c = closest_on_segment(p, e0, e1);
             const tch_real distance = tch_v3_dist(p, c);
             if (distance > eps) {
@@ -374,6 +418,9 @@ static tch_vec3 vertex_mean_normal(const posed* P, int v) {
 static int vertex_vertex_pairs(const posed* A, const posed* B, tch_real eps,
                                tch_feature_pairs* out) {
     for (int i = 0; i < A->f->vertex_count; ++i) {
+        if (!point_near_sphere(A->v[i], B, eps)) {
+            continue;
+        }
         for (int j = 0; j < B->f->vertex_count; ++j) {
             const tch_real distance = tch_v3_dist(A->v[i], B->v[j]);
             if (distance > eps) {
@@ -432,8 +479,10 @@ tch_status tch_feature_pairs_find(const tch_features* a, tch_transform pose_a,
     if (!pose_vertices(out, a, pose_a, b, pose_b)) {
         return out_of_memory(err);
     }
-    const posed A = {a, out->world_a, pose_a.q};
-    const posed B = {b, out->world_b, pose_b.q};
+    /* the pre-tests' radii get a margin over the rounding of the poses */
+    const tch_real slack = 1e-9 * (a->radius + b->radius + proximity);
+    const posed A = {a, out->world_a, pose_a.q, tch_x_apply(pose_a, a->centre), a->radius + slack};
+    const posed B = {b, out->world_b, pose_b.q, tch_x_apply(pose_b, b->centre), b->radius + slack};
     if (!vertex_face_pairs(&A, &B, 0, proximity, out) ||
         !vertex_face_pairs(&B, &A, 1, proximity, out) ||
         !edge_edge_pairs(&A, &B, proximity, out) ||
@@ -487,7 +536,7 @@ bool tch_features_vertex_face_feasible(const tch_features* f, tch_transform pose
                                        tch_vec3 point, tch_real proximity,
                                        tch_real depth_tolerance, tch_real angle) {
     /* in the polytope's geom frame, where distances are those of the world */
-    const posed P = {f, f->vertices, tch_q_identity()};
+    const posed P = {f, f->vertices, tch_q_identity(), f->centre, f->radius};
     const tch_vec3 p = tch_x_apply_inverse(pose, point);
     const tch_vec3 n = f->face_normals[face];
     const tch_vec3 on_plane = f->vertices[f->face_vertices[f->face_start[face]]];

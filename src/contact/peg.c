@@ -583,12 +583,19 @@ static tch_peg_pair* island_pairs(const tch_model* m, const tch_data* d, const p
     return pairs;
 }
 
+/* Gauss-Seidel before Lemke (peg_lcp.h): at most this many sweeps, accepted at this
+ * natural-map residual (m/s; Lemke's acceptance, 1e-10, in the velocity rows' units). */
+enum { SWEEPS = 1000 };
+static const tch_real SWEEP_TOLERANCE = 1e-10;
+
 static tch_peg_step_options step_options(const tch_model* m, tch_real h, int edges) {
     if (tch_is_planar(m)) {
-        return (tch_peg_step_options){h, TCH_PEG_MODEL_PEG, 2, true, true, tch_v3(0, 1, 0)};
+        return (tch_peg_step_options){h,    TCH_PEG_MODEL_PEG, 2,      true, true,
+                                      tch_v3(0, 1, 0), SWEEPS, SWEEP_TOLERANCE};
     }
-    return (tch_peg_step_options){h, TCH_PEG_MODEL_PEG, edges < 3 ? 3 : edges > 64 ? 64 : edges,
-                                  false, true, tch_v3_zero()};
+    return (tch_peg_step_options){h,     TCH_PEG_MODEL_PEG, edges < 3 ? 3 : edges > 64 ? 64 : edges,
+                                  false, true,              tch_v3_zero(),
+                                  SWEEPS, SWEEP_TOLERANCE};
 }
 
 /* The cone of the island: the largest of its frictional rows' (at least 3). */
@@ -671,6 +678,7 @@ static int peg_solve_island(const tch_model* m, const tch_data* d, void* scratch
         s->report.fallbacks++;
         return -1;
     }
+    s->report.swept += result.swept;
     int size = result.force_rows + result.slack_rows + result.friction_rows;
     s->report.largest_lcp = size > s->report.largest_lcp ? size : s->report.largest_lcp;
     for (int p = 0, i = 0; p < pair_count; ++i) {

@@ -11,6 +11,8 @@ extern const tch_contact_ops tch_peg_ops;
 /* Counts over the data's steps. */
 typedef struct tch_peg_report {
     long solves;      /* islands peg's LCP solved */
+    long swept;       /* of those, islands its Gauss-Seidel sweeps solved (the others: Lemke,
+                       * contact/peg_lcp.h) */
     long failures;    /* islands where Lemke failed (ray, pivot limit) */
     long fallbacks;   /* islands the engine solved with the rows as described (failures, and
                        * islands that also hold other models' rows) */

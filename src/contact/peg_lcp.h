@@ -31,6 +31,19 @@
  * frictionless). The test of two free bodies sliding on each other checks the sign through
  * conservation of momentum.
  *
+ * Gauss-Seidel (options.sweeps). Without friction, constraint j's rows reduce to one impulse
+ * p_j along its primary's row J_1 and the complementarity 0 <= p_j ⊥ max_s g_s >= 0, g_s =
+ * J_s nu + psi_s/h over its contacts (the slacks' forward substitution, eqs. 46-47, makes the
+ * force row psi_1 + sum c = max psi, peg.md §11.1). With the other constraints' impulses held,
+ * g_s is affine in p_j, g_s + (p' - p_j) a_s with a_s = J_s M⁻¹ J_1ᵀ, so the block is solved
+ * exactly: p' = 0 when max_s g_s at p' = 0 is >= 0, else the first root of a rising g_s (max
+ * is convex and a_1 > 0). Sweeps over the constraints repeat that, the velocities updated
+ * after each (matrix-free: O(contacts) per sweep, no dense matrix). The matrix is not PSD, so
+ * convergence is not guaranteed: the result is accepted only when the natural-map residual of
+ * every force row, |min(p, max_s g_s)|, is at most options.tolerance (the slack rows hold
+ * exactly by construction), else Lemke solves the full LCP from the caller's warm start
+ * (result.swept says which). The sweeps stop early when they cycle (contact/peg_lcp.c).
+ *
  * The standard model (TCH_PEG_STANDARD): the same bodies and constraints with the point/plane
  * rows of Stewart and Trinkle (eqs. 8-9): a U row at every U contact and at the deepest
  * contact of each I (one row per vertex at its deepest point), X dropped. This is the model
@@ -75,13 +88,21 @@ typedef struct tch_peg_step_options {
     bool warm_start;         /* Lemke starts from the basis of the pairs' unknowns > 0 */
     tch_vec3 plane_normal;   /* planar: the axis the bodies turn about (unit); zero: z, the
                               * plane of the 2D cases (the engine's planar mode: y) */
+    int sweeps;              /* > 0: a frictionless problem is first solved by projected
+                              * Gauss-Seidel over the constraints, at most this many sweeps,
+                              * and Lemke solves it (warm-started there) only when the natural
+                              * residual stays above `tolerance`; 0: Lemke only */
+    tch_real tolerance;      /* the sweeps' natural-map residual to accept, m/s */
 } tch_peg_step_options;
 
 typedef struct tch_peg_step_result {
     int force_rows;     /* U rows and I/X primaries */
     int slack_rows;     /* c of eqs. 46-47 */
     int friction_rows;  /* linearized cone directions, plus one sigma per frictional contact */
-    tch_lcp_result lcp; /* Lemke's report */
+    int sweeps;         /* Gauss-Seidel sweeps made (options.sweeps) */
+    bool swept;         /* solved by the sweeps (no Lemke) */
+    tch_real residual;  /* the sweeps' natural-map residual at their end, m/s */
+    tch_lcp_result lcp; /* Lemke's report (when it ran) */
 } tch_peg_step_result;
 
 /* Solves one step's LCP and writes nu^{l+1} into velocity_out and angular_out ([body_count]).

@@ -364,6 +364,70 @@ static tch_status step_pair(planar_body* a, planar_body* b, tch_peg_model model,
     return s;
 }
 
+/* Fig. 5's unit squares (below): B static, A at (-0.5, -0.02) m/s, its bottom-left vertex
+ * 0.001 right of and above B's top-right one, under gravity g. */
+static void fig5_squares(planar_body* a, planar_body* b, double g) {
+    *b = (planar_body){.shape = square(0.5), .x = tch_v3(-0.5, -0.5, 0)};
+    *a = (planar_body){.shape = square(0.5),
+                       .x = tch_v3(0.5 + 0.001, 0.5 + 0.001, 0),
+                       .v = tch_v3(-0.5, -0.02, 0),
+                       .mass = 1,
+                       .inertia = 1.0 / 6,
+                       .g = g};
+    place(a);
+    place(b);
+}
+
+/* The Gauss-Seidel path (peg_lcp.h, options.sweeps) against Lemke from the same state: A
+ * against static B, both solves' velocities' difference; *swept when the sweeps solved it. */
+static void sweeps_agree(const planar_body* a, const planar_body* b, double h,
+                         tch_peg_constraints* list, tch_arena* arena, double* difference,
+                         int* swept) {
+    const tch_peg_params params = tch_peg_params_default(2, h);
+    ENSURE(tch_peg_constraints_build_2d(a->shape.world, a->shape.n, a->x, b->shape.world,
+                                        b->shape.n, b->x, &params, list, NULL) == TCH_OK);
+    const tch_peg_body bodies[2] = {as_peg_body(a), as_peg_body(b)};
+    const tch_peg_pair pair = {0, 1, list, 0, NULL, NULL};
+    tch_peg_step_options options = planar(h, TCH_PEG_MODEL_PEG);
+    tch_vec3 vel[2][2], ang[2][2];
+    tch_peg_step_result result;
+    ENSURE(tch_peg_step_velocities(bodies, 2, &pair, 1, &options, arena, vel[0], ang[0], &result,
+                                   NULL) == TCH_OK);
+    ENSURE(!result.swept && result.sweeps == 0);
+    options.sweeps = 200;
+    options.tolerance = 1e-12;
+    ENSURE(tch_peg_step_velocities(bodies, 2, &pair, 1, &options, arena, vel[1], ang[1], &result,
+                                   NULL) == TCH_OK);
+    *difference = fmax(tch_v3_norm(tch_v3_sub(vel[0][0], vel[1][0])),
+                       tch_v3_norm(tch_v3_sub(ang[0][0], ang[1][0])));
+    ENSURE(!result.swept || result.residual <= 1e-12);
+    *swept += result.swept;
+}
+
+/* Fig. 5's slide (below, with gravity) under Lemke, each step also solved by the sweeps: they
+ * converge at every step with contact (the corner's I and X constraints included) and give
+ * Lemke's velocities to 1e-9. */
+static void test_sweeps_agree_with_lemke(void) {
+    const double h = 0.01;
+    planar_body a, b;
+    fig5_squares(&a, &b, gravity);
+    tch_peg_constraints list;
+    tch_peg_constraints_init(&list);
+    tch_arena arena;
+    ENSURE(tch_arena_init(&arena, 1 << 16) == 0);
+    int swept = 0, touching = 0;
+    for (int step = 0; step < 100; ++step) {
+        double difference = INFINITY;
+        sweeps_agree(&a, &b, h, &list, &arena, &difference, &swept);
+        touching += list.count > 0;
+        ENSURE(difference < 1e-9);
+        ENSURE(step_pair(&a, &b, TCH_PEG_MODEL_PEG, h, &list, &arena, 0) == TCH_OK);
+    }
+    ENSURE(touching > 30 && swept == touching); /* measured: 41 of 41 */
+    tch_arena_destroy(&arena);
+    tch_peg_constraints_free(&list);
+}
+
 static double energy(const planar_body* b) {
     return 0.5 * b->mass * tch_v3_norm2(b->v) + 0.5 * b->inertia * b->w * b->w +
            b->mass * b->g * b->x.y;
@@ -416,14 +480,8 @@ static void test_fig3_infeasible_standard_model(void) {
 static void test_fig5_dual_trap(void) {
     const double h = 0.01;
     for (int model = 0; model < 2; ++model) {
-        planar_body b = {.shape = square(0.5), .x = tch_v3(-0.5, -0.5, 0)};
-        planar_body a = {.shape = square(0.5),
-                         .x = tch_v3(0.5 + 0.001, 0.5 + 0.001, 0),
-                         .v = tch_v3(-0.5, -0.02, 0),
-                         .mass = 1,
-                         .inertia = 1.0 / 6};
-        place(&a);
-        place(&b);
+        planar_body a, b;
+        fig5_squares(&a, &b, 0);
         tch_peg_constraints list;
         tch_peg_constraints_init(&list);
         tch_arena arena;
@@ -729,6 +787,7 @@ int main(void) {
     RUN_TEST(test_fig2_one_step);
     RUN_TEST(test_fig3_infeasible_standard_model);
     RUN_TEST(test_fig5_dual_trap);
+    RUN_TEST(test_sweeps_agree_with_lemke);
     RUN_TEST(test_friction_sign_keeps_momentum);
     RUN_TEST(test_friction_holds_on_incline);
     RUN_TEST(test_3d_cube_drop_rests);
