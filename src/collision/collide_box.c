@@ -197,6 +197,14 @@ static int edge_edge_point(tch_vec3 a, tch_vec3 b, tch_transform X_AB, sat_axis 
     return 1;
 }
 
+int tch_boxes_apart(tch_vec3 half_a, tch_vec3 half_b, tch_transform X_AB, tch_real margin) {
+    const tch_mat3 R = tch_q_to_mat3(X_AB.q);
+    const tch_vec3 columns[3] = {tch_m3_col(R, 0), tch_m3_col(R, 1), tch_m3_col(R, 2)};
+    sat_result sat;
+    separating_axes(half_a, half_b, columns, X_AB.p, margin, &sat);
+    return sat.separation > margin;
+}
+
 int tch_collide_box_box(const tch_shape* a, const tch_shape* b, tch_transform X_AB,
                         tch_real margin, tch_manifold_point* out) {
     const tch_vec3 ha = tch_v3(a->size[0], a->size[1], a->size[2]);
