@@ -771,7 +771,9 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     const tch_convex_hull* hull_a = piece(m, a, b, X_AB, s);
     const tch_convex_hull* hull_b = piece(m, b, a, tch_x_inverse(X_AB), s);
     tch_real size = tch_polyhedron_pair_size(hull_a, hull_b);
-    if (pieces_apart(m, a, b, X_AB, APART_TOLERANCES * TCH_POLYHEDRON_TOLERANCE * size) ||
+    /* a pair that touched at the last step mostly still does: the test is for the others */
+    if ((ctx->state->fresh &&
+         pieces_apart(m, a, b, X_AB, APART_TOLERANCES * TCH_POLYHEDRON_TOLERANCE * size)) ||
         tch_polyhedron_clip_touching(hull_a, hull_b, X_AB, size, &s->overlap, NULL) != TCH_OK ||
         s->overlap.face_count == 0) {
         return 0;
