@@ -630,13 +630,31 @@ static int append_outline(tch_data* d, tch_transform X_WA, const contact_frame* 
     return 0;
 }
 
+/* The model's per-geom data: each geom's convex piece (planes zeroed) and its bounding radius
+ * about its centroid, so that a pair's size (tch_polyhedron_pair_size) costs no pass over the
+ * pieces' vertices. */
+typedef struct volume_pieces {
+    tch_convex_hull* hulls; /* [geom_count] */
+    tch_real* radius;       /* [geom_count] */
+} volume_pieces;
+
+static const volume_pieces* pieces_of(const tch_model* m) {
+    return tch_contact_model_geoms(m, TCH_CONTACT_VOLUME);
+}
+
 /* The piece of geom g: its compiled hull, or a plane's half-space box around the other piece. */
 static const tch_convex_hull* piece(const tch_model* m, int g, int other, tch_transform X_GO,
                                     volume_scratch* s) {
     if (m->geom_type[g] == TCH_GEOM_PLANE) {
         return half_space_box(s, X_GO.p, m->geom_rbound[other]);
     }
-    return (const tch_convex_hull*)tch_contact_model_geoms(m, TCH_CONTACT_VOLUME) + g;
+    return &pieces_of(m)->hulls[g];
+}
+
+/* The bounding radius of geom g's piece (`hull`, from `piece`). */
+static tch_real piece_radius(const tch_model* m, int g, const tch_convex_hull* hull) {
+    return m->geom_type[g] == TCH_GEOM_PLANE ? tch_polyhedron_hull_radius(hull)
+                                             : pieces_of(m)->radius[g];
 }
 
 /* Moves the contact point to the centroid of the contact area (on the plane): the separation
@@ -741,7 +759,7 @@ static tch_real lowest_height(const tch_convex_hull* hull, tch_transform X_PG) {
  * no result: the broad phase's boxes overlap for about one pair of a pile in ten whose pieces
  * do not (the boxes' axes are the world's, and grown by a step's reach). Other pairs: 0. */
 static int pieces_apart(const tch_model* m, int a, int b, tch_transform X_AB, tch_real margin) {
-    const tch_convex_hull* hulls = tch_contact_model_geoms(m, TCH_CONTACT_VOLUME);
+    const tch_convex_hull* hulls = pieces_of(m)->hulls;
     if (m->geom_type[a] == TCH_GEOM_PLANE) {
         return lowest_height(&hulls[b], X_AB) > margin;
     }
@@ -770,7 +788,7 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     X_AB.q = tch_q_normalize(X_AB.q);
     const tch_convex_hull* hull_a = piece(m, a, b, X_AB, s);
     const tch_convex_hull* hull_b = piece(m, b, a, tch_x_inverse(X_AB), s);
-    tch_real size = tch_polyhedron_pair_size(hull_a, hull_b);
+    tch_real size = fmax(piece_radius(m, a, hull_a), piece_radius(m, b, hull_b));
     /* a pair that touched at the last step mostly still does: the test is for the others */
     if ((ctx->state->fresh &&
          pieces_apart(m, a, b, X_AB, APART_TOLERANCES * TCH_POLYHEDRON_TOLERANCE * size)) ||
@@ -977,29 +995,41 @@ tch_status tch_volume_build_pieces(const tch_model* m, tch_convex_hull* hulls, t
     return TCH_OK;
 }
 
-/* The convex pieces of every geom as the model's per-geom data (planes zeroed). */
+/* The convex pieces of every geom and their radii as the model's per-geom data. */
 static tch_status volume_build_geoms(const tch_model* m, const tch_geom_sources* sources,
                                      void** geoms, tch_error* err) {
     (void)sources;
-    tch_convex_hull* hulls =
-        calloc((size_t)(m->geom_count > 0 ? m->geom_count : 1), sizeof *hulls);
-    *geoms = hulls;
-    if (!hulls) {
+    size_t count = (size_t)(m->geom_count > 0 ? m->geom_count : 1);
+    volume_pieces* pieces = calloc(1, sizeof *pieces);
+    *geoms = pieces;
+    if (pieces) {
+        pieces->hulls = calloc(count, sizeof *pieces->hulls);
+        pieces->radius = calloc(count, sizeof *pieces->radius);
+    }
+    if (!pieces || !pieces->hulls || !pieces->radius) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the pieces");
     }
     tch_error piece_err;
-    tch_status s = tch_volume_build_pieces(m, hulls, &piece_err);
+    tch_status s = tch_volume_build_pieces(m, pieces->hulls, &piece_err);
     if (s != TCH_OK) {
         return tch_fail(err, s, NULL, 0, "the contact-volume model needs a convex piece per "
                         "geom: %s", piece_err.message);
+    }
+    for (int g = 0; g < m->geom_count; ++g) {
+        pieces->radius[g] = tch_polyhedron_hull_radius(&pieces->hulls[g]);
     }
     return TCH_OK;
 }
 
 static void volume_free_geoms(const tch_model* m, void* geoms) {
-    tch_convex_hull* hulls = geoms;
-    for (int g = 0; hulls && g < m->geom_count; ++g) {
-        tch_hull_free(&hulls[g]);
+    volume_pieces* pieces = geoms;
+    if (!pieces) {
+        return;
     }
-    free(hulls);
+    for (int g = 0; pieces->hulls && g < m->geom_count; ++g) {
+        tch_hull_free(&pieces->hulls[g]);
+    }
+    free(pieces->hulls);
+    free(pieces->radius);
+    free(pieces);
 }
