@@ -26,3 +26,8 @@ typedef struct tch_manifold_point {
  * Both shapes may be any type except plane-plane (returns 0). */
 int tch_collide(const tch_shape* a, const tch_shape* b, tch_transform X_AB, tch_real margin,
                 tch_manifold_point out[TCH_MANIFOLD_CAPACITY]);
+
+/* Whether two boxes of half-extents half_a and half_b (B at pose X_AB in A's frame, unit
+ * quaternion) are apart by more than `margin` along one of their 15 separating axes: exact,
+ * the boxes are then at least that far apart (collide_box.c). */
+int tch_boxes_apart(tch_vec3 half_a, tch_vec3 half_b, tch_transform X_AB, tch_real margin);

@@ -185,8 +185,7 @@ static void swap_contents(tch_polyhedron* x, tch_polyhedron* y) {
 
 /* ---- hull checks ---- */
 
-/* Largest distance of a vertex from the hull's centroid. */
-static tch_real hull_radius(const tch_convex_hull* hull) {
+tch_real tch_polyhedron_hull_radius(const tch_convex_hull* hull) {
     tch_real r2 = 0;
     for (int i = 0; i < hull->vertex_count; ++i) {
         const tch_real d2 = tch_v3_norm2(tch_v3_sub(hull->vertices_G[i], hull->centroid_G));
@@ -215,7 +214,7 @@ static tch_status check_hull_cheap(const tch_convex_hull* hull, const char* name
                  hull->face_count);
         return bad_hull(err, name, what);
     }
-    const tch_real r = hull_radius(hull);
+    const tch_real r = tch_polyhedron_hull_radius(hull);
     if (!isfinite(r) || !isfinite(hull->volume) || !tch_v3_isfinite(hull->centroid_G)) {
         return bad_hull(err, name, "has non-finite vertices, volume or centroid");
     }
@@ -281,7 +280,7 @@ tch_status tch_polyhedron_check_hull(const tch_convex_hull* hull, const char* na
         return status;
     }
     /* faces merged by tch_hull_build may bend by its coplanar tolerance */
-    const tch_real tol = 10 * TCH_HULL_COPLANAR_TOLERANCE * 2 * hull_radius(hull);
+    const tch_real tol = 10 * TCH_HULL_COPLANAR_TOLERANCE * 2 * tch_polyhedron_hull_radius(hull);
     for (int f = 0; f < hull->face_count; ++f) {
         for (int i = 0; i < hull->vertex_count; ++i) {
             const tch_real s =
@@ -624,7 +623,7 @@ static void compact_vertices(tch_polyhedron* p, int* map) {
 }
 
 tch_real tch_polyhedron_pair_size(const tch_convex_hull* a, const tch_convex_hull* b) {
-    return fmax(hull_radius(a), hull_radius(b));
+    return fmax(tch_polyhedron_hull_radius(a), tch_polyhedron_hull_radius(b));
 }
 
 

@@ -114,6 +114,9 @@ tch_status tch_polyhedron_check_pair(const tch_convex_hull* a, const tch_convex_
 /* The size of a pair: the larger of the two pieces' bounding radii about their centroids. */
 tch_real tch_polyhedron_pair_size(const tch_convex_hull* a, const tch_convex_hull* b);
 
+/* A piece's bounding radius about its centroid: the largest distance of a vertex from it. */
+tch_real tch_polyhedron_hull_radius(const tch_convex_hull* hull);
+
 /* Volume of P and its centre of volume (A's frame; zero for an empty P), by the divergence
  * theorem over tetrahedra fanned from the vertex average to each face's triangle fan. */
 void tch_polyhedron_volume_centroid(const tch_polyhedron* p, tch_real* volume,

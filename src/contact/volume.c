@@ -27,6 +27,7 @@
 
 #include "base/error.h"
 #include "collision/contact_plane.h"
+#include "collision/narrowphase.h"
 #include "contact/contact.h"
 #include "contact/params.h"
 #include "contact/restitution.h"
@@ -629,13 +630,31 @@ static int append_outline(tch_data* d, tch_transform X_WA, const contact_frame* 
     return 0;
 }
 
+/* The model's per-geom data: each geom's convex piece (planes zeroed) and its bounding radius
+ * about its centroid, so that a pair's size (tch_polyhedron_pair_size) costs no pass over the
+ * pieces' vertices. */
+typedef struct volume_pieces {
+    tch_convex_hull* hulls; /* [geom_count] */
+    tch_real* radius;       /* [geom_count] */
+} volume_pieces;
+
+static const volume_pieces* pieces_of(const tch_model* m) {
+    return tch_contact_model_geoms(m, TCH_CONTACT_VOLUME);
+}
+
 /* The piece of geom g: its compiled hull, or a plane's half-space box around the other piece. */
 static const tch_convex_hull* piece(const tch_model* m, int g, int other, tch_transform X_GO,
                                     volume_scratch* s) {
     if (m->geom_type[g] == TCH_GEOM_PLANE) {
         return half_space_box(s, X_GO.p, m->geom_rbound[other]);
     }
-    return (const tch_convex_hull*)tch_contact_model_geoms(m, TCH_CONTACT_VOLUME) + g;
+    return &pieces_of(m)->hulls[g];
+}
+
+/* The bounding radius of geom g's piece (`hull`, from `piece`). */
+static tch_real piece_radius(const tch_model* m, int g, const tch_convex_hull* hull) {
+    return m->geom_type[g] == TCH_GEOM_PLANE ? tch_polyhedron_hull_radius(hull)
+                                             : pieces_of(m)->radius[g];
 }
 
 /* Moves the contact point to the centroid of the contact area (on the plane): the separation
@@ -718,6 +737,44 @@ static tch_real impact_phase(const tch_model* m, const tch_data* d, const tch_pa
     return tch_v3_dot(total->force, c->n) > 0 ? damping : 0;
 }
 
+/* Within this many times the clipping's tolerance (times the pair's size) of each other,
+ * pieces are clipped; farther apart along an axis that separates them, they are not. */
+#define APART_TOLERANCES 1e3
+
+/* The lowest height of a piece's vertices above a plane, the piece at pose X_PG in the
+ * plane's frame. */
+static tch_real lowest_height(const tch_convex_hull* hull, tch_transform X_PG) {
+    tch_vec3 up_G = tch_q_inv_rotate(X_PG.q, tch_v3(0, 0, 1)); /* the plane's z, G's frame */
+    tch_real lowest = INFINITY;
+    for (int v = 0; v < hull->vertex_count; ++v) {
+        lowest = fmin(lowest, tch_v3_dot(up_G, hull->vertices_G[v]));
+    }
+    return X_PG.p.z + lowest;
+}
+
+/* Whether the pieces of geoms a and b (b at X_AB in a's frame) are apart by more than
+ * `margin` along an axis that separates them: a plane's normal for a plane and any piece, the
+ * 15 axes of two boxes (tch_boxes_apart). The clipping keeps only what lies within its
+ * tolerance of both pieces, so such pieces give the empty P and skipping the clipping changes
+ * no result: the broad phase's boxes overlap for about one pair of a pile in ten whose pieces
+ * do not (the boxes' axes are the world's, and grown by a step's reach). Other pairs: 0. */
+static int pieces_apart(const tch_model* m, int a, int b, tch_transform X_AB, tch_real margin) {
+    const tch_convex_hull* hulls = pieces_of(m)->hulls;
+    if (m->geom_type[a] == TCH_GEOM_PLANE) {
+        return lowest_height(&hulls[b], X_AB) > margin;
+    }
+    if (m->geom_type[b] == TCH_GEOM_PLANE) {
+        return lowest_height(&hulls[a], tch_x_inverse(X_AB)) > margin;
+    }
+    if (m->geom_type[a] == TCH_GEOM_BOX && m->geom_type[b] == TCH_GEOM_BOX) {
+        const tch_real* ha = m->geom_size[a];
+        const tch_real* hb = m->geom_size[b];
+        return tch_boxes_apart(tch_v3(ha[0], ha[1], ha[2]), tch_v3(hb[0], hb[1], hb[2]), X_AB,
+                               margin);
+    }
+    return 0;
+}
+
 static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
     tch_pair_result* pair = ctx->pair;
     int a = pair->geom_a, b = pair->geom_b;
@@ -731,8 +788,11 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     X_AB.q = tch_q_normalize(X_AB.q);
     const tch_convex_hull* hull_a = piece(m, a, b, X_AB, s);
     const tch_convex_hull* hull_b = piece(m, b, a, tch_x_inverse(X_AB), s);
-    tch_real size = tch_polyhedron_pair_size(hull_a, hull_b);
-    if (tch_polyhedron_clip_touching(hull_a, hull_b, X_AB, size, &s->overlap, NULL) != TCH_OK ||
+    tch_real size = fmax(piece_radius(m, a, hull_a), piece_radius(m, b, hull_b));
+    /* a pair that touched at the last step mostly still does: the test is for the others */
+    if ((ctx->state->fresh &&
+         pieces_apart(m, a, b, X_AB, APART_TOLERANCES * TCH_POLYHEDRON_TOLERANCE * size)) ||
+        tch_polyhedron_clip_touching(hull_a, hull_b, X_AB, size, &s->overlap, NULL) != TCH_OK ||
         s->overlap.face_count == 0) {
         return 0;
     }
@@ -935,29 +995,41 @@ tch_status tch_volume_build_pieces(const tch_model* m, tch_convex_hull* hulls, t
     return TCH_OK;
 }
 
-/* The convex pieces of every geom as the model's per-geom data (planes zeroed). */
+/* The convex pieces of every geom and their radii as the model's per-geom data. */
 static tch_status volume_build_geoms(const tch_model* m, const tch_geom_sources* sources,
                                      void** geoms, tch_error* err) {
     (void)sources;
-    tch_convex_hull* hulls =
-        calloc((size_t)(m->geom_count > 0 ? m->geom_count : 1), sizeof *hulls);
-    *geoms = hulls;
-    if (!hulls) {
+    size_t count = (size_t)(m->geom_count > 0 ? m->geom_count : 1);
+    volume_pieces* pieces = calloc(1, sizeof *pieces);
+    *geoms = pieces;
+    if (pieces) {
+        pieces->hulls = calloc(count, sizeof *pieces->hulls);
+        pieces->radius = calloc(count, sizeof *pieces->radius);
+    }
+    if (!pieces || !pieces->hulls || !pieces->radius) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the pieces");
     }
     tch_error piece_err;
-    tch_status s = tch_volume_build_pieces(m, hulls, &piece_err);
+    tch_status s = tch_volume_build_pieces(m, pieces->hulls, &piece_err);
     if (s != TCH_OK) {
         return tch_fail(err, s, NULL, 0, "the contact-volume model needs a convex piece per "
                         "geom: %s", piece_err.message);
+    }
+    for (int g = 0; g < m->geom_count; ++g) {
+        pieces->radius[g] = tch_polyhedron_hull_radius(&pieces->hulls[g]);
     }
     return TCH_OK;
 }
 
 static void volume_free_geoms(const tch_model* m, void* geoms) {
-    tch_convex_hull* hulls = geoms;
-    for (int g = 0; hulls && g < m->geom_count; ++g) {
-        tch_hull_free(&hulls[g]);
+    volume_pieces* pieces = geoms;
+    if (!pieces) {
+        return;
     }
-    free(hulls);
+    for (int g = 0; pieces->hulls && g < m->geom_count; ++g) {
+        tch_hull_free(&pieces->hulls[g]);
+    }
+    free(pieces->hulls);
+    free(pieces->radius);
+    free(pieces);
 }

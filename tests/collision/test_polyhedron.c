@@ -5,6 +5,7 @@
 
 #include "../contact/hull_fixtures.h"
 #include "collision/contact_plane.h"
+#include "collision/narrowphase.h"
 #include "collision/polyhedron.h"
 #include "test.h"
 
@@ -449,6 +450,43 @@ static void test_closest_points_of_separated_boxes(void) {
     tch_hull_free(&a);
 }
 
+/* The separating-axis test that lets the contact-volume model skip the clipping: boxes it
+ * finds apart (by the clipping's tolerance, times 1e3, as the model asks) clip to the empty P,
+ * and with no margin it finds every pair whose closest points are apart. */
+static void test_boxes_apart_only_when_the_clipping_is_empty(void) {
+    unsigned long long rng = 31;
+    tch_polyhedron p;
+    tch_polyhedron_init(&p);
+    int apart_count = 0, overlap_count = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        const tch_vec3 ha = tch_v3(0.2 + fixture_uniform(&rng), 0.2 + fixture_uniform(&rng),
+                                   0.2 + fixture_uniform(&rng));
+        const tch_vec3 hb = tch_v3(0.2 + fixture_uniform(&rng), 0.2 + fixture_uniform(&rng),
+                                   0.2 + fixture_uniform(&rng));
+        tch_convex_hull a = fixture_box(ha, tch_v3_zero());
+        tch_convex_hull b = fixture_box(hb, tch_v3_zero());
+        const tch_real reach = tch_v3_norm(ha) + tch_v3_norm(hb);
+        const tch_transform X_AB =
+            pose(tch_q_normalize(fixture_rotation(&rng)),
+                 tch_v3_scale(fixture_unit_vector(&rng), reach * (0.3 + 0.7 * fixture_uniform(&rng))));
+        const tch_real size = tch_polyhedron_pair_size(&a, &b);
+        ENSURE(tch_polyhedron_clip_touching(&a, &b, X_AB, size, &p, NULL) == TCH_OK);
+        if (tch_boxes_apart(ha, hb, X_AB, 1e3 * TCH_POLYHEDRON_TOLERANCE * size)) {
+            ENSURE(p.face_count == 0);
+            ++apart_count;
+        } else {
+            overlap_count += p.face_count > 0;
+        }
+        tch_vec3 pa, pb;
+        const double distance = tch_contact_closest_points(&a, &b, X_AB, &pa, &pb);
+        ENSURE(tch_boxes_apart(ha, hb, X_AB, 0) == (distance > 0));
+        tch_hull_free(&a);
+        tch_hull_free(&b);
+    }
+    ENSURE(apart_count > 50 && overlap_count > 50); /* both kinds were met */
+    tch_polyhedron_free(&p);
+}
+
 /* ---- approximations ---- */
 
 static void test_approximations_of_curved_shapes(void) {
@@ -556,6 +594,7 @@ int main(void) {
     RUN_TEST(test_warm_started_search_matches_the_cold_one);
     RUN_TEST(test_unchecked_clip_matches_intersect);
     RUN_TEST(test_closest_points_of_separated_boxes);
+    RUN_TEST(test_boxes_apart_only_when_the_clipping_is_empty);
     RUN_TEST(test_approximations_of_curved_shapes);
     RUN_TEST(test_bad_input_gives_clear_errors);
     return TEST_RESULT();
