@@ -177,8 +177,8 @@ tch_status tch_articulation_work_create(const tch_articulation* a, tch_articulat
     tch_articulation_work* w = calloc(1, sizeof *w);
     tch_error ignored;
     if (!w || tch_tree_data_create(a->tree, 6, &w->tree, &ignored) != TCH_OK ||
-        !CALLOC_ARRAY(w->tau, a->tree->nv) || !CALLOC_ARRAY(w->jacobian, 6 * a->tree->nv) ||
-        !CALLOC_ARRAY(w->qvel_next, a->tree->nv) ||
+        !CALLOC_ARRAY(w->tau, a->tree->nv) || !CALLOC_ARRAY(w->bias, a->tree->nv) ||
+        !CALLOC_ARRAY(w->jacobian, 6 * a->tree->nv) || !CALLOC_ARRAY(w->qvel_next, a->tree->nv) ||
         !CALLOC_ARRAY(w->link_read, a->tree->body_count + 1)) {
         tch_articulation_work_destroy(w);
         return TCH_ERR_OUT_OF_MEMORY;
@@ -193,6 +193,7 @@ void tch_articulation_work_destroy(tch_articulation_work* w) {
     }
     tch_tree_data_destroy(w->tree);
     free(w->tau);
+    free(w->bias);
     free(w->jacobian);
     free(w->qvel_next);
     free(w->link_read);
@@ -657,21 +658,21 @@ static void add_joint_step_terms(const tch_articulation* a, const tch_real* qpos
 }
 
 /* qacc = M^-1 (Q - b - g) through the factor of the step's matrix M: A, and with the implicit
- * integrator the joints' terms above (Q in w->tau). With `reuse` the factor in w is this
- * state's already (tch_articulation_predict_links made it in this evaluation). */
+ * integrator the joints' terms above (Q in w->tau). A and b + g come from one pass
+ * (tch_tree_mass_matrix_bias: the RNEA in the CRBA's frames). With `reuse` the factor and
+ * w->bias in w are this state's already (tch_articulation_predict_links made them in this
+ * evaluation). */
 static tch_status factored_accelerations(const tch_model* m, const tch_data* d,
                                          tch_articulation_work* w, tch_real* qacc, bool reuse,
                                          tch_error* err) {
     const tch_tree* t = m->articulation->tree;
-    bool implicit = m->integrator == TCH_INTEGRATOR_IMPLICIT;
-    tch_tree_rnea(t, w->tree, NULL, qacc);
-    for (int k = 0; k < t->nv; ++k) {
-        qacc[k] = w->tau[k] - qacc[k];
-    }
     if (!reuse) {
-        tch_tree_mass_matrix(t, w->tree);
+        tch_tree_mass_matrix_bias(t, w->tree, d->qvel, w->bias);
     }
-    if (implicit) {
+    for (int k = 0; k < t->nv; ++k) {
+        qacc[k] = w->tau[k] - w->bias[k];
+    }
+    if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
         add_joint_step_terms(m->articulation, d->qpos, d->qvel, m->timestep,
                              reuse ? NULL : w->tree->M, qacc);
     }

@@ -69,13 +69,15 @@ typedef struct tch_articulation {
 typedef struct tch_articulation_work {
     tch_tree_data* tree;
     tch_real* tau;      /* [nv] generalized forces */
+    tch_real* bias;     /* [nv] b + g at the state of the factor (step_factored) */
     tch_real* jacobian; /* [6 nv] angular rows, then linear rows */
     tch_real* qvel_next; /* [nv] the predicted qvel of friction's prediction */
     /* [model bodies] the links whose prediction a pair's friction reads this evaluation (a
      * root of a pair whose model takes friction from the prediction) */
     unsigned char* link_read;
-    /* the tree data's factor is the implicit step's matrix at this evaluation's state (made by
-     * tch_articulation_predict_links, reused by _accelerations; cleared by the kinematics) */
+    /* the tree data's factor is the implicit step's matrix at this evaluation's state, and
+     * bias its b + g (made by tch_articulation_predict_links, reused by _accelerations;
+     * cleared by the kinematics) */
     bool step_factored;
 } tch_articulation_work;
 
