@@ -2,6 +2,7 @@
 #include "engine/implicit.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,35 +204,63 @@ static const tch_real* pair_block(const linear_pair* p, int a, int b) {
     return p->blocks + (both ? 2 * a + b : 0) * BLOCK_REALS;
 }
 
-/* Entry (r, c) of (a + a^T) / 2 for a 12x12 matrix. */
-static tch_real symmetric_part(const tch_real a[12][12], int r, int c) {
-    return r == c ? a[r][r] : 0.5 * (a[r][c] + a[c][r]);
+/* Block (r0, c0) of (a + a^T) / 2 for a 12x12 matrix a, 6x6 row-major into out, and its
+ * transpose into out_T (block (c0, r0)) unless NULL. The diagonal of a is taken as it is. */
+static void symmetric_block(const tch_real a[12][12], int r0, int c0, tch_real* out,
+                            tch_real* out_T) {
+    for (int i = 0; i < 6; ++i) {
+        for (int j = 0; j < 6; ++j) {
+            out[6 * i + j] = 0.5 * (a[r0 + i][c0 + j] + a[c0 + j][r0 + i]);
+        }
+    }
+    for (int i = 0; i < 6 && r0 == c0; ++i) {
+        out[7 * i] = a[r0 + i][r0 + i];
+    }
+    for (int i = 0; i < 6 && out_T; ++i) {
+        for (int j = 0; j < 6; ++j) {
+            out_T[6 * j + i] = out[6 * i + j];
+        }
+    }
+}
+
+/* Is any entry of a 12x12 matrix other than zero (NaN counts)? Its bits without the sign,
+ * or-ed: a branch-free loop over the whole matrix. */
+static int any_nonzero(const tch_real a[12][12]) {
+    _Static_assert(sizeof(tch_real) == sizeof(uint64_t), "a real is 64 bits");
+    uint64_t bits = 0;
+    for (int i = 0; i < 12; ++i) {
+        for (int j = 0; j < 12; ++j) {
+            uint64_t entry;
+            memcpy(&entry, &a[i][j], sizeof entry);
+            bits |= entry << 1;
+        }
+    }
+    return bits != 0;
 }
 
 /* Keeps the blocks of the symmetrized K and D of `lin` that the system reads, in the cache's
  * block (p->blocks NULL when they are all zero). 0, or -1 when out of memory. */
 static int keep_blocks(tch_data* d, linear_pair* p, const tch_pair_linearization* lin) {
-    tch_real* blocks = take(d, (size_t)pair_block_count(p) * BLOCK_REALS, sizeof(tch_real),
+    int count = pair_block_count(p);
+    tch_real* blocks = take(d, (size_t)count * BLOCK_REALS, sizeof(tch_real),
                             "implicit pair blocks");
     if (!blocks) {
         return -1;
     }
-    int nonzero = 0;
-    tch_real* out = blocks;
-    for (int a = 0; a < 2; ++a) {
-        for (int b = 0; b < 2 && p->side[a].node >= 0; ++b) {
-            if (p->side[b].node < 0) {
-                continue;
-            }
-            for (int i = 0; i < 36; ++i) {
-                out[i] = symmetric_part(lin->K, 6 * a + i / 6, 6 * b + i % 6);
-                out[36 + i] = symmetric_part(lin->D, 6 * a + i / 6, 6 * b + i % 6);
-                nonzero |= out[i] != 0 || out[36 + i] != 0;
-            }
-            out += BLOCK_REALS;
+    if (count == 1) {
+        int side = p->side[0].node >= 0 ? 0 : 1;
+        symmetric_block(lin->K, 6 * side, 6 * side, blocks, NULL);
+        symmetric_block(lin->D, 6 * side, 6 * side, blocks + 36, NULL);
+    } else { /* (0, 0), (0, 1), (1, 0), (1, 1) */
+        for (int m = 0; m < 2; ++m) {
+            const tch_real(*a)[12] = m == 0 ? lin->K : lin->D;
+            tch_real* out = blocks + 36 * m;
+            symmetric_block(a, 0, 0, out, NULL);
+            symmetric_block(a, 0, 6, out + BLOCK_REALS, out + 2 * BLOCK_REALS);
+            symmetric_block(a, 6, 6, out + 3 * BLOCK_REALS, NULL);
         }
     }
-    p->blocks = nonzero ? blocks : NULL;
+    p->blocks = any_nonzero(lin->K) || any_nonzero(lin->D) ? blocks : NULL;
     return 0;
 }
 
