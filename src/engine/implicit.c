@@ -2,7 +2,6 @@
 #include "engine/implicit.h"
 
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,8 +25,7 @@ typedef struct pair_side {
 /* One linearized pair: its two roots' sides and the blocks of its symmetrized K and D that
  * the system reads, those between two sides that are not static: for each such block (a, b),
  * in the order (0, 0), (0, 1), (1, 0), (1, 1), K_ab then D_ab, 6 x 6 row-major (pair_block).
- * `blocks` is NULL when they are all zero: the pair then only couples its sides' nodes in the
- * matrix's pattern. A pair with a static side keeps its free side's block alone. */
+ * A pair with a static side keeps its free side's block alone. */
 typedef struct linear_pair {
     pair_side side[2];
     tch_real* blocks;
@@ -204,63 +202,45 @@ static const tch_real* pair_block(const linear_pair* p, int a, int b) {
     return p->blocks + (both ? 2 * a + b : 0) * BLOCK_REALS;
 }
 
-/* Block (r0, c0) of (a + a^T) / 2 for a 12x12 matrix a, 6x6 row-major into out, and its
- * transpose into out_T (block (c0, r0)) unless NULL. The diagonal of a is taken as it is. */
-static void symmetric_block(const tch_real a[12][12], int r0, int c0, tch_real* out,
-                            tch_real* out_T) {
+/* a = (a + a^T) / 2 on the rows and columns first .. last - 1 of a 12x12 matrix. */
+static void symmetrize(tch_real a[12][12], int first, int last) {
+    for (int i = first; i < last; ++i) {
+        for (int j = first; j < i; ++j) {
+            tch_real mean = 0.5 * (a[i][j] + a[j][i]);
+            a[i][j] = a[j][i] = mean;
+        }
+    }
+}
+
+/* The 6x6 block of a 12x12 row-major matrix whose first entry is at `corner`, into out. */
+static void copy_block(const tch_real* corner, tch_real* out) {
     for (int i = 0; i < 6; ++i) {
-        for (int j = 0; j < 6; ++j) {
-            out[6 * i + j] = 0.5 * (a[r0 + i][c0 + j] + a[c0 + j][r0 + i]);
-        }
-    }
-    for (int i = 0; i < 6 && r0 == c0; ++i) {
-        out[7 * i] = a[r0 + i][r0 + i];
-    }
-    for (int i = 0; i < 6 && out_T; ++i) {
-        for (int j = 0; j < 6; ++j) {
-            out_T[6 * j + i] = out[6 * i + j];
-        }
+        memcpy(out + 6 * i, corner + 12 * i, 6 * sizeof *out);
     }
 }
 
-/* Is any entry of a 12x12 matrix other than zero (NaN counts)? Its bits without the sign,
- * or-ed: a branch-free loop over the whole matrix. */
-static int any_nonzero(const tch_real a[12][12]) {
-    _Static_assert(sizeof(tch_real) == sizeof(uint64_t), "a real is 64 bits");
-    uint64_t bits = 0;
-    for (int i = 0; i < 12; ++i) {
-        for (int j = 0; j < 12; ++j) {
-            uint64_t entry;
-            memcpy(&entry, &a[i][j], sizeof entry);
-            bits |= entry << 1;
-        }
-    }
-    return bits != 0;
-}
-
-/* Keeps the blocks of the symmetrized K and D of `lin` that the system reads, in the cache's
- * block (p->blocks NULL when they are all zero). 0, or -1 when out of memory. */
-static int keep_blocks(tch_data* d, linear_pair* p, const tch_pair_linearization* lin) {
+/* Keeps the blocks of the symmetrized K and D of `lin` (symmetrized in place where they are
+ * read) that the system reads, in the cache's block. 0, or -1 when out of memory. */
+static int keep_blocks(tch_data* d, linear_pair* p, tch_pair_linearization* lin) {
     int count = pair_block_count(p);
     tch_real* blocks = take(d, (size_t)count * BLOCK_REALS, sizeof(tch_real),
                             "implicit pair blocks");
     if (!blocks) {
         return -1;
     }
-    if (count == 1) {
-        int side = p->side[0].node >= 0 ? 0 : 1;
-        symmetric_block(lin->K, 6 * side, 6 * side, blocks, NULL);
-        symmetric_block(lin->D, 6 * side, 6 * side, blocks + 36, NULL);
-    } else { /* (0, 0), (0, 1), (1, 0), (1, 1) */
-        for (int m = 0; m < 2; ++m) {
-            const tch_real(*a)[12] = m == 0 ? lin->K : lin->D;
-            tch_real* out = blocks + 36 * m;
-            symmetric_block(a, 0, 0, out, NULL);
-            symmetric_block(a, 0, 6, out + BLOCK_REALS, out + 2 * BLOCK_REALS);
-            symmetric_block(a, 6, 6, out + 3 * BLOCK_REALS, NULL);
+    int first = count == 1 && p->side[0].node < 0 ? 6 : 0;
+    int last = count == 1 && p->side[1].node < 0 ? 6 : 12;
+    symmetrize(lin->K, first, last);
+    symmetrize(lin->D, first, last);
+    tch_real* out = blocks; /* (0, 0), (0, 1), (1, 0), (1, 1) of those that move */
+    for (int r0 = first; r0 < last; r0 += 6) {
+        for (int c0 = first; c0 < last; c0 += 6) {
+            copy_block(&lin->K[r0][c0], out);
+            copy_block(&lin->D[r0][c0], out + 36);
+            out += BLOCK_REALS;
         }
     }
-    p->blocks = any_nonzero(lin->K) || any_nonzero(lin->D) ? blocks : NULL;
+    p->blocks = blocks;
     return 0;
 }
 
@@ -334,7 +314,7 @@ static int append_equalities(const tch_model* m, tch_data* d, implicit_system* s
         if (p->side[0].node < 0 && p->side[1].node < 0) {
             continue;
         }
-        if (keep_blocks(d, p, lin) != 0) { /* K and D are symmetric: kept as they are */
+        if (keep_blocks(d, p, lin) != 0) { /* K and D symmetric: the same values */
             return -1;
         }
         s->pair_count++;
@@ -511,7 +491,7 @@ static void assemble_mapped_block(implicit_system* s, const linear_pair* p, int 
 /* One pair's blocks of -(h D + h^2 K) (those of the lower triangle, diagonal blocks whole). */
 static void assemble_pair(implicit_system* s, const linear_pair* p) {
     tch_real h = s->h;
-    for (int a = 0; a < 2 && p->blocks; ++a) {
+    for (int a = 0; a < 2; ++a) {
         for (int b = 0; b < 2 && p->side[a].node >= 0; ++b) {
             if (p->side[b].node < 0) {
                 continue;
@@ -563,7 +543,7 @@ static void add_side_force(const pair_side* side, const tch_real f[6], tch_real*
  * so that the six rows' sums run side by side along contiguous rows of 6 (vectorized), each
  * still summed over j in order. */
 static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
-    for (int a = 0; a < 2 && p->blocks; ++a) {
+    for (int a = 0; a < 2; ++a) {
         if (p->side[a].node < 0) {
             continue;
         }
