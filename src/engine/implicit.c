@@ -22,11 +22,16 @@ typedef struct pair_side {
     tch_real* T;
 } pair_side;
 
-/* One linearized pair: its two roots' sides and its symmetrized K and D. */
+/* One linearized pair: its two roots' sides and the blocks of its symmetrized K and D that
+ * the system reads, those between two sides that are not static: for each such block (a, b),
+ * in the order (0, 0), (0, 1), (1, 0), (1, 1), K_ab then D_ab, 6 x 6 row-major (pair_block).
+ * A pair with a static side keeps its free side's block alone. */
 typedef struct linear_pair {
     pair_side side[2];
-    tch_pair_linearization lin;
+    tch_real* blocks;
 } linear_pair;
+
+enum { BLOCK_REALS = 2 * 36 }; /* a block's K_ab and D_ab */
 
 /* A tree in the system (docs/articulated.md, "Implicit contact on links"): the generalized
  * velocities first .. first + count of a subtree of the world (A is block diagonal over such
@@ -74,6 +79,7 @@ struct tch_implicit_cache {
     int valid;                    /* the kept system is factored and matches its signature */
     long allocation_count;
     tch_block_cholesky* matrix;   /* the system's matrix, its analysis kept across builds */
+    tch_pair_linearization linearization; /* one pair's, as its model writes it */
     implicit_system system;
 };
 
@@ -184,14 +190,58 @@ static int root_side(const tch_model* m, tch_data* d, implicit_system* s, int ro
     return 0;
 }
 
-/* a = (a + a^T) / 2 for a 12x12 matrix. */
-static void symmetrize(tch_real a[12][12]) {
-    for (int i = 0; i < 12; ++i) {
-        for (int j = 0; j < i; ++j) {
+/* The number of blocks a pair keeps: 4 between two moving sides, 1 with a static side. */
+static int pair_block_count(const linear_pair* p) {
+    int moving = (p->side[0].node >= 0) + (p->side[1].node >= 0);
+    return moving * moving;
+}
+
+/* The kept K_ab of a pair (D_ab follows it), a and b sides that are not static. */
+static const tch_real* pair_block(const linear_pair* p, int a, int b) {
+    int both = p->side[0].node >= 0 && p->side[1].node >= 0;
+    return p->blocks + (both ? 2 * a + b : 0) * BLOCK_REALS;
+}
+
+/* a = (a + a^T) / 2 on the rows and columns first .. last - 1 of a 12x12 matrix. */
+static void symmetrize(tch_real a[12][12], int first, int last) {
+    for (int i = first; i < last; ++i) {
+        for (int j = first; j < i; ++j) {
             tch_real mean = 0.5 * (a[i][j] + a[j][i]);
             a[i][j] = a[j][i] = mean;
         }
     }
+}
+
+/* The 6x6 block of a 12x12 row-major matrix whose first entry is at `corner`, into out. */
+static void copy_block(const tch_real* corner, tch_real* out) {
+    for (int i = 0; i < 6; ++i) {
+        memcpy(out + 6 * i, corner + 12 * i, 6 * sizeof *out);
+    }
+}
+
+/* Keeps the blocks of the symmetrized K and D of `lin` (symmetrized in place where they are
+ * read) that the system reads, in the cache's block. 0, or -1 when out of memory. */
+static int keep_blocks(tch_data* d, linear_pair* p, tch_pair_linearization* lin) {
+    int count = pair_block_count(p);
+    tch_real* blocks = take(d, (size_t)count * BLOCK_REALS, sizeof(tch_real),
+                            "implicit pair blocks");
+    if (!blocks) {
+        return -1;
+    }
+    int first = count == 1 && p->side[0].node < 0 ? 6 : 0;
+    int last = count == 1 && p->side[1].node < 0 ? 6 : 12;
+    symmetrize(lin->K, first, last);
+    symmetrize(lin->D, first, last);
+    tch_real* out = blocks; /* (0, 0), (0, 1), (1, 0), (1, 1) of those that move */
+    for (int r0 = first; r0 < last; r0 += 6) {
+        for (int c0 = first; c0 < last; c0 += 6) {
+            copy_block(&lin->K[r0][c0], out);
+            copy_block(&lin->D[r0][c0], out + 36);
+            out += BLOCK_REALS;
+        }
+    }
+    p->blocks = blocks;
+    return 0;
 }
 
 static const tch_contact_ops* linearizable(const tch_data* d, int i) {
@@ -199,8 +249,9 @@ static const tch_contact_ops* linearizable(const tch_data* d, int i) {
     return ops->kind == TCH_CONTACT_KIND_FORCE && ops->linearize ? ops : NULL;
 }
 
-/* Every pair whose model linearizes and that moves a free body, linearized; K and D
- * symmetrized (a model's local stiffness need not be symmetric, engine/implicit.h). */
+/* Every pair whose model linearizes and that moves a free body, linearized into the cache's
+ * one linearization and its blocks kept with K and D symmetrized (a model's local stiffness
+ * need not be symmetric, engine/implicit.h). */
 static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) {
     int equalities = m->articulation ? m->articulation->equality_count : 0;
     s->pairs = take(d, (size_t)(d->pair_result_count + 1 + equalities), /* + the spring */
@@ -225,17 +276,19 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
         if (p->side[0].node < 0 && p->side[1].node < 0) {
             continue;
         }
-        p->lin.geometric = 0; /* the system leaves G out (not filled, not zeroed) */
-        memset(p->lin.K, 0, sizeof p->lin.K);
-        memset(p->lin.D, 0, sizeof p->lin.D);
+        tch_pair_linearization* lin = &d->internal->implicit->linearization;
+        lin->geometric = 0; /* the system leaves G out (not filled, not zeroed) */
+        memset(lin->K, 0, sizeof lin->K);
+        memset(lin->D, 0, sizeof lin->D);
         tch_pair_state* state =
             tch_contact_pair_uses_state(m, ops, &result->params)
                 ? tch_pair_state_find(&d->internal->pair_states, result->geom_a, result->geom_b)
                 : NULL;
         tch_pair_context context = {result, state, 0, d->internal->model_scratch[result->model]};
-        ops->linearize(m, d, &context, &p->lin);
-        symmetrize(p->lin.K);
-        symmetrize(p->lin.D);
+        ops->linearize(m, d, &context, lin);
+        if (keep_blocks(d, p, lin) != 0) {
+            return -1;
+        }
         s->pair_count++;
     }
     return 0;
@@ -251,14 +304,20 @@ static int append_equalities(const tch_model* m, tch_data* d, implicit_system* s
     int count = m->articulation ? m->articulation->equality_count : 0;
     for (int i = 0; i < count; ++i) {
         linear_pair* p = &s->pairs[s->pair_count];
+        tch_pair_linearization* lin = &d->internal->implicit->linearization;
         int root[2];
-        tch_articulation_linearize_equality(m, d, d->internal->articulation, i, root, &p->lin);
-        p->lin.geometric = 0;
+        tch_articulation_linearize_equality(m, d, d->internal->articulation, i, root, lin);
         if (root_side(m, d, s, root[0], &p->side[0]) != 0 ||
             root_side(m, d, s, root[1], &p->side[1]) != 0) {
             return -1;
         }
-        s->pair_count += p->side[0].node >= 0 || p->side[1].node >= 0;
+        if (p->side[0].node < 0 && p->side[1].node < 0) {
+            continue;
+        }
+        if (keep_blocks(d, p, lin) != 0) { /* K and D symmetric: the same values */
+            return -1;
+        }
+        s->pair_count++;
     }
     return 0;
 }
@@ -269,22 +328,33 @@ static int append_equalities(const tch_model* m, tch_data* d, implicit_system* s
  * caller moves (a haptic device's pose; the caller's force at the step's start carries that
  * motion): K = -diag(k 1, k_r 1) and D = -diag(b 1, b_r 1) on the body's node, the linear part
  * on the centre of mass (Otaduy and Lin 2006: the virtual coupling integrated implicitly with
- * the tool's contacts). Appended to s->pairs, sized one beyond the pair results for it. */
-static void append_applied_spring(const tch_model* m, const tch_data* d, implicit_system* s) {
+ * the tool's contacts). Appended to s->pairs, sized one beyond the pair results for it. 0, or
+ * -1 when out of memory. */
+static int append_applied_spring(const tch_model* m, tch_data* d, implicit_system* s) {
     const tch_applied_spring* spring = &d->applied_spring;
     int body = spring->body;
     int node = body > 0 && body < m->body_count ? s->node_of_body[body] : -1;
     if (node < 0) {
-        return;
+        return 0;
     }
     linear_pair* p = &s->pairs[s->pair_count++];
     *p = (linear_pair){.side = {{.node = node, .width = 6}, {.node = -1, .width = 6}}};
-    for (int i = 0; i < 3; ++i) {
-        p->lin.K[i][i] = -spring->stiffness;
-        p->lin.K[3 + i][3 + i] = -spring->angular_stiffness;
-        p->lin.D[i][i] = -spring->damping;
-        p->lin.D[3 + i][3 + i] = -spring->angular_damping;
+    p->blocks = take(d, BLOCK_REALS, sizeof(tch_real), "implicit applied spring");
+    if (!p->blocks) {
+        return -1;
     }
+    tch_real* K = p->blocks;
+    tch_real* D = p->blocks + 36;
+    for (int i = 0; i < 36; ++i) {
+        K[i] = D[i] = 0;
+    }
+    for (int i = 0; i < 3; ++i) {
+        K[7 * i] = -spring->stiffness;
+        K[7 * (3 + i)] = -spring->angular_stiffness;
+        D[7 * i] = -spring->damping;
+        D[7 * (3 + i)] = -spring->angular_damping;
+    }
+    return 0;
 }
 
 /* ---- the block matrix ---- */
@@ -392,10 +462,12 @@ static void assemble_mapped_block(implicit_system* s, const linear_pair* p, int 
     tch_real h = s->h;
     const pair_side* sa = &p->side[a];
     const pair_side* sb = &p->side[b];
+    const tch_real* K = pair_block(p, a, b);
+    const tch_real* D = K + 36;
     tch_real C[6][6];
     for (int i = 0; i < 6; ++i) {
         for (int k = 0; k < 6; ++k) {
-            C[i][k] = -(h * p->lin.D[6 * a + i][6 * b + k] + h * h * p->lin.K[6 * a + i][6 * b + k]);
+            C[i][k] = -(h * D[6 * i + k] + h * h * K[6 * i + k]);
         }
     }
     for (int j = 0; j < sb->width; ++j) {
@@ -432,11 +504,10 @@ static void assemble_pair(implicit_system* s, const linear_pair* p) {
             if (!A) {
                 continue; /* the (b, a) block holds it, transposed */
             }
-            for (int i = 0; i < 6; ++i) {
-                for (int j = 0; j < 6; ++j) {
-                    A[6 * i + j] -= h * p->lin.D[6 * a + i][6 * b + j] +
-                                    h * h * p->lin.K[6 * a + i][6 * b + j];
-                }
+            const tch_real* K = pair_block(p, a, b);
+            const tch_real* D = K + 36;
+            for (int i = 0; i < 36; ++i) {
+                A[i] -= h * D[i] + h * h * K[i];
             }
         }
     }
@@ -484,9 +555,10 @@ static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
             side_twist(&p->side[b], s->kv, kv);
             side_twist(&p->side[b], s->dv, dv);
             tch_real sum[6] = {0, 0, 0, 0, 0, 0};
+            const tch_real* K_ba = pair_block(p, b, a);
             for (int j = 0; j < 6; ++j) {
-                const tch_real* K = p->lin.K[6 * b + j] + 6 * a;
-                const tch_real* D = p->lin.D[6 * b + j] + 6 * a;
+                const tch_real* K = K_ba + 6 * j;
+                const tch_real* D = K_ba + 36 + 6 * j;
                 for (int i = 0; i < 6; ++i) {
                     sum[i] += K[i] * kv[j] + D[i] * dv[j];
                 }
@@ -499,10 +571,9 @@ static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
 /* The system, when some pair is linearized (s->pair_count > 0). -1 when out of memory. */
 static int prepare(const tch_model* m, tch_data* d, implicit_system* s) {
     if (index_bodies(m, d, s) != 0 || linearize_pairs(m, d, s) != 0 ||
-        append_equalities(m, d, s) != 0) {
+        append_equalities(m, d, s) != 0 || append_applied_spring(m, d, s) != 0) {
         return -1;
     }
-    append_applied_spring(m, d, s);
     s->n = 6 * s->node_count;
     if (s->pair_count == 0) {
         return 0;
@@ -858,10 +929,19 @@ static long jacobian_reals(const implicit_system* s) {
     return count;
 }
 
+/* The reals of the kept system's pairs' blocks of K and D. */
+static long block_reals(const implicit_system* s) {
+    long count = 0;
+    for (int p = 0; p < s->pair_count; ++p) {
+        count += s->pairs[p].blocks ? (long)pair_block_count(&s->pairs[p]) * BLOCK_REALS : 0;
+    }
+    return count;
+}
+
 /* What a kept system reuses (the signature it was built at, its nodes, trees and pairs, its
- * links' Jacobians and its factor); the per-evaluation vectors are not kept. `valid` is 0 when
- * there is none, 1 for free bodies only (the layout before trees were kept), 2 with trees: then
- * the trees' sizes follow it, and their groups and Jacobians the pairs. */
+ * links' Jacobians, its pairs' blocks and its factor); the per-evaluation vectors are not kept.
+ * `valid` is 0 when there is none, 1 for free bodies only (the layout before trees were kept),
+ * 2 with trees: then the trees' sizes follow it, and their groups and Jacobians the pairs. */
 void tch_implicit_cache_put(tch_stream* st, const tch_model* m, const tch_implicit_cache* c) {
     int valid = c && c->valid ? 1 + (c->system.group_count > 0) : 0;
     TCH_PUT(st, valid);
@@ -874,6 +954,7 @@ void tch_implicit_cache_put(tch_stream* st, const tch_model* m, const tch_implic
         tch_stream_put_count(st, s->group_count);
         tch_stream_put_count(st, jacobian_reals(s));
     }
+    tch_stream_put_count(st, block_reals(s));
     tch_stream_put_count(st, c->signature_count);
     tch_stream_put(st, c->signature, (size_t)c->signature_count * sizeof *c->signature);
     TCH_PUT(st, s->h), TCH_PUT(st, s->friction_forces);
@@ -892,6 +973,13 @@ void tch_implicit_cache_put(tch_stream* st, const tch_model* m, const tch_implic
                     tch_stream_put(st, side->T, 6 * (size_t)side->width * sizeof *side->T);
                 }
             }
+        }
+    }
+    for (int p = 0; p < s->pair_count; ++p) {
+        const linear_pair* pair = &s->pairs[p];
+        if (pair->blocks) {
+            tch_stream_put(st, pair->blocks, (size_t)pair_block_count(pair) * BLOCK_REALS *
+                                                 sizeof *pair->blocks);
         }
     }
     if (s->pair_count > 0) {
@@ -961,10 +1049,30 @@ static int read_trees(tch_stream* st, const tch_model* m, tch_data* d, long real
     return bad || st->failed || used != reals ? -1 : 0;
 }
 
-/* The nodes, trees and pairs read into the cache's block (laid out as prepare lays them) and
- * checked: 0, or -1 when out of memory or inconsistent. */
+/* The pairs' blocks (`reals` in all) read into the cache's block; 0, or -1 when inconsistent. */
+static int read_blocks(tch_stream* st, tch_data* d, implicit_system* s, long reals) {
+    tch_real* blocks = take(d, (size_t)reals, sizeof(tch_real), "implicit pair blocks");
+    long used = 0;
+    int bad = !blocks;
+    for (int p = 0; p < s->pair_count; ++p) {
+        linear_pair* pair = &s->pairs[p];
+        long count = (long)pair_block_count(pair) * BLOCK_REALS;
+        int had = pair->blocks != NULL; /* the stored pointer says only whether it had some */
+        pair->blocks = NULL;
+        bad |= had && (count == 0 || used + count > reals);
+        if (!bad && had) {
+            pair->blocks = blocks + used;
+            tch_stream_get(st, pair->blocks, (size_t)count * sizeof *pair->blocks);
+            used += count;
+        }
+    }
+    return bad || st->failed || used != reals ? -1 : 0;
+}
+
+/* The nodes, trees, pairs and their blocks read into the cache's block (laid out as prepare
+ * lays them) and checked: 0, or -1 when out of memory or inconsistent. */
 static int read_system(tch_stream* st, const tch_model* m, tch_data* d, implicit_cache* c,
-                       long reals) {
+                       long reals, long block_reals) {
     implicit_system* s = &c->system;
     int nv = m->articulation ? m->nv : 0;
     size_t bytes = ((size_t)m->body_count * sizeof(int) + 16) +
@@ -972,6 +1080,7 @@ static int read_system(tch_stream* st, const tch_model* m, tch_data* d, implicit
                    ((size_t)s->pair_count * sizeof *s->pairs + 16) +
                    ((size_t)s->group_count * sizeof *s->groups + 16) +
                    ((size_t)nv * sizeof(int) + 16) + ((size_t)reals * sizeof(tch_real) + 16) +
+                   ((size_t)block_reals * sizeof(tch_real) + 16) +
                    3 * ((size_t)s->n * sizeof(tch_real) + 16) +
                    2 * (size_t)s->pair_count * sizeof(int) + 64;
     if (bytes > c->capacity) {
@@ -1002,6 +1111,7 @@ static int read_system(tch_stream* st, const tch_model* m, tch_data* d, implicit
             bad |= bad_side(m, s, &s->pairs[p].side[k], s->pairs[p].side[k].T != NULL);
         }
     }
+    bad = bad || read_blocks(st, d, s, block_reals) != 0;
     return bad || (s->pair_count > 0 && build_matrix(d, s) != 0) ? -1 : 0;
 }
 
@@ -1031,6 +1141,7 @@ void tch_implicit_cache_get(tch_stream* st, const tch_model* m, tch_data* d) {
         group_count = tch_stream_get_count(st, m->body_count);
         reals = tch_stream_get_count(st, 1L << 40);
     }
+    long block_count = tch_stream_get_count(st, 1L << 40);
     long count = tch_stream_get_count(st, 1L << 28);
     if (!c || st->failed || (valid != 1 && valid != 2)) {
         st->failed = 1;
@@ -1058,7 +1169,7 @@ void tch_implicit_cache_get(tch_stream* st, const tch_model* m, tch_data* d) {
     s->free_count = valid == 2 ? (int)free_count : s->node_count;
     s->group_count = (int)group_count;
     if (st->failed || s->free_count > s->node_count ||
-        read_system(st, m, d, c, reals) != 0 ||
+        read_system(st, m, d, c, reals, block_count) != 0 ||
         (s->pair_count > 0 && read_factor(st, s) != 0)) {
         st->failed = 1;
         return;
