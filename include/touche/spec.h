@@ -226,6 +226,9 @@ typedef struct tch_joint_def {
     tch_real frictionloss;   ///< Coulomb joint friction, N m or N, >= 0
     bool limited;            ///< range enforced (hinge and slide)
     tch_real range[2];       ///< lower <= upper, rad or m
+    /// The limit's impedance under the force models (MJCF `solreflimit`): time constant, s, and
+    /// damping ratio, both > 0; MuJoCo's default (0.02, 1)
+    tch_real solreflimit[2];
     tch_source source;
     int cookie;
 } tch_joint_def;

@@ -9,11 +9,11 @@
 #include "dynamics/kinematics.h"
 #include "math/vec.h"
 
-/* Joint limits for the force models are one-sided spring-dampers with MuJoCo's default limit
- * impedance (solref = (0.02 s, 1)): a critically damped response of time constant
- * LIMIT_TIME_CONSTANT on the joint's own inertia A_jj at qpos0 (armature included), so
- * k = A_jj / tc^2 and b = 2 A_jj / tc, whatever the time step. */
-static const tch_real LIMIT_TIME_CONSTANT = 0.02;
+/* Joint limits for the force models are one-sided spring-dampers with the joint's limit
+ * impedance solreflimit = (tc, zeta) (MuJoCo's default (0.02 s, 1): critical damping) on the
+ * joint's own inertia A_jj at qpos0 (armature included), as MuJoCo's reference acceleration
+ * -b v - k r with b = 2 / tc and k = 1 / (tc zeta)^2 per unit of inertia: k = A_jj / (tc zeta)^2
+ * and b = 2 A_jj / tc, whatever the time step. */
 /* Joint Coulomb friction (frictionloss) is the regularized force -f tanh(v / v_s). v_s is
  * FRICTION_SPEED, raised where an explicit step of h would make it unstable (its slope f / v_s
  * on the dof's inertia must keep h f / (v_s A_jj) <= 1): v_s = max(FRICTION_SPEED,
@@ -42,7 +42,7 @@ void tch_articulation_destroy(tch_articulation* a) {
 
 /* The diagonal of A at qpos0 sets the limit springs and the friction regularization (h the
  * explicit integrator's step, 0 for the implicit one). */
-static tch_status set_passive_parameters(tch_articulation* a, const tch_real* frictionloss,
+static tch_status set_passive_parameters(tch_articulation* a, const tch_joint_passive* passive,
                                          tch_real h, tch_error* err) {
     const tch_tree* t = a->tree;
     tch_tree_data* data = NULL;
@@ -59,13 +59,15 @@ static tch_status set_passive_parameters(tch_articulation* a, const tch_real* fr
             for (int k = joint->dof; k < joint->dof + joint->nv; ++k) {
                 inertia += data->M[(size_t)k * (size_t)t->nv + (size_t)k] / joint->nv;
             }
-            a->joint_limit_stiffness[j] = inertia / (LIMIT_TIME_CONSTANT * LIMIT_TIME_CONSTANT);
-            a->joint_limit_damping[j] = 2 * inertia / LIMIT_TIME_CONSTANT;
+            tch_real tc = passive[j].limit_solref[0], zeta = passive[j].limit_solref[1];
+            a->joint_limit_stiffness[j] = inertia / (tc * zeta * tc * zeta);
+            a->joint_limit_damping[j] = 2 * inertia / tc;
+            tch_real frictionloss = passive[j].frictionloss;
             for (int k = joint->dof; k < joint->dof + joint->nv; ++k) {
                 tch_real diagonal = data->M[(size_t)k * (size_t)t->nv + (size_t)k];
-                a->dof_frictionloss[k] = frictionloss[j];
+                a->dof_frictionloss[k] = frictionloss;
                 a->dof_friction_speed[k] =
-                    diagonal > 0 ? fmax(FRICTION_SPEED, h * frictionloss[j] / diagonal)
+                    diagonal > 0 ? fmax(FRICTION_SPEED, h * frictionloss / diagonal)
                                  : FRICTION_SPEED;
             }
         }
@@ -135,7 +137,7 @@ static void mark_subtrees(tch_articulation* a) {
     }
 }
 
-tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* frictionloss,
+tch_status tch_articulation_create(const tch_tree_def* def, const tch_joint_passive* passive,
                                    tch_real timestep, tch_integrator integrator,
                                    tch_articulation** out, tch_error* err) {
     *out = NULL;
@@ -151,7 +153,7 @@ tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* fric
         s = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the joints");
     }
     if (s == TCH_OK) {
-        s = set_passive_parameters(a, frictionloss,
+        s = set_passive_parameters(a, passive,
                                    integrator == TCH_INTEGRATOR_IMPLICIT ? 0 : timestep, err);
     }
     if (s == TCH_OK && (!CALLOC_ARRAY(a->body_lone, def->body_count + 1) ||

@@ -85,7 +85,14 @@ typedef struct tch_articulation_work {
  * data. frictionloss is per joint. The limit springs and friction regularization are set from
  * the joint-space inertia at qpos0, the regularization for the model's integrator and step
  * (see articulation.c). */
-tch_status tch_articulation_create(const tch_tree_def* def, const tch_real* frictionloss,
+/* A joint's passive parameters that the tree does not keep. */
+typedef struct tch_joint_passive {
+    tch_real frictionloss;    /* Coulomb joint friction, N m or N */
+    tch_real limit_solref[2]; /* the limit's time constant, s, and damping ratio (MJCF
+                               * solreflimit) */
+} tch_joint_passive;
+
+tch_status tch_articulation_create(const tch_tree_def* def, const tch_joint_passive* passive,
                                    tch_real timestep, tch_integrator integrator,
                                    tch_articulation** out, tch_error* err);
 void tch_articulation_destroy(tch_articulation* a);

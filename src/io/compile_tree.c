@@ -93,7 +93,7 @@ typedef struct tree_source {
     tch_tree_body_def* bodies;  /* [body_count - 1] */
     tch_tree_joint_def* joints; /* [spec joints + free bodies] */
     const tch_source** joint_source;
-    tch_real* frictionloss;
+    tch_joint_passive* passive; /* [spec joints + free bodies] */
     int joint_count;
     int* tree_joint_of_spec; /* [spec joints + 1] the tree joint of spec joint s (1-based) */
 } tree_source;
@@ -123,6 +123,10 @@ static tch_tree_joint_def tree_joint(const tch_joint_def* def, int body) {
     return j;
 }
 
+static tch_joint_passive joint_passive(const tch_joint_def* def) {
+    return (tch_joint_passive){def->frictionloss, {def->solreflimit[0], def->solreflimit[1]}};
+}
+
 static void add_body_joints(const tch_spec* spec, int b, tree_source* t) {
     const tch_body_def* body = tch_spec_body(spec, (tch_body_id){b});
     if (body->free_joint) {
@@ -130,6 +134,8 @@ static void add_body_joints(const tch_spec* spec, int b, tree_source* t) {
         j.type = TCH_TREE_JOINT_FREE;
         j.body = b - 1;
         name_or_index(j.name, "", "free joint of body", b);
+        tch_joint_def free_joint = tch_joint_def_default(); /* no friction, never limited */
+        t->passive[t->joint_count] = joint_passive(&free_joint);
         t->joint_source[t->joint_count] = &body->source;
         t->joints[t->joint_count++] = j;
         return;
@@ -142,7 +148,7 @@ static void add_body_joints(const tch_spec* spec, int b, tree_source* t) {
         tch_tree_joint_def j = tree_joint(def, b - 1);
         name_or_index(j.name, def->name, "joint", s);
         t->joint_source[t->joint_count] = &def->source;
-        t->frictionloss[t->joint_count] = def->frictionloss;
+        t->passive[t->joint_count] = joint_passive(def);
         t->tree_joint_of_spec[s] = t->joint_count;
         t->joints[t->joint_count++] = j;
     }
@@ -227,7 +233,7 @@ static tch_status build_articulation(const tch_spec* spec, tch_model* m, tree_so
     tree_source t = {0};
     tch_status s = TCH_OK;
     if (!ALLOC_ARRAY(t.bodies, m->body_count - 1) || !ALLOC_ARRAY(t.joints, capacity) ||
-        !ALLOC_ARRAY(t.joint_source, capacity) || !ALLOC_ARRAY(t.frictionloss, capacity) ||
+        !ALLOC_ARRAY(t.joint_source, capacity) || !ALLOC_ARRAY(t.passive, capacity) ||
         !ALLOC_ARRAY(t.tree_joint_of_spec, tch_spec_joint_count(spec) + 1)) {
         s = tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory for the joints");
     }
@@ -235,7 +241,7 @@ static tch_status build_articulation(const tch_spec* spec, tch_model* m, tree_so
         fill_tree_def(spec, m, &t);
         tch_tree_def def = {m->body_count - 1, t.bodies, t.joint_count, t.joints, 0, NULL,
                             m->gravity};
-        s = tch_articulation_create(&def, t.frictionloss, m->timestep, m->integrator,
+        s = tch_articulation_create(&def, t.passive, m->timestep, m->integrator,
                                     &m->articulation, err);
         if (s != TCH_OK) {
             s = locate_error(spec, &t, m->body_count - 1, s, err);
@@ -247,7 +253,7 @@ static tch_status build_articulation(const tch_spec* spec, tch_model* m, tree_so
     free(t.bodies);
     free(t.joints);
     free(t.joint_source);
-    free(t.frictionloss);
+    free(t.passive);
     source->tree_joint_of_spec = t.tree_joint_of_spec;
     return s;
 }

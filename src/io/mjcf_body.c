@@ -434,7 +434,7 @@ tch_status tch_mjcf_apply_joint_attrs(tch_mjcf_loader* L, const xmlNode* node,
     static const char* const known[] = {"name",  "class",     "type",      "pos",     "axis",
                                         "range", "limited",   "ref",       "springref",
                                         "stiffness", "damping", "armature", "frictionloss",
-                                        NULL};
+                                        "solreflimit", NULL};
     static const char* const types[] = {"free", "ball", "slide", "hinge", NULL};
     int type = (int)attrs->def.type;
     tch_status status = tch_mjcf_check_attributes(L, node, known, false);
@@ -456,6 +456,9 @@ tch_status tch_mjcf_apply_joint_attrs(tch_mjcf_loader* L, const xmlNode* node,
     }
     if (status == TCH_OK) {
         status = read_joint_real(L, node, "springref", &attrs->def.springref);
+    }
+    if (status == TCH_OK) {
+        status = tch_mjcf_read_solref(L, node, "solreflimit", attrs->def.solreflimit);
     }
     return status == TCH_OK ? read_joint_passive(L, node, &attrs->def) : status;
 }

@@ -36,18 +36,6 @@ static tch_status read_bodies(tch_mjcf_loader* L, const xmlNode* node, tch_equal
     return TCH_OK;
 }
 
-/* solref = (time constant, damping ratio), both positive (MuJoCo's negative "direct" form
- * is not supported). */
-static tch_status read_solref(tch_mjcf_loader* L, const xmlNode* node, tch_equality_def* def) {
-    tch_status status = tch_mjcf_read_reals(L, node, "solref", def->solref, 2, 2, NULL,
-                                            "2 numbers (time constant, damping ratio)");
-    if (status == TCH_OK && !(def->solref[0] > 0 && def->solref[1] > 0)) {
-        return tch_mjcf_fail_attr(L, node, "solref",
-                                  "a positive time constant and damping ratio");
-    }
-    return status;
-}
-
 /* weld relpose: 7 numbers, position then quaternion; all zero (MuJoCo's default
  * "0 1 0 0 0 0 0" has a unit quaternion, 2.2's meaning "the pose at qpos0" when the quaternion
  * is zero) keeps the relative pose at qpos0. */
@@ -107,7 +95,7 @@ static tch_status load_equality(tch_mjcf_loader* L, const xmlNode* node, tch_equ
         status = read_relpose(L, node, &def);
     }
     if (status == TCH_OK) {
-        status = read_solref(L, node, &def);
+        status = tch_mjcf_read_solref(L, node, "solref", def.solref);
     }
     return status == TCH_OK
                ? tch_mjcf_spec_status(L, node, tch_spec_add_equality(L->spec, &def, L->err))

@@ -119,6 +119,10 @@ tch_status tch_mjcf_read_reals(tch_mjcf_loader* L, const xmlNode* node, const ch
 tch_status tch_mjcf_read_real_array(tch_mjcf_loader* L, const xmlNode* node, const char* name,
                                     tch_real** out, int* count);
 /* One finite number that must be > 0 (strict) or >= 0. */
+/* A MuJoCo solref pair (time constant, damping ratio), both > 0 (MuJoCo's negative "direct"
+ * form is not supported); out is left as it was when the attribute is absent. */
+tch_status tch_mjcf_read_solref(tch_mjcf_loader* L, const xmlNode* node, const char* name,
+                                tch_real out[2]);
 tch_status tch_mjcf_read_nonnegative(tch_mjcf_loader* L, const xmlNode* node, const char* name,
                                      bool strict, tch_real* out);
 /* A non-negative integer (collision bitmasks). */

@@ -282,6 +282,7 @@ static void write_joints(writer* w, int body, int depth) {
         write_string(w, "limited", joint->limited ? "true" : "false");
         if (joint->limited) {
             write_reals(w, "range", joint->range, 2);
+            write_reals(w, "solreflimit", joint->solreflimit, 2);
         }
         const struct {
             const char* name;

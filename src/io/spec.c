@@ -107,6 +107,7 @@ tch_joint_def tch_joint_def_default(void) {
     return (tch_joint_def){
         .type = TCH_JOINT_HINGE, /* MJCF's default */
         .axis = {0, 0, 1},
+        .solreflimit = {0.02, 1},
         .cookie = TCH_SPEC_DEF_COOKIE,
     };
 }
@@ -383,6 +384,13 @@ tch_status tch_spec_add_joint(tch_spec* spec, tch_body_id body, const tch_joint_
                         "joint '%s': type %d is not a joint type (expected free, ball, slide "
                         "or hinge)",
                         def->name, (int)def->type);
+    }
+    if (!(def->solreflimit[0] > 0 && def->solreflimit[1] > 0 && isfinite(def->solreflimit[0]) &&
+          isfinite(def->solreflimit[1]))) {
+        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
+                        "joint '%s': solreflimit (%g %g) must be a positive time constant and "
+                        "damping ratio",
+                        def->name, def->solreflimit[0], def->solreflimit[1]);
     }
     if (!RESERVE_ONE(spec->joints, spec->joint_count, spec->joint_capacity)) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding a joint");

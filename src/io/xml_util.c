@@ -348,6 +348,24 @@ tch_status tch_mjcf_read_nonnegative(tch_mjcf_loader* L, const xmlNode* node, co
     return TCH_OK;
 }
 
+tch_status tch_mjcf_read_solref(tch_mjcf_loader* L, const xmlNode* node, const char* name,
+                                tch_real out[2]) {
+    static const char* const expected = "a positive time constant and damping ratio";
+    tch_real value[2];
+    int count = 0;
+    tch_status status = tch_mjcf_read_reals(L, node, name, value, 2, 2, &count,
+                                            "2 numbers (time constant, damping ratio)");
+    if (status != TCH_OK || count == 0) {
+        return status;
+    }
+    if (!(value[0] > 0 && value[1] > 0)) {
+        return tch_mjcf_fail_attr(L, node, name, expected);
+    }
+    out[0] = value[0];
+    out[1] = value[1];
+    return TCH_OK;
+}
+
 tch_status tch_mjcf_read_bitmask(tch_mjcf_loader* L, const xmlNode* node, const char* name,
                                  int* out) {
     char* text = attr_text(node, name);

@@ -434,6 +434,48 @@ static void test_joint_limit_stops_a_link_without_energy_gain(void) {
     tch_model_destroy(m);
 }
 
+/* A link held level by its upper limit sags under its weight until the limit spring of
+ * solreflimit = (tc, zeta) holds it: k theta = m g L cos(theta), with k = A / (tc zeta)^2 and A
+ * the hinge's inertia m L^2 + I_yy (MuJoCo's limit impedance, docs/articulated.md). The same
+ * link from a default class, with and without the attribute. */
+static void check_limit_sag(const char* solreflimit_attribute, double expected) {
+    char xml[768];
+    snprintf(xml, sizeof xml,
+             "<mujoco><option timestep='1e-3' integrator='implicit'/>"
+             "<default><joint %s/></default><worldbody><body name='arm'>"
+             "<joint name='shoulder' axis='0 1 0' range='-90 0'/>"
+             "<inertial pos='0.5 0 0' mass='1' diaginertia='0.02 0.02 0.001'/>"
+             "</body></worldbody></mujoco>",
+             solreflimit_attribute);
+    tch_error err;
+    tch_model* m = test_compile_xml(xml, &err);
+    ENSURE_MSG(m != NULL, err.message);
+    tch_data* d = NULL;
+    ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
+    for (int i = 0; i < 3000; ++i) {
+        ENSURE(tch_step(m, d, NULL) == TCH_OK);
+    }
+    ENSURE(fabs(d->qvel[0]) < 1e-9);
+    ENSURE_NEAR(d->qpos[0], expected, 1e-9);
+    tch_data_destroy(d);
+    tch_model_destroy(m);
+}
+
+static double expected_sag(double tc, double zeta) {
+    double k = (0.25 + 0.02) / (tc * zeta * tc * zeta), weight_moment = 9.81 * 0.5;
+    double theta = 0;
+    for (int i = 0; i < 50; ++i) { /* Newton on k theta - m g L cos(theta) */
+        theta -= (k * theta - weight_moment * cos(theta)) / (k + weight_moment * sin(theta));
+    }
+    return theta;
+}
+
+static void test_solreflimit_sets_the_limit_spring(void) {
+    check_limit_sag("", expected_sag(0.02, 1));
+    check_limit_sag("solreflimit='0.05 1.2'", expected_sag(0.05, 1.2));
+    ENSURE(expected_sag(0.05, 1.2) > 5 * expected_sag(0.02, 1));
+}
+
 /* A link carrying a ball falls onto the floor and rests there: the contact force reaches the
  * joint through the link Jacobian (J^T f) and holds the link's weight about the hinge. With
  * `options` the option element's attributes (time step, integrator). The energy (kinetic and
@@ -1133,6 +1175,7 @@ int main(void) {
     RUN_TEST(test_passive_chain_keeps_its_energy_under_rk4);
     RUN_TEST(test_physical_pendulum_period_matches_the_closed_form);
     RUN_TEST(test_joint_limit_stops_a_link_without_energy_gain);
+    RUN_TEST(test_solreflimit_sets_the_limit_spring);
     RUN_TEST(test_link_rests_on_the_floor_with_point_contact);
     RUN_TEST(test_link_rests_on_the_floor_with_volume_contact);
     RUN_TEST(test_link_rests_on_the_floor_with_pressure_contact);

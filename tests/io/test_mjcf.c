@@ -400,6 +400,9 @@ static const bad_case bad_cases[] = {
      TCH_ERR_PARSE, 2, "joint", "axis: expected a non-zero vector"},
     {"<mujoco>\n<worldbody><body><joint range=\"1 0\"/></body></worldbody></mujoco>",
      TCH_ERR_PARSE, 2, "joint", "lower limit 1 is above upper limit 0"},
+    {"<mujoco>\n<worldbody><body><joint range=\"-1 1\" solreflimit=\"-1000 -10\"/></body>"
+     "</worldbody></mujoco>",
+     TCH_ERR_PARSE, 2, "joint", "solreflimit: expected a positive time constant and damping"},
     {"<mujoco>\n<worldbody><body><freejoint/><body>\n<freejoint/></body></body></worldbody>"
      "</mujoco>",
      TCH_ERR_PARSE, 3, "freejoint", "only in a child of <worldbody>"},
@@ -564,7 +567,9 @@ static bool same_mesh(const tch_mesh_def* a, const tch_mesh_def* b) {
 static bool same_joint(const tch_joint_def* a, const tch_joint_def* b) {
     return strcmp(a->name, b->name) == 0 && a->type == b->type && SAME_VEC(a->pos, b->pos) &&
            SAME_VEC(a->axis, b->axis) && a->limited == b->limited &&
-           (!a->limited || same_reals(a->range, b->range, 2)) && same_real(a->ref, b->ref) &&
+           (!a->limited || (same_reals(a->range, b->range, 2) &&
+                            same_reals(a->solreflimit, b->solreflimit, 2))) &&
+           same_real(a->ref, b->ref) &&
            same_real(a->springref, b->springref) && same_real(a->stiffness, b->stiffness) &&
            same_real(a->damping, b->damping) && same_real(a->armature, b->armature) &&
            same_real(a->frictionloss, b->frictionloss);
