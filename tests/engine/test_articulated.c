@@ -596,28 +596,39 @@ static void test_six_joint_link_moves_as_a_free_body_with_pressure_contact(void)
     check_six_joint_link_moves_as_a_free_body("pressure");
 }
 
+static double fastest_body_speed(const tch_model* m, const tch_data* d) {
+    double fastest = 0;
+    for (int b = 1; b < m->body_count; ++b) {
+        fastest = fmax(fastest, tch_v3_norm(d->body_v_WCm[b]));
+    }
+    return fastest;
+}
+
 /* examples/two_arms.xml with `volume` (the implicit integrator, its default): the 60 blocks
- * fall on the two arms and the floor and come to rest within 7 s, none thrown away (with the
- * links' contacts explicit, the scene was unstable: blocks ejected 3.8 m from the centre). The
- * pile is chaotic: round-off moves its last movers' rest from 4.5 s to 6 s. */
+ * fall on the two arms and the floor and come to rest (every body slower than 1 cm/s for
+ * 0.5 s) within 12 s, none thrown away (with the links' contacts explicit, the scene was
+ * unstable: blocks ejected 3.8 m from the centre). The pile is chaotic: round-off moves its
+ * last movers' rest between about 4.5 s and 7 s, so the test waits for the rest rather than
+ * judging one instant. */
 static void test_two_arms_with_volume_contact_come_to_rest(void) {
     tch_model* m = load_example_with("two_arms.xml", TCH_CONTACT_VOLUME);
     ENSURE(m != NULL && m->integrator == TCH_INTEGRATOR_IMPLICIT);
     tch_data* d = NULL;
     ENSURE(tch_data_create(m, &d, NULL) == TCH_OK);
     tch_error err;
-    for (int i = 0; i < 3500 && tch_step(m, d, &err) == TCH_OK; ++i) {
+    int slow_steps = 0, needed = (int)lround(0.5 / m->timestep);
+    for (int i = 0; i < (int)lround(12 / m->timestep) && slow_steps < needed; ++i) {
+        ENSURE_MSG(tch_step(m, d, &err) == TCH_OK, err.message);
+        slow_steps = fastest_body_speed(m, d) < 1e-2 ? slow_steps + 1 : 0;
     }
-    ENSURE_NEAR(d->time, 7, 1e-9);
-    double fastest = 0, farthest = 0, lowest = INFINITY;
+    ENSURE(slow_steps == needed);
+    double farthest = 0, lowest = INFINITY;
     for (int b = 1; b < m->body_count; ++b) {
-        fastest = fmax(fastest, tch_v3_norm(d->body_v_WCm[b]));
         if (strncmp(m->body_name[b], "block", 5) == 0) {
             farthest = fmax(farthest, hypot(d->body_X_WB[b].p.x, d->body_X_WB[b].p.y));
             lowest = fmin(lowest, d->body_p_WCm[b].z);
         }
     }
-    ENSURE(fastest < 1e-2);
     ENSURE(farthest < 2.0);
     ENSURE(lowest > 0.1 - 5e-3); /* the blocks' centres: on the floor, not in it */
     tch_data_destroy(d);
