@@ -44,6 +44,9 @@ struct tch_pressure_geom {
  * between the geometry and the force callbacks. */
 typedef struct pressure_state {
     tch_vec3 o_W, f_W, m_W;
+    /* the normal force the step applies over the polygons' loads at the predicted pose
+     * (friction_load_scale) */
+    tch_real friction_load_scale;
 } pressure_state;
 
 _Static_assert(sizeof(pressure_state) <= TCH_PAIR_STATE_BYTES, "pressure state fits its slot");
@@ -172,6 +175,24 @@ tch_status tch_pressure_default_field(tch_tetmesh* mesh, tch_error* err) {
     return s;
 }
 
+/* The mesh resolution of a compliant geom without `touche:resolution`: the coarsest mesh for
+ * a box (its 12 tets are the box), and for a curved shape 8 pieces per quarter turn of its
+ * largest radius, the grid whose surface is fitted through the true one
+ * (docs/pressure-meshes.md). The coarsest sphere is an inscribed cube: a ball of radius R rested
+ * on a face, its centre R/sqrt(3) above the floor, and a rolling one stopped within 0.4 m. */
+static tch_real default_compliant_resolution(const tch_shape* shape) {
+    switch (shape->type) {
+    case TCH_GEOM_SPHERE:
+    case TCH_GEOM_CAPSULE:
+    case TCH_GEOM_CYLINDER:
+        return TCH_PI / 2 * shape->size[0] / 8;
+    case TCH_GEOM_ELLIPSOID:
+        return TCH_PI / 2 * fmax(shape->size[0], fmax(shape->size[1], shape->size[2])) / 8;
+    default:
+        return 0;
+    }
+}
+
 static tch_status make_compliant_mesh(const tch_model* m, int g, const char* file,
                                       tch_tetmesh* mesh, tch_error* err) {
     if (file && file[0]) {
@@ -182,7 +203,7 @@ static tch_status make_compliant_mesh(const tch_model* m, int g, const char* fil
     tch_shape shape = tch_model_geom_shape(m, g);
     tch_real resolution = geom_param(m, g, m->geom_contact[g].resolution,
                                      m->contact_default.resolution);
-    resolution = isnan(resolution) ? 0 : resolution;
+    resolution = isnan(resolution) ? default_compliant_resolution(&shape) : resolution;
     tch_real layer = geom_param(m, g, m->geom_contact[g].layer, m->contact_default.layer);
     if (isnan(layer)) {
         return tch_tetmesh_make_shape(&shape, resolution, mesh, err);
@@ -470,14 +491,31 @@ static tch_transform predicted_pose(const tch_model* m, const tch_data* d, int g
     return X;
 }
 
-/* Where a surface computed in the frame geom's predicted axes is placed in the world: at the
- * frame geom's current origin, a material point of its body (a wrench placed at the
- * predicted origin would act on a 1e-9 m grain with an arm of h v), with its predicted
- * orientation (the current one would turn the contact normal by the step's rotation). */
-static tch_transform placed_frame(const tch_model* m, const tch_data* d, int frame,
+/* 1 when the patch between `frame` and `other` goes along with `other`: the smaller geom
+ * (bounding radius; a plane, radius 0, is never the smaller) carries the patch, as a ball's
+ * stays under its centre on a table and a box's under its face. */
+static int other_carries_patch(const tch_model* m, int frame, int other) {
+    tch_real r_frame = m->geom_rbound[frame], r_other = m->geom_rbound[other];
+    return r_other > 0 && (r_frame == 0 || r_other < r_frame);
+}
+
+/* Where a surface computed at the predicted relative pose, in the frame geom's predicted
+ * axes, is placed in the world: with its predicted orientation (the current one would turn
+ * the contact normal by the step's rotation), translated so that the geom that carries the
+ * patch (other_carries_patch) sits at its current origin, a material point of its body. A
+ * wrench placed at the predicted origin would act on a 1e-9 m grain with an arm of h v; and
+ * placed with the frame while the other geom carries the patch, a ball rolling on a compliant
+ * table felt its weight h v ahead of its centre, a rolling resistance that grew with the step
+ * (after 1.5 s at 2 m/s: 1.23 / 1.11 / 0.78 m/s at dt 1 / 2 / 5 ms, 1.39 on a rigid floor). */
+static tch_transform placed_frame(const tch_model* m, const tch_data* d, int frame, int other,
                                   int predict) {
     tch_transform X = predicted_pose(m, d, frame, predict);
-    X.p = d->geom_X_WG[frame].p;
+    if (!other_carries_patch(m, frame, other)) {
+        X.p = d->geom_X_WG[frame].p;
+        return X;
+    }
+    tch_transform X_FO = tch_x_relative(X, predicted_pose(m, d, other, predict));
+    X.p = tch_v3_sub(d->geom_X_WG[other].p, tch_q_rotate(X.q, X_FO.p));
     return X;
 }
 
@@ -675,7 +713,7 @@ static void compute_pair(const tch_model* m, const tch_data* d, const tch_pair_p
     if (work->touching) {
         tch_pressure_traction_params tp = traction_params(m, params, a, b);
         tch_pressure_motion motion = relative_motion(
-            m, d, frame, other, placed_frame(m, d, frame, work->predicted));
+            m, d, frame, other, placed_frame(m, d, frame, other, work->predicted));
         work->touching =
             tch_pressure_wrench(&work->surface, &tp, &motion, &work->wrench, NULL) == TCH_OK;
     }
@@ -792,6 +830,48 @@ static int linearize_surface(const tch_model* m, const tch_data* d, pressure_scr
     return 0;
 }
 
+/* Centroid, area and mean pressure of polygon `poly` of the data (fan about the vertex mean). */
+static void polygon_load(const tch_data* d, const tch_contact_polygon* poly, tch_vec3* centre,
+                         tch_real* area, tch_real* pressure) {
+    const tch_vec3* v = d->polygon_vertices_W + poly->vertex_start;
+    const tch_real* p = d->polygon_vertex_pressure + poly->vertex_start;
+    tch_vec3 c = tch_v3_zero();
+    tch_real mean = 0;
+    for (int i = 0; i < poly->vertex_count; ++i) {
+        c = tch_v3_add(c, v[i]);
+        mean += p[i];
+    }
+    c = tch_v3_scale(c, 1.0 / poly->vertex_count);
+    tch_real a = 0;
+    for (int i = 0; i < poly->vertex_count; ++i) {
+        tch_vec3 e1 = tch_v3_sub(v[i], c), e2 = tch_v3_sub(v[(i + 1) % poly->vertex_count], c);
+        a += tch_v3_norm(tch_v3_cross(e1, e2)) / 2;
+    }
+    *centre = c;
+    *area = a;
+    *pressure = mean / poly->vertex_count;
+}
+
+/* With the implicit integrator the polygons' pressures are those of the predicted pose
+ * x + h v, while the step applies the normal force linearized back to the current pose,
+ * F(x + h v) - K h v (linearize_surface). Friction's load must be that applied force: taken at
+ * the predicted pose it leads the normal force by h v, and a box sliding at 2 m/s at dt 2 ms
+ * rocked on its edges with a growing amplitude and stopped after 0.16 m instead of Coulomb's
+ * 0.41 m (a rocking box at dt 5 ms kept rocking at 0.14 rad/s). The polygons keep their share
+ * of the load, scaled by the applied normal force over their sum. */
+static tch_real friction_load_scale(const tch_data* d, const tch_pair_result* pair,
+                                    tch_vec3 f_W) {
+    tch_real predicted = 0;
+    for (int i = 0; i < pair->polygon_count; ++i) {
+        tch_vec3 centre;
+        tch_real area, pressure;
+        polygon_load(d, &d->polygons[pair->polygon_start + i], &centre, &area, &pressure);
+        predicted += area * pressure;
+    }
+    tch_real applied = tch_v3_dot(f_W, d->contacts[pair->contact_start].n_W);
+    return predicted > 0 && applied > 0 ? applied / predicted : 0;
+}
+
 static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* ctx) {
     tch_pair_result* pair = ctx->pair;
     int a = pair->geom_a, b = pair->geom_b;
@@ -807,7 +887,7 @@ static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
         return 0;
     }
     int flip = !pressure_geoms(m)[a].compliant;
-    tch_transform X_WF = placed_frame(m, d, flip ? b : a, work->predicted);
+    tch_transform X_WF = placed_frame(m, d, flip ? b : a, flip ? a : b, work->predicted);
     pair->elastic_energy = work->energy;
     pressure_bodies bodies = pair_bodies(m, flip ? b : a, flip ? a : b);
     tch_real field_depth =
@@ -831,6 +911,7 @@ static int pressure_geometry(const tch_model* m, tch_data* d, tch_pair_context* 
     state->o_W = X_WF.p;
     state->f_W = tch_v3_scale(tch_q_rotate(X_WF.q, wrench.force), sign);
     state->m_W = tch_v3_scale(tch_q_rotate(X_WF.q, wrench.moment), sign);
+    state->friction_load_scale = friction_load_scale(d, pair, state->f_W);
     return 1;
 }
 
@@ -923,28 +1004,6 @@ static void pressure_forces(const tch_model* m, tch_data* d, tch_pair_context* c
     tch_contact_apply_moment(m, d, pair, state->m_W);
 }
 
-/* Centroid, area and mean pressure of polygon `poly` of the data (fan about the vertex mean). */
-static void polygon_load(const tch_data* d, const tch_contact_polygon* poly, tch_vec3* centre,
-                         tch_real* area, tch_real* pressure) {
-    const tch_vec3* v = d->polygon_vertices_W + poly->vertex_start;
-    const tch_real* p = d->polygon_vertex_pressure + poly->vertex_start;
-    tch_vec3 c = tch_v3_zero();
-    tch_real mean = 0;
-    for (int i = 0; i < poly->vertex_count; ++i) {
-        c = tch_v3_add(c, v[i]);
-        mean += p[i];
-    }
-    c = tch_v3_scale(c, 1.0 / poly->vertex_count);
-    tch_real a = 0;
-    for (int i = 0; i < poly->vertex_count; ++i) {
-        tch_vec3 e1 = tch_v3_sub(v[i], c), e2 = tch_v3_sub(v[(i + 1) % poly->vertex_count], c);
-        a += tch_v3_norm(tch_v3_cross(e1, e2)) / 2;
-    }
-    *centre = c;
-    *area = a;
-    *pressure = mean / poly->vertex_count;
-}
-
 /* The regularized Coulomb friction of eq. 7 on one polygon of a pair, lumped at its centroid
  * with the load F_n = mean pressure × area: f = -c v_t with c = μ F_n / s,
  * s = √(|v_t|² + v_s²) (tch_pressure_friction_secant), for the slip v_t of b over a there. */
@@ -956,10 +1015,12 @@ typedef struct regularized_friction {
 
 static regularized_friction polygon_friction(const tch_model* m, const tch_data* d,
                                              const tch_pair_result* pair,
-                                             const tch_contact_polygon* poly) {
+                                             const tch_contact_polygon* poly,
+                                             tch_real load_scale) {
     regularized_friction f = {.normal = poly->n_W};
     tch_real area, pressure;
     polygon_load(d, poly, &f.centre, &area, &pressure);
+    pressure *= load_scale;
     tch_vec3 v = tch_v3_sub(tch_contact_point_velocity(m, d, pair->geom_b, f.centre),
                             tch_contact_point_velocity(m, d, pair->geom_a, f.centre));
     tch_vec3 slip = tch_v3_madd(v, -tch_v3_dot(v, poly->n_W), poly->n_W);
@@ -975,14 +1036,17 @@ tch_real tch_pressure_friction_secant(const tch_pair_params* params, tch_real sl
 }
 
 int tch_pressure_lump_friction(const tch_model* m, const tch_data* d,
-                               const tch_pair_result* pair, tch_pressure_friction_lump* out) {
+                               const tch_pair_result* pair, const tch_pair_state* state,
+                               tch_pressure_friction_lump* out) {
     *out = (tch_pressure_friction_lump){.centre = tch_v3_zero(), .normal = tch_v3_zero()};
-    if (pair->model != TCH_CONTACT_PRESSURE || m->integrator != TCH_INTEGRATOR_IMPLICIT) {
+    if (pair->model != TCH_CONTACT_PRESSURE || m->integrator != TCH_INTEGRATOR_IMPLICIT ||
+        !state) {
         return 0;
     }
+    tch_real load_scale = ((const pressure_state*)state->bytes)->friction_load_scale;
     for (int i = 0; i < pair->polygon_count; ++i) {
         const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
-        regularized_friction f = polygon_friction(m, d, pair, poly);
+        regularized_friction f = polygon_friction(m, d, pair, poly, load_scale);
         out->load += f.load;
         out->secant += f.c;
         out->normal = tch_v3_madd(out->normal, f.load, f.normal);
@@ -1006,11 +1070,12 @@ int tch_pressure_lump_friction(const tch_model* m, const tch_data* d,
  * integrators does not combine with the implicit step: its correction for the normal springs
  * (a block kept from tilting) undid part of the slip the solve had stopped, and a 50-block
  * stack crept sideways at 1 mm/s. */
-static void regularized_pair_friction(const tch_model* m, tch_data* d, tch_pair_result* pair) {
+static void regularized_pair_friction(const tch_model* m, tch_data* d, tch_pair_result* pair,
+                                      tch_real load_scale) {
     tch_vec3 total = tch_v3_zero();
     for (int i = 0; i < pair->polygon_count; ++i) {
         const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
-        regularized_friction f = polygon_friction(m, d, pair, poly);
+        regularized_friction f = polygon_friction(m, d, pair, poly, load_scale);
         tch_contact_apply_force(m, d, pair, f.centre, f.force);
         total = tch_v3_add(total, f.force);
     }
@@ -1030,10 +1095,11 @@ static void subtract_damper(tch_real c, tch_vec3 t, tch_vec3 r, tch_real D[6][6]
 
 /* The dampers of regularized_pair_friction added to the local D about o. */
 static void add_friction_dampers(const tch_model* m, const tch_data* d,
-                                 const tch_pair_result* pair, tch_vec3 o, tch_real D[6][6]) {
+                                 const tch_pair_result* pair, tch_real load_scale, tch_vec3 o,
+                                 tch_real D[6][6]) {
     for (int i = 0; i < pair->polygon_count; ++i) {
         const tch_contact_polygon* poly = &d->polygons[pair->polygon_start + i];
-        regularized_friction f = polygon_friction(m, d, pair, poly);
+        regularized_friction f = polygon_friction(m, d, pair, poly, load_scale);
         tch_vec3 t1, t2, r = tch_v3_sub(f.centre, o);
         tch_v3_basis(f.normal, &t1, &t2);
         subtract_damper(f.c, t1, r, D);
@@ -1145,7 +1211,8 @@ static void pressure_friction(const tch_model* m, tch_data* d, tch_pair_context*
                               tch_velocity_prediction* pred) {
     pressure_scratch* s = ctx->scratch;
     if (m->integrator == TCH_INTEGRATOR_IMPLICIT) {
-        regularized_pair_friction(m, d, ctx->pair);
+        const pressure_state* state = (const pressure_state*)ctx->state->bytes;
+        regularized_pair_friction(m, d, ctx->pair, state->friction_load_scale);
         return;
     }
     if (first_pressure_pair(d, ctx->pair)) {
@@ -1171,7 +1238,8 @@ static void pressure_linearize(const tch_model* m, const tch_data* d,
     w.M_W = tch_v3_sub(pair->tau_Wo_W, tch_v3_cross(w.o_W, pair->f_W));
     memcpy(w.K, s->linear[index].K, sizeof w.K);
     memcpy(w.D, s->linear[index].D, sizeof w.D);
-    add_friction_dampers(m, d, pair, w.o_W, w.D);
+    const pressure_state* state = (const pressure_state*)ctx->state->bytes;
+    add_friction_dampers(m, d, pair, state->friction_load_scale, w.o_W, w.D);
     tch_contact_linearize_wrench(m, d, pair, &w, out);
 }
 

@@ -15,6 +15,7 @@
  */
 #pragma once
 
+#include "contact/pair_state.h"
 #include "geometry/tetmesh.h"
 #include "touche/data.h"
 #include "touche/model.h"
@@ -48,7 +49,8 @@ tch_real tch_pressure_friction_secant(const tch_pair_params* params, tch_real sl
  * haptic pointer's local model (docs/haptics.md): the polygons' total load Σ F_n, the sum of
  * their secants Σ c (the linearization's damper across the tangent plane for a translation),
  * their centroid weighted by c (where that damper's resultant acts) and their load-weighted
- * mean normal, from the data of the step's start. 0 when the pair has no such friction (not a
+ * mean normal, from the data of the step's start and the pair's state (the polygons' loads
+ * scaled to the normal force the step applies). 0 when the pair has no such friction (not a
  * pressure pair, another integrator, no load). */
 typedef struct tch_pressure_friction_lump {
     tch_vec3 centre, normal;
@@ -56,4 +58,5 @@ typedef struct tch_pressure_friction_lump {
     tch_real secant; /* N s/m */
 } tch_pressure_friction_lump;
 int tch_pressure_lump_friction(const tch_model* model, const tch_data* data,
-                               const tch_pair_result* pair, tch_pressure_friction_lump* out);
+                               const tch_pair_result* pair, const tch_pair_state* state,
+                               tch_pressure_friction_lump* out);

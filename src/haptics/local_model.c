@@ -111,7 +111,9 @@ static void load_rate(tch_real m[12][12], int row, int col, tch_vec3 normal, tch
 static int lump_pressure(const tch_model* m, const tch_data* d, const tch_pair_result* pair,
                          tch_haptic_local_friction* f) {
     tch_pressure_friction_lump lump;
-    if (!tch_pressure_lump_friction(m, d, pair, &lump)) {
+    const tch_pair_state* state =
+        tch_pair_state_find(&d->internal->pair_states, pair->geom_a, pair->geom_b);
+    if (!tch_pressure_lump_friction(m, d, pair, state, &lump)) {
         return 0;
     }
     f->params = pair->params;
