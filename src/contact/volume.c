@@ -354,9 +354,16 @@ static int next_mode(const contact_frame* c, int mode, tch_wrench stat, tch_real
 }
 
 /* The friction wrench of this evaluation and, when committing, the next (mode, r, θ).
- * `load` is the normal force's magnitude; *sticking says whether the static springs act. */
-static tch_wrench friction(const contact_frame* c, volume_state* state, int fresh, int commit,
-                           tch_real h, tch_real load, int* sticking) {
+ * `load` is the normal force's magnitude; *sticking says whether the static springs act.
+ * In an impact (`impact`) the contact slides: dynamic friction bounded by the impact's load
+ * and by the force that stops the slip (sliding_caps), Coulomb's law of impacts. The static
+ * springs, whose stiffness grows with the contact area, cannot carry it: a contact found as a
+ * sliver in its first step (depth below v h) stayed STATIC with a spring of k_f S_c ~ 1 N/m
+ * while the whole normal impulse passed in that step, and the impact had almost no friction
+ * (a ball with backspin bounced with 2% of its Coulomb friction impulse at dt 1e-4 s, with
+ * anything from 2% to all of it at 2 ms depending on where in a step it landed). */
+static tch_wrench friction(const contact_frame* c, volume_state* state, int fresh, int impact,
+                           int commit, tch_real h, tch_real load, int* sticking) {
     tch_wrench none = {tch_v3_zero(), tch_v3_zero()};
     *sticking = 0;
     if (fresh) {
@@ -377,7 +384,7 @@ static tch_wrench friction(const contact_frame* c, volume_state* state, int fres
     r = tch_v3_madd(r, -tch_v3_dot(r, c->n), c->n);
     tch_real theta = state->theta + h * tch_v3_dot(c->w_r, c->n);
     tch_wrench stat = static_wrench(c, r, theta);
-    int mode = next_mode(c, state->mode, stat, load);
+    int mode = impact ? FRICTION_DYNAMIC : next_mode(c, state->mode, stat, load);
     tch_wrench applied = stat;
     *sticking = mode == FRICTION_STATIC;
     if (mode == FRICTION_DYNAMIC) {
@@ -835,8 +842,9 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
         c.spinning_cap /= STOPPING_SHARE;
     }
     /* an impact's friction acts from its first step: the whole impact may last one */
-    tch_wrench friction_wrench = friction(&c, state, fresh && isnan(impact_damping), ctx->commit,
-                                          m->timestep, load, &state->sticking);
+    tch_wrench friction_wrench = friction(&c, state, fresh && isnan(impact_damping),
+                                          !isnan(impact_damping), ctx->commit, m->timestep, load,
+                                          &state->sticking);
     state->impact_damping = impact_damping;
     total = tch_wrench_add(total, friction_wrench);
     state->friction_W = tch_q_rotate(X_WA.q, friction_wrench.force);
