@@ -179,8 +179,9 @@ typedef struct contact_frame {
     const tch_polyhedron* P;
     plane_vertex* vertices;      /* P's, about o_c (see_vertices) */
     const tch_volume_params* k;
-    tch_real load_damping;       /* the b^N of the pressure that bounds friction, and the */
-    tch_real load_scale;         /* factor on that bound (friction_load) */
+    tch_real load_stiffness;     /* the k^N and b^N of the pressure that bounds friction, */
+    tch_real load_damping;       /* and the factor on that bound (friction_load, */
+    tch_real load_scale;         /* impact_phase) */
     tch_real sliding_cap;        /* the largest dynamic friction force, N, and moment about n,
                                   * N m (sliding_caps) */
     tch_real spinning_cap;
@@ -217,7 +218,7 @@ static void see_vertices(contact_frame* c) {
         v->x = tch_v3_dot(q, c->u1);
         v->y = tch_v3_dot(q, c->u2);
         for (int owner = TCH_FACE_OWNER_A; owner <= TCH_FACE_OWNER_B; ++owner) {
-            v->sigma[owner] = tch_volume_pressure(c->k->stiffness, c->load_damping, h,
+            v->sigma[owner] = tch_volume_pressure(c->load_stiffness, c->load_damping, h,
                                                   owner_normal_velocity(c, owner, q),
                                                   c->area.area);
         }
@@ -489,6 +490,7 @@ static tch_real friction_load(const tch_model* m, const tch_pair_result* pair,
                               const tch_volume_overlap* overlap, contact_frame* c) {
     tch_real elastic = tch_v3_dot(overlap->spring.force, c->n);
     tch_real total = elastic + tch_v3_dot(overlap->damper.force, c->n);
+    c->load_stiffness = c->k->stiffness;
     if (m->integrator != TCH_INTEGRATOR_IMPLICIT) {
         c->load_damping = c->k->damping;
         c->load_scale = 1;
@@ -718,8 +720,13 @@ static int find_plane(const tch_convex_hull* hull_a, const tch_convex_hull* hull
 /* In an impact (contact/restitution.h), the normal force of the pair's wrench *total becomes
  * the impact's damper along n at the centroid of C (its moment stays the distributed spring's
  * and damper's, which keep a landing face level and let a ball roll) and friction's *load the
- * impact's mean force (the friction tractions keep
- * the elastic pressure's shape, scaled to it); returns the damper's coefficient while it
+ * impact's mean force. The friction tractions take the shape of the damper's pressure (the
+ * approach speed over C, uniform for a body that does not turn), scaled to it: the impact is a
+ * damper. With the elastic pressure's shape (the depth), a 10 cm cube landing flat at 2.3 m/s
+ * while sliding and spinning at 4 rad/s about the vertical left with 1.7 rad/s, and tilted by
+ * 0.2 degrees with 0.1 rad/s: found 0.45 mm deep, its tilt (0.35 mm across the face) put most
+ * of the pressure, and of the impact's friction, on one edge, whose moment about the vertical
+ * depended on the tilt and on the step's phase; returns the damper's coefficient while it
  * pushes (0 once the contact separates faster than its target), NaN outside an impact. */
 static tch_real impact_phase(const tch_model* m, const tch_data* d, const tch_pair_context* ctx,
                              tch_transform X_WA, const tch_volume_overlap* overlap,
@@ -738,9 +745,16 @@ static tch_real impact_phase(const tch_model* m, const tch_data* d, const tch_pa
                                     tch_q_rotate(X_WA.q, c->n), v_n, target);
     total->force = tch_v3_scale(c->n, tch_impact_force(damping, target, v_n, mean));
     tch_real elastic = tch_v3_dot(overlap->spring.force, c->n);
+    tch_real damper = tch_v3_dot(overlap->damper.force, c->n);
     *load = fmin(tch_v3_dot(total->force, c->n), mean);
-    c->load_damping = 0;
-    c->load_scale = elastic > 0 ? *load / elastic : 0;
+    if (damper > 0) { /* the damper's shape, b^N times the approach speed over C */
+        c->load_stiffness = 0;
+        c->load_damping = c->k->damping;
+        c->load_scale = *load / damper;
+    } else { /* pulled apart: the elastic shape */
+        c->load_damping = 0;
+        c->load_scale = elastic > 0 ? *load / elastic : 0;
+    }
     return tch_v3_dot(total->force, c->n) > 0 ? damping : 0;
 }
 
