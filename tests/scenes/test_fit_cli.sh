@@ -62,8 +62,8 @@ check "volume: friction and damping recovered" recovers volume "toss1 toss3" dam
   --integrator Euler --set stiffness=1e4 --set resolution=0.03
 # The point model's restitution (contact/restitution.h) at its default material and
 # integrator: a velocity target, so the same recovery as lcp's. (volume's is not recovered
-# from these rolling-ball tosses yet: its faceted sphere chatters on the floor once rolling,
-# and the rollouts diverge from the recordings; docs/fit.md, "What the fit can tell".)
+# within 0.02 yet, from ball or cube tosses: its impact acts where the step first finds the
+# contact, and its faceted sphere chatters once rolling; docs/fit.md, "What the fit can tell".)
 check "point: friction and restitution recovered" recovers point "toss1 toss3" restitution 0.02
 
 # A run's own trajectory.csv (velocity columns included, no noise) is a recording the true
