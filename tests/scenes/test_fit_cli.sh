@@ -67,7 +67,8 @@ check "volume: friction and damping recovered" recovers volume "toss1 toss3" dam
 check "point: friction and restitution recovered" recovers point "toss1 toss3" restitution 0.02
 
 # A run's own trajectory.csv (velocity columns included, no noise) is a recording the true
-# parameters reproduce to round-off, and the held-out split reports it.
+# parameters reproduce to round-off (the objective log(1 + loss / 1e-4) below 1e-8: a mean
+# squared error below 1e-12), and the held-out split reports it.
 exact() {
   mkdir -p "$work/exact"
   for key in toss1 toss2; do
@@ -79,7 +80,7 @@ exact() {
     --params friction=0.4:0.4000001,restitution=0.5:0.5000001 --sweep 1 --evals 2 --json \
     >"$work/fit.json" || return 1
   grep -q '"held_out":{"count":1' "$work/fit.json" &&
-    near "$(grep -o '"loss":[^,]*' "$work/fit.json" | head -1 | cut -d: -f2)" 0 1e-12
+    near "$(grep -o '"loss":[^,]*' "$work/fit.json" | head -1 | cut -d: -f2)" 0 1e-8
 }
 check "a run's trajectory.csv is an exact recording" exact
 
