@@ -61,9 +61,10 @@ check "point: friction and damping recovered" recovers point "toss2 toss3" dampi
 check "volume: friction and damping recovered" recovers volume "toss1 toss3" damping 2 \
   --integrator Euler --set stiffness=1e4 --set resolution=0.03
 # The point model's restitution (contact/restitution.h) at its default material and
-# integrator: a velocity target, so the same recovery as lcp's. (volume's is not recovered
-# within 0.02 yet, from ball or cube tosses: its impact acts where the step first finds the
-# contact, and its faceted sphere chatters once rolling; docs/fit.md, "What the fit can tell".)
+# integrator: a velocity target, so the same recovery as lcp's. (volume's is recovered from
+# bench/fit/run.sh's 100 cube tosses, not from the few recordings a test can afford: its
+# impact acts where the step first finds the contact, and its faceted sphere chatters once
+# rolling; docs/fit.md, "What the fit can tell".)
 check "point: friction and restitution recovered" recovers point "toss1 toss3" restitution 0.02
 
 # A run's own trajectory.csv (velocity columns included, no noise) is a recording the true
