@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # touche fit on N recordings of a 1 s cube toss (docs/fit.md, bench/RESULTS.md): writes a scene
-# with N random tosses of examples/cube_toss.xml's cube (keyframes from a seeded draw: height
-# 0.15-0.35 m, a yaw and a tilt of up to 10 degrees, 0.5-2 m/s across, 0-0.5 m/s up, a spin
-# mostly about the vertical), records each with `touche run` (MODEL, friction 0.4, restitution
+# with N random tosses of examples/cube_toss.xml's cube (bench/fit/cube_tosses.awk: a seeded
+# draw of heights, tilts up to 10 degrees, speeds and spins), records each with `touche run`
+# (MODEL, friction 0.4, restitution
 # 0.5 or damping 20, 250 Hz), adds motion-capture noise (tools/mocap_noise.awk: 0.5 mm, 0.5
 # deg, poses only), then times `touche fit` with its defaults and prints its report.
 #   bench/fit/run.sh TOUCHE [N] [MODEL] [FIT OPTIONS...]
@@ -21,26 +21,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-awk -v n="$count" 'BEGIN {
-  srand(17); pi = 3.141592653589793
-  print "<mujoco model=\"cube_tosses\"><option timestep=\"0.002\"/><worldbody>"
-  print "<geom name=\"floor\" type=\"plane\" size=\"0 0 1\"/>"
-  print "<body name=\"cube\" pos=\"0 0 0.3\"><freejoint/>"
-  print "<geom name=\"cube\" type=\"box\" size=\"0.05 0.05 0.05\" mass=\"0.5\"/></body>"
-  print "</worldbody><keyframe>"
-  for (i = 0; i < n; ++i) {
-    yaw = 2 * pi * rand(); tilt = pi / 18 * rand(); azimuth = 2 * pi * rand()
-    # q = yaw about z, then tilt about a horizontal axis at azimuth
-    cy = cos(yaw / 2); sy = sin(yaw / 2); ct = cos(tilt / 2); st = sin(tilt / 2)
-    ax = cos(azimuth); ay = sin(azimuth)
-    qw = ct * cy; qx = st * ax * cy + st * ay * sy; qy = st * ay * cy - st * ax * sy; qz = ct * sy
-    speed = 0.5 + 1.5 * rand(); heading = 2 * pi * rand()
-    printf "<key name=\"t%03d\" qpos=\"0 0 %.4f %.6f %.6f %.6f %.6f\" qvel=\"%.4f %.4f %.4f %.4f %.4f %.4f\"/>\n",
-      i, 0.15 + 0.2 * rand(), qw, qx, qy, qz, speed * cos(heading), speed * sin(heading),
-      0.5 * rand(), rand() - 0.5, rand() - 0.5, 10 * rand() - 5
-  }
-  print "</keyframe></mujoco>"
-}' >"$work/tosses.xml"
+awk -v n="$count" -f "$root/bench/fit/cube_tosses.awk" >"$work/tosses.xml"
 
 second="--set restitution=0.5"
 params=friction,restitution

@@ -61,13 +61,15 @@ check "point: friction and damping recovered" recovers point "toss2 toss3" dampi
 check "volume: friction and damping recovered" recovers volume "toss1 toss3" damping 2 \
   --integrator Euler --set stiffness=1e4 --set resolution=0.03
 # The point model's restitution (contact/restitution.h) at its default material and
-# integrator: a velocity target, so the same recovery as lcp's. (volume's is not recovered
-# from these rolling-ball tosses yet: its faceted sphere chatters on the floor once rolling,
-# and the rollouts diverge from the recordings; docs/fit.md, "What the fit can tell".)
+# integrator: a velocity target, so the same recovery as lcp's. (volume's is recovered from
+# bench/fit/run.sh's 100 cube tosses, not from the few recordings a test can afford: its
+# impact acts where the step first finds the contact, and its faceted sphere chatters once
+# rolling; docs/fit.md, "What the fit can tell".)
 check "point: friction and restitution recovered" recovers point "toss1 toss3" restitution 0.02
 
 # A run's own trajectory.csv (velocity columns included, no noise) is a recording the true
-# parameters reproduce to round-off, and the held-out split reports it.
+# parameters reproduce to round-off (the objective log(1 + loss / 1e-4) below 1e-8: a mean
+# squared error below 1e-12), and the held-out split reports it.
 exact() {
   mkdir -p "$work/exact"
   for key in toss1 toss2; do
@@ -79,7 +81,7 @@ exact() {
     --params friction=0.4:0.4000001,restitution=0.5:0.5000001 --sweep 1 --evals 2 --json \
     >"$work/fit.json" || return 1
   grep -q '"held_out":{"count":1' "$work/fit.json" &&
-    near "$(grep -o '"loss":[^,]*' "$work/fit.json" | head -1 | cut -d: -f2)" 0 1e-12
+    near "$(grep -o '"loss":[^,]*' "$work/fit.json" | head -1 | cut -d: -f2)" 0 1e-8
 }
 check "a run's trajectory.csv is an exact recording" exact
 
