@@ -237,6 +237,24 @@ static void test_warm_start_with_dependent_columns(void) {
     ENSURE(z[2] == 0);
 }
 
+/* A warm start with no z guessed positive is the cold start: after a ray it is not run again
+ * (it would meet the same ray after as many pivots). */
+static void test_empty_warm_start_runs_once(void) {
+    const tch_real m[4] = {1, -1, -1, 1}, q[2] = {-1, -1};
+    tch_real z[2] = {0, 0};
+    tch_lemke_options options = tch_lemke_options_default();
+    tch_arena arena;
+    tch_arena_init(&arena, 0);
+    tch_lcp_result cold, warm;
+    ENSURE(tch_lemke_solve(m, q, 2, &options, &arena, z, &cold, NULL) == TCH_ERR_NUMERICAL);
+    options.warm_start = true;
+    z[0] = z[1] = 0;
+    ENSURE(tch_lemke_solve(m, q, 2, &options, &arena, z, &warm, NULL) == TCH_ERR_NUMERICAL);
+    tch_arena_destroy(&arena);
+    ENSURE(cold.reason == TCH_LCP_RAY_TERMINATION && warm.reason == TCH_LCP_RAY_TERMINATION);
+    ENSURE(cold.iterations > 0 && warm.iterations == cold.iterations);
+}
+
 /* A positive definite problem whose solution needs several pivots stops at max_pivots. */
 static void test_pivot_limit(void) {
     const tch_real m[4] = {2, 1, 1, 2}, q[2] = {-5, -6};
@@ -296,6 +314,7 @@ int main(void) {
     RUN_TEST(test_degenerate_zero_pairs);
     RUN_TEST(test_warm_start);
     RUN_TEST(test_warm_start_with_dependent_columns);
+    RUN_TEST(test_empty_warm_start_runs_once);
     RUN_TEST(test_pivot_limit);
     RUN_TEST(test_rejects_bad_input);
     RUN_TEST(test_residuals_closed_form);
