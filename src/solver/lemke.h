@@ -29,8 +29,10 @@
  * Warm start (options.warm_start): the starting basis is {z_i : z_i > 0 in the z passed in} with
  * w for the others, factorized by LU, and the covering vector is d = B0 1, so that B0⁻¹ d = 1 and
  * everything above holds in the coordinates B0⁻¹ (Lemke's "advanced start"). When that basis
- * already solves the problem, no pivot is made. Since this d need not be positive, a ray or a
- * singular basis from a warm start is retried from the cold start before it is reported.
+ * already solves the problem, no pivot is made. A z whose column is dependent on the others of
+ * the basis (coplanar contacts that all press) is taken out of it, until M_SS is regular. Since
+ * this d need not be positive, a ray or a pivot limit from a warm start is retried from the cold
+ * start before it is reported.
  *
  * Rounding (options.accept_residual > 0). On degenerate problems with dependent columns (the
  * Stewart-Trinkle matrix of four coplanar contacts per face: rank-deficient Delassus blocks,

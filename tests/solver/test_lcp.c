@@ -1,6 +1,7 @@
 /* Lemke's method and the residual function: closed forms, random positive definite and
  * semi-definite problems of sizes 1 to 200, problems without a solution (ray termination),
- * degenerate problems (no cycling), warm start, limits and input errors. */
+ * degenerate problems (no cycling), warm start (with dependent columns too), limits and input
+ * errors. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -214,6 +215,46 @@ static void test_warm_start(void) {
     tch_arena_destroy(&arena);
 }
 
+/* A warm start whose basis has dependent columns (M = J Jᵀ with j3 = j1 + j2, as the normal
+ * rows of coplanar contacts; every z guessed positive) drops the dependent one and starts from
+ * the regular rest, which solves the problem here without a pivot: z = (2, 2, 0) gives
+ * Jᵀ z = Jᵀ (1, 1, 1). A singular start basis used to go to the cold start (haptic_100: 86 to
+ * 1 000 pivots and the regularized retries on a box sliding on a box). */
+static void test_warm_start_with_dependent_columns(void) {
+    const tch_real m[9] = {1, 0, 1, 0, 1, 1, 1, 1, 2}, q[3] = {-2, -2, -4};
+    tch_real z[3] = {1, 1, 1};
+    tch_lemke_options options = tch_lemke_options_default();
+    options.warm_start = true;
+    tch_arena arena;
+    tch_arena_init(&arena, 0);
+    tch_lcp_result r;
+    ENSURE(tch_lemke_solve(m, q, 3, &options, &arena, z, &r, NULL) == TCH_OK);
+    tch_arena_destroy(&arena);
+    ENSURE(r.iterations == 0);
+    ensure_lcp_solution(m, q, z, 3, 1e-14);
+    ENSURE_NEAR(z[0], 2, 1e-14);
+    ENSURE_NEAR(z[1], 2, 1e-14);
+    ENSURE(z[2] == 0);
+}
+
+/* A warm start with no z guessed positive is the cold start: after a ray it is not run again
+ * (it would meet the same ray after as many pivots). */
+static void test_empty_warm_start_runs_once(void) {
+    const tch_real m[4] = {1, -1, -1, 1}, q[2] = {-1, -1};
+    tch_real z[2] = {0, 0};
+    tch_lemke_options options = tch_lemke_options_default();
+    tch_arena arena;
+    tch_arena_init(&arena, 0);
+    tch_lcp_result cold, warm;
+    ENSURE(tch_lemke_solve(m, q, 2, &options, &arena, z, &cold, NULL) == TCH_ERR_NUMERICAL);
+    options.warm_start = true;
+    z[0] = z[1] = 0;
+    ENSURE(tch_lemke_solve(m, q, 2, &options, &arena, z, &warm, NULL) == TCH_ERR_NUMERICAL);
+    tch_arena_destroy(&arena);
+    ENSURE(cold.reason == TCH_LCP_RAY_TERMINATION && warm.reason == TCH_LCP_RAY_TERMINATION);
+    ENSURE(cold.iterations > 0 && warm.iterations == cold.iterations);
+}
+
 /* A positive definite problem whose solution needs several pivots stops at max_pivots. */
 static void test_pivot_limit(void) {
     const tch_real m[4] = {2, 1, 1, 2}, q[2] = {-5, -6};
@@ -272,6 +313,8 @@ int main(void) {
     RUN_TEST(test_degenerate_no_cycling);
     RUN_TEST(test_degenerate_zero_pairs);
     RUN_TEST(test_warm_start);
+    RUN_TEST(test_warm_start_with_dependent_columns);
+    RUN_TEST(test_empty_warm_start_runs_once);
     RUN_TEST(test_pivot_limit);
     RUN_TEST(test_rejects_bad_input);
     RUN_TEST(test_residuals_closed_form);
