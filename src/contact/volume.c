@@ -30,6 +30,7 @@
 #include "collision/narrowphase.h"
 #include "contact/contact.h"
 #include "contact/params.h"
+#include "contact/planar.h"
 #include "contact/restitution.h"
 #include "contact/volume.h"
 #include "contact/volume_integrals.h"
@@ -513,7 +514,11 @@ static void add_mobility(const tch_model* m, const tch_data* d, int geom, tch_ve
     if (root == 0) {
         return;
     }
-    tch_mat3 I_inv_W = tch_m3_rotate_tensor(d->body_R_WB[root], m->body_total_I_inv[root]);
+    /* a free body's is the kinematics' (the same product), but in the planar mode, where that
+     * is the constrained system's */
+    tch_mat3 I_inv_W = m->body_free[root] && !tch_is_planar(m)
+                           ? d->body_I_inv_W[root]
+                           : tch_m3_rotate_tensor(d->body_R_WB[root], m->body_total_I_inv[root]);
     tch_vec3 u = tch_v3_cross(tch_v3_sub(p_W, d->body_p_WCm[root]), t_W);
     *along += 1 / m->body_total_mass[root] + tch_v3_dot(u, tch_m3_mul_v3(I_inv_W, u));
     *about += tch_v3_dot(n_W, tch_m3_mul_v3(I_inv_W, n_W));
@@ -592,7 +597,9 @@ static int left_of(const plane_vertex* V, int a, int b, tch_real tie) {
 static int outline_hull(const plane_vertex* V, int n, int* order, int* chain) {
     tch_real extent = 0;
     for (int i = 0; i < n; ++i) {
-        extent = fmax(extent, fmax(fabs(V[i].x), fabs(V[i].y)));
+        const tch_real x = fabs(V[i].x), y = fabs(V[i].y); /* finite: fmax without its call */
+        extent = x > extent ? x : extent;
+        extent = y > extent ? y : extent;
     }
     for (int i = 0; i < n; ++i) {
         int j = i;
