@@ -587,15 +587,21 @@ static tch_peg_pair* island_pairs(const tch_model* m, const tch_data* d, const p
  * natural-map residual (m/s; Lemke's acceptance, 1e-10, in the velocity rows' units). */
 enum { SWEEPS = 1000 };
 static const tch_real SWEEP_TOLERANCE = 1e-10;
+static const tch_real RELAXATION = 1.3;
 
 static tch_peg_step_options step_options(const tch_model* m, tch_real h, int edges) {
-    if (tch_is_planar(m)) {
-        return (tch_peg_step_options){h,    TCH_PEG_MODEL_PEG, 2,      true, true,
-                                      tch_v3(0, 1, 0), SWEEPS, SWEEP_TOLERANCE};
-    }
-    return (tch_peg_step_options){h,     TCH_PEG_MODEL_PEG, edges < 3 ? 3 : edges > 64 ? 64 : edges,
-                                  false, true,              tch_v3_zero(),
-                                  SWEEPS, SWEEP_TOLERANCE};
+    const bool planar = tch_is_planar(m);
+    return (tch_peg_step_options){
+        .h = h,
+        .model = TCH_PEG_MODEL_PEG,
+        .friction_directions = planar ? 2 : edges < 3 ? 3 : edges > 64 ? 64 : edges,
+        .planar = planar,
+        .warm_start = true,
+        .plane_normal = planar ? tch_v3(0, 1, 0) : tch_v3_zero(),
+        .sweeps = SWEEPS,
+        .tolerance = SWEEP_TOLERANCE,
+        .relaxation = RELAXATION,
+    };
 }
 
 /* The cone of the island: the largest of its frictional rows' (at least 3). */

@@ -35,6 +35,7 @@ void tch_peg_constraints_free(tch_peg_constraints* out) {
     free(out->constraints);
     free(out->vertex_marks);
     free(out->scratch);
+    free(out->vertex_faces);
     tch_feature_pairs_free(&out->pairs);
     tch_peg_constraints_init(out);
 }

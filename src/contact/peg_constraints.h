@@ -104,6 +104,8 @@ typedef struct tch_peg_constraints {
     int* vertex_marks; /* scratch: per vertex of A then of B, the cases that took it */
     int scratch_capacity;
     tch_peg_contact* scratch; /* scratch: the contact sets of a case */
+    int index_capacity;
+    int* vertex_faces; /* scratch (3D): the query's vertex-face pairs by vertex */
 } tch_peg_constraints;
 
 void tch_peg_constraints_init(tch_peg_constraints* out);

@@ -93,6 +93,9 @@ typedef struct tch_peg_step_options {
                               * and Lemke solves it (warm-started there) only when the natural
                               * residual stays above `tolerance`; 0: Lemke only */
     tch_real tolerance;      /* the sweeps' natural-map residual to accept, m/s */
+    tch_real relaxation;     /* the sweeps' over-relaxation omega: each block moves its impulse
+                              * omega times the way to its solution (kept >= 0); 0 or 1:
+                              * plain Gauss-Seidel */
 } tch_peg_step_options;
 
 typedef struct tch_peg_step_result {
