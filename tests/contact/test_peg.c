@@ -449,6 +449,58 @@ static void test_sweeps_agree_with_lemke(void) {
     tch_peg_constraints_free(&list);
 }
 
+/* A block with several solutions: one I-constraint of a free point mass A (m = 1, at its
+ * contacts) against static B over C1 (primary, n1 = (0, -1), A falling onto it at 1 m/s) and
+ * C2 (n2 = (0.6, 0.8), receding at 0.62 m/s, and closing by 0.8 per unit of C1's impulse).
+ * 0 <= p ⊥ max(g1, g2) >= 0 holds at p = 0 (C2 ahead), at p = 0.775 (g2 = 0 falling) and at
+ * p = 1 (g1 = 0). Lemke warm-started on p's basis answers p = 1 without a pivot; the sweeps
+ * started there must keep it, plain and over-relaxed (a rule that takes p = 0 whenever it
+ * is a solution drops it and lands A elsewhere). */
+static void test_sweeps_keep_a_held_constraint(void) {
+    const tch_vec3 n1 = tch_v3(0, -1, 0), n2 = tch_v3(0.6, 0.8, 0);
+    tch_peg_contact contacts[2];
+    for (int k = 0; k < 2; ++k) {
+        const tch_vec3 n = k ? n2 : n1;
+        contacts[k] = (tch_peg_contact){.kind = TCH_PEG_VERTEX_FACET, .feature_b = k,
+                                        .normal = n, .applicability = 1, .feasible = true,
+                                        .jacobian = {{n, tch_v3_neg(n)}, {tch_v3_zero(), tch_v3_zero()}}};
+    }
+    tch_peg_constraint constraint = {TCH_PEG_I, TCH_FEATURE_VERTEX_VERTEX, 0, 0, 0, 2};
+    tch_peg_constraints list;
+    tch_peg_constraints_init(&list);
+    list.contacts = contacts;
+    list.contact_count = 2;
+    list.constraints = &constraint;
+    list.count = 1;
+    const tch_peg_body bodies[2] = {
+        {.velocity = tch_v3(0.3, -1, 0), .inverse_mass = 1, .inverse_inertia = tch_m3_identity()},
+        {.inverse_mass = 0}};
+    tch_real unknowns[2] = {0.5, 0};
+    const tch_peg_pair pair = {0, 1, &list, 0, NULL, unknowns};
+    tch_peg_step_options options = planar(0.01, TCH_PEG_MODEL_PEG);
+    options.warm_start = true;
+    tch_arena arena;
+    ENSURE(tch_arena_init(&arena, 1 << 14) == 0);
+    tch_vec3 v[2], w[2];
+    tch_peg_step_result result;
+    ENSURE(tch_peg_step_velocities(bodies, 2, &pair, 1, &options, &arena, v, w, &result, NULL) ==
+           TCH_OK);
+    ENSURE(result.lcp.iterations == 0 && fabs(unknowns[0] - 1) < 1e-12);
+    ENSURE(tch_v3_norm(tch_v3_sub(v[0], tch_v3(0.3, 0, 0))) < 1e-12);
+    options.sweeps = 200;
+    options.tolerance = 1e-12;
+    for (int k = 0; k < 2; ++k) {
+        options.relaxation = k ? 1.3 : 1;
+        tch_real start[2] = {unknowns[0], unknowns[1]};
+        const tch_peg_pair swept = {0, 1, &list, 0, NULL, start};
+        ENSURE(tch_peg_step_velocities(bodies, 2, &swept, 1, &options, &arena, v, w, &result,
+                                       NULL) == TCH_OK);
+        ENSURE(result.swept && result.sweeps == 1 && fabs(start[0] - 1) < 1e-12);
+        ENSURE(tch_v3_norm(tch_v3_sub(v[0], tch_v3(0.3, 0, 0))) < 1e-12);
+    }
+    tch_arena_destroy(&arena);
+}
+
 static double energy(const planar_body* b) {
     return 0.5 * b->mass * tch_v3_norm2(b->v) + 0.5 * b->inertia * b->w * b->w +
            b->mass * b->g * b->x.y;
@@ -809,6 +861,7 @@ int main(void) {
     RUN_TEST(test_fig3_infeasible_standard_model);
     RUN_TEST(test_fig5_dual_trap);
     RUN_TEST(test_sweeps_agree_with_lemke);
+    RUN_TEST(test_sweeps_keep_a_held_constraint);
     RUN_TEST(test_friction_sign_keeps_momentum);
     RUN_TEST(test_friction_holds_on_incline);
     RUN_TEST(test_3d_cube_drop_rests);
