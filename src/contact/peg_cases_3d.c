@@ -291,6 +291,49 @@ static int vertex_edge(const pair_3d* pair, const body* p, int v, const body* q,
     return 1;
 }
 
+enum { EDGE_UNKNOWN = 0, EDGE_APART = 1, EDGE_MEETS = 2 };
+
+/* The edge-edge contact of the query's pair i for the separating-axis X, or NULL when the
+ * edges are parallel or their lines do not meet inside both. A vertex is near several of the
+ * other body's and its edges pair with most of the other's within a wide proximity, so each
+ * pair's answer is kept for the build (pair_3d.out's edge cache, cleared per build). */
+static const tch_peg_contact* corner_edge_contact(const pair_3d* pair, int i) {
+    tch_peg_constraints* out = pair->out;
+    const tch_feature_pair* fp = &out->pairs.pairs[i];
+    if (out->edge_state[i] == EDGE_UNKNOWN) {
+        const bool meets = !parallel(pair, fp->feature_a, fp->feature_b) &&
+                           edges_meet_inside(pair, fp->feature_a, fp->feature_b);
+        out->edge_state[i] = meets ? EDGE_MEETS : EDGE_APART;
+        if (meets) {
+            out->edge_contacts[i] = edge_edge(pair, fp->feature_a, fp->feature_b);
+        }
+    }
+    return out->edge_state[i] == EDGE_MEETS ? &out->edge_contacts[i] : NULL;
+}
+
+/* Sizes and clears the edge cache for the query's pairs; 0 when out of memory. */
+static int reset_edge_cache(tch_peg_constraints* out) {
+    const int count = out->pairs.count;
+    if (count > out->edge_capacity) {
+        tch_peg_contact* contacts = realloc(out->edge_contacts, (size_t)count * sizeof *contacts);
+        if (contacts) {
+            out->edge_contacts = contacts;
+        }
+        unsigned char* state = realloc(out->edge_state, (size_t)count);
+        if (state) {
+            out->edge_state = state;
+        }
+        if (!contacts || !state) {
+            return 0;
+        }
+        out->edge_capacity = count;
+    }
+    if (count > 0) {
+        memset(out->edge_state, EDGE_UNKNOWN, (size_t)count);
+    }
+    return 1;
+}
+
 /* The separating-axis X of peg.md §6.6 (standing for the lost eq. 38): the two bodies near va
  * and vb do not overlap iff some candidate axis separates them, so one X over the contacts of
  * each vertex's set (above) and the edge-edge contacts of the edges at va and vb whose lines
@@ -313,14 +356,12 @@ static int corner_axes(const pair_3d* pair, int va, int vb, tch_peg_contact* set
     for (int i = 0; i < pairs->count; ++i) {
         const tch_feature_pair* fp = &pairs->pairs[i];
         if (fp->kind != TCH_FEATURE_EDGE_EDGE ||
-            !(edge_at(a->f, fp->feature_a, va) || edge_at(b->f, fp->feature_b, vb)) ||
-            parallel(pair, fp->feature_a, fp->feature_b) ||
-            !edges_meet_inside(pair, fp->feature_a, fp->feature_b)) {
+            !(edge_at(a->f, fp->feature_a, va) || edge_at(b->f, fp->feature_b, vb))) {
             continue;
         }
-        const tch_peg_contact c = edge_edge(pair, fp->feature_a, fp->feature_b);
-        if (c.applicability >= least) {
-            set[count++] = c;
+        const tch_peg_contact* c = corner_edge_contact(pair, i);
+        if (c && c->applicability >= least) {
+            set[count++] = *c;
         }
     }
     return emit(pair, TCH_PEG_X, TCH_FEATURE_VERTEX_VERTEX, va, vb, set, count);
@@ -417,7 +458,7 @@ tch_status tch_peg_constraints_build(const tch_features* a, tch_transform pose_a
     }
     const int vertices = a->vertex_count + b->vertex_count;
     const int* face_start = index_vertex_faces(out, a->vertex_count, vertices);
-    if (!face_start) {
+    if (!face_start || !reset_edge_cache(out)) {
         return tch_peg_out_of_memory(err);
     }
     const pair_3d pair = {{a, pose_a, out->pairs.world_a, true},
