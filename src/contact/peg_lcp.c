@@ -368,7 +368,8 @@ static tch_real gauss_seidel(const assembly* a, tch_real* rate, tch_real* z, tch
                 continue;
             }
             tch_real gap;
-            const tch_real p = fmax(0, z[f] + omega * (block_impulse(a, rate, z, f, v, w, &gap) - z[f]));
+            const tch_real exact = block_impulse(a, rate, z, f, v, w, &gap);
+            const tch_real p = fmax(0, z[f] + omega * (exact - z[f]));
             change = fmax(change, fabs(p - z[f]) * rate[f]);
             push(&a->rows[f], p - z[f], v, w);
             z[f] = p;
