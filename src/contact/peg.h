@@ -13,7 +13,10 @@ typedef struct tch_peg_report {
     long solves;      /* islands peg's LCP solved */
     long swept;       /* of those, islands its Gauss-Seidel sweeps solved (the others: Lemke,
                        * contact/peg_lcp.h) */
-    long failures;    /* islands where Lemke failed (ray, pivot limit) */
+    long failures;    /* islands where Lemke failed (ray, pivot limit), or whose solution added
+                       * more energy than the guard allows (contact/peg.c, allowed_gain) */
+    long resolved;    /* islands whose sweeps' solution was over the guard and Lemke's (from
+                       * the pairs' memories) within it: the LCP has several solutions */
     long fallbacks;   /* islands the engine solved with the rows as described (failures, and
                        * islands that also hold other models' rows) */
     int largest_lcp;  /* the largest LCP solved, unknowns */

@@ -35,6 +35,9 @@ void tch_peg_constraints_free(tch_peg_constraints* out) {
     free(out->constraints);
     free(out->vertex_marks);
     free(out->scratch);
+    free(out->vertex_faces);
+    free(out->edge_contacts);
+    free(out->edge_state);
     tch_feature_pairs_free(&out->pairs);
     tch_peg_constraints_init(out);
 }

@@ -104,6 +104,12 @@ typedef struct tch_peg_constraints {
     int* vertex_marks; /* scratch: per vertex of A then of B, the cases that took it */
     int scratch_capacity;
     tch_peg_contact* scratch; /* scratch: the contact sets of a case */
+    int index_capacity;
+    int* vertex_faces; /* scratch (3D): the query's vertex-face pairs by vertex */
+    int edge_capacity;
+    tch_peg_contact* edge_contacts; /* scratch (3D): the separating-axis X's edge-edge contacts
+                                       by pair of the query, computed once per build */
+    unsigned char* edge_state;
 } tch_peg_constraints;
 
 void tch_peg_constraints_init(tch_peg_constraints* out);

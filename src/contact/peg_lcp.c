@@ -256,26 +256,57 @@ static void sweep_rates(const assembly* a, tch_real* rate) {
     }
 }
 
-/* The impulse solving force row f's block with the others held (peg_lcp.h): p' = 0 when the
- * largest g_s at p' = 0 is >= 0, else the first root of a rising g_s (there every other g_s is
- * still < 0, so max_s g_s = 0). *gap: max_s g_s at the current impulse z[f]. */
+/* The block's solution set (peg_lcp.h): with the other constraints held, each g_s is affine in
+ * the impulse, g_s(p') = at_zero_s + rise_s p', so f(p') = max_s g_s(p') is convex and
+ * {p' : f(p') <= 0} is the interval [low, high], high the first root of a rising g_s and low
+ * the last root of a falling one (empty when a constant g_s is > 0). The solutions of
+ * 0 <= p' ⊥ f(p') >= 0 are p' = 0 when f(0) >= 0 and the interval's ends that are > 0. */
+typedef struct block_solutions {
+    tch_real largest_at_zero; /* f(0) */
+    tch_real low, high;       /* the interval; low > high: empty */
+} block_solutions;
+
+static void block_add(block_solutions* b, tch_real at_zero, tch_real rise, tch_real tiny) {
+    b->largest_at_zero = fmax(b->largest_at_zero, at_zero);
+    if (rise > tiny) {
+        b->high = fmin(b->high, -at_zero / rise);
+    } else if (rise < -tiny) {
+        b->low = fmax(b->low, -at_zero / rise);
+    } else if (at_zero > 0) {
+        b->low = INFINITY; /* f > 0 everywhere */
+    }
+}
+
+/* The impulse solving force row f's block with the others held: of the block's solutions
+ * (above), the one nearest the current impulse z[f]. From z[f] = 0 that is the rule p' = 0
+ * when f(0) >= 0, else the first root of a rising g_s; from z[f] > 0 it keeps an
+ * I-constraint on the branch it is on (held by its impulse at an end of the interval) where
+ * the rule would drop it to 0 whenever another of its contacts is ahead at p' = 0, the flip
+ * that made the sweeps cycle on piles (measured in the 2D pour: docs/peg.md). 0 when there
+ * is none (f(0) < 0 and no g_s rises: Lemke's). *gap: max_s g_s at the current impulse. */
 static tch_real block_impulse(const assembly* a, const tch_real* rate, const tch_real* z, int f,
                               const tch_vec3* v, const tch_vec3* w, tch_real* gap) {
     const lcp_row* force = &a->rows[f];
     const tch_real g1 = row_dot(force, v, w) + force->constant, a1 = rate[f], p = z[f];
-    tch_real largest_at_zero = g1 - p * a1, root = a1 > 0 ? -(g1 - p * a1) / a1 : INFINITY;
+    const tch_real tiny = 1e-12 * a1;
+    block_solutions b = {-INFINITY, -INFINITY, INFINITY};
     *gap = g1;
+    block_add(&b, g1 - p * a1, a1, tiny);
     for (int s = 1; s <= force->slack_index; ++s) {
         const lcp_row* slack = &a->rows[f + s];
         const tch_real g = g1 - (row_dot(slack, v, w) + slack->constant), rise = a1 - rate[f + s];
-        const tch_real at_zero = g - p * rise;
         *gap = fmax(*gap, g);
-        largest_at_zero = fmax(largest_at_zero, at_zero);
-        if (rise > 1e-12 * a1) {
-            root = fmin(root, -at_zero / rise);
+        block_add(&b, g - p * rise, rise, tiny);
+    }
+    tch_real best = 0, distance = b.largest_at_zero >= 0 ? p : INFINITY;
+    const tch_real ends[2] = {b.low, b.high};
+    for (int k = 0; k < 2 && b.low <= b.high; ++k) {
+        if (ends[k] > 0 && ends[k] < INFINITY && fabs(ends[k] - p) < distance) {
+            best = ends[k];
+            distance = fabs(ends[k] - p);
         }
     }
-    return largest_at_zero >= 0 || !(root < INFINITY) ? 0 : root;
+    return best;
 }
 
 /* The slacks c of force row f at the velocities, by forward substitution (eqs. 46-47). */
@@ -328,6 +359,7 @@ static tch_real gauss_seidel(const assembly* a, tch_real* rate, tch_real* z, tch
         }
     }
     tch_real residual = INFINITY, checkpoint = INFINITY;
+    const tch_real omega = o->relaxation > 0 ? o->relaxation : 1;
     for (*sweeps = 0; *sweeps < o->sweeps;) {
         ++*sweeps;
         tch_real change = 0;
@@ -336,7 +368,8 @@ static tch_real gauss_seidel(const assembly* a, tch_real* rate, tch_real* z, tch
                 continue;
             }
             tch_real gap;
-            const tch_real p = block_impulse(a, rate, z, f, v, w, &gap);
+            const tch_real exact = block_impulse(a, rate, z, f, v, w, &gap);
+            const tch_real p = fmax(0, z[f] + omega * (exact - z[f]));
             change = fmax(change, fabs(p - z[f]) * rate[f]);
             push(&a->rows[f], p - z[f], v, w);
             z[f] = p;

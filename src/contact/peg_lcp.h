@@ -36,9 +36,11 @@
  * J_s nu + psi_s/h over its contacts (the slacks' forward substitution, eqs. 46-47, makes the
  * force row psi_1 + sum c = max psi, peg.md §11.1). With the other constraints' impulses held,
  * g_s is affine in p_j, g_s + (p' - p_j) a_s with a_s = J_s M⁻¹ J_1ᵀ, so the block is solved
- * exactly: p' = 0 when max_s g_s at p' = 0 is >= 0, else the first root of a rising g_s (max
- * is convex and a_1 > 0). Sweeps over the constraints repeat that, the velocities updated
- * after each (matrix-free: O(contacts) per sweep, no dense matrix). The matrix is not PSD, so
+ * exactly: its solutions are p' = 0 when max_s g_s at p' = 0 is >= 0 and the ends > 0 of the
+ * interval where max_s g_s <= 0 (max is convex and a_1 > 0), and the block takes the one
+ * nearest p_j (keeping an I-constraint on its branch: the sweeps cycled otherwise). Sweeps
+ * over the constraints repeat that, each block's step over-relaxed by options.relaxation, the
+ * velocities updated after each (matrix-free: O(contacts) per sweep, no dense matrix). The matrix is not PSD, so
  * convergence is not guaranteed: the result is accepted only when the natural-map residual of
  * every force row, |min(p, max_s g_s)|, is at most options.tolerance (the slack rows hold
  * exactly by construction), else Lemke solves the full LCP from the caller's warm start
@@ -93,6 +95,9 @@ typedef struct tch_peg_step_options {
                               * and Lemke solves it (warm-started there) only when the natural
                               * residual stays above `tolerance`; 0: Lemke only */
     tch_real tolerance;      /* the sweeps' natural-map residual to accept, m/s */
+    tch_real relaxation;     /* the sweeps' over-relaxation omega: each block moves its impulse
+                              * omega times the way to its solution (kept >= 0); 0 or 1:
+                              * plain Gauss-Seidel */
 } tch_peg_step_options;
 
 typedef struct tch_peg_step_result {
