@@ -107,8 +107,7 @@ static int allocate_internal(const tch_model* m, tch_data* d) {
            CALLOC_ARRAY(in->geom_static, m->geom_count) &&
            CALLOC_ARRAY(in->prediction.v_WCm, m->body_count) &&
            CALLOC_ARRAY(in->prediction.w_W, m->body_count) &&
-           ((!m->articulation && m->integrator != TCH_INTEGRATOR_IMPLICIT) ||
-            CALLOC_ARRAY(in->prediction.links, m->body_count)) &&
+           (!m->articulation || CALLOC_ARRAY(in->prediction.links, m->body_count)) &&
            CALLOC_ARRAY(in->kinematics_qpos, m->nq) && CALLOC_ARRAY(in->kinematics_qvel, m->nv);
 }
 

@@ -833,99 +833,10 @@ static void correction(const implicit_system* s, int node, tch_vec3* dv, tch_vec
     *dw = (tch_vec3){x[3], x[4], x[5]};
 }
 
-/* The mobility of a body whose step matrix block is A = [[A_vv, A_vw], [A_vw^T, A_ww]] (in
- * link->v_f, v_tau, w_tau on entry): A^-1 by its Schur complement S = A_ww - A_vw^T A_vv^-1
- * A_vw, or joined 0 (a free body's own inverse inertia) when a block is singular. */
-static void invert_mobility(tch_link_mobility* link) {
-    tch_mat3 P, S_inv;
-    if (!tch_m3_inverse(link->v_f, &P)) {
-        link->joined = 0;
-        return;
-    }
-    tch_mat3 PB = tch_m3_mul(P, link->v_tau);
-    tch_mat3 S = tch_m3_sub(link->w_tau, tch_m3_mul(tch_m3_transpose(link->v_tau), PB));
-    if (!tch_m3_inverse(S, &S_inv)) {
-        link->joined = 0;
-        return;
-    }
-    tch_mat3 v_tau = tch_m3_scale(tch_m3_mul(PB, S_inv), -1);
-    link->v_f = tch_m3_sub(P, tch_m3_mul(v_tau, tch_m3_transpose(PB)));
-    link->v_tau = v_tau;
-    link->w_tau = S_inv;
-    link->joined = 1;
-}
-
-/* Adds the 6x6 block A (row-major) to a mobility's blocks, which hold a matrix. */
-static void add_block(tch_link_mobility* link, const tch_real* A) {
-    for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) {
-            link->v_f.m[i][j] += A[6 * i + j];
-            link->v_tau.m[i][j] += A[6 * i + 3 + j];
-            link->w_tau.m[i][j] += A[6 * (3 + i) + 3 + j];
-        }
-    }
-}
-
-/* Each free body's answer to a wrench within the implicit step, for friction's prediction:
- * the inverse of M - h D - h^2 K over the body alone with its pairs against static geometry,
- * M = diag(m 1, I_W). Friction computed with the free inertia M^-1 counted on the rotation
- * that a friction force's moment would give a box, which its stiff normal springs forbid in
- * the step: a box on a 20 degree slope with mu = 0.5 slid down it at h m g_t r^2 / I
- * (2.5 cm/s at dt 5 ms), its friction each step just balancing gravity. The pairs between
- * two moving bodies are left out: their blocks (positive semi-definite terms of the whole
- * matrix) only lower the true mobility, so the one used is never below it and friction never
- * overshoots the slip it stops (with them, taken as if the other body were held, a pile of
- * 100 boxes diverged in 0.2 s). */
-static void set_free_mobilities(const tch_model* m, const tch_data* d, const implicit_system* s,
-                                tch_velocity_prediction* prediction) {
-    tch_real h = s->h;
-    for (int node = 0; node < s->free_count; ++node) {
-        int b = s->body_of_node[node];
-        tch_link_mobility* link = &prediction->links[b];
-        *link = (tch_link_mobility){.v_f = tch_m3_scale(tch_m3_identity(), m->body_total_mass[b]),
-                                    .w_tau = d->body_I_W[b]};
-    }
-    for (int p = 0; p < s->pair_count; ++p) {
-        const linear_pair* pair = &s->pairs[p];
-        for (int a = 0; a < 2; ++a) {
-            const pair_side* side = &pair->side[a];
-            if (side->node < 0 || side->T || side->node >= s->free_count ||
-                pair->side[1 - a].node >= 0) {
-                continue;
-            }
-            const tch_real* K = pair_block(pair, a, a);
-            const tch_real* D = K + 36;
-            tch_real C[36];
-            for (int i = 0; i < 36; ++i) {
-                C[i] = -(h * D[i] + h * h * K[i]);
-            }
-            add_block(&prediction->links[s->body_of_node[side->node]], C);
-        }
-    }
-    for (int node = 0; node < s->free_count; ++node) {
-        invert_mobility(&prediction->links[s->body_of_node[node]]);
-    }
-}
-
-/* Bodies that are not links answer as free bodies until set_free_mobilities says otherwise
- * (a body that left the system keeps no earlier step's mobility). */
-static void clear_free_mobilities(const tch_model* m, tch_velocity_prediction* prediction) {
-    if (!prediction->links || m->articulation) {
-        return; /* none, or the links' prediction has set every body this step */
-    }
-    for (int b = 0; b < m->body_count; ++b) {
-        prediction->links[b].joined = 0;
-    }
-}
-
 void tch_implicit_correct_prediction(tch_implicit_system* s, const tch_model* m,
                                      const tch_data* d, tch_velocity_prediction* prediction) {
-    clear_free_mobilities(m, prediction);
     if (s->pair_count == 0 || !s->friction_forces) {
         return; /* nothing reads the prediction (the volume model's friction is its own) */
-    }
-    if (prediction->links) {
-        set_free_mobilities(m, d, s, prediction);
     }
     tch_articulation_work* w = d->internal->articulation;
     for (int g = 0; g < s->group_count; ++g) { /* the trees' prediction: w->qvel_next */
