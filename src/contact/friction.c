@@ -1,36 +1,13 @@
 #include "contact/friction.h"
 
 #include <math.h>
-#include <string.h>
 
+#include "math/lanes.h"
 #include "math/vec.h"
 
 /* Gauss-Seidel sweeps over a pair's points at most; they stop earlier once no force changes
  * by more than a 1e-6 share of the total Coulomb bound (one sweep is exact for one point). */
 enum { FRICTION_SWEEPS = 4 };
-
-/* Two reals side by side in one vector register (GCC's and Clang's vector extension; SSE2 on
- * x86-64): the two tangents of a point, or two components of a motion. Every operation acts on each lane as it would on a scalar, so the sums below
- * round exactly as the scalar expressions they stand for; a value needed in every lane is
- * taken from a lane by a shuffle (built from scalars, GCC goes through the stack, and the
- * vector load then waits for the scalar stores: a failed store forwarding). */
-#if !defined(__GNUC__) && !defined(__clang__)
-#error "contact/friction.c needs GCC's or Clang's vector extension"
-#endif
-typedef tch_real real2 __attribute__((vector_size(2 * sizeof(tch_real))));
-
-static inline real2 load2(const tch_real* p) {
-    real2 v;
-    memcpy(&v, p, sizeof v);
-    return v;
-}
-
-static inline void store2(tch_real* p, real2 v) {
-    memcpy(p, &v, sizeof v);
-}
-
-/* Lane k of v in both lanes. */
-#define LANE2(v, k) __builtin_shufflevector(v, v, k, k)
 
 /* The larger of two squared sizes (fmax without its NaN rule, which GCC calls libm for). */
 static inline tch_real larger(tch_real a, tch_real b) {
@@ -87,21 +64,21 @@ static void fill_link_side(const tch_link_mobility* link, tch_real h, tch_real s
  * side by side (each lane as tch_v3_cross, tch_m3_mul_v3 and tch_v3_scale compute it); adds
  * u_i . I^-1 u_i + 1 / m to K's diagonal and u_2 . I^-1 u_1 to its coupling. */
 static void fill_free_side(const tch_model* model, const tch_data* data, tch_real h, int root,
-                           int k, tch_vec3 r, const real2 T[3], real2* K_diagonal,
+                           int k, tch_vec3 r, const tch_real2 T[3], tch_real2* K_diagonal,
                            tch_real* K_coupling, tch_friction_point* fp) {
     const tch_real sign = k == 0 ? -1 : 1;
     const tch_mat3* I_inv = &data->body_I_inv_W[root];
     const tch_real inv_m = 1 / model->body_total_mass[root];
-    const real2 U[3] = {r.y * T[2] - r.z * T[1], r.z * T[0] - r.x * T[2],
+    const tch_real2 U[3] = {r.y * T[2] - r.z * T[1], r.z * T[0] - r.x * T[2],
                         r.x * T[1] - r.y * T[0]};
-    real2 IU[3];
+    tch_real2 IU[3];
     for (int c = 0; c < 3; ++c) {
         IU[c] = I_inv->m[c][0] * U[0] + I_inv->m[c][1] * U[1] + I_inv->m[c][2] * U[2];
     }
     const tch_real scale_v = sign * h * inv_m, scale_w = sign * h;
     for (int c = 0; c < 3; ++c) {
-        const real2 dv = T[c] * scale_v, dw = IU[c] * scale_w;
-        store2(fp->u[k][c], U[c] * sign);
+        const tch_real2 dv = T[c] * scale_v, dw = IU[c] * scale_w;
+        tch_store2(fp->u[k][c], U[c] * sign);
         for (int i = 0; i < 2; ++i) {
             fp->motion[i][6 * k + c] = dv[i];
             fp->motion[i][6 * k + 3 + c] = dw[i];
@@ -130,8 +107,8 @@ static void fill_side(const tch_model* model, const tch_data* data,
         fill_link_side(link, pred->h, k == 0 ? -1 : 1, t, u, K, fp, k);
         return;
     }
-    real2 K_diagonal = {K[0][0], K[1][1]};
-    const real2 T[3] = {load2(fp->t[0]), load2(fp->t[1]), load2(fp->t[2])};
+    tch_real2 K_diagonal = {K[0][0], K[1][1]};
+    const tch_real2 T[3] = {tch_load2(fp->t[0]), tch_load2(fp->t[1]), tch_load2(fp->t[2])};
     fill_free_side(model, data, pred->h, root, k, r, T, &K_diagonal, &K[0][1], fp);
     K[0][0] = K_diagonal[0];
     K[1][1] = K_diagonal[1];
@@ -186,7 +163,7 @@ void tch_friction_point_init(const tch_model* model, const tch_data* data,
 /* The predicted motion of a pair's two bodies, (v_a, w_a, v_b, w_b) two components to a
  * register (zero for a static side), carried through the pair's sweeps and stored back once. */
 typedef struct pair_motion {
-    real2 m[6];
+    tch_real2 m[6];
 } pair_motion;
 
 /* The loads and stores below touch the predictions in the same pieces (x and y of a velocity
@@ -196,16 +173,16 @@ typedef struct pair_motion {
 static void load_motion(const tch_velocity_prediction* pred, const tch_friction_point* fp,
                         pair_motion* motion) {
     for (int k = 0; k < 2; ++k) {
-        real2* side = motion->m + 3 * k;
+        tch_real2* side = motion->m + 3 * k;
         if (fp->root[k] == 0) {
-            side[0] = side[1] = side[2] = (real2){0, 0};
+            side[0] = side[1] = side[2] = (tch_real2){0, 0};
             continue;
         }
         const tch_vec3* v = &pred->v_WCm[fp->root[k]];
         const tch_vec3* w = &pred->w_W[fp->root[k]];
-        side[0] = load2(&v->x);
-        side[1] = (real2){v->z, w->x};
-        side[2] = load2(&w->y);
+        side[0] = tch_load2(&v->x);
+        side[1] = (tch_real2){v->z, w->x};
+        side[2] = tch_load2(&w->y);
     }
 }
 
@@ -215,36 +192,36 @@ static void store_motion(tch_velocity_prediction* pred, const tch_friction_point
         if (fp->root[k] == 0) {
             continue;
         }
-        const real2* side = motion->m + 3 * k;
+        const tch_real2* side = motion->m + 3 * k;
         tch_vec3* v = &pred->v_WCm[fp->root[k]];
         tch_vec3* w = &pred->w_W[fp->root[k]];
-        store2(&v->x, side[0]);
+        tch_store2(&v->x, side[0]);
         v->z = side[1][0];
         w->x = side[1][1];
-        store2(&w->y, side[2]);
+        tch_store2(&w->y, side[2]);
     }
 }
 
 /* The predicted slip of b against a at the point along (t1, t2): t_i . (v_b - v_a) + u_i . w
  * on each side (u signed), b's term before a's, each dot product summed x, y, z. Linear in the
  * motion: the slip a change of the motion makes is point_slip of the change. */
-static inline real2 point_slip(const pair_motion* motion, const tch_friction_point* fp) {
-    const real2* m = motion->m; /* m[c] holds components 2c, 2c + 1 */
-    const real2 dv01 = m[3] - m[0], dv2 = m[4] - m[1]; /* v_b - v_a: x, y; z in lane 0 */
-    const real2 along = load2(fp->t[0]) * LANE2(dv01, 0) + load2(fp->t[1]) * LANE2(dv01, 1) +
-                        load2(fp->t[2]) * LANE2(dv2, 0);
-    const real2 turn_b = load2(fp->u[1][0]) * LANE2(m[4], 1) +
-                         load2(fp->u[1][1]) * LANE2(m[5], 0) + load2(fp->u[1][2]) * LANE2(m[5], 1);
-    const real2 turn_a = load2(fp->u[0][0]) * LANE2(m[1], 1) +
-                         load2(fp->u[0][1]) * LANE2(m[2], 0) + load2(fp->u[0][2]) * LANE2(m[2], 1);
+static inline tch_real2 point_slip(const pair_motion* motion, const tch_friction_point* fp) {
+    const tch_real2* m = motion->m; /* m[c] holds components 2c, 2c + 1 */
+    const tch_real2 dv01 = m[3] - m[0], dv2 = m[4] - m[1]; /* v_b - v_a: x, y; z in lane 0 */
+    const tch_real2 along = tch_load2(fp->t[0]) * TCH_LANE2(dv01, 0) + tch_load2(fp->t[1]) * TCH_LANE2(dv01, 1) +
+                        tch_load2(fp->t[2]) * TCH_LANE2(dv2, 0);
+    const tch_real2 turn_b = tch_load2(fp->u[1][0]) * TCH_LANE2(m[4], 1) +
+                         tch_load2(fp->u[1][1]) * TCH_LANE2(m[5], 0) + tch_load2(fp->u[1][2]) * TCH_LANE2(m[5], 1);
+    const tch_real2 turn_a = tch_load2(fp->u[0][0]) * TCH_LANE2(m[1], 1) +
+                         tch_load2(fp->u[0][1]) * TCH_LANE2(m[2], 0) + tch_load2(fp->u[0][2]) * TCH_LANE2(m[2], 1);
     return along + turn_b + turn_a;
 }
 
 /* The change of a point's friction that would stop its predicted slip s on its own, the total
  * clamped to the Coulomb disk (sliding: against the slip). */
-static inline real2 point_change(const tch_friction_point* fp, real2 s) {
-    const real2 f_now = load2(fp->f);
-    real2 f = f_now - (load2(fp->K_inv_h[0]) * LANE2(s, 0) + load2(fp->K_inv_h[1]) * LANE2(s, 1));
+static inline tch_real2 point_change(const tch_friction_point* fp, tch_real2 s) {
+    const tch_real2 f_now = tch_load2(fp->f);
+    tch_real2 f = f_now - (tch_load2(fp->K_inv_h[0]) * TCH_LANE2(s, 0) + tch_load2(fp->K_inv_h[1]) * TCH_LANE2(s, 1));
     tch_real norm_squared = f[0] * f[0] + f[1] * f[1];
     if (norm_squared > fp->limit * fp->limit) {
         /* Sliding: Coulomb's friction opposes the slip (maximum dissipation), which the
@@ -259,16 +236,16 @@ static inline real2 point_change(const tch_friction_point* fp, real2 s) {
 
 /* Moves the predicted motion by the point's friction change d = (d1, d2), first along t1 then
  * t2 in each component (a static side's rows are zero: its motion stays zero). */
-static inline void move_motion(pair_motion* motion, const tch_friction_point* fp, real2 d) {
-    const real2 d1 = LANE2(d, 0), d2 = LANE2(d, 1);
+static inline void move_motion(pair_motion* motion, const tch_friction_point* fp, tch_real2 d) {
+    const tch_real2 d1 = TCH_LANE2(d, 0), d2 = TCH_LANE2(d, 1);
     for (int c = 0; c < 6; ++c) {
-        motion->m[c] = motion->m[c] + d1 * load2(fp->motion[0] + 2 * c) +
-                       d2 * load2(fp->motion[1] + 2 * c);
+        motion->m[c] = motion->m[c] + d1 * tch_load2(fp->motion[0] + 2 * c) +
+                       d2 * tch_load2(fp->motion[1] + 2 * c);
     }
 }
 
 /* The size of a change of a point's force squared, N^2. */
-static inline tch_real squared(real2 d) {
+static inline tch_real squared(tch_real2 d) {
     return d[0] * d[0] + d[1] * d[1];
 }
 
@@ -280,8 +257,8 @@ static inline __attribute__((always_inline)) void relax_in_turn(pair_motion* m,
     for (int sweep = 0; sweep < FRICTION_SWEEPS; ++sweep) {
         tch_real largest = 0;
         for (int i = 0; i < count; ++i) {
-            real2 d = point_change(&points[i], point_slip(m, &points[i]));
-            store2(points[i].f, load2(points[i].f) + d);
+            tch_real2 d = point_change(&points[i], point_slip(m, &points[i]));
+            tch_store2(points[i].f, tch_load2(points[i].f) + d);
             move_motion(m, &points[i], d);
             largest = larger(largest, squared(d));
         }
@@ -307,14 +284,14 @@ enum { JACOBI_POINTS = 16 };
 static inline __attribute__((always_inline)) void relax_together(pair_motion* m,
                                                                  tch_friction_point* points,
                                                                  int count, tch_real tolerance) {
-    real2 slip[JACOBI_POINTS], d[JACOBI_POINTS], made[JACOBI_POINTS];
+    tch_real2 slip[JACOBI_POINTS], d[JACOBI_POINTS], made[JACOBI_POINTS];
     for (int i = 0; i < count; ++i) {
         slip[i] = point_slip(m, &points[i]);
     }
     for (int sweep = 0; sweep < FRICTION_SWEEPS; ++sweep) {
         pair_motion change;
         for (int c = 0; c < 6; ++c) {
-            change.m[c] = (real2){0, 0};
+            change.m[c] = (tch_real2){0, 0};
         }
         for (int i = 0; i < count; ++i) {
             d[i] = point_change(&points[i], slip[i]);
@@ -323,7 +300,7 @@ static inline __attribute__((always_inline)) void relax_together(pair_motion* m,
         tch_real descent = 0, curvature = 0;
         for (int i = 0; i < count; ++i) {
             made[i] = point_slip(&change, &points[i]);
-            const real2 slope = slip[i] * d[i], bend = made[i] * d[i];
+            const tch_real2 slope = slip[i] * d[i], bend = made[i] * d[i];
             descent += slope[0] + slope[1];
             curvature += bend[0] + bend[1];
         }
@@ -331,15 +308,15 @@ static inline __attribute__((always_inline)) void relax_together(pair_motion* m,
             return; /* the forces already minimize the objective */
         }
         tch_real largest = 0;
-        const real2 alpha = {0, curvature > -descent ? -descent / curvature : 1};
+        const tch_real2 alpha = {0, curvature > -descent ? -descent / curvature : 1};
         for (int i = 0; i < count; ++i) {
-            const real2 step = LANE2(alpha, 1) * d[i];
-            store2(points[i].f, load2(points[i].f) + step);
+            const tch_real2 step = TCH_LANE2(alpha, 1) * d[i];
+            tch_store2(points[i].f, tch_load2(points[i].f) + step);
             largest = larger(largest, squared(step));
-            slip[i] += LANE2(alpha, 1) * made[i];
+            slip[i] += TCH_LANE2(alpha, 1) * made[i];
         }
         for (int c = 0; c < 6; ++c) {
-            m->m[c] += LANE2(alpha, 1) * change.m[c];
+            m->m[c] += TCH_LANE2(alpha, 1) * change.m[c];
         }
         if (largest <= tolerance * tolerance) {
             return;
