@@ -308,15 +308,16 @@ static inline __attribute__((always_inline)) void relax_together(pair_motion* m,
             return; /* the forces already minimize the objective */
         }
         tch_real largest = 0;
-        const tch_real2 alpha = {0, curvature > -descent ? -descent / curvature : 1};
+        const tch_real step_size = curvature > -descent ? -descent / curvature : 1;
+        const tch_real2 alpha = {step_size, step_size};
         for (int i = 0; i < count; ++i) {
-            const tch_real2 step = TCH_LANE2(alpha, 1) * d[i];
+            const tch_real2 step = alpha * d[i];
             tch_store2(points[i].f, tch_load2(points[i].f) + step);
             largest = larger(largest, squared(step));
-            slip[i] += TCH_LANE2(alpha, 1) * made[i];
+            slip[i] += alpha * made[i];
         }
         for (int c = 0; c < 6; ++c) {
-            m->m[c] += TCH_LANE2(alpha, 1) * change.m[c];
+            m->m[c] += alpha * change.m[c];
         }
         if (largest <= tolerance * tolerance) {
             return;
