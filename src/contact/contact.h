@@ -97,6 +97,15 @@ typedef struct tch_pair_linearization {
     tch_real D[12][12];
 } tch_pair_linearization;
 
+/* One rank-one term of a pair's linearization (docs/integrators.md): a spring k and a damper b
+ * along the direction u over the rows (a, b) of tch_pair_linearization, K += -k u u^T and
+ * D += -b u u^T (a point's normal spring: u = (-j_a, j_b), j = (n, r x n)). The parts of u of
+ * a static root are meaningless. */
+typedef struct tch_rank_one_term {
+    tch_real u[12];
+    tch_real k, b;
+} tch_rank_one_term;
+
 /* A penalty wrench described for linearization: force F_W at o_W plus moment M_W on geom b's
  * body (the opposite on a's). o_W lies midway between the two surfaces, `depth` apart along
  * the normal n_W (from a into b). K and D (6x6) are the local derivatives of (F, moment about
@@ -165,6 +174,13 @@ typedef struct tch_contact_ops {
      * the pair's forces explicitly. */
     void (*linearize)(const tch_model* model, const tch_data* data,
                       const tch_pair_context* context, tch_pair_linearization* out);
+    /* FORCE models with linearize, optional: the same K and D (without G) as rank-one terms,
+     * at most `capacity` of them into terms; returns their count, or -1 when the pair needs
+     * more (the integrator then calls linearize). The implicit integrator assembles and
+     * multiplies these at a fraction of the work of K and D's 12x12 blocks. */
+    int (*linearize_terms)(const tch_model* model, const tch_data* data,
+                           const tch_pair_context* context, tch_rank_one_term* terms,
+                           int capacity);
     /* Optional, for models without pair_geometry: called by the collision stage after the
      * narrow phase has appended the pair's points, which it may reorder and add to (after
      * tch_contact_reserve; pair->contact_count grows): the lcp model's points kept from the last

@@ -16,28 +16,29 @@
 
 #include "contact/contact.h"
 
-/* One body's side of a friction point, signed by the side (sigma = -1 for a, +1 for b): the
- * slip of b against a along t_i is t_i . (v_b - v_a) + sum over the sides of u_i . w, with
- * u_i = sigma r x t_i (r from the centre of mass to the point); a force f = f_1 t_1 + f_2 t_2
- * on b changes the side's predicted v by f_1 dv_1 + f_2 dv_2 (dv_i = sigma h t_i / m) and its
- * w by f_1 du_1 + f_2 du_2 (du_i = sigma h I^-1 r x t_i). root 0: static, every row zero. For
- * a link of a tree (tch_link_mobility), dv_i and du_i are sigma h times its velocity change
- * under the unit force t_i at the point. */
-typedef struct tch_friction_side {
-    int root;
-    tch_vec3 u[2], du[2], dv[2];
-} tch_friction_side;
-
 /* One point of the pair: where and its Coulomb bound; the rest is the solver's (tangent basis,
- * inverse tangential mass over h, the sides a and b, accumulated force). */
+ * the rows below, inverse tangential mass over h, accumulated force).
+ *
+ * The rows, laid out for vector registers (the two tangents side by side, a pair's motion as
+ * 12 contiguous reals), with sigma = -1 for side a and +1 for side b: the slip of b against a
+ * along t_i is t_i . (v_b - v_a) + sum over the sides of u_i . w, with u_i = sigma r x t_i (r
+ * from the side's centre of mass to the point); a force f = f_1 t_1 + f_2 t_2 on b changes
+ * the pair's predicted motion (v_a, w_a, v_b, w_b) by f_1 motion[0] + f_2 motion[1], a side's
+ * part of motion[i] being (sigma h t_i / m, sigma h I^-1 r x t_i). A static side (root 0) has
+ * every row zero. For a link of a tree (tch_link_mobility), a side's part of motion[i] is
+ * sigma h times its velocity change under the unit force t_i at the point. */
 typedef struct tch_friction_point {
     tch_vec3 p_W;
     tch_real limit;      /* mu f_n, N */
     tch_vec3 t1, t2;
-    tch_real K_inv_h[2][2]; /* K^-1 / h: the force that stops a slip in one step, per m/s */
-    tch_friction_side side[2]; /* a, b */
-    tch_real f1, f2;     /* friction along t1, t2, N */
-    tch_real f1_entry, f2_entry; /* f1, f2 when the last tch_friction_relax began */
+    int root[2];         /* the root bodies of sides a and b, 0 for a static one */
+    tch_real t[3][2];    /* component k of t_1 and of t_2 */
+    tch_real u[2][3][2]; /* side a's, then b's: component k of its u_1 and u_2 */
+    tch_real motion[2][12]; /* the motion's change per unit force along t_1, t_2 */
+    tch_real K_inv_h[2][2]; /* K^-1 / h by columns: the force that stops a slip in one step,
+                             * per m/s, along t_i is sum_j K_inv_h[j][i] slip_j */
+    tch_real f[2];       /* friction along t1, t2, N */
+    tch_real f_entry[2]; /* f when the last tch_friction_relax began */
 } tch_friction_point;
 
 /* One pair's share of the points of several pairs solved together: points[start, start +

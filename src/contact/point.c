@@ -597,6 +597,23 @@ static void point_linearize(const tch_model* model, const tch_data* data,
     }
 }
 
+/* The springs and dampers of point_linearize without the geometric terms as rank-one terms,
+ * one per touching point (tch_contact_ops.linearize_terms). */
+static int point_linearize_terms(const tch_model* model, const tch_data* data,
+                                 const tch_pair_context* context, tch_rank_one_term* terms,
+                                 int capacity) {
+    const tch_pair_result* pair = context->pair;
+    if (pair->contact_count > capacity) {
+        return -1;
+    }
+    int count = 0;
+    for (int p = 0; p < pair->contact_count; ++p) {
+        tch_rank_one_term* term = &terms[count];
+        count += point_direction(model, data, context, p, &term->k, &term->b, term->u);
+    }
+    return count;
+}
+
 const tch_contact_ops tch_point_ops = {
     .name = "point",
     .kind = TCH_CONTACT_KIND_FORCE,
@@ -608,5 +625,6 @@ const tch_contact_ops tch_point_ops = {
     .scratch_create = point_scratch_create,
     .scratch_destroy = point_scratch_destroy,
     .linearize = point_linearize,
+    .linearize_terms = point_linearize_terms,
     .physical_defaults = 1,
 };

@@ -25,7 +25,7 @@
 #include "solver/sparse_spd.h"
 #include "touche/step.h"
 
-enum { FORMAT_VERSION = 3, HEADER_BYTES = 8 + 4 + 4 + 8 + 4 };
+enum { FORMAT_VERSION = 4, HEADER_BYTES = 8 + 4 + 4 + 8 + 4 };
 static const char MAGIC[8] = "TCHCKPT";
 
 /* ---- the stream ---- */

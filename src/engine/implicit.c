@@ -10,6 +10,7 @@
 #include "dynamics/articulation.h"
 #include "dynamics/free_body.h"
 #include "engine/engine_internal.h"
+#include "math/lanes.h"
 #include "math/vec.h"
 #include "solver/block_cholesky.h"
 
@@ -22,16 +23,24 @@ typedef struct pair_side {
     tch_real* T;
 } pair_side;
 
-/* One linearized pair: its two roots' sides and the blocks of its symmetrized K and D that
- * the system reads, those between two sides that are not static: for each such block (a, b),
- * in the order (0, 0), (0, 1), (1, 0), (1, 1), K_ab then D_ab, 6 x 6 row-major (pair_block).
- * A pair with a static side keeps its free side's block alone. */
+/* One linearized pair: its two roots' sides and either the blocks of its symmetrized K and D
+ * that the system reads, those between two sides that are not static: for each such block
+ * (a, b), in the order (0, 0), (0, 1), (1, 0), (1, 1), K_ab then D_ab, 6 x 6 row-major
+ * (pair_block; a pair with a static side keeps its free side's block alone); or, for a model
+ * with linearize_terms between free bodies, its rank-one terms (K = -sum k u u^T,
+ * D = -sum b u u^T: symmetric as they stand), blocks NULL. */
 typedef struct linear_pair {
     pair_side side[2];
     tch_real* blocks;
+    tch_rank_one_term* terms;
+    int term_count;
 } linear_pair;
 
 enum { BLOCK_REALS = 2 * 36 }; /* a block's K_ab and D_ab */
+
+/* The terms a pair may keep (a point pair's points: the narrow phase's manifold holds 8); a
+ * model with more linearizes into blocks. */
+enum { TERM_CAPACITY = 8 };
 
 /* A tree in the system (docs/articulated.md, "Implicit contact on links"): the generalized
  * velocities first .. first + count of a subtree of the world (A is block diagonal over such
@@ -74,8 +83,11 @@ struct tch_implicit_cache {
     unsigned char* memory;
     size_t capacity, used;
     int overflow;                 /* a take() of this build did not fit */
-    tch_real* signature;          /* [signature_capacity]: the kept system's, then this one's */
+    tch_real* signature;          /* [signature_capacity]: the kept system's */
     int signature_count, signature_capacity;
+    tch_real* taken;              /* [taken_capacity]: this evaluation's (swapped with the kept
+                                   * one when the system is rebuilt: no copy) */
+    int taken_capacity;
     int valid;                    /* the kept system is factored and matches its signature */
     long allocation_count;
     tch_block_cholesky* matrix;   /* the system's matrix, its analysis kept across builds */
@@ -106,6 +118,7 @@ void tch_implicit_cache_destroy(tch_implicit_cache* c) {
     if (c) {
         free(c->memory);
         free(c->signature);
+        free(c->taken);
         tch_block_cholesky_destroy(c->matrix);
         free(c);
     }
@@ -190,7 +203,13 @@ static int root_side(const tch_model* m, tch_data* d, implicit_system* s, int ro
     return 0;
 }
 
-/* The number of blocks a pair keeps: 4 between two moving sides, 1 with a static side. */
+/* Gives back the last `bytes` (a multiple of 16) that take() handed out. */
+static void give_back(tch_data* d, size_t bytes) {
+    d->internal->implicit->used -= bytes;
+}
+
+/* The number of blocks a pair keeps: 4 between two moving sides, 1 with a static side (none
+ * for a pair of terms). */
 static int pair_block_count(const linear_pair* p) {
     int moving = (p->side[0].node >= 0) + (p->side[1].node >= 0);
     return moving * moving;
@@ -241,7 +260,25 @@ static int keep_blocks(tch_data* d, linear_pair* p, tch_pair_linearization* lin)
         }
     }
     p->blocks = blocks;
+    p->terms = NULL;
+    p->term_count = 0;
     return 0;
+}
+
+/* Keeps the pair's rank-one terms (its model's linearize_terms) in the cache's block: 0, 1 when
+ * the model gives none for this pair (it needs blocks), or -1 when out of memory. */
+static int keep_terms(const tch_model* m, tch_data* d, linear_pair* p, const tch_contact_ops* ops,
+                      const tch_pair_context* context) {
+    tch_rank_one_term* terms = take(d, TERM_CAPACITY, sizeof *terms, "implicit pair terms");
+    if (!terms) {
+        return -1;
+    }
+    int count = ops->linearize_terms(m, d, context, terms, TERM_CAPACITY);
+    give_back(d, (size_t)(TERM_CAPACITY - (count > 0 ? count : 0)) * sizeof *terms);
+    p->blocks = NULL;
+    p->terms = terms;
+    p->term_count = count;
+    return count < 0 ? 1 : 0;
 }
 
 static const tch_contact_ops* linearizable(const tch_data* d, int i) {
@@ -276,15 +313,25 @@ static int linearize_pairs(const tch_model* m, tch_data* d, implicit_system* s) 
         if (p->side[0].node < 0 && p->side[1].node < 0) {
             continue;
         }
-        tch_pair_linearization* lin = &d->internal->implicit->linearization;
-        lin->geometric = 0; /* the system leaves G out (not filled, not zeroed) */
-        memset(lin->K, 0, sizeof lin->K);
-        memset(lin->D, 0, sizeof lin->D);
         tch_pair_state* state =
             tch_contact_pair_uses_state(m, ops, &result->params)
                 ? tch_pair_state_find(&d->internal->pair_states, result->geom_a, result->geom_b)
                 : NULL;
         tch_pair_context context = {result, state, 0, d->internal->model_scratch[result->model]};
+        int kept = ops->linearize_terms && !p->side[0].T && !p->side[1].T
+                       ? keep_terms(m, d, p, ops, &context)
+                       : 1;
+        if (kept < 0) {
+            return -1;
+        }
+        if (kept == 0) {
+            s->pair_count += p->term_count > 0; /* a pair without terms couples nothing */
+            continue;
+        }
+        tch_pair_linearization* lin = &d->internal->implicit->linearization;
+        lin->geometric = 0; /* the system leaves G out (not filled, not zeroed) */
+        memset(lin->K, 0, sizeof lin->K);
+        memset(lin->D, 0, sizeof lin->D);
         ops->linearize(m, d, &context, lin);
         if (keep_blocks(d, p, lin) != 0) {
             return -1;
@@ -488,8 +535,53 @@ static void assemble_mapped_block(implicit_system* s, const linear_pair* p, int 
     }
 }
 
+/* A pair of terms' blocks of -(h D + h^2 K) = sum (h b + h^2 k) u_a u_b^T (those of the lower
+ * block triangle, diagonal blocks whole; free bodies only), two rows of a block at a time in
+ * registers, summed over the terms in order. */
+static void assemble_terms(implicit_system* s, const linear_pair* p) {
+    const tch_real h = s->h;
+    tch_real2 w[TERM_CAPACITY][2][3]; /* (h b + h^2 k) u by side, in pairs of components */
+    for (int t = 0; t < p->term_count; ++t) {
+        const tch_real c = h * p->terms[t].b + h * h * p->terms[t].k;
+        for (int k = 0; k < 6; ++k) {
+            w[t][k / 3][k % 3] = c * tch_load2(p->terms[t].u + 2 * k);
+        }
+    }
+    for (int a = 0; a < 2; ++a) {
+        for (int b = 0; b < 2 && p->side[a].node >= 0; ++b) {
+            tch_real* A = p->side[b].node >= 0 ? tch_block_cholesky_block(
+                                                     s->matrix, p->side[a].node, p->side[b].node)
+                                               : NULL;
+            for (int q = 0; A && q < 3; ++q) { /* rows 2q, 2q + 1 */
+                tch_real2 upper[3], lower[3];
+                for (int j = 0; j < 3; ++j) {
+                    upper[j] = tch_load2(A + 12 * q + 2 * j);
+                    lower[j] = tch_load2(A + 12 * q + 6 + 2 * j);
+                }
+                for (int t = 0; t < p->term_count; ++t) {
+                    const tch_real2 along = w[t][a][q];
+                    const tch_real* u_b = p->terms[t].u + 6 * b;
+                    for (int j = 0; j < 3; ++j) {
+                        const tch_real2 column = tch_load2(u_b + 2 * j);
+                        upper[j] += TCH_LANE2(along, 0) * column;
+                        lower[j] += TCH_LANE2(along, 1) * column;
+                    }
+                }
+                for (int j = 0; j < 3; ++j) {
+                    tch_store2(A + 12 * q + 2 * j, upper[j]);
+                    tch_store2(A + 12 * q + 6 + 2 * j, lower[j]);
+                }
+            }
+        }
+    }
+}
+
 /* One pair's blocks of -(h D + h^2 K) (those of the lower triangle, diagonal blocks whole). */
 static void assemble_pair(implicit_system* s, const linear_pair* p) {
+    if (p->terms) {
+        assemble_terms(s, p);
+        return;
+    }
     tch_real h = s->h;
     for (int a = 0; a < 2; ++a) {
         for (int b = 0; b < 2 && p->side[a].node >= 0; ++b) {
@@ -537,12 +629,47 @@ static void add_side_force(const pair_side* side, const tch_real f[6], tch_real*
     }
 }
 
+/* A pair of terms' part of the right-hand side h^2 K v* + h D (v* - v0): for each term,
+ * -u (k u . h^2 v* + b u . h (v* - v0)) over the free bodies' twists. */
+static void terms_right_hand_side(implicit_system* s, const linear_pair* p) {
+    const int node[2] = {p->side[0].node, p->side[1].node};
+    for (int t = 0; t < p->term_count; ++t) {
+        const tch_rank_one_term* term = &p->terms[t];
+        tch_real along_kv = 0, along_dv = 0;
+        for (int b = 0; b < 2; ++b) {
+            if (node[b] < 0) {
+                continue;
+            }
+            const tch_real* kv = s->kv + 6 * node[b];
+            const tch_real* dv = s->dv + 6 * node[b];
+            for (int j = 0; j < 6; ++j) {
+                along_kv += term->u[6 * b + j] * kv[j];
+                along_dv += term->u[6 * b + j] * dv[j];
+            }
+        }
+        const tch_real f = -(term->k * along_kv + term->b * along_dv);
+        for (int a = 0; a < 2; ++a) {
+            if (node[a] < 0) {
+                continue;
+            }
+            tch_real* rhs = s->rhs + 6 * node[a];
+            for (int i = 0; i < 6; ++i) {
+                rhs[i] += f * term->u[6 * a + i];
+            }
+        }
+    }
+}
+
 /* One pair's part of the right-hand side h^2 K v* + h D (v* - v0), from s->kv = h^2 v* and
  * s->dv = h (v* - v0) by node, on the twists (T_b times a link's unknowns), carried back by
  * T_a^T. Row i of a block K_ab is read as column i of K_ba (K and D are symmetrized exactly),
  * so that the six rows' sums run side by side along contiguous rows of 6 (vectorized), each
  * still summed over j in order. */
 static void pair_right_hand_side(implicit_system* s, const linear_pair* p) {
+    if (p->terms) {
+        terms_right_hand_side(s, p);
+        return;
+    }
     for (int a = 0; a < 2; ++a) {
         if (p->side[a].node < 0) {
             continue;
@@ -593,21 +720,21 @@ static int prepare(const tch_model* m, tch_data* d, implicit_system* s) {
 /* ---- the kept system ---- */
 
 /* Appends one value and the size it is compared at (sign_scaled) to the signature being
- * taken (after the kept one); 0, or -1 when out of memory. */
+ * taken; 0, or -1 when out of memory. */
 static int sign_scaled(implicit_cache* c, int* count, tch_real value, tch_real scale) {
-    int at = c->signature_count + *count;
-    if (at + 1 >= c->signature_capacity) {
+    int at = *count;
+    if (at + 1 >= c->taken_capacity) {
         int capacity = 2 * at + 64;
-        tch_real* grown = realloc(c->signature, (size_t)capacity * sizeof *grown);
+        tch_real* grown = realloc(c->taken, (size_t)capacity * sizeof *grown);
         if (!grown) {
             return -1;
         }
-        c->signature = grown;
-        c->signature_capacity = capacity;
+        c->taken = grown;
+        c->taken_capacity = capacity;
         c->allocation_count++;
     }
-    c->signature[at] = value;
-    c->signature[at + 1] = scale;
+    c->taken[at] = value;
+    c->taken[at + 1] = scale;
     *count += 2;
     return 0;
 }
@@ -664,7 +791,7 @@ static int sign_trees(const tch_model* m, const tch_data* d, implicit_cache* c, 
     return failed;
 }
 
-/* This evaluation's signature, after the kept one: the pairs that the system linearizes (geoms,
+/* This evaluation's signature (c->taken): the pairs that the system linearizes (geoms,
  * contacts, net wrench), the free bodies' orientations and the trees' state (sign_trees). Its
  * length, or -1 when out of memory. */
 static int take_signature(const tch_model* m, const tch_data* d, implicit_cache* c) {
@@ -705,7 +832,7 @@ static int same_signature(const implicit_cache* c, int count) {
         return count == 0 && c->valid && c->signature_count == 0; /* no free body in contact */
     }
     const tch_real* kept = c->signature;
-    const tch_real* now = c->signature + count;
+    const tch_real* now = c->taken;
     for (int i = 0; i < count; i += 2) {
         tch_real size = fmax(now[i + 1], fmax(fabs(now[i]), fabs(kept[i])));
         if (!(fabs(now[i] - kept[i]) <= 1e-9 * size)) {
@@ -766,10 +893,10 @@ tch_status tch_implicit_prepare(const tch_model* m, tch_data* d, tch_implicit_sy
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0,
                         "out of memory for the implicit integrator's system");
     }
-    if (count > 0) { /* a scene without free bodies (a mocap body on static ones) has none */
-        memmove(c->signature, c->signature + c->signature_count,
-                (size_t)count * sizeof(tch_real));
-    }
+    tch_real* kept = c->signature; /* the one taken is kept */
+    int kept_capacity = c->signature_capacity;
+    c->signature = c->taken, c->signature_capacity = c->taken_capacity;
+    c->taken = kept, c->taken_capacity = kept_capacity;
     c->signature_count = count;
     implicit_system* s = &c->system;
     *out = s;
@@ -938,8 +1065,17 @@ static long block_reals(const implicit_system* s) {
     return count;
 }
 
+/* The terms of the kept system's pairs of terms. */
+static long term_total(const implicit_system* s) {
+    long count = 0;
+    for (int p = 0; p < s->pair_count; ++p) {
+        count += s->pairs[p].terms ? s->pairs[p].term_count : 0;
+    }
+    return count;
+}
+
 /* What a kept system reuses (the signature it was built at, its nodes, trees and pairs, its
- * links' Jacobians, its pairs' blocks and its factor); the per-evaluation vectors are not kept.
+ * links' Jacobians, its pairs' blocks and terms and its factor); the per-evaluation vectors are not kept.
  * `valid` is 0 when there is none, 1 for free bodies only (the layout before trees were kept),
  * 2 with trees: then the trees' sizes follow it, and their groups and Jacobians the pairs. */
 void tch_implicit_cache_put(tch_stream* st, const tch_model* m, const tch_implicit_cache* c) {
@@ -955,6 +1091,7 @@ void tch_implicit_cache_put(tch_stream* st, const tch_model* m, const tch_implic
         tch_stream_put_count(st, jacobian_reals(s));
     }
     tch_stream_put_count(st, block_reals(s));
+    tch_stream_put_count(st, term_total(s));
     tch_stream_put_count(st, c->signature_count);
     tch_stream_put(st, c->signature, (size_t)c->signature_count * sizeof *c->signature);
     TCH_PUT(st, s->h), TCH_PUT(st, s->friction_forces);
@@ -980,6 +1117,12 @@ void tch_implicit_cache_put(tch_stream* st, const tch_model* m, const tch_implic
         if (pair->blocks) {
             tch_stream_put(st, pair->blocks, (size_t)pair_block_count(pair) * BLOCK_REALS *
                                                  sizeof *pair->blocks);
+        }
+    }
+    for (int p = 0; p < s->pair_count; ++p) { /* after all blocks, as read_system reads them */
+        const linear_pair* pair = &s->pairs[p];
+        if (pair->terms) {
+            tch_stream_put(st, pair->terms, (size_t)pair->term_count * sizeof *pair->terms);
         }
     }
     if (s->pair_count > 0) {
@@ -1069,10 +1212,33 @@ static int read_blocks(tch_stream* st, tch_data* d, implicit_system* s, long rea
     return bad || st->failed || used != reals ? -1 : 0;
 }
 
-/* The nodes, trees, pairs and their blocks read into the cache's block (laid out as prepare
+/* The pairs' terms (`total` in all) read into the cache's block; 0, or -1 when inconsistent (a
+ * pair of terms has between 1 and TERM_CAPACITY of them, no blocks and no link side). */
+static int read_terms(tch_stream* st, tch_data* d, implicit_system* s, long total) {
+    tch_rank_one_term* terms = take(d, (size_t)total, sizeof *terms, "implicit pair terms");
+    long used = 0;
+    int bad = !terms;
+    for (int p = 0; p < s->pair_count && !bad; ++p) {
+        linear_pair* pair = &s->pairs[p];
+        int had = pair->terms != NULL; /* the stored pointer says only whether it had some */
+        int count = pair->term_count;
+        pair->terms = NULL;
+        bad |= had ? count < 1 || count > TERM_CAPACITY || used + count > total ||
+                         pair->blocks || pair->side[0].T || pair->side[1].T
+                   : count != 0;
+        if (!bad && had) {
+            pair->terms = terms + used;
+            tch_stream_get(st, pair->terms, (size_t)count * sizeof *pair->terms);
+            used += count;
+        }
+    }
+    return bad || st->failed || used != total ? -1 : 0;
+}
+
+/* The nodes, trees, pairs and their blocks and terms read into the cache's block (laid out as prepare
  * lays them) and checked: 0, or -1 when out of memory or inconsistent. */
 static int read_system(tch_stream* st, const tch_model* m, tch_data* d, implicit_cache* c,
-                       long reals, long block_reals) {
+                       long reals, long block_reals, long terms) {
     implicit_system* s = &c->system;
     int nv = m->articulation ? m->nv : 0;
     size_t bytes = ((size_t)m->body_count * sizeof(int) + 16) +
@@ -1081,6 +1247,7 @@ static int read_system(tch_stream* st, const tch_model* m, tch_data* d, implicit
                    ((size_t)s->group_count * sizeof *s->groups + 16) +
                    ((size_t)nv * sizeof(int) + 16) + ((size_t)reals * sizeof(tch_real) + 16) +
                    ((size_t)block_reals * sizeof(tch_real) + 16) +
+                   ((size_t)terms * sizeof(tch_rank_one_term) + 16) +
                    3 * ((size_t)s->n * sizeof(tch_real) + 16) +
                    2 * (size_t)s->pair_count * sizeof(int) + 64;
     if (bytes > c->capacity) {
@@ -1111,7 +1278,7 @@ static int read_system(tch_stream* st, const tch_model* m, tch_data* d, implicit
             bad |= bad_side(m, s, &s->pairs[p].side[k], s->pairs[p].side[k].T != NULL);
         }
     }
-    bad = bad || read_blocks(st, d, s, block_reals) != 0;
+    bad = bad || read_blocks(st, d, s, block_reals) != 0 || read_terms(st, d, s, terms) != 0;
     return bad || (s->pair_count > 0 && build_matrix(d, s) != 0) ? -1 : 0;
 }
 
@@ -1142,6 +1309,7 @@ void tch_implicit_cache_get(tch_stream* st, const tch_model* m, tch_data* d) {
         reals = tch_stream_get_count(st, 1L << 40);
     }
     long block_count = tch_stream_get_count(st, 1L << 40);
+    long term_count = tch_stream_get_count(st, 1L << 40);
     long count = tch_stream_get_count(st, 1L << 28);
     if (!c || st->failed || (valid != 1 && valid != 2)) {
         st->failed = 1;
@@ -1169,7 +1337,7 @@ void tch_implicit_cache_get(tch_stream* st, const tch_model* m, tch_data* d) {
     s->free_count = valid == 2 ? (int)free_count : s->node_count;
     s->group_count = (int)group_count;
     if (st->failed || s->free_count > s->node_count ||
-        read_system(st, m, d, c, reals, block_count) != 0 ||
+        read_system(st, m, d, c, reals, block_count, term_count) != 0 ||
         (s->pair_count > 0 && read_factor(st, s) != 0)) {
         st->failed = 1;
         return;

@@ -18,7 +18,7 @@ static tch_real dot(const tch_real* x, const tch_real* y, int count) {
 }
 
 /* Row j of L: L_jk = (a_jk - sum_{m<k} L_jm L_km) / L_kk, then L_jj = sqrt(a_jj - sum L_jm^2). */
-int tch_dense_cholesky(tch_real* a, int n) {
+static inline int cholesky(tch_real* a, int n) {
     for (int j = 0; j < n; ++j) {
         tch_real* row_j = a + j * n;
         for (int k = 0; k < j; ++k) {
@@ -32,6 +32,15 @@ int tch_dense_cholesky(tch_real* a, int n) {
         row_j[j] = sqrt(pivot);
     }
     return 0;
+}
+
+int tch_dense_cholesky(tch_real* a, int n) {
+    return cholesky(a, n);
+}
+
+/* The same operations with n = 6 known to the compiler (unrolled). */
+int tch_dense_cholesky_6(tch_real* a) {
+    return cholesky(a, 6);
 }
 
 /* Forward substitution L y = b, then back substitution L^T x = y. */

@@ -18,6 +18,8 @@
 
 /* A = L L^T; L overwrites the lower triangle (diagonal included). */
 int tch_dense_cholesky(tch_real* a, int n);
+/* tch_dense_cholesky(a, 6), the same bits (a body's 6x6 block, solver/block_cholesky.c). */
+int tch_dense_cholesky_6(tch_real* a);
 /* Solves L L^T x = b in place (b becomes x), with L from tch_dense_cholesky. */
 void tch_dense_cholesky_solve(const tch_real* l, int n, tch_real* b);
 

@@ -85,9 +85,22 @@ static tch_vec3 bounded(const spin_problem* p, tch_vec3 x, tch_real h) {
     return twice > bound ? tch_v3_scale(x, sqrt(bound / twice)) : x;
 }
 
+/* Whether I is c times the identity, exactly (a cube, a sphere: every axis principal). */
+static bool isotropic(const tch_mat3* I) {
+    return I->m[0][1] == 0 && I->m[0][2] == 0 && I->m[1][0] == 0 && I->m[1][2] == 0 &&
+           I->m[2][0] == 0 && I->m[2][1] == 0 && I->m[0][0] == I->m[1][1] &&
+           I->m[1][1] == I->m[2][2];
+}
+
 bool tch_spin_step(tch_mat3 I, tch_mat3 I_inv, tch_vec3 w, tch_vec3 tau, tch_real h,
                    tch_vec3* w_out) {
     const spin_problem p = {I, I_inv, w, tau};
+    if (isotropic(&I)) {
+        /* m x (I m) = c m x m = 0: the torque's step solves (1) exactly (Newton would stop at
+         * it, its residual being the rounding of the vanishing term) */
+        *w_out = torque_step(&p, h);
+        return true;
+    }
     const tch_real tolerance = 64 * DBL_EPSILON * term_size(&p, torque_step(&p, h), h);
     tch_vec3 x = w;
     for (size_t c = 0; c < sizeof CONTINUATION / sizeof CONTINUATION[0]; ++c) {

@@ -637,7 +637,7 @@ int tch_block_cholesky_factor(tch_block_cholesky* c) {
             finish_and_spread(c, r, at);
         }
         tch_real* L_rr = block_at(c, diagonal);
-        if (tch_dense_cholesky(L_rr, B) != 0) {
+        if (tch_dense_cholesky_6(L_rr) != 0) {
             return c->node_at[r] + 1;
         }
         for (int i = 0; i < B; ++i) {
