@@ -406,26 +406,67 @@ static int stops_within_step(const contact_frame* c, tch_real held, tch_real loa
 }
 
 /* Caps a sliding contact's dynamic friction with the implicit integrator: each part at a share
- * of what stops the slip, and the spin, within one step (stopping_loads), the force plus the
- * part of the friction it held that opposes the slip (held_friction), each part on its own (a
- * sliding contact's round-off spin must not cap its force). The share keeps several contacts of
- * one body from stopping it several times over; the held part lets friction carry a steady load
- * (a box on a slope) at a slow slip, where the share alone allowed a force in proportion to the
- * slip, which balanced the load at a steady slip of load h / (share m_eff). */
-static void cap_dynamic_friction(const contact_frame* c, tch_real held, tch_wrench* applied) {
+ * of what stops the slip, and the spin, within one step (stopping_loads), each on its own (a
+ * sliding contact's round-off spin must not cap its force); then the force may regain, along
+ * the friction it held (held_friction), up to that held force. The share keeps several contacts
+ * of one body from stopping it several times over, and a slow slip's friction from turning
+ * with it (dynamic friction follows the slip's direction: at full strength and a slip under
+ * mu N h a it overshoots sideways, a the mobility); the held part lets friction carry a steady
+ * load (a box on a slope) at a slow slip, where the share alone allowed a force in proportion
+ * to the slip, which balanced the load at a steady slip of load h a / share. Along a fixed
+ * direction, it does not turn with the slip. */
+static void cap_dynamic_friction(const contact_frame* c, tch_vec3 held, tch_wrench* applied) {
     if (!c->implicit) {
         return;
     }
-    tch_real force_cap = c->stopping_share * c->stopping_force + held;
-    tch_real moment_cap = c->stopping_share * c->stopping_moment;
-    tch_real force = tch_v3_norm(applied->force);
+    const tch_vec3 dynamic = applied->force;
+    tch_real force = tch_v3_norm(dynamic), force_cap = c->stopping_share * c->stopping_force;
     tch_real moment = fabs(tch_v3_dot(applied->moment, c->n));
+    tch_real moment_cap = c->stopping_share * c->stopping_moment;
     if (force > force_cap) {
-        applied->force = tch_v3_scale(applied->force, force_cap / force);
+        applied->force = tch_v3_scale(dynamic, force_cap / force);
     }
     if (moment > moment_cap) {
         applied->moment = tch_v3_scale(applied->moment, moment_cap / moment);
     }
+    tch_real held_norm = tch_v3_norm(held);
+    if (!(held_norm > 0)) {
+        return;
+    }
+    tch_vec3 along = tch_v3_scale(held, 1 / held_norm);
+    tch_real missing = tch_v3_dot(tch_v3_sub(dynamic, applied->force), along);
+    applied->force = tch_v3_madd(applied->force, fmin(fmax(missing, 0), held_norm), along);
+    tch_real capped = tch_v3_norm(applied->force);
+    if (capped > force) {
+        applied->force = tch_v3_scale(applied->force, force / capped);
+    }
+}
+
+/* What a sliding contact keeps as the friction it held (held_friction) for the next step: its
+ * friction force along what it held, so that the direction stays put while it slides (the
+ * force's part across it follows the slip), or the whole force when it held none. */
+static tch_vec3 kept_friction(tch_vec3 held, tch_vec3 applied) {
+    tch_real held_norm2 = tch_v3_norm2(held);
+    if (!(held_norm2 > 0)) {
+        return applied;
+    }
+    return tch_v3_scale(held, tch_v3_dot(applied, held) / held_norm2);
+}
+
+/* With the implicit integrator, the friction force of a contact that slips at less than
+ * TCH_VOLUME_SLIP_EPSILON (dynamic friction has no direction there, eq. 13, and is none): the
+ * force it held, bounded by mu times the load. A stiff sticking contact breaks loose at such a
+ * slip, its springs having stopped it over the last step; with no friction for that step a box
+ * just past the friction angle (27 degrees, mu 0.5) was thrown into a free step, stuck again,
+ * and crept at 3.6 mm/s at 5 ms instead of sliding at g (sin - mu cos). */
+static void breaking_friction(const contact_frame* c, tch_vec3 held, tch_real load,
+                              tch_wrench* applied) {
+    tch_real held_norm = tch_v3_norm(held);
+    if (!c->implicit || hypot(c->slip_x, c->slip_y) >= TCH_VOLUME_SLIP_EPSILON ||
+        !(held_norm > 0)) {
+        return;
+    }
+    applied->force = tch_v3_scale(held, fmin(1, c->k->friction * load / held_norm));
 }
 
 /* The friction wrench of this evaluation and, when committing, the next (mode, r, θ).
@@ -471,12 +512,13 @@ static tch_wrench friction(const contact_frame* c, volume_state* state, int fres
     *sticking = mode == FRICTION_STATIC;
     if (mode == FRICTION_DYNAMIC) {
         applied = traction_wrench(c, c->k->friction, dynamic_traction);
-        cap_dynamic_friction(c, against_slip(c, held), &applied);
+        cap_dynamic_friction(c, held, &applied);
+        breaking_friction(c, held, load, &applied);
         match_dynamic_friction(c, applied, &r, &theta);
     }
     if (commit) {
         state->held = 1;
-        state->held_A = applied.force;
+        state->held_A = kept_friction(held, applied.force);
         state->mode = mode;
         state->r_A = r;
         state->theta = theta;
