@@ -42,7 +42,7 @@
 enum { FRICTION_STATIC = 0, FRICTION_DYNAMIC = 1 };
 
 /* The share of the stopping force one contact may apply as dynamic friction under the implicit
- * integrator (sliding_caps): a body's slip is stopped by all its contacts together, up to four
+ * integrator (stopping_loads): a body's slip is stopped by all its contacts together, up to four
  * for a box lying on four others in a pile. Measured on pile_100 at 5 s: with the whole
  * stopping force per contact, boxes still moved at 0.25 m/s and 4.4 rad/s; with a quarter,
  * 1.7e-3 m/s and 0.017 rad/s (Bullet: 0.010 m/s, 0.14 rad/s). */
@@ -57,16 +57,19 @@ typedef struct volume_state {
     tch_vec3 o_A;       /* the plane point (r, θ) refer to, A's frame */
     int mode;           /* FRICTION_STATIC or FRICTION_DYNAMIC */
     tch_contact_plane_warm warm; /* the last separation search's GJK simplex */
-    /* this evaluation's wrench on B, world: force f_W at o_W and moment m_W */
-    tch_vec3 o_W, f_W, m_W;
+    /* this evaluation's wrench on B, world: force f_W at the pair's contact point (the centroid
+     * of C) and moment m_W */
+    tch_vec3 f_W, m_W;
     /* this evaluation's coefficients (contact_coefficients) and whether its static friction
      * springs hold (a committed STATIC contact): what the linearize op needs */
     tch_volume_params k;
     int sticking;
+    int held;             /* the last committed step applied friction (it was not the first) */
+    tch_vec3 held_A;      /* and its friction force on B when it slid, A's frame, N */
     tch_vec3 friction_W;  /* this evaluation's friction force on B, world */
     tch_real load;        /* and the load bounding it (friction_load), N */
     tch_real area;        /* S_c */
-    tch_mat3 second_W;    /* ∫_C p p^T dS about o_W, world axes */
+    tch_mat3 second_W;    /* ∫_C p p^T dS about the contact point, world axes */
     tch_impact impact;    /* the pair's impact memory (contact/restitution.h) */
     tch_real impact_damping; /* this evaluation's impact damper; NaN: no impact */
 } volume_state;
@@ -183,9 +186,10 @@ typedef struct contact_frame {
     tch_real load_stiffness;     /* the k^N and b^N of the pressure that bounds friction, */
     tch_real load_damping;       /* and the factor on that bound (friction_load, */
     tch_real load_scale;         /* impact_phase) */
-    tch_real sliding_cap;        /* the largest dynamic friction force, N, and moment about n,
-                                  * N m (sliding_caps) */
-    tch_real spinning_cap;
+    int implicit;                /* the implicit integrator's friction (stopping_loads) */
+    tch_real stopping_force;     /* the force, N, and moment about n, N m, that stop the slip */
+    tch_real stopping_moment;    /* and the spin within one step (stopping_loads) */
+    tch_real stopping_share;     /* the share of them a sliding contact may apply */
 } contact_frame;
 
 /* Tangential relative velocity at plane point p (relative to o_c): v_T + ω_n n × p (eq. 27). */
@@ -296,16 +300,13 @@ static tch_wrench static_wrench(const contact_frame* c, tch_vec3 r, tch_real the
         tch_volume_static_total(&c->area, c->n, v_T, w_n, c->k->static_damping));
 }
 
-/* (r, θ) such that the static springs and dampers give the dynamic friction wrench (notes §6.4
- * step 6: the 3x3 system solved in the plane axes u1, u2). */
-static void match_dynamic_friction(const contact_frame* c, tch_wrench dynamic, tch_vec3* r,
-                                   tch_real* theta) {
-    tch_vec3 v_T = slip_velocity(c, tch_v3_zero());
-    tch_real w_n = tch_v3_dot(c->w_r, c->n);
-    tch_wrench damper = tch_volume_static_total(&c->area, c->n, v_T, w_n, c->k->static_damping);
+/* (r, θ) such that the static springs alone give the wrench `spring` (notes §6.4 step 6: the
+ * 3x3 system solved in the plane axes u1, u2). */
+static void match_springs(const contact_frame* c, tch_wrench spring, tch_vec3* r,
+                          tch_real* theta) {
     tch_vec3 u1 = c->u1, u2 = c->u2;
-    tch_vec3 F = tch_v3_sub(dynamic.force, damper.force);
-    tch_real T = tch_v3_dot(tch_v3_sub(dynamic.moment, damper.moment), c->n);
+    tch_vec3 F = spring.force;
+    tch_real T = tch_v3_dot(spring.moment, c->n);
     tch_real F1 = tch_v3_dot(F, u1), F2 = tch_v3_dot(F, u2);
     tch_real c1 = tch_v3_dot(c->area.centroid, u1), c2 = tch_v3_dot(c->area.centroid, u2);
     tch_real k_S = c->k->static_stiffness;
@@ -313,6 +314,16 @@ static void match_dynamic_friction(const contact_frame* c, tch_wrench dynamic, t
     *theta = spread > 1e-12 ? (c1 * F2 - c2 * F1 - T) / (k_S * spread) : 0;
     tch_real r1 = -F1 / k_S + *theta * c2, r2 = -F2 / k_S - *theta * c1;
     *r = tch_v3_add(tch_v3_scale(u1, r1), tch_v3_scale(u2, r2));
+}
+
+/* (r, θ) such that the static springs and dampers give the dynamic friction wrench (notes §6.4
+ * step 6). */
+static void match_dynamic_friction(const contact_frame* c, tch_wrench dynamic, tch_vec3* r,
+                                   tch_real* theta) {
+    tch_vec3 v_T = slip_velocity(c, tch_v3_zero());
+    tch_real w_n = tch_v3_dot(c->w_r, c->n);
+    tch_wrench damper = tch_volume_static_total(&c->area, c->n, v_T, w_n, c->k->static_damping);
+    match_springs(c, tch_wrench_add(dynamic, tch_wrench_scale(damper, -1)), r, theta);
 }
 
 /* value / capacity, infinite for a positive value against no capacity. */
@@ -346,19 +357,124 @@ static int mode_at_load_ratio(int mode, tch_real lambda) {
  * difference of small moments whose balance depends on how the pressure is spread, and a
  * rocking contact crossed it at a third of the force bound, slipped and was reset to the
  * dynamic friction: the cube drop gained energy and spin that way (docs/contact-volume.md). */
-static int next_mode(const contact_frame* c, int mode, tch_wrench stat, tch_real load) {
+static int next_mode(const contact_frame* c, int mode, tch_wrench stat, tch_real load,
+                     tch_real* torque_capacity) {
     tch_real mu = mode == FRICTION_STATIC ? c->k->static_friction : c->k->friction;
-    tch_wrench spin = traction_wrench(c, mu, spin_traction);
+    *torque_capacity = fabs(tch_v3_dot(traction_wrench(c, mu, spin_traction).moment, c->n));
     tch_real force = load_ratio(tch_v3_norm(stat.force), mu * load);
-    tch_real torque = load_ratio(fabs(tch_v3_dot(stat.moment, c->n)),
-                                 fabs(tch_v3_dot(spin.moment, c->n)));
+    tch_real torque = load_ratio(fabs(tch_v3_dot(stat.moment, c->n)), *torque_capacity);
     return mode_at_load_ratio(mode, hypot(force, torque));
+}
+
+/* The friction force the contact applied over the last step, with the implicit integrator:
+ * a sticking contact's springs and dampers at this step's start (stat), which is what the
+ * linearized step integrated (the springs' stretch at its end, the dampers' slip there), a
+ * sliding contact's dynamic friction (kept when committed); none after the contact's first
+ * step, which applies none. */
+static tch_vec3 held_friction(const volume_state* state, tch_wrench stat) {
+    if (!state->held) {
+        return tch_v3_zero();
+    }
+    return state->mode == FRICTION_STATIC ? stat.force : state->held_A;
+}
+
+/* The part of a friction force on B that opposes the slip, N (none of it along the slip). */
+static tch_real against_slip(const contact_frame* c, tch_vec3 force) {
+    tch_real speed = hypot(c->slip_x, c->slip_y);
+    if (!(speed > 0)) {
+        return 0;
+    }
+    tch_real along = c->slip_x * tch_v3_dot(force, c->u1) + c->slip_y * tch_v3_dot(force, c->u2);
+    return fmax(0, -along / speed);
+}
+
+/* Whether a sliding contact sticks again with the implicit integrator: when friction inside the
+ * limit surface of mu (next_mode) can stop the slip and the spin within the step while it goes
+ * on carrying what it held (held_friction). A stiff sticking contact stops them within the step
+ * (the implicit step integrates its springs), with the force that stops them plus the load,
+ * which this compares with the bound. The paper's test (the springs matched to the dynamic
+ * friction, stretched by the step's slip, inside the surface) alone let a box on a slope below
+ * the friction angle slide for ever: stretched by h v, the springs of k^S = k_f S_c crossed the
+ * bound at a slip of (mu N - f) / (k^S h), 6e-5 m/s for a 1 kg box at 5 ms, which the capped
+ * dynamic friction never reached (docs/contact-volume.md, "Defaults (issue 12)"). */
+static int stops_within_step(const contact_frame* c, tch_real held, tch_real load,
+                             tch_real torque_capacity) {
+    if (!c->implicit) {
+        return 0;
+    }
+    tch_real force = load_ratio(c->stopping_force + held, c->k->friction * load);
+    tch_real torque = load_ratio(c->stopping_moment, torque_capacity);
+    return hypot(force, torque) <= 1;
+}
+
+/* Caps a sliding contact's dynamic friction with the implicit integrator: each part at a share
+ * of what stops the slip, and the spin, within one step (stopping_loads), each on its own (a
+ * sliding contact's round-off spin must not cap its force); then the force may regain, along
+ * the friction it held (held_friction), up to that held force. The share keeps several contacts
+ * of one body from stopping it several times over, and a slow slip's friction from turning
+ * with it (dynamic friction follows the slip's direction: at full strength and a slip under
+ * mu N h a it overshoots sideways, a the mobility); the held part lets friction carry a steady
+ * load (a box on a slope) at a slow slip, where the share alone allowed a force in proportion
+ * to the slip, which balanced the load at a steady slip of load h a / share. Along a fixed
+ * direction, it does not turn with the slip. */
+static void cap_dynamic_friction(const contact_frame* c, tch_vec3 held, tch_wrench* applied) {
+    if (!c->implicit) {
+        return;
+    }
+    const tch_vec3 dynamic = applied->force;
+    tch_real force = tch_v3_norm(dynamic), force_cap = c->stopping_share * c->stopping_force;
+    tch_real moment = fabs(tch_v3_dot(applied->moment, c->n));
+    tch_real moment_cap = c->stopping_share * c->stopping_moment;
+    if (force > force_cap) {
+        applied->force = tch_v3_scale(dynamic, force_cap / force);
+    }
+    if (moment > moment_cap) {
+        applied->moment = tch_v3_scale(applied->moment, moment_cap / moment);
+    }
+    tch_real held_norm = tch_v3_norm(held);
+    if (!(held_norm > 0)) {
+        return;
+    }
+    tch_vec3 along = tch_v3_scale(held, 1 / held_norm);
+    tch_real missing = tch_v3_dot(tch_v3_sub(dynamic, applied->force), along);
+    applied->force = tch_v3_madd(applied->force, fmin(fmax(missing, 0), held_norm), along);
+    tch_real capped = tch_v3_norm(applied->force);
+    if (capped > force) {
+        applied->force = tch_v3_scale(applied->force, force / capped);
+    }
+}
+
+/* What a sliding contact keeps as the friction it held (held_friction) for the next step: its
+ * friction force along what it held, so that the direction stays put while it slides (the
+ * force's part across it follows the slip), or the whole force when it held none. */
+static tch_vec3 kept_friction(tch_vec3 held, tch_vec3 applied) {
+    tch_real held_norm2 = tch_v3_norm2(held);
+    if (!(held_norm2 > 0)) {
+        return applied;
+    }
+    return tch_v3_scale(held, tch_v3_dot(applied, held) / held_norm2);
+}
+
+/* With the implicit integrator, the friction force of a contact that slips at less than
+ * TCH_VOLUME_SLIP_EPSILON (dynamic friction has no direction there, eq. 13, and is none): the
+ * force it held, bounded by mu times the load. A stiff sticking contact breaks loose at such a
+ * slip, its springs having stopped it over the last step; with no friction for that step a box
+ * just past the friction angle (27 degrees, mu 0.5) was thrown into a free step, stuck again,
+ * and crept at 3.6 mm/s at 5 ms instead of sliding at g (sin - mu cos). */
+static void breaking_friction(const contact_frame* c, tch_vec3 held, tch_real load,
+                              tch_wrench* applied) {
+    tch_real held_norm = tch_v3_norm(held);
+    if (!c->implicit || hypot(c->slip_x, c->slip_y) >= TCH_VOLUME_SLIP_EPSILON ||
+        !(held_norm > 0)) {
+        return;
+    }
+    applied->force = tch_v3_scale(held, fmin(1, c->k->friction * load / held_norm));
 }
 
 /* The friction wrench of this evaluation and, when committing, the next (mode, r, θ).
  * `load` is the normal force's magnitude; *sticking says whether the static springs act.
  * In an impact (`impact`) the contact slides: dynamic friction bounded by the impact's load
- * and by the force that stops the slip (sliding_caps), Coulomb's law of impacts. The static
+ * and by the force that stops the slip (stopping_loads), Coulomb's law of impacts. The static
  * springs, whose stiffness grows with the contact area, cannot carry it: a contact found as a
  * sliver in its first step (depth below v h) stayed STATIC with a spring of k_f S_c ~ 1 N/m
  * while the whole normal impulse passed in that step, and the impact had almost no friction
@@ -374,35 +490,45 @@ static tch_wrench friction(const contact_frame* c, volume_state* state, int fres
             state->theta = 0;
             state->mode = FRICTION_STATIC;
             state->o_A = c->o_c;
+            state->held = 0;
         }
         return none; /* a new contact carries no friction in its first step (notes §6.4) */
     }
     /* The plane point o_c may move across a flat patch from step to step; the spring field
      * l(p) = r + θ n × p is the same field about the new point when r gains θ n × (o' - o). */
     tch_vec3 moved = tch_v3_sub(c->o_c, state->o_A);
-    tch_vec3 r = tch_v3_madd(state->r_A, state->theta, tch_v3_cross(c->n, moved));
+    const tch_vec3 r_old = tch_v3_madd(state->r_A, state->theta, tch_v3_cross(c->n, moved));
     /* Accumulate the displacement and keep r in the current plane (notes §6.4 step 2). */
-    r = tch_v3_madd(r, h, slip_velocity(c, tch_v3_zero()));
+    tch_vec3 r = tch_v3_madd(r_old, h, slip_velocity(c, tch_v3_zero()));
     r = tch_v3_madd(r, -tch_v3_dot(r, c->n), c->n);
     tch_real theta = state->theta + h * tch_v3_dot(c->w_r, c->n);
     tch_wrench stat = static_wrench(c, r, theta);
-    int mode = impact ? FRICTION_DYNAMIC : next_mode(c, state->mode, stat, load);
+    tch_real torque_capacity;
+    int mode = next_mode(c, state->mode, stat, load, &torque_capacity);
+    mode = impact ? FRICTION_DYNAMIC : mode;
+    const tch_vec3 held = held_friction(state, stat);
+    if (!impact && mode == FRICTION_DYNAMIC && state->mode == FRICTION_DYNAMIC &&
+        stops_within_step(c, against_slip(c, held), load, torque_capacity)) {
+        /* sticks again, its springs holding the last step's friction force and their twist */
+        mode = FRICTION_STATIC;
+        tch_wrench spring = {tch_v3_madd(held, -tch_v3_dot(held, c->n), c->n),
+                             tch_volume_static_total(&c->area, c->n, tch_v3_zero(), state->theta,
+                                                     c->k->static_stiffness)
+                                 .moment};
+        match_springs(c, spring, &r, &theta);
+        stat = static_wrench(c, r, theta);
+    }
     tch_wrench applied = stat;
     *sticking = mode == FRICTION_STATIC;
     if (mode == FRICTION_DYNAMIC) {
         applied = traction_wrench(c, c->k->friction, dynamic_traction);
-        /* each part on its own: a sliding contact's round-off spin must not cap its force */
-        tch_real force = tch_v3_norm(applied.force);
-        tch_real moment = fabs(tch_v3_dot(applied.moment, c->n));
-        if (force > c->sliding_cap) {
-            applied.force = tch_v3_scale(applied.force, c->sliding_cap / force);
-        }
-        if (moment > c->spinning_cap) {
-            applied.moment = tch_v3_scale(applied.moment, c->spinning_cap / moment);
-        }
+        cap_dynamic_friction(c, held, &applied);
+        breaking_friction(c, held, load, &applied);
         match_dynamic_friction(c, applied, &r, &theta);
     }
     if (commit) {
+        state->held = 1;
+        state->held_A = kept_friction(held, applied.force);
         state->mode = mode;
         state->r_A = r;
         state->theta = theta;
@@ -524,19 +650,21 @@ static void add_mobility(const tch_model* m, const tch_data* d, int geom, tch_ve
     *about += tch_v3_dot(n_W, tch_m3_mul_v3(I_inv_W, n_W));
 }
 
-/* The largest dynamic friction force and moment about n of a contact with the implicit
- * integrator: a share (STOPPING_SHARE) of those that stop the slip at o_c, and the spin, within
- * one step (the effective mass and inertia of the two bodies there, times the slip speed or
- * spin over h); none with
- * the explicit integrators, which keep the paper's friction. Dynamic friction stays explicit,
+/* The force and the moment about n that stop the slip at o_c, and the spin, within one step
+ * (the effective mass and inertia of the two bodies there, times the slip speed or spin over h)
+ * with the implicit integrator, which caps a sliding contact's friction at a share
+ * (STOPPING_SHARE) of them (cap_dynamic_friction); none with the explicit integrators, which
+ * keep the paper's friction. Dynamic friction stays explicit,
  * bounded by the normal load at the step's start; a stiff contact that appeared during the
  * last step pushes there far harder than over the step, which the implicit step corrects and
  * friction cannot see: a box landing on an edge was thrown sideways at 60 m/s without the
  * cap, and capped with the pair's mass alone (no rotation) the boxes of a pile kept spinning. */
-static void sliding_caps(const tch_model* m, const tch_data* d, const tch_pair_result* pair,
-                         tch_transform X_WA, contact_frame* c) {
-    c->sliding_cap = c->spinning_cap = INFINITY;
-    if (m->integrator != TCH_INTEGRATOR_IMPLICIT) {
+static void stopping_loads(const tch_model* m, const tch_data* d, const tch_pair_result* pair,
+                           tch_transform X_WA, contact_frame* c) {
+    c->stopping_force = c->stopping_moment = INFINITY;
+    c->stopping_share = STOPPING_SHARE;
+    c->implicit = m->integrator == TCH_INTEGRATOR_IMPLICIT;
+    if (!c->implicit) {
         return;
     }
     tch_real speed = hypot(c->slip_x, c->slip_y);
@@ -549,9 +677,8 @@ static void sliding_caps(const tch_model* m, const tch_data* d, const tch_pair_r
     tch_real along = 0, about = 0;
     add_mobility(m, d, pair->geom_a, o_W, t_W, n_W, &along, &about);
     add_mobility(m, d, pair->geom_b, o_W, t_W, n_W, &along, &about);
-    c->sliding_cap = along > 0 ? STOPPING_SHARE * speed / (m->timestep * along) : INFINITY;
-    c->spinning_cap =
-        about > 0 ? STOPPING_SHARE * fabs(c->spin) / (m->timestep * about) : INFINITY;
+    c->stopping_force = along > 0 ? speed / (m->timestep * along) : INFINITY;
+    c->stopping_moment = about > 0 ? fabs(c->spin) / (m->timestep * about) : INFINITY;
 }
 
 /* The contact frame's velocities, in A's axes, of both bodies at o_c. */
@@ -857,10 +984,9 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
     tch_wrench total = tch_wrench_add(overlap.spring, overlap.damper);
     tch_real impact_damping = impact_phase(m, d, ctx, X_WA, &overlap, &c, &total, &load);
     see_vertices(&c);
-    sliding_caps(m, d, pair, X_WA, &c);
+    stopping_loads(m, d, pair, X_WA, &c);
     if (!isnan(impact_damping)) { /* an impact may stop the whole slip: it may last a step */
-        c.sliding_cap /= STOPPING_SHARE;
-        c.spinning_cap /= STOPPING_SHARE;
+        c.stopping_share = 1;
     }
     /* an impact's friction acts from its first step: the whole impact may last one */
     tch_wrench friction_wrench = friction(&c, state, fresh && isnan(impact_damping),
@@ -875,14 +1001,14 @@ static int volume_geometry(const tch_model* m, tch_data* d, tch_pair_context* ct
         state->d_prev = plane.depth;
         state->warm = warm;
     }
-    state->o_W = tch_x_apply(X_WA, c.o_c);
     state->f_W = tch_q_rotate(X_WA.q, total.force);
     state->m_W = tch_q_rotate(X_WA.q, total.moment);
     if (append_outline(d, X_WA, &c, s) != 0) {
         return -1;
     }
     /* the reported point is where the wrench acts: the centroid of C */
-    d->contacts[d->contact_count++] = (tch_contact){a, b, pair->model, state->o_W,
+    d->contacts[d->contact_count++] = (tch_contact){a, b, pair->model,
+                                                     tch_x_apply(X_WA, c.o_c),
                                                      tch_q_rotate(X_WA.q, plane.n_A),
                                                      plane.depth, tch_v3_zero()};
     pair->contact_count = 1;
@@ -896,7 +1022,7 @@ static void volume_forces(const tch_model* m, tch_data* d, tch_pair_context* ctx
     const volume_state* state = (const volume_state*)ctx->state->bytes;
     tch_pair_result* pair = ctx->pair;
     d->contacts[pair->contact_start].f_W = state->f_W;
-    tch_contact_apply_force(m, d, pair, state->o_W, state->f_W);
+    tch_contact_apply_force(m, d, pair, d->contacts[pair->contact_start].p_W, state->f_W);
     tch_contact_apply_moment(m, d, pair, state->m_W);
 }
 
@@ -942,7 +1068,7 @@ int tch_volume_lump_friction(const tch_data* d, const tch_pair_result* pair,
     }
     const volume_state* v = (const volume_state*)state->bytes;
     tch_quat q_WA = d->geom_X_WG[pair->geom_a].q;
-    *out = (tch_volume_friction_lump){.centre = v->o_W,
+    *out = (tch_volume_friction_lump){.centre = d->contacts[pair->contact_start].p_W,
                                       .normal = d->contacts[pair->contact_start].n_W,
                                       .spring = tch_q_rotate(q_WA, v->r_A),
                                       .force = v->friction_W,
