@@ -172,6 +172,7 @@ typedef struct tch_tree {
     int* dof_depth; /* [nv] the number of dofs above k */
     int* dof_row;   /* [nv] */
     int* dof_path;  /* [row_size] */
+    int* dof_path_row; /* [row_size] dof_row of each dof_path entry: the ancestors' rows */
     int row_size;
     int* dof_link;          /* [nv] */
     tch_real* dof_armature; /* [nv] */

@@ -401,12 +401,14 @@ static tch_status build_factor_rows(tch_tree* t) {
         t->row_size += t->dof_depth[k] + 1;
     }
     t->dof_path = calloc((size_t)t->row_size + 1, sizeof *t->dof_path);
-    if (!t->dof_path) {
+    t->dof_path_row = calloc((size_t)t->row_size + 1, sizeof *t->dof_path_row);
+    if (!t->dof_path || !t->dof_path_row) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
     for (int k = 0; k < t->nv; ++k) {
         for (int j = k, m = t->dof_depth[k]; j >= 0; j = t->dof_parent[j], --m) {
             t->dof_path[t->dof_row[k] + m] = j;
+            t->dof_path_row[t->dof_row[k] + m] = t->dof_row[j];
         }
     }
     return TCH_OK;
@@ -469,6 +471,7 @@ void tch_tree_destroy(tch_tree* t) {
     free(t->dof_depth);
     free(t->dof_row);
     free(t->dof_path);
+    free(t->dof_path_row);
     free(t->dof_link);
     free(t->dof_armature);
     free(t->dof_damping);

@@ -5,6 +5,7 @@
 
 #include "base/error.h"
 #include "dynamics/tree.h"
+#include "math/lanes.h"
 
 /* a_0 = -a_g: gravity as an upward acceleration of the world (Featherstone sec. 5.3). */
 static tch_spatial_vec world_acceleration(const tch_tree* t) {
@@ -163,18 +164,39 @@ static void subtract_scaled(tch_real* restrict y, const tch_real* restrict x, tc
     }
 }
 
+/* y1[0..n] -= x[0..n] a1 and y0[0..n) -= x[0..n) a0: the updates of two ancestors' rows by one
+ * row of the factor, sharing its loads, two entries at a time (each entry takes the operations
+ * it takes alone). */
+static void subtract_scaled_pair(tch_real* restrict y1, tch_real* restrict y0,
+                                 const tch_real* restrict x, tch_real a1, tch_real a0, int n) {
+    tch_v2 a1_2 = tch_v2_splat(a1), a0_2 = tch_v2_splat(a0);
+    int k = 0;
+    for (; k + 1 < n; k += 2) {
+        tch_v2 x2 = tch_v2_load(&x[k]);
+        tch_v2_store(&y1[k], tch_v2_sub(tch_v2_load(&y1[k]), tch_v2_mul(x2, a1_2)));
+        tch_v2_store(&y0[k], tch_v2_sub(tch_v2_load(&y0[k]), tch_v2_mul(x2, a0_2)));
+    }
+    for (; k < n; ++k) {
+        y1[k] -= x[k] * a1;
+        y0[k] -= x[k] * a0;
+    }
+    y1[n] -= x[n] * a1;
+}
+
 /* Table 6.3, the L^T D L factorization H = L^T D L over the expanded parent array lambda
  * (sec. 6.5): no fill-in, so the work is that of the nonzeros of a branch-induced sparse H.
  * In the packed rows (tch_tree.dof_row) the ancestors i of k have as their row the first
- * depth(i) + 1 entries of k's, so H_ij -= H_kj a runs over a contiguous stretch of both. */
+ * depth(i) + 1 entries of k's, so H_ij -= H_kj a runs over a contiguous stretch of both; the
+ * ancestors are taken two at a time (rows of depth m and m - 1 share the stretch of k's row). */
 tch_status tch_tree_factor(const tch_tree* t, tch_tree_data* d, tch_error* err) {
     int nv = t->nv;
     tch_real* LD = d->LD;
     for (int k = 0; k < nv; ++k) {
         const int* path = &t->dof_path[t->dof_row[k]];
         tch_real* row = &LD[t->dof_row[k]];
+        const tch_real* M_k = &d->M[k * nv];
         for (int m = 0; m <= t->dof_depth[k]; ++m) {
-            row[m] = d->M[k * nv + path[m]];
+            row[m] = M_k[path[m]];
         }
     }
     for (int k = nv - 1; k >= 0; --k) {
@@ -185,11 +207,19 @@ tch_status tch_tree_factor(const tch_tree* t, tch_tree_data* d, tch_error* err) 
         }
         tch_real inverse_pivot = 1 / row_k[depth];
         d->inverse_pivot[k] = inverse_pivot;
-        const int* path = &t->dof_path[t->dof_row[k]];
-        for (int m = depth - 1; m >= 0; --m) { /* ancestor i = path[m], of depth m */
-            tch_real a = row_k[m] * inverse_pivot;
-            subtract_scaled(&LD[t->dof_row[path[m]]], row_k, a, m + 1);
-            row_k[m] = a;
+        const int* ancestor_row = &t->dof_path_row[t->dof_row[k]]; /* of depth m at m */
+        int m = depth - 1;
+        for (; m >= 1; m -= 2) { /* the ancestors of depths m and m - 1 */
+            tch_real a1 = row_k[m] * inverse_pivot, a0 = row_k[m - 1] * inverse_pivot;
+            subtract_scaled_pair(&LD[ancestor_row[m]], &LD[ancestor_row[m - 1]], row_k, a1, a0,
+                                 m);
+            row_k[m] = a1;
+            row_k[m - 1] = a0;
+        }
+        if (m == 0) {
+            tch_real a = row_k[0] * inverse_pivot;
+            LD[ancestor_row[0]] -= row_k[0] * a;
+            row_k[0] = a;
         }
     }
     return TCH_OK;
