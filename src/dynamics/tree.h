@@ -193,6 +193,7 @@ typedef struct tch_tree_data {
     tch_spatial_vec* f;             /* [links] scratch: forces */
     tch_spatial_rbi* I_composite;   /* [links] CRBA scratch */
     tch_spatial_vec* S_top;         /* [nv] CRBA scratch: S in the top link's frame T (below) */
+    tch_sv_lanes* S_lanes;          /* [nv] CRBA scratch: S_top in lanes (math/spatial.h) */
     tch_spatial_vec* v_top;         /* [links] tch_tree_mass_matrix_bias scratch: v in T */
     tch_spatial_abi* I_articulated; /* [links] ABA scratch */
     tch_spatial_vec* U;             /* [nv] ABA: I^A S per dof */

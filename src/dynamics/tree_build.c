@@ -500,6 +500,7 @@ tch_status tch_tree_data_create(const tch_tree* t, int max_rows, tch_tree_data**
     d->f = calloc(links, sizeof *d->f);
     d->I_composite = calloc(links, sizeof *d->I_composite);
     d->S_top = calloc(nv, sizeof *d->S_top);
+    d->S_lanes = calloc(nv, sizeof *d->S_lanes);
     d->v_top = calloc(links, sizeof *d->v_top);
     d->I_articulated = calloc(links, sizeof *d->I_articulated);
     d->U = calloc(nv, sizeof *d->U);
@@ -510,7 +511,7 @@ tch_status tch_tree_data_create(const tch_tree* t, int max_rows, tch_tree_data**
     d->inverse_pivot = calloc(nv, sizeof *d->inverse_pivot);
     d->rows = calloc(2 * ((size_t)max_rows + 1) * nv, sizeof *d->rows);
     d->row_dof = calloc((size_t)max_rows + 1, sizeof *d->row_dof);
-    if (!(d->X_up && d->X_world && d->v && d->c && d->a && d->f && d->I_composite && d->S_top &&
+    if (!(d->X_up && d->X_world && d->v && d->c && d->a && d->f && d->I_composite && d->S_top && d->S_lanes &&
           d->v_top && d->I_articulated && d->U && d->D_inverse && d->u && d->M && d->LD && d->inverse_pivot &&
           d->rows && d->row_dof)) {
         tch_tree_data_destroy(d);
@@ -532,6 +533,7 @@ void tch_tree_data_destroy(tch_tree_data* d) {
     free(d->f);
     free(d->I_composite);
     free(d->S_top);
+    free(d->S_lanes);
     free(d->v_top);
     free(d->I_articulated);
     free(d->U);

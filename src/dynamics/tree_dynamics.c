@@ -122,12 +122,16 @@ static void composite_rigid_body(const tch_tree* t, tch_tree_data* d, const tch_
         }
     }
     int nv = t->nv;
+    tch_sv_lanes* S_lanes = d->S_lanes;
     for (int k = 0; k < nv; ++k) {
-        tch_spatial_vec F = tch_rbi_apply(Ic[t->dof_link[k]], S[k]);
+        S_lanes[k] = tch_sv_to_lanes(S[k]);
+    }
+    for (int k = 0; k < nv; ++k) {
+        tch_sv_lanes F = tch_sv_to_lanes(tch_rbi_apply(Ic[t->dof_link[k]], S[k]));
         const int* path = &t->dof_path[t->dof_row[k]]; /* k and its ancestors (lambda) */
         for (int m = 0; m <= t->dof_depth[k]; ++m) {
             int j = path[m];
-            d->M[k * nv + j] = d->M[j * nv + k] = tch_sv_dot(S[j], F);
+            d->M[k * nv + j] = d->M[j * nv + k] = tch_sv_lanes_dot(S_lanes[j], F);
         }
         d->M[k * nv + k] += t->dof_armature[k];
         if (bias) {

@@ -13,6 +13,9 @@
 #if defined(__GNUC__) || defined(__clang__)
 typedef tch_real tch_v2 __attribute__((vector_size(2 * sizeof(tch_real))));
 
+static inline tch_v2 tch_v2_pair(tch_real a, tch_real b) {
+    return (tch_v2){a, b};
+}
 static inline tch_v2 tch_v2_splat(tch_real a) {
     return (tch_v2){a, a};
 }
@@ -33,6 +36,9 @@ typedef struct tch_v2 {
     tch_real lane[2];
 } tch_v2;
 
+static inline tch_v2 tch_v2_pair(tch_real a, tch_real b) {
+    return (tch_v2){{a, b}};
+}
 static inline tch_v2 tch_v2_splat(tch_real a) {
     return (tch_v2){{a, a}};
 }

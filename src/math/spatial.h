@@ -37,6 +37,7 @@
  */
 #pragma once
 
+#include "math/lanes.h"
 #include "math/vec.h"
 
 typedef struct tch_spatial_vec {
@@ -276,4 +277,25 @@ static inline tch_spatial_abi tch_abi_sub_outer(tch_spatial_abi I, tch_spatial_v
     return (tch_spatial_abi){tch_m3_sub(I.A, tch_m3_outer(a.ang, b.ang)),
                              tch_m3_sub(I.B, tch_m3_outer(a.ang, b.lin)),
                              tch_m3_sub(I.C, tch_m3_outer(a.lin, b.lin))};
+}
+
+/* ---- spatial vectors in lanes ---- */
+
+/* A spatial vector with its angular and linear parts side by side, axis by axis (math/lanes.h):
+ * x = (ang.x, lin.x), y = (ang.y, lin.y), z = (ang.z, lin.z). An operation on both parts is
+ * one operation per axis, with the roundings of the scalar code: tch_sv_lanes_dot is
+ * tch_sv_dot bit for bit. */
+typedef struct tch_sv_lanes {
+    tch_v2 x, y, z;
+} tch_sv_lanes;
+
+static inline tch_sv_lanes tch_sv_to_lanes(tch_spatial_vec a) {
+    return (tch_sv_lanes){tch_v2_pair(a.ang.x, a.lin.x), tch_v2_pair(a.ang.y, a.lin.y),
+                          tch_v2_pair(a.ang.z, a.lin.z)};
+}
+/* m . f = (w . n) + (v . f), each part summed x, y, z as tch_v3_dot does (eq. 2.20). */
+static inline tch_real tch_sv_lanes_dot(tch_sv_lanes m, tch_sv_lanes f) {
+    tch_v2 sum = tch_v2_add(tch_v2_add(tch_v2_mul(m.x, f.x), tch_v2_mul(m.y, f.y)),
+                            tch_v2_mul(m.z, f.z));
+    return tch_v2_lane(sum, 0) + tch_v2_lane(sum, 1);
 }
