@@ -56,6 +56,20 @@ static inline tch_real tch_v2_lane(tch_v2 a, int i) {
 }
 #endif
 
+/* TCH_CLONE_AVX2 before a function compiles it twice, for any x86-64 and for AVX2, and the
+ * loader binds the one the CPU runs (GNU ifunc; the solver's AVX-512 kernels are chosen at
+ * run time likewise). AVX2 without FMA: the same separate products and sums in the same order
+ * (the build's -ffp-contract=off, no reassociation), three-operand instructions and wider
+ * lanes, so both versions give the same results bit for bit on any machine. Elsewhere (other
+ * systems or compilers, TCH_NO_CLONES) it is nothing. */
+#if defined(__x86_64__) && defined(__GLIBC__) && !defined(TCH_NO_CLONES) &&                  \
+    ((defined(__clang__) && __clang_major__ >= 14) ||                                      \
+     (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 8))
+#define TCH_CLONE_AVX2 __attribute__((target_clones("avx2", "default")))
+#else
+#define TCH_CLONE_AVX2
+#endif
+
 static inline tch_v2 tch_v2_load(const tch_real* p) {
     tch_v2 v;
     memcpy(&v, p, sizeof v);

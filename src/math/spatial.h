@@ -241,7 +241,9 @@ typedef struct tch_spatial_abi {
     tch_mat3 C; /* linear-linear */
 } tch_spatial_abi;
 
-tch_spatial_abi tch_abi_from_rbi(tch_spatial_rbi I);
+static inline tch_spatial_abi tch_abi_from_rbi(tch_spatial_rbi I) {
+    return (tch_spatial_abi){I.I_o, tch_m3_skew(I.h), tch_m3_scale(tch_m3_identity(), I.mass)};
+}
 static inline tch_spatial_abi tch_abi_add(tch_spatial_abi a, tch_spatial_abi b) {
     return (tch_spatial_abi){tch_m3_add(a.A, b.A), tch_m3_add(a.B, b.B), tch_m3_add(a.C, b.C)};
 }
@@ -255,7 +257,7 @@ static inline tch_spatial_vec tch_abi_apply(tch_spatial_abi I, tch_spatial_vec v
  * blocks A', B', C' the congruence T [A' B'; B'^T C'] T^T has blocks
  * A' + P B'^T - (B' + P C') P, B' + P C' and C' (the rotated blocks alone when p = 0, as
  * between the joints of one body). A and C are symmetric. */
-static inline tch_spatial_abi tch_abi_transform(tch_spatial_transform X_AB, tch_spatial_abi I_B) {
+TCH_CLONE_AVX2 static inline tch_spatial_abi tch_abi_transform(tch_spatial_transform X_AB, tch_spatial_abi I_B) {
     tch_mat3 R = X_AB.R;
     tch_mat3 A = tch_m3_rotate_symmetric(R, I_B.A);
     tch_mat3 B = tch_m3_rotate_tensor(R, I_B.B);
