@@ -61,10 +61,10 @@ static inline tch_real tch_v2_lane(tch_v2 a, int i) {
  * run time likewise). AVX2 without FMA: the same separate products and sums in the same order
  * (the build's -ffp-contract=off, no reassociation), three-operand instructions and wider
  * lanes, so both versions give the same results bit for bit on any machine. Elsewhere (other
- * systems or compilers, TCH_NO_CLONES) it is nothing. */
+ * systems, Clang, whose version 14 leaves out the dispatcher of a clone not called in its own
+ * file, or TCH_NO_CLONES) it is nothing. */
 #if defined(__x86_64__) && defined(__GLIBC__) && !defined(TCH_NO_CLONES) &&                  \
-    ((defined(__clang__) && __clang_major__ >= 14) ||                                      \
-     (!defined(__clang__) && defined(__GNUC__) && __GNUC__ >= 8))
+    defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
 #define TCH_CLONE_AVX2 __attribute__((target_clones("avx2", "default")))
 #else
 #define TCH_CLONE_AVX2
