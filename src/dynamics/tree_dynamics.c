@@ -353,7 +353,7 @@ static inline tch_real dot(const tch_real* a, const tch_real* b, int n) {
  * one dof's path (a point Jacobian) keeps them there through L^-T, so its column of W is
  * computed and multiplied in the path's own indices: an entry costs the dofs two paths share.
  * When a row is not of that kind, every column is computed over all nv dofs. */
-TCH_CLONE_AVX2 void tch_tree_inverse_inertia(const tch_tree* t, tch_tree_data* d, int m, const tch_real* J,
+void tch_tree_inverse_inertia(const tch_tree* t, tch_tree_data* d, int m, const tch_real* J,
                               tch_real* inverse_inertia) {
     TCH_ASSERT(m <= d->max_rows);
     int nv = t->nv;
