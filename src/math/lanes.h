@@ -60,10 +60,12 @@ static inline tch_real tch_v2_lane(tch_v2 a, int i) {
  * loader binds the one the CPU runs (GNU ifunc; the solver's AVX-512 kernels are chosen at
  * run time likewise). AVX2 without FMA: the same separate products and sums in the same order
  * (the build's -ffp-contract=off, no reassociation), three-operand instructions and wider
- * lanes, so both versions give the same results bit for bit on any machine. Elsewhere (other
- * systems, Clang, whose version 14 leaves out the dispatcher of a clone not called in its own
- * file, or TCH_NO_CLONES) it is nothing. */
-#if defined(__x86_64__) && defined(__GLIBC__) && !defined(TCH_NO_CLONES) &&                  \
+ * lanes, so both versions give the same results bit for bit on any machine. Opt-in
+ * (-DTCH_AVX2_CLONES): the copies take about 15% fewer instructions in the tree kernels but were
+ * not faster in time on this machine (the PUMA's kernels and the two-arm scene 1-3% slower;
+ * the cause is not established). Only with GCC on glibc: Clang 14 leaves out the dispatcher of a clone
+ * not called in its own file. */
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(TCH_AVX2_CLONES) &&                 \
     defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
 #define TCH_CLONE_AVX2 __attribute__((target_clones("avx2", "default")))
 #else
