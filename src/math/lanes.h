@@ -62,8 +62,8 @@ static inline tch_real tch_v2_lane(tch_v2 a, int i) {
  * (the build's -ffp-contract=off, no reassociation), three-operand instructions and wider
  * lanes, so both versions give the same results bit for bit on any machine. Opt-in
  * (-DTCH_AVX2_CLONES): the copies take about 15% fewer instructions in the tree kernels but were
- * not faster in time on this machine (the PUMA's kernels and the two-arm scene 1-3% slower;
- * the cause is not established). Only with GCC on glibc: Clang 14 leaves out the dispatcher of a clone
+ * not faster in time on this machine (the PUMA's kernels and the two-arm scene slower, the
+ * humanoid's forward dynamics faster; the cause is not established). Only with GCC on glibc: Clang 14 leaves out the dispatcher of a clone
  * not called in its own file. */
 #if defined(__x86_64__) && defined(__GLIBC__) && defined(TCH_AVX2_CLONES) &&                 \
     defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 8
