@@ -172,6 +172,7 @@ typedef struct tch_tree {
     int* dof_depth; /* [nv] the number of dofs above k */
     int* dof_row;   /* [nv] */
     int* dof_path;  /* [row_size] */
+    int* dof_path_row; /* [row_size] dof_row of each dof_path entry: the ancestors' rows */
     int row_size;
     int* dof_link;          /* [nv] */
     tch_real* dof_armature; /* [nv] */
@@ -192,6 +193,7 @@ typedef struct tch_tree_data {
     tch_spatial_vec* f;             /* [links] scratch: forces */
     tch_spatial_rbi* I_composite;   /* [links] CRBA scratch */
     tch_spatial_vec* S_top;         /* [nv] CRBA scratch: S in the top link's frame T (below) */
+    tch_sv_lanes* S_lanes;          /* [nv] CRBA scratch: S_top in lanes (math/spatial.h) */
     tch_spatial_vec* v_top;         /* [links] tch_tree_mass_matrix_bias scratch: v in T */
     tch_spatial_abi* I_articulated; /* [links] ABA scratch */
     tch_spatial_vec* U;             /* [nv] ABA: I^A S per dof */

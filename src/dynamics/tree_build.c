@@ -401,12 +401,14 @@ static tch_status build_factor_rows(tch_tree* t) {
         t->row_size += t->dof_depth[k] + 1;
     }
     t->dof_path = calloc((size_t)t->row_size + 1, sizeof *t->dof_path);
-    if (!t->dof_path) {
+    t->dof_path_row = calloc((size_t)t->row_size + 1, sizeof *t->dof_path_row);
+    if (!t->dof_path || !t->dof_path_row) {
         return TCH_ERR_OUT_OF_MEMORY;
     }
     for (int k = 0; k < t->nv; ++k) {
         for (int j = k, m = t->dof_depth[k]; j >= 0; j = t->dof_parent[j], --m) {
             t->dof_path[t->dof_row[k] + m] = j;
+            t->dof_path_row[t->dof_row[k] + m] = t->dof_row[j];
         }
     }
     return TCH_OK;
@@ -469,6 +471,7 @@ void tch_tree_destroy(tch_tree* t) {
     free(t->dof_depth);
     free(t->dof_row);
     free(t->dof_path);
+    free(t->dof_path_row);
     free(t->dof_link);
     free(t->dof_armature);
     free(t->dof_damping);
@@ -497,6 +500,7 @@ tch_status tch_tree_data_create(const tch_tree* t, int max_rows, tch_tree_data**
     d->f = calloc(links, sizeof *d->f);
     d->I_composite = calloc(links, sizeof *d->I_composite);
     d->S_top = calloc(nv, sizeof *d->S_top);
+    d->S_lanes = calloc(nv, sizeof *d->S_lanes);
     d->v_top = calloc(links, sizeof *d->v_top);
     d->I_articulated = calloc(links, sizeof *d->I_articulated);
     d->U = calloc(nv, sizeof *d->U);
@@ -507,7 +511,7 @@ tch_status tch_tree_data_create(const tch_tree* t, int max_rows, tch_tree_data**
     d->inverse_pivot = calloc(nv, sizeof *d->inverse_pivot);
     d->rows = calloc(2 * ((size_t)max_rows + 1) * nv, sizeof *d->rows);
     d->row_dof = calloc((size_t)max_rows + 1, sizeof *d->row_dof);
-    if (!(d->X_up && d->X_world && d->v && d->c && d->a && d->f && d->I_composite && d->S_top &&
+    if (!(d->X_up && d->X_world && d->v && d->c && d->a && d->f && d->I_composite && d->S_top && d->S_lanes &&
           d->v_top && d->I_articulated && d->U && d->D_inverse && d->u && d->M && d->LD && d->inverse_pivot &&
           d->rows && d->row_dof)) {
         tch_tree_data_destroy(d);
@@ -529,6 +533,7 @@ void tch_tree_data_destroy(tch_tree_data* d) {
     free(d->f);
     free(d->I_composite);
     free(d->S_top);
+    free(d->S_lanes);
     free(d->v_top);
     free(d->I_articulated);
     free(d->U);

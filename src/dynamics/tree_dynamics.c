@@ -5,19 +5,20 @@
 
 #include "base/error.h"
 #include "dynamics/tree.h"
+#include "math/lanes.h"
 
 /* a_0 = -a_g: gravity as an upward acceleration of the world (Featherstone sec. 5.3). */
-static tch_spatial_vec world_acceleration(const tch_tree* t) {
+static inline tch_spatial_vec world_acceleration(const tch_tree* t) {
     return tch_sv(tch_v3_zero(), tch_v3_neg(t->gravity));
 }
 
-static tch_spatial_vec parent_acceleration(const tch_tree* t, const tch_tree_data* d, int l) {
+static inline tch_spatial_vec parent_acceleration(const tch_tree* t, const tch_tree_data* d, int l) {
     int parent = t->links[l].parent;
     return parent >= 0 ? d->a[parent] : world_acceleration(t);
 }
 
 /* Adds link l's force, carried into its parent's frame, to the parent's. */
-static void pass_force_to_parent(const tch_tree* t, tch_tree_data* d, int l, tch_spatial_vec f) {
+TCH_CLONE_AVX2 static void pass_force_to_parent(const tch_tree* t, tch_tree_data* d, int l, tch_spatial_vec f) {
     int parent = t->links[l].parent;
     if (parent >= 0) {
         d->f[parent] = tch_sv_add(d->f[parent], tch_sx_apply_force(d->X_up[l], f));
@@ -28,7 +29,7 @@ static void pass_force_to_parent(const tch_tree* t, tch_tree_data* d, int l, tch
  * then tau_i = S^T f_i and f_lambda += ^lambdaX_i^* f_i from the leaves in. Armature adds
  * its rotor torque a qdd to each dof. A link without inertia (a body's inner joint) has f = 0
  * before its children's forces arrive. */
-void tch_tree_rnea(const tch_tree* t, tch_tree_data* d, const tch_real* qacc, tch_real* tau) {
+TCH_CLONE_AVX2 void tch_tree_rnea(const tch_tree* t, tch_tree_data* d, const tch_real* qacc, tch_real* tau) {
     for (int l = 0; l < t->link_count; ++l) {
         const tch_tree_link* link = &t->links[l];
         tch_spatial_vec a = tch_sv_add(
@@ -61,7 +62,7 @@ void tch_tree_rnea(const tch_tree* t, tch_tree_data* d, const tch_real* qacc, tc
  * every link of a subtree shares it, so composite inertias add entry by entry and
  * H_kj = S_j^T I^c_i S_k (table 6.2) is a 6-vector dot product for each ancestor dof j of k,
  * with no transform along the path. The link frame in T_l. */
-static tch_spatial_transform link_in_top_frame(const tch_tree* t, const tch_tree_data* d, int l) {
+static inline tch_spatial_transform link_in_top_frame(const tch_tree* t, const tch_tree_data* d, int l) {
     tch_spatial_transform X = d->X_world[l];
     X.p = tch_v3_sub(X.p, d->X_world[t->links[l].top].p);
     return X;
@@ -73,7 +74,7 @@ static tch_spatial_transform link_in_top_frame(const tch_tree* t, const tch_tree
  * with the link: its rate is v_i x S_i, eq. 2.31 and sec. 3.3), f_i = I_i a_i + v_i x* I_i v_i
  * with the link inertia I_i already in T_l. A link and its parent share T_l; a top link's parent
  * is the world, at rest with a_0 = -a_g. */
-static void bias_forward_link(const tch_tree* t, tch_tree_data* d, int l, tch_spatial_rbi I,
+TCH_CLONE_AVX2 static void bias_forward_link(const tch_tree* t, tch_tree_data* d, int l, tch_spatial_rbi I,
                               const tch_real* qvel) {
     const tch_tree_link* link = &t->links[l];
     int parent = link->parent;
@@ -96,7 +97,7 @@ static void bias_forward_link(const tch_tree* t, tch_tree_data* d, int l, tch_sp
  * With qvel, the RNEA of the bias force (table 5.1 with qdd = 0) runs in the same frames on the
  * same link inertias and S columns: forward per link (bias_forward_link), then the forces add
  * toward the root with no transform, and bias_k = S_k . f. */
-static void composite_rigid_body(const tch_tree* t, tch_tree_data* d, const tch_real* qvel,
+TCH_CLONE_AVX2 static void composite_rigid_body(const tch_tree* t, tch_tree_data* d, const tch_real* qvel,
                                  tch_real* bias) {
     tch_spatial_rbi* Ic = d->I_composite;
     tch_spatial_vec* S = d->S_top;
@@ -121,12 +122,16 @@ static void composite_rigid_body(const tch_tree* t, tch_tree_data* d, const tch_
         }
     }
     int nv = t->nv;
+    tch_sv_lanes* S_lanes = d->S_lanes;
     for (int k = 0; k < nv; ++k) {
-        tch_spatial_vec F = tch_rbi_apply(Ic[t->dof_link[k]], S[k]);
+        S_lanes[k] = tch_sv_to_lanes(S[k]);
+    }
+    for (int k = 0; k < nv; ++k) {
+        tch_sv_lanes F = tch_sv_to_lanes(tch_rbi_apply(Ic[t->dof_link[k]], S[k]));
         const int* path = &t->dof_path[t->dof_row[k]]; /* k and its ancestors (lambda) */
         for (int m = 0; m <= t->dof_depth[k]; ++m) {
             int j = path[m];
-            d->M[k * nv + j] = d->M[j * nv + k] = tch_sv_dot(S[j], F);
+            d->M[k * nv + j] = d->M[j * nv + k] = tch_sv_lanes_dot(S_lanes[j], F);
         }
         d->M[k * nv + k] += t->dof_armature[k];
         if (bias) {
@@ -157,24 +162,45 @@ static tch_status not_positive(const tch_tree* t, int dof, const char* what, tch
 
 /* y -= a x over n entries, y and x disjoint (rows of the factor, or of
  * the factor and of a scratch). */
-static void subtract_scaled(tch_real* restrict y, const tch_real* restrict x, tch_real a, int n) {
+static inline void subtract_scaled(tch_real* restrict y, const tch_real* restrict x, tch_real a, int n) {
     for (int k = 0; k < n; ++k) {
         y[k] -= x[k] * a;
     }
 }
 
+/* y1[0..n] -= x[0..n] a1 and y0[0..n) -= x[0..n) a0: the updates of two ancestors' rows by one
+ * row of the factor, sharing its loads, two entries at a time (each entry takes the operations
+ * it takes alone). */
+static inline void subtract_scaled_pair(tch_real* restrict y1, tch_real* restrict y0,
+                                 const tch_real* restrict x, tch_real a1, tch_real a0, int n) {
+    tch_real2 a1_2 = tch_splat2(a1), a0_2 = tch_splat2(a0);
+    int k = 0;
+    for (; k + 1 < n; k += 2) {
+        tch_real2 x2 = tch_load2(&x[k]);
+        tch_store2(&y1[k], tch_load2(&y1[k]) - x2 * a1_2);
+        tch_store2(&y0[k], tch_load2(&y0[k]) - x2 * a0_2);
+    }
+    for (; k < n; ++k) {
+        y1[k] -= x[k] * a1;
+        y0[k] -= x[k] * a0;
+    }
+    y1[n] -= x[n] * a1;
+}
+
 /* Table 6.3, the L^T D L factorization H = L^T D L over the expanded parent array lambda
  * (sec. 6.5): no fill-in, so the work is that of the nonzeros of a branch-induced sparse H.
  * In the packed rows (tch_tree.dof_row) the ancestors i of k have as their row the first
- * depth(i) + 1 entries of k's, so H_ij -= H_kj a runs over a contiguous stretch of both. */
-tch_status tch_tree_factor(const tch_tree* t, tch_tree_data* d, tch_error* err) {
+ * depth(i) + 1 entries of k's, so H_ij -= H_kj a runs over a contiguous stretch of both; the
+ * ancestors are taken two at a time (rows of depth m and m - 1 share the stretch of k's row). */
+TCH_CLONE_AVX2 tch_status tch_tree_factor(const tch_tree* t, tch_tree_data* d, tch_error* err) {
     int nv = t->nv;
     tch_real* LD = d->LD;
     for (int k = 0; k < nv; ++k) {
         const int* path = &t->dof_path[t->dof_row[k]];
         tch_real* row = &LD[t->dof_row[k]];
+        const tch_real* M_k = &d->M[k * nv];
         for (int m = 0; m <= t->dof_depth[k]; ++m) {
-            row[m] = d->M[k * nv + path[m]];
+            row[m] = M_k[path[m]];
         }
     }
     for (int k = nv - 1; k >= 0; --k) {
@@ -185,11 +211,19 @@ tch_status tch_tree_factor(const tch_tree* t, tch_tree_data* d, tch_error* err) 
         }
         tch_real inverse_pivot = 1 / row_k[depth];
         d->inverse_pivot[k] = inverse_pivot;
-        const int* path = &t->dof_path[t->dof_row[k]];
-        for (int m = depth - 1; m >= 0; --m) { /* ancestor i = path[m], of depth m */
-            tch_real a = row_k[m] * inverse_pivot;
-            subtract_scaled(&LD[t->dof_row[path[m]]], row_k, a, m + 1);
-            row_k[m] = a;
+        const int* ancestor_row = &t->dof_path_row[t->dof_row[k]]; /* of depth m at m */
+        int m = depth - 1;
+        for (; m >= 1; m -= 2) { /* the ancestors of depths m and m - 1 */
+            tch_real a1 = row_k[m] * inverse_pivot, a0 = row_k[m - 1] * inverse_pivot;
+            subtract_scaled_pair(&LD[ancestor_row[m]], &LD[ancestor_row[m - 1]], row_k, a1, a0,
+                                 m);
+            row_k[m] = a1;
+            row_k[m - 1] = a0;
+        }
+        if (m == 0) {
+            tch_real a = row_k[0] * inverse_pivot;
+            LD[ancestor_row[0]] -= row_k[0] * a;
+            row_k[0] = a;
         }
     }
     return TCH_OK;
@@ -198,7 +232,7 @@ tch_status tch_tree_factor(const tch_tree* t, tch_tree_data* d, tch_error* err) 
 /* x = L^-T x (table 6.4) over the dofs first .. first + count (x[0] is dof first's; every
  * ancestor of a dof of the range is in it): with L unit lower over lambda, from the last dof
  * back. */
-static void solve_LT(const tch_tree* t, const tch_real* LD, int first, int count, tch_real* x) {
+TCH_CLONE_AVX2 static void solve_LT(const tch_tree* t, const tch_real* LD, int first, int count, tch_real* x) {
     for (int k = first + count - 1; k >= first; --k) {
         tch_real xk = x[k - first];
         if (xk != 0) {
@@ -225,7 +259,7 @@ static void solve_L(const tch_tree* t, const tch_real* LD, int first, int count,
 }
 
 /* H^-1 = L^-1 D^-1 L^-T */
-void tch_tree_solve_range(const tch_tree* t, const tch_tree_data* d, int first, int count,
+TCH_CLONE_AVX2 void tch_tree_solve_range(const tch_tree* t, const tch_tree_data* d, int first, int count,
                           tch_real* x) {
     solve_LT(t, d->LD, first, count, x);
     for (int k = first; k < first + count; ++k) {
@@ -247,7 +281,7 @@ void tch_tree_solve_rows(const tch_tree* t, const tch_tree_data* d, int m, tch_r
 /* The dof whose path (tch_tree.dof_path) holds every nonzero of the row J[0 .. nv): the last
  * nonzero's, as for a point Jacobian, which acts on the point's link and its ancestors. -1 for
  * a zero row, -2 when a nonzero lies off that path. */
-static int row_path_dof(const tch_tree* t, const tch_real* J) {
+static inline int row_path_dof(const tch_tree* t, const tch_real* J) {
     int last = t->nv - 1;
     while (last >= 0 && J[last] == 0) {
         --last;
@@ -276,7 +310,7 @@ static void solve_LT_path(const tch_tree* t, const tch_real* LD, int k, tch_real
 }
 
 /* The number of dofs the paths of dofs a and b share from the root (0 if either is -1). */
-static int common_path_length(const tch_tree* t, int a, int b) {
+static inline int common_path_length(const tch_tree* t, int a, int b) {
     if (a < 0 || b < 0) {
         return 0;
     }
@@ -293,7 +327,7 @@ static int common_path_length(const tch_tree* t, int a, int b) {
 }
 
 /* The end of the run of rows from r on with row r's dof. */
-static int run_end(const int* row_dof, int r, int m) {
+static inline int run_end(const int* row_dof, int r, int m) {
     int end = r + 1;
     while (end < m && row_dof[end] == row_dof[r]) {
         ++end;
@@ -302,7 +336,7 @@ static int run_end(const int* row_dof, int r, int m) {
 }
 
 /* a . b over n entries, in two interleaved sums (independent chains of additions). */
-static tch_real dot(const tch_real* a, const tch_real* b, int n) {
+static inline tch_real dot(const tch_real* a, const tch_real* b, int n) {
     tch_real even = 0, odd = 0;
     int k = 0;
     for (; k + 1 < n; k += 2) {
@@ -371,7 +405,7 @@ void tch_tree_inverse_inertia(const tch_tree* t, tch_tree_data* d, int m, const 
 
 /* D = S^T U + armature for a link's n dofs (table 7.1), inverted into d->D_inverse; returns the
  * first dof whose pivot is not positive, or -1. */
-static int invert_joint_inertia(const tch_tree* t, tch_tree_data* d, int l) {
+static inline int invert_joint_inertia(const tch_tree* t, tch_tree_data* d, int l) {
     const tch_tree_link* link = &t->links[l];
     int n = link->dof_count, first = link->dof;
     tch_mat3 D = tch_m3_identity();
@@ -400,7 +434,7 @@ static int invert_joint_inertia(const tch_tree* t, tch_tree_data* d, int l) {
 }
 
 /* I^A S_k for a link's dof k: with S a unit column, a column of I^A = [A B; B^T C]. */
-static tch_spatial_vec articulated_times_subspace(const tch_spatial_abi* I,
+static inline tch_spatial_vec articulated_times_subspace(const tch_spatial_abi* I,
                                                   const tch_tree_link* link, int k) {
     const tch_mat3 *A = &I->A, *B = &I->B, *C = &I->C;
     switch (link->type) {
@@ -423,7 +457,7 @@ static tch_spatial_vec articulated_times_subspace(const tch_spatial_abi* I,
 /* Pass 2 for link l: U = I^A S, D, u = tau - S^T p^A, and the articulated inertia and bias
  * force it hands to its parent, I^a = I^A - U D^-1 U^T and p^a = p^A + I^a c + U D^-1 u
  * (table 7.1, sec. 7.3). */
-static int articulate_link(const tch_tree* t, tch_tree_data* d, int l, const tch_real* tau) {
+TCH_CLONE_AVX2 static int articulate_link(const tch_tree* t, tch_tree_data* d, int l, const tch_real* tau) {
     const tch_tree_link* link = &t->links[l];
     tch_spatial_abi Ia = d->I_articulated[l];
     tch_spatial_vec pa = d->f[l];
@@ -460,7 +494,7 @@ static int articulate_link(const tch_tree* t, tch_tree_data* d, int l, const tch
 }
 
 /* Pass 3 for link l: a' = ^iX_lambda a_lambda + c, qdd = D^-1 (u - U^T a'), a = a' + S qdd. */
-static void accelerate_link(const tch_tree* t, tch_tree_data* d, int l, tch_real* qacc) {
+static inline void accelerate_link(const tch_tree* t, tch_tree_data* d, int l, tch_real* qacc) {
     const tch_tree_link* link = &t->links[l];
     tch_spatial_vec a =
         tch_sv_add(tch_sx_apply_inverse_motion(d->X_up[l], parent_acceleration(t, d, l)), d->c[l]);
@@ -476,7 +510,7 @@ static void accelerate_link(const tch_tree* t, tch_tree_data* d, int l, tch_real
     d->a[l] = tch_sv_add(a, tch_tree_link_motion(link, qacc));
 }
 
-tch_status tch_tree_aba(const tch_tree* t, tch_tree_data* d, const tch_real* tau, tch_real* qacc,
+TCH_CLONE_AVX2 tch_status tch_tree_aba(const tch_tree* t, tch_tree_data* d, const tch_real* tau, tch_real* qacc,
                         tch_error* err) {
     for (int l = 0; l < t->link_count; ++l) { /* pass 1: I^A = I, p^A = v x* I v */
         const tch_spatial_rbi I = t->links[l].inertia;

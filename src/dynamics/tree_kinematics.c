@@ -2,9 +2,10 @@
 #include <string.h>
 
 #include "dynamics/tree.h"
+#include "math/lanes.h"
 #include "math/sincos.h"
 
-static tch_quat read_quaternion(const tch_real* q) {
+static inline tch_quat read_quaternion(const tch_real* q) {
     return (tch_quat){q[0], q[1], q[2], q[3]};
 }
 
@@ -55,7 +56,7 @@ void tch_tree_normalize_quaternions(const tch_tree* t, tch_real* qpos) {
  * (sec. 4.4: our inverse of Featherstone's ^iX_lambda = X_J X_T): a hinge turns by Rz(q - ref),
  * so R = R_fixed Rz mixes R_fixed's first two columns; a slide moves the origin along R_fixed's
  * z; a ball turns by R(q); the free joint's translation moves the origin by R_fixed q. */
-static tch_spatial_transform link_placement(const tch_tree_link* link, const tch_real* q) {
+TCH_CLONE_AVX2 static tch_spatial_transform link_placement(const tch_tree_link* link, const tch_real* q) {
     tch_spatial_transform X = link->X_fixed;
     const tch_mat3* F = &link->X_fixed.R;
     switch (link->type) {
@@ -84,7 +85,7 @@ static tch_spatial_transform link_placement(const tch_tree_link* link, const tch
     return X;
 }
 
-void tch_tree_positions(const tch_tree* t, tch_tree_data* d, const tch_real* qpos) {
+TCH_CLONE_AVX2 void tch_tree_positions(const tch_tree* t, tch_tree_data* d, const tch_real* qpos) {
     for (int l = 0; l < t->link_count; ++l) {
         const tch_tree_link* link = &t->links[l];
         d->X_up[l] = link_placement(link, &qpos[link->qpos]);
@@ -96,7 +97,7 @@ void tch_tree_positions(const tch_tree* t, tch_tree_data* d, const tch_real* qpo
 /* v_i = ^iX_lambda v_lambda + S qd and c_i = v_i x S qd (Featherstone table 5.1, with c_J = 0
  * since S is constant in the link frame). For a hinge, S qd = qd e_z and
  * c = qd (w_y, -w_x, 0, v_y, -v_x, 0). */
-void tch_tree_velocities(const tch_tree* t, tch_tree_data* d, const tch_real* qvel) {
+TCH_CLONE_AVX2 void tch_tree_velocities(const tch_tree* t, tch_tree_data* d, const tch_real* qvel) {
     for (int l = 0; l < t->link_count; ++l) {
         const tch_tree_link* link = &t->links[l];
         tch_spatial_vec v = link->parent >= 0
@@ -152,7 +153,7 @@ void tch_tree_point_velocity(const tch_tree* t, const tch_tree_data* d, int body
 /* Column k of the Jacobian is S_k in world coordinates, (w, v_o) about the world origin, and
  * the point moves with v_o + w x p (v_o: the velocity of the body point at the origin,
  * math/spatial.h). */
-void tch_tree_point_jacobian(const tch_tree* t, const tch_tree_data* d, int body, tch_vec3 p_W,
+TCH_CLONE_AVX2 void tch_tree_point_jacobian(const tch_tree* t, const tch_tree_data* d, int body, tch_vec3 p_W,
                              tch_real* J_ang, tch_real* J_lin) {
     int nv = t->nv;
     if (J_ang) {

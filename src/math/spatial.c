@@ -106,7 +106,3 @@ tch_spatial_rbi tch_rbi_from_inertia(tch_spatial_inertia I) {
     return (tch_spatial_rbi){I.mass, tch_v3_scale(I.p_Cm, I.mass),
                              tch_si_inertia_about(I, tch_v3_zero())};
 }
-
-tch_spatial_abi tch_abi_from_rbi(tch_spatial_rbi I) {
-    return (tch_spatial_abi){I.I_o, tch_m3_skew(I.h), tch_m3_scale(tch_m3_identity(), I.mass)};
-}

@@ -37,6 +37,7 @@
  */
 #pragma once
 
+#include "math/lanes.h"
 #include "math/vec.h"
 
 typedef struct tch_spatial_vec {
@@ -240,7 +241,9 @@ typedef struct tch_spatial_abi {
     tch_mat3 C; /* linear-linear */
 } tch_spatial_abi;
 
-tch_spatial_abi tch_abi_from_rbi(tch_spatial_rbi I);
+static inline tch_spatial_abi tch_abi_from_rbi(tch_spatial_rbi I) {
+    return (tch_spatial_abi){I.I_o, tch_m3_skew(I.h), tch_m3_scale(tch_m3_identity(), I.mass)};
+}
 static inline tch_spatial_abi tch_abi_add(tch_spatial_abi a, tch_spatial_abi b) {
     return (tch_spatial_abi){tch_m3_add(a.A, b.A), tch_m3_add(a.B, b.B), tch_m3_add(a.C, b.C)};
 }
@@ -254,7 +257,7 @@ static inline tch_spatial_vec tch_abi_apply(tch_spatial_abi I, tch_spatial_vec v
  * blocks A', B', C' the congruence T [A' B'; B'^T C'] T^T has blocks
  * A' + P B'^T - (B' + P C') P, B' + P C' and C' (the rotated blocks alone when p = 0, as
  * between the joints of one body). A and C are symmetric. */
-static inline tch_spatial_abi tch_abi_transform(tch_spatial_transform X_AB, tch_spatial_abi I_B) {
+TCH_CLONE_AVX2 static inline tch_spatial_abi tch_abi_transform(tch_spatial_transform X_AB, tch_spatial_abi I_B) {
     tch_mat3 R = X_AB.R;
     tch_mat3 A = tch_m3_rotate_symmetric(R, I_B.A);
     tch_mat3 B = tch_m3_rotate_tensor(R, I_B.B);
@@ -276,4 +279,24 @@ static inline tch_spatial_abi tch_abi_sub_outer(tch_spatial_abi I, tch_spatial_v
     return (tch_spatial_abi){tch_m3_sub(I.A, tch_m3_outer(a.ang, b.ang)),
                              tch_m3_sub(I.B, tch_m3_outer(a.ang, b.lin)),
                              tch_m3_sub(I.C, tch_m3_outer(a.lin, b.lin))};
+}
+
+/* ---- spatial vectors in lanes ---- */
+
+/* A spatial vector with its angular and linear parts side by side, axis by axis (math/lanes.h):
+ * x = (ang.x, lin.x), y = (ang.y, lin.y), z = (ang.z, lin.z). An operation on both parts is
+ * one operation per axis, with the roundings of the scalar code: tch_sv_lanes_dot is
+ * tch_sv_dot bit for bit. */
+typedef struct tch_sv_lanes {
+    tch_real2 x, y, z;
+} tch_sv_lanes;
+
+static inline tch_sv_lanes tch_sv_to_lanes(tch_spatial_vec a) {
+    return (tch_sv_lanes){tch_pair2(a.ang.x, a.lin.x), tch_pair2(a.ang.y, a.lin.y),
+                          tch_pair2(a.ang.z, a.lin.z)};
+}
+/* m . f = (w . n) + (v . f), each part summed x, y, z as tch_v3_dot does (eq. 2.20). */
+static inline tch_real tch_sv_lanes_dot(tch_sv_lanes m, tch_sv_lanes f) {
+    tch_real2 sum = m.x * f.x + m.y * f.y + m.z * f.z;
+    return sum[0] + sum[1];
 }
