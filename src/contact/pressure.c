@@ -175,22 +175,18 @@ tch_status tch_pressure_default_field(tch_tetmesh* mesh, tch_error* err) {
     return s;
 }
 
-/* The mesh resolution of a compliant geom without `touche:resolution`: the coarsest mesh for
- * a box (its 12 tets are the box), and for a curved shape 8 pieces per quarter turn of its
- * largest radius, the grid whose surface is fitted through the true one
- * (docs/pressure-meshes.md). The coarsest sphere is an inscribed cube: a ball of radius R rested
- * on a face, its centre R/sqrt(3) above the floor, and a rolling one stopped within 0.4 m. */
+/* The mesh resolution of a compliant geom without `touche:resolution`: for a sphere or an
+ * ellipsoid 8 pieces per quarter turn of its largest radius, the grid whose surface is fitted
+ * through the true one (docs/pressure-meshes.md); the coarsest mesh for the other shapes (a
+ * box's 12 tets are the box; cylinders and capsules are inscribed at any resolution, and one
+ * resolution along and around a thin rod would make it thousands of tets). The coarsest sphere
+ * is an inscribed cube: a ball of radius R rested on a face, its centre R/sqrt(3) above the
+ * floor, and a rolling one stopped within 0.4 m. */
 static tch_real default_compliant_resolution(const tch_shape* shape) {
-    switch (shape->type) {
-    case TCH_GEOM_SPHERE:
-    case TCH_GEOM_CAPSULE:
-    case TCH_GEOM_CYLINDER:
-        return TCH_PI / 2 * shape->size[0] / 8;
-    case TCH_GEOM_ELLIPSOID:
-        return TCH_PI / 2 * fmax(shape->size[0], fmax(shape->size[1], shape->size[2])) / 8;
-    default:
+    if (shape->type != TCH_GEOM_SPHERE && shape->type != TCH_GEOM_ELLIPSOID) {
         return 0;
     }
+    return TCH_PI / 2 * fmax(shape->size[0], fmax(shape->size[1], shape->size[2])) / 8;
 }
 
 static tch_status make_compliant_mesh(const tch_model* m, int g, const char* file,
