@@ -179,7 +179,8 @@ tch_status tch_pressure_default_field(tch_tetmesh* mesh, tch_error* err) {
  * ellipsoid 8 pieces per quarter turn of its largest radius, the grid whose surface is fitted
  * through the true one (docs/pressure-meshes.md); the coarsest mesh for the other shapes (a
  * box's 12 tets are the box; cylinders and capsules are inscribed at any resolution, and one
- * resolution along and around a thin rod would make it thousands of tets). The coarsest sphere
+ * resolution along and around a thin rod makes a fine grid along all its length: 255 pieces
+ * for a capsule of radius 1 cm and length 0.5 m). The coarsest sphere
  * is an inscribed cube: a ball of radius R rested on a face, its centre R/sqrt(3) above the
  * floor, and a rolling one stopped within 0.4 m. */
 static tch_real default_compliant_resolution(const tch_shape* shape) {
