@@ -359,6 +359,17 @@ tch_status tch_spec_update_body(tch_spec* spec, tch_body_id id, const tch_body_d
     return TCH_OK;
 }
 
+/* A MuJoCo solref pair (time constant, damping ratio): both finite and > 0. */
+static tch_status check_solref(const tch_real solref[2], const char* kind, const char* attribute,
+                               const char* name, const tch_source* source, tch_error* err) {
+    if (solref[0] > 0 && solref[1] > 0 && isfinite(solref[0]) && isfinite(solref[1])) {
+        return TCH_OK;
+    }
+    return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, source->file, source->line,
+                    "%s '%s': %s (%g %g) must be a positive time constant and damping ratio",
+                    kind, name, attribute, solref[0], solref[1]);
+}
+
 /* ---- joints ---- */
 
 static const tch_source* joint_source_named(const tch_spec* spec, const char* name) {
@@ -385,12 +396,9 @@ tch_status tch_spec_add_joint(tch_spec* spec, tch_body_id body, const tch_joint_
                         "or hinge)",
                         def->name, (int)def->type);
     }
-    if (!(def->solreflimit[0] > 0 && def->solreflimit[1] > 0 && isfinite(def->solreflimit[0]) &&
-          isfinite(def->solreflimit[1]))) {
-        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
-                        "joint '%s': solreflimit (%g %g) must be a positive time constant and "
-                        "damping ratio",
-                        def->name, def->solreflimit[0], def->solreflimit[1]);
+    status = check_solref(def->solreflimit, "joint", "solreflimit", def->name, &def->source, err);
+    if (status != TCH_OK) {
+        return status;
     }
     if (!RESERVE_ONE(spec->joints, spec->joint_count, spec->joint_capacity)) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding a joint");
@@ -680,12 +688,9 @@ tch_status tch_spec_add_equality(tch_spec* spec, const tch_equality_def* def, tc
                         "equality '%s': type %d is not connect or weld", def->name,
                         (int)def->type);
     }
-    if (!(def->solref[0] > 0 && def->solref[1] > 0 && isfinite(def->solref[0]) &&
-          isfinite(def->solref[1]))) {
-        return tch_fail(err, TCH_ERR_INVALID_ARGUMENT, def->source.file, def->source.line,
-                        "equality '%s': solref (%g %g) must be a positive time constant and "
-                        "damping ratio",
-                        def->name, def->solref[0], def->solref[1]);
+    status = check_solref(def->solref, "equality", "solref", def->name, &def->source, err);
+    if (status != TCH_OK) {
+        return status;
     }
     if (!RESERVE_ONE(spec->equalities, spec->equality_count, spec->equality_capacity)) {
         return tch_fail(err, TCH_ERR_OUT_OF_MEMORY, NULL, 0, "out of memory adding an equality");
